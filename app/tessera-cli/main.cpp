@@ -1,0 +1,34 @@
+// tessera-cli: scriptable access to the engine, the cost model and a live exchange.
+#include "core/engine/MatchCommand.h"
+
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+namespace {
+
+void printUsage(std::ostream& os) {
+  os << "usage: tessera-cli <command> [options]\n\n"
+        "commands:\n"
+        "  match [--reference]   read orders (JSON lines) on stdin, write engine events on stdout\n"
+        "  help                  this text\n\n"
+        "See docs/cli.md for the formats.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    printUsage(std::cerr);
+    return 2;
+  }
+  const std::string_view command = argv[1];
+  if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
+  if (command == "help" || command == "--help" || command == "-h") {
+    printUsage(std::cout);
+    return 0;
+  }
+  std::cerr << "tessera-cli: unknown command '" << command << "'\n";
+  printUsage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,96 @@
+#pragma once
+// What a participant sends to the matching engine.
+#include "core/domain/Cluster.h"
+#include "core/domain/Types.h"
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace tessera {
+
+enum class FillStyle : std::uint8_t {
+  AllOrNone,   // every GPU for every hour, on one cluster (a training run)
+  Divisible,   // any part, GPU by GPU and hour by hour (inference fleets, provider listings)
+};
+
+enum class TimeInForce : std::uint8_t { GTC, GTD, IOC, FOK };
+
+// What to do when an order would trade against another order of the same account.
+enum class SelfTradePrevention : std::uint8_t {
+  CancelIncoming,  // cancel what is left of the incoming order (default)
+  CancelResting,   // cancel the resting order and keep matching
+};
+
+// "Any cluster meeting these", instead of a named cluster. Empty fields do not constrain.
+struct ClusterConstraints {
+  std::vector<Accelerator> accelerators;   // any of these
+  int minGpuMemoryGb = 0;
+  std::vector<std::string> regions;        // any of these
+  std::optional<FabricClass> minFabric;
+  std::optional<int> maxCarbonGramsPerKwh;
+
+  bool matches(const Cluster& c) const;
+  bool operator==(const ClusterConstraints&) const = default;
+};
+
+struct OrderRequest {
+  OrderId id = 0;                    // chosen by the sender, unique for the engine's lifetime
+  AccountId account = 0;
+  Side side = Side::Buy;
+  std::optional<ClusterId> cluster;  // either a cluster...
+  std::optional<ClusterConstraints> constraints;  // ...or constraints (buy, all-or-none only)
+  GpuCount gpus = 0;
+  Hour start = 0;                    // window [start, end)
+  Hour end = 0;
+  std::optional<Hour> duration;      // set: flexible window, `duration` hours anywhere in [start, end)
+  Price limit = 0;                   // per GPU-hour; for all-or-none, a bound on the average price
+  FillStyle fill = FillStyle::Divisible;
+  TimeInForce tif = TimeInForce::GTC;
+  std::optional<Hour> expireAt;      // GTD: expires when the exchange clock reaches this hour
+  bool postOnly = false;
+  SelfTradePrevention stp = SelfTradePrevention::CancelIncoming;
+  std::optional<ContractId> sellBack;  // sell part of this held contract (sell side)
+
+  Hour hours() const { return duration ? *duration : end - start; }
+  bool operator==(const OrderRequest&) const = default;
+};
+
+struct CancelRequest {
+  OrderId id = 0;
+  AccountId account = 0;
+  bool operator==(const CancelRequest&) const = default;
+};
+
+// Amend price and/or GPU count. Keeping the price and reducing GPUs keeps time priority;
+// anything else (new price, more GPUs) re-enters the order at the back of the queue.
+struct AmendRequest {
+  OrderId id = 0;
+  AccountId account = 0;
+  std::optional<Price> limit;
+  std::optional<GpuCount> gpus;
+  bool operator==(const AmendRequest&) const = default;
+};
+
+// A provider puts capacity it owns on the exchange: it may then list it for sale.
+struct CapacityGrant {
+  AccountId account = 0;
+  ClusterId cluster = 0;
+  GpuCount gpus = 0;
+  Hour start = 0;
+  Hour end = 0;
+  bool operator==(const CapacityGrant&) const = default;
+};
+
+// The exchange clock moved to `now`: hours before it can no longer be traded, GTD orders expire.
+struct ClockAdvance {
+  Hour now = 0;
+  bool operator==(const ClockAdvance&) const = default;
+};
+
+std::string_view toString(Side s);
+std::string_view toString(FillStyle f);
+std::string_view toString(TimeInForce t);
+std::string_view toString(SelfTradePrevention s);
+
+}  // namespace tessera

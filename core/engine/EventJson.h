@@ -1,0 +1,31 @@
+#pragma once
+// JSON forms of the engine's input and output events, as used by `tessera-cli match`,
+// history import/export and tests. The formats are documented in docs/cli.md.
+#include "core/domain/AccountDirectory.h"
+#include "core/engine/Events.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <variant>
+
+namespace tessera {
+
+struct JsonError {
+  std::string message;  // what is wrong, for a person: "field 'gpus' must be a positive integer"
+};
+
+// Parses one input line's JSON object ({"type":"order",...}). Account names are interned.
+std::variant<InputEvent, JsonError> inputEventFromJson(const nlohmann::json& j,
+                                                        AccountDirectory& accounts);
+// Parses the order fields of `j` (everything but "type" and "account") into `out`.
+std::variant<OrderRequest, JsonError> orderFromJson(const nlohmann::json& j, AccountId account);
+std::variant<Cluster, JsonError> clusterFromJson(const nlohmann::json& j);
+
+nlohmann::json toJson(const InputEvent& e, const AccountDirectory& accounts);
+nlohmann::json toJson(const Event& e, const AccountDirectory& accounts);
+nlohmann::json toJson(const OrderRequest& o);  // without the account
+nlohmann::json toJson(const Cluster& c);
+nlohmann::json toJson(const Contract& c, const AccountDirectory& accounts);
+
+}  // namespace tessera

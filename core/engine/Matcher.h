@@ -1,0 +1,67 @@
+#pragma once
+// The interface shared by the fast MatchingEngine and the naive ReferenceMatcher, so the two can
+// be run side by side on the same scripts and compared event for event.
+#include "core/engine/Events.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tessera {
+
+enum class OrderStatus : std::uint8_t { Working, Filled, Cancelled };
+
+// A resting or finished order as the engine sees it now.
+struct OrderView {
+  OrderRequest request;                 // as accepted (after amends)
+  OrderStatus status = OrderStatus::Working;
+  std::int64_t filledGpuHours = 0;
+  std::int64_t leavesGpuHours = 0;      // still working
+  bool operator==(const OrderView&) const = default;
+};
+
+// One price level of one (cluster, hour) cell.
+struct BookLevel {
+  Price price = 0;
+  GpuCount gpus = 0;
+  int orders = 0;
+  bool operator==(const BookLevel&) const = default;
+};
+
+// Holdings of one account on one (cluster, hour): what it owns or holds, and what of that
+// is currently offered for sale by its working sell orders.
+struct Holding {
+  GpuCount held = 0;
+  GpuCount offered = 0;
+  bool operator==(const Holding&) const = default;
+};
+
+class Matcher {
+ public:
+  virtual ~Matcher() = default;
+
+  // Applies one input event and appends every resulting event to `out`.
+  virtual void apply(const InputEvent& in, std::vector<Event>& out) = 0;
+
+  virtual Hour now() const = 0;
+  virtual const Cluster* cluster(ClusterId id) const = 0;
+  virtual std::vector<Cluster> clusters() const = 0;
+
+  virtual std::optional<OrderView> order(OrderId id) const = 0;
+  virtual std::vector<OrderView> workingOrders(AccountId account) const = 0;
+
+  // Divisible orders resting in a cell, best first, aggregated by price.
+  virtual std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side,
+                                       std::size_t maxLevels) const = 0;
+  // Resting all-or-none bids that could trade on `cluster` (named or via constraints).
+  virtual std::vector<OrderView> allOrNoneBids(ClusterId cluster) const = 0;
+
+  virtual std::optional<Contract> contract(ContractId id) const = 0;
+  virtual std::vector<Contract> contractsOf(AccountId account) const = 0;
+  virtual Holding holding(AccountId account, ClusterId cluster, Hour hour) const = 0;
+};
+
+std::unique_ptr<Matcher> makeMatchingEngine();
+std::unique_ptr<Matcher> makeReferenceMatcher();
+
+}  // namespace tessera

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian package Tessera needs to build, test and package.
+# Idempotent and non-interactive; runs apt-get only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev libqt6sql6-sqlite libqt6svg6
+  libqcustomplot-dev
+  libsqlite3-dev sqlite3
+  libboost-dev
+  nlohmann-json3-dev
+  xvfb xauth
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends "${missing[@]}"
