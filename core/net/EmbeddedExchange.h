@@ -1,0 +1,44 @@
+#pragma once
+// A complete exchange server inside the calling process, on 127.0.0.1 and an ephemeral port,
+// for the terminal's default "live market" mode and for tests. It is the same server as
+// tessera-exchange (same protocol, same journal code), just started from a config in memory.
+#include "core/engine/Events.h"
+#include "core/net/ExchangeConfig.h"
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace tessera::net {
+
+class ExchangeServer;
+
+class EmbeddedExchange {
+ public:
+  explicit EmbeddedExchange(ExchangeConfig config);
+  ~EmbeddedExchange();  // stops
+
+  void start();  // binds and starts serving; throws std::runtime_error if it cannot
+  void stop();
+  std::uint16_t port() const;
+
+  // Feeds an input from an in-process source (e.g. a simulated market) through the same path
+  // as network orders, journaled. Thread-safe. `account` (if given) names the account for
+  // orders, cancels, amends and grants, overriding the event's AccountId. Order, cancel and
+  // amend ids are the feeder's own: they become client order ids of that account, so the
+  // feeder can cancel and amend what it placed with the ids it chose.
+  void inject(const InputEvent& event, std::string_view account = {});
+
+  // A ready market: three H100/H200/MI300X clusters, house accounts "house-mm" and
+  // "house-provider" (capacity granted on every cluster for a week from `now`), and a trader
+  // account `trader` with API key `traderKey` and $1,000,000 cash. Journal in memory, port 0.
+  static ExchangeConfig demoConfig(Hour now, std::string_view trader = "trader",
+                                   std::string_view traderKey = "trader");
+
+  ExchangeServer& server();
+
+ private:
+  std::unique_ptr<ExchangeServer> server_;
+};
+
+}  // namespace tessera::net

@@ -1,0 +1,133 @@
+#pragma once
+// The asynchronous client the terminal (and tessera-cli --connect) uses to trade against a
+// tessera-exchange. It runs its own io thread; every callback is invoked on that thread, so a
+// GUI must hop to its own thread (e.g. a queued signal) before touching widgets.
+#include "core/net/BookMirror.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::net {
+
+enum class ConnectionState {
+  Connecting,    // resolving / connecting / logging on
+  LoggedOn,      // logged on; market data may still be synchronising
+  Disconnected,  // lost the connection; will reconnect after a backoff
+  AuthFailed,    // the exchange refused the credentials; no further attempts
+  Stopped,       // stop() was called
+};
+
+enum class OrderState { Accepted, Rejected, PartiallyFilled, Filled, Cancelled, Amended };
+
+struct OrderUpdate {
+  OrderState state = OrderState::Accepted;
+  std::string clOrdId;
+  OrderId orderId = 0;            // 0 for an order rejected before the exchange numbered it
+  std::string code;               // Rejected/Cancelled: machine-readable reason
+  std::string reason;             // Rejected: for a person
+  // Fills
+  TradeId trade = 0;
+  ClusterId cluster = 0;
+  GpuCount gpus = 0;
+  Hour start = 0;
+  Hour end = 0;
+  Price price = 0;
+  std::int64_t leavesGpuHours = 0;
+  // Amended
+  Price limit = 0;
+};
+
+struct Trade {
+  std::uint64_t seq = 0;
+  TradeId trade = 0;
+  ClusterId cluster = 0;
+  GpuCount gpus = 0;
+  Hour start = 0;
+  Hour end = 0;
+  Price price = 0;
+  Side aggressor = Side::Buy;
+};
+
+struct Balance {
+  Money cash = 0;
+  Money reserved = 0;  // held for resting bids
+  Money available() const { return cash - reserved; }
+};
+
+struct WorkingOrder {
+  std::string clOrdId;
+  OrderId orderId = 0;
+  OrderRequest request;  // as accepted, after amends; request.id is the exchange's order id
+  std::int64_t filledGpuHours = 0;
+  std::int64_t leavesGpuHours = 0;
+};
+
+// A failed request that was not an order (bad cancel, not logged on, rate limit...).
+struct RequestError {
+  std::string code;
+  std::string reason;
+  std::string requestType;
+};
+
+struct ClientOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 7400;
+  std::string account;
+  std::string key;
+  bool marketData = true;  // subscribe to the book and trades tape
+  std::chrono::milliseconds backoffMin{100};
+  std::chrono::milliseconds backoffMax{5000};
+  std::chrono::seconds heartbeat{5};
+};
+
+struct ClientCallbacks {
+  std::function<void(ConnectionState, const std::string& detail)> onConnection;
+  // Cells that changed (after a snapshot: all of them). Read more with ExchangeClient::book().
+  std::function<void(const std::vector<BookCell>& changed, bool snapshot)> onBook;
+  std::function<void(const Trade&)> onTrade;
+  std::function<void(const OrderUpdate&)> onOrder;
+  std::function<void(const Balance&)> onBalance;
+  std::function<void(const std::vector<WorkingOrder>&)> onOrders;
+  std::function<void(const std::vector<Contract>&)> onPositions;
+  std::function<void(const RequestError&)> onError;
+  std::function<void(Hour now)> onClock;
+};
+
+class ExchangeClient {
+ public:
+  ExchangeClient(ClientOptions options, ClientCallbacks callbacks);
+  ~ExchangeClient();  // stops
+  ExchangeClient(const ExchangeClient&) = delete;
+  ExchangeClient& operator=(const ExchangeClient&) = delete;
+
+  void start();  // returns at once; progress arrives through onConnection
+  void stop();   // joins the io thread; no callback runs after it returns
+
+  // All requests are thread-safe and asynchronous. While disconnected they are refused
+  // (onError with code "not_connected") rather than queued: an order must never be sent late.
+  // Returns the client order id used ("c<n>" unless `clOrdId` is given).
+  std::string placeOrder(const OrderRequest& order, std::string clOrdId = {});
+  void cancel(OrderId order);
+  void amend(OrderId order, std::optional<Price> limit, std::optional<GpuCount> gpus);
+  void massCancel(std::optional<ClusterId> cluster = std::nullopt);
+  void requestBalance();
+  void requestOrders();
+  void requestPositions();
+
+  ConnectionState state() const;
+  std::vector<Cluster> clusters() const;  // as announced at logon
+  Hour now() const;
+  BookMirror book() const;  // a copy, safe from any thread
+  std::uint64_t gapsRecovered() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::net

@@ -1,0 +1,66 @@
+#pragma once
+// Everything a tessera-exchange needs to start: where to listen, where the journal lives, the
+// limits it enforces, and the accounts and market it opens with (the accounts file).
+#include "core/domain/Cluster.h"
+#include "core/domain/Order.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tessera::net {
+
+struct AccountConfig {
+  std::string name;
+  std::string salt;     // per-account salt of the API key hash
+  std::string keyHash;  // hashApiKey(salt, key), hex
+  Money cash = 0;       // starting cash, micro-dollars
+  bool house = false;   // house accounts (simulated market makers) are not cash-checked
+};
+
+// A provider's capacity, by cluster name so the file stays readable.
+struct GrantConfig {
+  std::string account;
+  std::string cluster;
+  GpuCount gpus = 0;
+  Hour start = 0;
+  Hour end = 0;
+};
+
+struct Limits {
+  std::size_t maxMessageBytes = 64 * 1024;
+  int maxOpenOrdersPerAccount = 10'000;
+  double maxMessagesPerSecond = 200'000;   // per session, token bucket
+  double burstMessages = 20'000;
+  std::size_t maxPendingOutboundBytes = 16 * 1024 * 1024;  // beyond this a session is dropped
+  int heartbeatSeconds = 5;    // the server sends a heartbeat after this much outbound silence
+  int idleTimeoutSeconds = 30; // and drops a session that sent nothing for this long
+  std::size_t mdReplayDepth = 100'000;  // market-data messages kept for re-requests after a gap
+};
+
+struct ExchangeConfig {
+  std::string listenAddress = "127.0.0.1";
+  std::uint16_t port = 7400;               // 0: an ephemeral port
+  std::string dbPath = "tessera-exchange.db";  // ":memory:" for a journal that dies with the process
+  bool syncFull = false;  // fsync every commit (survives power loss); default survives kill -9
+  Limits limits;
+  std::vector<AccountConfig> accounts;
+  std::vector<Cluster> clusters;  // opened on the first start only (the journal remembers them)
+  std::vector<GrantConfig> grants;
+  std::optional<Hour> initialClock;  // first start only; default: the current UTC hour
+};
+
+struct ConfigError {
+  std::string message;
+};
+
+// Reads the accounts file (see resources/exchange/accounts.json): accounts, clusters, grants.
+std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path,
+                                                           ExchangeConfig base);
+// Reads a server config file (JSON: listen, port, db, accounts, limits) over `base`.
+std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path,
+                                                         ExchangeConfig base);
+
+}  // namespace tessera::net
