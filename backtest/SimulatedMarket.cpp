@@ -1,0 +1,339 @@
+#include "backtest/SimulatedMarket.h"
+
+#include "backtest/SimulatedClusters.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+
+namespace tessera::backtest {
+namespace {
+
+constexpr std::int64_t kMicrosPerHour = 3'600'000'000;
+
+// Relative demand by UTC hour of day: quiet in the small hours, busiest when the US working
+// day overlaps Europe's afternoon. A table rather than a cosine, so every platform computes
+// the same history (libm results may differ in the last bit).
+constexpr std::array<double, 24> kDailyShape = {
+    0.80, 0.72, 0.66, 0.62, 0.60, 0.62, 0.70, 0.82, 0.95, 1.05, 1.12, 1.18,
+    1.24, 1.30, 1.34, 1.36, 1.35, 1.30, 1.22, 1.12, 1.02, 0.95, 0.90, 0.85};
+
+int hourOfDay(Hour h) { return static_cast<int>(((h % 24) + 24) % 24); }
+bool isWeekend(Hour h) {
+  // 1970-01-01 was a Thursday: day 2 is Saturday, day 3 Sunday.
+  const Hour day = h >= 0 ? h / 24 : (h - 23) / 24;
+  const int dow = static_cast<int>(((day % 7) + 7) % 7);
+  return dow == 2 || dow == 3;
+}
+Price roundToTick(double micros) {
+  // Quotes on a $0.001 grid, like the exchange's order entry.
+  const auto ticks = static_cast<std::int64_t>(micros / 1000.0 + 0.5);
+  return std::max<Price>(1000, ticks * 1000);
+}
+bool trainingGrade(const Cluster& c) {
+  return c.accelerator != Accelerator::L40S && c.accelerator != Accelerator::RTX4090 &&
+         c.fabric != FabricClass::Ethernet;
+}
+bool inferenceFavoured(const Cluster& c) {
+  switch (c.accelerator) {
+    case Accelerator::L40S:
+    case Accelerator::A100:
+    case Accelerator::RTX4090:
+    case Accelerator::MI300X:
+    case Accelerator::H100: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+double SimulatedMarket::demandCycle(Hour hour) {
+  return kDailyShape[static_cast<std::size_t>(hourOfDay(hour))] * (isWeekend(hour) ? 0.7 : 1.0);
+}
+
+double SimulatedMarket::priceCycle(Hour hour) {
+  const double daily = 1.0 + 0.2 * (kDailyShape[static_cast<std::size_t>(hourOfDay(hour))] - 1.0);
+  return daily * (isWeekend(hour) ? 0.94 : 1.0);
+}
+
+SimulatedMarket::SimulatedMarket(const SimulatedMarketConfig& config, AccountDirectory& accounts)
+    : config_(config), accounts_(accounts), rng_(config.seed) {
+  config_.ticksPerHour = std::max(1, config_.ticksPerHour);
+  config_.horizonHours = std::max<Hour>(48, config_.horizonHours);
+  clusters_ = simulatedClusters(config_.clusterCount);
+  for (const Cluster& c : clusters_) providers_.push_back(accounts_.intern(c.provider));
+  for (int i = 1; i <= 24; ++i) {
+    inferenceBuyers_.push_back(accounts_.intern("infer-" + std::string(i < 10 ? "0" : "") +
+                                                std::to_string(i)));
+  }
+  for (int i = 1; i <= 12; ++i) {
+    trainingBuyers_.push_back(accounts_.intern("train-" + std::string(i < 10 ? "0" : "") +
+                                               std::to_string(i)));
+  }
+  drift_.assign(clusters_.size(), 1.0);
+  for (double& d : drift_) d = rng_.uniform(0.93, 1.07);
+  listed_.assign(clusters_.size(), {});
+  now_ = config_.start;
+}
+
+std::vector<InputEvent> SimulatedMarket::step() {
+  std::vector<InputEvent> out;
+  if (steps_ == 0) open(out);
+  else trade(out);
+  ++steps_;
+  return out;
+}
+
+std::vector<TimedInput> SimulatedMarket::stepTimed() {
+  const std::uint64_t tick = steps_;  // 0 = opening, then 1, 2, ...
+  std::vector<InputEvent> events = step();
+  std::vector<TimedInput> out;
+  out.reserve(events.size());
+  if (tick == 0) {
+    // The set-up happens in the microseconds before the opening hour.
+    const std::int64_t base = config_.start * kMicrosPerHour - static_cast<std::int64_t>(events.size());
+    for (std::size_t i = 0; i < events.size(); ++i)
+      out.push_back({base + static_cast<std::int64_t>(i), std::move(events[i])});
+    return out;
+  }
+  const std::int64_t tickLen = kMicrosPerHour / config_.ticksPerHour;
+  const std::int64_t t = static_cast<std::int64_t>(tick - 1);
+  const std::int64_t tickStart = (config_.start + t / config_.ticksPerHour) * kMicrosPerHour +
+                                 (t % config_.ticksPerHour) * tickLen;
+  const auto n = static_cast<std::int64_t>(events.size());
+  for (std::int64_t i = 0; i < n; ++i)
+    out.push_back({tickStart + i * tickLen / std::max<std::int64_t>(1, n),
+                   std::move(events[static_cast<std::size_t>(i)])});
+  return out;
+}
+
+void SimulatedMarket::open(std::vector<InputEvent>& out) {
+  for (const Cluster& c : clusters_) out.emplace_back(c);
+  out.emplace_back(ClockAdvance{config_.start});
+  grantUpTo(config_.start + config_.horizonHours + kHoursPerDay, out);
+  // An opening book: providers have already listed part of the coming week.
+  const std::int64_t opening = static_cast<std::int64_t>(clusters_.size()) * 12;
+  for (std::int64_t i = 0; i < opening; ++i) addListing(out, true);
+}
+
+void SimulatedMarket::trade(std::vector<InputEvent>& out) {
+  const std::int64_t tick = static_cast<std::int64_t>(steps_ - 1);
+  if (tick > 0 && tick % config_.ticksPerHour == 0) {
+    ++now_;
+    out.emplace_back(ClockAdvance{now_});
+    driftPrices();
+    if (grantedUntil_ < now_ + config_.horizonHours + 1) grantUpTo(grantedUntil_ + kHoursPerDay, out);
+  }
+  const double perTick = config_.activity / config_.ticksPerHour;
+  const double demand = demandCycle(now_);
+  // Interleave the kinds of arrival, so trades print throughout the tick.
+  std::int64_t listings = arrivals(config_.listingsPerHour * perTick);
+  std::int64_t inference = arrivals(config_.inferenceBidsPerHour * perTick * demand);
+  std::int64_t training = arrivals(config_.trainingBidsPerHour * perTick * demand);
+  while (listings + inference + training > 0) {
+    const double total = static_cast<double>(listings + inference + training);
+    const double r = rng_.unit() * total;
+    if (r < static_cast<double>(listings)) { addListing(out, false); --listings; }
+    else if (r < static_cast<double>(listings + inference)) { addInferenceBid(out); --inference; }
+    else { addTrainingBid(out); --training; }
+  }
+  cancelAndAmend(out);
+  if (rng_.chance(config_.failuresPerDay / kHoursPerDay / config_.ticksPerHour)) failNodes(out);
+}
+
+void SimulatedMarket::grantUpTo(Hour until, std::vector<InputEvent>& out) {
+  const Hour from = std::max(grantedUntil_, config_.start);
+  if (until <= from) return;
+  for (std::size_t i = 0; i < clusters_.size(); ++i)
+    out.emplace_back(CapacityGrant{providers_[i], clusters_[i].id, clusters_[i].totalGpus(), from, until});
+  grantedUntil_ = until;
+}
+
+std::int64_t SimulatedMarket::arrivals(double mean) {
+  if (mean <= 0) return 0;
+  // Irwin-Hall approximation of a normal: no transcendental functions, so reproducible.
+  double z = -6.0;
+  for (int i = 0; i < 12; ++i) z += rng_.unit();
+  const double n = mean + std::sqrt(mean) * z * 0.8 + rng_.unit() - 0.5;
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(n + 0.5));
+}
+
+void SimulatedMarket::driftPrices() {
+  for (double& d : drift_) {
+    d += 0.08 * (1.0 - d) + rng_.uniform(-0.018, 0.018);
+    d = std::clamp(d, 0.75, 1.3);
+  }
+}
+
+Price SimulatedMarket::fairPrice(ClusterId cluster, Hour start, Hour end) const {
+  const Cluster& c = clusters_[cluster - 1];
+  double cycle = 0;
+  const Hour span = std::min<Hour>(end - start, 48);
+  for (Hour h = start; h < start + span; ++h) cycle += priceCycle(h);
+  cycle /= static_cast<double>(std::max<Hour>(1, span));
+  return static_cast<Price>(static_cast<double>(referencePrice(c)) * drift_[cluster - 1] * cycle);
+}
+
+GpuCount SimulatedMarket::unlisted(ClusterId cluster, Hour start, Hour end) const {
+  const auto& row = listed_[cluster - 1];
+  GpuCount most = 0;
+  for (Hour h = start; h < end; ++h) {
+    const auto i = static_cast<std::size_t>(h - config_.start);
+    if (i < row.size()) most = std::max(most, row[i]);
+  }
+  return clusters_[cluster - 1].totalGpus() - most;
+}
+
+void SimulatedMarket::markListed(ClusterId cluster, Hour start, Hour end, GpuCount gpus) {
+  auto& row = listed_[cluster - 1];
+  const auto last = static_cast<std::size_t>(end - config_.start);
+  if (row.size() < last) row.resize(last, 0);
+  for (Hour h = start; h < end; ++h) row[static_cast<std::size_t>(h - config_.start)] += gpus;
+}
+
+const Cluster& SimulatedMarket::pickCluster(bool training) {
+  double total = 0;
+  for (const Cluster& c : clusters_) {
+    if (training && !trainingGrade(c)) continue;
+    total += c.totalGpus() * (training || inferenceFavoured(c) ? 1.0 : 0.4);
+  }
+  if (total <= 0) return clusters_[rng_.between(0, static_cast<std::int64_t>(clusters_.size()) - 1)];
+  double r = rng_.unit() * total;
+  for (const Cluster& c : clusters_) {
+    if (training && !trainingGrade(c)) continue;
+    r -= c.totalGpus() * (training || inferenceFavoured(c) ? 1.0 : 0.4);
+    if (r < 0) return c;
+  }
+  return clusters_.back();
+}
+
+Hour SimulatedMarket::pickStart(Hour minAhead, Hour maxAhead) {
+  // Most demand is for the next day or two; some reaches to the end of the horizon.
+  const double u = rng_.unit();
+  const Hour ahead = minAhead + static_cast<Hour>(u * u * static_cast<double>(std::max<Hour>(0, maxAhead - minAhead)));
+  return now_ + ahead;
+}
+
+void SimulatedMarket::addListing(std::vector<InputEvent>& out, bool opening) {
+  static constexpr std::array<Hour, 8> kLengths = {4, 8, 12, 24, 24, 48, 72, 96};
+  const Cluster& c = pickCluster(false);
+  const Hour len = kLengths[static_cast<std::size_t>(rng_.between(0, kLengths.size() - 1))];
+  const Hour start = pickStart(1, config_.horizonHours - len);
+  const Hour end = start + len;
+  const GpuCount free = unlisted(c.id, start, end);
+  GpuCount gpus = c.gpusPerNode * static_cast<GpuCount>(rng_.between(1, std::max(1, c.nodeCount / 4)));
+  gpus = std::min(gpus, free - free % c.gpusPerNode);
+  if (gpus <= 0) return;
+  markListed(c.id, start, end, gpus);
+  OrderRequest o;
+  o.id = nextOrder_++;
+  o.account = providers_[c.id - 1];
+  o.side = Side::Sell;
+  o.cluster = c.id;
+  o.gpus = gpus;
+  o.start = start;
+  o.end = end;
+  // Providers ask a little above fair value; the opening book a little more.
+  o.limit = roundToTick(static_cast<double>(fairPrice(c.id, start, end)) *
+                        rng_.uniform(opening ? 1.0 : 0.97, opening ? 1.14 : 1.10));
+  o.fill = FillStyle::Divisible;
+  out.emplace_back(o);
+  listings_.push_back({o.id, o.account, c.id, start, end});
+}
+
+void SimulatedMarket::addInferenceBid(std::vector<InputEvent>& out) {
+  const Cluster& c = pickCluster(false);
+  const Hour len = rng_.between(2, 24);
+  const Hour start = pickStart(1, 36);
+  OrderRequest o;
+  o.id = nextOrder_++;
+  o.account = inferenceBuyers_[static_cast<std::size_t>(rng_.between(0, inferenceBuyers_.size() - 1))];
+  o.side = Side::Buy;
+  o.cluster = c.id;
+  o.gpus = std::min<GpuCount>(c.totalGpus(), static_cast<GpuCount>(rng_.between(2, 64)));
+  o.start = start;
+  o.end = start + len;
+  o.limit = roundToTick(static_cast<double>(fairPrice(c.id, o.start, o.end)) * rng_.uniform(0.86, 1.08));
+  o.fill = FillStyle::Divisible;
+  o.tif = rng_.chance(0.15) ? TimeInForce::IOC : TimeInForce::GTC;
+  out.emplace_back(o);
+  if (o.tif == TimeInForce::GTC) bids_.push_back({o.id, o.account, o.end, o.limit, now_});
+}
+
+void SimulatedMarket::addTrainingBid(std::vector<InputEvent>& out) {
+  const Cluster& c = pickCluster(true);
+  const Hour duration = rng_.between(12, 96);
+  const Hour slack = rng_.between(12, 48);
+  const Hour latest = std::max<Hour>(7, config_.horizonHours - duration - slack);
+  const Hour start = pickStart(6, latest);
+  OrderRequest o;
+  o.id = nextOrder_++;
+  o.account = trainingBuyers_[static_cast<std::size_t>(rng_.between(0, trainingBuyers_.size() - 1))];
+  o.side = Side::Buy;
+  const GpuCount nodes = static_cast<GpuCount>(rng_.between(2, std::max(2, c.nodeCount / 3)));
+  o.gpus = std::min(c.totalGpus(), nodes * c.gpusPerNode);
+  o.start = start;
+  o.end = start + duration;
+  o.fill = FillStyle::AllOrNone;
+  o.tif = TimeInForce::GTD;
+  o.expireAt = start;  // a run that cannot start on time looks elsewhere
+  const double r = rng_.unit();
+  if (r < 0.5) {
+    o.cluster = c.id;
+  } else if (r < 0.7) {
+    o.cluster = c.id;
+    o.duration = duration;
+    o.end = start + duration + slack;
+  } else {
+    ClusterConstraints k;
+    k.accelerators = {c.accelerator};
+    if (c.accelerator == Accelerator::H100) k.accelerators.push_back(Accelerator::H200);
+    k.minGpuMemoryGb = c.gpuMemoryGb;
+    k.minFabric = c.fabric;
+    if (rng_.chance(0.5)) k.regions = {c.region};
+    if (rng_.chance(0.2)) k.maxCarbonGramsPerKwh = 400;
+    o.constraints = std::move(k);
+  }
+  // An all-or-none limit bounds the average price: training buyers pay up for contiguity.
+  o.limit = roundToTick(static_cast<double>(fairPrice(c.id, o.start, o.start + duration)) *
+                        rng_.uniform(0.98, 1.18));
+  out.emplace_back(o);
+  bids_.push_back({o.id, o.account, o.end, o.limit, now_});
+}
+
+void SimulatedMarket::cancelAndAmend(std::vector<InputEvent>& out) {
+  const double perTick = 1.0 / config_.ticksPerHour;
+  std::erase_if(bids_, [&](Bid& b) {
+    if (b.end <= now_ + 1) return true;  // delivered or about to be: the engine expires it
+    if (b.placedAt < now_ && rng_.chance(0.012 * perTick)) {
+      out.emplace_back(CancelRequest{b.id, b.account});
+      return true;
+    }
+    if (rng_.chance(0.008 * perTick)) {
+      b.limit = roundToTick(static_cast<double>(b.limit) * 1.03);  // chase the market
+      out.emplace_back(AmendRequest{b.id, b.account, b.limit, std::nullopt});
+    }
+    return false;
+  });
+  std::erase_if(listings_, [&](const Listing& l) {
+    if (l.end <= now_ + 1) return true;
+    if (rng_.chance(0.01 * perTick)) {
+      out.emplace_back(CancelRequest{l.id, l.account});
+      return true;
+    }
+    return false;
+  });
+}
+
+void SimulatedMarket::failNodes(std::vector<InputEvent>& out) {
+  // A node failure: the provider withdraws whatever it listed for the next day on that cluster.
+  const Cluster& c = clusters_[static_cast<std::size_t>(rng_.between(0, clusters_.size() - 1))];
+  std::erase_if(listings_, [&](const Listing& l) {
+    if (l.cluster != c.id || l.start >= now_ + kHoursPerDay) return false;
+    out.emplace_back(CancelRequest{l.id, l.account});
+    return true;
+  });
+}
+
+}  // namespace tessera::backtest

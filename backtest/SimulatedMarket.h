@@ -1,0 +1,113 @@
+#pragma once
+// A seeded, reproducible generator of exchange input: the demo market of the terminal, the
+// histories of `tessera-backtest generate`, and the load of tests and benchmarks.
+//
+// It is incremental: each step() returns the next simulated tick's inputs, in the order they
+// reach the exchange. The first step sets the market up (clusters, capacity grants, the clock,
+// an opening book of listings); every later step is 1/ticksPerHour of an hour of trading.
+// It never looks at the engine's output, so the same seed gives the same inputs whatever
+// engine consumes them; some of its cancels and amends therefore arrive after the order has
+// filled and are rejected, as they would be on a real exchange.
+#include "core/domain/AccountDirectory.h"
+#include "core/engine/Events.h"
+
+#include "backtest/SeededRandom.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera::backtest {
+
+// Monday 2026-01-05 00:00 UTC, in hours since the epoch.
+inline constexpr Hour kDefaultSimulationStart = 20458 * kHoursPerDay;
+
+struct SimulatedMarketConfig {
+  std::uint64_t seed = 1;
+  Hour start = kDefaultSimulationStart;
+  std::size_t clusterCount = 18;  // prefix of simulatedClusters()
+  int ticksPerHour = 1;           // steps per simulated hour (more = smoother live demo)
+  Hour horizonHours = 7 * kHoursPerDay;  // how far ahead orders deliver
+  double activity = 1.0;          // scales every arrival rate
+  // Mean arrivals per simulated hour at activity 1, before the demand cycles.
+  double listingsPerHour = 30;
+  double inferenceBidsPerHour = 55;
+  double trainingBidsPerHour = 4;
+  double failuresPerDay = 1.5;    // node failures: a provider withdraws its near-term listings
+};
+
+// One generated input with the simulated time it reaches the exchange.
+struct TimedInput {
+  std::int64_t timeMicros = 0;  // microseconds since the epoch, within the input's tick
+  InputEvent event;
+};
+
+class SimulatedMarket {
+ public:
+  // Account names (providers and buyers) are interned into `accounts`, which must outlive this.
+  SimulatedMarket(const SimulatedMarketConfig& config, AccountDirectory& accounts);
+
+  std::vector<InputEvent> step();
+  std::vector<TimedInput> stepTimed();
+
+  // The exchange clock after the last step (the start hour after the first).
+  Hour now() const { return now_; }
+  std::uint64_t steps() const { return steps_; }
+  const std::vector<Cluster>& clusters() const { return clusters_; }
+  const SimulatedMarketConfig& config() const { return config_; }
+  // The first order id this generator will never use: strategies pick ids above it.
+  static constexpr OrderId kMaxOrderId = OrderId{1} << 48;
+
+  // Price multipliers, exposed so tests and docs can check the cycles.
+  static double demandCycle(Hour hour);  // arrival rate multiplier at this time of day/week
+  static double priceCycle(Hour hour);   // price multiplier for delivery in this hour
+
+ private:
+  struct Listing {
+    OrderId id;
+    AccountId account;
+    ClusterId cluster;
+    Hour start;
+    Hour end;
+  };
+  struct Bid {
+    OrderId id;
+    AccountId account;
+    Hour end;         // delivery window end: after it the bid is gone
+    Price limit;
+    Hour placedAt;
+  };
+
+  void open(std::vector<InputEvent>& out);
+  void trade(std::vector<InputEvent>& out);
+  void grantUpTo(Hour until, std::vector<InputEvent>& out);
+  void addListing(std::vector<InputEvent>& out, bool opening);
+  void addInferenceBid(std::vector<InputEvent>& out);
+  void addTrainingBid(std::vector<InputEvent>& out);
+  void cancelAndAmend(std::vector<InputEvent>& out);
+  void failNodes(std::vector<InputEvent>& out);
+  void driftPrices();
+  std::int64_t arrivals(double meanPerTick);
+  Price fairPrice(ClusterId cluster, Hour start, Hour end) const;
+  GpuCount unlisted(ClusterId cluster, Hour start, Hour end) const;
+  void markListed(ClusterId cluster, Hour start, Hour end, GpuCount gpus);
+  const Cluster& pickCluster(bool training);
+  Hour pickStart(Hour minAhead, Hour maxAhead);
+
+  SimulatedMarketConfig config_;
+  AccountDirectory& accounts_;
+  SeededRandom rng_;
+  std::vector<Cluster> clusters_;
+  std::vector<AccountId> providers_;        // per cluster (index = id - 1)
+  std::vector<AccountId> inferenceBuyers_;
+  std::vector<AccountId> trainingBuyers_;
+  std::vector<double> drift_;               // per cluster: slow random walk around 1.0
+  std::vector<std::vector<GpuCount>> listed_;  // per cluster, per hour since start: GPUs listed
+  std::vector<Listing> listings_;
+  std::vector<Bid> bids_;
+  Hour now_ = 0;
+  Hour grantedUntil_ = 0;
+  std::uint64_t steps_ = 0;
+  OrderId nextOrder_ = 1;
+};
+
+}  // namespace tessera::backtest

@@ -1,0 +1,151 @@
+// The simulated market: reproducible from its seed, valid input for the engine, and a market
+// in which trades actually print.
+#include "backtest/SimulatedClusters.h"
+#include "backtest/SimulatedMarket.h"
+#include "core/engine/EventJson.h"
+#include "core/engine/Matcher.h"
+
+#include <QtTest>
+
+#include <map>
+
+using namespace tessera;
+using namespace tessera::backtest;
+
+namespace {
+
+std::string dump(const std::vector<InputEvent>& events, const AccountDirectory& accounts) {
+  std::string s;
+  for (const auto& e : events) s += toJson(e, accounts).dump() + "\n";
+  return s;
+}
+
+std::vector<InputEvent> generate(std::uint64_t seed, int steps, AccountDirectory& accounts,
+                                 int ticksPerHour = 1) {
+  SimulatedMarketConfig cfg;
+  cfg.seed = seed;
+  cfg.ticksPerHour = ticksPerHour;
+  SimulatedMarket market(cfg, accounts);
+  std::vector<InputEvent> all;
+  for (int i = 0; i < steps; ++i) {
+    auto batch = market.step();
+    all.insert(all.end(), batch.begin(), batch.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+class TestSimulatedMarket : public QObject {
+  Q_OBJECT
+ private slots:
+  void sameSeedSameHistory() {
+    AccountDirectory a1, a2, a3;
+    const auto h1 = generate(42, 60, a1);
+    const auto h2 = generate(42, 60, a2);
+    const auto h3 = generate(43, 60, a3);
+    QVERIFY(h1.size() > 1000);
+    QCOMPARE(dump(h1, a1), dump(h2, a2));
+    QVERIFY(dump(h1, a1) != dump(h3, a3));
+  }
+
+  void clustersAreRealisticAndPricedAroundPublicFigures() {
+    const auto clusters = simulatedClusters();
+    QVERIFY(clusters.size() >= 12 && clusters.size() <= 20);
+    std::map<Accelerator, int> kinds;
+    std::map<std::string, int> regions;
+    for (const auto& c : clusters) {
+      ++kinds[c.accelerator];
+      ++regions[c.region];
+      QVERIFY(c.totalGpus() > 0);
+      if (c.accelerator == Accelerator::H100) {
+        QVERIFY(referencePrice(c) >= 1'500'000 && referencePrice(c) <= 3'000'000);
+      }
+    }
+    QVERIFY(kinds.size() >= 6);
+    QVERIFY(regions.size() >= 6);
+    Cluster h100 = clusters[0], b200 = clusters[5], a100 = clusters[2], l40s = clusters[3];
+    QCOMPARE(h100.accelerator, Accelerator::H100);
+    QCOMPARE(b200.accelerator, Accelerator::B200);
+    QVERIFY(referencePrice(b200) > referencePrice(h100));
+    QVERIFY(referencePrice(a100) < referencePrice(h100));
+    QVERIFY(referencePrice(l40s) < referencePrice(a100));
+  }
+
+  void demandFollowsDailyAndWeeklyCycles() {
+    const Hour monday = kDefaultSimulationStart;
+    QVERIFY(SimulatedMarket::demandCycle(monday + 15) > SimulatedMarket::demandCycle(monday + 4));
+    const Hour saturday = monday + 5 * 24;
+    QVERIFY(SimulatedMarket::demandCycle(saturday + 15) < SimulatedMarket::demandCycle(monday + 15));
+    QVERIFY(SimulatedMarket::priceCycle(monday + 15) > SimulatedMarket::priceCycle(monday + 4));
+  }
+
+  void containsEveryKindOfInput() {
+    AccountDirectory accounts;
+    const auto h = generate(7, 24 * 4, accounts);
+    int clusters = 0, grants = 0, sells = 0, divisibleBuys = 0, aon = 0, flexible = 0,
+        constraint = 0, cancels = 0, amends = 0, clock = 0;
+    for (const auto& e : h) {
+      if (std::holds_alternative<Cluster>(e)) ++clusters;
+      else if (std::holds_alternative<CapacityGrant>(e)) ++grants;
+      else if (std::holds_alternative<CancelRequest>(e)) ++cancels;
+      else if (std::holds_alternative<AmendRequest>(e)) ++amends;
+      else if (std::holds_alternative<ClockAdvance>(e)) ++clock;
+      else if (const auto* o = std::get_if<OrderRequest>(&e)) {
+        if (o->side == Side::Sell) ++sells;
+        else if (o->fill == FillStyle::Divisible) ++divisibleBuys;
+        else {
+          ++aon;
+          if (o->duration) ++flexible;
+          if (o->constraints) ++constraint;
+        }
+      }
+    }
+    QCOMPARE(clusters, 18);
+    QVERIFY(grants >= 18);
+    QCOMPARE(clock, 1 + 24 * 4 - 1);
+    QVERIFY(sells > 100);
+    QVERIFY(divisibleBuys > 1000);
+    QVERIFY(aon > 50);
+    QVERIFY(flexible > 5);
+    QVERIFY(constraint > 5);
+    QVERIFY(cancels > 50);
+    QVERIFY(amends > 20);
+  }
+
+  void engineAcceptsItAndTradesPrint() {
+    AccountDirectory accounts;
+    const auto h = generate(11, 24 * 2, accounts, 4);
+    auto engine = makeMatchingEngine();
+    std::vector<Event> out;
+    std::map<RejectReason, int> rejects;
+    int accepted = 0, contracts = 0, aonContracts = 0;
+    std::map<OrderId, FillStyle> styles;
+    for (const auto& e : h) {
+      if (const auto* o = std::get_if<OrderRequest>(&e)) styles[o->id] = o->fill;
+      out.clear();
+      engine->apply(e, out);
+      for (const auto& ev : out) {
+        if (std::holds_alternative<OrderAccepted>(ev)) ++accepted;
+        if (const auto* r = std::get_if<OrderRejected>(&ev)) ++rejects[r->reason];
+        if (const auto* c = std::get_if<ContractCreated>(&ev)) {
+          ++contracts;
+          if (styles[c->contract.buyOrder] == FillStyle::AllOrNone) ++aonContracts;
+        }
+      }
+    }
+    // Only "too late" rejects are expected: cancels and amends of orders that already filled.
+    for (const auto& [reason, n] : rejects) {
+      QVERIFY2(reason == RejectReason::UnknownOrder || reason == RejectReason::NothingToAmend,
+               qPrintable(QString("unexpected reject %1 x%2")
+                              .arg(QString::fromUtf8(toString(reason).data(), int(toString(reason).size())))
+                              .arg(n)));
+    }
+    QVERIFY(accepted > 1000);
+    QVERIFY2(contracts > 300, qPrintable(QString::number(contracts)));
+    QVERIFY2(aonContracts > 0, "no training run ever filled");
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSimulatedMarket)
+#include "test_simulated_market.moc"
