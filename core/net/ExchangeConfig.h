@@ -50,6 +50,7 @@ struct ExchangeConfig {
   std::vector<Cluster> clusters;  // opened on the first start only (the journal remembers them)
   std::vector<GrantConfig> grants;
   std::optional<Hour> initialClock;  // first start only; default: the current UTC hour
+  bool followWallClock = true;  // advance the exchange clock when a new UTC hour begins
 };
 
 struct ConfigError {

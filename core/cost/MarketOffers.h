@@ -1,0 +1,37 @@
+#pragma once
+// The cost model applied to the live book: what the asks on a cluster would cost a workload
+// in completed work, and which clusters a constraint order should prefer.
+#include "core/cost/EffectiveCostModel.h"
+#include "core/domain/Order.h"
+#include "core/engine/Matcher.h"
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace tessera::cost {
+
+// The average price of buying `gpus` GPUs for every hour of [start, end) from the resting
+// asks of `cluster`, walking each hour's levels best first. nullopt when some hour has
+// fewer than `gpus` offered.
+std::optional<Offer> offerFromBook(const Matcher& book, ClusterId cluster, Hour start, Hour end,
+                                   GpuCount gpus);
+
+// An offer priced at one book level, for showing that level as an effective cost.
+Offer offerFromLevel(const BookLevel& level, Hour hours);
+
+struct ClusterRanking {
+  Cluster cluster;
+  Offer offer;
+  CostResult result;
+};
+
+// The clusters of `book` matching `constraints` that can supply the workload's GPUs for the
+// whole window, cheapest effective cost first (then the ones that cannot serve it, with the
+// reason). `topologyOf` supplies a cluster's topology; by default it is derived.
+std::vector<ClusterRanking> rankClustersByEffectiveCost(
+    const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints,
+    Hour start, Hour end,
+    const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology);
+
+}  // namespace tessera::cost

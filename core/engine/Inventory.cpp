@@ -1,0 +1,97 @@
+#include "core/engine/Inventory.h"
+
+#include <algorithm>
+
+namespace tessera {
+
+void Inventory::Series::cover(Hour start, Hour end) {
+  if (held.empty()) {
+    base = start;
+    held.assign(static_cast<std::size_t>(end - start), 0);
+    offered.assign(held.size(), 0);
+    return;
+  }
+  if (start < base) {
+    const auto grow = static_cast<std::size_t>(base - start);
+    held.insert(held.begin(), grow, 0);
+    offered.insert(offered.begin(), grow, 0);
+    base = start;
+  }
+  const auto need = static_cast<std::size_t>(end - base);
+  if (need > held.size()) {
+    held.resize(need, 0);
+    offered.resize(need, 0);
+  }
+}
+
+const Inventory::Series* Inventory::findSeries(AccountId a, ClusterId c) const {
+  auto it = series_.find(key(a, c));
+  return it == series_.end() ? nullptr : &it->second;
+}
+
+namespace {
+template <typename S>
+GpuCount at(const S* s, const std::vector<GpuCount> S::*field, Hour h) {
+  if (!s) return 0;
+  const auto& v = s->*field;
+  if (h < s->base || h >= s->base + static_cast<Hour>(v.size())) return 0;
+  return v[static_cast<std::size_t>(h - s->base)];
+}
+}  // namespace
+
+bool Inventory::grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
+                      GpuCount clusterSize) {
+  auto& total = granted_[cluster];
+  total.cover(start, end);
+  for (Hour h = start; h < end; ++h)
+    if (total.held[static_cast<std::size_t>(h - total.base)] + gpus > clusterSize) return false;
+  for (Hour h = start; h < end; ++h) total.held[static_cast<std::size_t>(h - total.base)] += gpus;
+  auto& s = series(account, cluster);
+  s.cover(start, end);
+  for (Hour h = start; h < end; ++h) s.held[static_cast<std::size_t>(h - s.base)] += gpus;
+  return true;
+}
+
+GpuCount Inventory::granted(ClusterId cluster, Hour hour) const {
+  auto it = granted_.find(cluster);
+  return it == granted_.end() ? 0 : at(&it->second, &Series::held, hour);
+}
+
+GpuCount Inventory::held(AccountId account, ClusterId cluster, Hour hour) const {
+  return at(findSeries(account, cluster), &Series::held, hour);
+}
+
+GpuCount Inventory::offered(AccountId account, ClusterId cluster, Hour hour) const {
+  return at(findSeries(account, cluster), &Series::offered, hour);
+}
+
+bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour end,
+                         GpuCount gpus) const {
+  const Series* s = findSeries(account, cluster);
+  if (!s) return false;
+  for (Hour h = start; h < end; ++h)
+    if (at(s, &Series::held, h) - at(s, &Series::offered, h) < gpus) return false;
+  return true;
+}
+
+void Inventory::offer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount delta) {
+  auto& s = series(account, cluster);
+  s.cover(start, end);
+  for (Hour h = start; h < end; ++h) s.offered[static_cast<std::size_t>(h - s.base)] += delta;
+}
+
+void Inventory::transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
+                         GpuCount gpus) {
+  auto& from = series(seller, cluster);
+  from.cover(start, end);
+  for (Hour h = start; h < end; ++h) {
+    const auto i = static_cast<std::size_t>(h - from.base);
+    from.held[i] -= gpus;
+    from.offered[i] -= gpus;
+  }
+  auto& to = series(buyer, cluster);  // may rehash: `from` is not used after this line
+  to.cover(start, end);
+  for (Hour h = start; h < end; ++h) to.held[static_cast<std::size_t>(h - to.base)] += gpus;
+}
+
+}  // namespace tessera

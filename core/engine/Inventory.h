@@ -1,0 +1,46 @@
+#pragma once
+// Who holds which GPU-hours. Providers hold what they were granted; buyers hold what they bought.
+// A sell order offers part of a holding; what is offered can not be offered twice, and a trade
+// moves GPU-hours from seller to buyer, so the total per (cluster, hour) never changes.
+#include "core/domain/Types.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace tessera {
+
+struct Holding;
+
+class Inventory {
+ public:
+  // Capacity a provider puts on the market. Returns false (and changes nothing) if it would
+  // exceed `clusterSize` GPUs granted in any hour.
+  bool grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
+             GpuCount clusterSize);
+  GpuCount granted(ClusterId cluster, Hour hour) const;
+
+  GpuCount held(AccountId account, ClusterId cluster, Hour hour) const;
+  GpuCount offered(AccountId account, ClusterId cluster, Hour hour) const;
+  // True if `gpus` more could be offered in every hour of [start, end).
+  bool canOffer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus) const;
+  void offer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount delta);
+  // Moves offered GPU-hours of the seller to the buyer.
+  void transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
+                GpuCount gpus);
+
+ private:
+  struct Series {
+    Hour base = 0;
+    std::vector<GpuCount> held;
+    std::vector<GpuCount> offered;
+    void cover(Hour start, Hour end);
+  };
+  static std::uint64_t key(AccountId a, ClusterId c) { return (std::uint64_t{a} << 32) | c; }
+  Series& series(AccountId a, ClusterId c) { return series_[key(a, c)]; }
+  const Series* findSeries(AccountId a, ClusterId c) const;
+
+  std::unordered_map<std::uint64_t, Series> series_;
+  std::unordered_map<ClusterId, Series> granted_;  // only `held` is used: GPUs granted per hour
+};
+
+}  // namespace tessera

@@ -1,0 +1,13 @@
+#pragma once
+// Bounds on what an order may ask for. They keep every notional (price x GPUs x hours) inside
+// int64 micro-dollars, so the book never needs floating point or overflow checks.
+#include "core/domain/Types.h"
+
+namespace tessera::limits {
+
+inline constexpr Price kMaxPrice = 100 * kMicrosPerDollar;      // $100 per GPU-hour
+inline constexpr GpuCount kMaxClusterGpus = 1'000'000;
+inline constexpr Hour kMaxWindowHours = 5 * 366 * kHoursPerDay;  // five years of delivery
+static_assert(kMaxPrice * kMaxClusterGpus * kMaxWindowHours > 0, "notional fits in int64");
+
+}  // namespace tessera::limits

@@ -1,0 +1,617 @@
+#include "core/engine/MatchingEngine.h"
+
+#include "core/engine/MarketLimits.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace tessera {
+namespace {
+
+constexpr std::size_t npos = static_cast<std::size_t>(-1);
+constexpr std::size_t side(Side s) { return static_cast<std::size_t>(s); }
+// Hours of book grown in front of the first one used, so orders arriving in slightly earlier
+// hours do not each shift the whole vector.
+constexpr Hour kFrontSlack = 7 * kHoursPerDay;
+
+}  // namespace
+
+std::unique_ptr<Matcher> makeMatchingEngine() { return std::make_unique<MatchingEngine>(); }
+
+MatchingEngine::MatchingEngine() { orders_.reserve(1 << 12); }
+
+void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
+  if (state_.applyNonOrder(in, out)) return;
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, OrderRequest>) submit(e, out);
+        else if constexpr (std::is_same_v<T, CancelRequest>) cancel(e, out);
+        else if constexpr (std::is_same_v<T, AmendRequest>) amend(e, out);
+        else if constexpr (std::is_same_v<T, ClockAdvance>) advance(e, out);
+      },
+      in);
+}
+
+// ---- book storage -------------------------------------------------------------------------
+
+MatchingEngine::Book& MatchingEngine::book(ClusterId c) { return books_[c]; }
+
+const MatchingEngine::Book* MatchingEngine::findBook(ClusterId c) const {
+  auto it = books_.find(c);
+  return it == books_.end() ? nullptr : &it->second;
+}
+
+MatchingEngine::Cell& MatchingEngine::cell(Book& b, Hour h) {
+  if (b.cells.empty()) {
+    b.base = h;
+    b.cells.resize(1);
+  } else if (h < b.base) {
+    const Hour grow = b.base - h + kFrontSlack;
+    b.cells.insert(b.cells.begin(), static_cast<std::size_t>(grow), Cell{});
+    b.base -= grow;
+  } else if (h >= b.base + static_cast<Hour>(b.cells.size())) {
+    b.cells.resize(static_cast<std::size_t>(h - b.base + 1));
+  }
+  return b.cells[static_cast<std::size_t>(h - b.base)];
+}
+
+MatchingEngine::Cell* MatchingEngine::findCell(Book& b, Hour h) {
+  if (h < b.base || h >= b.base + static_cast<Hour>(b.cells.size())) return nullptr;
+  return &b.cells[static_cast<std::size_t>(h - b.base)];
+}
+
+const MatchingEngine::Cell* MatchingEngine::findCell(const Book& b, Hour h) {
+  return findCell(const_cast<Book&>(b), h);
+}
+
+namespace {
+struct WorseFirst {
+  template <typename E>
+  bool operator()(const E& a, const E& b) const {
+    return std::tie(a.key, a.seq) > std::tie(b.key, b.seq);
+  }
+};
+}  // namespace
+
+std::size_t MatchingEngine::indexOf(const Ladder& l, Price key, std::uint64_t seq) {
+  Entry probe{key, seq, 0, 0};
+  auto it = std::lower_bound(l.entries.begin(), l.entries.end(), probe, WorseFirst{});
+  if (it == l.entries.end() || it->key != key || it->seq != seq) return npos;
+  return static_cast<std::size_t>(it - l.entries.begin());
+}
+
+void MatchingEngine::insertEntry(Cell& c, Side s, const Entry& e) {
+  auto& v = c.ladders[side(s)].entries;
+  v.insert(std::lower_bound(v.begin(), v.end(), e, WorseFirst{}), e);
+  if (s == Side::Sell) c.askGpus += e.qty;
+}
+
+void MatchingEngine::eraseEntry(Cell& c, Side s, std::size_t index) {
+  auto& v = c.ladders[side(s)].entries;
+  if (s == Side::Sell) c.askGpus -= v[index].qty;
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+GpuCount MatchingEngine::remainingAt(const Order& o, Hour h) const {
+  const Book* b = findBook(*o.req.cluster);
+  const Cell* c = b ? findCell(*b, h) : nullptr;
+  if (!c) return 0;
+  const Ladder& l = c->ladders[side(o.req.side)];
+  const std::size_t i = indexOf(l, keyOf(o.req.side, o.req.limit), o.seq);
+  return i == npos ? 0 : l.entries[i].qty;
+}
+
+// ---- divisible matching -------------------------------------------------------------------
+
+bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
+                                const std::vector<GpuCount>& need) const {
+  const Book* b = findBook(*o.req.cluster);
+  if (!b) return false;
+  const Side other = opposite(o.req.side);
+  for (std::size_t i = 0; i < need.size(); ++i) {
+    if (need[i] <= 0) continue;
+    const Cell* c = findCell(*b, from + static_cast<Hour>(i));
+    if (!c || c->ladders[side(other)].entries.empty()) continue;
+    const Price best = keyOf(other, c->ladders[side(other)].entries.back().key);
+    if (crosses(o.req.side, limit, best)) return true;
+  }
+  return false;
+}
+
+bool MatchingEngine::fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need) const {
+  const Book* b = findBook(*o.req.cluster);
+  const Side other = opposite(o.req.side);
+  for (std::size_t i = 0; i < need.size(); ++i) {
+    if (need[i] <= 0) continue;
+    const Cell* c = b ? findCell(*b, from + static_cast<Hour>(i)) : nullptr;
+    if (!c) return false;
+    std::int64_t available = 0;
+    const auto& v = c->ladders[side(other)].entries;
+    for (auto it = v.rbegin(); it != v.rend() && available < need[i]; ++it) {
+      if (!crosses(o.req.side, o.req.limit, keyOf(other, it->key))) break;
+      if (orders_[it->slot].req.account != o.req.account) available += it->qty;
+    }
+    if (available < need[i]) return false;
+  }
+  return true;
+}
+
+void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need, std::vector<Event>& out) {
+  Order& o = orders_[s];
+  const Side mySide = o.req.side;
+  const Side other = opposite(mySide);
+  const AccountId me = o.req.account;
+  const bool skipOwn = o.req.tif == TimeInForce::FOK;
+  bool cancelIncoming = false;
+  std::vector<Event> selfTradeCancels;
+  Book& b = book(*o.req.cluster);
+  state_.recorder.begin(*o.req.cluster, {o.req.id, me}, mySide, o.req.id);
+
+  auto take = [&](Cell& c, Entry& e, Order& r, Hour h, GpuCount& want) {
+    const GpuCount q = std::min(want, e.qty);
+    const Price price = keyOf(other, e.key);
+    want -= q;
+    e.qty -= q;
+    if (other == Side::Sell) c.askGpus -= q;
+    r.filled += q;
+    r.leaves -= q;
+    o.filled += q;
+    o.leaves -= q;
+    if (r.leaves == 0) r.status = OrderStatus::Filled;
+    state_.recorder.add({r.req.id, r.req.account}, h, q, price);
+  };
+
+  for (std::size_t i = 0; i < need.size() && !cancelIncoming; ++i) {
+    if (need[i] == 0) continue;
+    const Hour h = from + static_cast<Hour>(i);
+    Cell* c = findCell(b, h);
+    if (!c) continue;
+    auto& v = c->ladders[side(other)].entries;
+    if (!skipOwn) {
+      while (need[i] > 0 && !v.empty()) {
+        Entry& e = v.back();
+        if (!crosses(mySide, o.req.limit, keyOf(other, e.key))) break;
+        Order& r = orders_[e.slot];
+        if (r.req.account == me) {
+          if (o.req.stp == SelfTradePrevention::CancelIncoming) {
+            cancelIncoming = true;
+            break;
+          }
+          removeRemaining(e.slot, CancelReason::SelfTrade, selfTradeCancels);
+          continue;
+        }
+        take(*c, e, r, h, need[i]);
+        if (e.qty == 0) v.pop_back();
+      }
+    } else {
+      for (std::size_t j = v.size(); j-- > 0 && need[i] > 0;) {
+        Entry& e = v[j];
+        if (!crosses(mySide, o.req.limit, keyOf(other, e.key))) break;
+        Order& r = orders_[e.slot];
+        if (r.req.account == me) continue;
+        take(*c, e, r, h, need[i]);
+        if (e.qty == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(j));
+      }
+    }
+  }
+
+  if (o.leaves == 0) {
+    o.status = OrderStatus::Filled;
+  } else if (!cancelIncoming) {
+    const Entry proto{keyOf(mySide, o.req.limit), o.seq, s, 0};
+    for (std::size_t i = 0; i < need.size(); ++i) {
+      if (need[i] == 0) continue;
+      Entry e = proto;
+      e.qty = need[i];
+      insertEntry(cell(b, from + static_cast<Hour>(i)), mySide, e);
+    }
+  }
+  flushTrades(out);
+  for (auto& e : selfTradeCancels) out.push_back(std::move(e));
+  if (cancelIncoming && o.leaves > 0) {
+    if (mySide == Side::Sell)
+      for (std::size_t i = 0; i < need.size(); ++i)
+        if (need[i] > 0) {
+          const Hour h = from + static_cast<Hour>(i);
+          state_.inventory.offer(me, *o.req.cluster, h, h + 1, -need[i]);
+        }
+    out.emplace_back(OrderCancelled{o.req.id, me, CancelReason::SelfTrade, o.leaves, 0});
+    o.leaves = 0;
+    o.status = OrderStatus::Cancelled;
+  }
+}
+
+void MatchingEngine::flushTrades(std::vector<Event>& out) {
+  state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
+                        [this](OrderId id) { return orders_[slotOf_.at(id)].leaves; });
+}
+
+// ---- all-or-none ----------------------------------------------------------------------------
+
+std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
+    const Order& o, GpuCount gpus, Price limit, const std::vector<ClusterId>& candidates) const {
+  std::optional<Placement> best;
+  const Hour d = o.req.hours();
+  const Money budget = limit * gpus * d;
+  const Hour from = std::max(o.req.start, state_.now);
+  const Hour to = o.req.end;
+  if (to - from < d) return best;
+  std::vector<Money> cost(static_cast<std::size_t>(to - from));
+  for (ClusterId cid : candidates) {
+    const Book* b = findBook(cid);
+    if (!b) continue;
+    // Cost of the cheapest `gpus` GPUs of other accounts in each hour, or -1 if too few.
+    for (Hour h = from; h < to; ++h) {
+      Money& ch = cost[static_cast<std::size_t>(h - from)];
+      ch = -1;
+      const Cell* c = findCell(*b, h);
+      if (!c || c->askGpus < gpus) continue;
+      const auto& v = c->ladders[side(Side::Sell)].entries;
+      GpuCount want = gpus;
+      Money sum = 0;
+      for (auto it = v.rbegin(); it != v.rend() && want > 0; ++it) {
+        if (orders_[it->slot].req.account == o.req.account) continue;
+        const GpuCount q = std::min(want, it->qty);
+        sum += it->key * q;
+        want -= q;
+      }
+      if (want == 0) ch = sum;
+    }
+    // Cheapest window of d consecutive feasible hours; the earliest wins a tie.
+    Money window = 0;
+    Hour run = 0;
+    for (Hour h = from; h < to; ++h) {
+      const Money ch = cost[static_cast<std::size_t>(h - from)];
+      if (ch < 0) {
+        run = 0;
+        window = 0;
+        continue;
+      }
+      window += ch;
+      if (++run > d) {
+        window -= cost[static_cast<std::size_t>(h - d - from)];
+        run = d;
+      }
+      if (run == d && window <= budget && (!best || window < best->cost))
+        best = Placement{cid, h - d + 1, window};
+    }
+  }
+  return best;
+}
+
+void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out) {
+  Order& o = orders_[s];
+  Book& b = book(p.cluster);
+  const Hour d = o.req.hours();
+  state_.recorder.begin(p.cluster, {o.req.id, o.req.account}, Side::Buy, aggressor);
+  for (Hour h = p.start; h < p.start + d; ++h) {
+    Cell& c = *findCell(b, h);
+    auto& v = c.ladders[side(Side::Sell)].entries;
+    GpuCount want = o.req.gpus;
+    for (std::size_t j = v.size(); j-- > 0 && want > 0;) {
+      Entry& e = v[j];
+      Order& r = orders_[e.slot];
+      if (r.req.account == o.req.account) continue;
+      const GpuCount q = std::min(want, e.qty);
+      want -= q;
+      e.qty -= q;
+      c.askGpus -= q;
+      r.filled += q;
+      r.leaves -= q;
+      if (r.leaves == 0) r.status = OrderStatus::Filled;
+      state_.recorder.add({r.req.id, r.req.account}, h, q, e.key);
+      if (e.qty == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(j));
+    }
+  }
+  o.filled = static_cast<std::int64_t>(o.req.gpus) * d;
+  o.leaves = 0;
+  o.status = OrderStatus::Filled;
+  unlistAllOrNone(s);
+  flushTrades(out);
+}
+
+void MatchingEngine::restAllOrNone(Slot s) {
+  Order& o = orders_[s];
+  for (ClusterId c : o.candidates) book(c).allOrNoneBids.push_back(s);
+  o.listed = true;
+}
+
+void MatchingEngine::unlistAllOrNone(Slot s) {
+  Order& o = orders_[s];
+  if (!o.listed) return;
+  for (ClusterId c : o.candidates) {
+    auto& v = book(c).allOrNoneBids;
+    v.erase(std::find(v.begin(), v.end(), s));
+  }
+  o.listed = false;
+}
+
+void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
+  const OrderRequest& ask = orders_[askSlot].req;
+  const Hour askStart = ask.start;
+  const Hour askEnd = ask.end;
+  const OrderId askId = ask.id;
+  std::vector<Slot> bids;
+  for (Slot s : book(*ask.cluster).allOrNoneBids) {
+    const Order& o = orders_[s];
+    if (o.status == OrderStatus::Working && o.req.start < askEnd && askStart < o.req.end) bids.push_back(s);
+  }
+  std::sort(bids.begin(), bids.end(), [this](Slot a, Slot b) {
+    const Order& x = orders_[a];
+    const Order& y = orders_[b];
+    return x.req.limit != y.req.limit ? x.req.limit > y.req.limit : x.seq < y.seq;
+  });
+  for (Slot s : bids) {
+    const Order& o = orders_[s];
+    if (auto p = bestPlacement(o, o.req.gpus, o.req.limit, o.candidates)) fillAllOrNone(s, *p, askId, out);
+  }
+}
+
+// ---- removal --------------------------------------------------------------------------------
+
+void MatchingEngine::removeRemaining(Slot s, CancelReason reason, std::vector<Event>& out) {
+  Order& o = orders_[s];
+  const std::int64_t cancelled = o.leaves;
+  if (o.aon()) {
+    unlistAllOrNone(s);
+  } else if (Book* b = &book(*o.req.cluster)) {
+    const Price key = keyOf(o.req.side, o.req.limit);
+    for (Hour h = std::max(o.liveFrom, b->base); h < o.req.end; ++h) {
+      Cell* c = findCell(*b, h);
+      if (!c) break;
+      const std::size_t i = indexOf(c->ladders[side(o.req.side)], key, o.seq);
+      if (i == npos) continue;
+      if (o.req.side == Side::Sell)
+        state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, -c->ladders[side(Side::Sell)].entries[i].qty);
+      eraseEntry(*c, o.req.side, i);
+    }
+  }
+  o.leaves = 0;
+  o.status = OrderStatus::Cancelled;
+  out.emplace_back(OrderCancelled{o.req.id, o.req.account, reason, cancelled, 0});
+}
+
+// ---- inputs ---------------------------------------------------------------------------------
+
+void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
+  std::vector<ClusterId> candidates;
+  if (auto r = validateNewOrder(req, slotOf_.count(req.id) > 0, state_.view(), candidates)) {
+    out.emplace_back(std::move(*r));
+    return;
+  }
+  Order o;
+  o.req = req;
+  o.candidates = std::move(candidates);
+  o.liveFrom = req.start;
+  const bool aon = o.aon();
+  std::vector<GpuCount>& need = scratchNeed_;
+  if (!aon) need.assign(static_cast<std::size_t>(req.end - req.start), req.gpus);
+  if (req.postOnly) {
+    const bool trades = aon ? bestPlacement(o, req.gpus, req.limit, o.candidates).has_value()
+                            : wouldTrade(o, req.limit, req.start, need);
+    if (trades) {
+      out.emplace_back(OrderRejected{req.id, req.account, RejectReason::PostOnlyWouldTrade,
+                                     "a post-only order must not trade on arrival"});
+      return;
+    }
+  }
+  o.seq = ++lastSeq_;
+  o.leaves = static_cast<std::int64_t>(req.gpus) * (aon ? req.hours() : req.end - req.start);
+  const Slot s = static_cast<Slot>(orders_.size());
+  orders_.push_back(std::move(o));
+  slotOf_.emplace(req.id, s);
+  working_.push_back(s);
+  out.emplace_back(OrderAccepted{req.id, req.account});
+  if (req.side == Side::Sell) state_.inventory.offer(req.account, *req.cluster, req.start, req.end, req.gpus);
+
+  if (aon) {
+    Order& order = orders_[s];
+    if (auto p = bestPlacement(order, req.gpus, req.limit, order.candidates)) fillAllOrNone(s, *p, req.id, out);
+    else if (req.tif == TimeInForce::IOC) removeRemaining(s, CancelReason::ImmediateOrCancel, out);
+    else if (req.tif == TimeInForce::FOK) removeRemaining(s, CancelReason::FillOrKill, out);
+    else restAllOrNone(s);
+    return;
+  }
+  if (req.tif == TimeInForce::FOK && !fillOrKillPossible(orders_[s], req.start, need)) {
+    Order& order = orders_[s];
+    if (req.side == Side::Sell) state_.inventory.offer(req.account, *req.cluster, req.start, req.end, -req.gpus);
+    out.emplace_back(OrderCancelled{req.id, req.account, CancelReason::FillOrKill, order.leaves, 0});
+    order.leaves = 0;
+    order.status = OrderStatus::Cancelled;
+    return;
+  }
+  matchAndRest(s, req.start, need, out);
+  if (orders_[s].status == OrderStatus::Working && req.side == Side::Sell) recheckAllOrNone(s, out);
+  if (orders_[s].status == OrderStatus::Working && req.tif == TimeInForce::IOC)
+    removeRemaining(s, CancelReason::ImmediateOrCancel, out);
+}
+
+void MatchingEngine::cancel(const CancelRequest& c, std::vector<Event>& out) {
+  auto it = slotOf_.find(c.id);
+  if (it == slotOf_.end() || orders_[it->second].status != OrderStatus::Working) {
+    out.emplace_back(OrderRejected{c.id, c.account, RejectReason::UnknownOrder, "no working order with this id"});
+    return;
+  }
+  if (orders_[it->second].req.account != c.account) {
+    out.emplace_back(OrderRejected{c.id, c.account, RejectReason::NotYourOrder, "the order belongs to another account"});
+    return;
+  }
+  removeRemaining(it->second, CancelReason::User, out);
+}
+
+void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
+  auto reject = [&](RejectReason r, std::string d) {
+    out.emplace_back(OrderRejected{a.id, a.account, r, std::move(d)});
+  };
+  auto it = slotOf_.find(a.id);
+  if (it == slotOf_.end() || orders_[it->second].status != OrderStatus::Working)
+    return reject(RejectReason::UnknownOrder, "no working order with this id");
+  const Slot s = it->second;
+  Order& o = orders_[s];
+  if (o.req.account != a.account) return reject(RejectReason::NotYourOrder, "the order belongs to another account");
+  const Price limit = a.limit.value_or(o.req.limit);
+  const GpuCount gpus = a.gpus.value_or(o.req.gpus);
+  if (limit == o.req.limit && gpus == o.req.gpus) return reject(RejectReason::NothingToAmend, "the amend changes nothing");
+  if (limit <= 0 || limit > limits::kMaxPrice)
+    return reject(RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
+  if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return reject(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  std::vector<ClusterId> candidates;
+  for (ClusterId c : o.candidates)
+    if (state_.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
+  if (candidates.empty()) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
+  const bool keepPriority = limit == o.req.limit && gpus <= o.req.gpus;
+
+  if (o.aon()) {
+    const auto placement = bestPlacement(o, gpus, limit, candidates);
+    if (o.req.postOnly && placement) return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
+    unlistAllOrNone(s);
+    o.req.limit = limit;
+    o.req.gpus = gpus;
+    o.candidates = std::move(candidates);
+    o.leaves = static_cast<std::int64_t>(gpus) * o.req.hours();
+    if (!keepPriority) o.seq = ++lastSeq_;
+    out.emplace_back(OrderAmended{o.req.id, o.req.account, limit, gpus, keepPriority});
+    if (placement) fillAllOrNone(s, *placement, o.req.id, out);
+    else restAllOrNone(s);
+    return;
+  }
+
+  const GpuCount delta = gpus - o.req.gpus;
+  const Hour from = std::max(o.req.start, state_.now);
+  const auto hours = static_cast<std::size_t>(o.req.end - from);
+  std::vector<GpuCount> current(hours), next(hours);
+  std::int64_t nextTotal = 0;
+  for (std::size_t i = 0; i < hours; ++i) {
+    current[i] = remainingAt(o, from + static_cast<Hour>(i));
+    next[i] = std::max(0, current[i] + delta);
+    nextTotal += next[i];
+  }
+  if (nextTotal == 0) return reject(RejectReason::InvalidGpuCount, "the order has already filled that many GPUs in every hour");
+  if (o.req.side == Side::Sell && delta > 0)
+    for (std::size_t i = 0; i < hours; ++i) {
+      const Hour h = from + static_cast<Hour>(i);
+      const GpuCount extra = next[i] - current[i];
+      if (extra > 0 && !state_.inventory.canOffer(o.req.account, *o.req.cluster, h, h + 1, extra))
+        return reject(RejectReason::InsufficientHoldings, "the account does not own or hold these GPU-hours");
+    }
+  if (o.req.postOnly && !keepPriority && wouldTrade(o, limit, from, next))
+    return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
+
+  Book& b = book(*o.req.cluster);
+  const Price oldKey = keyOf(o.req.side, o.req.limit);
+  for (std::size_t i = 0; i < hours; ++i) {
+    const Hour h = from + static_cast<Hour>(i);
+    if (o.req.side == Side::Sell && next[i] != current[i])
+      state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, next[i] - current[i]);
+    if (current[i] == 0) continue;
+    Cell& c = *findCell(b, h);
+    const std::size_t j = indexOf(c.ladders[side(o.req.side)], oldKey, o.seq);
+    if (keepPriority && next[i] > 0) {
+      Entry& e = c.ladders[side(o.req.side)].entries[j];
+      if (o.req.side == Side::Sell) c.askGpus += next[i] - e.qty;
+      e.qty = next[i];
+    } else {
+      eraseEntry(c, o.req.side, j);
+    }
+  }
+  o.req.limit = limit;
+  o.req.gpus = gpus;
+  o.leaves = nextTotal;
+  if (!keepPriority) o.seq = ++lastSeq_;
+  out.emplace_back(OrderAmended{o.req.id, o.req.account, limit, gpus, keepPriority});
+  if (keepPriority) return;
+  matchAndRest(s, from, next, out);
+  if (orders_[s].status == OrderStatus::Working && orders_[s].req.side == Side::Sell) recheckAllOrNone(s, out);
+}
+
+void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
+  if (c.now <= state_.now) {
+    out.emplace_back(OrderRejected{0, 0, RejectReason::InvalidWindow, "the exchange clock only moves forward"});
+    return;
+  }
+  state_.now = c.now;
+  out.emplace_back(ClockAdvanced{c.now});
+  for (Slot s : working_) {
+    Order& o = orders_[s];
+    if (o.status != OrderStatus::Working) continue;
+    const bool gtdExpired = o.req.tif == TimeInForce::GTD && *o.req.expireAt <= c.now;
+    if (gtdExpired || (o.aon() && o.req.end - o.req.hours() < c.now)) {
+      removeRemaining(s, CancelReason::Expired, out);
+      continue;
+    }
+    if (o.aon() || o.liveFrom >= c.now) continue;
+    Book& b = book(*o.req.cluster);
+    const Price key = keyOf(o.req.side, o.req.limit);
+    std::int64_t removed = 0;
+    const Hour until = std::min(c.now, o.req.end);
+    for (Hour h = o.liveFrom; h < until; ++h) {
+      Cell* cell = findCell(b, h);
+      if (!cell) continue;
+      const std::size_t i = indexOf(cell->ladders[side(o.req.side)], key, o.seq);
+      if (i == npos) continue;
+      const GpuCount q = cell->ladders[side(o.req.side)].entries[i].qty;
+      removed += q;
+      if (o.req.side == Side::Sell) state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, -q);
+      eraseEntry(*cell, o.req.side, i);
+    }
+    o.liveFrom = until;
+    if (removed == 0) continue;
+    o.leaves -= removed;
+    if (o.leaves == 0) o.status = OrderStatus::Cancelled;
+    out.emplace_back(OrderCancelled{o.req.id, o.req.account, CancelReason::Expired, removed, o.leaves});
+  }
+  std::erase_if(working_, [this](Slot s) { return orders_[s].status != OrderStatus::Working; });
+}
+
+// ---- queries --------------------------------------------------------------------------------
+
+std::optional<OrderView> MatchingEngine::order(OrderId id) const {
+  auto it = slotOf_.find(id);
+  if (it == slotOf_.end()) return std::nullopt;
+  return view(orders_[it->second]);
+}
+
+std::vector<OrderView> MatchingEngine::workingOrders(AccountId account) const {
+  std::vector<OrderView> out;
+  for (Slot s : working_) {
+    const Order& o = orders_[s];
+    if (o.status == OrderStatus::Working && o.req.account == account) out.push_back(view(o));
+  }
+  std::sort(out.begin(), out.end(), [](const OrderView& a, const OrderView& b) { return a.request.id < b.request.id; });
+  return out;
+}
+
+std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side s, std::size_t maxLevels) const {
+  std::vector<BookLevel> out;
+  const Book* b = findBook(cluster);
+  const Cell* c = b ? findCell(*b, hour) : nullptr;
+  if (!c) return out;
+  const auto& v = c->ladders[side(s)].entries;
+  for (auto it = v.rbegin(); it != v.rend(); ++it) {
+    const Price price = keyOf(s, it->key);
+    if (out.empty() || out.back().price != price) {
+      if (out.size() == maxLevels) break;
+      out.push_back(BookLevel{price, 0, 0});
+    }
+    out.back().gpus += it->qty;
+    out.back().orders += 1;
+  }
+  return out;
+}
+
+std::vector<OrderView> MatchingEngine::allOrNoneBids(ClusterId cluster) const {
+  std::vector<const Order*> bids;
+  if (const Book* b = findBook(cluster))
+    for (Slot s : b->allOrNoneBids)
+      if (orders_[s].status == OrderStatus::Working) bids.push_back(&orders_[s]);
+  std::sort(bids.begin(), bids.end(), [](const Order* a, const Order* b) {
+    return a->req.limit != b->req.limit ? a->req.limit > b->req.limit : a->seq < b->seq;
+  });
+  std::vector<OrderView> out;
+  for (const Order* o : bids) out.push_back(view(*o));
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,105 @@
+#include "core/engine/OrderValidation.h"
+
+#include "core/engine/MarketLimits.h"
+
+#include <string>
+
+namespace tessera {
+namespace {
+
+OrderRejected reject(const OrderRequest& o, RejectReason r, std::string detail) {
+  return OrderRejected{o.id, o.account, r, std::move(detail)};
+}
+
+}  // namespace
+
+std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegistry& clusters) {
+  auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, 0, r, std::move(d)}; };
+  if (clusters.find(c.id)) return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
+  if (c.gpusPerNode <= 0 || c.nodeCount <= 0)
+    return bad(RejectReason::InvalidCluster, "gpus_per_node and node_count must be positive");
+  if (static_cast<std::int64_t>(c.gpusPerNode) * c.nodeCount > limits::kMaxClusterGpus)
+    return bad(RejectReason::InvalidCluster, "a cluster holds at most 1000000 GPUs");
+  if (c.gpuMemoryGb < 0 || c.intraNodeGBps < 0 || c.fabricGbpsPerNode < 0 || c.storageTb < 0 ||
+      c.carbonGramsPerKwh < 0)
+    return bad(RejectReason::InvalidCluster, "cluster figures must not be negative");
+  return std::nullopt;
+}
+
+std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketView& market) {
+  auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, g.account, r, std::move(d)}; };
+  const Cluster* c = market.clusters.find(g.cluster);
+  if (!c) return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(g.cluster));
+  if (g.gpus <= 0) return bad(RejectReason::InvalidGpuCount, "gpus must be positive");
+  if (g.start >= g.end || g.end - g.start > limits::kMaxWindowHours)
+    return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
+  if (g.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
+  if (g.gpus > c->totalGpus()) return bad(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
+  return std::nullopt;
+}
+
+std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse,
+                                              const MarketView& market,
+                                              std::vector<ClusterId>& candidates) {
+  candidates.clear();
+  if (o.id == 0) return reject(o, RejectReason::Malformed, "order id must be positive");
+  if (idInUse) return reject(o, RejectReason::DuplicateOrderId, "order id " + std::to_string(o.id) + " was used before");
+  if (o.gpus <= 0 || o.gpus > limits::kMaxClusterGpus)
+    return reject(o, RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  if (o.limit <= 0 || o.limit > limits::kMaxPrice)
+    return reject(o, RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
+  if (o.start >= o.end) return reject(o, RejectReason::InvalidWindow, "window must satisfy start < end");
+  if (o.end - o.start > limits::kMaxWindowHours)
+    return reject(o, RejectReason::InvalidWindow, "window longer than five years");
+  if (o.duration && (*o.duration <= 0 || *o.duration > o.end - o.start))
+    return reject(o, RejectReason::InvalidWindow, "duration must be between 1 and end - start hours");
+  if (o.start < market.now) return reject(o, RejectReason::WindowInPast, "window starts before the exchange clock");
+  if (o.tif == TimeInForce::GTD) {
+    if (!o.expireAt) return reject(o, RejectReason::InvalidTimeInForce, "GTD needs expire_at");
+    if (*o.expireAt <= market.now) return reject(o, RejectReason::InvalidTimeInForce, "expire_at is not in the future");
+  } else if (o.expireAt) {
+    return reject(o, RejectReason::InvalidTimeInForce, "expire_at is only for GTD orders");
+  }
+  if (o.postOnly && (o.tif == TimeInForce::IOC || o.tif == TimeInForce::FOK))
+    return reject(o, RejectReason::InvalidTimeInForce, "post-only orders cannot be IOC or FOK");
+  if (o.cluster.has_value() == o.constraints.has_value())
+    return reject(o, RejectReason::Unsupported, "an order names either a cluster or constraints");
+
+  if (o.side == Side::Sell) {
+    if (o.constraints) return reject(o, RejectReason::Unsupported, "a sell order names its cluster");
+    if (o.fill == FillStyle::AllOrNone) return reject(o, RejectReason::Unsupported, "sell orders are divisible");
+    if (o.duration) return reject(o, RejectReason::Unsupported, "sell orders have a fixed window");
+  } else {
+    if (o.sellBack) return reject(o, RejectReason::Unsupported, "sell_back is for sell orders");
+    if (o.fill == FillStyle::Divisible && (o.constraints || o.duration))
+      return reject(o, RejectReason::Unsupported, "divisible orders need a named cluster and a fixed window");
+  }
+
+  if (o.cluster) {
+    const Cluster* c = market.clusters.find(*o.cluster);
+    if (!c) return reject(o, RejectReason::UnknownCluster, "no cluster " + std::to_string(*o.cluster));
+    if (o.gpus > c->totalGpus())
+      return reject(o, RejectReason::ExceedsClusterSize, "more GPUs than cluster " + c->name + " has");
+    candidates.push_back(c->id);
+  } else {
+    candidates = market.clusters.candidates(*o.constraints, o.gpus);
+    if (candidates.empty())
+      return reject(o, RejectReason::NoMatchingCluster, "no cluster meets the constraints");
+  }
+
+  if (o.side == Side::Sell) {
+    if (o.sellBack) {
+      const auto k = market.contracts.find(*o.sellBack);
+      if (!k || k->buyer != o.account)
+        return reject(o, RejectReason::UnknownContract, "no contract " + std::to_string(*o.sellBack) + " held by this account");
+      if (k->cluster != *o.cluster || o.start < k->start || o.end > k->end || o.gpus > k->gpus)
+        return reject(o, RejectReason::InvalidWindow, "a sell-back must lie inside the contract it sells");
+    }
+    if (!market.inventory.canOffer(o.account, *o.cluster, o.start, o.end, o.gpus))
+      return reject(o, RejectReason::InsufficientHoldings,
+                    "the account does not own or hold these GPU-hours (or has offered them already)");
+  }
+  return std::nullopt;
+}
+
+}  // namespace tessera

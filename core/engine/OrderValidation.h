@@ -1,0 +1,30 @@
+#pragma once
+// The checks every new order passes before it reaches a book, shared by both matchers so that
+// they reject exactly the same inputs for exactly the same reasons.
+#include "core/engine/ClusterRegistry.h"
+#include "core/engine/ContractBook.h"
+#include "core/engine/Events.h"
+#include "core/engine/Inventory.h"
+
+#include <optional>
+#include <vector>
+
+namespace tessera {
+
+struct MarketView {
+  Hour now = 0;
+  const ClusterRegistry& clusters;
+  const Inventory& inventory;
+  const ContractBook& contracts;
+};
+
+// Returns the rejection, or nothing if the order may enter the book. For buy orders
+// `candidates` receives the clusters it may trade on, ascending by id.
+std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse,
+                                              const MarketView& market,
+                                              std::vector<ClusterId>& candidates);
+
+std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegistry& clusters);
+std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketView& market);
+
+}  // namespace tessera

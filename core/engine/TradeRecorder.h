@@ -1,0 +1,81 @@
+#pragma once
+// Collects the fills of one matching pass and turns them into trades. Fills between the same two
+// orders at the same size and price in consecutive hours become one contract, so a 168-hour
+// match against one listing is one contract, not 168. Trades are emitted in the order their first
+// hour was matched; trade ids and contract ids are the same number.
+#include "core/engine/ContractBook.h"
+#include "core/engine/Events.h"
+#include "core/engine/Inventory.h"
+
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+struct OrderRef {
+  OrderId order = 0;
+  AccountId account = 0;
+};
+
+class TradeRecorder {
+ public:
+  // Starts a pass: `self` (on `side`) trades against other orders on `cluster`.
+  void begin(ClusterId cluster, OrderRef self, Side side, OrderId aggressor);
+  void add(OrderRef other, Hour hour, GpuCount gpus, Price price);
+  bool empty() const { return runs_.empty(); }
+
+  // Emits Fill, Fill, ContractCreated for each trade, moves the GPU-hours in `inventory` and
+  // records the contracts. `leavesOf(orderId)` gives an order's working GPU-hours now.
+  template <typename LeavesOf>
+  void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
+             ContractId& lastContract, LeavesOf&& leavesOf);
+
+ private:
+  struct Run {
+    OrderRef other;
+    Hour start = 0;
+    Hour end = 0;
+    GpuCount gpus = 0;
+    Price price = 0;
+  };
+  ClusterId cluster_ = 0;
+  OrderRef self_;
+  Side side_ = Side::Buy;
+  OrderId aggressor_ = 0;
+  std::vector<Run> runs_;
+  std::vector<std::pair<OrderId, std::size_t>> lastRunOf_;  // few counterparties: a flat list
+};
+
+template <typename LeavesOf>
+void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
+                          ContractId& lastContract, LeavesOf&& leavesOf) {
+  for (const Run& r : runs_) {
+    const OrderRef buy = side_ == Side::Buy ? self_ : r.other;
+    const OrderRef sell = side_ == Side::Buy ? r.other : self_;
+    Contract k;
+    k.id = ++lastContract;
+    k.trade = k.id;
+    k.buyer = buy.account;
+    k.seller = sell.account;
+    k.buyOrder = buy.order;
+    k.sellOrder = sell.order;
+    k.cluster = cluster_;
+    k.gpus = r.gpus;
+    k.start = r.start;
+    k.end = r.end;
+    k.price = r.price;
+    inventory.transfer(k.seller, k.buyer, k.cluster, k.start, k.end, k.gpus);
+    contracts.add(k);
+    auto fill = [&](OrderRef o, Side s) {
+      return Fill{k.trade, k.id, o.order, o.account, s, o.order == aggressor_, k.cluster,
+                  k.gpus, k.start, k.end, k.price, leavesOf(o.order)};
+    };
+    out.emplace_back(fill(buy, Side::Buy));
+    out.emplace_back(fill(sell, Side::Sell));
+    out.emplace_back(ContractCreated{k});
+  }
+  runs_.clear();
+  lastRunOf_.clear();
+}
+
+}  // namespace tessera

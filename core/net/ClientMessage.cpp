@@ -1,0 +1,247 @@
+#include "core/net/ClientMessage.h"
+
+#include "core/engine/EventJson.h"
+
+#include <nlohmann/json.hpp>
+
+#include <initializer_list>
+#include <limits>
+
+namespace tessera::net {
+namespace {
+
+using nlohmann::json;
+
+// Rejects nesting deeper than kMaxJsonDepth before the JSON parser sees it: no valid message
+// nests deeply, and a line of 60,000 '[' should cost nothing.
+bool depthWithinLimit(std::string_view s) {
+  int depth = 0;
+  bool inString = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) return false;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+struct Reader {
+  const json& j;
+  ParseError& err;
+
+  bool fail(std::string code, std::string reason) {
+    err.code = std::move(code);
+    err.reason = std::move(reason);
+    return false;
+  }
+  bool onlyFields(std::initializer_list<std::string_view> allowed,
+                  std::initializer_list<std::string_view> more = {}) {
+    for (const auto& [key, value] : j.items()) {
+      if (key == "type" || key == "req") continue;
+      bool known = false;
+      for (auto a : allowed) known = known || key == a;
+      for (auto a : more) known = known || key == a;
+      if (!known) return fail("unknown_field", "unknown field '" + key + "'");
+    }
+    return true;
+  }
+  bool string(const char* name, std::string& out, std::size_t maxLen, bool required = true) {
+    auto it = j.find(name);
+    if (it == j.end()) {
+      if (required) return fail("bad_field", std::string("field '") + name + "' is required");
+      return true;
+    }
+    if (!it->is_string()) return fail("bad_field", std::string("field '") + name + "' must be a string");
+    const auto& s = it->get_ref<const std::string&>();
+    if (s.empty() || s.size() > maxLen) {
+      return fail("bad_field", std::string("field '") + name + "' must be 1 to " +
+                                   std::to_string(maxLen) + " characters");
+    }
+    out = s;
+    return true;
+  }
+  // The JSON parser stores every non-negative integer literal as unsigned, negative ones as
+  // signed and anything with a fraction, exponent or beyond 2^64 as a float.
+  template <class T>
+  bool unsignedNumber(const char* name, std::optional<T>& out, std::uint64_t min = 0) {
+    auto it = j.find(name);
+    if (it == j.end()) return true;
+    if (!it->is_number_unsigned()) {
+      return fail("bad_field", std::string("field '") + name + "' must be a " +
+                                   (min > 0 ? "positive" : "non-negative") + " integer");
+    }
+    const auto v = it->get<std::uint64_t>();
+    if (v < min || v > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
+      return fail("bad_field", std::string("field '") + name + "' is out of range");
+    }
+    out = static_cast<T>(v);
+    return true;
+  }
+  template <class T>
+  bool positiveNumber(const char* name, std::optional<T>& out) {
+    return unsignedNumber(name, out, 1);
+  }
+  bool orderRef(OrderRef& ref) {
+    if (!unsignedNumber("order_id", ref.orderId)) return false;
+    if (j.contains("cl_ord_id")) {
+      std::string s;
+      if (!string("cl_ord_id", s, kMaxClOrdIdLength)) return false;
+      ref.clOrdId = std::move(s);
+    }
+    if (ref.orderId.has_value() == ref.clOrdId.has_value()) {
+      return fail("bad_field", "give exactly one of 'orderId' and 'clOrdId'");
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line) {
+  ParseError err;
+  if (!depthWithinLimit(line)) {
+    err.code = "malformed";
+    err.reason = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return err;
+  }
+  const json j = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    err.code = "malformed";
+    err.reason = "not valid JSON";
+    return err;
+  }
+  if (!j.is_object()) {
+    err.code = "malformed";
+    err.reason = "a message must be a JSON object";
+    return err;
+  }
+  ClientMessage msg;
+  Reader r{j, err};
+  if (auto it = j.find("req"); it != j.end()) {
+    if (!it->is_number_unsigned()) {
+      err.code = "bad_field";
+      err.reason = "field 'req' must be a non-negative integer";
+      return err;
+    }
+    msg.req = it->get<std::uint64_t>();
+    err.req = msg.req;
+  }
+  auto typeIt = j.find("type");
+  if (typeIt == j.end() || !typeIt->is_string()) {
+    err.code = "malformed";
+    err.reason = "field 'type' (a string) is required";
+    return err;
+  }
+  const std::string& type = typeIt->get_ref<const std::string&>();
+  err.type = type.size() <= 32 ? type : type.substr(0, 32);
+
+  bool ok = true;
+  if (type == "logon") {
+    Logon m;
+    ok = r.onlyFields({"account", "key"}) && r.string("account", m.account, 64) &&
+         r.string("key", m.key, 256);
+    msg.request = std::move(m);
+  } else if (type == "logout") {
+    ok = r.onlyFields({});
+    msg.request = Logout{};
+  } else if (type == "heartbeat") {
+    ok = r.onlyFields({});
+    msg.request = Heartbeat{};
+  } else if (type == "new_order") {
+    NewOrder m;
+    // The order fields are core/engine/EventJson.h's order form (which rejects unknown
+    // fields itself), minus the id, which the exchange assigns.
+    if (j.contains("id")) {
+      ok = r.fail("unknown_field", "field 'id' is assigned by the exchange; name orders with 'cl_ord_id'");
+    } else if (j.contains("account")) {
+      ok = r.fail("unknown_field", "field 'account' is the session's; it may not be given");
+    } else {
+      ok = r.string("cl_ord_id", m.clOrdId, kMaxClOrdIdLength);
+    }
+    if (ok) {
+      json fields = j;
+      fields.erase("req");
+      fields.erase("cl_ord_id");
+      fields["id"] = 1;
+      auto parsed = orderFromJson(fields, 0);
+      if (auto* e = std::get_if<JsonError>(&parsed)) {
+        ok = r.fail(e->message.rfind("unknown field", 0) == 0 ? "unknown_field" : "bad_field",
+                    e->message);
+      } else {
+        m.order = std::get<OrderRequest>(std::move(parsed));
+        m.order.id = 0;
+        m.order.account = 0;
+      }
+    }
+    msg.request = std::move(m);
+  } else if (type == "cancel") {
+    CancelOrder m;
+    ok = r.onlyFields({"order_id", "cl_ord_id"}) && r.orderRef(m.ref);
+    msg.request = std::move(m);
+  } else if (type == "amend") {
+    AmendOrder m;
+    ok = r.onlyFields({"order_id", "cl_ord_id", "limit", "gpus"}) && r.orderRef(m.ref) &&
+         r.positiveNumber("limit", m.limit) && r.positiveNumber("gpus", m.gpus);
+    if (ok && !m.limit && !m.gpus) ok = r.fail("bad_field", "amend needs 'limit' and/or 'gpus'");
+    msg.request = std::move(m);
+  } else if (type == "mass_cancel") {
+    MassCancel m;
+    ok = r.onlyFields({"cluster"}) && r.unsignedNumber("cluster", m.cluster);
+    msg.request = std::move(m);
+  } else if (type == "order_status") {
+    OrderStatusQuery m;
+    ok = r.onlyFields({"order_id", "cl_ord_id"}) && r.orderRef(m.ref);
+    msg.request = std::move(m);
+  } else if (type == "orders") {
+    ok = r.onlyFields({});
+    msg.request = OrdersQuery{};
+  } else if (type == "positions") {
+    ok = r.onlyFields({});
+    msg.request = PositionsQuery{};
+  } else if (type == "balance") {
+    ok = r.onlyFields({});
+    msg.request = BalanceQuery{};
+  } else if (type == "subscribe") {
+    Subscribe m;
+    ok = r.onlyFields({"from_seq"}) && r.unsignedNumber("from_seq", m.fromSeq);
+    msg.request = std::move(m);
+  } else if (type == "unsubscribe") {
+    ok = r.onlyFields({});
+    msg.request = Unsubscribe{};
+  } else {
+    err.code = "unknown_type";
+    err.reason = "unknown message type '" + err.type + "'";
+    return err;
+  }
+  if (!ok) return err;
+  return msg;
+}
+
+std::string_view typeName(const ClientRequest& r) {
+  struct Names {
+    std::string_view operator()(const Logon&) const { return "logon"; }
+    std::string_view operator()(const Logout&) const { return "logout"; }
+    std::string_view operator()(const Heartbeat&) const { return "heartbeat"; }
+    std::string_view operator()(const NewOrder&) const { return "new_order"; }
+    std::string_view operator()(const CancelOrder&) const { return "cancel"; }
+    std::string_view operator()(const AmendOrder&) const { return "amend"; }
+    std::string_view operator()(const MassCancel&) const { return "mass_cancel"; }
+    std::string_view operator()(const OrderStatusQuery&) const { return "order_status"; }
+    std::string_view operator()(const OrdersQuery&) const { return "orders"; }
+    std::string_view operator()(const PositionsQuery&) const { return "positions"; }
+    std::string_view operator()(const BalanceQuery&) const { return "balance"; }
+    std::string_view operator()(const Subscribe&) const { return "subscribe"; }
+    std::string_view operator()(const Unsubscribe&) const { return "unsubscribe"; }
+  };
+  return std::visit(Names{}, r);
+}
+
+}  // namespace tessera::net

@@ -1,0 +1,60 @@
+#pragma once
+// The client-to-server half of the protocol (docs/protocol.md): one JSON object per line,
+// parsed into typed requests. This is the surface exposed to the network, so it is fuzzed
+// (tests/net/fuzz_message_parser.cpp) and must turn every input into a request or an error.
+#include "core/domain/Order.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace tessera::net {
+
+// An order named either by the exchange's id or by the client's own id.
+struct OrderRef {
+  std::optional<OrderId> orderId;
+  std::optional<std::string> clOrdId;
+};
+
+struct Logon { std::string account; std::string key; };
+struct Logout {};
+struct Heartbeat {};
+struct NewOrder { std::string clOrdId; OrderRequest order; };  // order.id/account unset
+struct CancelOrder { OrderRef ref; };
+struct AmendOrder { OrderRef ref; std::optional<Price> limit; std::optional<GpuCount> gpus; };
+struct MassCancel { std::optional<ClusterId> cluster; };
+struct OrderStatusQuery { OrderRef ref; };
+struct OrdersQuery {};
+struct PositionsQuery {};
+struct BalanceQuery {};
+// Market data: a snapshot, or (with fromSeq) the messages from fromSeq on if still kept.
+struct Subscribe { std::optional<std::uint64_t> fromSeq; };
+struct Unsubscribe {};
+
+using ClientRequest =
+    std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
+                 OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
+                 Unsubscribe>;
+
+struct ClientMessage {
+  ClientRequest request;
+  std::optional<std::uint64_t> req;  // the client's request number, echoed in the reply
+};
+
+struct ParseError {
+  std::string code;    // "malformed", "unknown_type", "unknown_field", "bad_field"
+  std::string reason;  // for a person
+  std::string type;    // the message type, when it could be read
+  std::optional<std::uint64_t> req;
+};
+
+inline constexpr std::size_t kMaxClOrdIdLength = 64;
+inline constexpr int kMaxJsonDepth = 8;
+
+std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line);
+
+std::string_view typeName(const ClientRequest& r);
+
+}  // namespace tessera::net

@@ -1,0 +1,72 @@
+#include "core/net/EmbeddedExchange.h"
+
+#include "core/net/ExchangeServer.h"
+#include "core/net/Sha256.h"
+
+#include <string>
+
+namespace tessera::net {
+
+EmbeddedExchange::EmbeddedExchange(ExchangeConfig config)
+    : server_(std::make_unique<ExchangeServer>(std::move(config))) {}
+
+EmbeddedExchange::~EmbeddedExchange() { stop(); }
+
+void EmbeddedExchange::start() { server_->start(); }
+void EmbeddedExchange::stop() { server_->stop(); }
+std::uint16_t EmbeddedExchange::port() const { return server_->port(); }
+ExchangeServer& EmbeddedExchange::server() { return *server_; }
+
+void EmbeddedExchange::inject(const InputEvent& event, std::string_view account) {
+  server_->inject(event, std::string(account));
+}
+
+ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
+                                            std::string_view traderKey) {
+  ExchangeConfig c;
+  c.listenAddress = "127.0.0.1";
+  c.port = 0;
+  c.dbPath = ":memory:";
+  c.initialClock = now;
+  AccountConfig t;
+  t.name = std::string(trader);
+  t.salt = "embedded-" + t.name;
+  t.keyHash = hashApiKey(t.salt, traderKey);
+  t.cash = 1'000'000 * kMicrosPerDollar;
+  c.accounts.push_back(t);
+  for (const char* house : {"house-mm", "house-provider"}) {
+    AccountConfig h;
+    h.name = house;
+    h.house = true;
+    c.accounts.push_back(h);
+  }
+  auto cluster = [](ClusterId id, std::string name, std::string provider, std::string region,
+                    Accelerator acc, int mem, int nodes, FabricClass fabric, int carbon) {
+    Cluster k;
+    k.id = id;
+    k.name = std::move(name);
+    k.provider = std::move(provider);
+    k.region = std::move(region);
+    k.accelerator = acc;
+    k.gpuMemoryGb = mem;
+    k.gpusPerNode = 8;
+    k.nodeCount = nodes;
+    k.fabric = fabric;
+    k.carbonGramsPerKwh = carbon;
+    return k;
+  };
+  c.clusters = {
+      cluster(1, "us-east-h100-a", "coreweave", "us-east", Accelerator::H100, 80, 32,
+              FabricClass::InfiniBand, 380),
+      cluster(2, "eu-north-h200-a", "nebius", "eu-north", Accelerator::H200, 141, 16,
+              FabricClass::InfiniBand, 40),
+      cluster(3, "us-west-mi300x-a", "lambda", "us-west", Accelerator::MI300X, 192, 8,
+              FabricClass::RoCE, 250),
+  };
+  for (const Cluster& k : c.clusters) {
+    c.grants.push_back(GrantConfig{"house-provider", k.name, k.totalGpus(), now, now + 7 * kHoursPerDay});
+  }
+  return c;
+}
+
+}  // namespace tessera::net

@@ -1,0 +1,131 @@
+#include "core/net/ExchangeConfig.h"
+
+#include "core/engine/EventJson.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace tessera::net {
+namespace {
+
+using nlohmann::json;
+
+std::variant<json, ConfigError> readJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return ConfigError{"cannot open '" + path + "'"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j = json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded()) return ConfigError{"'" + path + "' is not valid JSON"};
+  if (!j.is_object()) return ConfigError{"'" + path + "' must hold a JSON object"};
+  return j;
+}
+
+// Reads an optional field of type T, reporting a type mismatch instead of throwing.
+template <class T>
+bool get(const json& j, const char* key, T& out, std::string& err, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  try {
+    out = it->get<T>();
+    return true;
+  } catch (const json::exception&) {
+    err = where + ": field '" + key + "' has the wrong type";
+    return false;
+  }
+}
+
+}  // namespace
+
+std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path,
+                                                           ExchangeConfig cfg) {
+  auto read = readJson(path);
+  if (auto* e = std::get_if<ConfigError>(&read)) return *e;
+  const json& j = std::get<json>(read);
+  std::string err;
+  for (const char* key : {"accounts", "clusters", "grants"}) {
+    if (j.contains(key) && !j[key].is_array()) return ConfigError{path + ": '" + key + "' must be an array"};
+  }
+  for (const json& a : j.value("accounts", json::array())) {
+    AccountConfig ac;
+    const std::string where = path + ": account";
+    if (!a.is_object() || !get(a, "name", ac.name, err, where) || !get(a, "salt", ac.salt, err, where) ||
+        !get(a, "key_hash", ac.keyHash, err, where) || !get(a, "cash", ac.cash, err, where) ||
+        !get(a, "house", ac.house, err, where)) {
+      return ConfigError{err.empty() ? where + " must be an object" : err};
+    }
+    if (ac.name.empty()) return ConfigError{where + " without a name"};
+    if (ac.cash < 0) return ConfigError{where + " '" + ac.name + "' has negative cash"};
+    cfg.accounts.push_back(std::move(ac));
+  }
+  for (const json& c : j.value("clusters", json::array())) {
+    auto parsed = clusterFromJson(c);
+    if (auto* e = std::get_if<JsonError>(&parsed)) return ConfigError{path + ": cluster: " + e->message};
+    cfg.clusters.push_back(std::get<Cluster>(std::move(parsed)));
+  }
+  for (const json& g : j.value("grants", json::array())) {
+    GrantConfig gc;
+    const std::string where = path + ": grant";
+    if (!g.is_object() || !get(g, "account", gc.account, err, where) ||
+        !get(g, "cluster", gc.cluster, err, where) || !get(g, "gpus", gc.gpus, err, where) ||
+        !get(g, "start", gc.start, err, where) || !get(g, "end", gc.end, err, where)) {
+      return ConfigError{err.empty() ? where + " must be an object" : err};
+    }
+    cfg.grants.push_back(std::move(gc));
+  }
+  if (j.contains("initial_clock")) {
+    Hour h = 0;
+    if (!get(j, "initial_clock", h, err, path)) return ConfigError{err};
+    cfg.initialClock = h;
+  }
+  return cfg;
+}
+
+std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path,
+                                                         ExchangeConfig cfg) {
+  auto read = readJson(path);
+  if (auto* e = std::get_if<ConfigError>(&read)) return *e;
+  const json& j = std::get<json>(read);
+  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits"};
+  for (const auto& [key, value] : j.items()) {
+    bool known = false;
+    for (const char* k : kKnown) known = known || key == k;
+    if (!known) return ConfigError{path + ": unknown setting '" + key + "'"};
+  }
+  std::string err;
+  int port = cfg.port;
+  std::string accounts;
+  if (!get(j, "listen", cfg.listenAddress, err, path) || !get(j, "port", port, err, path) ||
+      !get(j, "db", cfg.dbPath, err, path) || !get(j, "sync_full", cfg.syncFull, err, path) ||
+      !get(j, "accounts", accounts, err, path)) {
+    return ConfigError{err};
+  }
+  if (port < 0 || port > 65535) return ConfigError{path + ": port out of range"};
+  cfg.port = static_cast<std::uint16_t>(port);
+  if (auto it = j.find("limits"); it != j.end()) {
+    if (!it->is_object()) return ConfigError{path + ": 'limits' must be an object"};
+    Limits& l = cfg.limits;
+    const std::string where = path + ": limits";
+    if (!get(*it, "max_message_bytes", l.maxMessageBytes, err, where) ||
+        !get(*it, "max_open_orders_per_account", l.maxOpenOrdersPerAccount, err, where) ||
+        !get(*it, "max_messages_per_second", l.maxMessagesPerSecond, err, where) ||
+        !get(*it, "burst_messages", l.burstMessages, err, where) ||
+        !get(*it, "max_pending_outbound_bytes", l.maxPendingOutboundBytes, err, where) ||
+        !get(*it, "heartbeat_seconds", l.heartbeatSeconds, err, where) ||
+        !get(*it, "idle_timeout_seconds", l.idleTimeoutSeconds, err, where) ||
+        !get(*it, "md_replay_depth", l.mdReplayDepth, err, where)) {
+      return ConfigError{err};
+    }
+  }
+  if (!accounts.empty()) {
+    std::filesystem::path p(accounts);
+    if (p.is_relative()) p = std::filesystem::path(path).parent_path() / p;
+    return loadAccountsFile(p.string(), std::move(cfg));
+  }
+  return cfg;
+}
+
+}  // namespace tessera::net

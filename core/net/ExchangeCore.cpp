@@ -1,0 +1,670 @@
+#include "core/net/ExchangeCore.h"
+
+#include "core/engine/EventJson.h"
+#include "core/engine/MarketLimits.h"
+#include "core/net/ServerMessage.h"
+#include "core/net/Sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace tessera::net {
+namespace {
+
+constexpr std::size_t kPublishedLevels = 20;
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// Cash a resting bid holds: limit x GPUs x hours. Orders outside the engine's bounds are
+// rejected by the engine anyway, so they reserve nothing rather than overflowing.
+Money reservationFor(const OrderRequest& o) {
+  if (o.side != Side::Buy || o.sellBack) return 0;
+  const Hour hours = o.hours();
+  if (o.limit <= 0 || o.limit > limits::kMaxPrice || o.gpus <= 0 ||
+      o.gpus > limits::kMaxClusterGpus || hours <= 0 || hours > limits::kMaxWindowHours) {
+    return 0;
+  }
+  return o.limit * o.gpus * hours;
+}
+
+Hour currentUtcHour() {
+  using namespace std::chrono;
+  return duration_cast<hours>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string_view statusName(OrderStatus s) {
+  switch (s) {
+    case OrderStatus::Working: return "working";
+    case OrderStatus::Filled: return "filled";
+    case OrderStatus::Cancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+void appendReq(std::string& out, std::optional<std::uint64_t> req) {
+  if (req) {
+    out += ",\"req\":";
+    out += std::to_string(*req);
+  }
+}
+
+}  // namespace
+
+void Outbox::clear() {
+  toSession.clear();
+  marketData.clear();
+  subscribers.clear();
+  disconnect.clear();
+}
+
+ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
+    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine()) {
+  epoch_ = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  for (const AccountConfig& ac : config.accounts) {
+    Account& a = accountNamed(ac.name);
+    a.salt = ac.salt;
+    a.keyHash = ac.keyHash;
+    a.cash = ac.cash;
+    a.house = ac.house;
+    a.configured = true;
+  }
+  replay();
+  if (replayed_ == 0) openMarket(config);
+}
+
+ExchangeCore::~ExchangeCore() = default;
+
+ExchangeCore::Account& ExchangeCore::accountNamed(const std::string& name) {
+  const AccountId id = directory_.intern(name);
+  auto [it, inserted] = accounts_.try_emplace(id);
+  if (inserted) {
+    it->second.id = id;
+    it->second.name = name;
+    it->second.house = true;  // an account only a feeder or the journal knows of
+  }
+  return it->second;
+}
+
+ExchangeCore::Account* ExchangeCore::accountOf(SessionId s) {
+  auto it = sessions_.find(s);
+  if (it == sessions_.end() || it->second.account == 0) return nullptr;
+  return &accounts_.at(it->second.account);
+}
+
+Money ExchangeCore::cash(AccountId a) const {
+  auto it = accounts_.find(a);
+  return it == accounts_.end() ? 0 : it->second.cash;
+}
+
+Money ExchangeCore::reserved(AccountId a) const {
+  auto it = accounts_.find(a);
+  return it == accounts_.end() ? 0 : it->second.reserved;
+}
+
+void ExchangeCore::replay() {
+  replaying_ = true;
+  replayed_ = journal_.replay([this](const JournalEntry& e) {
+    const nlohmann::json j = nlohmann::json::parse(e.input, nullptr, false);
+    if (j.is_discarded()) {
+      throw std::runtime_error("journal entry " + std::to_string(e.seq) + " is not JSON");
+    }
+    auto parsed = inputEventFromJson(j, directory_);
+    if (auto* err = std::get_if<JsonError>(&parsed)) {
+      throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": " + err->message);
+    }
+    InputEvent in = std::get<InputEvent>(std::move(parsed));
+    if (auto* o = std::get_if<OrderRequest>(&in)) {
+      Account& a = accountNamed(directory_.name(o->account));
+      OrderInfo info;
+      info.account = a.id;
+      info.clOrdId = e.clOrdId;
+      info.limit = o->limit;
+      info.side = o->side;
+      info.reserved = a.house ? 0 : reservationFor(*o);
+      orders_[o->id] = std::move(info);
+      a.byClOrdId[e.clOrdId] = o->id;
+      nextOrderId_ = std::max(nextOrderId_, o->id + 1);
+    }
+    if (auto rej = applyInput(in, e.clOrdId, nullptr)) {
+      throw std::runtime_error("journal entry " + std::to_string(e.seq) +
+                               " is rejected on replay (" + rej->detail +
+                               "): the journal does not match this engine");
+    }
+  });
+  replaying_ = false;
+}
+
+void ExchangeCore::openMarket(const ExchangeConfig& config) {
+  const Hour now = config.initialClock.value_or(currentUtcHour());
+  auto must = [this](const InputEvent& in, const std::string& what) {
+    if (auto rej = applyInput(in, "", nullptr)) {
+      throw std::runtime_error("cannot open the market: " + what + ": " + rej->detail);
+    }
+  };
+  must(ClockAdvance{now}, "clock");
+  for (const Cluster& c : config.clusters) must(c, "cluster '" + c.name + "'");
+  for (const GrantConfig& g : config.grants) {
+    std::optional<ClusterId> cluster;
+    for (const Cluster& c : engine_->clusters()) {
+      if (c.name == g.cluster) cluster = c.id;
+    }
+    if (!cluster) throw std::runtime_error("grant names unknown cluster '" + g.cluster + "'");
+    must(CapacityGrant{accountNamed(g.account).id, *cluster, g.gpus, g.start, g.end},
+         "grant to '" + g.account + "'");
+  }
+  journal_.commit();
+}
+
+void ExchangeCore::sessionOpened(SessionId s) { sessions_[s] = Session{}; }
+
+void ExchangeCore::sessionClosed(SessionId s) {
+  auto it = sessions_.find(s);
+  if (it == sessions_.end()) return;
+  if (it->second.account != 0) {
+    auto& list = accounts_.at(it->second.account).sessions;
+    list.erase(std::remove(list.begin(), list.end(), s), list.end());
+  }
+  sessions_.erase(it);
+}
+
+void ExchangeCore::handleParseError(SessionId s, const ParseError& e, Outbox& out) {
+  appendError(out.toSession[s], e.code, e.reason, e.type, e.req);
+}
+
+void ExchangeCore::handleRejectedLine(SessionId s, std::string_view code, std::string_view reason,
+                                      Outbox& out) {
+  appendError(out.toSession[s], code, reason, "", std::nullopt);
+}
+
+std::optional<OrderId> ExchangeCore::resolve(const Account& a, const OrderRef& ref) const {
+  if (ref.clOrdId) {
+    auto it = a.byClOrdId.find(*ref.clOrdId);
+    if (it == a.byClOrdId.end()) return std::nullopt;
+    return it->second;
+  }
+  auto it = orders_.find(*ref.orderId);
+  // Another account's order is reported exactly like a missing one: accounts must not learn
+  // about each other's orders.
+  if (it == orders_.end() || it->second.account != a.id) return std::nullopt;
+  return *ref.orderId;
+}
+
+void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
+  auto sit = sessions_.find(s);
+  if (sit == sessions_.end()) return;  // closed while the message was queued
+  Session& session = sit->second;
+  const std::string_view type = typeName(m.request);
+
+  if (auto* logon = std::get_if<Logon>(&m.request)) {
+    std::string& o = out.toSession[s];
+    if (session.account != 0) {
+      appendError(o, "already_logged_on", "this session is already logged on", type, m.req);
+      return;
+    }
+    auto id = directory_.find(logon->account);
+    const Account* a = id ? &accounts_.at(*id) : nullptr;
+    if (!a || !a->configured || a->keyHash.empty() ||
+        !constantTimeEquals(hashApiKey(a->salt, logon->key), a->keyHash)) {
+      appendError(o, "auth_failed", "unknown account or wrong key", type, m.req);
+      if (++session.failedLogons >= 3) out.disconnect.push_back(s);
+      return;
+    }
+    session.account = a->id;
+    accounts_.at(a->id).sessions.push_back(s);
+    nlohmann::json clusters = nlohmann::json::array();
+    for (const Cluster& c : engine_->clusters()) clusters.push_back(toJson(c));
+    o += "{\"type\":\"logon_ack\",\"account\":";
+    o += jsonString(a->name);
+    o += ",\"epoch\":" + std::to_string(epoch_) + ",\"now\":" + std::to_string(engine_->now()) +
+         ",\"md_seq\":" + std::to_string(mdSeq_) + ",\"clusters\":" + clusters.dump();
+    appendReq(o, m.req);
+    o += "}\n";
+    return;
+  }
+  if (std::holds_alternative<Heartbeat>(m.request)) {
+    std::string& o = out.toSession[s];
+    o += "{\"type\":\"heartbeat\"";
+    appendReq(o, m.req);
+    o += "}\n";
+    return;
+  }
+  if (std::holds_alternative<Logout>(m.request)) {
+    std::string& o = out.toSession[s];
+    o += "{\"type\":\"logout_ack\"";
+    appendReq(o, m.req);
+    o += "}\n";
+    out.disconnect.push_back(s);
+    return;
+  }
+  Account* a = accountOf(s);
+  if (!a) {
+    appendError(out.toSession[s], "not_logged_on", "log on first", type, m.req);
+    return;
+  }
+  std::visit(
+      Overloaded{
+          [&](const NewOrder& n) { onNewOrder(s, *a, n, out, !a->house); },
+          [&](const CancelOrder& c) {
+            auto id = resolve(*a, c.ref);
+            if (!id) {
+              appendError(out.toSession[s], "unknown_order", "no such order of yours", type, m.req);
+              return;
+            }
+            onCancel(s, *a, *id, m.req, out);
+          },
+          [&](const AmendOrder& am) { onAmend(s, *a, am, m.req, out); },
+          [&](const MassCancel& mc) {
+            int n = 0;
+            for (const OrderView& v : engine_->workingOrders(a->id)) {
+              if (mc.cluster && v.request.cluster != mc.cluster) continue;
+              const auto& info = orders_.at(v.request.id);
+              if (!applyInput(CancelRequest{v.request.id, a->id}, info.clOrdId, &out)) ++n;
+            }
+            std::string& o = out.toSession[s];
+            o += "{\"type\":\"mass_cancel_ack\",\"cancelled\":" + std::to_string(n);
+            appendReq(o, m.req);
+            o += "}\n";
+          },
+          [&](const OrderStatusQuery& q) {
+            auto id = resolve(*a, q.ref);
+            auto view = id ? engine_->order(*id) : std::nullopt;
+            std::string& o = out.toSession[s];
+            if (!view) {
+              appendError(o, "unknown_order", "no such order of yours", type, m.req);
+              return;
+            }
+            o += "{\"type\":\"order_status\",\"order_id\":" + std::to_string(*id) +
+                 ",\"cl_ord_id\":" + jsonString(orders_.at(*id).clOrdId) + ",\"status\":\"" +
+                 std::string(statusName(view->status)) +
+                 "\",\"filled_gpu_hours\":" + std::to_string(view->filledGpuHours) +
+                 ",\"leaves_gpu_hours\":" + std::to_string(view->leavesGpuHours) +
+                 ",\"order\":" + toJson(view->request).dump();
+            appendReq(o, m.req);
+            o += "}\n";
+          },
+          [&](const OrdersQuery&) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const OrderView& v : engine_->workingOrders(a->id)) {
+              list.push_back({{"order_id", v.request.id},
+                              {"cl_ord_id", orders_.at(v.request.id).clOrdId},
+                              {"status", statusName(v.status)},
+                              {"filled_gpu_hours", v.filledGpuHours},
+                              {"leaves_gpu_hours", v.leavesGpuHours},
+                              {"order", toJson(v.request)}});
+            }
+            std::string& o = out.toSession[s];
+            o += "{\"type\":\"orders\",\"orders\":" + list.dump();
+            appendReq(o, m.req);
+            o += "}\n";
+          },
+          [&](const PositionsQuery&) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const Contract& c : engine_->contractsOf(a->id)) {
+              list.push_back({{"contract", c.id},
+                              {"trade", c.trade},
+                              {"side", c.buyer == a->id ? "buy" : "sell"},
+                              {"buy_order", c.buyer == a->id ? c.buyOrder : 0},
+                              {"sell_order", c.seller == a->id ? c.sellOrder : 0},
+                              {"cluster", c.cluster},
+                              {"gpus", c.gpus},
+                              {"start", c.start},
+                              {"end", c.end},
+                              {"price", c.price}});
+            }
+            std::string& o = out.toSession[s];
+            o += "{\"type\":\"positions\",\"contracts\":" + list.dump();
+            appendReq(o, m.req);
+            o += "}\n";
+          },
+          [&](const BalanceQuery&) { appendBalance(out.toSession[s], a->cash, a->reserved, m.req); },
+          [&](const Subscribe& sub) { onSubscribe(s, sub, out); },
+          [&](const Unsubscribe&) {
+            session.subscribed = false;
+            std::string& o = out.toSession[s];
+            o += "{\"type\":\"unsubscribe_ack\"";
+            appendReq(o, m.req);
+            o += "}\n";
+          },
+          [&](const auto&) {},
+      },
+      m.request);
+}
+
+void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& out, bool checks) {
+  auto reject = [&](std::string_view code, std::string_view reason) {
+    std::string line;
+    appendRejected(line, m.clOrdId, code, reason);
+    toAccount(a.id, out, line);
+  };
+  if (a.byClOrdId.count(m.clOrdId)) {
+    reject("duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account");
+    return;
+  }
+  if (a.openOrders >= limits_.maxOpenOrdersPerAccount) {
+    reject("too_many_open_orders",
+           "at most " + std::to_string(limits_.maxOpenOrdersPerAccount) + " open orders");
+    return;
+  }
+  const Money reservation = a.house ? 0 : reservationFor(m.order);
+  if (checks && reservation > a.cash - a.reserved) {
+    reject("insufficient_cash", "the bid needs " + std::to_string(reservation) +
+                                    " micro-dollars, " + std::to_string(a.cash - a.reserved) +
+                                    " are available");
+    return;
+  }
+  OrderRequest o = m.order;
+  o.id = nextOrderId_++;
+  o.account = a.id;
+  OrderInfo info;
+  info.account = a.id;
+  info.clOrdId = m.clOrdId;
+  info.limit = o.limit;
+  info.side = o.side;
+  info.reserved = reservation;
+  orders_[o.id] = std::move(info);
+  a.byClOrdId[m.clOrdId] = o.id;
+  if (auto rej = applyInput(o, m.clOrdId, &out)) {
+    orders_.erase(o.id);
+    a.byClOrdId.erase(m.clOrdId);
+    reject(codeOf(rej->reason), rej->detail);
+  }
+}
+
+void ExchangeCore::onCancel(SessionId s, Account& a, OrderId id, std::optional<std::uint64_t> req,
+                            Outbox& out) {
+  if (auto rej = applyInput(CancelRequest{id, a.id}, orders_.at(id).clOrdId, &out)) {
+    appendError(out.toSession[s], codeOf(rej->reason), rej->detail, "cancel", req);
+  }
+}
+
+void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
+                           std::optional<std::uint64_t> req, Outbox& out) {
+  auto id = resolve(a, m.ref);
+  auto view = id ? engine_->order(*id) : std::nullopt;
+  if (!view) {
+    appendError(out.toSession[s], "unknown_order", "no such order of yours", "amend", req);
+    return;
+  }
+  OrderInfo& info = orders_.at(*id);
+  if (!a.house && info.side == Side::Buy && !view->request.sellBack) {
+    const Price limit = m.limit.value_or(view->request.limit);
+    const GpuCount gpus = m.gpus.value_or(view->request.gpus);
+    if (limit <= limits::kMaxPrice && gpus <= limits::kMaxClusterGpus && view->request.gpus > 0) {
+      const std::int64_t leaves =
+          (view->leavesGpuHours * gpus + view->request.gpus - 1) / view->request.gpus;
+      const Money needed = limit * leaves;
+      if (needed - info.reserved > a.cash - a.reserved) {
+        appendError(out.toSession[s], "insufficient_cash",
+                    "the amended bid needs " + std::to_string(needed) + " micro-dollars",
+                    "amend", req);
+        return;
+      }
+    }
+  }
+  if (auto rej = applyInput(AmendRequest{*id, a.id, m.limit, m.gpus}, info.clOrdId, &out)) {
+    appendError(out.toSession[s], codeOf(rej->reason), rej->detail, "amend", req);
+  }
+}
+
+void ExchangeCore::onSubscribe(SessionId s, const Subscribe& m, Outbox& out) {
+  sessions_.at(s).subscribed = true;
+  std::string& o = out.toSession[s];
+  if (m.fromSeq && *m.fromSeq <= mdSeq_ + 1 &&
+      (*m.fromSeq == mdSeq_ + 1 || (!recent_.empty() && recent_.front().first <= *m.fromSeq))) {
+    o += "{\"type\":\"md_resume\",\"from_seq\":" + std::to_string(*m.fromSeq) +
+         ",\"seq\":" + std::to_string(mdSeq_) + "}\n";
+    for (const auto& [seq, line] : recent_) {
+      if (seq >= *m.fromSeq) o += line;
+    }
+    return;
+  }
+  o += "{\"type\":\"md_snapshot\",\"seq\":" + std::to_string(mdSeq_) +
+       ",\"epoch\":" + std::to_string(epoch_) + ",\"now\":" + std::to_string(engine_->now()) +
+       ",\"cells\":[";
+  bool first = true;
+  for (const auto& [key, levels] : published_) {
+    if (!first) o += ',';
+    first = false;
+    o += "{\"cluster\":" + std::to_string(key.cluster) + ",\"hour\":" + std::to_string(key.hour) +
+         ",\"side\":\"" + (key.side == Side::Buy ? "buy" : "sell") + "\",\"levels\":[";
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      if (i) o += ',';
+      o += '[' + std::to_string(levels[i].price) + ',' + std::to_string(levels[i].gpus) + ',' +
+           std::to_string(levels[i].orders) + ']';
+    }
+    o += "]}";
+  }
+  o += "]}\n";
+}
+
+void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, Outbox& out) {
+  auto accountFor = [&](AccountId id) -> Account& {
+    return accountNamed(accountName.empty() ? "feed-" + std::to_string(id) : accountName);
+  };
+  std::visit(Overloaded{
+                 [&](const OrderRequest& o) {
+                   Account& a = accountFor(o.account);
+                   onNewOrder(0, a, NewOrder{std::to_string(o.id), o}, out, !a.house);
+                 },
+                 [&](const CancelRequest& c) {
+                   Account& a = accountFor(c.account);
+                   if (auto id = resolve(a, OrderRef{std::nullopt, std::to_string(c.id)})) {
+                     applyInput(CancelRequest{*id, a.id}, std::to_string(c.id), &out);
+                   }
+                 },
+                 [&](const AmendRequest& am) {
+                   Account& a = accountFor(am.account);
+                   if (auto id = resolve(a, OrderRef{std::nullopt, std::to_string(am.id)})) {
+                     applyInput(AmendRequest{*id, a.id, am.limit, am.gpus}, std::to_string(am.id),
+                                &out);
+                   }
+                 },
+                 [&](const CapacityGrant& g) {
+                   CapacityGrant copy = g;
+                   copy.account = accountFor(g.account).id;
+                   applyInput(copy, "", &out);
+                 },
+                 [&](const auto& other) { applyInput(other, "", &out); },
+             },
+             e);
+}
+
+std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
+                                                      const std::string& clOrdId, Outbox* out) {
+  events_.clear();
+  engine_->apply(in, events_);
+  for (const Event& e : events_) {
+    if (auto* r = std::get_if<OrderRejected>(&e)) return *r;
+  }
+  if (!replaying_) {
+    scratch_ = toJson(in, directory_).dump();
+    journal_.append(clOrdId, scratch_);
+  }
+  // Copy: account() may query the engine, never apply, but keep events_ free for reuse.
+  const std::vector<Event> events = std::move(events_);
+  events_.clear();
+  for (const Event& e : events) account(e, out);
+  publishCells(out);
+  events_ = std::move(events);
+  return std::nullopt;
+}
+
+void ExchangeCore::toAccount(AccountId a, Outbox& out, const std::string& line) {
+  for (SessionId s : accounts_.at(a).sessions) out.toSession[s] += line;
+}
+
+void ExchangeCore::touch(const OrderRequest& o, Hour from, Hour to) {
+  if (o.fill != FillStyle::Divisible || !o.cluster) return;
+  for (Hour h = std::max(from, engine_->now()); h < to; ++h) touched_.insert({*o.cluster, h, o.side});
+}
+
+void ExchangeCore::account(const Event& ev, Outbox* out) {
+  auto closeOrder = [this](OrderInfo& info) {
+    if (!info.open) return;
+    Account& a = accounts_.at(info.account);
+    a.reserved -= info.reserved;
+    info.reserved = 0;
+    info.open = false;
+    --a.openOrders;
+    dirtyBalances_.insert(a.id);
+  };
+  auto release = [this](OrderInfo& info, Money amount) {
+    amount = std::min(amount, info.reserved);
+    info.reserved -= amount;
+    accounts_.at(info.account).reserved -= amount;
+  };
+  std::visit(
+      Overloaded{
+          [&](const OrderAccepted& e) {
+            OrderInfo& info = orders_.at(e.order);
+            Account& a = accounts_.at(info.account);
+            info.open = true;
+            ++a.openOrders;
+            a.reserved += info.reserved;
+            if (info.reserved) dirtyBalances_.insert(a.id);
+            if (auto v = engine_->order(e.order)) touch(v->request, v->request.start, v->request.end);
+            if (out) {
+              scratch_.clear();
+              appendAccepted(scratch_, e.order, info.clOrdId);
+              toAccount(a.id, *out, scratch_);
+            }
+          },
+          [&](const Fill& f) {
+            OrderInfo& info = orders_.at(f.order);
+            Account& a = accounts_.at(f.account);
+            const Hour hours = f.end - f.start;
+            const Money notional = f.price * f.gpus * hours;
+            if (f.side == Side::Buy) {
+              a.cash -= notional;
+              release(info, info.limit * f.gpus * hours);
+            } else {
+              a.cash += notional;
+            }
+            dirtyBalances_.insert(a.id);
+            if (auto v = engine_->order(f.order)) touch(v->request, f.start, f.end);
+            if (f.leavesGpuHours == 0) closeOrder(info);
+            if (out) {
+              scratch_.clear();
+              appendFill(scratch_, f, info.clOrdId);
+              toAccount(a.id, *out, scratch_);
+              if (f.side == Side::Buy) {
+                std::string line;
+                const std::uint64_t seq = ++mdSeq_;
+                appendTrade(line, seq, f, f.aggressor ? Side::Buy : Side::Sell);
+                publish(out, std::move(line));
+              }
+            }
+          },
+          [&](const OrderCancelled& c) {
+            OrderInfo& info = orders_.at(c.order);
+            release(info, info.limit * c.cancelledGpuHours);
+            dirtyBalances_.insert(info.account);
+            if (auto v = engine_->order(c.order)) touch(v->request, v->request.start, v->request.end);
+            if (c.leavesGpuHours == 0) closeOrder(info);
+            if (out) {
+              scratch_.clear();
+              appendCancelled(scratch_, c, info.clOrdId);
+              toAccount(info.account, *out, scratch_);
+            }
+          },
+          [&](const OrderAmended& am) {
+            OrderInfo& info = orders_.at(am.order);
+            Account& a = accounts_.at(info.account);
+            info.limit = am.limit;
+            auto v = engine_->order(am.order);
+            if (v) {
+              if (info.side == Side::Buy && !a.house && !v->request.sellBack) {
+                const Money now = am.limit * v->leavesGpuHours;
+                a.reserved += now - info.reserved;
+                info.reserved = now;
+                dirtyBalances_.insert(a.id);
+              }
+              touch(v->request, v->request.start, v->request.end);
+            }
+            if (out) {
+              scratch_.clear();
+              appendAmended(scratch_, am, info.clOrdId);
+              toAccount(a.id, *out, scratch_);
+            }
+          },
+          [&](const ClockAdvanced& c) {
+            // Cells before the new hour cannot trade any more: clear them everywhere.
+            for (auto it = published_.begin(); it != published_.end();) {
+              if (it->first.hour < c.now) {
+                if (out) {
+                  std::string line;
+                  appendCell(line, ++mdSeq_, BookCell{it->first, {}});
+                  publish(out, std::move(line));
+                }
+                it = published_.erase(it);
+              } else {
+                ++it;
+              }
+            }
+            if (out) {
+              std::string line;
+              appendClock(line, ++mdSeq_, c.now);
+              publish(out, std::move(line));
+            }
+          },
+          [&](const ClusterAdded& c) {
+            if (!out) return;
+            const Cluster* cl = engine_->cluster(c.cluster);
+            if (!cl) return;
+            std::string line = "{\"type\":\"md_cluster\",\"seq\":" + std::to_string(++mdSeq_) +
+                               ",\"cluster\":" + toJson(*cl).dump() + "}\n";
+            publish(out, std::move(line));
+          },
+          [&](const auto&) {},
+      },
+      ev);
+}
+
+void ExchangeCore::publishCells(Outbox* out) {
+  for (const CellKey& key : touched_) {
+    std::vector<BookLevel> levels = engine_->depth(key.cluster, key.hour, key.side, kPublishedLevels);
+    auto it = published_.find(key);
+    if (it == published_.end() ? levels.empty() : it->second == levels) continue;
+    if (out) {
+      std::string line;
+      appendCell(line, ++mdSeq_, BookCell{key, levels});
+      publish(out, std::move(line));
+    }
+    if (levels.empty()) published_.erase(it);
+    else published_[key] = std::move(levels);
+  }
+  touched_.clear();
+}
+
+void ExchangeCore::publish(Outbox* out, std::string line) {
+  out->marketData += line;
+  recent_.emplace_back(mdSeq_, std::move(line));
+  while (recent_.size() > limits_.mdReplayDepth) recent_.pop_front();
+}
+
+void ExchangeCore::finishBatch(Outbox& out) {
+  for (AccountId id : dirtyBalances_) {
+    const Account& a = accounts_.at(id);
+    if (a.sessions.empty()) continue;
+    std::string line;
+    appendBalance(line, a.cash, a.reserved, std::nullopt);
+    toAccount(id, out, line);
+  }
+  dirtyBalances_.clear();
+  for (const auto& [id, s] : sessions_) {
+    if (s.subscribed) out.subscribers.push_back(id);
+  }
+}
+
+}  // namespace tessera::net

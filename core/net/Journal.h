@@ -1,0 +1,55 @@
+#pragma once
+// The exchange's write-ahead record: every input the matching engine accepted, in order, in a
+// SQLite database in WAL mode. Inputs are appended inside a transaction that the matching
+// thread commits once per batch (group commit); acknowledgements leave only after the commit.
+// Replaying the rows through a fresh engine rebuilds the exact state (the engine is
+// deterministic).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace tessera::net {
+
+struct JournalEntry {
+  std::uint64_t seq = 0;
+  std::string clOrdId;  // for orders: the client's id of the order
+  std::string input;    // the input event, JSON (core/engine/EventJson.h form)
+};
+
+class Journal {
+ public:
+  // ":memory:" keeps the journal in memory (embedded exchange, tests). `syncFull` fsyncs each
+  // commit; without it a commit survives the process being killed but not a power cut.
+  static std::variant<std::unique_ptr<Journal>, std::string> open(const std::string& path,
+                                                                  bool syncFull);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  // Calls `f` for every entry in order. Returns the number of entries.
+  std::uint64_t replay(const std::function<void(const JournalEntry&)>& f);
+
+  // append() opens a transaction if none is open; commit() makes everything appended durable.
+  // A failing write is not a user error: the exchange cannot acknowledge anything any more,
+  // so these throw std::runtime_error.
+  void append(std::string_view clOrdId, std::string_view input);
+  void commit();
+  bool inTransaction() const { return inTransaction_; }
+  std::uint64_t lastSeq() const { return lastSeq_; }
+
+ private:
+  Journal() = default;
+  void exec(const char* sql);
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  bool inTransaction_ = false;
+  std::uint64_t lastSeq_ = 0;
+};
+
+}  // namespace tessera::net

@@ -1,0 +1,225 @@
+#include "core/net/ServerMessage.h"
+
+#include <charconv>
+
+namespace tessera::net {
+namespace {
+
+void appendInt(std::string& out, std::int64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, p);
+}
+void appendUInt(std::string& out, std::uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, p);
+}
+void field(std::string& out, std::string_view name, std::int64_t v) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+  appendInt(out, v);
+}
+void fieldU(std::string& out, std::string_view name, std::uint64_t v) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+  appendUInt(out, v);
+}
+void fieldS(std::string& out, std::string_view name, std::string_view v) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+  out += jsonString(v);
+}
+std::string_view sideName(Side s) { return s == Side::Buy ? "buy" : "sell"; }
+
+}  // namespace
+
+std::string jsonString(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {
+          // Non-ASCII bytes are escaped one by one, so invalid UTF-8 from a client can never
+          // make a line the other end cannot parse.
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+void appendError(std::string& out, std::string_view code, std::string_view reason,
+                 std::string_view reqType, std::optional<std::uint64_t> req) {
+  out += "{\"type\":\"error\"";
+  fieldS(out, "code", code);
+  fieldS(out, "reason", reason);
+  if (!reqType.empty()) fieldS(out, "req_type", reqType);
+  if (req) fieldU(out, "req", *req);
+  out += "}\n";
+}
+
+void appendAccepted(std::string& out, OrderId id, std::string_view clOrdId) {
+  out += "{\"type\":\"exec\",\"state\":\"accepted\"";
+  fieldU(out, "order_id", id);
+  fieldS(out, "cl_ord_id", clOrdId);
+  out += "}\n";
+}
+
+void appendRejected(std::string& out, std::string_view clOrdId, std::string_view code,
+                    std::string_view reason) {
+  out += "{\"type\":\"exec\",\"state\":\"rejected\"";
+  fieldS(out, "cl_ord_id", clOrdId);
+  fieldS(out, "code", code);
+  fieldS(out, "reason", reason);
+  out += "}\n";
+}
+
+void appendFill(std::string& out, const Fill& f, std::string_view clOrdId) {
+  out += "{\"type\":\"exec\",\"state\":\"";
+  out += f.leavesGpuHours == 0 ? "filled" : "partially_filled";
+  out += '"';
+  fieldU(out, "order_id", f.order);
+  fieldS(out, "cl_ord_id", clOrdId);
+  fieldU(out, "trade", f.trade);
+  fieldU(out, "contract", f.contract);
+  out += ",\"side\":\"";
+  out += sideName(f.side);
+  out += "\",\"aggressor\":";
+  out += f.aggressor ? "true" : "false";
+  fieldU(out, "cluster", f.cluster);
+  field(out, "gpus", f.gpus);
+  field(out, "start", f.start);
+  field(out, "end", f.end);
+  field(out, "price", f.price);
+  field(out, "leaves_gpu_hours", f.leavesGpuHours);
+  out += "}\n";
+}
+
+void appendCancelled(std::string& out, const OrderCancelled& c, std::string_view clOrdId) {
+  out += "{\"type\":\"exec\",\"state\":\"cancelled\"";
+  fieldU(out, "order_id", c.order);
+  fieldS(out, "cl_ord_id", clOrdId);
+  fieldS(out, "code", codeOf(c.reason));
+  field(out, "cancelled_gpu_hours", c.cancelledGpuHours);
+  field(out, "leaves_gpu_hours", c.leavesGpuHours);
+  out += "}\n";
+}
+
+void appendAmended(std::string& out, const OrderAmended& a, std::string_view clOrdId) {
+  out += "{\"type\":\"exec\",\"state\":\"amended\"";
+  fieldU(out, "order_id", a.order);
+  fieldS(out, "cl_ord_id", clOrdId);
+  field(out, "limit", a.limit);
+  field(out, "gpus", a.gpus);
+  out += ",\"priority_kept\":";
+  out += a.priorityKept ? "true" : "false";
+  out += "}\n";
+}
+
+void appendBalance(std::string& out, Money cash, Money reserved, std::optional<std::uint64_t> req) {
+  out += "{\"type\":\"balance\"";
+  field(out, "cash", cash);
+  field(out, "reserved", reserved);
+  field(out, "available", cash - reserved);
+  if (req) fieldU(out, "req", *req);
+  out += "}\n";
+}
+
+void appendCell(std::string& out, std::uint64_t seq, const BookCell& cell) {
+  out += "{\"type\":\"md_cell\"";
+  fieldU(out, "seq", seq);
+  fieldU(out, "cluster", cell.key.cluster);
+  field(out, "hour", cell.key.hour);
+  out += ",\"side\":\"";
+  out += sideName(cell.key.side);
+  out += "\",\"levels\":[";
+  bool first = true;
+  for (const BookLevel& l : cell.levels) {
+    if (!first) out += ',';
+    first = false;
+    out += '[';
+    appendInt(out, l.price);
+    out += ',';
+    appendInt(out, l.gpus);
+    out += ',';
+    appendInt(out, l.orders);
+    out += ']';
+  }
+  out += "]}\n";
+}
+
+void appendTrade(std::string& out, std::uint64_t seq, const Fill& f, Side aggressor) {
+  out += "{\"type\":\"trade\"";
+  fieldU(out, "seq", seq);
+  fieldU(out, "trade", f.trade);
+  fieldU(out, "cluster", f.cluster);
+  field(out, "gpus", f.gpus);
+  field(out, "start", f.start);
+  field(out, "end", f.end);
+  field(out, "price", f.price);
+  out += ",\"aggressor\":\"";
+  out += sideName(aggressor);
+  out += "\"}\n";
+}
+
+void appendClock(std::string& out, std::uint64_t seq, Hour now) {
+  out += "{\"type\":\"md_clock\"";
+  fieldU(out, "seq", seq);
+  field(out, "now", now);
+  out += "}\n";
+}
+
+std::string_view codeOf(RejectReason r) {
+  switch (r) {
+    case RejectReason::Malformed: return "malformed";
+    case RejectReason::UnknownCluster: return "unknown_cluster";
+    case RejectReason::DuplicateCluster: return "duplicate_cluster";
+    case RejectReason::InvalidCluster: return "invalid_cluster";
+    case RejectReason::DuplicateOrderId: return "duplicate_order_id";
+    case RejectReason::UnknownOrder: return "unknown_order";
+    case RejectReason::NotYourOrder: return "not_your_order";
+    case RejectReason::InvalidGpuCount: return "invalid_gpu_count";
+    case RejectReason::InvalidWindow: return "invalid_window";
+    case RejectReason::WindowInPast: return "window_in_past";
+    case RejectReason::InvalidPrice: return "invalid_price";
+    case RejectReason::InvalidTimeInForce: return "invalid_time_in_force";
+    case RejectReason::Unsupported: return "unsupported";
+    case RejectReason::NoMatchingCluster: return "no_matching_cluster";
+    case RejectReason::InsufficientHoldings: return "insufficient_holdings";
+    case RejectReason::UnknownContract: return "unknown_contract";
+    case RejectReason::ExceedsClusterSize: return "exceeds_cluster_size";
+    case RejectReason::PostOnlyWouldTrade: return "post_only_would_trade";
+    case RejectReason::NothingToAmend: return "nothing_to_amend";
+  }
+  return "unknown";
+}
+
+std::string_view codeOf(CancelReason r) {
+  switch (r) {
+    case CancelReason::User: return "user";
+    case CancelReason::ImmediateOrCancel: return "immediate_or_cancel";
+    case CancelReason::FillOrKill: return "fill_or_kill";
+    case CancelReason::SelfTrade: return "self_trade";
+    case CancelReason::Expired: return "expired";
+  }
+  return "unknown";
+}
+
+}  // namespace tessera::net

@@ -1,0 +1,41 @@
+#pragma once
+// The rows of a market history: what reached the exchange, and what it published in answer.
+#include "core/engine/Events.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tessera::store {
+
+inline constexpr std::int64_t kMicrosPerHour = 3'600'000'000;
+
+// One input event as it reached the engine. `seq` orders inputs (1, 2, ...); 0 when appending
+// means "the next one".
+struct RecordedInput {
+  std::int64_t seq = 0;
+  std::int64_t timeMicros = 0;  // arrival time, microseconds since the epoch
+  InputEvent event;
+};
+
+// One market-data event the engine produced. Stored with its search keys as columns and its
+// full JSON form (core/engine/EventJson.h), which is what export and analysis read.
+struct RecordedEvent {
+  std::int64_t seq = 0;         // 0 when appending: the next one
+  std::int64_t inputSeq = 0;    // the input that caused it
+  std::int64_t timeMicros = 0;
+  std::string type;             // the JSON "type" ("fill", "contract", ...)
+  std::int64_t cluster = 0;     // 0 when the event is not about one cluster
+  std::int64_t account = 0;
+  std::int64_t order = 0;
+  std::int64_t price = 0;
+  std::int64_t gpus = 0;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::string json;
+};
+
+struct StoreError {
+  std::string message;
+};
+
+}  // namespace tessera::store
