@@ -1,5 +1,8 @@
 // tessera-cli: scriptable access to the engine, the cost model and a live exchange.
 #include "core/engine/MatchCommand.h"
+#if defined(HAVE_TESSERA_COST)
+#include "core/cost/CostCommand.h"
+#endif
 
 #include <cstring>
 #include <iostream>
@@ -11,6 +14,8 @@ void printUsage(std::ostream& os) {
   os << "usage: tessera-cli <command> [options]\n\n"
         "commands:\n"
         "  match [--reference]   read orders (JSON lines) on stdin, write engine events on stdout\n"
+        "  cost --workload W.json --cluster C.json --price USD [--json]\n"
+        "                        effective cost of a workload on clusters (docs/cost-model.md)\n"
         "  help                  this text\n\n"
         "See docs/cli.md for the formats.\n";
 }
@@ -24,6 +29,9 @@ int main(int argc, char** argv) {
   }
   const std::string_view command = argv[1];
   if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
+#if defined(HAVE_TESSERA_COST)
+  if (command == "cost") return tessera::runCostCommand(argc - 1, argv + 1, std::cout, std::cerr);
+#endif
   if (command == "help" || command == "--help" || command == "-h") {
     printUsage(std::cout);
     return 0;
