@@ -63,7 +63,7 @@ RecordedEvent toRecordedEvent(const Event& e, std::int64_t inputSeq, std::int64_
   r.timeMicros = timeMicros;
   std::visit(Keys{r}, e);
   nlohmann::json j = toJson(e, accounts);
-  if (auto t = j.find("type"); t != j.end() && t->is_string()) r.type = t->get<std::string>();
+  if (auto t = j.find("event"); t != j.end() && t->is_string()) r.type = t->get<std::string>();
   r.json = j.dump();
   return r;
 }
