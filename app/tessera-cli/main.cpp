@@ -3,6 +3,9 @@
 #if defined(HAVE_TESSERA_COST)
 #include "core/cost/CostCommand.h"
 #endif
+#if defined(HAVE_TESSERA_NET)
+#include "core/net/ClientCommand.h"
+#endif
 
 #include <cstring>
 #include <iostream>
@@ -16,6 +19,8 @@ void printUsage(std::ostream& os) {
         "  match [--reference]   read orders (JSON lines) on stdin, write engine events on stdout\n"
         "  cost --workload W.json --cluster C.json --price USD [--json]\n"
         "                        effective cost of a workload on clusters (docs/cost-model.md)\n"
+        "  --connect HOST:PORT --account A --key K place|cancel|amend|orders|balance|positions|book\n"
+        "                        trade on a running tessera-exchange (--connect x --help for more)\n"
         "  help                  this text\n\n"
         "See docs/cli.md for the formats.\n";
 }
@@ -29,6 +34,9 @@ int main(int argc, char** argv) {
   }
   const std::string_view command = argv[1];
   if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
+#if defined(HAVE_TESSERA_NET)
+  if (command == "--connect") return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
+#endif
 #if defined(HAVE_TESSERA_COST)
   if (command == "cost") return tessera::runCostCommand(argc - 1, argv + 1, std::cout, std::cerr);
 #endif

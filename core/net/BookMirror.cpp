@@ -8,17 +8,19 @@ void BookMirror::applySnapshot(std::uint64_t seq, const std::vector<BookCell>& c
     if (!c.levels.empty()) cells_[c.key] = c.levels;
   }
   seq_ = seq;
-  synced_ = true;
+  hasBase_ = true;
+  gap_ = false;
 }
 
 BookMirror::Result BookMirror::check(std::uint64_t seq) {
-  if (!synced_) return Result::NotSynced;
+  if (!hasBase_) return Result::NotSynced;
   if (seq <= seq_) return Result::Duplicate;
   if (seq != seq_ + 1) {
-    synced_ = false;
+    gap_ = true;
     return Result::Gap;
   }
   seq_ = seq;
+  gap_ = false;  // the next delta in order heals a gap: the missed ones were resent
   return Result::Applied;
 }
 
@@ -35,7 +37,8 @@ BookMirror::Result BookMirror::advance(std::uint64_t seq) { return check(seq); }
 void BookMirror::reset() {
   cells_.clear();
   seq_ = 0;
-  synced_ = false;
+  hasBase_ = false;
+  gap_ = false;
 }
 
 const std::vector<BookLevel>* BookMirror::levels(const CellKey& key) const {

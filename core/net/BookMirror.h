@@ -29,14 +29,15 @@ class BookMirror {
 
   // Replaces everything; `seq` is the sequence number of the last delta the snapshot includes.
   void applySnapshot(std::uint64_t seq, const std::vector<BookCell>& cells);
-  // A delta replacing one cell. Gap: seq skipped ahead; the mirror is left unsynced until the
-  // next snapshot (or the missing deltas, in order) arrive.
+  // A delta replacing one cell. Gap: seq skipped ahead, the delta is not applied and the mirror
+  // is unsynced until a snapshot or the missing deltas (resent, in order) arrive.
   Result applyCell(std::uint64_t seq, const BookCell& cell);
   // Any other sequenced market-data message (trade, clock): only advances the sequence.
   Result advance(std::uint64_t seq);
   void reset();
 
-  bool synced() const { return synced_; }
+  bool synced() const { return hasBase_ && !gap_; }
+  bool hasSnapshot() const { return hasBase_; }
   std::uint64_t seq() const { return seq_; }
   const std::vector<BookLevel>* levels(const CellKey& key) const;
   std::vector<BookCell> cells() const;  // non-empty cells in key order
@@ -45,7 +46,8 @@ class BookMirror {
   Result check(std::uint64_t seq);
   std::map<CellKey, std::vector<BookLevel>> cells_;
   std::uint64_t seq_ = 0;
-  bool synced_ = false;
+  bool hasBase_ = false;  // a snapshot was applied
+  bool gap_ = false;      // a delta was missed since
 };
 
 }  // namespace tessera::net

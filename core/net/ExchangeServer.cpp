@@ -5,6 +5,7 @@
 #include "core/net/Journal.h"
 #include "core/net/ServerMessage.h"
 
+#include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
 
 #include <atomic>

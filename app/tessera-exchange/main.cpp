@@ -1,0 +1,120 @@
+// tessera-exchange: the exchange server. See docs/protocol.md for the wire protocol.
+#include "core/net/ExchangeConfig.h"
+#include "core/net/ExchangeServer.h"
+#include "core/net/Sha256.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+namespace {
+
+void printUsage(std::ostream& os) {
+  os << "usage: tessera-exchange [options]\n"
+        "       tessera-exchange --hash-key <salt> <key>\n\n"
+        "options:\n"
+        "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits)\n"
+        "  --listen <address>  address to listen on (default 127.0.0.1)\n"
+        "  --port <port>       TCP port (default 7400; 0 picks a free one)\n"
+        "  --db <file>         SQLite journal (default tessera-exchange.db; :memory: for none)\n"
+        "  --accounts <file>   accounts file: accounts, clusters, capacity grants\n"
+        "  --sync-full         fsync every commit (survives power loss, slower)\n"
+        "  --no-wall-clock     do not advance the exchange clock with UTC hours\n"
+        "  --hash-key S K      print the key_hash of key K with salt S, for the accounts file\n"
+        "  --help              this text\n\n"
+        "Flags override the config file. SIGTERM or SIGINT shuts down cleanly.\n"
+        "Example: tessera-exchange --accounts resources/exchange/accounts.json --db /tmp/x.db\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tessera::net;
+  ExchangeConfig config;
+  std::string configFile, accountsFile, listen, db, port;
+  bool syncFull = false, noWallClock = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= argc) {
+        std::cerr << "tessera-exchange: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      out = argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      printUsage(std::cout);
+      return 0;
+    } else if (a == "--hash-key") {
+      if (i + 2 >= argc) {
+        std::cerr << "tessera-exchange: --hash-key needs a salt and a key\n";
+        return 2;
+      }
+      std::cout << hashApiKey(argv[i + 1], argv[i + 2]) << "\n";
+      return 0;
+    } else if (a == "--config") value(configFile);
+    else if (a == "--accounts") value(accountsFile);
+    else if (a == "--listen") value(listen);
+    else if (a == "--port") value(port);
+    else if (a == "--db") value(db);
+    else if (a == "--sync-full") syncFull = true;
+    else if (a == "--no-wall-clock") noWallClock = true;
+    else {
+      std::cerr << "tessera-exchange: unknown option '" << a << "'\n";
+      printUsage(std::cerr);
+      return 2;
+    }
+  }
+  if (!configFile.empty()) {
+    auto loaded = loadConfigFile(configFile, config);
+    if (auto* e = std::get_if<ConfigError>(&loaded)) {
+      std::cerr << "tessera-exchange: " << e->message << "\n";
+      return 2;
+    }
+    config = std::get<ExchangeConfig>(std::move(loaded));
+  }
+  if (!accountsFile.empty()) {
+    config.accounts.clear();
+    config.clusters.clear();
+    config.grants.clear();
+    auto loaded = loadAccountsFile(accountsFile, config);
+    if (auto* e = std::get_if<ConfigError>(&loaded)) {
+      std::cerr << "tessera-exchange: " << e->message << "\n";
+      return 2;
+    }
+    config = std::get<ExchangeConfig>(std::move(loaded));
+  }
+  if (!listen.empty()) config.listenAddress = listen;
+  if (!db.empty()) config.dbPath = db;
+  if (syncFull) config.syncFull = true;
+  if (noWallClock) config.followWallClock = false;
+  if (!port.empty()) {
+    char* end = nullptr;
+    const long p = std::strtol(port.c_str(), &end, 10);
+    if (*end != '\0' || p < 0 || p > 65535) {
+      std::cerr << "tessera-exchange: bad port '" << port << "'\n";
+      return 2;
+    }
+    config.port = static_cast<std::uint16_t>(p);
+  }
+  if (config.accounts.empty()) {
+    std::cerr << "tessera-exchange: warning: no accounts configured (use --accounts); nobody can log on\n";
+  }
+  try {
+    ExchangeServer server(config);
+    server.start();
+    // Tests and scripts read this line to learn the port (useful with --port 0).
+    std::cout << "tessera-exchange: listening on " << config.listenAddress << ":" << server.port()
+              << " journal " << config.dbPath << " (replayed " << server.replayedEntries()
+              << " entries)" << std::endl;
+    server.runUntilSignalled();
+    const ServerStats s = server.stats();
+    std::cout << "tessera-exchange: stopped after " << s.messages << " requests in " << s.batches
+              << " commits, " << s.sessions << " sessions" << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "tessera-exchange: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

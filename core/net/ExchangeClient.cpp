@@ -1,0 +1,526 @@
+#include "core/net/ExchangeClient.h"
+
+#include "core/engine/EventJson.h"
+#include "core/net/ClientMessage.h"
+
+#include <utility>  // boost 1.74 asio uses std::exchange without including it
+#include <boost/asio.hpp>
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace tessera::net {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxInboundLine = 256 * 1024 * 1024;  // a snapshot of a very busy grid
+
+std::optional<Side> sideOf(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  if (*it == "buy") return Side::Buy;
+  if (*it == "sell") return Side::Sell;
+  return std::nullopt;
+}
+
+template <class T>
+T num(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return T{};
+  return it->get<T>();
+}
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return {};
+  return it->get<std::string>();
+}
+
+std::optional<BookCell> cellFrom(const json& j) {
+  auto side = sideOf(j, "side");
+  auto levels = j.find("levels");
+  if (!side || levels == j.end() || !levels->is_array()) return std::nullopt;
+  BookCell c;
+  c.key = CellKey{num<ClusterId>(j, "cluster"), num<Hour>(j, "hour"), *side};
+  for (const json& l : *levels) {
+    if (!l.is_array() || l.size() != 3) return std::nullopt;
+    c.levels.push_back(BookLevel{l[0].get<Price>(), l[1].get<GpuCount>(), l[2].get<int>()});
+  }
+  return c;
+}
+
+}  // namespace
+
+class ExchangeClient::Impl {
+ public:
+  Impl(ClientOptions o, ClientCallbacks c)
+      : options(std::move(o)), callbacks(std::move(c)), socket(io), resolver(io),
+        retryTimer(io), heartbeatTimer(io) {
+    idPrefix = "c" + std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count() %
+                                    100'000'000'000LL) +
+               "-";
+  }
+
+  ClientOptions options;
+  ClientCallbacks callbacks;
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  tcp::socket socket;
+  tcp::resolver resolver;
+  asio::steady_timer retryTimer;
+  asio::steady_timer heartbeatTimer;
+  std::thread thread;
+  bool running = false;
+
+  // io thread only
+  std::string inbound;
+  std::deque<std::string> outbound;
+  bool writing = false;
+  bool connected = false;  // TCP up and logon acknowledged
+  bool stopping = false;
+  std::chrono::milliseconds backoff{0};
+  std::uint64_t generation = 0;  // bumps on every (re)connect, so stale handlers give up
+  std::uint64_t lastEpoch = 0;
+  bool resyncPending = false;
+  Clock::time_point lastInbound;
+
+  // shared with other threads
+  mutable std::mutex mutex;
+  ConnectionState state = ConnectionState::Stopped;
+  std::vector<Cluster> clusterList;
+  Hour clock = 0;
+  BookMirror mirror;
+  std::uint64_t gaps = 0;
+  std::atomic<std::uint64_t> nextClOrdId{1};
+  std::string idPrefix;
+
+  void setState(ConnectionState s, const std::string& detail) {
+    {
+      std::lock_guard lock(mutex);
+      state = s;
+    }
+    if (callbacks.onConnection) callbacks.onConnection(s, detail);
+  }
+
+  void error(std::string code, std::string reason, std::string type) {
+    if (callbacks.onError) callbacks.onError(RequestError{std::move(code), std::move(reason), std::move(type)});
+  }
+
+  // ---- connection ----
+
+  void connect() {
+    if (stopping) return;
+    const std::uint64_t gen = ++generation;
+    setState(ConnectionState::Connecting, options.host + ":" + std::to_string(options.port));
+    resolver.async_resolve(
+        options.host, std::to_string(options.port),
+        [this, gen](boost::system::error_code ec, tcp::resolver::results_type results) {
+          if (gen != generation || stopping) return;
+          if (ec) return lost("cannot resolve " + options.host + ": " + ec.message());
+          asio::async_connect(socket, results, [this, gen](boost::system::error_code ec2, const tcp::endpoint&) {
+            if (gen != generation || stopping) return;
+            if (ec2) return lost("cannot connect: " + ec2.message());
+            boost::system::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+            lastInbound = Clock::now();
+            json logon{{"type", "logon"}, {"account", options.account}, {"key", options.key}};
+            sendLine(logon.dump());
+            read(gen);
+          });
+        });
+  }
+
+  void lost(const std::string& why) {
+    if (stopping) return;
+    ++generation;
+    connected = false;
+    boost::system::error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+    outbound.clear();
+    writing = false;
+    inbound.clear();
+    heartbeatTimer.cancel();
+    backoff = backoff.count() == 0 ? options.backoffMin : std::min(backoff * 2, options.backoffMax);
+    setState(ConnectionState::Disconnected, why + "; retrying in " + std::to_string(backoff.count()) + " ms");
+    retryTimer.expires_after(backoff);
+    retryTimer.async_wait([this](boost::system::error_code ec) {
+      if (!ec) connect();
+    });
+  }
+
+  void read(std::uint64_t gen) {
+    asio::async_read_until(socket, asio::dynamic_buffer(inbound, kMaxInboundLine), '\n',
+                           [this, gen](boost::system::error_code ec, std::size_t n) {
+                             if (gen != generation || stopping) return;
+                             if (ec) return lost(ec == asio::error::eof ? "the exchange closed the connection" : ec.message());
+                             lastInbound = Clock::now();
+                             std::string line = inbound.substr(0, n - 1);
+                             inbound.erase(0, n);
+                             onLine(line);
+                             if (gen == generation && !stopping) read(gen);
+                           });
+  }
+
+  void sendLine(std::string line) {
+    line.push_back('\n');
+    outbound.push_back(std::move(line));
+    if (!writing) writeNext();
+  }
+
+  void writeNext() {
+    if (outbound.empty()) {
+      writing = false;
+      return;
+    }
+    writing = true;
+    const std::uint64_t gen = generation;
+    asio::async_write(socket, asio::buffer(outbound.front()), [this, gen](boost::system::error_code ec, std::size_t) {
+      if (gen != generation || stopping) return;
+      if (ec) return lost("write failed: " + ec.message());
+      outbound.pop_front();
+      writeNext();
+    });
+  }
+
+  void heartbeat(std::uint64_t gen) {
+    heartbeatTimer.expires_after(options.heartbeat);
+    heartbeatTimer.async_wait([this, gen](boost::system::error_code ec) {
+      if (ec || gen != generation || stopping) return;
+      if (Clock::now() - lastInbound > 3 * options.heartbeat + std::chrono::seconds(5)) {
+        return lost("the exchange went silent");
+      }
+      sendLine("{\"type\":\"heartbeat\"}");
+      heartbeat(gen);
+    });
+  }
+
+  void subscribe() {
+    bool resume;
+    std::uint64_t from;
+    {
+      std::lock_guard lock(mutex);
+      resume = mirror.hasSnapshot();
+      from = mirror.seq() + 1;
+    }
+    resyncPending = true;
+    sendLine(resume ? "{\"type\":\"subscribe\",\"from_seq\":" + std::to_string(from) + "}"
+                    : std::string("{\"type\":\"subscribe\"}"));
+  }
+
+  // ---- inbound ----
+
+  void onLine(const std::string& line) {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return;  // tolerate what we cannot read
+    const std::string type = str(j, "type");
+    if (type == "heartbeat") return;
+    if (type == "logon_ack") return onLogon(j);
+    if (type == "exec") return onExec(j);
+    if (type == "md_cell") {
+      auto cell = cellFrom(j);
+      if (!cell) return;
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.applyCell(num<std::uint64_t>(j, "seq"), *cell);
+      }
+      return afterSequenced(r, [&] {
+        if (callbacks.onBook) callbacks.onBook({*cell}, false);
+      });
+    }
+    if (type == "trade") {
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+      }
+      return afterSequenced(r, [&] {
+        Trade t;
+        t.seq = num<std::uint64_t>(j, "seq");
+        t.trade = num<TradeId>(j, "trade");
+        t.cluster = num<ClusterId>(j, "cluster");
+        t.gpus = num<GpuCount>(j, "gpus");
+        t.start = num<Hour>(j, "start");
+        t.end = num<Hour>(j, "end");
+        t.price = num<Price>(j, "price");
+        t.aggressor = sideOf(j, "aggressor").value_or(Side::Buy);
+        if (callbacks.onTrade) callbacks.onTrade(t);
+      });
+    }
+    if (type == "md_clock") {
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+        if (r == BookMirror::Result::Applied) clock = num<Hour>(j, "now");
+      }
+      return afterSequenced(r, [&] {
+        if (callbacks.onClock) callbacks.onClock(num<Hour>(j, "now"));
+      });
+    }
+    if (type == "md_cluster") {
+      std::optional<Cluster> added;
+      if (auto it = j.find("cluster"); it != j.end()) {
+        auto parsed = clusterFromJson(*it);
+        if (auto* c = std::get_if<Cluster>(&parsed)) added = *c;
+      }
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+        if (r == BookMirror::Result::Applied && added) clusterList.push_back(*added);
+      }
+      return afterSequenced(r, [] {});
+    }
+    if (type == "md_snapshot") {
+      std::vector<BookCell> cells;
+      if (auto it = j.find("cells"); it != j.end() && it->is_array()) {
+        for (const json& c : *it) {
+          if (auto cell = cellFrom(c)) cells.push_back(std::move(*cell));
+        }
+      }
+      bool recovered;
+      {
+        std::lock_guard lock(mutex);
+        recovered = mirror.hasSnapshot();
+        mirror.applySnapshot(num<std::uint64_t>(j, "seq"), cells);
+        clock = num<Hour>(j, "now");
+        if (recovered) ++gaps;
+      }
+      resyncPending = false;
+      if (callbacks.onBook) callbacks.onBook(cells, true);
+      return;
+    }
+    if (type == "md_resume") {
+      resyncPending = false;
+      std::lock_guard lock(mutex);
+      ++gaps;
+      return;
+    }
+    if (type == "balance") {
+      if (callbacks.onBalance) callbacks.onBalance(Balance{num<Money>(j, "cash"), num<Money>(j, "reserved")});
+      return;
+    }
+    if (type == "orders") return onOrders(j);
+    if (type == "positions") return onPositions(j);
+    if (type == "error") {
+      const std::string code = str(j, "code");
+      if (str(j, "req_type") == "logon" || code == "auth_failed") {
+        stopping = true;  // retrying with the same key cannot succeed
+        ++generation;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+        setState(ConnectionState::AuthFailed, str(j, "reason"));
+        return;
+      }
+      return error(code, str(j, "reason"), str(j, "req_type"));
+    }
+  }
+
+  template <class F>
+  void afterSequenced(BookMirror::Result r, F&& deliver) {
+    if (r == BookMirror::Result::Applied) {
+      deliver();
+    } else if (r == BookMirror::Result::Gap && !resyncPending) {
+      subscribe();  // re-request from the first missing message
+    }
+  }
+
+  void onLogon(const json& j) {
+    std::vector<Cluster> list;
+    if (auto it = j.find("clusters"); it != j.end() && it->is_array()) {
+      for (const json& c : *it) {
+        auto parsed = clusterFromJson(c);
+        if (auto* cl = std::get_if<Cluster>(&parsed)) list.push_back(*cl);
+      }
+    }
+    const auto epoch = num<std::uint64_t>(j, "epoch");
+    {
+      std::lock_guard lock(mutex);
+      clusterList = std::move(list);
+      clock = num<Hour>(j, "now");
+      // Sequence numbers restart with the exchange process: resume only within one epoch.
+      if (epoch != lastEpoch) mirror.reset();
+    }
+    lastEpoch = epoch;
+    connected = true;
+    backoff = std::chrono::milliseconds(0);
+    setState(ConnectionState::LoggedOn, str(j, "account"));
+    heartbeat(generation);
+    if (options.marketData) subscribe();
+  }
+
+  void onExec(const json& j) {
+    OrderUpdate u;
+    const std::string state = str(j, "state");
+    if (state == "accepted") u.state = OrderState::Accepted;
+    else if (state == "rejected") u.state = OrderState::Rejected;
+    else if (state == "partially_filled") u.state = OrderState::PartiallyFilled;
+    else if (state == "filled") u.state = OrderState::Filled;
+    else if (state == "cancelled") u.state = OrderState::Cancelled;
+    else if (state == "amended") u.state = OrderState::Amended;
+    else return;
+    u.clOrdId = str(j, "cl_ord_id");
+    u.orderId = num<OrderId>(j, "order_id");
+    u.code = str(j, "code");
+    u.reason = str(j, "reason");
+    u.trade = num<TradeId>(j, "trade");
+    u.cluster = num<ClusterId>(j, "cluster");
+    u.gpus = num<GpuCount>(j, "gpus");
+    u.start = num<Hour>(j, "start");
+    u.end = num<Hour>(j, "end");
+    u.price = num<Price>(j, "price");
+    u.leavesGpuHours = num<std::int64_t>(j, "leaves_gpu_hours");
+    u.limit = num<Price>(j, "limit");
+    if (callbacks.onOrder) callbacks.onOrder(u);
+  }
+
+  void onOrders(const json& j) {
+    std::vector<WorkingOrder> list;
+    if (auto it = j.find("orders"); it != j.end() && it->is_array()) {
+      for (const json& o : *it) {
+        WorkingOrder w;
+        w.clOrdId = str(o, "cl_ord_id");
+        w.orderId = num<OrderId>(o, "order_id");
+        w.filledGpuHours = num<std::int64_t>(o, "filled_gpu_hours");
+        w.leavesGpuHours = num<std::int64_t>(o, "leaves_gpu_hours");
+        if (auto r = o.find("order"); r != o.end()) {
+          auto parsed = orderFromJson(*r, 0);
+          if (auto* req = std::get_if<OrderRequest>(&parsed)) w.request = *req;
+        }
+        list.push_back(std::move(w));
+      }
+    }
+    if (callbacks.onOrders) callbacks.onOrders(list);
+  }
+
+  void onPositions(const json& j) {
+    std::vector<Contract> list;
+    if (auto it = j.find("contracts"); it != j.end() && it->is_array()) {
+      for (const json& c : *it) {
+        Contract k;
+        k.id = num<ContractId>(c, "contract");
+        k.trade = num<TradeId>(c, "trade");
+        k.buyOrder = num<OrderId>(c, "buy_order");
+        k.sellOrder = num<OrderId>(c, "sell_order");
+        k.cluster = num<ClusterId>(c, "cluster");
+        k.gpus = num<GpuCount>(c, "gpus");
+        k.start = num<Hour>(c, "start");
+        k.end = num<Hour>(c, "end");
+        k.price = num<Price>(c, "price");
+        list.push_back(k);
+      }
+    }
+    if (callbacks.onPositions) callbacks.onPositions(list);
+  }
+
+  // ---- requests from any thread ----
+
+  void request(std::string type, std::string line) {
+    asio::post(io, [this, type = std::move(type), line = std::move(line)]() mutable {
+      if (stopping) return;
+      if (!connected) return error("not_connected", "not connected to the exchange", type);
+      sendLine(std::move(line));
+    });
+  }
+};
+
+ExchangeClient::ExchangeClient(ClientOptions options, ClientCallbacks callbacks)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(callbacks))) {}
+
+ExchangeClient::~ExchangeClient() { stop(); }
+
+void ExchangeClient::start() {
+  Impl& m = *impl_;
+  if (m.running) return;
+  m.running = true;
+  m.work.emplace(m.io.get_executor());
+  asio::post(m.io, [&m] { m.connect(); });
+  m.thread = std::thread([&m] { m.io.run(); });
+}
+
+void ExchangeClient::stop() {
+  Impl& m = *impl_;
+  if (!m.running) return;
+  m.running = false;
+  asio::post(m.io, [&m] {
+    m.stopping = true;
+    ++m.generation;
+    boost::system::error_code ignored;
+    m.socket.close(ignored);
+    m.retryTimer.cancel();
+    m.heartbeatTimer.cancel();
+    m.resolver.cancel();
+    m.setState(ConnectionState::Stopped, "stopped");
+    m.work.reset();
+    m.io.stop();
+  });
+  m.thread.join();
+}
+
+std::string ExchangeClient::placeOrder(const OrderRequest& order, std::string clOrdId) {
+  if (clOrdId.empty()) clOrdId = impl_->idPrefix + std::to_string(impl_->nextClOrdId++);
+  json j = toJson(order);
+  j.erase("id");
+  j["type"] = "new_order";
+  j["cl_ord_id"] = clOrdId;
+  impl_->request("new_order", j.dump());
+  return clOrdId;
+}
+
+void ExchangeClient::cancel(OrderId order) {
+  impl_->request("cancel", "{\"type\":\"cancel\",\"order_id\":" + std::to_string(order) + "}");
+}
+
+void ExchangeClient::amend(OrderId order, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  json j{{"type", "amend"}, {"order_id", order}};
+  if (limit) j["limit"] = *limit;
+  if (gpus) j["gpus"] = *gpus;
+  impl_->request("amend", j.dump());
+}
+
+void ExchangeClient::massCancel(std::optional<ClusterId> cluster) {
+  json j{{"type", "mass_cancel"}};
+  if (cluster) j["cluster"] = *cluster;
+  impl_->request("mass_cancel", j.dump());
+}
+
+void ExchangeClient::requestBalance() { impl_->request("balance", "{\"type\":\"balance\"}"); }
+void ExchangeClient::requestOrders() { impl_->request("orders", "{\"type\":\"orders\"}"); }
+void ExchangeClient::requestPositions() { impl_->request("positions", "{\"type\":\"positions\"}"); }
+
+ConnectionState ExchangeClient::state() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->state;
+}
+
+std::vector<Cluster> ExchangeClient::clusters() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->clusterList;
+}
+
+Hour ExchangeClient::now() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->clock;
+}
+
+BookMirror ExchangeClient::book() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->mirror;
+}
+
+std::uint64_t ExchangeClient::gapsRecovered() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->gaps;
+}
+
+}  // namespace tessera::net
