@@ -1,0 +1,333 @@
+// The market's matching rules, one test each, run against both the fast engine and the
+// reference matcher (see docs/matching.md for the rules themselves).
+#include "EngineScript.h"
+
+#include <QtTest>
+
+using namespace tessera;
+using namespace tessera::testing;
+
+namespace {
+// QCOMPARE cannot print these enums (ADL finds tessera::toString), so compare their names.
+template <typename E>
+QString name(E e) {
+  const auto s = toString(e);
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+}  // namespace
+
+class MatchingRulesTest : public QObject {
+  Q_OBJECT
+
+  std::unique_ptr<EngineHarness> market() {
+    QFETCH_GLOBAL(bool, reference);
+    auto h = std::make_unique<EngineHarness>(reference ? makeReferenceMatcher() : makeMatchingEngine());
+    h->send(makeCluster(1, Accelerator::H100, "us-east", 8, FabricClass::InfiniBand));   // 64 GPUs
+    h->send(makeCluster(2, Accelerator::H100, "eu-north", 8, FabricClass::RoCE));        // 64 GPUs
+    h->send(makeCluster(3, Accelerator::A100, "us-east", 8, FabricClass::Ethernet));     // 64 GPUs
+    for (ClusterId c : {1u, 2u, 3u}) {
+      h->send(CapacityGrant{kProvider, c, 32, 0, 1000});
+      h->send(CapacityGrant{kProvider2, c, 32, 0, 1000});
+    }
+    return h;
+  }
+
+ private slots:
+  void initTestCase_data() {
+    QTest::addColumn<bool>("reference");
+    QTest::newRow("fast engine") << false;
+    QTest::newRow("reference matcher") << true;
+  }
+
+  void bidTakesCheapestAsksAndPaysTheirPrice() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 4, usd(2.50)));
+    m->send(ask(2, kProvider2, 1, 8, 0, 4, usd(2.00)));
+    auto ev = m->send(bid(3, kAlice, 1, 12, 0, 4, usd(3.00)));
+    auto contracts = eventsOf<ContractCreated>(ev);
+    QCOMPARE(contracts.size(), std::size_t(2));
+    QCOMPARE(contracts[0].contract.sellOrder, OrderId(2));
+    QCOMPARE(contracts[0].contract.price, usd(2.00));
+    QCOMPARE(contracts[0].contract.gpus, 8);
+    QCOMPARE(contracts[1].contract.sellOrder, OrderId(1));
+    QCOMPARE(contracts[1].contract.price, usd(2.50));
+    QCOMPARE(contracts[1].contract.gpus, 4);
+    QCOMPARE(contracts[1].contract.end - contracts[1].contract.start, Hour(4));  // one contract for 4 hours
+    QCOMPARE(m->matcher().order(3)->status, OrderStatus::Filled);
+  }
+
+  void timePriorityAtOnePrice() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 4, 0, 1, usd(2.00)));
+    m->send(ask(2, kProvider2, 1, 4, 0, 1, usd(2.00)));
+    auto ev = m->send(bid(3, kAlice, 1, 4, 0, 1, usd(2.00)));
+    QCOMPARE(eventsOf<ContractCreated>(ev).at(0).contract.sellOrder, OrderId(1));
+    QCOMPARE(m->matcher().order(2)->leavesGpuHours, 4);
+  }
+
+  void divisibleBidFillsHourByHourAndRestsTheRest() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 10, 2, 3, usd(1.80)));  // only hour 2 is offered
+    auto ev = m->send(bid(2, kAlice, 1, 6, 0, 4, usd(2.00)));
+    auto k = eventsOf<ContractCreated>(ev);
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.start, Hour(2));
+    QCOMPARE(k[0].contract.end, Hour(3));
+    QCOMPARE(m->matcher().order(2)->leavesGpuHours, 18);  // 6 GPUs x hours 0, 1, 3
+    QCOMPARE(m->matcher().depth(1, 0, Side::Buy, 5).at(0).gpus, 6);
+    QVERIFY(m->matcher().depth(1, 2, Side::Buy, 5).empty());
+    QCOMPARE(m->matcher().depth(1, 2, Side::Sell, 5).at(0).gpus, 4);
+  }
+
+  void allOrNoneFillsOnlyWhenTheLastMissingHourArrives() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 16, 0, 3, usd(2.00)));
+    auto ev = m->send(allOrNone(2, kAlice, 1, 16, 0, 4, usd(2.50)));
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    QCOMPARE(m->matcher().allOrNoneBids(1).size(), std::size_t(1));
+    ev = m->send(ask(3, kProvider2, 1, 8, 3, 4, usd(2.10)));  // not enough GPUs in hour 3
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    ev = m->send(ask(4, kProvider2, 1, 8, 3, 4, usd(2.20)));  // now hour 3 has 16
+    auto k = eventsOf<ContractCreated>(ev);
+    QCOMPARE(k.size(), std::size_t(3));
+    std::int64_t gpuHours = 0;
+    for (const auto& c : k) gpuHours += std::int64_t(c.contract.gpus) * (c.contract.end - c.contract.start);
+    QCOMPARE(gpuHours, std::int64_t(64));
+    QCOMPARE(m->matcher().order(2)->status, OrderStatus::Filled);
+    QVERIFY(m->matcher().allOrNoneBids(1).empty());
+    for (const auto& f : eventsOf<Fill>(ev))
+      if (f.order == 4) QVERIFY(f.aggressor);
+  }
+
+  void allOrNoneLimitBoundsTheAveragePrice() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 3, usd(2.00)));
+    m->send(ask(2, kProvider, 1, 8, 3, 4, usd(3.00)));      // one dear hour
+    auto ev = m->send(allOrNone(3, kAlice, 1, 8, 0, 4, usd(2.20)));  // average 2.25 > 2.20
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    ev = m->send(allOrNone(4, kBob, 1, 8, 0, 4, usd(2.25)));  // average exactly 2.25
+    auto k = eventsOf<ContractCreated>(ev);
+    QCOMPARE(k.size(), std::size_t(2));
+    QCOMPARE(k[0].contract.price, usd(2.00));
+    QCOMPARE(k[1].contract.price, usd(3.00));  // each hour pays its own ask
+  }
+
+  void allOrNoneIsNeverSplitAcrossClusters() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 2, usd(1.00)));
+    m->send(ask(2, kProvider, 2, 8, 0, 2, usd(1.00)));
+    OrderRequest o = allOrNone(3, kAlice, 1, 16, 0, 2, usd(5.00));
+    o.cluster.reset();
+    o.constraints = ClusterConstraints{{Accelerator::H100}, 0, {}, std::nullopt, std::nullopt};
+    auto ev = m->send(o);
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    QCOMPARE(m->matcher().order(3)->status, OrderStatus::Working);
+  }
+
+  void constraintOrderPicksTheCheapestMatchingCluster() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 16, 0, 2, usd(2.40)));   // H100, InfiniBand
+    m->send(ask(2, kProvider, 2, 16, 0, 2, usd(2.10)));   // H100, RoCE: cheapest H100
+    m->send(ask(3, kProvider, 3, 16, 0, 2, usd(1.20)));   // A100: cheaper but excluded
+    OrderRequest o = allOrNone(4, kAlice, 1, 16, 0, 2, usd(3.00));
+    o.cluster.reset();
+    o.constraints = ClusterConstraints{{Accelerator::H100}, 0, {}, std::nullopt, std::nullopt};
+    auto k = eventsOf<ContractCreated>(m->send(o));
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.cluster, ClusterId(2));
+    // Requiring InfiniBand leaves only cluster 1.
+    OrderRequest p = o;
+    p.id = 5;
+    p.constraints->minFabric = FabricClass::InfiniBand;
+    k = eventsOf<ContractCreated>(m->send(p));
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.cluster, ClusterId(1));
+    // No cluster meets an impossible constraint: a clear reject.
+    OrderRequest q = o;
+    q.id = 6;
+    q.constraints->regions = {"antarctica"};
+    auto r = eventsOf<OrderRejected>(m->send(q));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::NoMatchingCluster));
+  }
+
+  void flexibleWindowChoosesTheCheapestPlacement() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 10, usd(2.50)));
+    m->send(ask(2, kProvider2, 1, 8, 5, 8, usd(1.50)));   // a dip in hours 5..7
+    OrderRequest o = allOrNone(3, kAlice, 1, 8, 0, 10, usd(2.60));
+    o.duration = 3;
+    auto k = eventsOf<ContractCreated>(m->send(o));
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.start, Hour(5));
+    QCOMPARE(k[0].contract.end, Hour(8));
+    QCOMPARE(k[0].contract.price, usd(1.50));
+  }
+
+  void flexibleBidRunsWhenThePriceDips() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 24, usd(2.50)));
+    OrderRequest o = allOrNone(2, kAlice, 1, 8, 0, 24, usd(2.00));
+    o.duration = 4;
+    QVERIFY(eventsOf<ContractCreated>(m->send(o)).empty());
+    auto k = eventsOf<ContractCreated>(m->send(ask(3, kProvider2, 1, 8, 10, 14, usd(1.40))));
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.start, Hour(10));
+    QCOMPARE(k[0].contract.buyOrder, OrderId(2));
+  }
+
+  void holderSellsBackPartOfAContract() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 16, 0, 720, usd(2.00)));
+    auto k = eventsOf<ContractCreated>(m->send(allOrNone(2, kAlice, 1, 16, 0, 720, usd(2.00))));
+    QCOMPARE(k.size(), std::size_t(1));
+    const ContractId held = k[0].contract.id;
+    QCOMPARE(m->matcher().holding(kAlice, 1, 100).held, 16);
+    // Sell one week back.
+    OrderRequest back = ask(3, kAlice, 1, 16, 168, 336, usd(2.30));
+    back.sellBack = held;
+    auto ev = m->send(back);
+    QVERIFY(eventsOf<OrderAccepted>(ev).size() == 1);
+    QCOMPARE(m->matcher().holding(kAlice, 1, 200).offered, 16);
+    k = eventsOf<ContractCreated>(m->send(bid(4, kBob, 1, 16, 168, 336, usd(2.30))));
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.seller, kAlice);
+    QCOMPARE(m->matcher().holding(kAlice, 1, 200).held, 0);
+    QCOMPARE(m->matcher().holding(kAlice, 1, 100).held, 16);
+    QCOMPARE(m->matcher().holding(kBob, 1, 200).held, 16);
+    // The same week cannot be sold again, and nor can hours outside the contract.
+    auto r = eventsOf<OrderRejected>(m->send(ask(5, kAlice, 1, 1, 168, 169, usd(2.30))));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::InsufficientHoldings));
+    OrderRequest outside = ask(6, kAlice, 1, 1, 700, 730, usd(2.30));
+    outside.sellBack = held;
+    r = eventsOf<OrderRejected>(m->send(outside));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::InvalidWindow));
+  }
+
+  void nobodySellsWhatTheyNeitherOwnNorHold() {
+    auto m = market();
+    auto r = eventsOf<OrderRejected>(m->send(ask(1, kAlice, 1, 1, 0, 1, usd(2.00))));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::InsufficientHoldings));
+    QVERIFY(eventsOf<OrderAccepted>(m->send(ask(2, kProvider, 1, 32, 0, 10, usd(2.00)))).size() == 1);
+    r = eventsOf<OrderRejected>(m->send(ask(3, kProvider, 1, 1, 5, 6, usd(2.00))));  // all 32 already offered
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::InsufficientHoldings));
+    r = eventsOf<OrderRejected>(m->send(CapacityGrant{kProvider, 1, 1, 0, 10}));  // cluster is full
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::ExceedsClusterSize));
+  }
+
+  void immediateOrCancelAndFillOrKill() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 2, usd(2.00)));
+    OrderRequest ioc = bid(2, kAlice, 1, 10, 0, 2, usd(2.00));
+    ioc.tif = TimeInForce::IOC;
+    auto ev = m->send(ioc);
+    QCOMPARE(eventsOf<ContractCreated>(ev).size(), std::size_t(1));
+    auto c = eventsOf<OrderCancelled>(ev);
+    QCOMPARE(name(c.at(0).reason), name(CancelReason::ImmediateOrCancel));
+    QCOMPARE(c.at(0).cancelledGpuHours, 4);
+    QVERIFY(m->matcher().depth(1, 0, Side::Buy, 5).empty());
+
+    m->send(ask(3, kProvider, 1, 8, 0, 2, usd(2.00)));
+    OrderRequest fok = bid(4, kBob, 1, 10, 0, 2, usd(2.00));
+    fok.tif = TimeInForce::FOK;
+    ev = m->send(fok);
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    QCOMPARE(name(eventsOf<OrderCancelled>(ev).at(0).reason), name(CancelReason::FillOrKill));
+    fok.id = 5;
+    fok.gpus = 8;
+    QCOMPARE(eventsOf<ContractCreated>(m->send(fok)).size(), std::size_t(1));
+  }
+
+  void postOnlyNeverTrades() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 2, usd(2.00)));
+    OrderRequest o = bid(2, kAlice, 1, 8, 0, 2, usd(2.00));
+    o.postOnly = true;
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(o)).at(0).reason), name(RejectReason::PostOnlyWouldTrade));
+    o.limit = usd(1.90);
+    QCOMPARE(eventsOf<OrderAccepted>(m->send(o)).size(), std::size_t(1));
+  }
+
+  void clockExpiresGoodTillDateAndPastHours() {
+    auto m = market();
+    OrderRequest gtd = bid(1, kAlice, 1, 4, 10, 20, usd(1.00));
+    gtd.tif = TimeInForce::GTD;
+    gtd.expireAt = 5;
+    m->send(gtd);
+    m->send(bid(2, kBob, 1, 4, 0, 10, usd(1.00)));
+    auto ev = m->send(ClockAdvance{5});
+    auto c = eventsOf<OrderCancelled>(ev);
+    QCOMPARE(c.size(), std::size_t(2));
+    QCOMPARE(c[0].order, OrderId(1));
+    QCOMPARE(c[0].leavesGpuHours, 0);
+    QCOMPARE(c[1].order, OrderId(2));
+    QCOMPARE(c[1].cancelledGpuHours, 20);  // hours 0..4 passed
+    QCOMPARE(c[1].leavesGpuHours, 20);     // hours 5..9 still work
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(3, kBob, 1, 4, 4, 10, usd(1.00)))).at(0).reason), name(RejectReason::WindowInPast));
+    QCOMPARE(eventsOf<OrderRejected>(m->send(ClockAdvance{3})).size(), std::size_t(1));
+  }
+
+  void selfTradePrevention() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 1, usd(2.00)));
+    m->send(ask(2, kProvider2, 1, 8, 0, 1, usd(2.10)));
+    auto ev = m->send(bid(3, kProvider, 1, 8, 0, 1, usd(3.00)));  // would hit its own ask first
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    QCOMPARE(name(eventsOf<OrderCancelled>(ev).at(0).reason), name(CancelReason::SelfTrade));
+    QCOMPARE(eventsOf<OrderCancelled>(ev).at(0).order, OrderId(3));
+    OrderRequest o = bid(4, kProvider, 1, 8, 0, 1, usd(3.00));
+    o.stp = SelfTradePrevention::CancelResting;
+    ev = m->send(o);
+    QCOMPARE(eventsOf<OrderCancelled>(ev).at(0).order, OrderId(1));
+    QCOMPARE(eventsOf<ContractCreated>(ev).at(0).contract.sellOrder, OrderId(2));
+  }
+
+  void amendKeepsPriorityOnlyWhenShrinking() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 1, usd(2.00)));
+    m->send(ask(2, kProvider2, 1, 8, 0, 1, usd(2.00)));
+    auto a = eventsOf<OrderAmended>(m->send(AmendRequest{1, kProvider, std::nullopt, 6}));
+    QVERIFY(a.at(0).priorityKept);
+    auto k = eventsOf<ContractCreated>(m->send(bid(3, kAlice, 1, 2, 0, 1, usd(2.00))));
+    QCOMPARE(k.at(0).contract.sellOrder, OrderId(1));
+    a = eventsOf<OrderAmended>(m->send(AmendRequest{1, kProvider, std::nullopt, 10}));
+    QVERIFY(!a.at(0).priorityKept);
+    k = eventsOf<ContractCreated>(m->send(bid(4, kAlice, 1, 2, 0, 1, usd(2.00))));
+    QCOMPARE(k.at(0).contract.sellOrder, OrderId(2));
+    // Repricing through the book trades at once.
+    m->send(bid(5, kBob, 1, 4, 0, 1, usd(1.50)));
+    k = eventsOf<ContractCreated>(m->send(AmendRequest{2, kProvider2, usd(1.50), std::nullopt}));
+    QCOMPARE(k.at(0).contract.buyOrder, OrderId(5));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(AmendRequest{2, kProvider2, usd(1.50), std::nullopt})).at(0).reason), name(RejectReason::NothingToAmend));
+  }
+
+  void onlyTheOwnerCancels() {
+    auto m = market();
+    m->send(bid(1, kAlice, 1, 4, 0, 2, usd(1.00)));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kBob})).at(0).reason), name(RejectReason::NotYourOrder));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{99, kBob})).at(0).reason), name(RejectReason::UnknownOrder));
+    auto c = eventsOf<OrderCancelled>(m->send(CancelRequest{1, kAlice}));
+    QCOMPARE(c.at(0).cancelledGpuHours, 8);
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kAlice})).at(0).reason), name(RejectReason::UnknownOrder));
+  }
+
+  void impossibleOrdersAreRejectedWithAReason() {
+    auto m = market();
+    auto reason = [&](OrderRequest o) { return eventsOf<OrderRejected>(m->send(o)).at(0).reason; };
+    QCOMPARE(name(reason(bid(1, kAlice, 1, 0, 0, 2, usd(1.00)))), name(RejectReason::InvalidGpuCount));
+    QCOMPARE(name(reason(bid(2, kAlice, 1, 65, 0, 2, usd(1.00)))), name(RejectReason::ExceedsClusterSize));
+    QCOMPARE(name(reason(bid(3, kAlice, 1, 4, 5, 5, usd(1.00)))), name(RejectReason::InvalidWindow));
+    QCOMPARE(name(reason(bid(4, kAlice, 1, 4, 0, 2, 0))), name(RejectReason::InvalidPrice));
+    QCOMPARE(name(reason(bid(5, kAlice, 9, 4, 0, 2, usd(1.00)))), name(RejectReason::UnknownCluster));
+    OrderRequest aonSell = ask(6, kProvider, 1, 4, 0, 2, usd(1.00));
+    aonSell.fill = FillStyle::AllOrNone;
+    QCOMPARE(name(reason(aonSell)), name(RejectReason::Unsupported));
+    m->send(bid(7, kAlice, 1, 4, 0, 2, usd(1.00)));
+    QCOMPARE(name(reason(bid(7, kAlice, 1, 4, 0, 2, usd(1.00)))), name(RejectReason::DuplicateOrderId));
+    OrderRequest gtd = bid(8, kAlice, 1, 4, 0, 2, usd(1.00));
+    gtd.tif = TimeInForce::GTD;
+    QCOMPARE(name(reason(gtd)), name(RejectReason::InvalidTimeInForce));
+  }
+};
+
+QTEST_GUILESS_MAIN(MatchingRulesTest)
+#include "test_matching_rules.moc"
