@@ -1,0 +1,28 @@
+#pragma once
+// The account panel: cash balance, cash reserved by working bids, and held contracts marked
+// to the current book.
+#include "ui/session/SessionTypes.h"
+
+#include <QWidget>
+
+class QLabel;
+
+namespace tessera::ui {
+
+class AccountPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit AccountPanel(QWidget* parent = nullptr);
+  void setAccount(const AccountSummary& a, std::size_t contractsHeld, std::size_t workingOrders);
+
+ private:
+  QLabel* name_;
+  QLabel* balance_;
+  QLabel* reserved_;
+  QLabel* available_;
+  QLabel* held_;
+  QLabel* mark_;
+  QLabel* pnl_;
+};
+
+}  // namespace tessera::ui

@@ -1,0 +1,110 @@
+#include "ui/blotter/BlotterWidget.h"
+
+#include "ui/blotter/CsvExport.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tessera::ui {
+
+BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
+    : QWidget(parent),
+      orders_(new WorkingOrdersModel(names, this)),
+      fills_(new FillsModel(names, this)),
+      contracts_(new ContractsModel(names, this)) {
+  setObjectName("blotter");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  tabs_ = new QTabWidget(this);
+  ordersView_ = makeView(orders_, &ordersProxy_);
+  ordersView_->setObjectName("workingOrdersView");
+  fillsView_ = makeView(fills_, &fillsProxy_);
+  contractsView_ = makeView(contracts_, &contractsProxy_);
+  tabs_->addTab(ordersView_, tr("Working orders"));
+  tabs_->addTab(fillsView_, tr("Fills"));
+  tabs_->addTab(contractsView_, tr("Contracts held"));
+  layout->addWidget(tabs_);
+
+  auto* buttons = new QHBoxLayout;
+  auto* cancel = new QPushButton(tr("Cancel selected (Del)"), this);
+  auto* cancelAll = new QPushButton(tr("Cancel all"), this);
+  auto* sellBack = new QPushButton(tr("Sell back selected contract"), this);
+  auto* exportCsvButton = new QPushButton(tr("Export CSV..."), this);
+  buttons->addWidget(cancel);
+  buttons->addWidget(cancelAll);
+  buttons->addWidget(sellBack);
+  buttons->addStretch();
+  buttons->addWidget(exportCsvButton);
+  layout->addLayout(buttons);
+  connect(cancel, &QPushButton::clicked, this, &BlotterWidget::cancelSelected);
+  connect(cancelAll, &QPushButton::clicked, this, &BlotterWidget::cancelAllRequested);
+  connect(exportCsvButton, &QPushButton::clicked, this, &BlotterWidget::exportShown);
+  connect(sellBack, &QPushButton::clicked, this, [this] {
+    const QModelIndex i = contractsView_->currentIndex();
+    if (!i.isValid()) return;
+    if (const Contract* c = contracts_->contractAt(contractsProxy_->mapToSource(i).row())) emit sellBackRequested(c->id);
+  });
+
+  auto* del = new QAction(tr("Cancel order"), ordersView_);
+  del->setShortcut(QKeySequence::Delete);
+  del->setShortcutContext(Qt::WidgetShortcut);
+  connect(del, &QAction::triggered, this, &BlotterWidget::cancelSelected);
+  ordersView_->addAction(del);
+  ordersView_->setContextMenuPolicy(Qt::ActionsContextMenu);
+}
+
+QTableView* BlotterWidget::makeView(QAbstractItemModel* model, QSortFilterProxyModel** proxy) {
+  *proxy = new QSortFilterProxyModel(this);
+  (*proxy)->setSourceModel(model);
+  (*proxy)->setSortRole(Qt::UserRole);
+  auto* v = new QTableView(this);
+  v->setModel(*proxy);
+  v->setSortingEnabled(true);
+  v->setSelectionBehavior(QAbstractItemView::SelectRows);
+  v->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  v->setAlternatingRowColors(true);
+  v->verticalHeader()->hide();
+  v->verticalHeader()->setDefaultSectionSize(20);
+  v->horizontalHeader()->setStretchLastSection(true);
+  v->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  v->horizontalHeader()->setDefaultSectionSize(96);
+  return v;
+}
+
+const QAbstractItemModel& BlotterWidget::shownModel() const {
+  switch (tabs_->currentIndex()) {
+    case 1: return *fillsProxy_;
+    case 2: return *contractsProxy_;
+    default: return *ordersProxy_;
+  }
+}
+
+void BlotterWidget::cancelSelected() {
+  const auto rows = ordersView_->selectionModel()->selectedRows();
+  if (rows.isEmpty()) {
+    QMessageBox::information(this, tr("Cancel order"), tr("Select a working order to cancel first."));
+    return;
+  }
+  for (const QModelIndex& i : rows) {
+    if (const OrderView* o = orders_->orderAt(ordersProxy_->mapToSource(i).row())) emit cancelRequested(o->request.id);
+  }
+}
+
+void BlotterWidget::exportShown() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(tabs_->tabText(tabs_->currentIndex())),
+                                                    tabs_->tabText(tabs_->currentIndex()).toLower().replace(' ', '-') + ".csv",
+                                                    tr("CSV files (*.csv)"));
+  if (path.isEmpty()) return;
+  const QString error = exportCsv(shownModel(), path);
+  if (!error.isEmpty()) QMessageBox::critical(this, tr("Export failed"), tr("Could not write %1:\n%2").arg(path, error));
+}
+
+}  // namespace tessera::ui

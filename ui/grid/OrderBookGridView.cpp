@@ -1,0 +1,500 @@
+#include "ui/grid/OrderBookGridView.h"
+
+#include "ui/shell/DisplayFormat.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
+#include <QTimer>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessera::ui {
+namespace {
+
+constexpr double kLeft = 64;
+constexpr double kRight = 96;
+constexpr double kTop = 28;
+constexpr double kBottom = 58;   // time labels, axis title, scrollbar
+constexpr int kScrollHeight = 14;
+constexpr qint64 kFlashMs = 1500;
+constexpr double kMinViewHours = 6;
+constexpr double kMaxViewHours = 24 * 62;
+
+// The smallest "nice" number (1, 2, 5 x 10^n) at or above v.
+double niceCeil(double v) {
+  if (v <= 0) return 1;
+  const double e = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0}) {
+    if (m * e >= v) return m * e;
+  }
+  return 10 * e;
+}
+
+double niceStep(double range, int targetTicks) {
+  // Tick steps stay on 1, 2, 5 x 10^n so labels read as round numbers.
+  const double raw = range / std::max(1, targetTicks);
+  const double e = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-9))));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * e >= raw) return m * e;
+  }
+  return 10 * e;
+}
+
+}  // namespace
+
+OrderBookGridView::OrderBookGridView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumSize(480, 300);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  clock_.start();
+  flashTimer_ = new QTimer(this);
+  flashTimer_->setInterval(33);  // ~30 fps while something flashes, idle otherwise
+  connect(flashTimer_, &QTimer::timeout, this, [this] {
+    const qint64 t = clock_.elapsed();
+    while (!flashes_.empty() && t - flashes_.front().atMs > kFlashMs) flashes_.pop_front();
+    if (flashes_.empty()) flashTimer_->stop();
+    update();
+  });
+  scroll_ = new QScrollBar(Qt::Horizontal, this);
+  scroll_->setObjectName("gridScroll");
+  connect(scroll_, &QScrollBar::valueChanged, this, [this](int v) {
+    if (syncingScroll_) return;
+    setVisibleHours(v, viewHours_);
+  });
+}
+
+void OrderBookGridView::setSnapshot(BookSnapshotPtr snapshot) {
+  const bool hadHours = model_.hours() > 0;
+  model_.setSnapshot(std::move(snapshot));
+  // Bring the view onto the book when the first real one arrives, or the book moved away from it.
+  if (model_.hours() > 0 && (!hadHours || viewStart_ + viewHours_ <= model_.firstHour() ||
+                             viewStart_ >= model_.firstHour() + model_.hours())) {
+    setVisibleHours(model_.firstHour(), std::min<double>(viewHours_, std::max(24, model_.hours())));
+  }
+  updateScales();
+  syncScrollBar();
+  update();
+}
+
+void OrderBookGridView::setTitle(const QString& title) {
+  title_ = title;
+  update();
+}
+
+void OrderBookGridView::setNow(Hour now) {
+  now_ = now;
+  update();
+}
+
+void OrderBookGridView::setOwnOrders(std::vector<OrderView> orders) {
+  ownOrders_ = std::move(orders);
+  update();
+}
+
+void OrderBookGridView::setOwnContracts(std::vector<Contract> contracts, AccountId me) {
+  ownContracts_ = std::move(contracts);
+  me_ = me;
+  update();
+}
+
+void OrderBookGridView::flashTrades(const std::vector<TradePrint>& trades) {
+  const auto snap = model_.snapshot();
+  if (!snap) return;
+  const qint64 t = clock_.elapsed();
+  for (const TradePrint& tp : trades) {
+    if (std::find(snap->clusters.begin(), snap->clusters.end(), tp.cluster) == snap->clusters.end()) continue;
+    flashes_.push_back(Flash{tp, t});
+  }
+  while (flashes_.size() > 400) flashes_.pop_front();
+  if (!flashes_.empty() && !flashTimer_->isActive()) flashTimer_->start();
+}
+
+void OrderBookGridView::setVisibleHours(Hour first, double hours) {
+  viewHours_ = std::clamp(hours, kMinViewHours, kMaxViewHours);
+  double lo = static_cast<double>(first);
+  if (model_.snapshot()) {
+    const double domainLo = model_.firstHour();
+    const double domainHi = model_.firstHour() + std::max<double>(model_.hours(), viewHours_);
+    lo = std::clamp(lo, domainLo, std::max(domainLo, domainHi - viewHours_));
+  }
+  viewStart_ = lo;
+  syncScrollBar();
+  emit visibleHoursChanged(viewStart_, viewHours_);
+  update();
+}
+
+void OrderBookGridView::zoomBy(double factor, double aroundHour) {
+  const double newHours = std::clamp(viewHours_ * factor, kMinViewHours, kMaxViewHours);
+  const double frac = (aroundHour - viewStart_) / viewHours_;
+  const double start = aroundHour - frac * newHours;
+  viewHours_ = newHours;
+  setVisibleHours(static_cast<Hour>(std::llround(start)), newHours);
+}
+
+void OrderBookGridView::panBy(double hours) {
+  setVisibleHours(static_cast<Hour>(std::llround(viewStart_ + hours)), viewHours_);
+}
+
+void OrderBookGridView::updateScales() {
+  // Round the axes up to nice values so the picture does not breathe with every update.
+  const double ask = niceCeil(std::max<double>(8, model_.maxAskDepth() * 1.05));
+  const double bid = niceCeil(std::max<double>(4, model_.maxBidDepth() * 1.05));
+  yAskMax_ = ask;
+  yBidMax_ = std::max(bid, ask * 0.3);
+  if (model_.minPrice() && model_.maxPrice()) {
+    const Price cent = kMicrosPerDollar / 100;
+    const Price lo = (*model_.minPrice() / cent) * cent;
+    const Price hi = ((*model_.maxPrice() + cent - 1) / cent) * cent;
+    colours_.setRange(lo, std::max(hi, lo + 10 * cent));
+  }
+}
+
+void OrderBookGridView::syncScrollBar() {
+  syncingScroll_ = true;
+  const int lo = static_cast<int>(model_.snapshot() ? model_.firstHour() : 0);
+  const int hi = static_cast<int>(model_.snapshot() ? model_.firstHour() + model_.hours() - viewHours_ : 0);
+  scroll_->setRange(lo, std::max(lo, hi));
+  scroll_->setPageStep(static_cast<int>(viewHours_));
+  scroll_->setSingleStep(std::max(1, static_cast<int>(viewHours_ / 10)));
+  scroll_->setValue(static_cast<int>(std::llround(viewStart_)));
+  syncingScroll_ = false;
+}
+
+QRectF OrderBookGridView::plotRect() const {
+  return QRectF(kLeft, kTop, std::max(10.0, width() - kLeft - kRight), std::max(10.0, height() - kTop - kBottom));
+}
+
+QPointF OrderBookGridView::pointOf(double hour, double gpu) const {
+  const QRectF r = plotRect();
+  const double x = r.left() + (hour - viewStart_) / viewHours_ * r.width();
+  const double perGpu = r.height() / (yAskMax_ + yBidMax_);
+  const double axis = r.top() + yAskMax_ * perGpu;
+  return {x, axis - gpu * perGpu};
+}
+
+double OrderBookGridView::hourAt(double x) const {
+  const QRectF r = plotRect();
+  return viewStart_ + (x - r.left()) / r.width() * viewHours_;
+}
+
+double OrderBookGridView::gpuAt(double y) const {
+  const QRectF r = plotRect();
+  const double perGpu = r.height() / (yAskMax_ + yBidMax_);
+  const double axis = r.top() + yAskMax_ * perGpu;
+  return (axis - y) / perGpu;
+}
+
+QRectF OrderBookGridView::rectOf(Hour start, Hour end, double gpuLow, double gpuHigh) const {
+  return QRectF(pointOf(static_cast<double>(start), gpuHigh), pointOf(static_cast<double>(end), gpuLow)).normalized();
+}
+
+void OrderBookGridView::resizeEvent(QResizeEvent*) {
+  scroll_->setGeometry(static_cast<int>(kLeft), height() - kScrollHeight, static_cast<int>(plotRect().width()),
+                       kScrollHeight);
+}
+
+void OrderBookGridView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().color(QPalette::Base));
+  const QRectF plot = plotRect();
+  p.save();
+  p.setClipRect(plot);
+  // Hours already delivered cannot trade: shade them.
+  const double nowX = pointOf(static_cast<double>(now_), 0).x();
+  if (nowX > plot.left()) {
+    QColor past = palette().color(QPalette::Text);
+    past.setAlpha(18);
+    p.fillRect(QRectF(plot.left(), plot.top(), std::min(nowX, plot.right()) - plot.left(), plot.height()), past);
+  }
+  paintColumns(p, plot);
+  paintOverlays(p, plot);
+  p.restore();
+  paintAxes(p, plot);
+  paintLegend(p, plot);
+
+  QFont tf = font();
+  tf.setBold(true);
+  p.setFont(tf);
+  p.setPen(palette().color(QPalette::Text));
+  p.drawText(QRectF(kLeft, 4, plot.width(), kTop - 6), Qt::AlignLeft | Qt::AlignVCenter,
+             title_.isEmpty() ? tr("Order book") : title_);
+  p.setFont(font());
+  if (!model_.snapshot() || model_.hours() == 0) {
+    p.drawText(plot, Qt::AlignCenter, tr("No book yet: select a cluster in the cluster list"));
+  }
+}
+
+void OrderBookGridView::paintColumns(QPainter& p, const QRectF& plot) const {
+  if (!model_.snapshot()) return;
+  p.setRenderHint(QPainter::Antialiasing, false);
+  const Hour h0 = static_cast<Hour>(std::floor(viewStart_));
+  const Hour h1 = static_cast<Hour>(std::ceil(viewStart_ + viewHours_));
+  const double colWidth = plot.width() / viewHours_;
+  const double gap = colWidth > 6 ? 1.0 : 0.0;
+  for (Hour h = h0; h < h1; ++h) {
+    const GridColumn* c = model_.column(h);
+    if (!c) continue;
+    const double x0 = pointOf(static_cast<double>(h), 0).x();
+    const double w = colWidth - gap;
+    for (const GridSegment& s : c->asks) {
+      const double yTop = pointOf(0, s.to).y();
+      const double yBot = pointOf(0, s.from).y();
+      p.fillRect(QRectF(x0, yTop, w, std::max(1.0, yBot - yTop - (yBot - yTop > 4 ? 1 : 0))), colours_.colour(s.price));
+    }
+    for (const GridSegment& s : c->bids) {
+      const double yTop = pointOf(0, -s.from).y();
+      const double yBot = pointOf(0, -s.to).y();
+      QColor col = colours_.colour(s.price);
+      col.setAlpha(170);  // bids a little paler, so the two sides read apart at a glance
+      p.fillRect(QRectF(x0, yTop, w, std::max(1.0, yBot - yTop - (yBot - yTop > 4 ? 1 : 0))), col);
+    }
+  }
+}
+
+void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
+  p.setRenderHint(QPainter::Antialiasing, true);
+  // All-or-none bids: dashed outlines below the axis, over their (flexible) window.
+  if (auto snap = model_.snapshot()) {
+    for (const OrderView& o : snap->allOrNoneBids) {
+      QPen pen(colours_.colour(o.request.limit), 1.5, o.request.duration ? Qt::DotLine : Qt::DashLine);
+      p.setPen(pen);
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(rectOf(o.request.start, o.request.end, -o.request.gpus, 0));
+    }
+  }
+  const QColor accent = palette().color(QPalette::Highlight);
+  // Own contracts: filled, hatched, above the axis.
+  for (const Contract& c : ownContracts_) {
+    if (auto snap = model_.snapshot();
+        !snap || std::find(snap->clusters.begin(), snap->clusters.end(), c.cluster) == snap->clusters.end())
+      continue;
+    QColor fill = accent;
+    fill.setAlpha(c.buyer == me_ ? 110 : 50);
+    p.setPen(QPen(accent, 1));
+    p.setBrush(fill);
+    p.drawRect(rectOf(c.start, c.end, 0, c.gpus));
+    p.setBrush(QBrush(palette().color(QPalette::HighlightedText), Qt::BDiagPattern));
+    p.drawRect(rectOf(c.start, c.end, 0, c.gpus));
+  }
+  // Own working orders: bold outlines, sells above the axis, buys below.
+  for (const OrderView& o : ownOrders_) {
+    const OrderRequest& r = o.request;
+    if (auto snap = model_.snapshot(); !snap || (r.cluster && std::find(snap->clusters.begin(), snap->clusters.end(),
+                                                                         *r.cluster) == snap->clusters.end()))
+      continue;
+    p.setPen(QPen(QColor(255, 80, 220), 2.5, r.duration ? Qt::DashLine : Qt::SolidLine));
+    p.setBrush(Qt::NoBrush);
+    const QRectF rr = r.side == Side::Sell ? rectOf(r.start, r.end, 0, r.gpus) : rectOf(r.start, r.end, -r.gpus, 0);
+    p.drawRect(rr.adjusted(1, 1, -1, -1));
+  }
+  // Trades flash white and fade.
+  const qint64 t = clock_.elapsed();
+  p.setPen(Qt::NoPen);
+  for (const Flash& f : flashes_) {
+    const double age = static_cast<double>(t - f.atMs) / kFlashMs;
+    if (age >= 1) continue;
+    QColor c = f.trade.mine ? QColor(255, 80, 220) : QColor(255, 255, 255);
+    c.setAlpha(static_cast<int>(220 * (1 - age)));
+    p.setBrush(c);
+    p.drawRect(rectOf(f.trade.start, f.trade.end, 0, f.trade.gpus));
+  }
+  // The exchange clock.
+  const double nowX = pointOf(static_cast<double>(now_), 0).x();
+  p.setPen(QPen(QColor(230, 70, 70), 1.5, Qt::DashLine));
+  p.drawLine(QPointF(nowX, plot.top()), QPointF(nowX, plot.bottom()));
+  // The rectangle being dragged.
+  if (selecting_) {
+    const GridSelection s = selectionOf(selectFrom_, selectTo_);
+    const QRectF r = s.side == Side::Buy ? rectOf(s.start, s.end, 0, s.gpus) : rectOf(s.start, s.end, -s.gpus, 0);
+    QColor fill = palette().color(QPalette::Text);
+    fill.setAlpha(40);
+    p.setBrush(fill);
+    p.setPen(QPen(palette().color(QPalette::Text), 1.5, Qt::DashLine));
+    p.drawRect(r);
+    p.drawText(r.adjusted(4, 2, 200, 20).topLeft() + QPointF(0, 12),
+               tr("%1 %2 GPUs x %3 h").arg(s.side == Side::Buy ? tr("Buy") : tr("Sell")).arg(s.gpus).arg(s.end - s.start));
+  }
+}
+
+void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
+  p.setRenderHint(QPainter::Antialiasing, false);
+  const QColor text = palette().color(QPalette::Text);
+  QColor grid = text;
+  grid.setAlpha(40);
+  p.setPen(text);
+  p.drawRect(plot);
+  // GPU axis: asks upward, bids downward, labelled in GPUs either way.
+  const double step = niceStep(yAskMax_ + yBidMax_, std::max(2, static_cast<int>(plot.height() / 40)));
+  const QFontMetrics fm(font());
+  for (double g = -std::floor(yBidMax_ / step) * step; g <= yAskMax_ + 1e-9; g += step) {
+    const double y = pointOf(0, g).y();
+    if (y < plot.top() - 1 || y > plot.bottom() + 1) continue;
+    p.setPen(grid);
+    p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    p.setPen(text);
+    p.drawLine(QPointF(plot.left() - 4, y), QPointF(plot.left(), y));
+    p.drawText(QRectF(0, y - 8, kLeft - 8, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(std::abs(g)));
+  }
+  const double axisY = pointOf(0, 0).y();
+  p.setPen(QPen(text, 1.5));
+  p.drawLine(QPointF(plot.left(), axisY), QPointF(plot.right(), axisY));
+  p.save();
+  p.translate(12, plot.center().y());
+  p.rotate(-90);
+  p.drawText(QRectF(-plot.height() / 2, -8, plot.height(), 16), Qt::AlignCenter, tr("GPUs   (bids below | asks above)"));
+  p.restore();
+
+  // Time axis: pick a step that leaves room for the labels.
+  const double pxPerHour = plot.width() / viewHours_;
+  Hour tstep = 1;
+  for (Hour s : {1, 2, 3, 6, 12, 24, 48, 72, 168, 336}) {
+    tstep = s;
+    if (s * pxPerHour >= (s < 24 ? 48 : 80)) break;
+  }
+  const Hour h0 = static_cast<Hour>(std::ceil(viewStart_ / tstep)) * tstep;
+  for (Hour h = h0; h <= viewStart_ + viewHours_; h += tstep) {
+    const double x = pointOf(static_cast<double>(h), 0).x();
+    p.setPen(grid);
+    p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    p.setPen(text);
+    p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
+    const bool midnight = h % 24 == 0;
+    const QString label = tstep >= 24 ? formatDay(h) : (midnight ? formatDay(h) : formatHourShort(h));
+    QFont f = font();
+    f.setBold(midnight && tstep < 24);
+    p.setFont(f);
+    p.drawText(QRectF(x - 50, plot.bottom() + 5, 100, 16), Qt::AlignHCenter | Qt::AlignTop, label);
+  }
+  p.setFont(font());
+  p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter,
+             tr("Delivery hour (UTC)   -   red dashed line: exchange time %1").arg(formatHour(now_)));
+}
+
+void OrderBookGridView::paintLegend(QPainter& p, const QRectF& plot) const {
+  const QColor text = palette().color(QPalette::Text);
+  const QRectF bar(plot.right() + 14, plot.top() + 20, 16, plot.height() - 40);
+  for (int i = 0; i < static_cast<int>(bar.height()); ++i) {
+    const double t = 1.0 - i / bar.height();
+    p.fillRect(QRectF(bar.left(), bar.top() + i, bar.width(), 1), PriceColourScale::colourAt(t));
+  }
+  p.setPen(text);
+  p.drawRect(bar);
+  p.drawText(QRectF(plot.right() + 4, plot.top(), kRight, 16), Qt::AlignLeft, tr("$/GPU-h"));
+  for (int i = 0; i <= 4; ++i) {
+    const double t = i / 4.0;
+    const Price price = colours_.low() + static_cast<Price>(t * static_cast<double>(colours_.high() - colours_.low()));
+    const double y = bar.bottom() - t * bar.height();
+    p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
+    p.drawText(QRectF(bar.right() + 6, y - 8, kRight - 36, 16), Qt::AlignLeft | Qt::AlignVCenter, formatPrice(price));
+  }
+}
+
+GridSelection OrderBookGridView::selectionOf(QPointF a, QPointF b) const {
+  GridSelection s;
+  const double ha = hourAt(a.x());
+  const double hb = hourAt(b.x());
+  s.start = static_cast<Hour>(std::floor(std::min(ha, hb)));
+  s.end = static_cast<Hour>(std::floor(std::max(ha, hb))) + 1;
+  const double ga = gpuAt(a.y());
+  const double gb = gpuAt(b.y());
+  // Which side is decided by where the drag started: above the axis are the asks to buy.
+  s.side = ga >= 0 ? Side::Buy : Side::Sell;
+  s.gpus = std::max<GpuCount>(1, static_cast<GpuCount>(std::llround(std::abs(gb - ga))));
+  return s;
+}
+
+void OrderBookGridView::mousePressEvent(QMouseEvent* e) {
+  if (e->button() == Qt::LeftButton && plotRect().contains(e->position())) {
+    selecting_ = true;
+    selectFrom_ = selectTo_ = e->position();
+  } else if (e->button() == Qt::MiddleButton || e->button() == Qt::RightButton) {
+    panning_ = true;
+    panFrom_ = e->position();
+    panStartHour_ = viewStart_;
+    setCursor(Qt::ClosedHandCursor);
+  }
+}
+
+void OrderBookGridView::mouseMoveEvent(QMouseEvent* e) {
+  if (selecting_) {
+    const QRectF r = plotRect();
+    selectTo_ = QPointF(std::clamp(e->position().x(), r.left(), r.right()), std::clamp(e->position().y(), r.top(), r.bottom()));
+    update();
+  } else if (panning_) {
+    const double dh = (panFrom_.x() - e->position().x()) / plotRect().width() * viewHours_;
+    setVisibleHours(static_cast<Hour>(std::llround(panStartHour_ + dh)), viewHours_);
+  }
+}
+
+void OrderBookGridView::mouseReleaseEvent(QMouseEvent* e) {
+  if (selecting_ && e->button() == Qt::LeftButton) {
+    selecting_ = false;
+    update();
+    if (std::abs(selectTo_.y() - selectFrom_.y()) >= 3) emit selectionMade(selectionOf(selectFrom_, selectTo_));
+  } else if (panning_) {
+    panning_ = false;
+    unsetCursor();
+  }
+}
+
+void OrderBookGridView::wheelEvent(QWheelEvent* e) {
+  const double steps = e->angleDelta().y() / 120.0;
+  if (e->modifiers() & Qt::ShiftModifier) {
+    panBy(-steps * viewHours_ / 10);
+  } else {
+    zoomBy(std::pow(0.85, steps), hourAt(e->position().x()));
+  }
+  e->accept();
+}
+
+void OrderBookGridView::keyPressEvent(QKeyEvent* e) {
+  switch (e->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(0.8, viewStart_ + viewHours_ / 2); break;
+    case Qt::Key_Minus: zoomBy(1.25, viewStart_ + viewHours_ / 2); break;
+    case Qt::Key_Left: panBy(-viewHours_ / 10); break;
+    case Qt::Key_Right: panBy(viewHours_ / 10); break;
+    default: QWidget::keyPressEvent(e); return;
+  }
+}
+
+QString OrderBookGridView::describeAt(QPoint pos) const {
+  if (!plotRect().contains(pos)) return {};
+  const Hour h = static_cast<Hour>(std::floor(hourAt(pos.x())));
+  const double g = gpuAt(pos.y());
+  QString text = formatHour(h) + QStringLiteral(" UTC");
+  if (auto hit = model_.hit(h, g)) {
+    const bool ask = hit->side == Side::Sell;
+    text += tr("\n%1 level: GPUs %2-%3, cumulative %4 GPUs\n%5 per GPU-hour, %6 order(s)")
+                .arg(ask ? tr("Ask") : tr("Bid"))
+                .arg(hit->segment.from + 1)
+                .arg(hit->segment.to)
+                .arg(hit->segment.to)
+                .arg(formatPrice(hit->segment.price))
+                .arg(hit->segment.orders);
+  } else if (const GridColumn* c = model_.column(h)) {
+    text += tr("\n%1 GPUs offered, %2 GPUs bid").arg(c->askDepth()).arg(c->bidDepth());
+  }
+  return text;
+}
+
+bool OrderBookGridView::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* he = static_cast<QHelpEvent*>(e);
+    const QString t = describeAt(he->pos());
+    if (t.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(he->globalPos(), t, this);
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+}  // namespace tessera::ui

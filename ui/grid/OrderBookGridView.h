@@ -1,0 +1,110 @@
+#pragma once
+// The centre of the terminal: delivery hours across, GPUs up (asks) and down (bids), colour
+// for price. Wheel zooms, middle-drag or the scrollbar pans, left-drag selects a rectangle of
+// GPUs x hours for an order ticket. Own orders are outlined, own contracts filled, trades flash.
+#include "ui/grid/OrderBookGridModel.h"
+#include "ui/grid/PriceColourScale.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <deque>
+
+class QScrollBar;
+class QTimer;
+
+namespace tessera::ui {
+
+// What a dragged rectangle asks for. Dragged above the axis: buy those asks; below: sell.
+struct GridSelection {
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount gpus = 0;
+  Side side = Side::Buy;
+  bool operator==(const GridSelection&) const = default;
+};
+
+class OrderBookGridView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit OrderBookGridView(QWidget* parent = nullptr);
+
+  void setSnapshot(BookSnapshotPtr snapshot);
+  const OrderBookGridModel& model() const { return model_; }
+  void setTitle(const QString& title);
+  void setNow(Hour now);
+  void setOwnOrders(std::vector<OrderView> orders);
+  void setOwnContracts(std::vector<Contract> contracts, AccountId me);
+  void flashTrades(const std::vector<TradePrint>& trades);
+
+  // The visible window of delivery hours.
+  void setVisibleHours(Hour first, double hours);
+  double visibleFirstHour() const { return viewStart_; }
+  double visibleHourCount() const { return viewHours_; }
+  void zoomBy(double factor, double aroundHour);
+  void panBy(double hours);
+
+  // Widget coordinates of the point (hour, gpu); gpu < 0 is below the axis (bids).
+  QPointF pointOf(double hour, double gpu) const;
+  double hourAt(double x) const;
+  double gpuAt(double y) const;
+  QRectF plotRect() const;
+  QString describeAt(QPoint pos) const;  // the hover text
+
+ signals:
+  void selectionMade(const tessera::ui::GridSelection& selection);
+  void visibleHoursChanged(double first, double hours);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void resizeEvent(QResizeEvent*) override;
+  void mousePressEvent(QMouseEvent*) override;
+  void mouseMoveEvent(QMouseEvent*) override;
+  void mouseReleaseEvent(QMouseEvent*) override;
+  void wheelEvent(QWheelEvent*) override;
+  void keyPressEvent(QKeyEvent*) override;
+  bool event(QEvent*) override;
+
+ private:
+  void updateScales();
+  void syncScrollBar();
+  void paintColumns(QPainter& p, const QRectF& plot) const;
+  void paintOverlays(QPainter& p, const QRectF& plot) const;
+  void paintAxes(QPainter& p, const QRectF& plot) const;
+  void paintLegend(QPainter& p, const QRectF& plot) const;
+  QRectF rectOf(Hour start, Hour end, double gpuLow, double gpuHigh) const;
+  GridSelection selectionOf(QPointF a, QPointF b) const;
+
+  OrderBookGridModel model_;
+  PriceColourScale colours_;
+  QString title_;
+  Hour now_ = 0;
+  std::vector<OrderView> ownOrders_;
+  std::vector<Contract> ownContracts_;
+  AccountId me_ = 0;
+  struct Flash {
+    TradePrint trade;
+    qint64 atMs = 0;
+  };
+  std::deque<Flash> flashes_;
+  QElapsedTimer clock_;
+  QTimer* flashTimer_ = nullptr;
+  QScrollBar* scroll_ = nullptr;
+  bool syncingScroll_ = false;
+
+  double viewStart_ = 0;
+  double viewHours_ = 24 * 7;
+  double yAskMax_ = 8;
+  double yBidMax_ = 8;
+
+  bool selecting_ = false;
+  QPointF selectFrom_;
+  QPointF selectTo_;
+  bool panning_ = false;
+  QPointF panFrom_;
+  double panStartHour_ = 0;
+};
+
+}  // namespace tessera::ui
+
+Q_DECLARE_METATYPE(tessera::ui::GridSelection)

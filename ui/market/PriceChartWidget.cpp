@@ -1,0 +1,113 @@
+#include "ui/market/PriceChartWidget.h"
+
+#include "ui/shell/DisplayFormat.h"
+
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <map>
+
+namespace tessera::ui {
+
+std::optional<Tenor> tenorOf(const TradePrint& t) {
+  const Hour lead = t.start - t.exchangeTime;
+  if (lead < kHoursPerDay) return Tenor::NextDay;
+  if (lead < 7 * kHoursPerDay) return Tenor::NextWeek;
+  if (lead < 31 * kHoursPerDay) return Tenor::NextMonth;
+  return std::nullopt;
+}
+
+PriceChartWidget::PriceChartWidget(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  setObjectName("priceChart");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+  plot_->setMinimumHeight(160);
+  const QColor colours[] = {QColor(60, 140, 230), QColor(240, 150, 40), QColor(160, 90, 210)};
+  const QString names[] = {tr("delivery in next 24 h"), tr("next week"), tr("next month")};
+  for (int i = 0; i < 3; ++i) {
+    QCPGraph* g = plot_->addGraph();
+    g->setName(names[i]);
+    g->setPen(QPen(colours[i], 2));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+  }
+  auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
+  ticker->setDateTimeSpec(Qt::UTC);
+  ticker->setDateTimeFormat(QStringLiteral("ddd dd MMM\nHH:00"));
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setLabel(tr("Exchange time (UTC)"));
+  plot_->yAxis->setLabel(tr("Traded price, $ per GPU-hour (hourly VWAP)"));
+  plot_->legend->setVisible(true);
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+  auto* title = new QCPTextElement(plot_, tr("Traded price"), QFont(font().family(), font().pointSize(), QFont::Bold));
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, title);
+}
+
+void PriceChartWidget::setClusters(std::vector<ClusterId> clusters, QString title) {
+  clusters_ = std::move(clusters);
+  if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
+    t->setText(tr("Traded price: %1").arg(title));
+}
+
+void PriceChartWidget::setTrades(const std::deque<TradePrint>& trades) {
+  // Hourly VWAP per tenor: (exchange hour) -> (notional, GPU-hours).
+  std::map<Hour, std::pair<double, double>> buckets[3];
+  for (const TradePrint& t : trades) {
+    if (std::find(clusters_.begin(), clusters_.end(), t.cluster) == clusters_.end()) continue;
+    const auto tenor = tenorOf(t);
+    if (!tenor) continue;
+    const double gh = static_cast<double>(t.gpus) * static_cast<double>(t.end - t.start);
+    auto& b = buckets[static_cast<int>(*tenor)][t.exchangeTime];
+    b.first += dollars(t.price) * gh;
+    b.second += gh;
+  }
+  double lo = 1e18, hi = -1e18;
+  double tlo = 1e18, thi = -1e18;
+  for (int i = 0; i < 3; ++i) {
+    QVector<double> x, y;
+    for (const auto& [h, b] : buckets[i]) {
+      x.push_back(static_cast<double>(h) * 3600.0 + 1800.0);
+      y.push_back(b.first / b.second);
+      lo = std::min(lo, y.back());
+      hi = std::max(hi, y.back());
+      tlo = std::min(tlo, x.back());
+      thi = std::max(thi, x.back());
+    }
+    plot_->graph(i)->setData(x, y, true);
+  }
+  if (hi >= lo) {
+    const double pad = std::max(0.05, (hi - lo) * 0.1);
+    plot_->yAxis->setRange(lo - pad, hi + pad);
+    plot_->xAxis->setRange(tlo - 1800, std::max(thi + 1800, tlo + 6 * 3600));
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int PriceChartWidget::pointCount(Tenor t) const { return plot_->graph(static_cast<int>(t))->dataCount(); }
+
+void PriceChartWidget::setDark(bool dark) {
+  const QColor bg = dark ? QColor(30, 32, 36) : QColor(255, 255, 255);
+  const QColor fg = dark ? QColor(220, 220, 220) : QColor(30, 30, 30);
+  plot_->setBackground(bg);
+  plot_->legend->setBrush(bg);
+  plot_->legend->setTextColor(fg);
+  plot_->legend->setBorderPen(QPen(fg));
+  for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
+    a->setBasePen(QPen(fg));
+    a->setTickPen(QPen(fg));
+    a->setSubTickPen(QPen(fg));
+    a->setTickLabelColor(fg);
+    a->setLabelColor(fg);
+    a->grid()->setPen(QPen(dark ? QColor(70, 70, 75) : QColor(220, 220, 220), 1, Qt::DotLine));
+  }
+  if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) t->setTextColor(fg);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,68 @@
+#include "ui/market/TradesTapeModel.h"
+
+#include "ui/shell/DisplayFormat.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+namespace tessera::ui {
+
+TradesTapeModel::TradesTapeModel(ClusterNames names, QObject* parent)
+    : QAbstractTableModel(parent), names_(std::move(names)) {}
+
+void TradesTapeModel::addTrades(const std::vector<TradePrint>& trades) {
+  if (trades.empty()) return;
+  const std::size_t n = std::min(trades.size(), kRows);
+  beginInsertRows({}, 0, static_cast<int>(n) - 1);
+  for (std::size_t i = trades.size() - n; i < trades.size(); ++i) trades_.push_front(trades[i]);
+  endInsertRows();
+  if (trades_.size() > kRows) {
+    beginRemoveRows({}, static_cast<int>(kRows), static_cast<int>(trades_.size()) - 1);
+    trades_.resize(kRows);
+    endRemoveRows();
+  }
+}
+
+const TradePrint* TradesTapeModel::tradeAt(int row) const {
+  return row >= 0 && row < static_cast<int>(trades_.size()) ? &trades_[static_cast<std::size_t>(row)] : nullptr;
+}
+
+int TradesTapeModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(trades_.size());
+}
+int TradesTapeModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant TradesTapeModel::data(const QModelIndex& index, int role) const {
+  const TradePrint* t = tradeAt(index.row());
+  if (!t) return {};
+  if (role == Qt::FontRole && t->mine) {
+    QFont f;
+    f.setBold(true);
+    return f;
+  }
+  if (role == Qt::ForegroundRole && index.column() == Price) {
+    return QBrush(t->aggressor == Side::Buy ? QColor(40, 170, 70) : QColor(220, 60, 60));
+  }
+  if (role == Qt::TextAlignmentRole && index.column() >= Gpus && index.column() != Start)
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case Time: return formatHour(t->exchangeTime);
+    case Cluster: return names_(t->cluster) + (t->mine ? tr("  (mine)") : QString());
+    case Gpus: return t->gpus;
+    case Start: return formatHour(t->start);
+    case Hours: return QVariant::fromValue<qlonglong>(t->end - t->start);
+    case Price: return formatPrice(t->price);
+    case Aggressor: return t->aggressor == Side::Buy ? tr("buyer took") : tr("seller hit");
+  }
+  return {};
+}
+
+QVariant TradesTapeModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"Exchange time", "Cluster", "GPUs", "Delivery from", "Hours", "$/GPU-h", "Aggressor"};
+  return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+}  // namespace tessera::ui

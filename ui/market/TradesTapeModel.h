@@ -1,0 +1,32 @@
+#pragma once
+// The trades tape: every trade on the exchange, newest first, own trades highlighted.
+#include "ui/blotter/ClusterNames.h"
+#include "ui/session/SessionTypes.h"
+
+#include <QAbstractTableModel>
+
+#include <deque>
+
+namespace tessera::ui {
+
+class TradesTapeModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Time, Cluster, Gpus, Start, Hours, Price, Aggressor, ColumnCount };
+  static constexpr std::size_t kRows = 2000;
+
+  explicit TradesTapeModel(ClusterNames names, QObject* parent = nullptr);
+  void addTrades(const std::vector<TradePrint>& trades);
+  const TradePrint* tradeAt(int row) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+ private:
+  ClusterNames names_;
+  std::deque<TradePrint> trades_;  // newest first
+};
+
+}  // namespace tessera::ui

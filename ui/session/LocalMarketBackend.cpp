@@ -1,0 +1,253 @@
+#include "ui/session/LocalMarketBackend.h"
+
+#include "ui/session/BookSnapshotBuilder.h"
+
+#include <QTimer>
+
+#include <algorithm>
+
+namespace tessera::ui {
+
+LocalMarketBackend::LocalMarketBackend(MarketFeedFactory feed, QString accountName,
+                                       LocalMarketOptions options)
+    : makeFeed_(std::move(feed)),
+      matcher_(makeMatchingEngine()),
+      accountName_(std::move(accountName)),
+      options_(options),
+      cash_(options.startingCash) {
+  me_ = accounts_.intern(accountName_.toStdString());
+}
+
+LocalMarketBackend::~LocalMarketBackend() = default;
+
+void LocalMarketBackend::start() {
+  emit connectionChanged(ConnectionState::Connecting, tr("starting embedded exchange"));
+  if (!feed_ && makeFeed_) feed_ = makeFeed_(accounts_);
+  if (!timer_) {
+    // Created here, not in the constructor, so the timer belongs to the worker thread.
+    timer_ = new QTimer(this);
+    timer_->setTimerType(Qt::PreciseTimer);
+    connect(timer_, &QTimer::timeout, this, &LocalMarketBackend::tick);
+  }
+  timer_->start(options_.tickMs);
+  sincePublish_.start();
+  sinceQuotes_.start();
+  const QString what = feed_ ? QString::fromStdString(feed_->describe()) : tr("no market feed");
+  emit connectionChanged(ConnectionState::Connected, tr("embedded exchange, %1").arg(what));
+  tick();
+  publish(true);
+}
+
+void LocalMarketBackend::stop() {
+  if (timer_) timer_->stop();
+  emit connectionChanged(ConnectionState::Disconnected, tr("embedded exchange stopped"));
+}
+
+void LocalMarketBackend::submit(OrderRequest order) {
+  order.account = me_;
+  apply(order);
+  publish(true);
+}
+
+void LocalMarketBackend::cancel(OrderId order) {
+  apply(CancelRequest{order, me_});
+  publish(true);
+}
+
+void LocalMarketBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, int hours) {
+  watched_ = std::move(clusters);
+  watchFirst_ = firstHour;
+  watchHours_ = std::clamp(hours, 0, 24 * 400);
+  bookDirty_ = true;
+  publish(true);
+}
+
+void LocalMarketBackend::inject(std::vector<InputEvent> inputs) {
+  for (const InputEvent& in : inputs) apply(in);
+}
+
+void LocalMarketBackend::publishNow() { publish(true); }
+
+void LocalMarketBackend::tick() {
+  if (feed_) {
+    for (int i = 0; i < options_.feedStepsPerTick; ++i) {
+      for (const InputEvent& in : feed_->step()) apply(in);
+    }
+  }
+  publish(false);
+}
+
+void LocalMarketBackend::apply(const InputEvent& in) {
+  events_.clear();
+  try {
+    matcher_->apply(in, events_);
+  } catch (const std::exception& ex) {
+    // A bug in the engine must not take the terminal down with it; say so loudly instead.
+    emit errorOccurred(tr("The matching engine failed on an input: %1").arg(QString::fromUtf8(ex.what())));
+    return;
+  }
+  bookDirty_ = true;
+  for (const Event& e : events_) handle(e);
+}
+
+void LocalMarketBackend::handle(const Event& e) {
+  std::visit(
+      [this](const auto& ev) {
+        using T = std::decay_t<decltype(ev)>;
+        if constexpr (std::is_same_v<T, ClusterAdded>) {
+          clustersDirty_ = true;
+        } else if constexpr (std::is_same_v<T, OrderAccepted>) {
+          if (ev.account == me_) {
+            ordersDirty_ = true;
+            emit orderAccepted(ev.order);
+          }
+        } else if constexpr (std::is_same_v<T, OrderRejected>) {
+          if (ev.account == me_) {
+            QString why = QString::fromUtf8(toString(ev.reason).data(),
+                                            static_cast<int>(toString(ev.reason).size()));
+            if (!ev.detail.empty()) why += ": " + QString::fromStdString(ev.detail);
+            emit orderRejected(ev.order, why);
+          }
+        } else if constexpr (std::is_same_v<T, Fill>) {
+          if (ev.side == Side::Buy) {
+            // Every trade has a buy fill first: one print per trade.
+            TradePrint t;
+            t.trade = ev.trade;
+            t.cluster = ev.cluster;
+            t.gpus = ev.gpus;
+            t.start = ev.start;
+            t.end = ev.end;
+            t.price = ev.price;
+            t.exchangeTime = matcher_->now();
+            t.aggressor = ev.aggressor ? Side::Buy : Side::Sell;
+            t.mine = ev.account == me_;
+            pendingTrades_.push_back(t);
+            lastTrade_[ev.cluster] = ev.price;
+          } else if (ev.account == me_ && !pendingTrades_.empty() &&
+                     pendingTrades_.back().trade == ev.trade) {
+            pendingTrades_.back().mine = true;
+          }
+          if (ev.account == me_) {
+            const Money notional = ev.price * ev.gpus * (ev.end - ev.start);
+            cash_ += ev.side == Side::Buy ? -notional : notional;
+            pendingFills_.push_back(ev);
+            ordersDirty_ = true;
+            contractsDirty_ = true;
+          }
+        } else if constexpr (std::is_same_v<T, ContractCreated>) {
+          if (ev.contract.buyer == me_ || ev.contract.seller == me_) contractsDirty_ = true;
+        } else if constexpr (std::is_same_v<T, OrderCancelled>) {
+          if (ev.account == me_) {
+            ordersDirty_ = true;
+            emit orderCancelled(ev.order, QString::fromUtf8(toString(ev.reason).data(),
+                                                            static_cast<int>(toString(ev.reason).size())));
+          }
+        } else if constexpr (std::is_same_v<T, OrderAmended>) {
+          if (ev.account == me_) ordersDirty_ = true;
+        } else if constexpr (std::is_same_v<T, ClockAdvanced>) {
+          ordersDirty_ = true;     // expiry may have removed hours of our orders
+          contractsDirty_ = true;  // marks cover the remaining hours only
+        }
+      },
+      e);
+}
+
+Price LocalMarketBackend::markPrice(ClusterId cluster, Hour h, Price fallback) const {
+  // What the hour would sell for now: the best bid; without one, the last trade on the cluster.
+  const auto bid = matcher_->depth(cluster, h, Side::Buy, 1);
+  if (!bid.empty()) return bid.front().price;
+  if (auto it = lastTrade_.find(cluster); it != lastTrade_.end()) return it->second;
+  return fallback;
+}
+
+std::vector<ContractMark> LocalMarketBackend::markContracts(const std::vector<Contract>& all) const {
+  std::vector<ContractMark> marks;
+  const Hour now = matcher_->now();
+  for (const Contract& c : all) {
+    if (c.buyer != me_) continue;
+    ContractMark m;
+    m.contract = c.id;
+    for (Hour h = std::max(c.start, now); h < c.end; ++h) {
+      m.markValue += static_cast<Money>(c.gpus) * markPrice(c.cluster, h, c.price);
+      m.remainingCost += static_cast<Money>(c.gpus) * c.price;
+    }
+    marks.push_back(m);
+  }
+  return marks;
+}
+
+std::vector<ClusterQuote> LocalMarketBackend::quoteClusters() const {
+  std::vector<ClusterQuote> quotes;
+  const Hour now = matcher_->now();
+  for (const Cluster& c : matcher_->clusters()) {
+    ClusterQuote q;
+    q.cluster = c.id;
+    for (Hour h = now; h < now + kHoursPerDay; ++h) {
+      const auto ask = matcher_->depth(c.id, h, Side::Sell, 1);
+      if (!ask.empty() && (!q.bestAsk || ask.front().price < *q.bestAsk)) q.bestAsk = ask.front().price;
+      const auto bid = matcher_->depth(c.id, h, Side::Buy, 1);
+      if (!bid.empty() && (!q.bestBid || bid.front().price > *q.bestBid)) q.bestBid = bid.front().price;
+    }
+    if (auto it = lastTrade_.find(c.id); it != lastTrade_.end()) q.lastTrade = it->second;
+    quotes.push_back(q);
+  }
+  return quotes;
+}
+
+void LocalMarketBackend::publish(bool force) {
+  if (!force && sincePublish_.isValid() && sincePublish_.elapsed() < options_.publishMs) return;
+  sincePublish_.restart();
+  if (clustersDirty_) {
+    clustersDirty_ = false;
+    emit clustersChanged(matcher_->clusters());
+  }
+  if (matcher_->now() != publishedNow_) {
+    publishedNow_ = matcher_->now();
+    emit clockChanged(publishedNow_);
+  }
+  if (bookDirty_) {
+    bookDirty_ = false;
+    auto snap = std::make_shared<BookSnapshot>(
+        takeBookSnapshot(*matcher_, watched_, watchFirst_, watchHours_, options_.maxLevels));
+    emit bookChanged(std::move(snap));
+  }
+  if (!pendingTrades_.empty()) {
+    emit tradesPrinted(std::move(pendingTrades_));
+    pendingTrades_.clear();
+  }
+  if (!pendingFills_.empty()) {
+    emit ownFills(std::move(pendingFills_));
+    pendingFills_.clear();
+  }
+  const bool accountDue = ordersDirty_ || contractsDirty_ || force || sinceQuotes_.elapsed() >= 1000;
+  std::vector<OrderView> working;
+  if (accountDue) working = matcher_->workingOrders(me_);
+  if (ordersDirty_) {
+    ordersDirty_ = false;
+    emit workingOrdersChanged(working);
+  }
+  if (accountDue) {
+    contractsDirty_ = false;
+    std::vector<Contract> contracts = matcher_->contractsOf(me_);
+    std::vector<ContractMark> marks = markContracts(contracts);
+    AccountSummary a;
+    a.name = accountName_;
+    a.id = me_;
+    a.balance = cash_;
+    for (const OrderView& o : working) {
+      if (o.request.side == Side::Buy) a.reserved += o.request.limit * o.leavesGpuHours;
+    }
+    for (const ContractMark& m : marks) {
+      a.markValue += m.markValue;
+      a.remainingCost += m.remainingCost;
+    }
+    emit contractsChanged(std::move(contracts), std::move(marks));
+    emit accountChanged(a);
+  }
+  if (force || sinceQuotes_.elapsed() >= 1000) {
+    sinceQuotes_.restart();
+    emit clusterQuotesChanged(quoteClusters());
+  }
+}
+
+}  // namespace tessera::ui

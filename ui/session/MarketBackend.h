@@ -1,0 +1,47 @@
+#pragma once
+// What the trading session needs from a market: an in-process engine driven by a simulated
+// market (LocalMarketBackend), or a connection to a remote exchange. A backend lives on its
+// own worker thread; the session calls its slots and hears its signals through queued
+// connections only, so nothing here may block the GUI.
+#include "ui/session/SessionTypes.h"
+
+#include <QObject>
+
+namespace tessera::ui {
+
+class MarketBackend : public QObject {
+  Q_OBJECT
+ public:
+  using QObject::QObject;
+  ~MarketBackend() override = default;
+
+ public slots:
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // `order.account` is filled in by the backend with the terminal's own account.
+  virtual void submit(tessera::OrderRequest order) = 0;
+  virtual void cancel(tessera::OrderId order) = 0;
+  // Which clusters and delivery hours the book snapshots cover.
+  virtual void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) = 0;
+
+ signals:
+  void connectionChanged(tessera::ui::ConnectionState state, QString detail);
+  void clustersChanged(std::vector<tessera::Cluster> clusters);
+  void clusterQuotesChanged(std::vector<tessera::ui::ClusterQuote> quotes);
+  void bookChanged(tessera::ui::BookSnapshotPtr book);
+  void tradesPrinted(std::vector<tessera::ui::TradePrint> trades);
+  void clockChanged(tessera::Hour now);
+  // The terminal's own account.
+  void orderAccepted(tessera::OrderId order);
+  void orderRejected(tessera::OrderId order, QString reason);
+  void orderCancelled(tessera::OrderId order, QString reason);
+  void workingOrdersChanged(std::vector<tessera::OrderView> orders);
+  void ownFills(std::vector<tessera::Fill> fills);
+  void contractsChanged(std::vector<tessera::Contract> contracts,
+                        std::vector<tessera::ui::ContractMark> marks);
+  void accountChanged(tessera::ui::AccountSummary account);
+  // A problem the user must hear about that is not about one order.
+  void errorOccurred(QString message);
+};
+
+}  // namespace tessera::ui

@@ -1,0 +1,151 @@
+#include "ui/session/TradingSession.h"
+
+#include <QDateTime>
+
+namespace tessera::ui {
+namespace {
+
+void registerTypes() {
+  static const bool done = [] {
+    qRegisterMetaType<BookSnapshotPtr>();
+    qRegisterMetaType<TradePrint>();
+    qRegisterMetaType<AccountSummary>();
+    qRegisterMetaType<ConnectionState>();
+    qRegisterMetaType<OrderRequest>();
+    qRegisterMetaType<std::vector<Cluster>>();
+    qRegisterMetaType<std::vector<OrderView>>();
+    qRegisterMetaType<std::vector<Contract>>();
+    qRegisterMetaType<std::vector<Fill>>();
+    qRegisterMetaType<std::vector<TradePrint>>();
+    qRegisterMetaType<std::vector<ClusterQuote>>();
+    qRegisterMetaType<std::vector<ContractMark>>();
+    qRegisterMetaType<std::vector<ClusterId>>();
+    qRegisterMetaType<tessera::OrderId>("tessera::OrderId");
+    qRegisterMetaType<tessera::Hour>("tessera::Hour");
+    qRegisterMetaType<tessera::ClusterId>("tessera::ClusterId");
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+TradingSession::TradingSession(std::unique_ptr<MarketBackend> backend, QObject* parent)
+    : QObject(parent), backend_(backend.release()) {
+  registerTypes();
+  clock_.start();
+  // Ids are the sender's to choose and must never repeat on an exchange that outlives us:
+  // start from the wall clock, far above the small ids simulated participants use.
+  nextOrderId_ = (OrderId{1} << 56) + (static_cast<OrderId>(QDateTime::currentMSecsSinceEpoch()) << 8);
+  thread_.setObjectName("market-backend");
+  backend_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, backend_, &QObject::deleteLater);
+  connectBackend();
+  thread_.start();
+}
+
+TradingSession::~TradingSession() {
+  QMetaObject::invokeMethod(backend_, &MarketBackend::stop, Qt::QueuedConnection);
+  thread_.quit();
+  thread_.wait();
+}
+
+void TradingSession::connectBackend() {
+  auto* b = backend_;
+  connect(b, &MarketBackend::connectionChanged, this, [this](ConnectionState s, QString d) {
+    connection_ = s;
+    connectionDetail_ = d;
+    emit connectionChanged();
+  });
+  connect(b, &MarketBackend::clustersChanged, this, [this](std::vector<Cluster> c) {
+    clusters_ = std::move(c);
+    emit clustersChanged();
+  });
+  connect(b, &MarketBackend::clusterQuotesChanged, this, [this](std::vector<ClusterQuote> q) {
+    quotes_ = std::move(q);
+    emit clusterQuotesChanged();
+  });
+  connect(b, &MarketBackend::bookChanged, this, [this](BookSnapshotPtr p) {
+    book_ = std::move(p);
+    emit bookChanged();
+  });
+  connect(b, &MarketBackend::tradesPrinted, this, [this](std::vector<TradePrint> t) {
+    for (const TradePrint& p : t) trades_.push_back(p);
+    while (trades_.size() > kTradeHistory) trades_.pop_front();
+    emit tradesPrinted(t);
+  });
+  connect(b, &MarketBackend::clockChanged, this, [this](Hour h) {
+    now_ = h;
+    emit clockChanged(h);
+  });
+  connect(b, &MarketBackend::orderAccepted, this, [this](OrderId id) {
+    noteReply(id);
+    emit orderAccepted(id);
+  });
+  connect(b, &MarketBackend::orderRejected, this, [this](OrderId id, QString why) {
+    noteReply(id);
+    emit orderRejected(id, why);
+  });
+  connect(b, &MarketBackend::orderCancelled, this,
+          [this](OrderId id, QString why) { emit orderCancelled(id, why); });
+  connect(b, &MarketBackend::workingOrdersChanged, this, [this](std::vector<OrderView> o) {
+    working_ = std::move(o);
+    emit workingOrdersChanged();
+  });
+  connect(b, &MarketBackend::ownFills, this, [this](std::vector<Fill> f) {
+    fills_.insert(fills_.end(), f.begin(), f.end());
+    emit fillsAdded(f);
+  });
+  connect(b, &MarketBackend::contractsChanged, this,
+          [this](std::vector<Contract> c, std::vector<ContractMark> m) {
+            contracts_ = std::move(c);
+            marks_ = std::move(m);
+            emit contractsChanged();
+          });
+  connect(b, &MarketBackend::accountChanged, this, [this](AccountSummary a) {
+    account_ = std::move(a);
+    emit accountChanged();
+  });
+  connect(b, &MarketBackend::errorOccurred, this, [this](QString m) { emit errorOccurred(m); });
+}
+
+void TradingSession::noteReply(OrderId order) {
+  auto it = sentAtNs_.find(order);
+  if (it == sentAtNs_.end()) return;
+  lastLatencyMs_ = static_cast<double>(clock_.nsecsElapsed() - it.value()) / 1e6;
+  sentAtNs_.erase(it);
+  emit latencyMeasured(lastLatencyMs_);
+}
+
+void TradingSession::start() { QMetaObject::invokeMethod(backend_, &MarketBackend::start, Qt::QueuedConnection); }
+
+OrderId TradingSession::submit(OrderRequest order) {
+  order.id = nextOrderId_++;
+  sentAtNs_.insert(order.id, clock_.nsecsElapsed());
+  QMetaObject::invokeMethod(backend_, [b = backend_, order] { b->submit(order); }, Qt::QueuedConnection);
+  return order.id;
+}
+
+void TradingSession::cancel(OrderId order) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, order] { b->cancel(order); }, Qt::QueuedConnection);
+}
+
+void TradingSession::cancelAllWorking() {
+  for (const OrderView& o : working_) cancel(o.request.id);
+}
+
+void TradingSession::watch(std::vector<ClusterId> clusters, Hour firstHour, int hours) {
+  watched_ = clusters;
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, clusters = std::move(clusters), firstHour, hours] { b->watch(clusters, firstHour, hours); },
+      Qt::QueuedConnection);
+}
+
+const Cluster* TradingSession::cluster(ClusterId id) const {
+  for (const Cluster& c : clusters_) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace tessera::ui

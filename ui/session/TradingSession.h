@@ -1,0 +1,92 @@
+#pragma once
+// The one facade between the terminal's widgets and a market. It lives on the GUI thread,
+// owns a MarketBackend running on a worker thread, talks to it through queued connections
+// only, and keeps the latest state the widgets read.
+#include "ui/session/MarketBackend.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QThread>
+
+#include <deque>
+#include <memory>
+
+namespace tessera::ui {
+
+class TradingSession : public QObject {
+  Q_OBJECT
+ public:
+  explicit TradingSession(std::unique_ptr<MarketBackend> backend, QObject* parent = nullptr);
+  ~TradingSession() override;
+
+  void start();
+  // Fills in a fresh order id and sends the order; returns the id.
+  OrderId submit(OrderRequest order);
+  void cancel(OrderId order);
+  void cancelAllWorking();
+  void watch(std::vector<ClusterId> clusters, Hour firstHour, int hours);
+
+  ConnectionState connection() const { return connection_; }
+  const QString& connectionDetail() const { return connectionDetail_; }
+  const std::vector<Cluster>& clusters() const { return clusters_; }
+  const Cluster* cluster(ClusterId id) const;
+  const std::vector<ClusterQuote>& clusterQuotes() const { return quotes_; }
+  BookSnapshotPtr book() const { return book_; }
+  const std::vector<OrderView>& workingOrders() const { return working_; }
+  const std::vector<Fill>& fills() const { return fills_; }
+  const std::vector<Contract>& contracts() const { return contracts_; }
+  const std::vector<ContractMark>& marks() const { return marks_; }
+  const std::deque<TradePrint>& trades() const { return trades_; }
+  const AccountSummary& account() const { return account_; }
+  Hour now() const { return now_; }
+  // Round trip of the last order: submit to accept/reject, in milliseconds.
+  double lastLatencyMs() const { return lastLatencyMs_; }
+  std::vector<ClusterId> watchedClusters() const { return watched_; }
+
+  static constexpr std::size_t kTradeHistory = 20000;
+
+ signals:
+  void connectionChanged();
+  void clustersChanged();
+  void clusterQuotesChanged();
+  void bookChanged();
+  void tradesPrinted(const std::vector<tessera::ui::TradePrint>& trades);
+  void clockChanged(tessera::Hour now);
+  void orderAccepted(tessera::OrderId order);
+  void orderRejected(tessera::OrderId order, const QString& reason);
+  void orderCancelled(tessera::OrderId order, const QString& reason);
+  void workingOrdersChanged();
+  void fillsAdded(const std::vector<tessera::Fill>& fills);
+  void contractsChanged();
+  void accountChanged();
+  void latencyMeasured(double ms);
+  void errorOccurred(const QString& message);
+
+ private:
+  void connectBackend();
+  void noteReply(OrderId order);
+
+  QThread thread_;
+  MarketBackend* backend_ = nullptr;  // owned, deleted on the worker thread when it finishes
+  OrderId nextOrderId_ = 0;
+  QHash<OrderId, qint64> sentAtNs_;
+  QElapsedTimer clock_;
+
+  ConnectionState connection_ = ConnectionState::Connecting;
+  QString connectionDetail_;
+  std::vector<Cluster> clusters_;
+  std::vector<ClusterQuote> quotes_;
+  BookSnapshotPtr book_;
+  std::vector<OrderView> working_;
+  std::vector<Fill> fills_;
+  std::vector<Contract> contracts_;
+  std::vector<ContractMark> marks_;
+  std::deque<TradePrint> trades_;
+  AccountSummary account_;
+  Hour now_ = 0;
+  double lastLatencyMs_ = 0;
+  std::vector<ClusterId> watched_;
+};
+
+}  // namespace tessera::ui

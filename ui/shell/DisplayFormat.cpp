@@ -1,0 +1,42 @@
+#include "ui/shell/DisplayFormat.h"
+
+#include <QLocale>
+#include <QTimeZone>
+
+#include <cmath>
+
+namespace tessera::ui {
+
+double dollars(Money m) { return static_cast<double>(m) / static_cast<double>(kMicrosPerDollar); }
+
+Price priceFromDollars(double d) { return static_cast<Price>(std::llround(d * kMicrosPerDollar)); }
+
+QString formatPrice(Price p) {
+  const QString s = QString::number(std::abs(dollars(p)), 'f', 2);
+  return (p < 0 ? QStringLiteral("-$") : QStringLiteral("$")) + s;
+}
+
+QString formatMoney(Money m) {
+  static const QLocale c(QLocale::English, QLocale::UnitedStates);
+  const QString s = c.toString(std::abs(dollars(m)), 'f', 2);
+  return (m < 0 ? QStringLiteral("-$") : QStringLiteral("$")) + s;
+}
+
+QDateTime dateTimeOfHour(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
+
+Hour hourOfDateTime(const QDateTime& t) {
+  const qint64 s = t.toSecsSinceEpoch();
+  return static_cast<Hour>(s >= 0 ? s / 3600 : (s - 3599) / 3600);
+}
+
+Hour currentWallClockHour() { return hourOfDateTime(QDateTime::currentDateTimeUtc()); }
+
+QString formatHour(Hour h) {
+  return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("ddd dd MMM HH:00"));
+}
+QString formatHourShort(Hour h) { return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("HH:00")); }
+QString formatDay(Hour h) { return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("ddd dd MMM")); }
+
+QString toQString(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+}  // namespace tessera::ui

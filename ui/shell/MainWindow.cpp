@@ -1,0 +1,451 @@
+#include "ui/shell/MainWindow.h"
+
+#include "ui/account/AccountPanel.h"
+#include "ui/blotter/BlotterWidget.h"
+#include "ui/blotter/CsvExport.h"
+#include "ui/grid/OrderBookGridView.h"
+#include "ui/market/ClusterListWidget.h"
+#include "ui/market/PriceChartWidget.h"
+#include "ui/market/TradesTapeModel.h"
+#include "ui/shell/DisplayFormat.h"
+#include "ui/ticket/OrderTicket.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace tessera::ui {
+
+MainWindow::MainWindow(TradingSession& session, QWidget* parent) : QMainWindow(parent), session_(session) {
+  setObjectName("mainWindow");
+  setWindowTitle(tr("Tessera - GPU compute trading terminal"));
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+
+  auto* centre = new QWidget(this);
+  auto* cl = new QVBoxLayout(centre);
+  cl->setContentsMargins(2, 2, 2, 2);
+  auto* bar = new QHBoxLayout;
+  grid_ = new OrderBookGridView(centre);
+  grid_->setObjectName("orderBookGrid");
+  auto zoomButton = [&](const QString& text, double hours) {
+    auto* b = new QToolButton(centre);
+    b->setText(text);
+    connect(b, &QToolButton::clicked, this, [this, hours] {
+      grid_->setVisibleHours(std::max<Hour>(session_.now(), static_cast<Hour>(grid_->visibleFirstHour())), hours);
+    });
+    bar->addWidget(b);
+  };
+  bar->addWidget(new QLabel(tr("Show:"), centre));
+  zoomButton(tr("2 days"), 48);
+  zoomButton(tr("Week"), 24 * 7);
+  zoomButton(tr("Month"), 24 * 30);
+  auto* nowButton = new QToolButton(centre);
+  nowButton->setText(tr("Now"));
+  connect(nowButton, &QToolButton::clicked, this, [this] { grid_->setVisibleHours(session_.now(), grid_->visibleHourCount()); });
+  bar->addWidget(nowButton);
+  auto* help = new QLabel(tr("Drag a rectangle: order ticket. Wheel: zoom, Shift+wheel: pan. "
+                             "Outlined: my orders, filled: my contracts."),
+                          centre);
+  help->setEnabled(false);
+  help->setMinimumWidth(60);  // elided by the layout rather than widening the window
+  help->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  bar->addSpacing(12);
+  bar->addWidget(help);
+  bar->addStretch();
+  cl->addLayout(bar);
+  cl->addWidget(grid_, 1);
+  setCentralWidget(centre);
+
+  buildDocks();
+  buildMenus();
+  buildStatusBar();
+  connectSession();
+  defaultState_ = saveState();
+  restoreLayout();
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::clusterName(ClusterId id) const {
+  if (const Cluster* c = session_.cluster(id)) return QString::fromStdString(c->name);
+  return tr("cluster %1").arg(id);
+}
+
+QString MainWindow::watchedTitle() const {
+  const auto ids = session_.watchedClusters();
+  if (ids.empty()) return tr("no cluster selected");
+  if (ids.size() == 1) {
+    if (const Cluster* c = session_.cluster(ids.front())) {
+      return tr("%1  -  %2 x %3, %4, %5, %6").arg(QString::fromStdString(c->name))
+          .arg(c->totalGpus())
+          .arg(toQString(toString(c->accelerator)))
+          .arg(QString::fromStdString(c->region))
+          .arg(toQString(toString(c->fabric)))
+          .arg(QString::fromStdString(c->provider));
+    }
+    return clusterName(ids.front());
+  }
+  QStringList names;
+  for (ClusterId id : ids) names << clusterName(id);
+  return tr("Group of %1 clusters: %2").arg(ids.size()).arg(names.join(", "));
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+  auto* d = new QDockWidget(title, this);
+  d->setObjectName(name);
+  d->setWidget(w);
+  addDockWidget(area, d);
+  docks_.push_back(d);
+  return d;
+}
+
+void MainWindow::buildDocks() {
+  auto names = [this](ClusterId id) { return clusterName(id); };
+  clusters_ = new ClusterListWidget(this);
+  auto* clusterDock = addDock(tr("Clusters"), "clustersDock", clusters_, Qt::LeftDockWidgetArea);
+
+  ticket_ = new OrderTicket(this);
+  ticketDock_ = addDock(tr("Order ticket"), "ticketDock", ticket_, Qt::RightDockWidgetArea);
+  account_ = new AccountPanel(this);
+  auto* accountDock = addDock(tr("Account"), "accountDock", account_, Qt::LeftDockWidgetArea);
+  splitDockWidget(clusterDock, accountDock, Qt::Vertical);
+
+  blotter_ = new BlotterWidget(names, this);
+  auto* blotterDock = addDock(tr("Blotter"), "blotterDock", blotter_, Qt::BottomDockWidgetArea);
+
+  tape_ = new TradesTapeModel(names, this);
+  tapeView_ = new QTableView(this);
+  tapeView_->setObjectName("tradesTape");
+  tapeView_->setModel(tape_);
+  tapeView_->verticalHeader()->hide();
+  tapeView_->verticalHeader()->setDefaultSectionSize(20);
+  tapeView_->horizontalHeader()->setStretchLastSection(true);
+  tapeView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  // Fixed widths: measuring a 2000-row tape on every print would cost more than drawing it.
+  for (auto [col, w] : {std::pair{0, 118}, {1, 170}, {2, 44}, {3, 118}, {4, 44}, {5, 62}}) tapeView_->setColumnWidth(col, w);
+  auto* tapeDock = addDock(tr("Trades tape"), "tapeDock", tapeView_, Qt::RightDockWidgetArea);
+  splitDockWidget(ticketDock_, tapeDock, Qt::Vertical);
+
+  chart_ = new PriceChartWidget(this);
+  auto* chartDock = addDock(tr("Price chart"), "chartDock", chart_, Qt::BottomDockWidgetArea);
+  splitDockWidget(blotterDock, chartDock, Qt::Horizontal);
+
+  chartTimer_ = new QTimer(this);
+  chartTimer_->setInterval(500);
+  connect(chartTimer_, &QTimer::timeout, this, [this] {
+    if (!chartDirty_) return;
+    chartDirty_ = false;
+    chart_->setTrades(session_.trades());
+  });
+  chartTimer_->start();
+  // The grid gets the middle; the bottom row (blotter, chart) runs under it only.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  resizeDocks({clusterDock, ticketDock_}, {400, 360}, Qt::Horizontal);
+  resizeDocks({blotterDock}, {270}, Qt::Vertical);
+  resizeDocks({blotterDock, chartDock}, {520, 480}, Qt::Horizontal);
+  resizeDocks({ticketDock_, tapeDock}, {420, 380}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus() {
+  auto add = [this](QMenu* m, const QString& text, const QKeySequence& key, auto slot) {
+    auto* a = m->addAction(text);
+    if (!key.isEmpty()) {
+      a->setShortcut(key);
+      a->setShortcutContext(Qt::ApplicationShortcut);
+      actions_.push_back(a);
+    }
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  add(file, tr("&Export blotter table as CSV..."), QKeySequence(tr("Ctrl+E")), [this] { blotter_->exportShown(); });
+  file->addSeparator();
+  add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+  QMenu* order = menuBar()->addMenu(tr("&Order"));
+  add(order, tr("New &buy ticket"), QKeySequence(Qt::Key_F2), [this] {
+    ticket_->setKind(TicketKind::AllOrNoneBuy);
+    ticketDock_->show();
+    ticketDock_->raise();
+    ticket_->setFocus();
+  });
+  add(order, tr("New &sell ticket"), QKeySequence(Qt::Key_F3), [this] {
+    ticket_->setKind(TicketKind::DivisibleSell);
+    ticketDock_->show();
+    ticketDock_->raise();
+    ticket_->setFocus();
+  });
+  add(order, tr("Sell &back a held contract"), QKeySequence(Qt::Key_F4), [this] {
+    ticket_->setKind(TicketKind::SellBack);
+    ticketDock_->show();
+    ticketDock_->raise();
+  });
+  add(order, tr("Su&bmit ticket"), QKeySequence(tr("Ctrl+Return")), [this] { ticket_->submit(); });
+  add(order, tr("&Cancel selected order"), QKeySequence(tr("Ctrl+K")), [this] { blotter_->cancelSelected(); });
+  add(order, tr("Cancel &all my orders"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
+    if (QMessageBox::question(this, tr("Cancel all"), tr("Cancel all %1 working orders?").arg(session_.workingOrders().size())) ==
+        QMessageBox::Yes)
+      session_.cancelAllWorking();
+  });
+
+  viewMenu_ = menuBar()->addMenu(tr("&View"));
+  add(viewMenu_, tr("Show &2 days"), QKeySequence(tr("Ctrl+1")), [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 48); });
+  add(viewMenu_, tr("Show a &week"), QKeySequence(tr("Ctrl+2")), [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 24 * 7); });
+  add(viewMenu_, tr("Show a &month"), QKeySequence(tr("Ctrl+3")), [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 24 * 30); });
+  add(viewMenu_, tr("Zoom &in"), QKeySequence::ZoomIn, [this] { grid_->zoomBy(0.8, grid_->visibleFirstHour() + grid_->visibleHourCount() / 2); });
+  add(viewMenu_, tr("Zoom &out"), QKeySequence::ZoomOut, [this] { grid_->zoomBy(1.25, grid_->visibleFirstHour() + grid_->visibleHourCount() / 2); });
+  add(viewMenu_, tr("Go to &now"), QKeySequence(Qt::Key_Home), [this] { grid_->setVisibleHours(session_.now(), grid_->visibleHourCount()); });
+  add(viewMenu_, tr("&Find cluster"), QKeySequence::Find, [this] { clusters_->focusSearch(); });
+  add(viewMenu_, tr("Focus the &grid"), QKeySequence(tr("Ctrl+G")), [this] { grid_->setFocus(); });
+  add(viewMenu_, tr("Toggle dark/light &theme"), QKeySequence(tr("Ctrl+T")),
+      [this] { setTheme(theme_ == Theme::Dark ? Theme::Light : Theme::Dark); });
+  add(viewMenu_, tr("&Reset layout"), QKeySequence(), [this] { restoreState(defaultState_); });
+  viewMenu_->addSeparator();
+  for (QDockWidget* d : docks_) viewMenu_->addAction(d->toggleViewAction());
+
+  QMenu* settings = menuBar()->addMenu(tr("&Settings"));
+  add(settings, tr("&Confirmation threshold..."), QKeySequence(), [this] {
+    bool ok = false;
+    const int v = QInputDialog::getInt(this, tr("Confirmation threshold"),
+                                       tr("Ask for confirmation of orders larger than (GPU-hours):"),
+                                       static_cast<int>(std::min<std::int64_t>(ticket_->confirmAboveGpuHours(), 2'000'000'000)), 0,
+                                       2'000'000'000, 100, &ok);
+    if (!ok) return;
+    ticket_->setConfirmAboveGpuHours(v);
+    QSettings().setValue("ticket/confirmAboveGpuHours", v);
+  });
+
+  QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+  add(helpMenu, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
+  add(helpMenu, tr("&About Tessera"), QKeySequence(), [this] {
+    QMessageBox::about(this, tr("About Tessera"),
+                       tr("<b>Tessera %1</b><br>A trading terminal for GPU compute: time x GPU-count order book, "
+                          "all-or-none and divisible orders, flexible windows and cluster constraints.")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+QList<QAction*> MainWindow::shortcutActions() const { return actions_; }
+
+void MainWindow::showShortcuts() {
+  QDialog d(this);
+  d.setWindowTitle(tr("Keyboard shortcuts"));
+  auto* l = new QVBoxLayout(&d);
+  auto* table = new QTableWidget(0, 2, &d);
+  table->setHorizontalHeaderLabels({tr("Action"), tr("Shortcut")});
+  auto row = [table](const QString& what, const QString& key) {
+    const int r = table->rowCount();
+    table->insertRow(r);
+    table->setItem(r, 0, new QTableWidgetItem(what));
+    table->setItem(r, 1, new QTableWidgetItem(key));
+  };
+  for (QAction* a : actions_) row(a->text().remove('&'), a->shortcut().toString(QKeySequence::NativeText));
+  row(tr("Submit the order ticket (in the ticket)"), tr("Enter"));
+  row(tr("Cancel the order ticket (in the ticket)"), tr("Esc"));
+  row(tr("Cancel the selected working order (in the blotter)"), tr("Del"));
+  row(tr("Zoom / pan the grid (grid focused)"), tr("+ / -, Left / Right, wheel, Shift+wheel"));
+  row(tr("Open a ticket for a rectangle"), tr("Left-drag on the grid"));
+  table->resizeColumnsToContents();
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->verticalHeader()->hide();
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  l->addWidget(table);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &d);
+  connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
+  l->addWidget(buttons);
+  d.resize(560, 520);
+  d.exec();
+}
+
+void MainWindow::buildStatusBar() {
+  connection_ = new QLabel(this);
+  accountLabel_ = new QLabel(this);
+  clock_ = new QLabel(this);
+  latency_ = new QLabel(tr("latency -"), this);
+  statusBar()->addPermanentWidget(connection_);
+  statusBar()->addPermanentWidget(accountLabel_);
+  statusBar()->addPermanentWidget(clock_);
+  statusBar()->addPermanentWidget(latency_);
+  updateStatus();
+}
+
+void MainWindow::updateStatus() {
+  static const char* states[] = {"connecting", "connected", "disconnected"};
+  const int s = static_cast<int>(session_.connection());
+  const QString colour = s == 1 ? "#3b3" : (s == 0 ? "#db3" : "#e44");
+  connection_->setText(QStringLiteral("<span style='color:%1'>&#9679;</span> %2: %3")
+                           .arg(colour, tr(states[s]), session_.connectionDetail().toHtmlEscaped()));
+  accountLabel_->setText(tr("account %1").arg(session_.account().name.isEmpty() ? tr("-") : session_.account().name));
+  clock_->setText(tr("exchange time %1 UTC").arg(session_.now() ? formatHour(session_.now()) : tr("-")));
+}
+
+void MainWindow::watchSelected() {
+  auto ids = clusters_->selected();
+  if (ids.empty()) return;
+  watchedFrom_ = session_.now();
+  session_.watch(ids, watchedFrom_, kWatchedHours);
+  grid_->setTitle(watchedTitle());
+  chart_->setClusters(ids, ids.size() == 1 ? clusterName(ids.front()) : tr("group of %1 clusters").arg(ids.size()));
+  chartDirty_ = true;
+}
+
+void MainWindow::connectSession() {
+  connect(&session_, &TradingSession::connectionChanged, this, [this] {
+    updateStatus();
+    if (session_.connection() == ConnectionState::Disconnected)
+      statusBar()->showMessage(tr("Disconnected: %1").arg(session_.connectionDetail()), 10000);
+  });
+  connect(&session_, &TradingSession::clustersChanged, this, [this] {
+    clusters_->setClusters(session_.clusters());
+    ticket_->setClusters(session_.clusters());
+    if (clusters_->selected().empty() && !session_.clusters().empty()) {
+      QSettings s;
+      std::vector<ClusterId> want;
+      for (const QVariant& v : s.value("grid/clusters").toList()) want.push_back(v.toUInt());
+      clusters_->select(want);
+      if (clusters_->selected().empty()) clusters_->select({session_.clusters().front().id});
+    }
+  });
+  connect(clusters_, &ClusterListWidget::selectionChanged, this, [this](const std::vector<ClusterId>&) { watchSelected(); });
+  connect(&session_, &TradingSession::clusterQuotesChanged, this, [this] { clusters_->setQuotes(session_.clusterQuotes()); });
+  connect(&session_, &TradingSession::bookChanged, this, [this] {
+    grid_->setSnapshot(session_.book());
+    ticket_->setBook(session_.book());
+  });
+  connect(&session_, &TradingSession::tradesPrinted, this, [this](const std::vector<TradePrint>& t) {
+    tape_->addTrades(t);
+    grid_->flashTrades(t);
+    chartDirty_ = true;
+  });
+  connect(&session_, &TradingSession::clockChanged, this, [this](Hour now) {
+    grid_->setNow(now);
+    ticket_->setNow(now);
+    updateStatus();
+    // Keep the grid's hours starting at the exchange clock as it moves on.
+    if (now != watchedFrom_) watchSelected();
+  });
+  connect(&session_, &TradingSession::workingOrdersChanged, this, [this] {
+    blotter_->workingOrders().setOrders(session_.workingOrders());
+    grid_->setOwnOrders(session_.workingOrders());
+  });
+  connect(&session_, &TradingSession::fillsAdded, this, [this](const std::vector<Fill>& f) {
+    blotter_->fills().addFills(f);
+    for (const Fill& x : f) {
+      statusBar()->showMessage(tr("Filled: %1 %2 GPUs on %3, %4 to %5 at %6")
+                                   .arg(x.side == Side::Buy ? tr("bought") : tr("sold"))
+                                   .arg(x.gpus)
+                                   .arg(clusterName(x.cluster))
+                                   .arg(formatHour(x.start))
+                                   .arg(formatHour(x.end))
+                                   .arg(formatPrice(x.price)),
+                               8000);
+    }
+  });
+  connect(&session_, &TradingSession::contractsChanged, this, [this] {
+    blotter_->contracts().setContracts(session_.contracts(), session_.marks(), session_.account().id);
+    grid_->setOwnContracts(session_.contracts(), session_.account().id);
+    ticket_->setContracts(session_.contracts(), session_.account().id);
+  });
+  connect(&session_, &TradingSession::accountChanged, this, [this] {
+    std::size_t held = 0;
+    for (const Contract& c : session_.contracts()) held += c.buyer == session_.account().id ? 1 : 0;
+    account_->setAccount(session_.account(), held, session_.workingOrders().size());
+    updateStatus();
+  });
+  connect(&session_, &TradingSession::orderAccepted, this,
+          [this](OrderId id) { statusBar()->showMessage(tr("Order %1 accepted").arg(id), 5000); });
+  connect(&session_, &TradingSession::orderCancelled, this, [this](OrderId id, const QString& why) {
+    statusBar()->showMessage(tr("Order %1 cancelled (%2)").arg(id).arg(why), 5000);
+  });
+  connect(&session_, &TradingSession::orderRejected, this, [this](OrderId id, const QString& why) {
+    showError(tr("Order rejected"), tr("The exchange rejected order %1:\n%2").arg(id).arg(why));
+  });
+  connect(&session_, &TradingSession::errorOccurred, this, [this](const QString& m) { showError(tr("Error"), m); });
+  connect(&session_, &TradingSession::latencyMeasured, this,
+          [this](double ms) { latency_->setText(tr("latency %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0)); });
+
+  connect(grid_, &OrderBookGridView::selectionMade, this, &MainWindow::openTicketFromGrid);
+  connect(ticket_, &OrderTicket::submitRequested, this, [this](const OrderRequest& o) {
+    const OrderId id = session_.submit(o);
+    statusBar()->showMessage(tr("Order %1 sent").arg(id), 5000);
+  });
+  connect(ticket_, &OrderTicket::cancelled, this, [this] {
+    statusBar()->showMessage(tr("Ticket cancelled"), 3000);
+    grid_->setFocus();
+  });
+  connect(blotter_, &BlotterWidget::cancelRequested, this, [this](OrderId id) { session_.cancel(id); });
+  connect(blotter_, &BlotterWidget::cancelAllRequested, this, [this] { session_.cancelAllWorking(); });
+  connect(blotter_, &BlotterWidget::sellBackRequested, this, [this](ContractId) {
+    ticket_->setKind(TicketKind::SellBack);
+    ticketDock_->show();
+    ticketDock_->raise();
+  });
+}
+
+void MainWindow::openTicketFromGrid(const GridSelection& selection) {
+  const auto ids = session_.watchedClusters();
+  if (ids.empty()) return;
+  ticket_->prefill(ids.front(), selection);
+  ticketDock_->show();
+  ticketDock_->raise();
+  if (ids.size() > 1)
+    statusBar()->showMessage(tr("The grid shows a group: the ticket is for %1; pick another in the ticket.").arg(clusterName(ids.front())), 8000);
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+  statusBar()->showMessage(QString(text).replace('\n', ' '), 10000);
+  // Window-modal and non-blocking: the market keeps updating behind the dialog.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void MainWindow::setTheme(Theme theme) {
+  theme_ = theme;
+  if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyTheme(*app, theme);
+  chart_->setDark(theme == Theme::Dark);
+  QSettings().setValue("ui/theme", theme == Theme::Dark ? "dark" : "light");
+  update();
+}
+
+void MainWindow::restoreLayout() {
+  QSettings s;
+  if (!restoreGeometry(s.value("window/geometry").toByteArray())) resize(1600, 1000);
+  restoreState(s.value("window/state").toByteArray());
+  ticket_->setConfirmAboveGpuHours(s.value("ticket/confirmAboveGpuHours", 100000).toLongLong());
+  setTheme(s.value("ui/theme", "dark").toString() == "light" ? Theme::Light : Theme::Dark);
+}
+
+void MainWindow::saveLayout() {
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  QVariantList ids;
+  for (ClusterId id : clusters_->selected()) ids << id;
+  s.setValue("grid/clusters", ids);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  saveLayout();
+  e->accept();
+}
+
+}  // namespace tessera::ui

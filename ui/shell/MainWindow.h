@@ -1,0 +1,91 @@
+#pragma once
+// The terminal's main window: the order-book grid in the centre, docks around it (clusters,
+// order ticket, account, blotter, trades tape, price chart, and the planner and backtest docks
+// when they are built), status bar, shortcuts, themes, and the layout saved in QSettings.
+#include "ui/session/TradingSession.h"
+#include "ui/shell/Theme.h"
+
+#include <QMainWindow>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QTableView;
+class QTimer;
+
+namespace tessera::ui {
+
+class AccountPanel;
+class BlotterWidget;
+class ClusterListWidget;
+class OrderBookGridView;
+class OrderTicket;
+class PriceChartWidget;
+class TradesTapeModel;
+struct GridSelection;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(TradingSession& session, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  OrderBookGridView* grid() const { return grid_; }
+  OrderTicket* ticket() const { return ticket_; }
+  BlotterWidget* blotter() const { return blotter_; }
+  ClusterListWidget* clusterList() const { return clusters_; }
+  PriceChartWidget* priceChart() const { return chart_; }
+  QList<QDockWidget*> docks() const { return docks_; }
+  // Every action with a shortcut, as the Help lists them.
+  QList<QAction*> shortcutActions() const;
+  void setTheme(Theme theme);
+  Theme theme() const { return theme_; }
+  // Hours of book the grid asks for, from the exchange clock on.
+  static constexpr int kWatchedHours = 24 * 30;
+
+ public slots:
+  void openTicketFromGrid(const tessera::ui::GridSelection& selection);
+  void showShortcuts();
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+
+ private:
+  void buildDocks();
+  void buildMenus();
+  void buildStatusBar();
+  void connectSession();
+  void watchSelected();
+  void updateStatus();
+  void showError(const QString& title, const QString& text);
+  void restoreLayout();
+  void saveLayout();
+  QDockWidget* addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area);
+  QString clusterName(ClusterId id) const;
+  QString watchedTitle() const;
+
+  TradingSession& session_;
+  OrderBookGridView* grid_ = nullptr;
+  OrderTicket* ticket_ = nullptr;
+  BlotterWidget* blotter_ = nullptr;
+  ClusterListWidget* clusters_ = nullptr;
+  PriceChartWidget* chart_ = nullptr;
+  AccountPanel* account_ = nullptr;
+  TradesTapeModel* tape_ = nullptr;
+  QTableView* tapeView_ = nullptr;
+  QList<QDockWidget*> docks_;
+  QDockWidget* ticketDock_ = nullptr;
+  QMenu* viewMenu_ = nullptr;
+  QList<QAction*> actions_;
+  QLabel* connection_ = nullptr;
+  QLabel* accountLabel_ = nullptr;
+  QLabel* clock_ = nullptr;
+  QLabel* latency_ = nullptr;
+  QTimer* chartTimer_ = nullptr;
+  bool chartDirty_ = false;
+  Theme theme_ = Theme::Dark;
+  QByteArray defaultState_;
+  Hour watchedFrom_ = -1;
+};
+
+}  // namespace tessera::ui

@@ -1,0 +1,79 @@
+#include "ui/shell/TerminalOptions.h"
+
+#include "ui/session/LocalMarketBackend.h"
+#include "ui/shell/DisplayFormat.h"
+
+#ifdef HAVE_TESSERA_BACKTEST
+#include "ui/session/SimulatedMarketFeed.h"
+#endif
+
+#include <QCommandLineParser>
+
+#include <cmath>
+
+namespace tessera::ui {
+
+std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& arguments) {
+  QCommandLineParser p;
+  p.setApplicationDescription(QStringLiteral("Tessera: trading terminal for GPU compute"));
+  p.addHelpOption();
+  p.addVersionOption();
+  const QCommandLineOption account("account", "Trade as this account (default: trader).", "name", "trader");
+  const QCommandLineOption seed("seed", "Seed of the embedded simulated market (default: 7).", "n", "7");
+  const QCommandLineOption speed("speed", "Simulated hours per wall-clock minute (default: 6).", "hours", "6");
+  const QCommandLineOption activity("activity", "Scale of the simulated market's order flow (default: 1).", "x", "1");
+  const QCommandLineOption connect("connect", "Trade on a remote exchange instead of the embedded one.", "host:port");
+  const QCommandLineOption shot("screenshot", "Save a PNG of the main window after a few seconds, then quit.", "file.png");
+  const QCommandLineOption shotDocks("screenshot-docks", "With --screenshot: also save each dock into this folder.", "dir");
+  const QCommandLineOption shotAfter("screenshot-after", "Seconds to wait before the screenshot (default: 4).", "s", "4");
+  const QCommandLineOption reset("reset-layout", "Ignore the saved window layout.");
+  p.addOptions({account, seed, speed, activity, connect, shot, shotDocks, shotAfter, reset});
+  if (!p.parse(arguments)) return p.errorText();
+  if (p.isSet("help")) return p.helpText();
+  if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
+
+  TerminalOptions o;
+  o.account = p.value(account).trimmed();
+  if (o.account.isEmpty()) return QStringLiteral("--account needs a name");
+  bool ok = false;
+  o.seed = p.value(seed).toULongLong(&ok);
+  if (!ok) return QStringLiteral("--seed must be a whole number, not '%1'").arg(p.value(seed));
+  o.simulatedHoursPerMinute = p.value(speed).toDouble(&ok);
+  if (!ok || o.simulatedHoursPerMinute <= 0 || o.simulatedHoursPerMinute > 600)
+    return QStringLiteral("--speed must be a number of hours per minute in (0, 600]");
+  o.activity = p.value(activity).toDouble(&ok);
+  if (!ok || o.activity <= 0 || o.activity > 50) return QStringLiteral("--activity must be in (0, 50]");
+  o.connect = p.value(connect);
+  o.screenshot = p.value(shot);
+  o.screenshotDocks = p.value(shotDocks);
+  o.screenshotAfterSeconds = p.value(shotAfter).toDouble(&ok);
+  if (!ok || o.screenshotAfterSeconds < 0) return QStringLiteral("--screenshot-after must be a number of seconds");
+  o.resetLayout = p.isSet(reset);
+  return o;
+}
+
+std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& o) {
+  if (!o.connect.isEmpty()) {
+    return QStringLiteral("Connecting to a remote exchange (--connect %1) is not available in this build: "
+                          "the exchange client library (core/net) is not linked into the terminal yet.")
+        .arg(o.connect);
+  }
+#ifdef HAVE_TESSERA_BACKTEST
+  backtest::SimulatedMarketConfig cfg;
+  cfg.seed = o.seed;
+  cfg.start = currentWallClockHour();
+  cfg.ticksPerHour = 60;
+  cfg.activity = o.activity;
+  LocalMarketOptions lo;
+  // One simulated minute per tick; the pace sets how often a tick comes.
+  lo.tickMs = std::max(1, static_cast<int>(std::lround(60000.0 / (cfg.ticksPerHour * o.simulatedHoursPerMinute))));
+  lo.publishMs = 100;
+  std::unique_ptr<MarketBackend> b =
+      std::make_unique<LocalMarketBackend>(SimulatedMarketFeed::factory(cfg), o.account, lo);
+  return b;
+#else
+  return QStringLiteral("This build has no simulated market (library tessera_backtest was not built).");
+#endif
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,31 @@
+#pragma once
+// The terminal's command line, and the market backend it asks for.
+#include "ui/session/MarketBackend.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <variant>
+
+namespace tessera::ui {
+
+struct TerminalOptions {
+  QString account = QStringLiteral("trader");
+  std::uint64_t seed = 7;
+  double simulatedHoursPerMinute = 6;   // pace of the embedded simulated market
+  double activity = 1.0;
+  QString connect;                      // host:port of a remote exchange; empty: embedded
+  QString screenshot;                   // save the main window here and quit
+  QString screenshotDocks;              // and each dock into this folder
+  double screenshotAfterSeconds = 4;
+  bool resetLayout = false;
+};
+
+// Parses the arguments (argv[0] first); returns the options or a message for the user.
+std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& arguments);
+
+// The backend the options ask for, or why it cannot be made.
+std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& options);
+
+}  // namespace tessera::ui
