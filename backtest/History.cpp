@@ -1,0 +1,57 @@
+#include "backtest/History.h"
+
+namespace tessera::backtest {
+
+std::variant<History, store::StoreError> loadHistory(const std::string& path, const store::HistoryQuery& q) {
+  auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
+  if (auto* e = std::get_if<store::StoreError>(&opened)) return *e;
+  const auto& s = *std::get<std::unique_ptr<store::MarketHistoryStore>>(opened);
+  History h;
+  if (auto e = s.loadAccounts(h.accounts)) return *e;
+  if (auto sum = s.summary(); std::holds_alternative<store::HistorySummary>(sum))
+    h.inputs.reserve(static_cast<std::size_t>(std::get<store::HistorySummary>(sum).inputs));
+  if (auto e = s.forEachInput(q, [&](const store::RecordedInput& in) {
+        h.inputs.push_back(in);
+        return true;
+      }))
+    return *e;
+  return h;
+}
+
+BacktestResult runBacktest(const History& history, Strategy& strategy, const ReplayConfig& config,
+                           const ProgressFn& progress) {
+  Replay replay(strategy, history.accounts, config);
+  const std::size_t n = history.inputs.size();
+  const std::size_t every = std::max<std::size_t>(1, n / 100);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!replay.feed(history.inputs[i])) break;
+    if (progress && (i + 1) % every == 0) progress(static_cast<double>(i + 1) / static_cast<double>(n));
+  }
+  BacktestResult r = replay.finish();
+  if (progress && !r.cancelled) progress(1.0);
+  return r;
+}
+
+std::variant<BacktestResult, store::StoreError> runBacktestFromStore(const store::MarketHistoryStore& s,
+                                                                     Strategy& strategy, const ReplayConfig& config,
+                                                                     const ProgressFn& progress) {
+  AccountDirectory accounts;
+  if (auto e = s.loadAccounts(accounts)) return *e;
+  std::int64_t total = 1;
+  if (auto sum = s.summary(); std::holds_alternative<store::HistorySummary>(sum))
+    total = std::max<std::int64_t>(1, std::get<store::HistorySummary>(sum).inputs);
+  Replay replay(strategy, accounts, config);
+  const std::int64_t every = std::max<std::int64_t>(1, total / 100);
+  std::int64_t i = 0;
+  if (auto e = s.forEachInput({}, [&](const store::RecordedInput& in) {
+        if (!replay.feed(in)) return false;
+        if (progress && ++i % every == 0) progress(static_cast<double>(i) / static_cast<double>(total));
+        return true;
+      }))
+    return *e;
+  BacktestResult r = replay.finish();
+  if (progress && !r.cancelled) progress(1.0);
+  return r;
+}
+
+}  // namespace tessera::backtest

@@ -1,0 +1,257 @@
+#include "backtest/Replay.h"
+
+#include "core/engine/EventJson.h"
+
+#include <algorithm>
+
+namespace tessera::backtest {
+namespace {
+
+std::uint64_t fnv1a(std::uint64_t h, std::string_view s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001B3ULL;
+  }
+  return h;
+}
+
+bool isSetup(const InputEvent& in) {
+  return std::holds_alternative<Cluster>(in) || std::holds_alternative<CapacityGrant>(in) ||
+         std::holds_alternative<ClockAdvance>(in);
+}
+
+Price vwap(Money notional, std::int64_t gpuHours) { return gpuHours > 0 ? notional / gpuHours : 0; }
+
+}  // namespace
+
+Replay::Replay(Strategy& strategy, const AccountDirectory& accounts, ReplayConfig config)
+    : strategy_(strategy), accounts_(accounts), config_(std::move(config)), engine_(makeMatchingEngine()) {
+  if (config_.accountName.empty()) config_.accountName = "strategy:" + strategy_.name();
+  account_ = accounts_.intern(config_.accountName);
+  result_.strategy = strategy_.name();
+  result_.accountName = config_.accountName;
+  result_.outputHash = config_.hashEvents ? 0xCBF29CE484222325ULL : 0;
+  out_.reserve(64);
+}
+
+Replay::~Replay() = default;
+
+bool Replay::feed(const store::RecordedInput& in) {
+  if (config_.cancel && config_.cancel->load(std::memory_order_relaxed)) {
+    result_.cancelled = true;
+    return false;
+  }
+  // The strategy starts once the market is set up (clusters, grants, clock) and trading begins.
+  if (!started_ && !isSetup(in.event)) {
+    started_ = true;
+    time_ = std::max(time_, in.timeMicros);
+    strategy_.onStart(*this);
+  }
+  deliverUpTo(in.timeMicros, false);
+  time_ = std::max(time_, in.timeMicros);
+  apply(in.event, false);
+  ++result_.inputs;
+  return true;
+}
+
+void Replay::deliverUpTo(std::int64_t t, bool everything) {
+  // Strictly before t: an action arriving at the same instant as a history input comes after it.
+  while (!pending_.empty() && (everything || pending_.top().at < t)) {
+    Pending p = pending_.top();
+    pending_.pop();
+    time_ = std::max(time_, p.at);
+    if (p.timer) strategy_.onTimer(*this, p.timerId);
+    else apply(p.action, true);
+  }
+}
+
+BacktestResult Replay::finish() {
+  if (!result_.cancelled) {
+    if (!started_) {
+      started_ = true;
+      strategy_.onStart(*this);
+    }
+    deliverUpTo(0, true);
+    strategy_.onFinish(*this);
+    deliverUpTo(0, true);
+  }
+  sample(engine_->now());
+  BacktestSummary& s = result_.summary;
+  s.fills = static_cast<std::int64_t>(result_.fills.size());
+  s.contracts = static_cast<std::int64_t>(result_.contracts.size());
+  for (const auto& [id, gh] : acceptedGpuHours_) s.orderedGpuHours += gh;
+  s.fillRate = s.orderedGpuHours > 0 ? static_cast<double>(s.filledGpuHours) / static_cast<double>(s.orderedGpuHours) : 0;
+  s.finalCash = cash_;
+  s.finalEquity = result_.series.empty() ? cash_ : result_.series.back().equity;
+  for (const auto& p : result_.series) s.maxDrawdown = std::min(s.maxDrawdown, p.drawdown);
+  s.averagePaid = vwap(s.spent, s.boughtGpuHours);
+  // The market's price on the clusters the strategy bought on, weighted as its own purchases.
+  double weighted = 0;
+  std::int64_t weight = 0;
+  for (const auto& [cluster, gh] : boughtOn_) {
+    const auto it = marketVolume_.find(cluster);
+    if (it == marketVolume_.end() || it->second.gpuHours == 0) continue;
+    weighted += static_cast<double>(vwap(it->second.notional, it->second.gpuHours)) * static_cast<double>(gh);
+    weight += gh;
+  }
+  s.marketVwap = weight > 0 ? static_cast<Price>(weighted / static_cast<double>(weight)) : 0;
+  s.usefulGpuHours = std::max<std::int64_t>(0, s.boughtGpuHours - s.soldGpuHours);
+  s.effectiveCostPerUsefulGpuHour = s.usefulGpuHours > 0 ? (s.spent - s.received) / s.usefulGpuHours : 0;
+  s.demandGpuHours = strategy_.demandGpuHours();
+  s.unfilledDemandGpuHours = std::max<std::int64_t>(0, s.demandGpuHours - s.usefulGpuHours);
+  return std::move(result_);
+}
+
+void Replay::apply(const InputEvent& in, bool fromStrategy) {
+  out_.clear();
+  engine_->apply(in, out_);
+  result_.engineEvents += static_cast<std::int64_t>(out_.size());
+  if (config_.hashEvents)
+    for (const Event& e : out_) hash(e);
+  if (fromStrategy) ++result_.strategyActions;
+  if (config_.onApply) config_.onApply(time_, in, fromStrategy, out_);
+  dispatch(in, fromStrategy);
+}
+
+void Replay::hash(const Event& e) {
+  result_.outputHash = fnv1a(result_.outputHash, toJson(e, accounts_).dump());
+  result_.outputHash = fnv1a(result_.outputHash, "\n");
+}
+
+void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
+  BacktestSummary& s = result_.summary;
+  // Callbacks only queue actions, so out_ stays valid while we walk it.
+  for (const Event& e : out_) {
+    if (const auto* f = std::get_if<Fill>(&e)) {
+      if (f->account != account_) continue;
+      const std::int64_t gh = static_cast<std::int64_t>(f->gpus) * (f->end - f->start);
+      const Money notional = f->price * gh;
+      const std::int64_t sign = f->side == Side::Buy ? 1 : -1;
+      if (f->side == Side::Buy) {
+        cash_ -= notional;
+        s.spent += notional;
+        s.boughtGpuHours += gh;
+        boughtOn_[f->cluster] += gh;
+      } else {
+        cash_ += notional;
+        s.received += notional;
+        s.soldGpuHours += gh;
+      }
+      s.filledGpuHours += gh;
+      for (Hour h = f->start; h < f->end; ++h) position_[{h, f->cluster}] += sign * f->gpus;
+      result_.fills.push_back(*f);
+      strategy_.onOwnFill(*this, *f);
+    } else if (const auto* c = std::get_if<ContractCreated>(&e)) {
+      const Contract& k = c->contract;
+      const std::int64_t gh = static_cast<std::int64_t>(k.gpus) * (k.end - k.start);
+      auto& v = marketVolume_[k.cluster];
+      v.notional += k.price * gh;
+      v.gpuHours += gh;
+      auto& hv = marketHourVolume_[k.cluster];
+      hv.notional += k.price * gh;
+      hv.gpuHours += gh;
+      lastPrice_[k.cluster] = k.price;
+      if (k.buyer == account_ || k.seller == account_) result_.contracts.push_back(k);
+      strategy_.onTrade(*this, k);
+    } else if (const auto* a = std::get_if<OrderAccepted>(&e)) {
+      if (a->account != account_) continue;
+      if (auto it = placedGpuHours_.find(a->order); it != placedGpuHours_.end())
+        acceptedGpuHours_[a->order] = it->second;
+      strategy_.onOrderEvent(*this, e);
+    } else if (const auto* r = std::get_if<OrderRejected>(&e)) {
+      if (r->account != account_) continue;
+      ++s.ordersRejected;
+      strategy_.onOrderEvent(*this, e);
+    } else if (const auto* x = std::get_if<OrderCancelled>(&e)) {
+      if (x->account == account_) strategy_.onOrderEvent(*this, e);
+    } else if (const auto* m = std::get_if<OrderAmended>(&e)) {
+      if (m->account == account_) strategy_.onOrderEvent(*this, e);
+    } else if (const auto* k = std::get_if<ClockAdvanced>(&e)) {
+      sample(k->now);
+      strategy_.onClock(*this, k->now);
+    }
+  }
+  // Which part of the book this input touched.
+  std::optional<BookChange> change;
+  if (const auto* o = std::get_if<OrderRequest>(&in)) {
+    if (o->cluster && o->fill == FillStyle::Divisible) change = BookChange{*o->cluster, o->side, o->start, o->end};
+  } else if (std::holds_alternative<CancelRequest>(in) || std::holds_alternative<AmendRequest>(in)) {
+    const OrderId id = std::holds_alternative<CancelRequest>(in) ? std::get<CancelRequest>(in).id
+                                                                 : std::get<AmendRequest>(in).id;
+    if (auto v = engine_->order(id); v && v->request.cluster && v->request.fill == FillStyle::Divisible)
+      change = BookChange{*v->request.cluster, v->request.side, v->request.start, v->request.end};
+  }
+  if (change) strategy_.onBookUpdate(*this, *change);
+}
+
+void Replay::sample(Hour hour) {
+  // Delivered hours have been used: they no longer count as inventory.
+  while (!position_.empty() && position_.begin()->first.first < hour) position_.erase(position_.begin());
+  Money inventory = 0;
+  for (const auto& [cell, gpus] : position_) {
+    if (gpus == 0) continue;
+    const auto it = lastPrice_.find(cell.second);
+    if (it != lastPrice_.end()) inventory += gpus * it->second;
+  }
+  SeriesPoint p;
+  p.hour = hour;
+  p.cash = cash_;
+  p.equity = cash_ + inventory;
+  if (!anyEquity_ || p.equity > peakEquity_) peakEquity_ = p.equity;
+  anyEquity_ = true;
+  p.drawdown = p.equity - peakEquity_;
+  Volume hourly, toDate;
+  for (ClusterId c : focus_) {
+    if (auto it = marketHourVolume_.find(c); it != marketHourVolume_.end()) {
+      hourly.notional += it->second.notional;
+      hourly.gpuHours += it->second.gpuHours;
+    }
+    if (auto it = marketVolume_.find(c); it != marketVolume_.end()) {
+      toDate.notional += it->second.notional;
+      toDate.gpuHours += it->second.gpuHours;
+    }
+  }
+  marketHourVolume_.clear();
+  p.marketVwap = vwap(hourly.notional, hourly.gpuHours);
+  p.marketVwapToDate = vwap(toDate.notional, toDate.gpuHours);
+  p.averagePaid = vwap(result_.summary.spent, result_.summary.boughtGpuHours);
+  if (!result_.series.empty() && result_.series.back().hour == hour) result_.series.back() = p;
+  else result_.series.push_back(p);
+}
+
+Hour Replay::now() const { return engine_->now(); }
+std::vector<Cluster> Replay::clusters() const { return engine_->clusters(); }
+std::vector<BookLevel> Replay::depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const {
+  return engine_->depth(cluster, hour, side, maxLevels);
+}
+std::optional<Price> Replay::lastTradePrice(ClusterId cluster) const {
+  if (auto it = lastPrice_.find(cluster); it != lastPrice_.end()) return it->second;
+  return std::nullopt;
+}
+
+OrderId Replay::place(OrderRequest order) {
+  if (order.id == 0) order.id = nextOrderId_++;
+  order.account = account_;
+  ++result_.summary.ordersPlaced;
+  placedGpuHours_[order.id] = static_cast<std::int64_t>(order.gpus) * order.hours();
+  if (order.cluster) focus_.insert(*order.cluster);
+  const OrderId id = order.id;
+  pending_.push({time_ + config_.latency.orderLatencyMicros, pendingOrder_++, false, 0, InputEvent{std::move(order)}});
+  return id;
+}
+
+void Replay::cancel(OrderId id) {
+  pending_.push({time_ + config_.latency.orderLatencyMicros, pendingOrder_++, false, 0,
+                 InputEvent{CancelRequest{id, account_}}});
+}
+
+void Replay::amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  pending_.push({time_ + config_.latency.orderLatencyMicros, pendingOrder_++, false, 0,
+                 InputEvent{AmendRequest{id, account_, limit, gpus}}});
+}
+
+void Replay::setTimer(std::int64_t atMicros, int timerId) {
+  pending_.push({std::max(atMicros, time_), pendingOrder_++, true, timerId, InputEvent{ClockAdvance{}}});
+}
+
+}  // namespace tessera::backtest

@@ -1,0 +1,114 @@
+#pragma once
+// Replays a market history through a fresh local matching engine with one strategy trading in
+// it. Deterministic: the same history, strategy and settings give the same events.
+//
+// Latency: an action the strategy takes at time t reaches the engine at t + orderLatency,
+// after every history input timed at or before that instant (ties go to the history), so the
+// strategy never acts on information earlier than it could have. Queue position: strategy
+// orders enter the same engine as the history's, so they wait behind orders resting before
+// them, exactly as the engine's price-time priority rules.
+#include "backtest/BacktestResult.h"
+#include "backtest/Strategy.h"
+#include "core/domain/AccountDirectory.h"
+#include "core/store/HistoryRecord.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+namespace tessera::backtest {
+
+struct LatencyModel {
+  std::int64_t orderLatencyMicros = 0;  // strategy action -> engine
+};
+
+struct ReplayConfig {
+  LatencyModel latency;
+  std::string accountName;              // default: "strategy:<name>"
+  bool hashEvents = true;               // compute BacktestResult::outputHash
+  const std::atomic<bool>* cancel = nullptr;  // set to stop early; the result says cancelled
+  // Sees every input the engine applies and the events it produced (logs, event files).
+  std::function<void(std::int64_t timeMicros, const InputEvent&, bool fromStrategy, const std::vector<Event>&)> onApply;
+};
+
+// Strategy order ids start here, far above any id a history uses.
+inline constexpr OrderId kFirstStrategyOrderId = (OrderId{1} << 62) + 1;
+
+class Replay : private StrategyContext {
+ public:
+  // `accounts` names the history's accounts; the replay works on its own copy.
+  Replay(Strategy& strategy, const AccountDirectory& accounts, ReplayConfig config);
+  ~Replay() override;
+
+  // Feeds the next history input (in seq order). Returns false once cancelled.
+  bool feed(const store::RecordedInput& in);
+  // Delivers the strategy's last actions, calls onFinish and returns the result.
+  BacktestResult finish();
+
+  const AccountDirectory& accounts() const { return accounts_; }
+  std::int64_t inputsFed() const { return result_.inputs; }
+
+ private:
+  struct Pending {
+    std::int64_t at;
+    std::uint64_t order;  // FIFO among equal times
+    bool timer;
+    int timerId;
+    InputEvent action;
+    bool operator>(const Pending& o) const { return at != o.at ? at > o.at : order > o.order; }
+  };
+
+  // StrategyContext
+  Hour now() const override;
+  std::int64_t timeMicros() const override { return time_; }
+  AccountId account() const override { return account_; }
+  std::vector<Cluster> clusters() const override;
+  std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const override;
+  std::optional<Price> lastTradePrice(ClusterId cluster) const override;
+  OrderId place(OrderRequest order) override;
+  void cancel(OrderId id) override;
+  void amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) override;
+  void setTimer(std::int64_t atMicros, int timerId) override;
+
+  void deliverUpTo(std::int64_t t, bool inclusive);
+  void apply(const InputEvent& in, bool fromStrategy);
+  void dispatch(const InputEvent& in, bool fromStrategy);
+  void sample(Hour hour);
+  void hash(const Event& e);
+
+  Strategy& strategy_;
+  AccountDirectory accounts_;
+  ReplayConfig config_;
+  std::unique_ptr<Matcher> engine_;
+  AccountId account_ = 0;
+  std::int64_t time_ = 0;
+  bool started_ = false;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  std::uint64_t pendingOrder_ = 0;
+  OrderId nextOrderId_ = kFirstStrategyOrderId;
+  std::vector<Event> out_;
+  BacktestResult result_;
+
+  // Metrics state.
+  std::unordered_map<ClusterId, Price> lastPrice_;
+  struct Volume {
+    Money notional = 0;
+    std::int64_t gpuHours = 0;
+  };
+  std::unordered_map<ClusterId, Volume> marketVolume_;      // whole run
+  std::unordered_map<ClusterId, Volume> marketHourVolume_;  // since the last clock tick
+  std::unordered_map<ClusterId, std::int64_t> boughtOn_;    // strategy buy GPU-hours per cluster
+  std::set<ClusterId> focus_;                                // clusters the strategy ordered on
+  std::map<std::pair<Hour, ClusterId>, std::int64_t> position_;  // net GPUs held per (hour, cluster)
+  std::unordered_map<OrderId, std::int64_t> placedGpuHours_;
+  std::unordered_map<OrderId, std::int64_t> acceptedGpuHours_;
+  Money cash_ = 0;
+  Money peakEquity_ = 0;
+  bool anyEquity_ = false;
+};
+
+}  // namespace tessera::backtest

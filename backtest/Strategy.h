@@ -1,0 +1,64 @@
+#pragma once
+// The strategy API. A Strategy reacts to market callbacks and acts through a StrategyContext;
+// it never sees where the market comes from, so the same class runs in a replay
+// (ReplayContext, backtest/Replay.h) and against the live exchange (an adapter over
+// core/net's ExchangeClient implements StrategyContext the same way).
+#include "core/engine/Events.h"
+#include "core/engine/Matcher.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::backtest {
+
+// Divisible orders changed in the cells [start, end) of one side of one cluster's book.
+struct BookChange {
+  ClusterId cluster = 0;
+  Side side = Side::Buy;
+  Hour start = 0;
+  Hour end = 0;
+};
+
+class StrategyContext {
+ public:
+  virtual ~StrategyContext() = default;
+
+  virtual Hour now() const = 0;                  // the exchange clock
+  virtual std::int64_t timeMicros() const = 0;   // the current time, microseconds since the epoch
+  virtual AccountId account() const = 0;         // the account the strategy trades as
+  virtual std::vector<Cluster> clusters() const = 0;
+  virtual std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const = 0;
+  virtual std::optional<Price> lastTradePrice(ClusterId cluster) const = 0;
+
+  // Sends an order; the context fills in the id (unless set) and the account, and returns the
+  // id. The answer (accepted, rejected, fills) arrives later through the callbacks.
+  virtual OrderId place(OrderRequest order) = 0;
+  virtual void cancel(OrderId id) = 0;
+  virtual void amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) = 0;
+  // onTimer(timerId) is called once the time reaches `atMicros`.
+  virtual void setTimer(std::int64_t atMicros, int timerId) = 0;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;
+
+  virtual void onStart(StrategyContext&) {}
+  virtual void onClock(StrategyContext&, Hour /*now*/) {}
+  virtual void onBookUpdate(StrategyContext&, const BookChange&) {}
+  virtual void onTrade(StrategyContext&, const Contract&) {}   // every trade in the market
+  virtual void onOwnFill(StrategyContext&, const Fill&) {}     // this strategy's side of a trade
+  // This strategy's OrderAccepted, OrderRejected, OrderCancelled and OrderAmended.
+  virtual void onOrderEvent(StrategyContext&, const Event&) {}
+  virtual void onTimer(StrategyContext&, int /*timerId*/) {}
+  virtual void onFinish(StrategyContext&) {}
+
+  // GPU-hours the strategy set out to buy for jobs; 0 for pure traders. Results report the
+  // part of it that was not bought as unfilled demand.
+  virtual std::int64_t demandGpuHours() const { return 0; }
+};
+
+}  // namespace tessera::backtest

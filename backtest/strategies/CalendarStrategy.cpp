@@ -1,0 +1,64 @@
+#include "backtest/strategies/CalendarStrategy.h"
+
+#include "backtest/StrategyParams.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessera::backtest {
+namespace {
+Price scaled(Price p, double f) { return std::max<Price>(1000, static_cast<Price>(std::llround(static_cast<double>(p) * f / 1000.0)) * 1000); }
+}  // namespace
+
+void CalendarStrategy::onStart(StrategyContext& ctx) {
+  auto c = findCluster(ctx.clusters(), p_.cluster);
+  if (!c) return;
+  cluster_ = c->id;
+  blockStart_ = ctx.now() + std::max<Hour>(1, p_.startInHours);
+  OrderRequest o;
+  o.side = Side::Buy;
+  o.cluster = *cluster_;
+  o.gpus = p_.gpus;
+  o.start = blockStart_;
+  o.end = blockStart_ + p_.hours;
+  o.limit = p_.maxPrice;
+  o.fill = FillStyle::Divisible;
+  // Only worth buying until the block starts.
+  o.tif = TimeInForce::GTD;
+  o.expireAt = blockStart_;
+  ctx.place(o);
+}
+
+void CalendarStrategy::onOwnFill(StrategyContext& ctx, const Fill& f) {
+  if (f.side == Side::Sell) {
+    if (auto it = asks_.find(f.order); it != asks_.end() && f.leavesGpuHours == 0) it->second.live = false;
+    return;
+  }
+  // Offer back the part of this purchase that falls in the sell-back window.
+  const Hour from = std::max({f.start, blockStart_ + p_.sellBackFromHours, ctx.now() + 1});
+  const Hour to = std::min(f.end, blockStart_ + p_.sellBackFromHours + p_.sellBackHours);
+  if (from >= to) return;
+  OrderRequest s;
+  s.side = Side::Sell;
+  s.cluster = f.cluster;
+  s.gpus = f.gpus;
+  s.start = from;
+  s.end = to;
+  s.limit = scaled(f.price, 1.0 + p_.sellMarkup);
+  s.fill = FillStyle::Divisible;
+  s.sellBack = f.contract;
+  const OrderId id = ctx.place(s);
+  asks_[id] = Ask{s.limit, scaled(f.price, 1.0 + p_.floorMarkup), ctx.now(), from};
+}
+
+void CalendarStrategy::onClock(StrategyContext& ctx, Hour now) {
+  for (auto& [id, ask] : asks_) {
+    if (!ask.live || ask.start <= now) continue;
+    if (now - ask.placedAt < p_.repriceHours || ask.limit <= ask.floor) continue;
+    ask.limit = std::max(ask.floor, scaled(ask.limit, 0.98));
+    ask.placedAt = now;
+    ctx.amend(id, ask.limit, std::nullopt);
+  }
+}
+
+}  // namespace tessera::backtest

@@ -1,0 +1,12 @@
+#pragma once
+// Does nothing: measures the replay itself, and is the baseline of comparisons.
+#include "backtest/Strategy.h"
+
+namespace tessera::backtest {
+
+class NoopStrategy final : public Strategy {
+ public:
+  std::string name() const override { return "noop"; }
+};
+
+}  // namespace tessera::backtest
