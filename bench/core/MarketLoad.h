@@ -1,0 +1,31 @@
+#pragma once
+// Builds benchmark workloads: realistic order flow generated against a live engine, so every
+// sell is backed by holdings and every cancel names a working order. The same events are then
+// replayed into a fresh engine for timing (the engine is deterministic, so it sees the same book).
+#include "core/engine/Events.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera::bench {
+
+struct LoadShape {
+  int clusters = 1;
+  Hour horizon = 1;           // hours of delivery in the book
+  Hour minHours = 1;          // order length range
+  Hour maxHours = 1;
+  int events = 1'000'000;     // order inputs after the set-up events
+  int addPercent = 60;
+  int cancelPercent = 30;     // the rest cross the spread
+  int allOrNonePercentOfCrossing = 0;
+  std::uint64_t seed = 42;
+};
+
+struct Load {
+  std::vector<InputEvent> setup;   // clusters and capacity
+  std::vector<InputEvent> events;  // the measured flow
+};
+
+Load makeLoad(const LoadShape& shape);
+
+}  // namespace tessera::bench

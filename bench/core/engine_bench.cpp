@@ -1,0 +1,112 @@
+// Matching-engine benchmark: events per second and per-event latency percentiles, single core,
+// flat out and open-loop at fixed arrival rates, after a warm-up.
+//   (a) 1-D: one cluster, one-hour orders (a classic limit order book)
+//   (b) 2-D: 20 clusters, 30 days of hours, orders of 1..168 hours, 60% add / 30% cancel / 10% crossing
+// Usage: engine_bench [--quick]
+#include "MarketLoad.h"
+
+#include "core/engine/Matcher.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tessera;
+using namespace tessera::bench;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Result {
+  double eventsPerSecond = 0;
+  double p50 = 0, p99 = 0, p999 = 0, max = 0;  // microseconds
+  std::size_t outputEvents = 0;
+};
+
+double percentile(std::vector<double>& v, double q) {
+  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+// Replays setup + warm-up, then measures the rest. ratePerSecond == 0 means flat out; otherwise
+// event i is due at start + i/rate and its latency counts from when it was due (open loop, so a
+// stall delays every event queued behind it and shows in the percentiles).
+Result measure(const Load& load, std::size_t warmup, double ratePerSecond) {
+  auto engine = makeMatchingEngine();
+  std::vector<Event> out;
+  out.reserve(1024);
+  for (const auto& e : load.setup) engine->apply(e, out);
+  for (std::size_t i = 0; i < warmup; ++i) {
+    out.clear();
+    engine->apply(load.events[i], out);
+  }
+  const std::size_t n = load.events.size() - warmup;
+  std::vector<double> latency(n);
+  Result r;
+  const auto start = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    Clock::time_point due = Clock::now();
+    if (ratePerSecond > 0) {
+      due = start + std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 * static_cast<double>(i) / ratePerSecond));
+      while (Clock::now() < due) {
+      }
+    }
+    out.clear();
+    engine->apply(load.events[warmup + i], out);
+    r.outputEvents += out.size();
+    latency[i] = std::chrono::duration<double, std::micro>(Clock::now() - due).count();
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.eventsPerSecond = static_cast<double>(n) / seconds;
+  r.max = *std::max_element(latency.begin(), latency.end());
+  r.p50 = percentile(latency, 0.50);
+  r.p99 = percentile(latency, 0.99);
+  r.p999 = percentile(latency, 0.999);
+  return r;
+}
+
+void report(const char* name, const char* mode, const Result& r, std::size_t n) {
+  std::printf("%-34s %-14s %12.0f ev/s  p50 %7.2f us  p99 %7.2f us  p99.9 %8.2f us  max %9.1f us  (%zu in, %zu out)\n",
+              name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents);
+}
+
+void run(const char* name, const LoadShape& shape, std::size_t warmup) {
+  const auto t0 = Clock::now();
+  const Load load = makeLoad(shape);
+  std::printf("%s: generated %zu events in %.1f s\n", name, load.events.size(),
+              std::chrono::duration<double>(Clock::now() - t0).count());
+  const std::size_t n = load.events.size() - warmup;
+  const Result flat = measure(load, warmup, 0);
+  report(name, "flat out", flat, n);
+  for (double fraction : {0.25, 0.5, 0.8}) {
+    const double rate = flat.eventsPerSecond * fraction;
+    char mode[32];
+    std::snprintf(mode, sizeof mode, "open %.0fk/s", rate / 1000);
+    report(name, mode, measure(load, warmup, rate), n);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  LoadShape oneD;
+  oneD.clusters = 1;
+  oneD.horizon = 1;
+  oneD.events = quick ? 200'000 : 2'200'000;
+  run("(a) 1-D, 1 cluster, 1-hour orders", oneD, quick ? 50'000 : 200'000);
+
+  LoadShape twoD;
+  twoD.clusters = 20;
+  twoD.horizon = 30 * 24;
+  twoD.minHours = 1;
+  twoD.maxHours = 168;
+  twoD.events = quick ? 60'000 : 600'000;
+  twoD.allOrNonePercentOfCrossing = 20;
+  run("(b) 2-D, 20 clusters x 720 h", twoD, quick ? 10'000 : 100'000);
+  return 0;
+}
