@@ -1,0 +1,175 @@
+// The grid: a dragged rectangle becomes the right selection, and on the main window the right
+// order ticket (cluster, GPUs, start, end, and the quote worked out by hand).
+#include "GuiTestSupport.h"
+#include "ScriptedMarket.h"
+
+#include "ui/grid/OrderBookGridView.h"
+#include "ui/session/LocalMarketBackend.h"
+#include "ui/session/TradingSession.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/ticket/OrderTicket.h"
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+using namespace tessera;
+using namespace tessera::ui;
+using namespace tessera::ui::testing;
+
+namespace {
+
+BookSnapshotPtr handMadeBook() {
+  auto s = std::make_shared<BookSnapshot>();
+  s->clusters = {kCluster};
+  s->firstHour = kT0;
+  s->now = kT0;
+  s->cells.resize(48);
+  for (Hour h = kAskStart; h < kAskEnd; ++h) {
+    auto& c = s->cells[static_cast<std::size_t>(h - kT0)];
+    c.asks = {BookLevel{kCheap, 16, 1}, BookLevel{kDear, 8, 1}};
+    c.bids = {BookLevel{1'500'000, 6, 2}};
+  }
+  return s;
+}
+
+}  // namespace
+
+class TestOrderBookGridView : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName("TesseraTest");
+    QApplication::setApplicationName("test_order_book_grid_view");
+    qRegisterMetaType<GridSelection>();
+  }
+
+  void modelStacksLaddersFromTheBestPrice() {
+    OrderBookGridModel m;
+    m.setSnapshot(handMadeBook());
+    const GridColumn* c = m.column(kAskStart);
+    QVERIFY(c);
+    QCOMPARE(c->asks.size(), 2u);
+    QCOMPARE(c->asks[0].from, 0);
+    QCOMPARE(c->asks[0].to, 16);
+    QCOMPARE(c->asks[1].from, 16);
+    QCOMPARE(c->asks[1].to, 24);
+    QCOMPARE(c->asks[1].price, kDear);
+    QCOMPARE(m.maxAskDepth(), 24);
+    QCOMPARE(m.maxBidDepth(), 6);
+    QVERIFY(!m.column(kT0 + 48));
+    const auto hit = m.hit(kAskStart, 20.5);
+    QVERIFY(hit);
+    QCOMPARE(hit->segment.price, kDear);
+    QVERIFY(m.hit(kAskStart, -3)->side == Side::Buy);
+    QVERIFY(!m.hit(kAskStart, 30));
+  }
+
+  void dragAboveTheAxisSelectsABuy() {
+    OrderBookGridView v;
+    v.resize(900, 520);
+    v.setSnapshot(handMadeBook());
+    v.setVisibleHours(kT0, 24);
+    QSignalSpy spy(&v, &OrderBookGridView::selectionMade);
+    // From inside hour kT0+3 at the axis up to 12 GPUs inside hour kT0+7.
+    drag(&v, v.pointOf(kT0 + 3.5, 0.2), v.pointOf(kT0 + 7.4, 12.2));
+    QCOMPARE(spy.count(), 1);
+    const auto s = spy.at(0).at(0).value<GridSelection>();
+    QVERIFY(s.side == Side::Buy);
+    QCOMPARE(s.start, kT0 + 3);
+    QCOMPARE(s.end, kT0 + 8);
+    QCOMPARE(s.gpus, 12);
+  }
+
+  void dragBelowTheAxisSelectsASell() {
+    OrderBookGridView v;
+    v.resize(900, 520);
+    v.setSnapshot(handMadeBook());
+    v.setVisibleHours(kT0, 24);
+    QSignalSpy spy(&v, &OrderBookGridView::selectionMade);
+    // Right to left works too.
+    drag(&v, v.pointOf(kT0 + 9.5, -0.3), v.pointOf(kT0 + 4.5, -5.3));
+    QCOMPARE(spy.count(), 1);
+    const auto s = spy.at(0).at(0).value<GridSelection>();
+    QVERIFY(s.side == Side::Sell);
+    QCOMPARE(s.start, kT0 + 4);
+    QCOMPARE(s.end, kT0 + 10);
+    QCOMPARE(s.gpus, 5);
+  }
+
+  void aClickIsNotADrag() {
+    OrderBookGridView v;
+    v.resize(900, 520);
+    v.setSnapshot(handMadeBook());
+    QSignalSpy spy(&v, &OrderBookGridView::selectionMade);
+    const QPointF p = v.pointOf(kT0 + 3.5, 4);
+    drag(&v, p, p + QPointF(1, 1));
+    QCOMPARE(spy.count(), 0);
+  }
+
+  void hoverDescribesTheLevel() {
+    OrderBookGridView v;
+    v.resize(900, 520);
+    v.setSnapshot(handMadeBook());
+    v.setVisibleHours(kT0, 24);
+    const QString t = v.describeAt(v.pointOf(kAskStart + 0.5, 20).toPoint());
+    QVERIFY2(t.contains("Ask level: GPUs 17-24"), qPrintable(t));
+    QVERIFY2(t.contains("cumulative 24 GPUs"), qPrintable(t));
+    QVERIFY2(t.contains("$2.50"), qPrintable(t));
+    const QString b = v.describeAt(v.pointOf(kAskStart + 0.5, -2).toPoint());
+    QVERIFY2(b.contains("Bid level") && b.contains("$1.50") && b.contains("2 order(s)"), qPrintable(b));
+  }
+
+  void zoomKeepsTheHourUnderTheCursor() {
+    OrderBookGridView v;
+    v.resize(900, 520);
+    v.setSnapshot(handMadeBook());
+    v.setVisibleHours(kT0, 24);
+    v.zoomBy(0.5, kT0 + 12);
+    QCOMPARE(v.visibleHourCount(), 12.0);
+    QCOMPARE(v.visibleFirstHour(), static_cast<double>(kT0 + 6));
+  }
+
+  void dragOnTheMainWindowOpensTheRightTicket() {
+    LocalMarketOptions o;
+    o.tickMs = 20;
+    o.publishMs = 20;
+    TradingSession session(std::make_unique<LocalMarketBackend>(ScriptedFeed::factory(), "trader", o));
+    MainWindow w(session);
+    w.resize(1500, 950);
+    w.show();
+    session.start();
+    QTRY_VERIFY_WITH_TIMEOUT(w.grid()->model().column(kAskStart) && w.grid()->model().column(kAskStart)->askDepth() == 24, 5000);
+    OrderBookGridView* g = w.grid();
+    g->setVisibleHours(kT0, 24);
+    // 20 GPUs over hours kT0+2 .. kT0+5.
+    drag(g, g->pointOf(kAskStart + 0.5, 0.25), g->pointOf(kT0 + 5.5, 20.25));
+    OrderTicket* t = w.ticket();
+    QCOMPARE(t->kind(), TicketKind::AllOrNoneBuy);
+    QCOMPARE(t->clusterId(), kCluster);
+    QCOMPARE(t->gpus(), 20);
+    QCOMPARE(t->start(), kAskStart);
+    QCOMPARE(t->end(), kT0 + 6);
+    // Each hour: 16 x $2.00 + 4 x $2.50 = $42; four hours = $168, average $2.10.
+    const auto q = t->quote();
+    QVERIFY(q);
+    QCOMPARE(q->total, Money{168'000'000});
+    QCOMPARE(q->availableGpuHours, 80);
+    QVERIFY(q->allOrNoneNow);
+    QCOMPARE(*q->averagePrice(), 2'100'000.0);
+    QVERIFY2(t->quoteText().contains("$168.00"), qPrintable(t->quoteText()));
+    QVERIFY(t->quoteText().contains("Can fill all-or-none right now"));
+    QCOMPARE(t->limit(), Price{2'100'000});  // the limit that fills now, until the trader types one
+
+    // More GPUs than are offered: it cannot fill all-or-none now.
+    drag(g, g->pointOf(kAskStart + 0.5, 0.25), g->pointOf(kAskStart + 1.5, 28.25));
+    QCOMPARE(t->gpus(), 28);
+    QVERIFY(!t->quote()->allOrNoneNow);
+    QCOMPARE(t->quote()->availableGpuHours, 48);
+    QVERIFY(t->quoteText().contains("Cannot fill all-or-none right now"));
+  }
+};
+
+QTEST_MAIN(TestOrderBookGridView)
+#include "test_order_book_grid_view.moc"
