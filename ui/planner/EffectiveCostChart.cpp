@@ -1,0 +1,142 @@
+#include "ui/planner/EffectiveCostChart.h"
+
+#include "ui/planner/PlannerColors.h"
+
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace tessera::planner {
+
+namespace {
+
+double termValue(const cost::CostTerms& t, CostTerm which) {
+  switch (which) {
+    case CostTerm::Instance: return t.instance;
+    case CostTerm::StorageAndEgress: return t.storageAndEgress;
+    case CostTerm::Orchestration: return t.orchestration;
+    case CostTerm::FailedWork: return t.failedWork;
+    case CostTerm::MigrationOrRestart: return t.migrationOrRestart;
+  }
+  return 0;
+}
+
+// Dollars shown in the unit that keeps axis labels short.
+struct MoneyScale {
+  double divisor;
+  QString suffix;
+};
+MoneyScale scaleFor(double maxDollars) {
+  if (maxDollars >= 1e6) return {1e6, "M"};
+  if (maxDollars >= 1e3) return {1e3, "k"};
+  return {1, ""};
+}
+
+}  // namespace
+
+EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+  plot_->setMinimumSize(480, 320);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold)));
+
+  for (int i = 0; i < kCostTermCount; ++i) {
+    const auto term = static_cast<CostTerm>(i);
+    auto* b = new QCPBars(plot_->xAxis, plot_->yAxis);
+    b->setName(costTermName(term));
+    b->setPen(QPen(costTermColor(term).darker(130)));
+    b->setBrush(costTermColor(term));
+    b->setWidth(0.55);
+    b->setStackingGap(0);
+    if (!bars_.empty()) b->moveAbove(bars_.back());
+    bars_.push_back(b);
+  }
+  rate_ = plot_->addGraph(plot_->xAxis, plot_->yAxis2);
+  rate_->setName("hourly rate ($/GPU-h, right axis)");
+  rate_->setLineStyle(QCPGraph::lsNone);
+  rate_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QColor(0xff, 0xeb, 0x3b), 13));
+
+  plot_->yAxis2->setVisible(true);
+  plot_->yAxis2->setLabel("hourly rate ($ per GPU-hour)");
+  plot_->xAxis->setLabel("offer");
+  plot_->yAxis->grid()->setSubGridVisible(false);
+  plot_->xAxis->grid()->setVisible(false);
+  plot_->legend->setVisible(true);
+  plot_->legend->setBrush(QColor(255, 255, 255, 220));
+  QFont lf = plot_->legend->font();
+  lf.setPointSize(8);
+  plot_->legend->setFont(lf);
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  setOffers({});
+}
+
+double EffectiveCostChart::stackedTotal(int index) const {
+  double sum = 0;
+  for (auto* b : bars_) {
+    auto it = b->data()->findBegin(index + 1, false);
+    if (it != b->data()->constEnd() && qFuzzyCompare(it->key, index + 1.0)) sum += it->value;
+  }
+  return sum;
+}
+
+void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName) {
+  double maxTotal = 0, maxRate = 0;
+  std::vector<const cost::CostBreakdown*> shown;
+  std::vector<QString> labels;
+  QStringList unservable;
+  for (const ChartOffer& o : offers) {
+    if (const auto* b = std::get_if<cost::CostBreakdown>(&o.result)) {
+      shown.push_back(b);
+      labels.push_back(QString::fromStdString(o.label));
+      maxTotal = std::max(maxTotal, b->terms.total());
+      maxRate = std::max(maxRate, b->pricePerGpuHour);
+    } else {
+      unservable << QString::fromStdString(o.label);
+    }
+  }
+  shown_ = static_cast<int>(shown.size());
+  cheapestRate_ = cheapestReal_ = -1;
+  for (int i = 0; i < shown_; ++i) {
+    if (cheapestRate_ < 0 || shown[i]->pricePerGpuHour < shown[cheapestRate_]->pricePerGpuHour) cheapestRate_ = i;
+    if (cheapestReal_ < 0 || shown[i]->terms.total() < shown[cheapestReal_]->terms.total()) cheapestReal_ = i;
+  }
+  const MoneyScale money = scaleFor(maxTotal);
+
+  QVector<double> keys;
+  for (int i = 0; i < shown_; ++i) keys << i + 1;
+  for (int t = 0; t < kCostTermCount; ++t) {
+    QVector<double> values;
+    for (const auto* b : shown) values << termValue(b->terms, static_cast<CostTerm>(t)) / money.divisor;
+    bars_[t]->setData(keys, values, true);
+  }
+  QVector<double> rates;
+  for (const auto* b : shown) rates << b->pricePerGpuHour;
+  rate_->setData(keys, rates, true);
+
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int i = 0; i < shown_; ++i) {
+    QString text = labels[i] + QString("\n$%1%2, %3 days").arg(shown[i]->terms.total() / money.divisor, 0, 'f', 2).arg(money.suffix).arg(shown[i]->wallClockHours / 24.0, 0, 'f', 1);
+    if (i == cheapestReal_) text += "\n★ cheapest real";
+    if (i == cheapestRate_) text += "\n◆ cheapest rate";
+    ticker->addTick(i + 1, text);
+  }
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setTickLabelRotation(0);
+  QFont tf = plot_->xAxis->tickLabelFont();
+  tf.setPointSize(shown_ > 5 ? 7 : 8);
+  plot_->xAxis->setTickLabelFont(tf);
+  plot_->xAxis->setRange(0.4, std::max(1, shown_) + 0.6);
+  plot_->yAxis->setLabel("effective cost ($" + money.suffix + ")");
+  // Headroom above the tallest bar for the legend.
+  plot_->yAxis->setRange(0, maxTotal > 0 ? maxTotal / money.divisor * 1.45 : 1);
+  plot_->yAxis2->setRange(0, maxRate > 0 ? maxRate * 1.45 : 1);
+  QString xLabel = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
+  if (!unservable.isEmpty()) xLabel += "   (cannot serve it: " + unservable.join(", ") + ")";
+  plot_->xAxis->setLabel(xLabel);
+  plot_->replot();
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,98 @@
+#include "ui/planner/OfferRankingModel.h"
+
+#include <QBrush>
+#include <QColor>
+
+namespace tessera::planner {
+
+namespace {
+QString money(double v) {
+  if (v >= 1e6) return QString("$%1M").arg(v / 1e6, 0, 'f', 3);
+  if (v >= 1e4) return QString("$%1k").arg(v / 1e3, 0, 'f', 1);
+  return QString("$%1").arg(v, 0, 'f', 2);
+}
+}  // namespace
+
+OfferRankingModel::OfferRankingModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void OfferRankingModel::setScenario(const cost::WorkloadProfile& w,
+                                    std::vector<cost::CandidateOffer> candidates) {
+  beginResetModel();
+  candidates_ = std::move(candidates);
+  ranked_ = cost::rankByEffectiveCost(w, candidates_);
+  endResetModel();
+}
+
+int OfferRankingModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(ranked_.size());
+}
+
+int OfferRankingModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+const cost::CandidateOffer& OfferRankingModel::candidateAt(int row) const {
+  return candidates_.at(ranked_.at(row).candidate);
+}
+
+const cost::CostResult& OfferRankingModel::resultAt(int row) const { return ranked_.at(row).result; }
+
+QVariant OfferRankingModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const cost::CandidateOffer& c = candidateAt(index.row());
+  const cost::CostResult& r = resultAt(index.row());
+  const auto* b = std::get_if<cost::CostBreakdown>(&r);
+  if (role == Qt::ForegroundRole && !b) return QBrush(QColor(0x9e, 0x9e, 0x9e));
+  if (role == Qt::ForegroundRole && b && !b->fitsWindow) return QBrush(QColor(0xc6, 0x28, 0x28));
+  if (role == Qt::TextAlignmentRole && index.column() != Cluster && index.column() != Detail)
+    return int(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ToolTipRole) {
+    if (!b) return QString::fromStdString(std::get<cost::CostError>(r).message);
+    QStringList notes;
+    for (const auto& n : b->notes) notes << QString::fromStdString(n);
+    return notes.join("\n");
+  }
+  if (role != Qt::DisplayRole && role != Qt::UserRole) return {};
+  const bool raw = role == Qt::UserRole;  // numbers for sorting and tests
+  switch (index.column()) {
+    case Rank: return b ? QVariant(index.row() + 1) : QVariant(QStringLiteral("-"));
+    case Cluster: return QString::fromStdString(c.offer.label.empty() ? c.topology.name : c.offer.label);
+    case Rate: return raw ? QVariant(c.offer.pricePerGpuHour) : QVariant(QString("$%1").arg(c.offer.pricePerGpuHour, 0, 'f', 2));
+    case EffectiveCost:
+      if (!b) return {};
+      return raw ? QVariant(b->terms.total()) : QVariant(money(b->terms.total()));
+    case WallClock:
+      if (!b) return {};
+      return raw ? QVariant(b->wallClockHours / 24) : QVariant(QString::number(b->wallClockHours / 24, 'f', 1) + (b->fitsWindow ? "" : " !"));
+    case Mfu:
+      if (!b || !b->mfu) return raw ? QVariant() : QVariant(QStringLiteral("-"));
+      return raw ? QVariant(*b->mfu) : QVariant(QString::number(100 * *b->mfu, 'f', 1) + "%");
+    case CostPerUnit:
+      if (!b) return {};
+      return raw ? QVariant(b->costPerUnit) : QVariant(money(b->costPerUnit) + " / " + QString::fromStdString(b->unit));
+    case Detail:
+      if (!b) return QString::fromStdString(std::get<cost::CostError>(r).message);
+      return QString("%1, %2 GB/s per GPU, %3 nodes")
+          .arg(QString::fromUtf8(cost::toString(b->sync.bottleneck).data()))
+          .arg(b->sync.gbytesPerSecPerGpu, 0, 'g', 3)
+          .arg(b->span.nodes);
+  }
+  return {};
+}
+
+QVariant OfferRankingModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case Rank: return "#";
+    case Cluster: return "cluster";
+    case Rate: return "rate/GPU-h";
+    case EffectiveCost: return "effective cost";
+    case WallClock: return "days";
+    case Mfu: return "MFU";
+    case CostPerUnit: return "per unit";
+    case Detail: return "sync bottleneck / why not";
+  }
+  return {};
+}
+
+}  // namespace tessera::planner

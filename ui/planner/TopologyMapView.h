@@ -1,0 +1,61 @@
+#pragma once
+// Draws a cluster topology: spine and leaf switches, nodes as boxes of GPU squares, NVLink
+// domain outlines, links labelled with their bandwidth; highlights a contract's placement.
+// Zoom with the mouse wheel or Ctrl+= / Ctrl+-, Ctrl+0 fits the whole cluster.
+#include "core/cost/Placement.h"
+#include "core/cost/Topology.h"
+
+#include <QGraphicsView>
+
+#include <optional>
+#include <vector>
+
+class QGraphicsRectItem;
+
+namespace tessera::planner {
+
+class TopologyMapView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit TopologyMapView(QWidget* parent = nullptr);
+
+  void setTopology(const cost::Topology& topology);
+  // Highlights the placement's GPUs; an invalid placement clears the highlight.
+  void setPlacement(const cost::Placement& placement);
+  void clearPlacement();
+
+  const cost::Topology& topology() const { return topology_; }
+  int nodeItemCount() const { return static_cast<int>(nodeItems_.size()); }
+  int gpuItemCount() const;
+  int highlightedGpuCount() const { return highlighted_; }
+  int switchItemCount() const { return switches_; }
+  int nvlinkDomainItemCount() const { return domains_; }
+  int linkLabelCount() const { return linkLabels_; }
+  double zoom() const;
+
+ public slots:
+  void zoomIn();
+  void zoomOut();
+  void fitAll();
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void rebuild();
+  void applyHighlight();
+
+  cost::Topology topology_;
+  std::optional<cost::Placement> placement_;
+  std::vector<QGraphicsRectItem*> nodeItems_;
+  std::vector<std::vector<QGraphicsRectItem*>> gpuItems_;  // [node][gpu]
+  int highlighted_ = 0;
+  int switches_ = 0;
+  int domains_ = 0;
+  int linkLabels_ = 0;
+  bool fitted_ = false;
+};
+
+}  // namespace tessera::planner
