@@ -1,0 +1,162 @@
+#include "backtest/ReportWriter.h"
+
+#include "backtest/SvgChart.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace tessera::backtest {
+namespace {
+
+std::string usd(Money m) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%s$%.2f", m < 0 ? "-" : "", static_cast<double>(m < 0 ? -m : m) / 1e6);
+  return b;
+}
+std::string perHour(Price p) {
+  if (p == 0) return "n/a";
+  char b[48];
+  std::snprintf(b, sizeof b, "$%.4f / GPU-h", static_cast<double>(p) / 1e6);
+  return b;
+}
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else o += c;
+  }
+  return o;
+}
+
+}  // namespace
+
+nlohmann::json summaryJson(const BacktestSummary& s) {
+  return {{"orders_placed", s.ordersPlaced},
+          {"orders_rejected", s.ordersRejected},
+          {"fills", s.fills},
+          {"contracts", s.contracts},
+          {"ordered_gpu_hours", s.orderedGpuHours},
+          {"filled_gpu_hours", s.filledGpuHours},
+          {"fill_rate", s.fillRate},
+          {"bought_gpu_hours", s.boughtGpuHours},
+          {"sold_gpu_hours", s.soldGpuHours},
+          {"spent", s.spent},
+          {"received", s.received},
+          {"final_cash", s.finalCash},
+          {"pnl", s.finalEquity},
+          {"max_drawdown", s.maxDrawdown},
+          {"average_paid", s.averagePaid},
+          {"market_vwap", s.marketVwap},
+          {"useful_gpu_hours", s.usefulGpuHours},
+          {"effective_cost_per_useful_gpu_hour", s.effectiveCostPerUsefulGpuHour},
+          {"demand_gpu_hours", s.demandGpuHours},
+          {"unfilled_demand_gpu_hours", s.unfilledDemandGpuHours}};
+}
+
+nlohmann::json resultJson(const BacktestResult& r, const RunInfo& info) {
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
+  return {{"strategy", info.strategy},
+          {"params", info.params},
+          {"history", info.history},
+          {"latency_us", info.latencyMicros},
+          {"account", r.accountName},
+          {"inputs", r.inputs},
+          {"strategy_actions", r.strategyActions},
+          {"engine_events", r.engineEvents},
+          {"output_hash", hash},
+          {"cancelled", r.cancelled},
+          {"money_unit", "micro-dollars (prices: per GPU-hour)"},
+          {"summary", summaryJson(r.summary)}};
+}
+
+std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& info, const AccountDirectory& accounts,
+                                       const std::string& dir, const std::vector<std::string>& pngCharts) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create report directory '" + dir + "': " + ec.message();
+  auto open = [&](const char* name, std::ofstream& f) -> std::optional<std::string> {
+    f.open(fs::path(dir) / name);
+    if (!f) return "cannot write " + (fs::path(dir) / name).string();
+    return std::nullopt;
+  };
+  {
+    std::ofstream f;
+    if (auto e = open("summary.json", f)) return e;
+    f << resultJson(r, info).dump(2) << '\n';
+  }
+  {
+    std::ofstream f;
+    if (auto e = open("fills.csv", f)) return e;
+    f << "trade,contract,order,side,aggressor,cluster,gpus,start_hour,end_hour,price,gpu_hours,notional,leaves_gpu_hours\n";
+    for (const Fill& x : r.fills) {
+      const std::int64_t gh = static_cast<std::int64_t>(x.gpus) * (x.end - x.start);
+      f << x.trade << ',' << x.contract << ',' << x.order << ',' << (x.side == Side::Buy ? "buy" : "sell") << ','
+        << (x.aggressor ? 1 : 0) << ',' << x.cluster << ',' << x.gpus << ',' << x.start << ',' << x.end << ','
+        << x.price << ',' << gh << ',' << x.price * gh << ',' << x.leavesGpuHours << '\n';
+    }
+  }
+  {
+    std::ofstream f;
+    if (auto e = open("contracts.csv", f)) return e;
+    f << "contract,trade,buyer,seller,buy_order,sell_order,cluster,gpus,start_hour,end_hour,price,notional\n";
+    for (const Contract& c : r.contracts)
+      f << c.id << ',' << c.trade << ',' << accounts.name(c.buyer) << ',' << accounts.name(c.seller) << ','
+        << c.buyOrder << ',' << c.sellOrder << ',' << c.cluster << ',' << c.gpus << ',' << c.start << ',' << c.end << ','
+        << c.price << ',' << c.notional() << '\n';
+  }
+  {
+    std::ofstream f;
+    if (auto e = open("series.csv", f)) return e;
+    f << "hour,cash,equity,drawdown,market_vwap,average_paid,market_vwap_to_date\n";
+    for (const SeriesPoint& p : r.series)
+      f << p.hour << ',' << p.cash << ',' << p.equity << ',' << p.drawdown << ',' << p.marketVwap << ','
+        << p.averagePaid << ',' << p.marketVwapToDate << '\n';
+  }
+  std::ofstream html;
+  if (auto e = open("report.html", html)) return e;
+  const BacktestSummary& s = r.summary;
+  html << "<!doctype html>\n<html><head><meta charset='utf-8'><title>Backtest: " << esc(info.strategy)
+       << "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
+          "td,th{padding:3px 12px;border-bottom:1px solid #ddd;text-align:left}td.n{text-align:right}"
+          "h2{margin-top:28px}pre{background:#f6f6f6;padding:8px}</style></head><body>\n"
+       << "<h1>Backtest: " << esc(info.strategy) << "</h1>\n<table>\n"
+       << "<tr><th>history</th><td>" << esc(info.history) << "</td></tr>\n"
+       << "<tr><th>account</th><td>" << esc(r.accountName) << "</td></tr>\n"
+       << "<tr><th>order latency</th><td>" << info.latencyMicros << " &micro;s</td></tr>\n"
+       << "<tr><th>inputs replayed</th><td>" << r.inputs << (r.cancelled ? " (cancelled)" : "") << "</td></tr>\n"
+       << "</table>\n<h2>Parameters</h2><pre>" << esc(info.params.dump(2)) << "</pre>\n<h2>Results</h2>\n<table>\n";
+  auto row = [&](const char* k, const std::string& v) { html << "<tr><th>" << k << "</th><td class='n'>" << v << "</td></tr>\n"; };
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.1f %%", s.fillRate * 100);
+  row("P&amp;L (cash + undelivered GPU-hours at market)", usd(s.finalEquity));
+  row("cash", usd(s.finalCash));
+  row("max drawdown", usd(s.maxDrawdown));
+  row("orders placed / rejected", std::to_string(s.ordersPlaced) + " / " + std::to_string(s.ordersRejected));
+  row("fills / contracts", std::to_string(s.fills) + " / " + std::to_string(s.contracts));
+  row("fill rate (GPU-hours)", rate);
+  row("bought / sold GPU-hours", std::to_string(s.boughtGpuHours) + " / " + std::to_string(s.soldGpuHours));
+  row("spent / received", usd(s.spent) + " / " + usd(s.received));
+  row("average price paid", perHour(s.averagePaid));
+  row("market VWAP on the same clusters", perHour(s.marketVwap));
+  row("effective cost per useful GPU-hour", perHour(s.effectiveCostPerUsefulGpuHour));
+  row("useful GPU-hours", std::to_string(s.usefulGpuHours));
+  row("demand / unfilled demand GPU-hours", std::to_string(s.demandGpuHours) + " / " + std::to_string(s.unfilledDemandGpuHours));
+  html << "</table>\n<h2>Charts</h2>\n";
+  const auto charts = reportCharts(r);
+  for (std::size_t i = 0; i < charts.size(); ++i) {
+    if (i < pngCharts.size()) html << "<p><img src='" << esc(pngCharts[i]) << "' alt='" << esc(charts[i].title) << "'></p>\n";
+    else html << "<p>" << svgLineChart(charts[i]) << "</p>\n";
+  }
+  html << "<p>Files: <a href='summary.json'>summary.json</a>, <a href='fills.csv'>fills.csv</a>, "
+          "<a href='contracts.csv'>contracts.csv</a>, <a href='series.csv'>series.csv</a>. Money in micro-dollars.</p>\n"
+          "</body></html>\n";
+  if (!html) return "cannot write report.html";
+  return std::nullopt;
+}
+
+}  // namespace tessera::backtest

@@ -1,0 +1,63 @@
+#pragma once
+// Parameter sweeps: a grid of parameter values, one independent backtest per point, run in
+// parallel on the machine's cores. Points are numbered in a fixed order, so a sweep can be
+// split into shards (`--shard i/N` takes the points with index % N == i), run as a job array
+// on a batch scheduler, and merged back into exactly the result of one unsharded run.
+#include "backtest/History.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <iosfwd>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tessera::backtest {
+
+// {"base": {...fixed params...}, "grid": {"max_price": [2.2, 2.4], "gpus": [32, 64]}}
+struct SweepGrid {
+  nlohmann::json base = nlohmann::json::object();
+  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> axes;  // in key order
+  nlohmann::json source;  // as given, to check that shards belong together
+};
+
+std::variant<SweepGrid, std::string> parseSweepGrid(const nlohmann::json& j);
+// Every point's parameters; the last axis varies fastest.
+std::vector<nlohmann::json> expandGrid(const SweepGrid& g);
+
+struct Shard {
+  int index = 0;
+  int count = 1;
+};
+std::variant<Shard, std::string> parseShard(const std::string& s);  // "i/N", 0 <= i < N
+
+struct SweepPoint {
+  std::size_t index = 0;
+  nlohmann::json params;
+  nlohmann::json summary;   // summaryJson of the run
+  std::string outputHash;
+  std::string error;        // the parameters were rejected; no run
+};
+
+struct SweepRun {
+  std::string strategy;
+  SweepGrid grid;
+  Shard shard;
+  std::size_t totalPoints = 0;
+  std::vector<SweepPoint> points;  // this shard's, by index
+  bool cancelled = false;
+};
+
+// `jobs` threads (0: one per core). Progress counts finished points of this shard.
+SweepRun runSweep(const History& history, const std::string& strategy, const SweepGrid& grid, Shard shard, int jobs,
+                  LatencyModel latency, const ProgressFn& progress = {}, const std::atomic<bool>* cancel = nullptr);
+
+// A shard file: a header line, then one JSON line per point.
+void writeSweepShard(const SweepRun& run, std::ostream& out);
+// Reads shard files and checks they are one sweep, complete, without duplicates.
+std::variant<SweepRun, std::string> mergeSweepShards(const std::vector<std::string>& files);
+void writeSweepCsv(const SweepRun& run, std::ostream& out);
+nlohmann::json sweepJson(const SweepRun& run);
+
+}  // namespace tessera::backtest
