@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <optional>
 #include <stdexcept>
 
 namespace tessera::net {
@@ -15,31 +16,40 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
                       (j->db_ ? sqlite3_errmsg(j->db_) : "out of memory");
     return msg;
   }
+  // A second process on the same journal waits a little for the lock, then fails clearly.
+  sqlite3_busy_timeout(j->db_, 2000);
+  auto formatOf = [&]() -> std::optional<std::string> {
+    sqlite3_stmt* check = nullptr;
+    std::optional<std::string> format;
+    if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='format'", -1, &check,
+                           nullptr) == SQLITE_OK &&
+        sqlite3_step(check) == SQLITE_ROW) {
+      format = reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
+    }
+    sqlite3_finalize(check);
+    return format;
+  };
   try {
     j->exec("PRAGMA journal_mode=WAL");
     j->exec(syncFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
-    j->exec(
-        "CREATE TABLE IF NOT EXISTS journal ("
-        " seq INTEGER PRIMARY KEY,"
-        " cl_ord_id TEXT NOT NULL,"
-        " input TEXT NOT NULL)");
-    j->exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-    j->exec("INSERT OR IGNORE INTO meta(key, value) VALUES ('format', 'tessera-journal-1')");
+    if (!formatOf()) {
+      j->exec("BEGIN IMMEDIATE");
+      j->exec(
+          "CREATE TABLE IF NOT EXISTS journal ("
+          " seq INTEGER PRIMARY KEY,"
+          " cl_ord_id TEXT NOT NULL,"
+          " input TEXT NOT NULL)");
+      j->exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+      j->exec("INSERT OR IGNORE INTO meta(key, value) VALUES ('format', 'tessera-journal-1')");
+      j->exec("COMMIT");
+    }
   } catch (const std::exception& e) {
     return std::string("cannot use journal '") + path + "': " + e.what();
   }
-  sqlite3_stmt* check = nullptr;
-  if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='format'", -1, &check,
-                         nullptr) == SQLITE_OK &&
-      sqlite3_step(check) == SQLITE_ROW) {
-    const std::string format = reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
-    sqlite3_finalize(check);
-    if (format != "tessera-journal-1") {
-      return "journal '" + path + "' has unknown format '" + format + "'";
-    }
-  } else {
-    sqlite3_finalize(check);
-    return "journal '" + path + "' is not readable: " + sqlite3_errmsg(j->db_);
+  const auto format = formatOf();
+  if (!format) return "journal '" + path + "' is not readable: " + sqlite3_errmsg(j->db_);
+  if (*format != "tessera-journal-1") {
+    return "journal '" + path + "' has unknown format '" + *format + "'";
   }
   if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
                          -1, &j->insert_, nullptr) != SQLITE_OK) {

@@ -1,0 +1,131 @@
+#pragma once
+// A TCP forwarder for tests: sits between a client and the exchange so a test can cut the
+// connection or lose one market-data line, the faults that the client must recover from.
+#include <utility>  // boost 1.74 asio uses std::exchange without including it
+#include <boost/asio.hpp>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace tessera::net::testing {
+
+class TcpProxy {
+ public:
+  explicit TcpProxy(std::uint16_t upstream)
+      : upstream_(upstream), acceptor_(io_, {boost::asio::ip::make_address("127.0.0.1"), 0}) {
+    accept();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~TcpProxy() {
+    boost::asio::post(io_, [this] {
+      boost::system::error_code ignored;
+      acceptor_.close(ignored);
+      for (auto& p : pipes_) p->close();
+      pipes_.clear();
+    });
+    work_.reset();
+    thread_.join();
+  }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  // Closes every connection going through the proxy now (new ones are accepted).
+  void cut() {
+    boost::asio::post(io_, [this] {
+      for (auto& p : pipes_) p->close();
+      pipes_.clear();
+    });
+  }
+  // The next server-to-client line containing `needle` is silently lost.
+  void dropNextLineContaining(std::string needle) {
+    std::lock_guard lock(mu_);
+    dropNeedle_ = std::move(needle);
+  }
+  int dropped() const { return dropped_; }
+
+ private:
+  struct Pipe : std::enable_shared_from_this<Pipe> {
+    Pipe(TcpProxy& p, boost::asio::io_context& io) : proxy(p), client(io), server(io) {}
+    TcpProxy& proxy;
+    boost::asio::ip::tcp::socket client, server;
+    char up[65536], down[65536];
+    std::string downLines;
+    bool closed = false;
+    void close() {
+      if (closed) return;
+      closed = true;
+      boost::system::error_code ignored;
+      client.close(ignored);
+      server.close(ignored);
+    }
+    void pumpUp() {
+      auto self = shared_from_this();
+      client.async_read_some(boost::asio::buffer(up), [self](boost::system::error_code ec, std::size_t n) {
+        if (ec || self->closed) return self->close();
+        boost::system::error_code wec;
+        boost::asio::write(self->server, boost::asio::buffer(self->up, n), wec);
+        if (wec) return self->close();
+        self->pumpUp();
+      });
+    }
+    void pumpDown() {
+      auto self = shared_from_this();
+      server.async_read_some(boost::asio::buffer(down), [self](boost::system::error_code ec, std::size_t n) {
+        if (ec || self->closed) return self->close();
+        self->downLines.append(self->down, n);
+        std::string out;
+        std::size_t pos = 0, nl;
+        while ((nl = self->downLines.find('\n', pos)) != std::string::npos) {
+          std::string_view line(self->downLines.data() + pos, nl + 1 - pos);
+          if (!self->proxy.shouldDrop(line)) out.append(line);
+          pos = nl + 1;
+        }
+        self->downLines.erase(0, pos);
+        boost::system::error_code wec;
+        boost::asio::write(self->client, boost::asio::buffer(out), wec);
+        if (wec) return self->close();
+        self->pumpDown();
+      });
+    }
+  };
+
+  bool shouldDrop(std::string_view line) {
+    std::lock_guard lock(mu_);
+    if (dropNeedle_.empty() || line.find(dropNeedle_) == std::string_view::npos) return false;
+    dropNeedle_.clear();
+    ++dropped_;
+    return true;
+  }
+
+  void accept() {
+    auto pipe = std::make_shared<Pipe>(*this, io_);
+    acceptor_.async_accept(pipe->client, [this, pipe](boost::system::error_code ec) {
+      if (ec) return;
+      boost::system::error_code cec;
+      pipe->server.connect({boost::asio::ip::make_address("127.0.0.1"), upstream_}, cec);
+      if (cec) {
+        pipe->close();
+      } else {
+        pipes_.insert(pipe);
+        pipe->pumpUp();
+        pipe->pumpDown();
+      }
+      accept();
+    });
+  }
+
+  std::uint16_t upstream_;
+  boost::asio::io_context io_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_{io_.get_executor()};
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::set<std::shared_ptr<Pipe>> pipes_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::string dropNeedle_;
+  std::atomic<int> dropped_{0};
+};
+
+}  // namespace tessera::net::testing

@@ -1,0 +1,278 @@
+// ExchangeClient against a real server over loopback: the book mirror, order updates, gap
+// recovery (a proxy loses a market-data line), reconnect with backoff (a proxy cuts the
+// connection), refused credentials, and the embedded exchange with its injector.
+#include "NetTestSupport.h"
+#include "TcpProxy.h"
+#include "core/net/EmbeddedExchange.h"
+#include "core/net/ExchangeClient.h"
+#include "core/net/ExchangeServer.h"
+
+#include <QtTest>
+
+#include <mutex>
+
+using namespace tessera;
+using namespace tessera::net;
+using namespace tessera::net::testing;
+
+namespace {
+
+constexpr Price kDollar = kMicrosPerDollar;
+
+// What a client's callbacks saw, safe to read from the test thread.
+struct Recorder {
+  std::mutex mu;
+  std::vector<ConnectionState> states;
+  std::vector<OrderUpdate> orders;
+  std::vector<RequestError> errors;
+  std::vector<Trade> trades;
+  std::optional<Balance> balance;
+  int snapshots = 0;
+
+  ClientCallbacks callbacks() {
+    ClientCallbacks cb;
+    cb.onConnection = [this](ConnectionState s, const std::string&) {
+      std::lock_guard l(mu);
+      states.push_back(s);
+    };
+    cb.onOrder = [this](const OrderUpdate& u) {
+      std::lock_guard l(mu);
+      orders.push_back(u);
+    };
+    cb.onError = [this](const RequestError& e) {
+      std::lock_guard l(mu);
+      errors.push_back(e);
+    };
+    cb.onTrade = [this](const Trade& t) {
+      std::lock_guard l(mu);
+      trades.push_back(t);
+    };
+    cb.onBalance = [this](const Balance& b) {
+      std::lock_guard l(mu);
+      balance = b;
+    };
+    cb.onBook = [this](const std::vector<BookCell>&, bool snapshot) {
+      std::lock_guard l(mu);
+      snapshots += snapshot;
+    };
+    return cb;
+  }
+  int count(ConnectionState s) {
+    std::lock_guard l(mu);
+    return static_cast<int>(std::count(states.begin(), states.end(), s));
+  }
+  bool hasOrder(const std::string& clOrdId, OrderState s) {
+    std::lock_guard l(mu);
+    for (const auto& u : orders) {
+      if (u.clOrdId == clOrdId && u.state == s) return true;
+    }
+    return false;
+  }
+  OrderId orderId(const std::string& clOrdId) {
+    std::lock_guard l(mu);
+    for (const auto& u : orders) {
+      if (u.clOrdId == clOrdId && u.orderId) return u.orderId;
+    }
+    return 0;
+  }
+  int errorCount(const std::string& code) {
+    std::lock_guard l(mu);
+    return static_cast<int>(std::count_if(errors.begin(), errors.end(), [&](auto& e) { return e.code == code; }));
+  }
+};
+
+ClientOptions options(std::uint16_t port, const std::string& account, bool md = true) {
+  ClientOptions o;
+  o.port = port;
+  o.account = account;
+  o.key = account + "-key";
+  o.marketData = md;
+  o.backoffMin = std::chrono::milliseconds(50);
+  o.backoffMax = std::chrono::milliseconds(400);
+  return o;
+}
+
+OrderRequest sell(ClusterId c, GpuCount gpus, Hour start, Hour end, Price limit) {
+  OrderRequest o;
+  o.side = Side::Sell;
+  o.cluster = c;
+  o.gpus = gpus;
+  o.start = start;
+  o.end = end;
+  o.limit = limit;
+  return o;
+}
+
+// The truth: a fresh client's snapshot.
+std::vector<BookCell> truth(std::uint16_t port) {
+  Recorder r;
+  ExchangeClient c(options(port, "carol"), r.callbacks());
+  c.start();
+  for (int i = 0; i < 500 && !c.book().synced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return c.book().cells();
+}
+
+}  // namespace
+
+class TestExchangeClient : public QObject {
+  Q_OBJECT
+ private slots:
+  void tradesAndMirrorsTheBook() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    Recorder pr, ar;
+    ExchangeClient provider(options(server.port(), "provider", false), pr.callbacks());
+    ExchangeClient alice(options(server.port(), "alice"), ar.callbacks());
+    provider.start();
+    alice.start();
+    QTRY_VERIFY_WITH_TIMEOUT(provider.state() == ConnectionState::LoggedOn, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(alice.book().synced(), 5000);
+    QCOMPARE(alice.clusters().size(), std::size_t(2));
+    QCOMPARE(alice.now(), kNow);
+
+    const std::string p1 = provider.placeOrder(sell(1, 8, kNow, kNow + 2, 3 * kDollar));
+    QTRY_VERIFY_WITH_TIMEOUT(pr.hasOrder(p1, OrderState::Accepted), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(alice.book().levels({1, kNow, Side::Sell}) != nullptr, 5000);
+    QCOMPARE(alice.book().levels({1, kNow, Side::Sell})->front().gpus, 8);
+
+    OrderRequest buy = sell(1, 3, kNow, kNow + 1, 4 * kDollar);
+    buy.side = Side::Buy;
+    const std::string a1 = alice.placeOrder(buy, "alice-1");
+    QCOMPARE(a1, std::string("alice-1"));
+    QTRY_VERIFY_WITH_TIMEOUT(ar.hasOrder(a1, OrderState::Filled), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!ar.trades.empty(), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(alice.book().levels({1, kNow, Side::Sell})->front().gpus, 5, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.balance.has_value(), 5000);
+    QCOMPARE(ar.balance->cash, (10'000 - 9) * kDollar);
+
+    // Cancel through the client.
+    const OrderId id = pr.orderId(p1);
+    QVERIFY(id != 0);
+    provider.cancel(id);
+    QTRY_VERIFY_WITH_TIMEOUT(pr.hasOrder(p1, OrderState::Cancelled), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(alice.book().levels({1, kNow, Side::Sell}) == nullptr, 5000);
+    // A bad request comes back as an error, not silence.
+    provider.cancel(id + 1000);
+    QTRY_COMPARE_WITH_TIMEOUT(pr.errorCount("unknown_order"), 1, 5000);
+  }
+
+  void recoversFromALostDelta() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    TcpProxy proxy(server.port());
+    Recorder wr;
+    ExchangeClient watcher(options(proxy.port(), "alice"), wr.callbacks());
+    watcher.start();
+    QTRY_VERIFY_WITH_TIMEOUT(watcher.book().synced(), 5000);
+    LineClient provider(server.port());
+    QVERIFY(provider.logon("provider"));
+    proxy.dropNextLineContaining("\"md_cell\"");
+    for (int i = 0; i < 5; ++i) {
+      provider.send(order("p" + std::to_string(i), "sell", 1, 1 + i, kNow + i, kNow + i + 1, kDollar));
+      QVERIFY(provider.exec("p" + std::to_string(i)).has_value());
+    }
+    QCOMPARE(proxy.dropped(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(watcher.gapsRecovered() >= 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(watcher.book().synced(), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.book().cells().size(), std::size_t(5), 5000);
+    QCOMPARE(watcher.book().cells(), truth(server.port()));
+    QCOMPARE(wr.count(ConnectionState::Disconnected), 0);  // recovered without reconnecting
+  }
+
+  void reconnectsAndResumes() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    TcpProxy proxy(server.port());
+    Recorder wr;
+    ExchangeClient watcher(options(proxy.port(), "alice"), wr.callbacks());
+    watcher.start();
+    QTRY_VERIFY_WITH_TIMEOUT(watcher.book().synced(), 5000);
+    LineClient provider(server.port());
+    QVERIFY(provider.logon("provider"));
+    provider.send(order("before", "sell", 1, 2, kNow, kNow + 3, kDollar));
+    QVERIFY(provider.exec("before").has_value());
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.book().cells().size(), std::size_t(3), 5000);
+
+    proxy.cut();
+    QTRY_VERIFY_WITH_TIMEOUT(wr.count(ConnectionState::Disconnected) >= 1, 5000);
+    // Changes while the client is away.
+    provider.send(order("during", "sell", 2, 4, kNow + 10, kNow + 12, 2 * kDollar));
+    QVERIFY(provider.exec("during").has_value());
+    provider.send("{\"type\":\"cancel\",\"cl_ord_id\":\"before\"}");
+    QVERIFY(provider.exec("before").has_value());
+
+    QTRY_VERIFY_WITH_TIMEOUT(wr.count(ConnectionState::LoggedOn) >= 2, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(watcher.book().cells().size(), std::size_t(2), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(watcher.book().synced(), 5000);
+    QCOMPARE(watcher.book().cells(), truth(server.port()));
+    QVERIFY(watcher.gapsRecovered() >= 1);
+
+    // While cut off, requests are refused at once rather than sent late.
+    proxy.cut();
+    QTRY_VERIFY_WITH_TIMEOUT(watcher.state() != ConnectionState::LoggedOn, 5000);
+    if (watcher.state() != ConnectionState::LoggedOn) {
+      watcher.requestBalance();
+      QTRY_VERIFY_WITH_TIMEOUT(wr.errorCount("not_connected") >= 1 || watcher.state() == ConnectionState::LoggedOn, 5000);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(watcher.state() == ConnectionState::LoggedOn, 5000);
+  }
+
+  void backsOffWhileTheServerIsDown() {
+    std::uint16_t port;
+    {
+      ExchangeServer probe(marketConfig());
+      probe.start();
+      port = probe.port();
+    }
+    Recorder r;
+    ExchangeClient c(options(port, "alice"), r.callbacks());
+    c.start();
+    QTRY_VERIFY_WITH_TIMEOUT(r.count(ConnectionState::Disconnected) >= 3, 5000);
+    ExchangeConfig cfg = marketConfig();
+    cfg.port = port;
+    ExchangeServer server(cfg);
+    server.start();
+    QTRY_VERIFY_WITH_TIMEOUT(c.state() == ConnectionState::LoggedOn, 5000);
+  }
+
+  void refusedCredentialsStopRetrying() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    Recorder r;
+    ClientOptions o = options(server.port(), "alice");
+    o.key = "wrong";
+    ExchangeClient c(o, r.callbacks());
+    c.start();
+    QTRY_VERIFY_WITH_TIMEOUT(c.state() == ConnectionState::AuthFailed, 5000);
+    QTest::qWait(300);
+    QCOMPARE(r.count(ConnectionState::Connecting), 1);
+  }
+
+  void embeddedExchangeWithInjector() {
+    const Hour now = 700'000;
+    EmbeddedExchange exchange(EmbeddedExchange::demoConfig(now, "trader", "secret"));
+    exchange.start();
+    QVERIFY(exchange.port() != 0);
+    Recorder r;
+    ClientOptions o = options(exchange.port(), "trader");
+    o.key = "secret";
+    ExchangeClient c(o, r.callbacks());
+    c.start();
+    QTRY_VERIFY_WITH_TIMEOUT(c.book().synced(), 5000);
+    QCOMPARE(c.clusters().size(), std::size_t(3));
+
+    // The simulated market's own ids become its client order ids.
+    OrderRequest ask = sell(1, 16, now, now + 1, 2 * kDollar);
+    ask.id = 42;
+    exchange.inject(ask, "house-provider");
+    QTRY_VERIFY_WITH_TIMEOUT(c.book().levels({1, now, Side::Sell}) != nullptr, 5000);
+    exchange.inject(CancelRequest{42, 0}, "house-provider");
+    QTRY_VERIFY_WITH_TIMEOUT(c.book().levels({1, now, Side::Sell}) == nullptr, 5000);
+
+    exchange.inject(ClockAdvance{now + 1});
+    QTRY_COMPARE_WITH_TIMEOUT(c.now(), now + 1, 5000);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestExchangeClient)
+#include "test_exchange_client.moc"

@@ -1,0 +1,228 @@
+// The server over real loopback sockets, spoken to byte for byte: bad input of every kind,
+// limits, slow consumers, many clients trading at once.
+#include "NetTestSupport.h"
+#include "core/net/ExchangeServer.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <thread>
+
+using namespace tessera;
+using namespace tessera::net;
+using namespace tessera::net::testing;
+using nlohmann::json;
+
+namespace {
+constexpr Price kDollar = kMicrosPerDollar;
+}
+
+class TestExchangeServer : public QObject {
+  Q_OBJECT
+ private slots:
+  void logonAndTrade() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient provider(server.port()), alice(server.port());
+    QVERIFY(provider.logon("provider"));
+    QVERIFY(alice.logon("alice"));
+    provider.send(order("p1", "sell", 1, 8, kNow, kNow + 4, kDollar));
+    QCOMPARE((*provider.exec("p1"))["state"].get<std::string>(), std::string("accepted"));
+    alice.send(order("a1", "buy", 1, 8, kNow, kNow + 4, 2 * kDollar));
+    QCOMPARE((*alice.exec("a1"))["state"].get<std::string>(), std::string("accepted"));
+    const json fill = *alice.exec("a1");
+    QCOMPARE(fill["state"].get<std::string>(), std::string("filled"));
+    QCOMPARE(fill["price"].get<Price>(), kDollar);
+    QCOMPARE((*provider.exec("p1"))["state"].get<std::string>(), std::string("filled"));
+  }
+
+  void badInputIsRejectedAndOthersAreServed() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient bystander(server.port());
+    QVERIFY(bystander.logon("carol"));
+    LineClient c(server.port());
+    QVERIFY(c.logon("alice"));
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"{not json", "malformed"},
+        {"{\"type\":\"fly\"}", "unknown_type"},
+        {"{\"type\":\"balance\",\"x\":1}", "unknown_field"},
+        {"{\"type\":\"cancel\",\"order_id\":\"seven\"}", "bad_field"},
+        {"{\"type\":\"cancel\",\"order_id\":123456789012345678901234567890}", "bad_field"},
+        {order("big", "buy", 1, 2147483647, kNow, kNow + 1, 1), "rejected"},
+        {std::string("\x01\x02\xff\xfe garbage", 13), "malformed"},
+        {"[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]", "malformed"},
+    };
+    for (const auto& [line, code] : cases) {
+      c.send(line);
+      auto j = c.read();
+      QVERIFY2(j.has_value(), line.c_str());
+      if (code == "rejected") {
+        QCOMPARE((*j)["state"].get<std::string>(), std::string("rejected"));
+      } else {
+        QCOMPARE((*j)["type"].get<std::string>(), std::string("error"));
+        QCOMPARE((*j)["code"].get<std::string>(), code);
+        QVERIFY(!(*j)["reason"].get<std::string>().empty());
+      }
+    }
+    // Still logged on and working after all that.
+    c.send("{\"type\":\"balance\",\"req\":42}");
+    QCOMPARE((*c.until("balance"))["req"].get<int>(), 42);
+    // A line sent in pieces is one message.
+    c.sendRaw("{\"type\":\"bal");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    c.sendRaw("ance\",\"req\":43}\r\n");
+    QCOMPARE((*c.until("balance"))["req"].get<int>(), 43);
+    // A half-sent line and a disconnect: nothing happens to anyone else.
+    LineClient quitter(server.port());
+    QVERIFY(quitter.logon("alice"));
+    quitter.sendRaw(order("half", "buy", 1, 1, kNow, kNow + 1, kDollar).substr(0, 40));
+    quitter.close();
+    bystander.send("{\"type\":\"heartbeat\",\"req\":1}");
+    QVERIFY(bystander.until("heartbeat").has_value());
+    c.send("{\"type\":\"order_status\",\"cl_ord_id\":\"half\"}");
+    QCOMPARE((*c.until("error"))["code"].get<std::string>(), std::string("unknown_order"));
+  }
+
+  void oversizedLineClosesTheSession() {
+    ExchangeConfig cfg = marketConfig();
+    cfg.limits.maxMessageBytes = 1024;
+    ExchangeServer server(cfg);
+    server.start();
+    LineClient c(server.port());
+    QVERIFY(c.logon("alice"));
+    c.sendRaw(std::string(4096, 'x'));  // no newline ever comes
+    auto j = c.until("error");
+    QVERIFY(j.has_value());
+    QCOMPARE((*j)["code"].get<std::string>(), std::string("too_large"));
+    QVERIFY(c.closedByServer());
+    LineClient other(server.port());
+    QVERIFY(other.logon("alice"));
+  }
+
+  void rateLimitPerSession() {
+    ExchangeConfig cfg = marketConfig();
+    cfg.limits.maxMessagesPerSecond = 20;
+    cfg.limits.burstMessages = 10;
+    ExchangeServer server(cfg);
+    server.start();
+    LineClient c(server.port());
+    QVERIFY(c.logon("alice"));
+    std::string burst;
+    for (int i = 0; i < 50; ++i) burst += "{\"type\":\"heartbeat\"}\n";
+    c.sendRaw(burst);
+    int ok = 0, limited = 0;
+    while (auto j = c.read(std::chrono::milliseconds(500))) {
+      if ((*j)["type"] == "heartbeat") ++ok;
+      else if ((*j)["code"] == "rate_limited") ++limited;
+    }
+    QVERIFY2(ok >= 9 && ok < 20, qPrintable(QString::number(ok)));
+    QCOMPARE(ok + limited, 50);
+  }
+
+  void slowConsumerIsDropped() {
+    ExchangeConfig cfg = marketConfig();
+    cfg.limits.maxPendingOutboundBytes = 256 * 1024;
+    ExchangeServer server(cfg);
+    server.start();
+    // A subscriber that never reads: its socket buffers fill, then the server's queue.
+    LineClient sleeper(server.port());
+    QVERIFY(sleeper.logon("carol"));
+    sleeper.send("{\"type\":\"subscribe\"}");
+    LineClient provider(server.port());
+    QVERIFY(provider.logon("provider"));
+    std::string batch;
+    int n = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (server.stats().dropped == 0 && std::chrono::steady_clock::now() < deadline) {
+      batch.clear();
+      for (int i = 0; i < 200; ++i, ++n) {
+        // Long windows touch many cells, so each order produces a lot of market data.
+        batch += order("s" + std::to_string(n), "sell", 1, 1, kNow, kNow + 48, kDollar + n) + "\n";
+        batch += "{\"type\":\"cancel\",\"cl_ord_id\":\"s" + std::to_string(n) + "\"}\n";
+      }
+      provider.sendRaw(batch);
+      while (provider.read(std::chrono::milliseconds(20))) {
+      }
+    }
+    QCOMPARE(server.stats().dropped, std::uint64_t(1));  // the sleeper, not the provider
+    QVERIFY(sleeper.closedByServer(std::chrono::milliseconds(20000)));
+    // Everyone else is still served.
+    provider.send("{\"type\":\"balance\",\"req\":7}");
+    QVERIFY(provider.until("balance", std::chrono::milliseconds(10000)).has_value());
+  }
+
+  void manyClientsTradeAtOnce() {
+    ExchangeConfig cfg = marketConfig();
+    for (int i = 0; i < 16; ++i) cfg.accounts.push_back(account("trader" + std::to_string(i), 1'000'000 * kDollar));
+    ExchangeServer server(cfg);
+    server.start();
+    {
+      LineClient provider(server.port());
+      QVERIFY(provider.logon("provider"));
+      for (int h = 0; h < 48; ++h) {
+        provider.send(order("p" + std::to_string(h), "sell", 1, 64, kNow + h, kNow + h + 1, kDollar + h * 1000));
+      }
+      for (int h = 0; h < 48; ++h) QVERIFY(provider.exec("p" + std::to_string(h)).has_value());
+    }
+    constexpr int kClients = 16, kOrders = 100;
+    std::atomic<int> accepted{0}, filledGpus{0}, failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kClients; ++t) {
+      threads.emplace_back([&, t] {
+        try {
+          LineClient c(server.port());
+          if (!c.logon("trader" + std::to_string(t))) return void(++failures);
+          std::string all;
+          for (int i = 0; i < kOrders; ++i) {
+            const Hour h = kNow + (t * kOrders + i) % 48;
+            all += order("t" + std::to_string(i), "buy", 1, 1, h, h + 1, 2 * kDollar, ",\"tif\":\"IOC\"") + "\n";
+          }
+          c.sendRaw(all);  // pipelined: the server sees them interleaved with the others
+          int done = 0;
+          while (done < kOrders) {
+            auto j = c.until("exec", std::chrono::milliseconds(10000));
+            if (!j) return void(++failures);
+            const std::string state = (*j)["state"];
+            if (state == "accepted") ++accepted;
+            if (state == "filled") filledGpus += (*j)["gpus"].get<int>();
+            if (state == "filled" || state == "cancelled" || state == "rejected") ++done;
+          }
+        } catch (...) {
+          ++failures;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    QCOMPARE(failures.load(), 0);
+    QCOMPARE(accepted.load(), kClients * kOrders);
+    // 1,600 one-GPU bids over 48 hours of 64 GPUs: everything fills, nothing twice.
+    QCOMPARE(filledGpus.load(), kClients * kOrders);
+    LineClient provider(server.port());
+    QVERIFY(provider.logon("provider"));
+    provider.send("{\"type\":\"balance\"}");
+    const json b = *provider.until("balance");
+    Money expected = 0;
+    for (int t = 0; t < kClients; ++t) {
+      for (int i = 0; i < kOrders; ++i) expected += kDollar + ((t * kOrders + i) % 48) * 1000;
+    }
+    QCOMPARE(b["cash"].get<Money>(), expected);  // every trade paid at the resting ask
+  }
+
+  void heartbeatsAndIdleTimeout() {
+    ExchangeConfig cfg = marketConfig();
+    cfg.limits.heartbeatSeconds = 1;
+    cfg.limits.idleTimeoutSeconds = 3;
+    ExchangeServer server(cfg);
+    server.start();
+    LineClient c(server.port());
+    QVERIFY(c.logon("alice"));
+    auto hb = c.read(std::chrono::milliseconds(2500));
+    QVERIFY(hb.has_value());
+    QCOMPARE((*hb)["type"].get<std::string>(), std::string("heartbeat"));
+    QVERIFY(c.closedByServer(std::chrono::milliseconds(5000)));  // we never sent anything
+  }
+};
+
+QTEST_GUILESS_MAIN(TestExchangeServer)
+#include "test_exchange_server.moc"
