@@ -38,6 +38,16 @@ Offer offerFromLevel(const BookLevel& level, Hour hours) {
   return o;
 }
 
+std::vector<CandidateOffer> candidatesFromBook(
+    const Matcher& book, GpuCount gpus, Hour start, Hour end,
+    const std::function<Topology(const Cluster&)>& topologyOf) {
+  std::vector<CandidateOffer> out;
+  for (const Cluster& c : book.clusters())
+    if (auto offer = offerFromBook(book, c.id, start, end, gpus))
+      out.push_back({topologyOf(c), *offer, std::nullopt});
+  return out;
+}
+
 std::vector<ClusterRanking> rankClustersByEffectiveCost(
     const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints,
     Hour start, Hour end, const std::function<Topology(const Cluster&)>& topologyOf) {

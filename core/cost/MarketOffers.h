@@ -20,6 +20,12 @@ std::optional<Offer> offerFromBook(const Matcher& book, ClusterId cluster, Hour 
 // An offer priced at one book level, for showing that level as an effective cost.
 Offer offerFromLevel(const BookLevel& level, Hour hours);
 
+// One candidate per listed cluster whose asks can supply `gpus` GPUs for all of [start, end),
+// priced at that fill's average: what the planner ranks for a workload of that size.
+std::vector<CandidateOffer> candidatesFromBook(
+    const Matcher& book, GpuCount gpus, Hour start, Hour end,
+    const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology);
+
 struct ClusterRanking {
   Cluster cluster;
   Offer offer;

@@ -170,6 +170,26 @@ class TestPlannerViews : public QObject {
     panel.showView(PlannerPanel::View::Regions);
     QCOMPARE(panel.tabs()->currentIndex(), 3);
   }
+
+  void panelAsksItsSourceForEachWorkload() {
+    PlannerPanel panel;
+    const auto all = td::exampleOffers(td::sourcePath("resources/topologies").toStdString());
+    std::vector<GpuCount> asked;
+    panel.setWorkloads({loadWorkload("llm-70b-pretrain"), loadWorkload("finetune-8b-single-node")});
+    panel.setCandidateSource([&](const WorkloadProfile& w) {
+      asked.push_back(w.gpus());
+      std::vector<CandidateOffer> fit;  // as a book would: only clusters with enough GPUs offered
+      for (const auto& c : all)
+        if (c.topology.totalGpus() >= w.gpus()) fit.push_back(c);
+      return fit;
+    });
+    QCOMPARE(asked, (std::vector<GpuCount>{512}));
+    QCOMPARE(panel.model()->rowCount(), 5);
+    panel.selectWorkload(1);
+    QCOMPARE(asked, (std::vector<GpuCount>{512, 8}));
+    QCOMPARE(panel.model()->rowCount(), 6);
+    QCOMPARE(panel.regionMap()->clusterItemCount(), 6);
+  }
 };
 
 QTEST_MAIN(TestPlannerViews)

@@ -125,10 +125,13 @@ std::vector<std::string> PlannerPanel::loadWorkloadDirectory(const std::filesyst
 }
 
 void PlannerPanel::setCandidates(std::vector<cost::CandidateOffer> candidates) {
+  source_ = nullptr;
   candidates_ = std::move(candidates);
-  std::vector<Cluster> clusters;
-  for (const auto& c : candidates_) clusters.push_back(clusterSummary(c.topology));
-  regionMap_->setClusters(clusters);
+  recompute();
+}
+
+void PlannerPanel::setCandidateSource(CandidateSource source) {
+  source_ = std::move(source);
   recompute();
 }
 
@@ -145,12 +148,19 @@ void PlannerPanel::showView(View v) { tabs_->setCurrentIndex(static_cast<int>(v)
 void PlannerPanel::recompute() {
   const int index = workloadBox_->currentIndex();
   if (index < 0 || index >= static_cast<int>(workloads_.size())) {
+    std::vector<Cluster> clusters;
+    for (const auto& c : candidates_) clusters.push_back(clusterSummary(c.topology));
+    regionMap_->setClusters(clusters);
     model_->setScenario(cost::WorkloadProfile{}, {});
     costChart_->setOffers({});
     summary_->setText("No workload loaded.");
     return;
   }
   const cost::WorkloadProfile& w = workloads_[index];
+  if (source_) candidates_ = source_(w);
+  std::vector<Cluster> clusters;
+  for (const auto& c : candidates_) clusters.push_back(clusterSummary(c.topology));
+  regionMap_->setClusters(clusters);
   model_->setScenario(w, candidates_);
   std::vector<ChartOffer> offers;
   for (int row = 0; row < model_->rowCount(); ++row) {

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@ class PlannerPanel : public QWidget {
 
   void setWorkloads(std::vector<cost::WorkloadProfile> workloads);
   void setCandidates(std::vector<cost::CandidateOffer> candidates);
+  // Offers that depend on the workload (e.g. the book's asks for its GPU count, via
+  // cost::candidatesFromBook): called on the GUI thread whenever the workload changes or
+  // refresh() is called; replaces the fixed candidates.
+  using CandidateSource = std::function<std::vector<cost::CandidateOffer>(const cost::WorkloadProfile&)>;
+  void setCandidateSource(CandidateSource source);
+  void refresh() { recompute(); }
   // Loads every *.json of a directory; returns one message per file that could not be read.
   std::vector<std::string> loadWorkloadDirectory(const std::filesystem::path& dir);
 
@@ -59,6 +66,7 @@ class PlannerPanel : public QWidget {
 
   std::vector<cost::WorkloadProfile> workloads_;
   std::vector<cost::CandidateOffer> candidates_;
+  CandidateSource source_;
   QComboBox* workloadBox_;
   QLabel* summary_;
   QSplitter* splitter_;
