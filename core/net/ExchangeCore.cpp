@@ -81,6 +81,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
   }
   replay();
   if (replayed_ == 0) openMarket(config);
+  dirtyBalances_.clear();  // nobody is connected yet: there is nobody to tell
 }
 
 ExchangeCore::~ExchangeCore() = default;

@@ -1,0 +1,195 @@
+// Kill -9 a real tessera-exchange in the middle of a stream of orders, restart it on the same
+// journal, and check that every order and fill it acknowledged is still there, and that
+// nothing is half-applied (cash reserved == what the working bids need).
+#include "NetTestSupport.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <thread>
+
+using namespace tessera;
+using namespace tessera::net;
+using namespace tessera::net::testing;
+using nlohmann::json;
+
+namespace {
+
+constexpr Price kDollar = kMicrosPerDollar;
+
+std::string accountsFile() {
+  json accounts = json::array();
+  for (const AccountConfig& a : marketConfig().accounts) {
+    accounts.push_back({{"name", a.name}, {"salt", a.salt}, {"key_hash", a.keyHash}, {"cash", a.cash}});
+  }
+  json doc{{"initial_clock", kNow},
+           {"accounts", accounts},
+           {"clusters", json::array({json{{"id", 1}, {"name", "crash-h100"}, {"node_count", 64}}})},
+           {"grants", json::array({json{{"account", "provider"}, {"cluster", "crash-h100"}, {"gpus", 512},
+                                        {"start", kNow}, {"end", kNow + 200}}})}};
+  return doc.dump(2);
+}
+
+class Exchange {
+ public:
+  Exchange(const QString& db, const QString& accounts) {
+    process_.setProgram(QStringLiteral(TESSERA_EXCHANGE_BIN));
+    process_.setArguments({"--port", "0", "--db", db, "--accounts", accounts, "--no-wall-clock"});
+    process_.setProcessChannelMode(QProcess::SeparateChannels);
+    process_.start();
+    if (!process_.waitForStarted(5000)) qFatal("cannot start tessera-exchange");
+    QString out;
+    const QRegularExpression re("listening on 127\\.0\\.0\\.1:(\\d+)");
+    for (int i = 0; i < 100 && !re.match(out).hasMatch(); ++i) {
+      process_.waitForReadyRead(100);
+      out += QString::fromUtf8(process_.readAllStandardOutput());
+    }
+    const auto m = re.match(out);
+    if (!m.hasMatch()) qFatal("tessera-exchange did not start: %s %s", qPrintable(out), process_.readAllStandardError().constData());
+    port_ = static_cast<std::uint16_t>(m.captured(1).toUInt());
+    startLine_ = out;
+  }
+  ~Exchange() {
+    if (process_.state() != QProcess::NotRunning) {
+      process_.terminate();
+      if (!process_.waitForFinished(5000)) process_.kill();
+      process_.waitForFinished(2000);
+    }
+  }
+  std::uint16_t port() const { return port_; }
+  QString startLine() const { return startLine_; }
+  void kill9() {
+    process_.kill();  // SIGKILL: no chance to flush or commit anything
+    process_.waitForFinished(5000);
+  }
+  int terminate() {
+    process_.terminate();  // SIGTERM: clean shutdown
+    process_.waitForFinished(5000);
+    return process_.exitStatus() == QProcess::NormalExit ? process_.exitCode() : -1;
+  }
+
+ private:
+  QProcess process_;
+  std::uint16_t port_ = 0;
+  QString startLine_;
+};
+
+}  // namespace
+
+class TestExchangeCrash : public QObject {
+  Q_OBJECT
+ private slots:
+  void everyAcknowledgedOrderSurvivesKill9() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("journal.db");
+    const QString accounts = dir.filePath("accounts.json");
+    {
+      QFile f(accounts);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(accountsFile()));
+    }
+    std::map<std::string, OrderId> acked;        // cl_ord_id -> order id
+    std::set<ContractId> ackedContracts;
+    constexpr int kOrders = 20'000;
+    {
+      Exchange exchange(db, accounts);
+      LineClient provider(exchange.port()), alice(exchange.port());
+      QVERIFY(provider.logon("provider"));
+      QVERIFY(alice.logon("alice"));
+      // Resting asks, then a stream of bids from alice, some crossing: orders and fills in flight.
+      std::string asks;
+      for (int h = 0; h < 200; ++h) asks += order("ask" + std::to_string(h), "sell", 1, 256, kNow + h, kNow + h + 1, kDollar + h * 100) + "\n";
+      provider.sendRaw(asks);
+      for (int h = 0; h < 200; ++h) QVERIFY(provider.exec("ask" + std::to_string(h)).has_value());
+      std::atomic<bool> sending{true};
+      std::thread sender([&] {
+        try {
+          for (int i = 0; i < kOrders && sending; i += 500) {
+            std::string chunk;
+            for (int k = i; k < i + 500; ++k) {
+              const Hour h = kNow + k % 200;
+              const Price limit = (k % 3 == 0) ? 2 * kDollar : kDollar / 2;  // a third cross
+              chunk += order("b" + std::to_string(k), "buy", 1, 1, h, h + 1, limit) + "\n";
+            }
+            alice.sendRaw(chunk);
+          }
+        } catch (...) {
+          // The server died under us: that is the point.
+        }
+      });
+      while (acked.size() < 3000) {
+        auto j = alice.read(std::chrono::milliseconds(5000));
+        QVERIFY2(j.has_value(), "acks stopped before the kill");
+        if ((*j)["type"] != "exec") continue;
+        if ((*j)["state"] == "accepted") acked[(*j)["cl_ord_id"]] = (*j)["order_id"];
+        if ((*j)["state"] == "filled") ackedContracts.insert((*j)["contract"].get<ContractId>());
+      }
+      exchange.kill9();
+      sending = false;
+      // Whatever was already on the wire when it died counts as acknowledged too.
+      while (auto j = alice.read(std::chrono::milliseconds(200))) {
+        if ((*j)["type"] != "exec") continue;
+        if ((*j)["state"] == "accepted") acked[(*j)["cl_ord_id"]] = (*j)["order_id"];
+        if ((*j)["state"] == "filled") ackedContracts.insert((*j)["contract"].get<ContractId>());
+      }
+      alice.close();
+      provider.close();
+      sender.join();
+    }
+    QVERIFY(acked.size() >= 3000);
+    QVERIFY(acked.size() < static_cast<std::size_t>(kOrders));  // it really died mid-stream
+    QVERIFY(!ackedContracts.empty());
+
+    Exchange again(db, accounts);
+    QVERIFY2(again.startLine().contains("replayed"), qPrintable(again.startLine()));
+    LineClient alice(again.port());
+    QVERIFY(alice.logon("alice"));
+    // Every acknowledged order is known, under the same exchange id.
+    std::string queries;
+    for (const auto& [cl, id] : acked) queries += "{\"type\":\"order_status\",\"cl_ord_id\":\"" + cl + "\"}\n";
+    alice.sendRaw(queries);
+    std::size_t found = 0;
+    Money workingNeeds = 0;
+    for (std::size_t i = 0; i < acked.size(); ++i) {
+      auto j = alice.read(std::chrono::milliseconds(5000));
+      QVERIFY(j.has_value());
+      QVERIFY2((*j)["type"] == "order_status", j->dump().c_str());
+      QCOMPARE((*j)["order_id"].get<OrderId>(), acked.at((*j)["cl_ord_id"]));
+      ++found;
+    }
+    QCOMPARE(found, acked.size());
+    // Every acknowledged fill is a contract.
+    alice.send("{\"type\":\"positions\"}");
+    const json pos = *alice.until("positions", std::chrono::milliseconds(10000));
+    std::set<ContractId> contracts;
+    for (const json& c : pos["contracts"]) contracts.insert(c["contract"].get<ContractId>());
+    for (ContractId c : ackedContracts) QVERIFY(contracts.count(c));
+    // Nothing half-applied: the reservation is exactly what the working bids need, and the
+    // cash spent is exactly the contracts' notional.
+    alice.send("{\"type\":\"orders\"}");
+    const json orders = *alice.until("orders", std::chrono::milliseconds(10000));
+    for (const json& o : orders["orders"]) workingNeeds += o["order"]["limit"].get<Price>() * o["leaves_gpu_hours"].get<Money>();
+    alice.send("{\"type\":\"balance\"}");
+    const json balance = *alice.until("balance");
+    QCOMPARE(balance["reserved"].get<Money>(), workingNeeds);
+    Money spent = 0;
+    for (const json& c : pos["contracts"]) {
+      spent += c["price"].get<Price>() * c["gpus"].get<Money>() * (c["end"].get<Hour>() - c["start"].get<Hour>());
+    }
+    QCOMPARE(balance["cash"].get<Money>(), 10'000 * kDollar - spent);
+    // And it keeps trading: a new order gets a fresh id.
+    alice.send(order("after-restart", "buy", 1, 1, kNow + 5, kNow + 6, 2 * kDollar));
+    const json ack = *alice.exec("after-restart");
+    QCOMPARE(ack["state"].get<std::string>(), std::string("accepted"));
+    for (const auto& [cl, id] : acked) QVERIFY(ack["order_id"].get<OrderId>() != id);
+    QCOMPARE(again.terminate(), 0);  // SIGTERM: clean exit
+  }
+};
+
+QTEST_GUILESS_MAIN(TestExchangeCrash)
+#include "test_exchange_crash.moc"
