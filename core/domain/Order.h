@@ -34,6 +34,16 @@ struct ClusterConstraints {
   bool operator==(const ClusterConstraints&) const = default;
 };
 
+// How much more (or less) than its hourly price a cluster's GPU-hour is worth to this buyer, in
+// parts per million (1'000'000 = the hourly price is the real cost). An all-or-none buyer whose
+// workload suffers on a weaker fabric states it here, computed from the effective-cost model, and
+// the engine then ranks placements by effective cost instead of the hourly rate.
+struct ClusterCostFactor {
+  ClusterId cluster = 0;
+  std::int64_t ppm = 1'000'000;
+  bool operator==(const ClusterCostFactor&) const = default;
+};
+
 struct OrderRequest {
   OrderId id = 0;                    // chosen by the sender, unique for the engine's lifetime
   AccountId account = 0;
@@ -51,6 +61,7 @@ struct OrderRequest {
   bool postOnly = false;
   SelfTradePrevention stp = SelfTradePrevention::CancelIncoming;
   std::optional<ContractId> sellBack;  // sell part of this held contract (sell side)
+  std::vector<ClusterCostFactor> costFactors;  // all-or-none buys: rank placements by effective cost
 
   Hour hours() const { return duration ? *duration : end - start; }
   bool operator==(const OrderRequest&) const = default;

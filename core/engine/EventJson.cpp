@@ -151,6 +151,18 @@ OrderRequest orderFrom(Fields& f, AccountId account) {
   if (f.has("post_only")) o.postOnly = f.boolean("post_only");
   if (f.has("stp")) o.stp = enumField<SelfTradePrevention>(f, "stp", parseStp, "cancel_incoming, cancel_resting");
   if (f.has("sell_back")) o.sellBack = static_cast<ContractId>(f.integer("sell_back", 0, kMaxId));
+  if (f.has("effective_cost_factors")) {
+    const json& a = f.at("effective_cost_factors");
+    if (!a.is_array()) throw FieldError{"field 'effective_cost_factors' must be an array of {cluster, factor_ppm}"};
+    for (const auto& x : a) {
+      Fields g(x);
+      ClusterCostFactor k;
+      k.cluster = static_cast<ClusterId>(g.integer("cluster", 0, 0xffffffffLL));
+      k.ppm = g.integer("factor_ppm", std::numeric_limits<std::int64_t>::min() / 4, std::numeric_limits<std::int64_t>::max() / 4);
+      g.noOthers();
+      o.costFactors.push_back(k);
+    }
+  }
   return o;
 }
 
@@ -329,6 +341,11 @@ json toJson(const OrderRequest& o) {
   if (o.postOnly) j["post_only"] = true;
   if (o.stp != SelfTradePrevention::CancelIncoming) j["stp"] = std::string(toString(o.stp));
   if (o.sellBack) j["sell_back"] = *o.sellBack;
+  if (!o.costFactors.empty()) {
+    json a = json::array();
+    for (const auto& k : o.costFactors) a.push_back(json{{"cluster", k.cluster}, {"factor_ppm", k.ppm}});
+    j["effective_cost_factors"] = a;
+  }
   return j;
 }
 

@@ -26,6 +26,16 @@ struct MarketState {
   bool applyNonOrder(const InputEvent& in, std::vector<Event>& out);
 };
 
+// Placements of an all-or-none bid are ranked by hourly cost times the buyer's cost factor for
+// the cluster; the product needs more than 64 bits.
+__extension__ using RankedCost = __int128;
+inline RankedCost rankedCost(const OrderRequest& o, ClusterId c, Money hourlyCost) {
+  std::int64_t ppm = 1'000'000;
+  for (const auto& f : o.costFactors)
+    if (f.cluster == c) ppm = f.ppm;
+  return static_cast<RankedCost>(hourlyCost) * ppm;
+}
+
 // The trade price of a fill: a resting divisible order sets the price; all-or-none bids pay
 // each ask's own price.
 inline bool crosses(Side incoming, Price limit, Price resting) {

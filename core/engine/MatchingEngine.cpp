@@ -274,8 +274,10 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
         window -= cost[static_cast<std::size_t>(h - d - from)];
         run = d;
       }
-      if (run == d && window <= budget && (!best || window < best->cost))
-        best = Placement{cid, h - d + 1, window};
+      if (run == d && window <= budget) {
+        const RankedCost rank = rankedCost(o.req, cid, window);
+        if (!best || rank < best->rank) best = Placement{cid, h - d + 1, window, rank};
+      }
     }
   }
   return best;

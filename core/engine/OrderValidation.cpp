@@ -74,6 +74,13 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
     if (o.fill == FillStyle::Divisible && (o.constraints || o.duration))
       return reject(o, RejectReason::Unsupported, "divisible orders need a named cluster and a fixed window");
   }
+  if (!o.costFactors.empty()) {
+    if (o.side == Side::Sell || o.fill == FillStyle::Divisible)
+      return reject(o, RejectReason::Unsupported, "cost factors rank the placements of all-or-none buys");
+    for (const auto& f : o.costFactors)
+      if (f.ppm <= 0 || f.ppm > limits::kMaxCostFactorPpm)
+        return reject(o, RejectReason::InvalidPrice, "cost factors must be between 1 and 100000000 ppm");
+  }
 
   if (o.cluster) {
     const Cluster* c = market.clusters.find(*o.cluster);

@@ -151,7 +151,10 @@ std::optional<ReferenceMatcher::Placement> ReferenceMatcher::bestPlacement(const
         }
         feasible = take == 0;
       }
-      if (feasible && total <= budget && (!best || total < best->cost)) best = Placement{c, t, total};
+      if (feasible && total <= budget) {
+        const RankedCost rank = rankedCost(o.req, c, total);
+        if (!best || rank < best->rank) best = Placement{c, t, total, rank};
+      }
     }
   }
   return best;

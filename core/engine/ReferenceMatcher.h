@@ -40,6 +40,7 @@ class ReferenceMatcher final : public Matcher {
     ClusterId cluster = 0;
     Hour start = 0;
     Money cost = 0;
+    RankedCost rank = 0;  // cost times the buyer's cost factor for the cluster
   };
 
   void submit(const OrderRequest& o, std::vector<Event>& out);

@@ -91,6 +91,9 @@ std::vector<InputEvent> randomScript(const RandomScriptOptions& opt) {
         } else {
           o.cluster = pickCluster();
         }
+        if (chance(25))
+          for (int c = 1; c <= opt.clusters; ++c)
+            if (chance(60)) o.costFactors.push_back({static_cast<ClusterId>(c), uniform(5, 20) * 100'000});
         if (chance(35)) {
           o.duration = uniform(1, std::max<Hour>(1, o.end - o.start));
           o.end = std::min<Hour>(opt.horizon, o.end + uniform(0, 6));

@@ -150,6 +150,25 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(name(r.at(0).reason), name(RejectReason::NoMatchingCluster));
   }
 
+  void constraintOrderRanksByEffectiveCostWhenGivenFactors() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 16, 0, 2, usd(2.40)));   // InfiniBand
+    m->send(ask(2, kProvider, 2, 16, 0, 2, usd(2.10)));   // RoCE: cheaper per hour
+    OrderRequest o = allOrNone(3, kAlice, 1, 16, 0, 2, usd(3.00));
+    o.cluster.reset();
+    o.constraints = ClusterConstraints{{Accelerator::H100}, 0, {}, std::nullopt, std::nullopt};
+    // This training job runs 1.3x longer on RoCE: 2.10 x 1.3 = 2.73 effective > 2.40.
+    o.costFactors = {{2, 1'300'000}};
+    auto k = eventsOf<ContractCreated>(m->send(o));
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.cluster, ClusterId(1));
+    QCOMPARE(k[0].contract.price, usd(2.40));  // it pays the hourly price
+    OrderRequest bad = o;
+    bad.id = 4;
+    bad.costFactors = {{2, 0}};
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bad)).at(0).reason), name(RejectReason::InvalidPrice));
+  }
+
   void flexibleWindowChoosesTheCheapestPlacement() {
     auto m = market();
     m->send(ask(1, kProvider, 1, 8, 0, 10, usd(2.50)));
