@@ -91,11 +91,15 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
   }
   const double startupHours = w.startupMinutes / 60.0;
 
-  // Interruptions arrive at rate r per hour the job runs; each loses `lost` hours of the
-  // job's progress and holds its GPUs idle for `down` hours. The run then lasts T with
-  // T = base + r*T*(lost + down), i.e. T = base / (1 - r*(lost + down)).
-  const double rate =
-      b.span.nodes * t.reliability.nodeFailuresPerHour() + o.preemptionsPerDay / 24.0;
+  // Interruptions arrive at rate rs per hour the job runs (rs + rb during the first B hours,
+  // while the cluster is in burn-in); each loses `lost` hours of the job's progress and holds
+  // its GPUs idle for `down` hours. With c = lost + down the run lasts T where
+  //   T = base + c * (rs*T + rb*min(T, B)).
+  const double steadyRate =
+      b.span.nodes * t.reliability.steadyFailuresPerNodeHour() + o.preemptionsPerDay / 24.0;
+  const double burnInExtra =
+      b.span.nodes * (t.reliability.burnInFailuresPerNodeHour() - t.reliability.steadyFailuresPerNodeHour());
+  const double burnInHours = t.reliability.burnInHours();
   double lost = 0;
   double down = 0;
   const double restartHours = w.restartMinutes / 60.0;
@@ -109,12 +113,19 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
     down = share * restartHours;
   }
   const double base = b.productiveHours + checkpointStallHours;
-  const double drag = rate * (lost + down);
-  if (drag >= 1.0)
-    return CostError{"interruptions (" + fixed(rate * 24, 2) +
+  const double perInterruption = lost + down;
+  if (steadyRate * perInterruption >= 1.0)
+    return CostError{"interruptions (" + fixed(steadyRate * 24, 2) +
                      " a day) arrive faster than the job can make progress between checkpoints"};
-  const double runHours = base / (1.0 - drag);
-  b.expectedInterruptions = rate * runHours;
+  double runHours = 0;
+  const double earlyDrag = (steadyRate + burnInExtra) * perInterruption;
+  if (earlyDrag < 1.0 && base / (1.0 - earlyDrag) <= burnInHours) {
+    runHours = base / (1.0 - earlyDrag);  // finishes within burn-in
+  } else {
+    runHours = (base + burnInExtra * burnInHours * perInterruption) / (1.0 - steadyRate * perInterruption);
+  }
+  b.expectedInterruptions = steadyRate * runHours + burnInExtra * std::min(runHours, burnInHours);
+  const double drag = (runHours - base) / runHours;
   const double failedHours = b.expectedInterruptions * lost;
   const double restartDownHours = b.expectedInterruptions * down;
   if (drag > 0.2)

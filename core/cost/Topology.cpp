@@ -4,9 +4,9 @@
 
 namespace tessera::cost {
 
-double Reliability::nodeFailuresPerHour() const {
-  if (inBurnIn && burnInDays > 0) return burnInFailureFraction / (burnInDays * 24.0);
-  return nodeFailuresPerYear / (365.0 * 24.0);
+double Reliability::burnInFailuresPerNodeHour() const {
+  if (!inBurnIn || burnInDays <= 0) return steadyFailuresPerNodeHour();
+  return std::max(steadyFailuresPerNodeHour(), burnInFailureFraction / (burnInDays * 24.0));
 }
 
 int Topology::nodeCount() const {

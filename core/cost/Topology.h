@@ -40,7 +40,10 @@ struct Reliability {
   double burnInFailureFraction = 0.15; // during burn-in 10-20% of nodes fail...
   int burnInDays = 30;                 // ...within this period
 
-  double nodeFailuresPerHour() const;
+  double steadyFailuresPerNodeHour() const { return nodeFailuresPerYear / (365.0 * 24.0); }
+  // During burn-in (assumed to start with the job): the burn-in rate, at least the steady one.
+  double burnInFailuresPerNodeHour() const;
+  double burnInHours() const { return inBurnIn ? burnInDays * 24.0 : 0.0; }
   bool operator==(const Reliability&) const = default;
 };
 

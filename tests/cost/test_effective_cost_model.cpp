@@ -190,6 +190,14 @@ class TestEffectiveCostModel : public QObject {
     QVERIFY(qAbs(a.expectedInterruptions - 125 * 0.10 / 8760 * a.wallClockHours) < 0.01);
     QVERIFY(b.expectedInterruptions > 15 * a.expectedInterruptions);
     QVERIFY(b.terms.failedWork > a.terms.failedWork);
+    // Burn-in failures only in the first 30 days: a 135-day run sees about 15% of its 125
+    // nodes fail early, then 10%/year.
+    Topology slowBurnIn = td::articleCluster(false);
+    slowBurnIn.reliability = burnIn.reliability;
+    const CostBreakdown longRun = mustEvaluate(w, slowBurnIn, priced(1.5));
+    QVERIFY(longRun.wallClockHours > 130 * 24);
+    const double expected = 125 * 0.15 + 125 * 0.10 / 8760 * (longRun.wallClockHours - 720);
+    QVERIFY(qAbs(longRun.expectedInterruptions - expected) < 1e-6);
     Offer spot = priced(3.0);
     spot.preemptionsPerDay = 1;
     const CostBreakdown c = mustEvaluate(w, steady, spot);
