@@ -19,7 +19,7 @@ constexpr Hour kFrontSlack = 7 * kHoursPerDay;
 
 std::unique_ptr<Matcher> makeMatchingEngine() { return std::make_unique<MatchingEngine>(); }
 
-MatchingEngine::MatchingEngine() { orders_.reserve(1 << 12); }
+MatchingEngine::MatchingEngine() { slotOf_.reserve(1 << 16); }
 
 void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
   if (state_.applyNonOrder(in, out)) return;

@@ -5,6 +5,7 @@
 // clusters they may trade on, and are re-checked when asks arrive on those clusters.
 #include "core/engine/MarketState.h"
 
+#include <deque>
 #include <unordered_map>
 
 namespace tessera {
@@ -99,7 +100,7 @@ class MatchingEngine final : public Matcher {
   OrderView view(const Order& o) const { return OrderView{o.req, o.status, o.filled, o.leaves}; }
 
   MarketState state_;
-  std::vector<Order> orders_;                    // by slot, in arrival order
+  std::deque<Order> orders_;  // by slot, in arrival order; a deque, so growth never moves orders
   std::unordered_map<OrderId, Slot> slotOf_;
   std::vector<Slot> working_;                    // compacted on clock advance
   std::unordered_map<ClusterId, Book> books_;
