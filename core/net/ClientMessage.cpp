@@ -112,7 +112,7 @@ std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line
     err.reason = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
     return err;
   }
-  const json j = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  json j = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     err.code = "malformed";
     err.reason = "not valid JSON";
@@ -167,11 +167,11 @@ std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line
       ok = r.string("cl_ord_id", m.clOrdId, kMaxClOrdIdLength);
     }
     if (ok) {
-      json fields = j;
-      fields.erase("req");
-      fields.erase("cl_ord_id");
-      fields["id"] = 1;
-      auto parsed = orderFromJson(fields, 0);
+      // The parsed tree is reused as the order's fields ("type" is allowed by orderFromJson).
+      j.erase("req");
+      j.erase("cl_ord_id");
+      j["id"] = 1;
+      auto parsed = orderFromJson(j, 0);
       if (auto* e = std::get_if<JsonError>(&parsed)) {
         ok = r.fail(e->message.rfind("unknown field", 0) == 0 ? "unknown_field" : "bad_field",
                     e->message);

@@ -2,6 +2,7 @@
 
 #include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
+#include "core/net/JournalForm.h"
 #include "core/net/ServerMessage.h"
 #include "core/net/Sha256.h"
 
@@ -489,7 +490,7 @@ std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
     if (auto* r = std::get_if<OrderRejected>(&e)) return *r;
   }
   if (!replaying_) {
-    scratch_ = toJson(in, directory_).dump();
+    writeJournalForm(scratch_, in, directory_);
     journal_.append(clOrdId, scratch_);
   }
   // Copy: account() may query the engine, never apply, but keep events_ free for reuse.

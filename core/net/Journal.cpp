@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 
@@ -51,6 +52,10 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   if (*format != "tessera-journal-1") {
     return "journal '" + path + "' has unknown format '" + *format + "'";
   }
+  if (path != ":memory:" && !path.empty()) {
+    j->exec("PRAGMA wal_autocheckpoint=0");
+    j->checkpointer_ = std::thread([jp = j.get(), path] { jp->checkpointLoop(path); });
+  }
   if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
                          -1, &j->insert_, nullptr) != SQLITE_OK) {
     return std::string("cannot prepare journal insert: ") + sqlite3_errmsg(j->db_);
@@ -58,7 +63,34 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   return j;
 }
 
+void Journal::checkpointLoop(std::string path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return;  // without checkpoints the WAL only grows; the journal itself stays correct
+  }
+  sqlite3_busy_timeout(db, 100);
+  std::unique_lock lock(checkpointMutex_);
+  while (!closing_) {
+    checkpointWake_.wait_for(lock, std::chrono::milliseconds(500));
+    if (closing_) break;
+    lock.unlock();
+    // PASSIVE never blocks the writer; the writer restarts the WAL once it is all copied.
+    sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    lock.lock();
+  }
+  sqlite3_close(db);
+}
+
 Journal::~Journal() {
+  if (checkpointer_.joinable()) {
+    {
+      std::lock_guard lock(checkpointMutex_);
+      closing_ = true;
+    }
+    checkpointWake_.notify_one();
+    checkpointer_.join();
+  }
   if (inTransaction_) {
     try {
       commit();

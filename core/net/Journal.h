@@ -4,8 +4,12 @@
 // thread commits once per batch (group commit); acknowledgements leave only after the commit.
 // Replaying the rows through a fresh engine rebuilds the exact state (the engine is
 // deterministic).
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -46,7 +50,14 @@ class Journal {
  private:
   Journal() = default;
   void exec(const char* sql);
+  void checkpointLoop(std::string path);
   sqlite3* db_ = nullptr;
+  // Checkpoints (copying the WAL back into the database, with an fsync) run on their own
+  // thread and connection, so the matching thread's commits never wait for one.
+  std::thread checkpointer_;
+  std::mutex checkpointMutex_;
+  std::condition_variable checkpointWake_;
+  bool closing_ = false;
   sqlite3_stmt* insert_ = nullptr;
   bool inTransaction_ = false;
   std::uint64_t lastSeq_ = 0;

@@ -14,7 +14,7 @@ using namespace tessera::net;
 
 namespace {
 
-QString corpusDir() { return qEnvironmentVariable("TESSERA_SOURCE_DIR") + "/tests/net/corpus"; }
+QString corpusDir() { return QStringLiteral(TESSERA_NET_TEST_DIR "/corpus"); }
 
 std::vector<std::string> seeds() {
   std::vector<std::string> out;

@@ -1,0 +1,305 @@
+// Sustained orders/s through the exchange server over loopback with 50 clients, journal on,
+// and order-to-ack latency percentiles. See README.md.
+#include "core/net/ExchangeServer.h"
+#include "core/net/Sha256.h"
+
+#include <utility>  // boost 1.74 asio uses std::exchange without including it
+#include <boost/asio.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace tessera;
+using namespace tessera::net;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr Hour kNow = 600'000;
+constexpr int kHours = 200;
+
+struct Options {
+  int clients = 50;
+  int window = 32;
+  double seconds = 5;
+  std::string db;
+  std::vector<double> rates = {20'000, 50'000, 100'000};
+};
+
+ExchangeConfig benchConfig(const Options& o, const std::string& db) {
+  ExchangeConfig c;
+  c.port = 0;
+  c.dbPath = db;
+  c.initialClock = kNow;
+  c.followWallClock = false;
+  c.limits.maxOpenOrdersPerAccount = 1'000'000;
+  c.limits.maxMessagesPerSecond = 1e9;
+  c.limits.burstMessages = 1e9;
+  Cluster k;
+  k.id = 1;
+  k.name = "bench-h100";
+  k.gpusPerNode = 8;
+  k.nodeCount = 125'000;  // a million GPUs: the sellers never run out
+  c.clusters = {k};
+  for (int i = 0; i < o.clients; ++i) {
+    AccountConfig a;
+    a.name = "c" + std::to_string(i);
+    a.salt = "s";
+    a.keyHash = hashApiKey(a.salt, "k");
+    a.cash = 1'000'000'000LL * kMicrosPerDollar;
+    c.accounts.push_back(a);
+    if (i % 2 == 1) c.grants.push_back(GrantConfig{a.name, k.name, 1'000'000 / o.clients, kNow, kNow + kHours});
+  }
+  return c;
+}
+
+class Histogram {
+ public:
+  void add(double us) { samples_.push_back(us); }
+  void clear() { samples_.clear(); }
+  std::size_t size() const { return samples_.size(); }
+  double percentile(double p) {
+    if (samples_.empty()) return 0;
+    std::sort(samples_.begin(), samples_.end());
+    return samples_[std::min(samples_.size() - 1, static_cast<std::size_t>(p * samples_.size()))];
+  }
+
+ private:
+  std::vector<double> samples_;
+};
+
+struct Connection {
+  explicit Connection(asio::io_context& io) : socket(io) {}
+  tcp::socket socket;
+  int index = 0;
+  bool buyer = true;
+  std::uint64_t nextOrder = 0;
+  std::vector<Clock::time_point> sentAt;  // by order number
+  std::string inbound;
+  char buf[65536];
+  std::string outbound, writing;
+  bool writeBusy = false;
+  int inFlight = 0;
+};
+
+class Load {
+ public:
+  Load(asio::io_context& io, std::uint16_t port, const Options& o) : io_(io), options_(o) {
+    for (int i = 0; i < o.clients; ++i) {
+      auto c = std::make_unique<Connection>(io);
+      c->index = i;
+      c->buyer = i % 2 == 0;
+      c->socket.connect({asio::ip::make_address("127.0.0.1"), port});
+      c->socket.set_option(tcp::no_delay(true));
+      const std::string logon = "{\"type\":\"logon\",\"account\":\"c" + std::to_string(i) + "\",\"key\":\"k\"}\n";
+      asio::write(c->socket, asio::buffer(logon));
+      asio::streambuf sb;
+      asio::read_until(c->socket, sb, '\n');
+      std::string line(asio::buffers_begin(sb.data()), asio::buffers_end(sb.data()));
+      if (line.find("logon_ack") == std::string::npos) throw std::runtime_error("logon failed: " + line);
+      conns_.push_back(std::move(c));
+    }
+    for (auto& c : conns_) read(*c);
+  }
+
+  void queueOrder(Connection& c, Clock::time_point at) {
+    const std::uint64_t n = c.nextOrder++;
+    if (c.sentAt.size() <= n) c.sentAt.resize(n + 1 + n / 2);
+    c.sentAt[n] = at;
+    const Hour h = kNow + static_cast<Hour>(n % kHours);
+    char line[256];
+    const int len = std::snprintf(
+        line, sizeof line,
+        "{\"type\":\"new_order\",\"cl_ord_id\":\"%llu\",\"side\":\"%s\",\"cluster\":1,\"gpus\":1,"
+        "\"start\":%lld,\"end\":%lld,\"limit\":2000000}\n",
+        static_cast<unsigned long long>(n), c.buyer ? "buy" : "sell", static_cast<long long>(h),
+        static_cast<long long>(h + 1));
+    c.outbound.append(line, static_cast<std::size_t>(len));
+    ++c.inFlight;
+    ++sent_;
+  }
+
+  void flush(Connection& c) {
+    if (c.writeBusy || c.outbound.empty()) return;
+    c.writeBusy = true;
+    c.writing.swap(c.outbound);
+    c.outbound.clear();
+    asio::async_write(c.socket, asio::buffer(c.writing), [this, &c](boost::system::error_code ec, std::size_t) {
+      if (ec) throw std::runtime_error("write: " + ec.message());
+      c.writeBusy = false;
+      c.writing.clear();
+      flush(c);
+    });
+  }
+
+  void read(Connection& c) {
+    c.socket.async_read_some(asio::buffer(c.buf), [this, &c](boost::system::error_code ec, std::size_t n) {
+      if (ec) throw std::runtime_error("read: " + ec.message());
+      c.inbound.append(c.buf, n);
+      std::size_t pos = 0, nl;
+      const auto now = Clock::now();
+      while ((nl = c.inbound.find('\n', pos)) != std::string::npos) {
+        const std::string_view line(c.inbound.data() + pos, nl - pos);
+        pos = nl + 1;
+        if (line.find("\"state\":\"accepted\"") != std::string_view::npos) {
+          const auto k = line.find("\"cl_ord_id\":\"");
+          const std::uint64_t id = std::strtoull(line.data() + k + 13, nullptr, 10);
+          if (measuring_) latency_.add(std::chrono::duration<double, std::micro>(now - c.sentAt[id]).count());
+          ++acked_;
+          --c.inFlight;
+          if (closedLoop_) queueOrder(c, now);
+        } else if (line.find("\"rejected\"") != std::string_view::npos || line.find("\"error\"") != std::string_view::npos) {
+          std::cerr << "unexpected: " << line << "\n";
+          std::exit(1);
+        }
+      }
+      c.inbound.erase(0, pos);
+      if (closedLoop_) flush(c);
+      read(c);
+    });
+  }
+
+  // Closed loop: each client keeps `window` orders in flight.
+  void runFlatOut(double seconds, bool measure) {
+    closedLoop_ = true;
+    measuring_ = measure;
+    for (auto& c : conns_) {
+      while (c->inFlight < options_.window) queueOrder(*c, Clock::now());
+      flush(*c);
+    }
+    io_.run_for(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds)));
+    closedLoop_ = false;
+    drain();
+  }
+
+  // Open loop: orders leave on a fixed schedule whatever the acks do.
+  void runAtRate(double rate, double seconds) {
+    measuring_ = true;
+    const auto start = Clock::now();
+    const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    const double perTick = rate / 10'000.0;  // one tick every 100 us
+    double due = 0;
+    std::size_t next = 0;
+    asio::steady_timer timer(io_);
+    std::function<void()> tick = [&] {
+      const auto now = Clock::now();
+      const double elapsedTicks = std::chrono::duration<double, std::micro>(now - start).count() / 100.0;
+      const double target = elapsedTicks * perTick;
+      while (due < target) {
+        // The scheduled time of this order, not the time the sender got round to it.
+        const auto at = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double, std::micro>(100.0 * due / perTick));
+        queueOrder(*conns_[next], at);
+        next = (next + 1) % conns_.size();
+        due += 1;
+      }
+      for (auto& c : conns_) flush(*c);
+      if (now < end) {
+        timer.expires_at(now + std::chrono::microseconds(100));
+        timer.async_wait([&](boost::system::error_code) { tick(); });
+      }
+    };
+    tick();
+    while (Clock::now() < end) io_.run_for(std::chrono::milliseconds(10));
+    drain();
+  }
+
+  void drain() {
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (acked_ < sent_ && Clock::now() < deadline) io_.run_for(std::chrono::milliseconds(5));
+  }
+
+  Histogram& latency() { return latency_; }
+  std::uint64_t acked() const { return acked_; }
+  std::uint64_t sent() const { return sent_; }
+
+ private:
+  asio::io_context& io_;
+  Options options_;
+  std::vector<std::unique_ptr<Connection>> conns_;
+  Histogram latency_;
+  std::uint64_t acked_ = 0, sent_ = 0;
+  bool closedLoop_ = false, measuring_ = false;
+};
+
+void report(const char* what, double seconds, std::uint64_t orders, Histogram& h, std::uint64_t commits) {
+  std::printf("%-26s %9.0f orders/s  %8llu acks  %6llu commits (%.0f/commit)  p50 %7.0f us  p99 %7.0f us  p99.9 %7.0f us\n",
+              what, orders / seconds, static_cast<unsigned long long>(orders),
+              static_cast<unsigned long long>(commits), commits ? double(orders) / commits : 0.0,
+              h.percentile(0.50), h.percentile(0.99), h.percentile(0.999));
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--clients") o.clients = std::stoi(next());
+    else if (a == "--window") o.window = std::stoi(next());
+    else if (a == "--seconds") o.seconds = std::stod(next());
+    else if (a == "--db") o.db = next();
+    else if (a == "--rates") {
+      o.rates.clear();
+      std::string list = next();
+      for (std::size_t p = 0; p < list.size();) {
+        const std::size_t q = list.find(',', p);
+        o.rates.push_back(std::stod(list.substr(p, q - p)));
+        p = q == std::string::npos ? list.size() : q + 1;
+      }
+    } else {
+      std::cerr << "usage: bench_exchange_loopback [--clients N] [--window W] [--seconds S] [--db PATH] [--rates R1,R2]\n";
+      return 2;
+    }
+  }
+  const std::string db = o.db.empty() ? (std::filesystem::temp_directory_path() / "tessera-bench-journal.db").string() : o.db;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+
+  ExchangeServer server(benchConfig(o, db));
+  server.start();
+  std::printf("exchange on 127.0.0.1:%u, journal %s (WAL, synchronous=NORMAL), %d clients, window %d\n",
+              server.port(), db.c_str(), o.clients, o.window);
+  asio::io_context io;
+  Load load(io, server.port(), o);
+
+  load.runFlatOut(1.0, false);  // warm-up
+  auto before = server.stats();
+  std::uint64_t acked0 = load.acked();
+  load.latency().clear();
+  auto t0 = Clock::now();
+  load.runFlatOut(o.seconds, true);
+  double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  report("flat out (closed loop)", secs, load.acked() - acked0, load.latency(), server.stats().batches - before.batches);
+
+  for (double rate : o.rates) {
+    before = server.stats();
+    acked0 = load.acked();
+    load.latency().clear();
+    t0 = Clock::now();
+    load.runAtRate(rate, o.seconds);
+    secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    char label[64];
+    std::snprintf(label, sizeof label, "open loop at %.0f/s", rate);
+    report(label, secs, load.acked() - acked0, load.latency(), server.stats().batches - before.batches);
+  }
+  server.stop();
+  std::error_code ec;
+  std::printf("journal size: %.1f MB (+ WAL %.1f MB)\n", std::filesystem::file_size(db, ec) / 1e6,
+              std::filesystem::file_size(db + "-wal", ec) / 1e6);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+  return 0;
+}

@@ -1,0 +1,70 @@
+#include "core/net/JournalForm.h"
+
+#include "core/engine/EventJson.h"
+#include "core/net/ServerMessage.h"
+
+#include <charconv>
+
+namespace tessera::net {
+namespace {
+
+void num(std::string& out, const char* key, std::int64_t v) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, p);
+}
+void unum(std::string& out, const char* key, std::uint64_t v) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, p);
+}
+void text(std::string& out, const char* key, std::string_view v) {
+  out += ",\"";
+  out += key;
+  out += "\":\"";
+  out += v;  // a fixed vocabulary word: nothing to escape
+  out += '"';
+}
+
+}  // namespace
+
+void writeJournalForm(std::string& out, const InputEvent& in, const AccountDirectory& accounts) {
+  out.clear();
+  if (const auto* o = std::get_if<OrderRequest>(&in); o && !o->constraints) {
+    out += "{\"type\":\"order\",\"account\":";
+    out += jsonString(accounts.name(o->account));
+    unum(out, "id", o->id);
+    text(out, "side", toString(o->side));
+    if (o->cluster) unum(out, "cluster", *o->cluster);
+    num(out, "gpus", o->gpus);
+    num(out, "start", o->start);
+    num(out, "end", o->end);
+    if (o->duration) num(out, "duration", *o->duration);
+    num(out, "limit", o->limit);
+    text(out, "fill", toString(o->fill));
+    text(out, "tif", toString(o->tif));
+    if (o->expireAt) num(out, "expire_at", *o->expireAt);
+    if (o->postOnly) out += ",\"post_only\":true";
+    if (o->stp != SelfTradePrevention::CancelIncoming) text(out, "stp", toString(o->stp));
+    if (o->sellBack) unum(out, "sell_back", *o->sellBack);
+    out += '}';
+    return;
+  }
+  if (const auto* c = std::get_if<CancelRequest>(&in)) {
+    out += "{\"type\":\"cancel\"";
+    unum(out, "id", c->id);
+    out += ",\"account\":";
+    out += jsonString(accounts.name(c->account));
+    out += '}';
+    return;
+  }
+  out = toJson(in, accounts).dump();
+}
+
+}  // namespace tessera::net
