@@ -18,6 +18,7 @@ nlohmann::json toJson(const CostBreakdown& b) {
       {"gpus", b.gpus},
       {"price_per_gpu_hour", b.pricePerGpuHour},
       {"rate_times_compute_hours", b.rateTimesComputeHours},
+      {"effective_price_per_gpu_hour", b.effectivePricePerGpuHour},
       {"wall_clock_hours", b.wallClockHours},
       {"wall_clock_days", b.wallClockHours / 24.0},
       {"productive_hours", b.productiveHours},
@@ -70,6 +71,7 @@ void printCostTable(std::ostream& out, const std::vector<LabelledResult>& result
   std::vector<std::string> rowNames = {
       "price $/GPU-h", "GPUs", "instance_cost", "storage_and_egress", "orchestration_overhead",
       "failed_work", "migration_or_restart", "EFFECTIVE COST", "rate x compute hours",
+      "effective $/GPU-h",
       "wall clock (days)", "step (s)", "exposed sync (s/step)", "comm fraction", "MFU",
       "interruptions", "nodes / leaves / sites", "sync bottleneck", "cost per unit"};
   std::vector<std::vector<std::string>> columns;
@@ -92,6 +94,7 @@ void printCostTable(std::ostream& out, const std::vector<LabelledResult>& result
         money(b.terms.migrationOrRestart),
         money(b.terms.total()),
         money(b.rateTimesComputeHours),
+        number(b.effectivePricePerGpuHour, 2),
         number(b.wallClockHours / 24.0, 1) + (b.fitsWindow ? "" : " (!)"),
         b.stepSeconds > 0 ? number(b.stepSeconds, 3) : "-",
         b.stepSeconds > 0 ? number(b.exposedSyncSecondsPerStep, 3) : "-",

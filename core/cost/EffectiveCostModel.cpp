@@ -146,6 +146,7 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
       storedTb * o.storagePerTbMonth * b.wallClockHours / kHoursPerMonth + egress;
 
   b.rateTimesComputeHours = gpuHour * computeHours;
+  b.effectivePricePerGpuHour = computeHours > 0 ? b.terms.total() / (gpus * computeHours) : 0;
   b.costPerUnit = b.usefulUnits > 0 ? b.terms.total() / b.usefulUnits : 0;
   if (o.windowHours && b.wallClockHours > *o.windowHours) {
     b.fitsWindow = false;

@@ -56,6 +56,9 @@ struct CostBreakdown {
   std::string unit;                   // "1M tokens" or "step"
   double costPerUnit = 0;
   double rateTimesComputeHours = 0;   // what the hourly rate suggests: price x GPUs x compute time
+  // Effective cost per GPU-hour of pure compute: the rate a book level "really" costs this
+  // workload (equal to the price when nothing but compute is paid for).
+  double effectivePricePerGpuHour = 0;
   PlacementSpan span;
   SyncPath sync;
   bool fitsWindow = true;

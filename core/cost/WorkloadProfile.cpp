@@ -38,7 +38,13 @@ double WorkloadProfile::gradientBytes() const {
 }
 
 std::string usefulUnitName(const WorkloadProfile& w) {
-  if (w.kind == WorkloadKind::Inference) return "1M tokens";
+  if (w.kind == WorkloadKind::Inference) {
+    if (w.latencyTargetMs <= 0) return "1M tokens";
+    std::string ms = std::to_string(w.latencyTargetMs);
+    ms.erase(ms.find_last_not_of('0') + 1);
+    if (!ms.empty() && ms.back() == '.') ms.pop_back();
+    return "1M tokens @ " + ms + " ms";
+  }
   return w.tokensPerStep > 0 ? "1M tokens" : "step";
 }
 

@@ -62,7 +62,8 @@ struct WorkloadProfile {
   bool synchronous() const { return kind == WorkloadKind::Training || kind == WorkloadKind::FineTune; }
 };
 
-// The unit that useful work is counted in: "1M tokens" or "step".
+// The unit that useful work is counted in: "1M tokens", "1M tokens @ 50 ms" (inference at
+// its latency target) or "step".
 std::string usefulUnitName(const WorkloadProfile& w);
 // How many of those units the whole job delivers.
 double usefulUnits(const WorkloadProfile& w);

@@ -89,6 +89,10 @@ class TestEffectiveCostModel : public QObject {
     QVERIFY(qAbs(*slow.mfu - 0.462 / 4.5) < 1e-4);
     // "125% more per trained token".
     QVERIFY(qAbs(slow.costPerUnit / fast.costPerUnit - 2.25) < 1e-3);
+    // Shown on a book level: $1.50 asks cost this job $8.50 per GPU-hour of compute, the
+    // $3.00 ones $3.78.
+    QVERIFY(qAbs(fast.effectivePricePerGpuHour - 2.16e6 / (1000 * 720 * (1 - td::kCommFraction))) < 1e-6);
+    QVERIFY(qAbs(slow.effectivePricePerGpuHour - 4.5 * 1.5 / (1 - td::kCommFraction)) < 1e-3);
     // The hourly rate alone says the opposite.
     QVERIFY(slow.rateTimesComputeHours < fast.rateTimesComputeHours);
   }
@@ -151,6 +155,8 @@ class TestEffectiveCostModel : public QObject {
     QCOMPARE(slow.terms.total(), fast.terms.total());
     QVERIFY(!slow.mfu.has_value());
     QCOMPARE(QString::fromStdString(slow.unit), QStringLiteral("1M tokens"));
+    w.latencyTargetMs = 50;
+    QCOMPARE(QString::fromStdString(usefulUnitName(w)), QStringLiteral("1M tokens @ 50 ms"));
     // 1e11 tokens / (1500 tok/s x 1000 GPUs) = 18.52 h; $3 x 1000 x 18.52 h / 1e5 M tokens.
     const double hours = 1e11 / (1500.0 * 1000) / 3600;
     QVERIFY(qAbs(slow.productiveHours - hours) < 1e-9);

@@ -69,6 +69,18 @@ class TestPlannerViews : public QObject {
     QCOMPARE(view.highlightedGpuCount(), 0);
   }
 
+  void topologyMapCapsHugeClusters() {
+    Cluster huge;
+    huge.nodeCount = 5000;
+    TopologyMapView view;
+    const Topology t = deriveTopology(huge);
+    view.setTopology(t);
+    QCOMPARE(view.nodeItemCount(), 1024);
+    QCOMPARE(view.undrawnNodeCount(), 5000 - 1024);
+    view.setPlacement(Placement{{{0, 8}, {4999, 8}}});  // one drawn node, one not
+    QCOMPARE(view.highlightedGpuCount(), 8);
+  }
+
   void topologyMapRackScaleDomainsAndZoom() {
     TopologyMapView view;
     view.setTopology(loadTopology("gb200-nvl72"));

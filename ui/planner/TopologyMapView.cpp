@@ -18,6 +18,8 @@ namespace {
 constexpr double kGpu = 12, kGpuGap = 3, kNodeGap = 10, kHeader = 14;
 constexpr int kGpuColumns = 4, kNodeColumnsPerLeaf = 4;
 constexpr double kSpineY = 0, kLeafY = 110, kNodesY = 220;
+// Beyond this many nodes the scene gets slow and unreadable; the rest are counted, not drawn.
+constexpr int kMaxDrawnNodes = 1024;
 
 const QColor kIdleGpu(0x9e, 0xb3, 0xc8);
 const QColor kPlacedGpu(0xff, 0x6f, 0x00);
@@ -113,7 +115,7 @@ void TopologyMapView::rebuild() {
   s->clear();
   nodeItems_.clear();
   gpuItems_.clear();
-  switches_ = domains_ = linkLabels_ = 0;
+  switches_ = domains_ = linkLabels_ = drawnNodes_ = undrawnNodes_ = 0;
   highlighted_ = 0;
   fitted_ = false;
   const cost::Topology& t = topology_;
@@ -191,6 +193,11 @@ void TopologyMapView::rebuild() {
 
       for (int k = 0; k < nodesHere; ++k) {
         const int node = firstLeafNode + k;
+        if (drawnNodes_ >= kMaxDrawnNodes) {
+          ++undrawnNodes_;
+          continue;
+        }
+        ++drawnNodes_;
         const double nx = lx + 10 + (k % nodeCols) * (nodeW + kNodeGap);
         const double ny = gridTop + (k / nodeCols) * (nodeH + kNodeGap);
         auto* box = s->addRect(nx, ny, nodeW, nodeH, QPen(accel.darker(130), 1), QColor(Qt::white));
@@ -220,7 +227,7 @@ void TopologyMapView::rebuild() {
   }
   QPen domainPen(kNvlink, perDomain > 1 ? 2.0 : 1.4, Qt::DashLine);
   for (const QRectF& r : domainRects) {
-    if (r.isNull()) continue;
+    if (r.isNull() || r.isEmpty()) continue;
     auto* outline = s->addRect(r.adjusted(-3, -3, 3, 3), domainPen, Qt::NoBrush);
     outline->setZValue(2);
     ++domains_;
@@ -234,6 +241,9 @@ void TopologyMapView::rebuild() {
                        .arg(perDomain > 1 ? "s" : "");
   addLabel(s, nvText, {all.left(), all.bottom() + 14}, 9, kNvlink, false);
   addLabel(s, "orange: GPUs of the selected placement", {all.left(), all.bottom() + 34}, 9, kPlacedGpu.darker(120), false);
+  if (undrawnNodes_ > 0)
+    addLabel(s, QString("%1 more nodes not drawn (the map draws the first %2)").arg(undrawnNodes_).arg(kMaxDrawnNodes),
+             {all.left(), all.bottom() + 54}, 9, Qt::darkRed, false);
   addLabel(s, QString::fromStdString(t.name) + QString("  —  %1 x %2 GPUs, %3 fabric")
                   .arg(t.nodeCount()).arg(t.gpusPerNode).arg(QString::fromUtf8(toString(t.fabric.fabricClass).data())),
            {all.left(), kSpineY - 80}, 13, Qt::black, false);
@@ -267,7 +277,7 @@ void TopologyMapView::applyHighlight() {
       gpuItems_[p.node][g]->setBrush(kPlacedGpu);
       ++highlighted_;
     }
-    nodeItems_[p.node]->setPen(QPen(kPlacedGpu, 2.5));
+    if (nodeItems_[p.node]) nodeItems_[p.node]->setPen(QPen(kPlacedGpu, 2.5));
   }
 }
 

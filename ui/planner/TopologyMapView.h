@@ -26,7 +26,8 @@ class TopologyMapView : public QGraphicsView {
   void clearPlacement();
 
   const cost::Topology& topology() const { return topology_; }
-  int nodeItemCount() const { return static_cast<int>(nodeItems_.size()); }
+  int nodeItemCount() const { return drawnNodes_; }
+  int undrawnNodeCount() const { return undrawnNodes_; }
   int gpuItemCount() const;
   int highlightedGpuCount() const { return highlighted_; }
   int switchItemCount() const { return switches_; }
@@ -55,6 +56,8 @@ class TopologyMapView : public QGraphicsView {
   int switches_ = 0;
   int domains_ = 0;
   int linkLabels_ = 0;
+  int drawnNodes_ = 0;
+  int undrawnNodes_ = 0;
   bool fitted_ = false;
 };
 
