@@ -239,23 +239,41 @@ void OrderBookGridView::paintColumns(QPainter& p, const QRectF& plot) const {
   const Hour h1 = static_cast<Hour>(std::ceil(viewStart_ + viewHours_));
   const double colWidth = plot.width() / viewHours_;
   const double gap = colWidth > 6 ? 1.0 : 0.0;
+  // Segments thinner than a pixel are folded into the next whole pixel (drawn in the colour of
+  // the best price in it): a month of a cluster group would otherwise be ~10^5 rectangles.
+  auto paintLadder = [&](const std::vector<GridSegment>& segs, double x0, double w, bool up, int alpha) {
+    double runTop = 0;
+    bool open = false;
+    Price runPrice = 0;
+    for (const GridSegment& s : segs) {
+      const double yFrom = pointOf(0, up ? s.from : -s.from).y();
+      const double yTo = pointOf(0, up ? s.to : -s.to).y();
+      if (!open) {
+        runTop = yFrom;
+        runPrice = s.price;
+        open = true;
+      }
+      if (std::abs(yTo - runTop) < 1.0) continue;
+      QColor col = colours_.colour(runPrice);
+      col.setAlpha(alpha);
+      const double top = std::min(runTop, yTo), h = std::abs(yTo - runTop);
+      p.fillRect(QRectF(x0, top, w, h > 4 ? h - 1 : h), col);
+      open = false;
+    }
+    if (open) {
+      const double yEnd = pointOf(0, up ? segs.back().to : -segs.back().to).y();
+      QColor col = colours_.colour(runPrice);
+      col.setAlpha(alpha);
+      p.fillRect(QRectF(x0, std::min(runTop, yEnd), w, std::max(1.0, std::abs(yEnd - runTop))), col);
+    }
+  };
   for (Hour h = h0; h < h1; ++h) {
     const GridColumn* c = model_.column(h);
     if (!c) continue;
     const double x0 = pointOf(static_cast<double>(h), 0).x();
     const double w = colWidth - gap;
-    for (const GridSegment& s : c->asks) {
-      const double yTop = pointOf(0, s.to).y();
-      const double yBot = pointOf(0, s.from).y();
-      p.fillRect(QRectF(x0, yTop, w, std::max(1.0, yBot - yTop - (yBot - yTop > 4 ? 1 : 0))), colours_.colour(s.price));
-    }
-    for (const GridSegment& s : c->bids) {
-      const double yTop = pointOf(0, -s.from).y();
-      const double yBot = pointOf(0, -s.to).y();
-      QColor col = colours_.colour(s.price);
-      col.setAlpha(170);  // bids a little paler, so the two sides read apart at a glance
-      p.fillRect(QRectF(x0, yTop, w, std::max(1.0, yBot - yTop - (yBot - yTop > 4 ? 1 : 0))), col);
-    }
+    paintLadder(c->asks, x0, w, true, 255);
+    paintLadder(c->bids, x0, w, false, 170);  // bids a little paler, so the sides read apart
   }
 }
 

@@ -5,8 +5,16 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <chrono>
 
 namespace tessera::ui {
+namespace {
+
+std::int64_t steadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
 
 LocalMarketBackend::LocalMarketBackend(MarketFeedFactory feed, QString accountName,
                                        LocalMarketOptions options)
@@ -58,6 +66,7 @@ void LocalMarketBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, 
   watched_ = std::move(clusters);
   watchFirst_ = firstHour;
   watchHours_ = std::clamp(hours, 0, 24 * 400);
+  if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
   bookDirty_ = true;
   publish(true);
 }
@@ -86,6 +95,7 @@ void LocalMarketBackend::apply(const InputEvent& in) {
     emit errorOccurred(tr("The matching engine failed on an input: %1").arg(QString::fromUtf8(ex.what())));
     return;
   }
+  if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
   bookDirty_ = true;
   for (const Event& e : events_) handle(e);
 }
@@ -209,6 +219,7 @@ void LocalMarketBackend::publish(bool force) {
     bookDirty_ = false;
     auto snap = std::make_shared<BookSnapshot>(
         takeBookSnapshot(*matcher_, watched_, watchFirst_, watchHours_, options_.maxLevels));
+    snap->changedAtNs = dirtySinceNs_ ? dirtySinceNs_ : steadyNowNs();
     emit bookChanged(std::move(snap));
   }
   if (!pendingTrades_.empty()) {

@@ -71,6 +71,7 @@ class LocalMarketBackend : public MarketBackend {
   std::map<ClusterId, Price> lastTrade_;
   Money cash_ = 0;
   bool bookDirty_ = true;
+  std::int64_t dirtySinceNs_ = 0;
   bool clustersDirty_ = false;
   bool ordersDirty_ = true;
   bool contractsDirty_ = true;

@@ -25,6 +25,9 @@ struct BookSnapshot {
   std::vector<BookCell> cells;
   std::vector<OrderView> allOrNoneBids;
   Hour now = 0;                       // exchange clock when taken
+  // steady_clock time (ns) of the oldest book change this snapshot is the first to show:
+  // what update-to-screen latency is measured from.
+  std::int64_t changedAtNs = 0;
 
   const BookCell* cell(Hour h) const {
     if (h < firstHour || h >= firstHour + static_cast<Hour>(cells.size())) return nullptr;
