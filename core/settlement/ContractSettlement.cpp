@@ -1,0 +1,161 @@
+#include "core/settlement/ContractSettlement.h"
+
+#include <algorithm>
+
+namespace tessera {
+
+std::string_view toString(ContractState s) {
+  switch (s) {
+    case ContractState::PendingStart: return "pending_start";
+    case ContractState::Delivering: return "delivering";
+    case ContractState::Completed: return "completed";
+    case ContractState::PartlyDelivered: return "partly_delivered";
+    case ContractState::Failed: return "failed";
+    case ContractState::Settled: return "settled";
+  }
+  return "?";
+}
+
+std::string_view toString(DeliveryProblem p) {
+  switch (p) {
+    case DeliveryProblem::MissingGpus: return "missing_gpus";
+    case DeliveryProblem::LinkDegraded: return "link_degraded";
+    case DeliveryProblem::PowerCurtailed: return "power_curtailed";
+  }
+  return "?";
+}
+
+std::string_view toString(SettlementError e) {
+  switch (e) {
+    case SettlementError::UnknownContract: return "unknown_contract";
+    case SettlementError::AlreadyOpen: return "already_open";
+    case SettlementError::InsufficientFunds: return "insufficient_funds";
+    case SettlementError::HoursAlreadySettled: return "hours_already_settled";
+    case SettlementError::InvalidReport: return "invalid_report";
+  }
+  return "?";
+}
+
+namespace {
+std::string dollars(Money m) {
+  const Money cents = (m + 5'000) / 10'000;
+  return "$" + std::to_string(cents / 100) + "." + (cents % 100 < 10 ? "0" : "") + std::to_string(cents % 100);
+}
+}  // namespace
+
+std::optional<SettlementError> ContractSettlement::open(const Contract& k, const OfferTerms& terms,
+                                                        Book fundedFrom, Hour now) {
+  if (contracts_.count(k.id)) return SettlementError::AlreadyOpen;
+  const Money notional = k.notional();
+  if (ledger_.post({k.buyer, fundedFrom}, {k.buyer, Book::Escrow}, notional,
+                   "escrow for contract " + std::to_string(k.id)))
+    return SettlementError::InsufficientFunds;
+  Open o;
+  o.contract = k;
+  o.terms = terms;
+  o.state = now >= k.start ? ContractState::Delivering : ContractState::PendingStart;
+  o.settledUntil = k.start;
+  o.escrow = notional;
+  contracts_.emplace(k.id, std::move(o));
+  return std::nullopt;
+}
+
+std::optional<SettlementError> ContractSettlement::report(const DeliveryReport& r) {
+  auto it = contracts_.find(r.contract);
+  if (it == contracts_.end()) return SettlementError::UnknownContract;
+  Open& o = it->second;
+  const Contract& k = o.contract;
+  if (r.start >= r.end || r.start < k.start || r.end > k.end || r.usableGpus < 0 || r.usableGpus > k.gpus ||
+      (r.problem == DeliveryProblem::MissingGpus && r.usableGpus == k.gpus))
+    return SettlementError::InvalidReport;
+  if (r.start < o.settledUntil) return SettlementError::HoursAlreadySettled;
+  for (Hour h = r.start; h < r.end; ++h) {
+    GpuCount& missing = o.shortfall[h];
+    missing = std::max(missing, k.gpus - r.usableGpus);
+    if (r.problem != DeliveryProblem::MissingGpus) o.degraded[h] = true;
+  }
+  return std::nullopt;
+}
+
+void ContractSettlement::settleHours(Open& o, Hour until, std::vector<SettlementEvent>& out) {
+  const Contract& k = o.contract;
+  std::int64_t delivered = 0, missing = 0;
+  for (Hour h = o.settledUntil; h < until; ++h) {
+    GpuCount m = 0;
+    if (auto s = o.shortfall.find(h); s != o.shortfall.end()) m = s->second;
+    if (o.terms.billing == BillingBasis::SuccessfulWork && o.degraded.count(h)) m = k.gpus;
+    delivered += k.gpus - m;
+    missing += m;
+  }
+  o.settledUntil = until;
+  o.delivered += delivered;
+  o.undelivered += missing;
+  const bool payAll = o.terms.billing == BillingBasis::CommittedBlock;
+  const Money pay = k.price * (payAll ? delivered + missing : delivered);
+  const Money refund = payAll ? 0 : k.price * missing;
+  if (pay > 0) {
+    ledger_.post({k.buyer, Book::Escrow}, {k.seller, Book::Cash}, pay, "delivery of contract " + std::to_string(k.id));
+    o.escrow -= pay;
+    out.push_back({k.id, o.state, "paid provider " + dollars(pay) + " for " + std::to_string(payAll ? delivered + missing : delivered) + " GPU-hours"});
+  }
+  if (refund > 0) {
+    ledger_.post({k.buyer, Book::Escrow}, {k.buyer, Book::Cash}, refund, "refund of undelivered hours, contract " + std::to_string(k.id));
+    o.escrow -= refund;
+    out.push_back({k.id, o.state, "refunded buyer " + dollars(refund) + " for " + std::to_string(missing) + " undelivered GPU-hours"});
+  }
+}
+
+void ContractSettlement::finish(Open& o, std::vector<SettlementEvent>& out) {
+  const Contract& k = o.contract;
+  const std::int64_t total = static_cast<std::int64_t>(k.gpus) * (k.end - k.start);
+  o.state = o.undelivered == 0 ? ContractState::Completed
+            : o.delivered == 0 ? ContractState::Failed
+                               : ContractState::PartlyDelivered;
+  out.push_back({k.id, o.state, std::to_string(o.delivered) + " of " + std::to_string(total) + " GPU-hours delivered"});
+  const bool promiseMissed = o.delivered * 1'000'000 < total * static_cast<std::int64_t>(o.terms.uptimePromisePpm);
+  const Money credit = promiseMissed ? o.undelivered * o.terms.creditPerUndeliveredGpuHour : 0;
+  if (credit > 0) {
+    // The provider pays what it can; a shortfall is reported, never created out of nothing.
+    const Money paid = std::min(credit, ledger_.balance({k.seller, Book::Cash}));
+    if (paid > 0)
+      ledger_.post({k.seller, Book::Cash}, {k.buyer, Book::Cash}, paid, "uptime credit, contract " + std::to_string(k.id));
+    std::string what = "credit " + dollars(paid) + " for " + std::to_string(o.undelivered) + " undelivered GPU-hours";
+    if (paid < credit) what += " (provider still owes " + dollars(credit - paid) + ")";
+    out.push_back({k.id, o.state, what});
+  }
+  o.state = ContractState::Settled;
+  out.push_back({k.id, o.state, "settled"});
+}
+
+std::vector<SettlementEvent> ContractSettlement::advance(Hour now) {
+  std::vector<SettlementEvent> out;
+  for (auto& [id, o] : contracts_) {
+    if (o.state == ContractState::Settled) continue;
+    if (o.state == ContractState::PendingStart && now >= o.contract.start) {
+      o.state = ContractState::Delivering;
+      out.push_back({id, o.state, "delivery started"});
+    }
+    const Hour until = std::min(now, o.contract.end);
+    if (until > o.settledUntil) settleHours(o, until, out);
+    if (o.settledUntil == o.contract.end) finish(o, out);
+  }
+  return out;
+}
+
+std::optional<ContractState> ContractSettlement::state(ContractId id) const {
+  auto it = contracts_.find(id);
+  if (it == contracts_.end()) return std::nullopt;
+  return it->second.state;
+}
+
+std::int64_t ContractSettlement::deliveredGpuHours(ContractId id) const {
+  auto it = contracts_.find(id);
+  return it == contracts_.end() ? 0 : it->second.delivered;
+}
+
+Money ContractSettlement::escrow(ContractId id) const {
+  auto it = contracts_.find(id);
+  return it == contracts_.end() ? 0 : it->second.escrow;
+}
+
+}  // namespace tessera

@@ -1,0 +1,87 @@
+#pragma once
+// Delivery and settlement of contracts. At fill the buyer pays the whole committed block into
+// escrow; as the exchange clock passes each hour, escrow pays the provider for what was
+// delivered and (depending on the billing basis) refunds the buyer for what was not; when a
+// contract ends below its uptime promise the provider pays the stated credit. Every movement is a
+// posting in the SettlementLedger, so money is conserved.
+#include "core/engine/Events.h"
+#include "core/settlement/OfferTerms.h"
+#include "core/settlement/SettlementLedger.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+enum class ContractState : std::uint8_t {
+  PendingStart,
+  Delivering,
+  Completed,        // every GPU-hour delivered (final)
+  PartlyDelivered,  // some delivered, some not (final until settled)
+  Failed,           // nothing delivered
+  Settled,          // all money moved, credits included
+};
+std::string_view toString(ContractState s);
+
+enum class DeliveryProblem : std::uint8_t { MissingGpus, LinkDegraded, PowerCurtailed };
+std::string_view toString(DeliveryProblem p);
+
+// What a provider (or the simulated market) reports: for hours [start, end) only `usableGpus`
+// of the contract's GPUs work, or the link/power was degraded.
+struct DeliveryReport {
+  ContractId contract = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount usableGpus = 0;
+  DeliveryProblem problem = DeliveryProblem::MissingGpus;
+};
+
+struct SettlementEvent {
+  ContractId contract = 0;
+  ContractState state = ContractState::PendingStart;
+  std::string what;  // for the blotter: "paid provider 8 GPU-hours", "credit 2.40 for ..."
+};
+
+enum class SettlementError : std::uint8_t {
+  UnknownContract, AlreadyOpen, InsufficientFunds, HoursAlreadySettled, InvalidReport
+};
+std::string_view toString(SettlementError e);
+
+class ContractSettlement {
+ public:
+  explicit ContractSettlement(SettlementLedger& ledger) : ledger_(ledger) {}
+
+  // The buyer pays the contract's notional into its escrow from `fundedFrom` (Cash, or Reserved
+  // when a resting bid had reserved it).
+  std::optional<SettlementError> open(const Contract& k, const OfferTerms& terms, Book fundedFrom, Hour now);
+  std::optional<SettlementError> report(const DeliveryReport& r);
+  // The clock reached `now`: hour `now` is being delivered and every hour before it is over and
+  // gets settled. Returns what happened, in contract order.
+  std::vector<SettlementEvent> advance(Hour now);
+
+  std::optional<ContractState> state(ContractId id) const;
+  std::int64_t deliveredGpuHours(ContractId id) const;
+  Money escrow(ContractId id) const;
+
+ private:
+  struct Open {
+    Contract contract;
+    OfferTerms terms;
+    ContractState state = ContractState::PendingStart;
+    Hour settledUntil = 0;                 // hours before this are paid out
+    std::map<Hour, GpuCount> shortfall;    // GPUs not delivered, per hour
+    std::map<Hour, bool> degraded;         // link or power problems, per hour
+    std::int64_t delivered = 0;
+    std::int64_t undelivered = 0;
+    Money escrow = 0;
+  };
+  void settleHours(Open& o, Hour until, std::vector<SettlementEvent>& out);
+  void finish(Open& o, std::vector<SettlementEvent>& out);
+
+  SettlementLedger& ledger_;
+  std::map<ContractId, Open> contracts_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,20 @@
+#include "core/settlement/OfferTerms.h"
+
+namespace tessera {
+
+std::string_view toString(BillingBasis b) {
+  switch (b) {
+    case BillingBasis::CommittedBlock: return "committed_block";
+    case BillingBasis::WallClockDelivered: return "wall_clock_delivered";
+    case BillingBasis::SuccessfulWork: return "successful_work";
+  }
+  return "?";
+}
+
+std::optional<BillingBasis> parseBillingBasis(std::string_view s) {
+  for (auto b : {BillingBasis::CommittedBlock, BillingBasis::WallClockDelivered, BillingBasis::SuccessfulWork})
+    if (toString(b) == s) return b;
+  return std::nullopt;
+}
+
+}  // namespace tessera

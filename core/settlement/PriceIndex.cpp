@@ -1,0 +1,57 @@
+#include "core/settlement/PriceIndex.h"
+
+namespace tessera {
+
+std::string_view toString(Tenor t) {
+  switch (t) {
+    case Tenor::NextDay: return "next_day";
+    case Tenor::NextWeek: return "next_week";
+    case Tenor::NextMonth: return "next_month";
+  }
+  return "?";
+}
+
+std::optional<Tenor> tenorOf(Hour lead) {
+  if (lead < 0) return std::nullopt;
+  if (lead < kHoursPerDay) return Tenor::NextDay;
+  if (lead < 7 * kHoursPerDay) return Tenor::NextWeek;
+  if (lead < 30 * kHoursPerDay) return Tenor::NextMonth;
+  return std::nullopt;
+}
+
+void PriceIndex::record(const TradePrint& p) {
+  const auto tenor = tenorOf(p.deliveryStart - p.tradedAt);
+  if (!tenor || p.gpuHours <= 0) return;
+  series_[{p.accelerator, *tenor}].prints.push_back(p);
+}
+
+std::optional<IndexValue> PriceIndex::value(Accelerator a, Tenor t, Hour asOf) {
+  auto it = series_.find({a, t});
+  if (it == series_.end()) return std::nullopt;
+  Series& s = it->second;
+  while (!s.prints.empty() && s.prints.front().tradedAt <= asOf - window_) s.prints.pop_front();
+  // 128-bit sum: a day of trades can exceed int64 in price * GPU-hours.
+  __extension__ using Wide = __int128;
+  Wide notional = 0;
+  std::int64_t volume = 0;
+  int trades = 0;
+  for (const auto& p : s.prints) {
+    if (p.tradedAt > asOf) break;
+    notional += static_cast<Wide>(p.price) * p.gpuHours;
+    volume += p.gpuHours;
+    ++trades;
+  }
+  if (volume == 0) {
+    if (!s.last) return std::nullopt;
+    IndexValue stale = *s.last;
+    stale.stale = true;
+    stale.gpuHours = 0;
+    stale.trades = 0;
+    return stale;
+  }
+  IndexValue v{static_cast<Price>((notional + volume / 2) / volume), volume, trades, false};
+  s.last = v;
+  return v;
+}
+
+}  // namespace tessera

@@ -1,0 +1,45 @@
+#include "core/settlement/SettlementLedger.h"
+
+namespace tessera {
+
+std::string_view toString(Book b) {
+  switch (b) {
+    case Book::Cash: return "cash";
+    case Book::Reserved: return "reserved";
+    case Book::Escrow: return "escrow";
+    case Book::Margin: return "margin";
+    case Book::Fees: return "fees";
+    case Book::External: return "external";
+  }
+  return "?";
+}
+
+std::optional<PostingError> SettlementLedger::post(BalanceKey from, BalanceKey to, Money amount,
+                                                   std::string memo) {
+  if (amount <= 0) return PostingError::NonPositiveAmount;
+  if (from.book != Book::External && balance(from) < amount) return PostingError::InsufficientFunds;
+  balances_[from] -= amount;
+  balances_[to] += amount;
+  postings_.push_back(Posting{postings_.size() + 1, from, to, amount, std::move(memo)});
+  return std::nullopt;
+}
+
+Money SettlementLedger::balance(BalanceKey k) const {
+  auto it = balances_.find(k);
+  return it == balances_.end() ? 0 : it->second;
+}
+
+Money SettlementLedger::total() const {
+  Money sum = 0;
+  for (const auto& [k, v] : balances_) sum += v;
+  return sum;
+}
+
+std::vector<Posting> SettlementLedger::postingsOf(AccountId a) const {
+  std::vector<Posting> out;
+  for (const auto& p : postings_)
+    if (p.from.account == a || p.to.account == a) out.push_back(p);
+  return out;
+}
+
+}  // namespace tessera

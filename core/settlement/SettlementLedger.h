@@ -1,0 +1,56 @@
+#pragma once
+// Double-entry ledger of the exchange's money. Every movement is a posting that debits one
+// balance and credits another by the same amount, so the sum of all balances never changes;
+// money enters and leaves only through the `External` book of the bank account that funds it.
+#include "core/domain/Types.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera {
+
+enum class Book : std::uint8_t {
+  Cash,      // free to spend
+  Reserved,  // held against working bids
+  Escrow,    // paid for contracted GPU-hours not yet delivered
+  Margin,    // posted against forward positions
+  Fees,      // the exchange's fee income (house account)
+  External,  // the outside world: deposits make it negative
+};
+std::string_view toString(Book b);
+
+struct BalanceKey {
+  AccountId account = 0;
+  Book book = Book::Cash;
+  auto operator<=>(const BalanceKey&) const = default;
+};
+
+struct Posting {
+  std::uint64_t id = 0;
+  BalanceKey from;
+  BalanceKey to;
+  Money amount = 0;       // positive
+  std::string memo;       // "escrow contract 12", "credit for 8 undelivered GPU-hours", ...
+  bool operator==(const Posting&) const = default;
+};
+
+enum class PostingError : std::uint8_t { NonPositiveAmount, InsufficientFunds };
+
+class SettlementLedger {
+ public:
+  // Moves `amount` from one balance to another. Only External may go negative.
+  std::optional<PostingError> post(BalanceKey from, BalanceKey to, Money amount, std::string memo);
+  Money balance(BalanceKey k) const;
+  Money total() const;  // always 0
+  const std::vector<Posting>& postings() const { return postings_; }
+  std::vector<Posting> postingsOf(AccountId a) const;
+
+ private:
+  std::map<BalanceKey, Money> balances_;
+  std::vector<Posting> postings_;
+};
+
+}  // namespace tessera
