@@ -32,11 +32,34 @@ void text(std::string& out, const char* key, std::string_view v) {
   out += '"';
 }
 
+// True if `o` holds nothing but the fields written by hand below. Rebuilding it from those
+// fields and comparing (OrderRequest's == covers every member) means an order field added to
+// the engine later falls back to EventJson instead of silently missing from the journal.
+bool onlyPlainFields(const OrderRequest& o) {
+  OrderRequest plain;
+  plain.id = o.id;
+  plain.account = o.account;
+  plain.side = o.side;
+  plain.cluster = o.cluster;
+  plain.gpus = o.gpus;
+  plain.start = o.start;
+  plain.end = o.end;
+  plain.duration = o.duration;
+  plain.limit = o.limit;
+  plain.fill = o.fill;
+  plain.tif = o.tif;
+  plain.expireAt = o.expireAt;
+  plain.postOnly = o.postOnly;
+  plain.stp = o.stp;
+  plain.sellBack = o.sellBack;
+  return plain == o;
+}
+
 }  // namespace
 
 void writeJournalForm(std::string& out, const InputEvent& in, const AccountDirectory& accounts) {
   out.clear();
-  if (const auto* o = std::get_if<OrderRequest>(&in); o && !o->constraints) {
+  if (const auto* o = std::get_if<OrderRequest>(&in); o && onlyPlainFields(*o)) {
     out += "{\"type\":\"order\",\"account\":";
     out += jsonString(accounts.name(o->account));
     unum(out, "id", o->id);

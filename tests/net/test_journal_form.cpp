@@ -39,6 +39,13 @@ class TestJournalForm : public QObject {
         o.postOnly = rng() % 3 == 0;
         o.stp = rng() % 2 ? SelfTradePrevention::CancelResting : SelfTradePrevention::CancelIncoming;
         if (rng() % 5 == 0) o.sellBack = rng() % 1000;
+        if (rng() % 7 == 0) {
+          ClusterConstraints k;
+          k.regions = {"us-east"};
+          k.minGpuMemoryGb = 80;
+          o.constraints = k;
+        }
+        if (rng() % 7 == 0) o.costFactors = {ClusterCostFactor{1, 900'000}, ClusterCostFactor{2, 1'200'000}};
         in = o;
       }
       writeJournalForm(out, in, accounts);
