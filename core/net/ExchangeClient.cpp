@@ -443,6 +443,8 @@ void ExchangeClient::start() {
   Impl& m = *impl_;
   if (m.running) return;
   m.running = true;
+  m.stopping = false;
+  m.io.restart();  // a client may be started again after stop()
   m.work.emplace(m.io.get_executor());
   asio::post(m.io, [&m] { m.connect(); });
   m.thread = std::thread([&m] { m.io.run(); });

@@ -1,0 +1,97 @@
+// tessera-cli --connect: place, list, cancel and query against a real server on loopback.
+#include "NetTestSupport.h"
+#include "core/net/ClientCommand.h"
+#include "core/net/ExchangeServer.h"
+
+#include <QtTest>
+
+#include <sstream>
+
+using namespace tessera;
+using namespace tessera::net;
+using namespace tessera::net::testing;
+
+namespace {
+
+struct Run {
+  int code = 0;
+  std::string out, err;
+};
+
+Run cli(std::uint16_t port, const std::string& account, std::vector<std::string> args) {
+  std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
+                                  "--key", account + "-key"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  std::ostringstream out, err;
+  Run r;
+  r.code = runClientCommand(static_cast<int>(argv.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+}  // namespace
+
+class TestClientCommand : public QObject {
+  Q_OBJECT
+ private slots:
+  void placeListCancel() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    const std::string h = std::to_string(kNow), h4 = std::to_string(kNow + 4);
+    Run r = cli(server.port(), "provider",
+                {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", h, "--end", h4,
+                 "--limit-usd", "2.25", "--cl-ord-id", "ask-1"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("accepted order_id=1 cl_ord_id=ask-1") != std::string::npos, r.out.c_str());
+
+    r = cli(server.port(), "provider", {"orders"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("\"cl_ord_id\":\"ask-1\"") != std::string::npos, r.out.c_str());
+
+    r = cli(server.port(), "alice", {"book"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("asks: 8@$2.2500") != std::string::npos, r.out.c_str());
+
+    r = cli(server.port(), "alice",
+            {"place", "--json", "{\"side\":\"buy\",\"cluster\":1,\"gpus\":2,\"start\":" + h + ",\"end\":" +
+                                    std::to_string(kNow + 1) + ",\"limit_usd\":3}"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("filled") != std::string::npos, r.out.c_str());
+    r = cli(server.port(), "alice", {"positions"});
+    QVERIFY2(r.out.find("bought cluster=1 gpus=2") != std::string::npos, r.out.c_str());
+    r = cli(server.port(), "alice", {"balance"});
+    QVERIFY2(r.out.find("cash=$9995.5000") != std::string::npos, r.out.c_str());  // 2 x 1 h x $2.25
+
+    r = cli(server.port(), "alice", {"cancel", "1"});  // not alice's order
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.find("unknown_order") != std::string::npos, r.err.c_str());
+    r = cli(server.port(), "provider", {"cancel", "1"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("cancelled order_id=1") != std::string::npos, r.out.c_str());
+  }
+  void errorsAreReported() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    Run r = cli(server.port(), "alice", {"place", "--side", "buy"});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.find("place needs --cluster") != std::string::npos);
+    r = cli(server.port(), "alice",
+            {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", std::to_string(kNow),
+             "--end", std::to_string(kNow + 10), "--limit-usd", "50000"});
+    QCOMPARE(r.code, 1);  // rejected: a price the engine refuses, or more cash than alice has
+    QVERIFY2(r.out.find("rejected") != std::string::npos, r.out.c_str());
+    std::vector<std::string> bad = {"--connect", "127.0.0.1:" + std::to_string(server.port()), "--account",
+                                    "alice", "--key", "nope", "balance"};
+    std::vector<char*> argv;
+    for (auto& a : bad) argv.push_back(a.data());
+    std::ostringstream out, err;
+    QCOMPARE(runClientCommand(static_cast<int>(argv.size()), argv.data(), out, err), 1);
+    QVERIFY2(err.str().find("logon refused") != std::string::npos, err.str().c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestClientCommand)
+#include "test_client_command.moc"
