@@ -21,6 +21,30 @@ void EmbeddedExchange::inject(const InputEvent& event, std::string_view account)
   server_->inject(event, std::string(account));
 }
 
+void EmbeddedExchange::inject(const InputEvent& event, const AccountDirectory& feederAccounts) {
+  const AccountId id = std::visit(
+      [](const auto& e) -> AccountId {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, OrderRequest> || std::is_same_v<T, CancelRequest> ||
+                      std::is_same_v<T, AmendRequest> || std::is_same_v<T, CapacityGrant>) {
+          return e.account;
+        } else {
+          return 0;
+        }
+      },
+      event);
+  server_->inject(event, id ? feederAccounts.name(id) : std::string());
+}
+
+ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trader,
+                                              std::string_view traderKey) {
+  ExchangeConfig c = demoConfig(start, trader, traderKey);
+  c.clusters.clear();
+  c.grants.clear();
+  c.followWallClock = false;
+  return c;
+}
+
 ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
                                             std::string_view traderKey) {
   ExchangeConfig c;

@@ -2,6 +2,7 @@
 // A complete exchange server inside the calling process, on 127.0.0.1 and an ephemeral port,
 // for the terminal's default "live market" mode and for tests. It is the same server as
 // tessera-exchange (same protocol, same journal code), just started from a config in memory.
+#include "core/domain/AccountDirectory.h"
 #include "core/engine/Events.h"
 #include "core/net/ExchangeConfig.h"
 
@@ -28,12 +29,20 @@ class EmbeddedExchange {
   // amend ids are the feeder's own: they become client order ids of that account, so the
   // feeder can cancel and amend what it placed with the ids it chose.
   void inject(const InputEvent& event, std::string_view account = {});
+  // The same, naming the account by the event's AccountId in the feeder's own directory (e.g.
+  // the AccountDirectory a backtest SimulatedMarket was built with).
+  void inject(const InputEvent& event, const AccountDirectory& feederAccounts);
 
   // A ready market: three H100/H200/MI300X clusters, house accounts "house-mm" and
   // "house-provider" (capacity granted on every cluster for a week from `now`), and a trader
   // account `trader` with API key `traderKey` and $1,000,000 cash. Journal in memory, port 0.
   static ExchangeConfig demoConfig(Hour now, std::string_view trader = "trader",
                                    std::string_view traderKey = "trader");
+  // An empty market for a feeder that brings its own clusters, grants, orders and clock (a
+  // SimulatedMarket): only the trader account, clock at `start` (the feeder's first hour or
+  // earlier), the wall clock not followed. Journal in memory, port 0.
+  static ExchangeConfig feederConfig(Hour start, std::string_view trader = "trader",
+                                     std::string_view traderKey = "trader");
 
   ExchangeServer& server();
 

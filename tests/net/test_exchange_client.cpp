@@ -272,6 +272,41 @@ class TestExchangeClient : public QObject {
     exchange.inject(ClockAdvance{now + 1});
     QTRY_COMPARE_WITH_TIMEOUT(c.now(), now + 1, 5000);
   }
+
+  void feederBringsItsOwnMarket() {
+    const Hour start = 700'000;
+    EmbeddedExchange exchange(EmbeddedExchange::feederConfig(start, "trader", "secret"));
+    exchange.start();
+    // A feeder with its own account numbering, like a SimulatedMarket.
+    AccountDirectory feeder;
+    const AccountId seller = feeder.intern("sim-provider-7");
+    Cluster k;
+    k.id = 40;
+    k.name = "sim-cluster";
+    k.nodeCount = 4;
+    exchange.inject(k, feeder);
+    exchange.inject(CapacityGrant{seller, 40, 32, start, start + 24}, feeder);
+    OrderRequest ask = sell(40, 8, start + 2, start + 3, 3 * kDollar);
+    ask.id = 5;
+    ask.account = seller;
+    exchange.inject(ask, feeder);
+    Recorder r;
+    ClientOptions o = options(exchange.port(), "trader");
+    o.key = "secret";
+    ExchangeClient c(o, r.callbacks());
+    c.start();
+    QTRY_VERIFY_WITH_TIMEOUT(c.book().synced(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(c.book().levels({40, start + 2, Side::Sell}) != nullptr, 5000);
+    QCOMPARE(c.clusters().size(), std::size_t(1));
+    exchange.inject(AmendRequest{5, seller, std::nullopt, 4}, feeder);
+    QTRY_COMPARE_WITH_TIMEOUT(c.book().levels({40, start + 2, Side::Sell})->front().gpus, 4, 5000);
+    // The trader buys from the feeder's order.
+    OrderRequest buy = sell(40, 4, start + 2, start + 3, 3 * kDollar);
+    buy.side = Side::Buy;
+    const std::string id = c.placeOrder(buy);
+    QTRY_VERIFY_WITH_TIMEOUT(r.hasOrder(id, OrderState::Filled), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(c.book().levels({40, start + 2, Side::Sell}) == nullptr, 5000);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestExchangeClient)
