@@ -358,7 +358,8 @@ void MatchingEngine::removeRemaining(Slot s, CancelReason reason, std::vector<Ev
   const std::int64_t cancelled = o.leaves;
   if (o.aon()) {
     unlistAllOrNone(s);
-  } else if (Book* b = &book(*o.req.cluster)) {
+  } else {
+    Book* b = &book(*o.req.cluster);
     const Price key = keyOf(o.req.side, o.req.limit);
     for (Hour h = std::max(o.liveFrom, b->base); h < o.req.end; ++h) {
       Cell* c = findCell(*b, h);
@@ -462,7 +463,8 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   std::vector<ClusterId> candidates;
   for (ClusterId c : o.candidates)
     if (state_.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
-  if (candidates.empty()) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
+  const bool fits = o.aon() ? !candidates.empty() : state_.clusters.find(*o.req.cluster)->totalGpus() >= gpus;
+  if (!fits) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
   const bool keepPriority = limit == o.req.limit && gpus <= o.req.gpus;
 
   if (o.aon()) {

@@ -87,7 +87,7 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
     if (!c) return reject(o, RejectReason::UnknownCluster, "no cluster " + std::to_string(*o.cluster));
     if (o.gpus > c->totalGpus())
       return reject(o, RejectReason::ExceedsClusterSize, "more GPUs than cluster " + c->name + " has");
-    candidates.push_back(c->id);
+    if (o.fill == FillStyle::AllOrNone) candidates.push_back(c->id);
   } else {
     candidates = market.clusters.candidates(*o.constraints, o.gpus);
     if (candidates.empty())

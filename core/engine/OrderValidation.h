@@ -19,7 +19,8 @@ struct MarketView {
 };
 
 // Returns the rejection, or nothing if the order may enter the book. For buy orders
-// `candidates` receives the clusters it may trade on, ascending by id.
+// For all-or-none buys `candidates` receives the clusters it may trade on, ascending by id (a
+// divisible order trades only on its named cluster, so it gets none: no allocation per order).
 std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse,
                                               const MarketView& market,
                                               std::vector<ClusterId>& candidates);

@@ -269,7 +269,8 @@ void ReferenceMatcher::amend(const AmendRequest& a, std::vector<Event>& out) {
   std::vector<ClusterId> candidates;
   for (ClusterId c : o.candidates)
     if (state_.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
-  if (candidates.empty()) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
+  const bool fits = o.aon() ? !candidates.empty() : state_.clusters.find(*o.req.cluster)->totalGpus() >= gpus;
+  if (!fits) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
   const bool keepPriority = limit == o.req.limit && gpus <= o.req.gpus;
 
   if (o.aon()) {

@@ -319,6 +319,17 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(name(eventsOf<OrderRejected>(m->send(AmendRequest{2, kProvider2, usd(1.50), std::nullopt})).at(0).reason), name(RejectReason::NothingToAmend));
   }
 
+  void amendCannotOutgrowTheCluster() {
+    auto m = market();
+    m->send(bid(1, kAlice, 1, 4, 0, 2, usd(1.00)));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(AmendRequest{1, kAlice, std::nullopt, 65})).at(0).reason),
+             name(RejectReason::ExceedsClusterSize));
+    QCOMPARE(eventsOf<OrderAmended>(m->send(AmendRequest{1, kAlice, std::nullopt, 64})).size(), std::size_t(1));
+    m->send(allOrNone(2, kAlice, 1, 8, 0, 2, usd(1.00)));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(AmendRequest{2, kAlice, std::nullopt, 65})).at(0).reason),
+             name(RejectReason::ExceedsClusterSize));
+  }
+
   void onlyTheOwnerCancels() {
     auto m = market();
     m->send(bid(1, kAlice, 1, 4, 0, 2, usd(1.00)));
