@@ -42,6 +42,7 @@ ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trade
   c.clusters.clear();
   c.grants.clear();
   c.followWallClock = false;
+  c.limits.maxOpenOrdersPerAccount = 1'000'000;  // a simulated market keeps many orders working
   return c;
 }
 

@@ -126,6 +126,16 @@ void ExchangeCore::replay() {
       throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": " + err->message);
     }
     InputEvent in = std::get<InputEvent>(std::move(parsed));
+    // Every account the journal names gets its bookkeeping, whatever the config says now.
+    std::visit(
+        [this](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, CapacityGrant> || std::is_same_v<T, CancelRequest> ||
+                        std::is_same_v<T, AmendRequest>) {
+            accountNamed(directory_.name(x.account));
+          }
+        },
+        in);
     if (auto* o = std::get_if<OrderRequest>(&in)) {
       Account& a = accountNamed(directory_.name(o->account));
       OrderInfo info;
@@ -215,7 +225,8 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
       return;
     }
     auto id = directory_.find(logon->account);
-    const Account* a = id ? &accounts_.at(*id) : nullptr;
+    auto found = id ? accounts_.find(*id) : accounts_.end();
+    const Account* a = found == accounts_.end() ? nullptr : &found->second;
     if (!a || !a->configured || a->keyHash.empty() ||
         !constantTimeEquals(hashApiKey(a->salt, logon->key), a->keyHash)) {
       appendError(o, "auth_failed", "unknown account or wrong key", type, m.req);

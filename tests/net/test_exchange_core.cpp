@@ -215,6 +215,25 @@ class TestExchangeCore : public QObject {
     r = d.send(ok, "{\"type\":\"logon\",\"account\":\"bob\",\"key\":\"bob-key\"}");
     QCOMPARE(r[0]["code"].get<std::string>(), std::string("already_logged_on"));
   }
+  void unconfiguredAccountsCannotLogOn() {
+    // "ghost" exists only through a capacity grant (as a feeder's account would).
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("j.db").toStdString();
+    ExchangeConfig c = marketConfig();
+    Cluster extra = c.clusters[0];
+    extra.id = 3;
+    extra.name = "ghost-cluster";
+    c.clusters.push_back(extra);
+    c.grants.push_back(GrantConfig{"ghost", "ghost-cluster", 8, kNow, kNow + 4});
+    for (int run = 0; run < 2; ++run) {  // fresh, then replayed from the journal
+      Driver d(c, path);
+      d.core().sessionOpened(50);
+      auto r = d.send(50, "{\"type\":\"logon\",\"account\":\"ghost\",\"key\":\"\"}");
+      QVERIFY(r.empty() || r[0]["type"] == "error");
+      r = d.send(50, "{\"type\":\"logon\",\"account\":\"ghost\",\"key\":\"x\"}");
+      QCOMPARE(r[0]["code"].get<std::string>(), std::string("auth_failed"));
+    }
+  }
   void marketDataSnapshotAndDeltas() {
     Driver d;
     const SessionId provider = d.connect("provider");
