@@ -1,5 +1,7 @@
 #include "core/cost/EffectiveCostModel.h"
 
+#include "core/cost/AcceleratorSpecs.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -40,6 +42,11 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
                      std::to_string(gpus)};
   if (o.pricePerGpuHour < 0) return CostError{"offer price must not be negative"};
 
+  if (w.weightGbPerGpu() > t.gpuMemoryGb)
+    return CostError{"each GPU would hold " + fixed(w.weightGbPerGpu(), 1) + " GB of weights, a " +
+                     std::string(toString(t.accelerator)) + " has " + std::to_string(t.gpuMemoryGb) +
+                     " GB: more tensor or pipeline parallelism needed"};
+
   CostBreakdown b;
   b.gpus = gpus;
   b.pricePerGpuHour = o.pricePerGpuHour;
@@ -54,12 +61,25 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
                       " exceeds the NVLink domain (" + std::to_string(domainGpus) +
                       " GPUs): its traffic would cross the fabric, which is not modelled");
 
+  // Carry the profile's figures from the accelerator they were measured on to this one.
+  const AcceleratorSpec ref = specOf(w.referenceAccelerator);
+  const AcceleratorSpec here = specOf(t.accelerator);
+  const double flopsScale = ref.denseBf16Tflops / here.denseBf16Tflops;  // >1: slower here
+  const double memoryScale = here.memoryTBps / ref.memoryTBps;           // >1: faster here
+  if (t.accelerator != w.referenceAccelerator)
+    b.notes.push_back(std::string(w.kind == WorkloadKind::Inference ? "throughput" : "compute") +
+                      " scaled from " + std::string(toString(w.referenceAccelerator)) + " to " +
+                      std::string(toString(t.accelerator)) + " by " +
+                      (w.kind == WorkloadKind::Inference ? "memory bandwidth (x" + fixed(memoryScale, 2) + ")"
+                                                         : "BF16 peak (x" + fixed(1.0 / flopsScale, 2) + ")"));
+
   double computeHours = 0;  // what the hourly rate suggests: no sync, no failures
   if (w.kind == WorkloadKind::Inference) {
-    b.productiveHours = w.inferenceTokens / (w.tokensPerSecondPerGpu * gpus) / 3600.0;
+    b.productiveHours = w.inferenceTokens / (w.tokensPerSecondPerGpu * memoryScale * gpus) / 3600.0;
     computeHours = b.productiveHours;
   } else {
-    b.computeSecondsPerStep = w.peakComputeSecondsPerStep / w.kernelEfficiency;
+    const double peakSecondsHere = w.peakComputeSecondsPerStep * flopsScale;
+    b.computeSecondsPerStep = peakSecondsHere / w.kernelEfficiency;
     // Only the data-parallel replicas synchronise gradients; model-parallel shards talk
     // inside their NVLink domain (see the note above when they cannot).
     const double bytes = w.synchronous() ? w.gradientBytes() : 0.0;
@@ -68,7 +88,7 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
     b.exposedSyncSecondsPerStep = b.allReduceSecondsPerStep - hidden;
     b.stepSeconds = b.computeSecondsPerStep + b.exposedSyncSecondsPerStep;
     b.commFraction = b.exposedSyncSecondsPerStep / b.stepSeconds;
-    b.mfu = w.peakComputeSecondsPerStep / b.stepSeconds;
+    b.mfu = peakSecondsHere / b.stepSeconds;
     b.productiveHours = w.steps * b.stepSeconds / 3600.0;
     computeHours = w.steps * b.computeSecondsPerStep / 3600.0;
   }

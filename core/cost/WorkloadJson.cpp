@@ -14,6 +14,9 @@ std::variant<WorkloadProfile, LoadError> workloadFromJson(const nlohmann::json& 
   if (auto k = parseWorkloadKind(kind)) w.kind = *k;
   else if (r.ok()) r.fail("kind", "unknown kind '" + kind + "' (training, fine-tune, inference, batch)");
   w.modelParamsBillions = r.number("model_params_billions", 0, 1e6, 0.0);
+  const std::string reference = r.string("reference_accelerator", "H100");
+  if (auto a = parseAccelerator(reference)) w.referenceAccelerator = *a;
+  else if (r.ok()) r.fail("reference_accelerator", "unknown accelerator '" + reference + "'");
 
   JsonFieldReader par = r.object("parallelism", true);
   w.parallelism.data = par.integer("data", 1, 10000000, 1);

@@ -37,6 +37,10 @@ double WorkloadProfile::gradientBytes() const {
   return 2.0 * modelParamsBillions * 1e9 / (parallelism.tensor * parallelism.pipeline);
 }
 
+double WorkloadProfile::weightGbPerGpu() const {
+  return 2.0 * modelParamsBillions / (parallelism.tensor * parallelism.pipeline);
+}
+
 std::string usefulUnitName(const WorkloadProfile& w) {
   if (w.kind == WorkloadKind::Inference) {
     if (w.latencyTargetMs <= 0) return "1M tokens";

@@ -1,5 +1,6 @@
 #pragma once
 // What a buyer wants done, described well enough to price completed work rather than hours.
+#include "core/domain/Cluster.h"
 #include "core/domain/Types.h"
 
 #include <optional>
@@ -32,6 +33,9 @@ struct WorkloadProfile {
   WorkloadKind kind = WorkloadKind::Training;
   double modelParamsBillions = 0;
   Parallelism parallelism;
+  // The accelerator the compute figures below were measured on; other accelerators are
+  // scaled from it (see AcceleratorSpecs.h).
+  Accelerator referenceAccelerator = Accelerator::H100;
 
   // Training, fine-tuning, batch: the work is `steps` synchronous steps.
   double steps = 0;
@@ -59,6 +63,7 @@ struct WorkloadProfile {
 
   GpuCount gpus() const { return parallelism.gpus(); }
   double gradientBytes() const;
+  double weightGbPerGpu() const;  // bf16 weights of one GPU's shard
   bool synchronous() const { return kind == WorkloadKind::Training || kind == WorkloadKind::FineTune; }
 };
 

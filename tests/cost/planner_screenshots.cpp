@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QGraphicsScene>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
@@ -67,6 +68,12 @@ int main(int argc, char** argv) {
   panel.selectOffer(0);
   settle();
   panel.topologyMap()->fitAll();
+  // Zoomed in on the first racks, as a user would with the wheel.
+  panel.topologyMap()->zoomIn();
+  panel.topologyMap()->zoomIn();
+  panel.topologyMap()->zoomIn();
+  const QRectF all = panel.topologyMap()->scene()->itemsBoundingRect();
+  panel.topologyMap()->centerOn(all.left() + all.width() * 0.25, all.center().y());
   ok &= save(&panel, out.filePath("planner-topology.png"));
   panel.showView(PlannerPanel::View::Regions);
   ok &= save(&panel, out.filePath("planner-regions.png"));

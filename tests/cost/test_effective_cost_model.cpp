@@ -141,6 +141,42 @@ class TestEffectiveCostModel : public QObject {
     QVERIFY(spread.terms.total() > packed.terms.total());
   }
 
+  void otherAcceleratorsAreScaledFromTheReference() {
+    const WorkloadProfile w = fineTuneOnOneNode();  // measured on H100
+    Topology h100 = singleSiteCluster(FabricClass::InfiniBand, 400, 8, 4);
+    Topology l40s = h100;
+    l40s.accelerator = Accelerator::L40S;
+    l40s.gpuMemoryGb = 48;
+    const CostBreakdown a = mustEvaluate(w, h100, priced(2.0));
+    const CostBreakdown b = mustEvaluate(w, l40s, priced(2.0));
+    QVERIFY(qAbs(b.computeSecondsPerStep / a.computeSecondsPerStep - 989.0 / 362.0) < 1e-9);
+    QVERIFY(a.notes.empty());
+    QVERIFY(!b.notes.empty());
+    QVERIFY(qAbs(*a.mfu - *b.mfu) < 0.01);  // same kernels, same share of each chip's peak
+
+    WorkloadProfile inf;
+    inf.kind = WorkloadKind::Inference;
+    inf.parallelism.data = 8;
+    inf.inferenceTokens = 1e9;
+    inf.tokensPerSecondPerGpu = 1000;
+    inf.tolerance = InterruptionTolerance::Elastic;
+    Topology h200 = h100;
+    h200.accelerator = Accelerator::H200;
+    const CostBreakdown c = mustEvaluate(inf, h100, priced(2.0));
+    const CostBreakdown d = mustEvaluate(inf, h200, priced(2.0));
+    QVERIFY(qAbs(c.productiveHours / d.productiveHours - 4.8 / 3.35) < 1e-9);
+  }
+
+  void weightsMustFitInGpuMemory() {
+    WorkloadProfile w = fineTuneOnOneNode();
+    w.modelParamsBillions = 70;  // 140 GB of bf16 weights on each GPU without model parallelism
+    const CostResult r = evaluate(w, singleSiteCluster(FabricClass::InfiniBand, 400, 8, 4), priced(2.0));
+    QVERIFY(std::holds_alternative<CostError>(r));
+    QVERIFY(std::get<CostError>(r).message.find("140.0 GB of weights") != std::string::npos);
+    w.parallelism = {1, 8, 1};  // 8-way tensor parallel: 17.5 GB each
+    QVERIFY(std::holds_alternative<CostBreakdown>(evaluate(w, singleSiteCluster(FabricClass::InfiniBand, 400, 8, 4), priced(2.0))));
+  }
+
   void inferenceWithoutSyncIsNotPenalised() {
     WorkloadProfile w;
     w.kind = WorkloadKind::Inference;

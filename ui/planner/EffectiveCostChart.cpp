@@ -69,7 +69,12 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   QFont lf = plot_->legend->font();
   lf.setPointSize(8);
   plot_->legend->setFont(lf);
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  // The legend sits in its own row under the plot, so it never hides a bar or a rate marker.
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->addElement(2, 0, plot_->legend);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setWrap(6);
+  plot_->plotLayout()->setRowStretchFactor(2, 0.001);
   setOffers({});
 }
 
@@ -130,9 +135,8 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
   plot_->xAxis->setTickLabelFont(tf);
   plot_->xAxis->setRange(0.4, std::max(1, shown_) + 0.6);
   plot_->yAxis->setLabel("effective cost ($" + money.suffix + ")");
-  // Headroom above the tallest bar for the legend.
-  plot_->yAxis->setRange(0, maxTotal > 0 ? maxTotal / money.divisor * 1.45 : 1);
-  plot_->yAxis2->setRange(0, maxRate > 0 ? maxRate * 1.45 : 1);
+  plot_->yAxis->setRange(0, maxTotal > 0 ? maxTotal / money.divisor * 1.12 : 1);
+  plot_->yAxis2->setRange(0, maxRate > 0 ? maxRate * 1.12 : 1);
   QString xLabel = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
   if (!unservable.isEmpty()) xLabel += "   (cannot serve it: " + unservable.join(", ") + ")";
   plot_->xAxis->setLabel(xLabel);
