@@ -54,6 +54,7 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   }
   if (path != ":memory:" && !path.empty()) {
     j->exec("PRAGMA wal_autocheckpoint=0");
+    j->exec("PRAGMA journal_size_limit=67108864");  // a reset WAL is truncated to 64 MiB
     j->checkpointer_ = std::thread([jp = j.get(), path] { jp->checkpointLoop(path); });
   }
   if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
@@ -75,6 +76,9 @@ void Journal::checkpointLoop(std::string path) {
     checkpointWake_.wait_for(lock, std::chrono::milliseconds(500));
     if (closing_) break;
     lock.unlock();
+    // A connection learns that the database is in WAL mode on its first read; before that a
+    // checkpoint is a silent no-op.
+    sqlite3_exec(db, "SELECT count(*) FROM meta", nullptr, nullptr, nullptr);
     // PASSIVE never blocks the writer; the writer restarts the WAL once it is all copied.
     sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
     lock.lock();

@@ -1,5 +1,6 @@
 #include "core/net/Journal.h"
 
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -64,6 +65,27 @@ class TestJournal : public QObject {
     j->append("a", "{}");
     j->commit();
     QVERIFY(QFile::exists(dir.filePath("j.db-wal")));
+  }
+  void walIsCheckpointedInTheBackground() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("j.db").toStdString();
+    auto j = openOrFail(path);
+    const std::string row(200, 'r');
+    for (int batch = 0; batch < 50; ++batch) {
+      for (int i = 0; i < 100; ++i) j->append("x", row);
+      j->commit();
+    }
+    // The main file receives the pages without the writer ever checkpointing itself.
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(dir.filePath("j.db")).size() > 1'000'000, 5000);
+    // And the WAL is reused rather than growing without bound.
+    const qint64 wal = QFileInfo(dir.filePath("j.db-wal")).size();
+    for (int batch = 0; batch < 50; ++batch) {
+      for (int i = 0; i < 100; ++i) j->append("x", row);
+      j->commit();
+      QTest::qWait(20);
+    }
+    QVERIFY2(QFileInfo(dir.filePath("j.db-wal")).size() <= wal * 3 / 2 + 1'000'000,
+             qPrintable(QString::number(QFileInfo(dir.filePath("j.db-wal")).size())));
   }
   void garbageFileIsAClearError() {
     QTemporaryDir dir;
