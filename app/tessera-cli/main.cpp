@@ -1,5 +1,6 @@
 // tessera-cli: scriptable access to the engine, the cost model and a live exchange.
 #include "core/engine/MatchCommand.h"
+#include "core/settlement/IndexCommand.h"
 #if defined(HAVE_TESSERA_COST)
 #include "core/cost/CostCommand.h"
 #endif
@@ -17,6 +18,7 @@ void printUsage(std::ostream& os) {
   os << "usage: tessera-cli <command> [options]\n\n"
         "commands:\n"
         "  match [--reference]   read orders (JSON lines) on stdin, write engine events on stdout\n"
+        "  index [--window H]    run orders through the engine, print the price index per hour\n"
         "  cost --workload W.json --cluster C.json --price USD [--json]\n"
         "                        effective cost of a workload on clusters (docs/cost-model.md)\n"
         "  --connect HOST:PORT --account A --key K place|cancel|amend|orders|balance|positions|book\n"
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   }
   const std::string_view command = argv[1];
   if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
+  if (command == "index") return tessera::runIndexCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
 #if defined(HAVE_TESSERA_NET)
   if (command == "--connect") return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
 #endif

@@ -1,6 +1,7 @@
 #include "core/engine/MatchCommand.h"
 
 #include "core/engine/EventJson.h"
+#include "core/engine/InputLineReader.h"
 #include "core/engine/Matcher.h"
 
 #include <iostream>
@@ -31,32 +32,16 @@ int runMatchCommand(int argc, char** argv, std::istream& in, std::ostream& out, 
   auto matcher = reference ? makeReferenceMatcher() : makeMatchingEngine();
   AccountDirectory accounts;
   std::vector<Event> events;
-  std::string line;
-  std::size_t lineNo = 0;
-  std::size_t malformed = 0;
-  while (std::getline(in, line)) {
-    ++lineNo;
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    auto reject = [&](const std::string& why) {
-      ++malformed;
-      nlohmann::json j{{"event", "rejected"}, {"reason", "malformed"}, {"line", lineNo}, {"detail", why}};
-      out << j.dump() << '\n';
-    };
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      reject("not valid JSON");
-      continue;
-    }
-    auto parsed = inputEventFromJson(j, accounts);
-    if (auto* e = std::get_if<JsonError>(&parsed)) {
-      reject(e->message);
-      continue;
-    }
-    events.clear();
-    matcher->apply(std::get<InputEvent>(parsed), events);
-    for (const Event& e : events) out << toJson(e, accounts).dump() << '\n';
-  }
+  const std::size_t malformed = readInputLines(in, accounts, {
+      [&](const InputEvent& input) {
+        events.clear();
+        matcher->apply(input, events);
+        for (const Event& e : events) out << toJson(e, accounts).dump() << '\n';
+      },
+      [&](std::size_t line, const std::string& why) {
+        const nlohmann::json j{{"event", "rejected"}, {"reason", "malformed"}, {"line", line}, {"detail", why}};
+        out << j.dump() << '\n';
+      }});
   out.flush();
   if (malformed) err << "tessera-cli match: " << malformed << " malformed line(s) rejected\n";
   return 0;
