@@ -6,14 +6,14 @@
 #ifdef HAVE_TESSERA_UI_BACKTEST
 #include "ui/backtest/BacktestReportCharts.h"
 
-#include <QGuiApplication>
+#include <QApplication>
 #endif
 
 int main(int argc, char** argv) {
 #ifdef HAVE_TESSERA_UI_BACKTEST
   // The PNG charts are drawn by QCustomPlot; no display is needed.
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  QGuiApplication app(argc, argv);
+  QApplication app(argc, argv);
   return tessera::backtest::runBacktestCommand(argc, argv, std::cout, std::cerr, tessera::ui::renderReportChartsPng);
 #else
   return tessera::backtest::runBacktestCommand(argc, argv, std::cout, std::cerr);

@@ -38,8 +38,16 @@ struct RowWriter {
     if (o.expireAt) row.expireAt = *o.expireAt;
     row.flags = (o.postOnly ? 1 : 0) | (o.stp == SelfTradePrevention::CancelResting ? 2 : 0);
     if (o.sellBack) row.sellBack = static_cast<std::int64_t>(*o.sellBack);
-    // Constraints are rare and nested: they travel as the order's JSON form.
-    if (o.constraints) row.extra = toJson(o).dump();
+    // Anything the typed columns cannot hold (constraints, cost factors, listing terms, fields
+    // added later) travels as the order's JSON form: check by decoding the columns back.
+    if (o.constraints) {
+      row.extra = toJson(o).dump();
+      return;
+    }
+    auto back = fromRow(row);
+    const auto* in = std::get_if<RecordedInput>(&back);
+    const auto* typed = in ? std::get_if<OrderRequest>(&in->event) : nullptr;
+    if (!typed || !(*typed == o)) row.extra = toJson(o).dump();
   }
   void operator()(const CancelRequest& c) {
     row.kind = InputKind::Cancel;

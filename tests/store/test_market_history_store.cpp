@@ -154,6 +154,39 @@ class TestMarketHistoryStore : public QObject {
     QCOMPARE(std::get<HistorySummary>(s.summary()).inputs, 3);
   }
 
+  void ordersBeyondTheTypedColumnsRoundTrip() {
+    const auto p = path("rich.db");
+    OrderRequest o;
+    o.id = 77;
+    o.account = 1;
+    o.side = Side::Buy;
+    o.cluster = 2;
+    o.gpus = 16;
+    o.start = 100;
+    o.end = 140;
+    o.duration = 24;
+    o.limit = 2'500'000;
+    o.fill = FillStyle::AllOrNone;
+    o.costFactors = {{2, 1'100'000}, {3, 950'000}};
+    OrderRequest plain = o;
+    plain.id = 78;
+    plain.costFactors.clear();
+    {
+      auto owner = openOrDie(p, OpenMode::ReadWrite);
+      std::vector<RecordedInput> rows{{0, 1, o}, {0, 2, plain}};
+      QVERIFY(!owner->appendInputs(rows));
+    }
+    auto owner = openOrDie(p, OpenMode::ReadOnly);
+    std::vector<OrderRequest> back;
+    QVERIFY(!owner->forEachInput({}, [&](const RecordedInput& in) {
+      back.push_back(std::get<OrderRequest>(in.event));
+      return true;
+    }));
+    QCOMPARE(back.size(), std::size_t{2});
+    QVERIFY(back[0] == o);
+    QVERIFY(back[1] == plain);
+  }
+
   void badFilesGiveClearErrors() {
     auto missing = MarketHistoryStore::open(path("nope.db"), OpenMode::ReadOnly);
     QVERIFY(std::holds_alternative<StoreError>(missing));
