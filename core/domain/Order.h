@@ -1,6 +1,7 @@
 #pragma once
 // What a participant sends to the matching engine.
 #include "core/domain/Cluster.h"
+#include "core/domain/OfferTerms.h"
 #include "core/domain/Types.h"
 
 #include <optional>
@@ -62,6 +63,7 @@ struct OrderRequest {
   SelfTradePrevention stp = SelfTradePrevention::CancelIncoming;
   std::optional<ContractId> sellBack;  // sell part of this held contract (sell side)
   std::vector<ClusterCostFactor> costFactors;  // all-or-none buys: rank placements by effective cost
+  OfferTerms terms;                  // sell orders: what the listing promises; its contracts inherit it
 
   Hour hours() const { return duration ? *duration : end - start; }
   bool operator==(const OrderRequest&) const = default;

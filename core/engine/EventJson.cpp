@@ -133,6 +133,32 @@ ClusterConstraints constraintsFrom(const json& j) {
   return c;
 }
 
+OfferTerms termsFrom(const json& j) {
+  Fields f(j);
+  OfferTerms t;
+  if (f.has("guaranteed")) {
+    const json& a = f.at("guaranteed");
+    if (!a.is_array()) throw FieldError{"field 'guaranteed' must be an array of device_count, location, fabric"};
+    t.guaranteesDeviceCount = t.guaranteesLocation = t.guaranteesFabric = false;
+    for (const auto& x : a) {
+      const std::string g = x.is_string() ? x.get<std::string>() : "";
+      if (g == "device_count") t.guaranteesDeviceCount = true;
+      else if (g == "location") t.guaranteesLocation = true;
+      else if (g == "fabric") t.guaranteesFabric = true;
+      else throw FieldError{"field 'guaranteed' takes device_count, location, fabric"};
+    }
+  }
+  if (f.has("estimated_tflops_per_gpu"))
+    t.estimatedTflopsPerGpu = static_cast<int>(f.integer("estimated_tflops_per_gpu", -kInt32Max, kInt32Max));
+  if (f.has("billing"))
+    t.billing = enumField<BillingBasis>(f, "billing", parseBillingBasis, "committed_block, wall_clock_delivered, successful_work");
+  if (f.has("uptime_ppm")) t.uptimePromisePpm = static_cast<int>(f.integer("uptime_ppm", -kInt32Max, kInt32Max));
+  if (f.has("credit_per_gpu_hour"))
+    t.creditPerUndeliveredGpuHour = f.integer("credit_per_gpu_hour", std::numeric_limits<std::int64_t>::min() / 4, std::numeric_limits<std::int64_t>::max() / 4);
+  f.noOthers();
+  return t;
+}
+
 OrderRequest orderFrom(Fields& f, AccountId account) {
   OrderRequest o;
   o.account = account;
@@ -151,6 +177,7 @@ OrderRequest orderFrom(Fields& f, AccountId account) {
   if (f.has("post_only")) o.postOnly = f.boolean("post_only");
   if (f.has("stp")) o.stp = enumField<SelfTradePrevention>(f, "stp", parseStp, "cancel_incoming, cancel_resting");
   if (f.has("sell_back")) o.sellBack = static_cast<ContractId>(f.integer("sell_back", 0, kMaxId));
+  if (f.has("terms")) o.terms = termsFrom(f.at("terms"));
   if (f.has("effective_cost_factors")) {
     const json& a = f.at("effective_cost_factors");
     if (!a.is_array()) throw FieldError{"field 'effective_cost_factors' must be an array of {cluster, factor_ppm}"};
@@ -281,6 +308,7 @@ std::string_view toString(RejectReason r) {
     case RejectReason::ExceedsClusterSize: return "exceeds_cluster_size";
     case RejectReason::PostOnlyWouldTrade: return "post_only_would_trade";
     case RejectReason::NothingToAmend: return "nothing_to_amend";
+    case RejectReason::InvalidTerms: return "invalid_terms";
   }
   return "?";
 }
@@ -313,6 +341,19 @@ json toJson(const Cluster& c) {
               {"carbon_g_per_kwh", c.carbonGramsPerKwh}};
 }
 
+json toJson(const OfferTerms& t) {
+  json g = json::array();
+  if (t.guaranteesDeviceCount) g.push_back("device_count");
+  if (t.guaranteesLocation) g.push_back("location");
+  if (t.guaranteesFabric) g.push_back("fabric");
+  json j{{"guaranteed", g},
+         {"billing", std::string(toString(t.billing))},
+         {"uptime_ppm", t.uptimePromisePpm},
+         {"credit_per_gpu_hour", t.creditPerUndeliveredGpuHour}};
+  if (t.estimatedTflopsPerGpu) j["estimated_tflops_per_gpu"] = *t.estimatedTflopsPerGpu;
+  return j;
+}
+
 json toJson(const OrderRequest& o) {
   json j{{"id", o.id}, {"side", std::string(toString(o.side))}};
   if (o.cluster) j["cluster"] = *o.cluster;
@@ -341,6 +382,7 @@ json toJson(const OrderRequest& o) {
   if (o.postOnly) j["post_only"] = true;
   if (o.stp != SelfTradePrevention::CancelIncoming) j["stp"] = std::string(toString(o.stp));
   if (o.sellBack) j["sell_back"] = *o.sellBack;
+  if (o.terms != OfferTerms{}) j["terms"] = toJson(o.terms);
   if (!o.costFactors.empty()) {
     json a = json::array();
     for (const auto& k : o.costFactors) a.push_back(json{{"cluster", k.cluster}, {"factor_ppm", k.ppm}});
@@ -355,7 +397,7 @@ json toJson(const Contract& k, const AccountDirectory& accounts) {
               {"buy_order", k.buyOrder}, {"sell_order", k.sellOrder},
               {"cluster", k.cluster},  {"gpus", k.gpus},
               {"start", k.start},      {"end", k.end},
-              {"price", k.price}};
+              {"price", k.price},      {"terms", toJson(k.terms)}};
 }
 
 json toJson(const InputEvent& e, const AccountDirectory& accounts) {

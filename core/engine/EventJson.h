@@ -26,6 +26,7 @@ nlohmann::json toJson(const InputEvent& e, const AccountDirectory& accounts);
 nlohmann::json toJson(const Event& e, const AccountDirectory& accounts);
 nlohmann::json toJson(const OrderRequest& o);  // without the account
 nlohmann::json toJson(const Cluster& c);
+nlohmann::json toJson(const OfferTerms& t);
 nlohmann::json toJson(const Contract& c, const AccountDirectory& accounts);
 
 }  // namespace tessera

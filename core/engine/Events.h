@@ -33,6 +33,7 @@ enum class RejectReason : std::uint8_t {
   ExceedsClusterSize,
   PostOnlyWouldTrade,
   NothingToAmend,
+  InvalidTerms,          // offer terms out of range, or terms on a buy order
 };
 
 enum class CancelReason : std::uint8_t {
@@ -59,6 +60,7 @@ struct Contract {
   Hour start = 0;
   Hour end = 0;
   Price price = 0;  // per GPU-hour
+  OfferTerms terms;  // the sell order's
   Money notional() const { return price * gpus * (end - start); }
   bool operator==(const Contract&) const = default;
 };

@@ -225,7 +225,8 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
 
 void MatchingEngine::flushTrades(std::vector<Event>& out) {
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
-                        [this](OrderId id) { return orders_[slotOf_.at(id)].leaves; });
+                        [this](OrderId id) { return orders_[slotOf_.at(id)].leaves; },
+                        [this](OrderId id) -> const OfferTerms& { return orders_[slotOf_.at(id)].req.terms; });
 }
 
 // ---- all-or-none ----------------------------------------------------------------------------

@@ -74,6 +74,14 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
     if (o.fill == FillStyle::Divisible && (o.constraints || o.duration))
       return reject(o, RejectReason::Unsupported, "divisible orders need a named cluster and a fixed window");
   }
+  if (o.side == Side::Buy && o.terms != OfferTerms{})
+    return reject(o, RejectReason::InvalidTerms, "terms are set by sell orders");
+  if (o.terms.uptimePromisePpm < 0 || o.terms.uptimePromisePpm > 1'000'000)
+    return reject(o, RejectReason::InvalidTerms, "the uptime promise is between 0 and 1000000 ppm");
+  if (o.terms.creditPerUndeliveredGpuHour < 0 || o.terms.creditPerUndeliveredGpuHour > limits::kMaxPrice)
+    return reject(o, RejectReason::InvalidTerms, "the credit per undelivered GPU-hour is between 0 and 100000000");
+  if (o.terms.estimatedTflopsPerGpu && *o.terms.estimatedTflopsPerGpu <= 0)
+    return reject(o, RejectReason::InvalidTerms, "an estimated throughput must be positive");
   if (!o.costFactors.empty()) {
     if (o.side == Side::Sell || o.fill == FillStyle::Divisible)
       return reject(o, RejectReason::Unsupported, "cost factors rank the placements of all-or-none buys");

@@ -25,10 +25,11 @@ class TradeRecorder {
   bool empty() const { return runs_.empty(); }
 
   // Emits Fill, Fill, ContractCreated for each trade, moves the GPU-hours in `inventory` and
-  // records the contracts. `leavesOf(orderId)` gives an order's working GPU-hours now.
-  template <typename LeavesOf>
+  // records the contracts. `leavesOf(orderId)` gives an order's working GPU-hours now,
+  // `termsOf(orderId)` a sell order's terms.
+  template <typename LeavesOf, typename TermsOf>
   void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-             ContractId& lastContract, LeavesOf&& leavesOf);
+             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf);
 
  private:
   struct Run {
@@ -46,9 +47,9 @@ class TradeRecorder {
   std::vector<std::pair<OrderId, std::size_t>> lastRunOf_;  // few counterparties: a flat list
 };
 
-template <typename LeavesOf>
+template <typename LeavesOf, typename TermsOf>
 void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-                          ContractId& lastContract, LeavesOf&& leavesOf) {
+                          ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf) {
   for (const Run& r : runs_) {
     const OrderRef buy = side_ == Side::Buy ? self_ : r.other;
     const OrderRef sell = side_ == Side::Buy ? r.other : self_;
@@ -64,6 +65,7 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     k.start = r.start;
     k.end = r.end;
     k.price = r.price;
+    k.terms = termsOf(sell.order);
     inventory.transfer(k.seller, k.buyer, k.cluster, k.start, k.end, k.gpus);
     contracts.add(k);
     auto fill = [&](OrderRef o, Side s) {

@@ -5,7 +5,7 @@
 // contract ends below its uptime promise the provider pays the stated credit. Every movement is a
 // posting in the SettlementLedger, so money is conserved.
 #include "core/engine/Events.h"
-#include "core/settlement/OfferTerms.h"
+#include "core/domain/OfferTerms.h"
 #include "core/settlement/SettlementLedger.h"
 
 #include <map>

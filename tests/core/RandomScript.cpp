@@ -73,6 +73,12 @@ std::vector<InputEvent> randomScript(const RandomScriptOptions& opt) {
       o.account = chance(75) ? providers[uniform(0, 1)] : traders[uniform(0, 3)];
       o.cluster = pickCluster();
       if (o.account > 2 && chance(20)) o.sellBack = static_cast<ContractId>(uniform(1, 40));
+      if (chance(30)) {
+        o.terms.billing = static_cast<BillingBasis>(uniform(0, 2));
+        o.terms.uptimePromisePpm = static_cast<int>(uniform(900'000, 1'000'000));
+        o.terms.creditPerUndeliveredGpuHour = uniform(0, 10) * 100'000;
+        o.terms.guaranteesFabric = chance(50);
+      }
     } else {
       o.side = Side::Buy;
       o.account = traders[uniform(0, 3)];

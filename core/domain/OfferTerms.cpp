@@ -1,4 +1,4 @@
-#include "core/settlement/OfferTerms.h"
+#include "core/domain/OfferTerms.h"
 
 namespace tessera {
 

@@ -1,6 +1,7 @@
 #pragma once
-// The machine-readable terms a sell listing carries: what is guaranteed and what is only
-// estimated, how the buyer is billed, the uptime promised, and the remedy when it is missed.
+// The machine-readable terms a sell listing carries and its contracts inherit: what is
+// guaranteed and what is only estimated, how the buyer is billed, the uptime promised, and the
+// remedy when it is missed (core/settlement applies them; docs/settlement.md).
 #include "core/domain/Types.h"
 
 #include <optional>
