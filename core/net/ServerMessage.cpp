@@ -186,30 +186,8 @@ void appendClock(std::string& out, std::uint64_t seq, Hour now) {
   out += "}\n";
 }
 
-std::string_view codeOf(RejectReason r) {
-  switch (r) {
-    case RejectReason::Malformed: return "malformed";
-    case RejectReason::UnknownCluster: return "unknown_cluster";
-    case RejectReason::DuplicateCluster: return "duplicate_cluster";
-    case RejectReason::InvalidCluster: return "invalid_cluster";
-    case RejectReason::DuplicateOrderId: return "duplicate_order_id";
-    case RejectReason::UnknownOrder: return "unknown_order";
-    case RejectReason::NotYourOrder: return "not_your_order";
-    case RejectReason::InvalidGpuCount: return "invalid_gpu_count";
-    case RejectReason::InvalidWindow: return "invalid_window";
-    case RejectReason::WindowInPast: return "window_in_past";
-    case RejectReason::InvalidPrice: return "invalid_price";
-    case RejectReason::InvalidTimeInForce: return "invalid_time_in_force";
-    case RejectReason::Unsupported: return "unsupported";
-    case RejectReason::NoMatchingCluster: return "no_matching_cluster";
-    case RejectReason::InsufficientHoldings: return "insufficient_holdings";
-    case RejectReason::UnknownContract: return "unknown_contract";
-    case RejectReason::ExceedsClusterSize: return "exceeds_cluster_size";
-    case RejectReason::PostOnlyWouldTrade: return "post_only_would_trade";
-    case RejectReason::NothingToAmend: return "nothing_to_amend";
-  }
-  return "unknown";
-}
+// The engine's own names (core/engine/EventJson.cpp), so a reason added there needs nothing here.
+std::string_view codeOf(RejectReason r) { return toString(r); }
 
 std::string_view codeOf(CancelReason r) {
   switch (r) {
