@@ -19,7 +19,7 @@ constexpr Hour kFrontSlack = 7 * kHoursPerDay;
 
 std::unique_ptr<Matcher> makeMatchingEngine() { return std::make_unique<MatchingEngine>(); }
 
-MatchingEngine::MatchingEngine() { slotOf_.reserve(1 << 16); }
+MatchingEngine::MatchingEngine() = default;
 
 void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
   if (state_.applyNonOrder(in, out)) return;
@@ -381,7 +381,7 @@ void MatchingEngine::removeRemaining(Slot s, CancelReason reason, std::vector<Ev
 
 void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   std::vector<ClusterId> candidates;
-  if (auto r = validateNewOrder(req, slotOf_.count(req.id) > 0, state_.view(), candidates)) {
+  if (auto r = validateNewOrder(req, slotOf_.contains(req.id), state_.view(), candidates)) {
     out.emplace_back(std::move(*r));
     return;
   }
@@ -405,7 +405,7 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   o.leaves = static_cast<std::int64_t>(req.gpus) * (aon ? req.hours() : req.end - req.start);
   const Slot s = static_cast<Slot>(orders_.size());
   orders_.push_back(std::move(o));
-  slotOf_.emplace(req.id, s);
+  slotOf_.insert(req.id, s);
   working_.push_back(s);
   out.emplace_back(OrderAccepted{req.id, req.account});
   if (req.side == Side::Sell) state_.inventory.offer(req.account, *req.cluster, req.start, req.end, req.gpus);
@@ -433,26 +433,26 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
 }
 
 void MatchingEngine::cancel(const CancelRequest& c, std::vector<Event>& out) {
-  auto it = slotOf_.find(c.id);
-  if (it == slotOf_.end() || orders_[it->second].status != OrderStatus::Working) {
+  const auto slot = slotOf_.find(c.id);
+  if (!slot || orders_[*slot].status != OrderStatus::Working) {
     out.emplace_back(OrderRejected{c.id, c.account, RejectReason::UnknownOrder, "no working order with this id"});
     return;
   }
-  if (orders_[it->second].req.account != c.account) {
+  if (orders_[*slot].req.account != c.account) {
     out.emplace_back(OrderRejected{c.id, c.account, RejectReason::NotYourOrder, "the order belongs to another account"});
     return;
   }
-  removeRemaining(it->second, CancelReason::User, out);
+  removeRemaining(*slot, CancelReason::User, out);
 }
 
 void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   auto reject = [&](RejectReason r, std::string d) {
     out.emplace_back(OrderRejected{a.id, a.account, r, std::move(d)});
   };
-  auto it = slotOf_.find(a.id);
-  if (it == slotOf_.end() || orders_[it->second].status != OrderStatus::Working)
+  const auto slot = slotOf_.find(a.id);
+  if (!slot || orders_[*slot].status != OrderStatus::Working)
     return reject(RejectReason::UnknownOrder, "no working order with this id");
-  const Slot s = it->second;
+  const Slot s = *slot;
   Order& o = orders_[s];
   if (o.req.account != a.account) return reject(RejectReason::NotYourOrder, "the order belongs to another account");
   const Price limit = a.limit.value_or(o.req.limit);
@@ -573,9 +573,9 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
 // ---- queries --------------------------------------------------------------------------------
 
 std::optional<OrderView> MatchingEngine::order(OrderId id) const {
-  auto it = slotOf_.find(id);
-  if (it == slotOf_.end()) return std::nullopt;
-  return view(orders_[it->second]);
+  const auto slot = slotOf_.find(id);
+  if (!slot) return std::nullopt;
+  return view(orders_[*slot]);
 }
 
 std::vector<OrderView> MatchingEngine::workingOrders(AccountId account) const {

@@ -4,6 +4,7 @@
 // near the front of a short vector. All-or-none bids rest outside the ladders, indexed by the
 // clusters they may trade on, and are re-checked when asks arrive on those clusters.
 #include "core/engine/MarketState.h"
+#include "core/engine/OrderIdIndex.h"
 
 #include <deque>
 #include <unordered_map>
@@ -101,7 +102,7 @@ class MatchingEngine final : public Matcher {
 
   MarketState state_;
   std::deque<Order> orders_;  // by slot, in arrival order; a deque, so growth never moves orders
-  std::unordered_map<OrderId, Slot> slotOf_;
+  OrderIdIndex slotOf_;
   std::vector<Slot> working_;                    // compacted on clock advance
   std::unordered_map<ClusterId, Book> books_;
   std::uint64_t lastSeq_ = 0;

@@ -330,6 +330,17 @@ class MatchingRulesTest : public QObject {
              name(RejectReason::ExceedsClusterSize));
   }
 
+  void anyOrderIdWorks() {
+    auto m = market();
+    const OrderId big = OrderId{1} << 45;  // beyond the dense id range
+    QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(big, kAlice, 1, 4, 0, 2, usd(1.00)))).size(), std::size_t(1));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(big, kAlice, 1, 4, 0, 2, usd(1.00)))).at(0).reason),
+             name(RejectReason::DuplicateOrderId));
+    QCOMPARE(m->matcher().order(big)->leavesGpuHours, 8);
+    QVERIFY(!m->matcher().order(big + 1));
+    QCOMPARE(eventsOf<OrderCancelled>(m->send(CancelRequest{big, kAlice})).size(), std::size_t(1));
+  }
+
   void onlyTheOwnerCancels() {
     auto m = market();
     m->send(bid(1, kAlice, 1, 4, 0, 2, usd(1.00)));
