@@ -45,6 +45,9 @@ class TcpProxy {
     dropNeedle_ = std::move(needle);
   }
   int dropped() const { return dropped_; }
+  // While refusing, new connections are closed as soon as they are accepted: the exchange
+  // looks down.
+  void setRefusing(bool refusing) { refusing_ = refusing; }
 
  private:
   struct Pipe : std::enable_shared_from_this<Pipe> {
@@ -104,6 +107,11 @@ class TcpProxy {
     auto pipe = std::make_shared<Pipe>(*this, io_);
     acceptor_.async_accept(pipe->client, [this, pipe](boost::system::error_code ec) {
       if (ec) return;
+      if (refusing_) {
+        pipe->close();
+        accept();
+        return;
+      }
       boost::system::error_code cec;
       pipe->server.connect({boost::asio::ip::make_address("127.0.0.1"), upstream_}, cec);
       if (cec) {
@@ -126,6 +134,7 @@ class TcpProxy {
   std::mutex mu_;
   std::string dropNeedle_;
   std::atomic<int> dropped_{0};
+  std::atomic<bool> refusing_{false};
 };
 
 }  // namespace tessera::net::testing
