@@ -312,14 +312,14 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err, const ChartRende
     err << "run: missing --history FILE\n";
     return 2;
   }
+  ReplayConfig cfg;
+  cfg.latency.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
   auto history = loadHistory(path);
   if (auto* e = std::get_if<store::StoreError>(&history)) {
     err << "run: " << e->message << '\n';
     return 1;
   }
   const History& h = std::get<History>(history);
-  ReplayConfig cfg;
-  cfg.latency.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
   ProgressBar bar(err, "replay", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
   BacktestResult r = runBacktest(h, *std::get<std::unique_ptr<Strategy>>(made), cfg, std::ref(bar));
@@ -373,17 +373,18 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
     }
     shard = std::get<Shard>(s);
   }
+  LatencyModel lat;
+  lat.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
+  const int jobs = static_cast<int>(a.integer("jobs", err).value_or(0));
   auto history = loadHistory(a.get("history"));
   if (auto* e = std::get_if<store::StoreError>(&history)) {
     err << "sweep: " << e->message << '\n';
     return 1;
   }
-  LatencyModel lat;
-  lat.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
   ProgressBar bar(err, "sweep", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
-  const SweepRun run = runSweep(std::get<History>(history), name, std::get<SweepGrid>(grid), shard,
-                                static_cast<int>(a.integer("jobs", err).value_or(0)), lat, std::ref(bar));
+  const SweepRun run = runSweep(std::get<History>(history), name, std::get<SweepGrid>(grid), shard, jobs, lat,
+                                std::ref(bar));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::ofstream f(outPath);
   if (!f) {

@@ -17,7 +17,8 @@ struct SeriesPoint {
   Money drawdown = 0;           // equity minus its running maximum (<= 0)
   Price marketVwap = 0;         // trades this hour on the strategy's clusters (0: none)
   Price averagePaid = 0;        // strategy's average buy price so far (0: nothing bought yet)
-  Price marketVwapToDate = 0;   // market VWAP so far on the same clusters
+  Price marketVwapToDate = 0;   // market VWAP so far: on the clusters bought, weighted as the
+                                // purchases (before any purchase: the clusters ordered on)
 };
 
 struct BacktestSummary {

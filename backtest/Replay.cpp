@@ -83,16 +83,7 @@ BacktestResult Replay::finish() {
   s.finalEquity = result_.series.empty() ? cash_ : result_.series.back().equity;
   for (const auto& p : result_.series) s.maxDrawdown = std::min(s.maxDrawdown, p.drawdown);
   s.averagePaid = vwap(s.spent, s.boughtGpuHours);
-  // The market's price on the clusters the strategy bought on, weighted as its own purchases.
-  double weighted = 0;
-  std::int64_t weight = 0;
-  for (const auto& [cluster, gh] : boughtOn_) {
-    const auto it = marketVolume_.find(cluster);
-    if (it == marketVolume_.end() || it->second.gpuHours == 0) continue;
-    weighted += static_cast<double>(vwap(it->second.notional, it->second.gpuHours)) * static_cast<double>(gh);
-    weight += gh;
-  }
-  s.marketVwap = weight > 0 ? static_cast<Price>(weighted / static_cast<double>(weight)) : 0;
+  s.marketVwap = weightedMarketVwap();
   s.usefulGpuHours = std::max<std::int64_t>(0, s.boughtGpuHours - s.soldGpuHours);
   s.effectiveCostPerUsefulGpuHour = s.usefulGpuHours > 0 ? (s.spent - s.received) / s.usefulGpuHours : 0;
   s.demandGpuHours = strategy_.demandGpuHours();
@@ -116,44 +107,53 @@ namespace {
 // just as sensitive to any difference.
 struct EventHasher {
   std::uint64_t& h;
+  std::vector<std::uint64_t>& names;  // per account id: hash of its name (0: not yet)
+  const AccountDirectory& accounts;
   void mix(std::int64_t v) {
     for (int i = 0; i < 8; ++i) {
       h ^= static_cast<std::uint64_t>(v >> (8 * i)) & 0xFF;
       h *= 0x100000001B3ULL;
     }
   }
+  // Accounts by name, not id: ids depend on the order names were first seen, which an
+  // exported and re-imported history need not keep.
+  void acct(AccountId a) {
+    if (a >= names.size()) names.resize(static_cast<std::size_t>(a) + 1, 0);
+    if (names[a] == 0) names[a] = fnv1a(0xCBF29CE484222325ULL, accounts.name(a)) | 1;
+    mix(static_cast<std::int64_t>(names[a]));
+  }
   void operator()(const ClusterAdded& e) { mix(1); mix(e.cluster); }
   void operator()(const CapacityAdded& e) {
-    mix(2); mix(e.grant.account); mix(e.grant.cluster); mix(e.grant.gpus); mix(e.grant.start); mix(e.grant.end);
+    mix(2); acct(e.grant.account); mix(e.grant.cluster); mix(e.grant.gpus); mix(e.grant.start); mix(e.grant.end);
   }
-  void operator()(const OrderAccepted& e) { mix(3); mix(static_cast<std::int64_t>(e.order)); mix(e.account); }
+  void operator()(const OrderAccepted& e) { mix(3); mix(static_cast<std::int64_t>(e.order)); acct(e.account); }
   void operator()(const OrderRejected& e) {
-    mix(4); mix(static_cast<std::int64_t>(e.order)); mix(e.account); mix(static_cast<std::int64_t>(e.reason));
+    mix(4); mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(static_cast<std::int64_t>(e.reason));
     h = fnv1a(h, e.detail);
   }
   void operator()(const Fill& e) {
     mix(5); mix(static_cast<std::int64_t>(e.trade)); mix(static_cast<std::int64_t>(e.contract));
-    mix(static_cast<std::int64_t>(e.order)); mix(e.account); mix(static_cast<std::int64_t>(e.side)); mix(e.aggressor);
+    mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(static_cast<std::int64_t>(e.side)); mix(e.aggressor);
     mix(e.cluster); mix(e.gpus); mix(e.start); mix(e.end); mix(e.price); mix(e.leavesGpuHours);
   }
   void operator()(const ContractCreated& e) {
     const Contract& c = e.contract;
-    mix(6); mix(static_cast<std::int64_t>(c.id)); mix(static_cast<std::int64_t>(c.trade)); mix(c.buyer); mix(c.seller);
+    mix(6); mix(static_cast<std::int64_t>(c.id)); mix(static_cast<std::int64_t>(c.trade)); acct(c.buyer); acct(c.seller);
     mix(static_cast<std::int64_t>(c.buyOrder)); mix(static_cast<std::int64_t>(c.sellOrder)); mix(c.cluster);
     mix(c.gpus); mix(c.start); mix(c.end); mix(c.price);
   }
   void operator()(const OrderCancelled& e) {
-    mix(7); mix(static_cast<std::int64_t>(e.order)); mix(e.account); mix(static_cast<std::int64_t>(e.reason));
+    mix(7); mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(static_cast<std::int64_t>(e.reason));
     mix(e.cancelledGpuHours); mix(e.leavesGpuHours);
   }
   void operator()(const OrderAmended& e) {
-    mix(8); mix(static_cast<std::int64_t>(e.order)); mix(e.account); mix(e.limit); mix(e.gpus); mix(e.priorityKept);
+    mix(8); mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(e.limit); mix(e.gpus); mix(e.priorityKept);
   }
   void operator()(const ClockAdvanced& e) { mix(9); mix(e.now); }
 };
 }  // namespace
 
-void Replay::hash(const Event& e) { std::visit(EventHasher{result_.outputHash}, e); }
+void Replay::hash(const Event& e) { std::visit(EventHasher{result_.outputHash, accountHash_, accounts_}, e); }
 
 void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
   BacktestSummary& s = result_.summary;
@@ -251,9 +251,25 @@ void Replay::sample(Hour hour) {
   marketHourVolume_.clear();
   p.marketVwap = vwap(hourly.notional, hourly.gpuHours);
   p.marketVwapToDate = vwap(toDate.notional, toDate.gpuHours);
+  // Once the strategy has bought, compare like with like: the market's price on the clusters
+  // it bought on, weighted as its purchases (the same figure as the summary's market VWAP).
+  if (const Price w = weightedMarketVwap(); w > 0) p.marketVwapToDate = w;
   p.averagePaid = vwap(result_.summary.spent, result_.summary.boughtGpuHours);
   if (!result_.series.empty() && result_.series.back().hour == hour) result_.series.back() = p;
   else result_.series.push_back(p);
+}
+
+Price Replay::weightedMarketVwap() const {
+  // The market's price on the clusters the strategy bought on, weighted as its own purchases.
+  double weighted = 0;
+  std::int64_t weight = 0;
+  for (const auto& [cluster, gh] : boughtOn_) {
+    const auto it = marketVolume_.find(cluster);
+    if (it == marketVolume_.end() || it->second.gpuHours == 0) continue;
+    weighted += static_cast<double>(vwap(it->second.notional, it->second.gpuHours)) * static_cast<double>(gh);
+    weight += gh;
+  }
+  return weight > 0 ? static_cast<Price>(weighted / static_cast<double>(weight)) : 0;
 }
 
 Hour Replay::now() const { return engine_->now(); }

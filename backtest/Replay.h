@@ -79,6 +79,7 @@ class Replay : private StrategyContext {
   void dispatch(const InputEvent& in, bool fromStrategy);
   void sample(Hour hour);
   void hash(const Event& e);
+  Price weightedMarketVwap() const;
 
   Strategy& strategy_;
   AccountDirectory accounts_;
@@ -91,6 +92,7 @@ class Replay : private StrategyContext {
   std::uint64_t pendingOrder_ = 0;
   OrderId nextOrderId_ = kFirstStrategyOrderId;
   std::vector<Event> out_;
+  std::vector<std::uint64_t> accountHash_;  // per account id: hash of its name (0: not yet)
   BacktestResult result_;
 
   // Metrics state.

@@ -112,11 +112,11 @@ std::string svgLineChart(const ChartSpec& spec) {
 std::vector<ChartSpec> reportCharts(const BacktestResult& r) {
   const double h0 = r.series.empty() ? 0 : static_cast<double>(r.series.front().hour);
   auto dollars = [](Money m) { return static_cast<double>(m) / 1e6; };
-  ChartSpec equity{"Equity curve (P&L: cash + undelivered GPU-hours at the last trade price)", "hours since start",
-                   "US dollars", {}};
+  // P&L = cash + GPU-hours still to be delivered, marked at the cluster's last trade price.
+  ChartSpec equity{"Equity curve (P&L)", "hours since start", "US dollars", {}};
   ChartSeries eq{"equity", "#1f77b4", {}}, cash{"cash", "#999999", {}};
   ChartSpec price{"Price paid vs market", "hours since start", "$ per GPU-hour", {}};
-  ChartSeries mkt{"market VWAP (hour)", "#bbbbbb", {}}, mktToDate{"market VWAP (to date)", "#2ca02c", {}},
+  ChartSeries mkt{"market VWAP (hour)", "#bbbbbb", {}}, mktToDate{"market VWAP, same clusters (to date)", "#2ca02c", {}},
       paid{"average paid (to date)", "#d62728", {}};
   ChartSpec dd{"Drawdown", "hours since start", "US dollars", {}};
   ChartSeries down{"drawdown", "#d62728", {}, true};

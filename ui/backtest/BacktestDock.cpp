@@ -123,6 +123,7 @@ BacktestDock::BacktestDock(QWidget* parent)
   split->addWidget(summaryView_);
   split->addWidget(charts_);
   split->setStretchFactor(1, 3);
+  split->setSizes({380, 620});
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
@@ -210,7 +211,7 @@ void BacktestDock::onFinished(std::shared_ptr<BacktestOutcome> outcome) {
   last_ = std::move(outcome);
   progress_->setValue(1000);
   summary_->setResult(last_->result, last_->seconds);
-  summaryView_->resizeColumnToContents(0);
+  summaryView_->resizeColumnsToContents();
   const auto specs = backtest::reportCharts(last_->result);
   for (int i = 0; i < 3 && i < static_cast<int>(specs.size()); ++i) drawChart(*plots_[i], specs[static_cast<std::size_t>(i)]);
   saveButton_->setEnabled(true);

@@ -1,0 +1,128 @@
+// The terminal's backtest dock: runs off the GUI thread with progress, shows the figures and
+// charts, saves the report with PNG charts, and cancels.
+#include "backtest/SimulatedMarket.h"
+#include "core/store/HistoryRecorder.h"
+#include "ui/backtest/BacktestDock.h"
+#include "ui/backtest/BacktestRunner.h"
+
+#include <QAbstractItemModel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace tessera;
+
+namespace {
+
+void writeHistory(const std::string& path, int hours, double activity) {
+  auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadWrite);
+  auto& s = *std::get<std::unique_ptr<store::MarketHistoryStore>>(opened);
+  AccountDirectory accounts;
+  backtest::SimulatedMarketConfig cfg;
+  cfg.activity = activity;
+  backtest::SimulatedMarket m(cfg, accounts);
+  store::HistoryRecorder rec(s, accounts, 8192);
+  for (int i = 0; i < hours; ++i)
+    for (const auto& t : m.stepTimed()) rec.recordInput(t.timeMicros, t.event);
+  QVERIFY(!rec.flush());
+}
+
+}  // namespace
+
+class TestBacktestDock : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("tessera-tests");
+    QCoreApplication::setApplicationName("test_backtest_dock");
+    QSettings().clear();
+  }
+
+  void runsShowsAndSaves() {
+    const auto history = (dir_.path() + "/small.db").toStdString();
+    writeHistory(history, 48, 1.0);
+    ui::BacktestDock dock;
+    dock.resize(1000, 700);
+    dock.show();
+    dock.setHistoryPath(QString::fromStdString(history));
+    dock.setStrategy("market-maker");
+    dock.setParameters(R"({"cluster": "harbor-us-west-h100-b", "hours_ahead": 6})");
+    auto* cancel = dock.findChild<QPushButton*>("backtestCancel");
+    auto* run = dock.findChild<QPushButton*>("backtestRun");
+    QVERIFY(cancel && run);
+    QVERIFY(!cancel->isEnabled());
+    QSignalSpy done(&dock, &ui::BacktestDock::runFinished);
+    dock.run();
+    QVERIFY(dock.isRunning());
+    QVERIFY(cancel->isEnabled());
+    QVERIFY(!run->isEnabled());
+    QVERIFY(done.wait(20000));
+    QVERIFY(!dock.isRunning());
+    QCOMPARE(dock.findChild<QProgressBar*>("backtestProgress")->value(), 1000);
+    QVERIFY(dock.lastOutcome());
+    QVERIFY(dock.lastOutcome()->result.summary.fills > 0);
+    auto* summary = dock.findChild<QTableView*>("backtestSummary")->model();
+    QVERIFY(summary->rowCount() >= 10);
+    auto* equity = dock.findChild<QCustomPlot*>("backtestChart0");
+    QVERIFY(equity && equity->graphCount() >= 1);
+    QVERIFY(equity->graph(0)->dataCount() > 10);
+
+    if (qEnvironmentVariableIsSet("TESSERA_SCREENSHOT_DIR"))
+      dock.grab().save(qEnvironmentVariable("TESSERA_SCREENSHOT_DIR") + "/backtest-dock.png");
+    const QString out = dir_.path() + "/report";
+    QCOMPARE(dock.saveReport(out), QString());
+    for (const char* f : {"report.html", "equity.png", "price.png", "drawdown.png", "summary.json"})
+      QVERIFY2(QFile::exists(out + "/" + f), f);
+    std::ifstream html((out + "/report.html").toStdString());
+    const std::string text((std::istreambuf_iterator<char>(html)), {});
+    QVERIFY(text.find("<img src='equity.png'") != std::string::npos);
+    QVERIFY(QImage(out + "/equity.png").width() >= 800);
+  }
+
+  void badInputIsReported() {
+    ui::BacktestDock dock;
+    dock.setHistoryPath(dir_.path() + "/missing.db");
+    dock.setStrategy("noop");
+    QSignalSpy failed(&dock, &ui::BacktestDock::runFailed);
+    dock.run();
+    QVERIFY(failed.wait(10000));
+    QVERIFY(failed.front().front().toString().contains("does not exist"));
+    QVERIFY(!dock.isRunning());
+    dock.setParameters("{not json");
+    dock.run();
+    QVERIFY(failed.wait(10000));
+    QVERIFY(failed.back().front().toString().contains("JSON"));
+  }
+
+  void cancelStopsTheRun() {
+    const auto history = (dir_.path() + "/big.db").toStdString();
+    writeHistory(history, 24 * 7, 4.0);
+    ui::BacktestDock dock;
+    dock.setHistoryPath(QString::fromStdString(history));
+    dock.setStrategy("noop");
+    QSignalSpy cancelled(&dock, &ui::BacktestDock::runCancelled);
+    QSignalSpy done(&dock, &ui::BacktestDock::runFinished);
+    // Cancel at the first progress report, as a user pressing Esc mid-run.
+    auto* bar = dock.findChild<QProgressBar*>("backtestProgress");
+    QObject::connect(bar, &QProgressBar::valueChanged, &dock, [&](int v) {
+      if (v > 0 && v < 1000) dock.cancel();
+    });
+    dock.run();
+    QVERIFY(cancelled.wait(20000));
+    QCOMPARE(done.count(), 0);
+    QVERIFY(!dock.isRunning());
+    QVERIFY(!dock.lastOutcome());
+  }
+};
+
+QTEST_MAIN(TestBacktestDock)
+#include "test_backtest_dock.moc"
