@@ -107,6 +107,23 @@ class TestBacktestCommand : public QObject {
     QCOMPARE(cli({"merge", "--out", p("bad"), p("shard-0.jsonl")}).code, 1);
   }
 
+  void sampleDataWorks() {
+    const std::string src = qEnvironmentVariable("TESSERA_SOURCE_DIR").toStdString();
+    if (src.empty()) QSKIP("TESSERA_SOURCE_DIR is not set (run through ctest)");
+    const std::string data = src + "/resources/sample-data/";
+    auto imp = cli({"import", "--history", p("sample.db"), "--from", data + "sample-history-1day.jsonl"});
+    QVERIFY2(imp.code == 0, imp.err.c_str());
+    for (const char* s : {"standing-bid", "calendar", "market-maker", "planner"}) {
+      auto r = cli({"run", "--history", p("sample.db"), "--strategy", s, "--params", data + "params-" + s + ".json",
+                    "--report", p(std::string("sample-") + s), "--quiet"});
+      QVERIFY2(r.code == 0, (std::string(s) + ": " + r.err).c_str());
+    }
+    auto sw = cli({"sweep", "--history", p("sample.db"), "--strategy", "market-maker", "--grid",
+                   data + "sweep-market-maker.json", "--out", p("sample-sweep.jsonl"), "--quiet"});
+    QVERIFY2(sw.code == 0, sw.err.c_str());
+    QVERIFY(sw.err.find("invalid parameters") == std::string::npos);
+  }
+
   void badInputIsExplained() {
     auto missing = cli({"run", "--history", p("nope.db"), "--strategy", "noop", "--report", p("x")});
     QCOMPARE(missing.code, 1);
