@@ -71,6 +71,11 @@ void LocalMarketBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, 
   publish(true);
 }
 
+bool LocalMarketBackend::runOnBook(std::function<void(const Matcher&)> job) {
+  job(*matcher_);
+  return true;
+}
+
 void LocalMarketBackend::inject(std::vector<InputEvent> inputs) {
   for (const InputEvent& in : inputs) apply(in);
 }

@@ -29,6 +29,7 @@ class LocalMarketBackend : public MarketBackend {
   LocalMarketBackend(MarketFeedFactory feed, QString accountName,
                      LocalMarketOptions options = {});
   ~LocalMarketBackend() override;
+  bool runOnBook(std::function<void(const tessera::Matcher&)> job) override;
 
  public slots:
   void start() override;

@@ -7,6 +7,8 @@
 
 #include <QObject>
 
+#include <functional>
+
 namespace tessera::ui {
 
 class MarketBackend : public QObject {
@@ -14,6 +16,13 @@ class MarketBackend : public QObject {
  public:
   using QObject::QObject;
   ~MarketBackend() override = default;
+  // Runs `job` on the backend's thread against its engine, for heavy reads (the planner's
+  // candidates). A backend without an engine of its own (a remote exchange) returns false.
+  // Not a slot: call it from a lambda queued to the backend's thread.
+  virtual bool runOnBook(std::function<void(const tessera::Matcher&)> job) {
+    (void)job;
+    return false;
+  }
 
  public slots:
   virtual void start() = 0;

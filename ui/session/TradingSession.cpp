@@ -141,6 +141,10 @@ void TradingSession::watch(std::vector<ClusterId> clusters, Hour firstHour, int 
       Qt::QueuedConnection);
 }
 
+void TradingSession::runOnBook(std::function<void(const Matcher&)> job) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, job = std::move(job)] { b->runOnBook(job); }, Qt::QueuedConnection);
+}
+
 const Cluster* TradingSession::cluster(ClusterId id) const {
   for (const Cluster& c : clusters_) {
     if (c.id == id) return &c;

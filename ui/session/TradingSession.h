@@ -26,6 +26,8 @@ class TradingSession : public QObject {
   void cancel(OrderId order);
   void cancelAllWorking();
   void watch(std::vector<ClusterId> clusters, Hour firstHour, int hours);
+  // Runs `job` against the backend's engine on its thread (see MarketBackend::runOnBook).
+  void runOnBook(std::function<void(const Matcher&)> job);
 
   ConnectionState connection() const { return connection_; }
   const QString& connectionDetail() const { return connectionDetail_; }

@@ -10,6 +10,14 @@
 #include "ui/shell/DisplayFormat.h"
 #include "ui/ticket/OrderTicket.h"
 
+#ifdef HAVE_TESSERA_UI_BACKTEST
+#include "ui/backtest/BacktestDock.h"
+#endif
+#ifdef HAVE_TESSERA_UI_PLANNER
+#include "ui/planner/PlannerPanel.h"
+#include "ui/shell/PlannerBridge.h"
+#endif
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -146,6 +154,24 @@ void MainWindow::buildDocks() {
   chart_ = new PriceChartWidget(this);
   auto* chartDock = addDock(tr("Price chart"), "chartDock", chart_, Qt::BottomDockWidgetArea);
   splitDockWidget(blotterDock, chartDock, Qt::Horizontal);
+
+#ifdef HAVE_TESSERA_UI_PLANNER
+  // The planner (topology map, effective-cost chart, bandwidth sensitivity, region map) ranks
+  // the offers the live book makes for each workload.
+  auto* plannerPanel = new planner::PlannerPanel(this);
+  plannerPanel->setObjectName("plannerPanel");
+  planner_ = new PlannerBridge(session_, plannerPanel, this);
+  const QStringList problems = planner_->loadWorkloads();
+  if (!problems.isEmpty()) statusBar()->showMessage(problems.join("; "), 15000);
+  auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(chartDock, plannerDock);
+  chartDock->raise();
+#endif
+#ifdef HAVE_TESSERA_UI_BACKTEST
+  auto* backtestDock = addDock(tr("Backtest"), "backtestDock", new BacktestDock(this), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(chartDock, backtestDock);
+  chartDock->raise();
+#endif
 
   chartTimer_ = new QTimer(this);
   chartTimer_->setInterval(500);

@@ -21,6 +21,7 @@ class ClusterListWidget;
 class OrderBookGridView;
 class OrderTicket;
 class PriceChartWidget;
+class PlannerBridge;
 class TradesTapeModel;
 struct GridSelection;
 
@@ -82,6 +83,7 @@ class MainWindow : public QMainWindow {
   QLabel* clock_ = nullptr;
   QLabel* latency_ = nullptr;
   QTimer* chartTimer_ = nullptr;
+  PlannerBridge* planner_ = nullptr;
   bool chartDirty_ = false;
   Theme theme_ = Theme::Dark;
   QByteArray defaultState_;

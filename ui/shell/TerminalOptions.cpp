@@ -6,6 +6,9 @@
 #ifdef HAVE_TESSERA_BACKTEST
 #include "ui/session/SimulatedMarketFeed.h"
 #endif
+#ifdef HAVE_TESSERA_NET
+#include "ui/session/ExchangeBackend.h"
+#endif
 
 #include <QCommandLineParser>
 
@@ -23,11 +26,12 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption speed("speed", "Simulated hours per wall-clock minute (default: 6).", "hours", "6");
   const QCommandLineOption activity("activity", "Scale of the simulated market's order flow (default: 1).", "x", "1");
   const QCommandLineOption connect("connect", "Trade on a remote exchange instead of the embedded one.", "host:port");
+  const QCommandLineOption key("key", "API key of --account on the remote exchange (default: the account name).", "key");
   const QCommandLineOption shot("screenshot", "Save a PNG of the main window after a few seconds, then quit.", "file.png");
   const QCommandLineOption shotDocks("screenshot-docks", "With --screenshot: also save each dock into this folder.", "dir");
   const QCommandLineOption shotAfter("screenshot-after", "Seconds to wait before the screenshot (default: 4).", "s", "4");
   const QCommandLineOption reset("reset-layout", "Ignore the saved window layout.");
-  p.addOptions({account, seed, speed, activity, connect, shot, shotDocks, shotAfter, reset});
+  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -44,6 +48,12 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   o.activity = p.value(activity).toDouble(&ok);
   if (!ok || o.activity <= 0 || o.activity > 50) return QStringLiteral("--activity must be in (0, 50]");
   o.connect = p.value(connect);
+  o.key = p.isSet(key) ? p.value(key) : o.account;
+  if (!o.connect.isEmpty()) {
+    const int colon = o.connect.lastIndexOf(':');
+    const int port = colon > 0 ? o.connect.mid(colon + 1).toInt(&ok) : 0;
+    if (colon <= 0 || !ok || port <= 0 || port > 65535) return QStringLiteral("--connect needs host:port, not '%1'").arg(o.connect);
+  }
   o.screenshot = p.value(shot);
   o.screenshotDocks = p.value(shotDocks);
   o.screenshotAfterSeconds = p.value(shotAfter).toDouble(&ok);
@@ -54,9 +64,19 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
 
 std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& o) {
   if (!o.connect.isEmpty()) {
-    return QStringLiteral("Connecting to a remote exchange (--connect %1) is not available in this build: "
-                          "the exchange client library (core/net) is not linked into the terminal yet.")
+#ifdef HAVE_TESSERA_NET
+    const int colon = o.connect.lastIndexOf(':');
+    ExchangeEndpoint e;
+    e.host = o.connect.left(colon).toStdString();
+    e.port = static_cast<std::uint16_t>(o.connect.mid(colon + 1).toInt());
+    e.account = o.account.toStdString();
+    e.key = o.key.toStdString();
+    std::unique_ptr<MarketBackend> b = std::make_unique<ExchangeBackend>(e);
+    return b;
+#else
+    return QStringLiteral("This build cannot connect to a remote exchange (--connect %1): library tessera_net was not built.")
         .arg(o.connect);
+#endif
   }
 #ifdef HAVE_TESSERA_BACKTEST
   backtest::SimulatedMarketConfig cfg;

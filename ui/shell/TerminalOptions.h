@@ -16,6 +16,7 @@ struct TerminalOptions {
   double simulatedHoursPerMinute = 6;   // pace of the embedded simulated market
   double activity = 1.0;
   QString connect;                      // host:port of a remote exchange; empty: embedded
+  QString key;                          // API key of the account on the remote exchange
   QString screenshot;                   // save the main window here and quit
   QString screenshotDocks;              // and each dock into this folder
   double screenshotAfterSeconds = 4;

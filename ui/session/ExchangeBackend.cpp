@@ -1,0 +1,299 @@
+#include "ui/session/ExchangeBackend.h"
+
+#include <QTimer>
+
+#include <chrono>
+
+namespace tessera::ui {
+namespace {
+
+std::int64_t steadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Merges one cluster's levels into a ladder, best first.
+void mergeInto(std::vector<BookLevel>& into, const std::vector<BookLevel>& more, Side side) {
+  for (const BookLevel& l : more) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const BookLevel& x) { return x.price == l.price; });
+    if (it != into.end()) {
+      it->gpus += l.gpus;
+      it->orders += l.orders;
+    } else {
+      into.push_back(l);
+    }
+  }
+  std::sort(into.begin(), into.end(), [side](const BookLevel& a, const BookLevel& b) {
+    return side == Side::Sell ? a.price < b.price : a.price > b.price;
+  });
+}
+
+}  // namespace
+
+ExchangeBackend::ExchangeBackend(ExchangeEndpoint endpoint, int publishMs)
+    : endpoint_(std::move(endpoint)), publishMs_(publishMs) {}
+
+ExchangeBackend::~ExchangeBackend() {
+  if (client_) client_->stop();
+}
+
+void ExchangeBackend::start() {
+  if (client_) return;
+  net::ClientOptions o;
+  o.host = endpoint_.host;
+  o.port = endpoint_.port;
+  o.account = endpoint_.account;
+  o.key = endpoint_.key;
+  // Callbacks arrive on the client's io thread: hop to ours before touching anything.
+  net::ClientCallbacks cb;
+  cb.onConnection = [this](net::ConnectionState s, const std::string& d) {
+    QMetaObject::invokeMethod(this, [this, s, d] { onConnection(s, d); }, Qt::QueuedConnection);
+  };
+  cb.onBook = [this](const std::vector<net::BookCell>&, bool) {
+    QMetaObject::invokeMethod(this, [this] {
+      if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
+      bookDirty_ = true;
+    }, Qt::QueuedConnection);
+  };
+  cb.onTrade = [this](const net::Trade& t) { QMetaObject::invokeMethod(this, [this, t] { onTrade(t); }, Qt::QueuedConnection); };
+  cb.onOrder = [this](const net::OrderUpdate& u) { QMetaObject::invokeMethod(this, [this, u] { onOrder(u); }, Qt::QueuedConnection); };
+  cb.onBalance = [this](const net::Balance& b) {
+    QMetaObject::invokeMethod(this, [this, b] {
+      balance_ = b;
+      accountDirty_ = true;
+    }, Qt::QueuedConnection);
+  };
+  cb.onOrders = [this](const std::vector<net::WorkingOrder>& w) {
+    QMetaObject::invokeMethod(this, [this, w] {
+      working_.clear();
+      for (const net::WorkingOrder& x : w) {
+        OrderView v;
+        v.request = x.request;
+        v.request.id = x.orderId;  // cancels go by the exchange's id
+        v.request.account = kMe;
+        v.filledGpuHours = x.filledGpuHours;
+        v.leavesGpuHours = x.leavesGpuHours;
+        working_.push_back(v);
+      }
+      emit workingOrdersChanged(working_);
+      accountDirty_ = true;
+    }, Qt::QueuedConnection);
+  };
+  cb.onPositions = [this](const std::vector<Contract>& c) {
+    QMetaObject::invokeMethod(this, [this, c] { onPositions(c); }, Qt::QueuedConnection);
+  };
+  cb.onError = [this](const net::RequestError& e) {
+    QMetaObject::invokeMethod(this, [this, e] {
+      emit errorOccurred(tr("The exchange refused a %1 request (%2): %3")
+                             .arg(QString::fromStdString(e.requestType), QString::fromStdString(e.code),
+                                  QString::fromStdString(e.reason)));
+    }, Qt::QueuedConnection);
+  };
+  cb.onClock = [this](Hour h) {
+    QMetaObject::invokeMethod(this, [this, h] {
+      now_ = h;
+      emit clockChanged(h);
+      accountDirty_ = true;
+    }, Qt::QueuedConnection);
+  };
+  emit connectionChanged(ConnectionState::Connecting,
+                         tr("connecting to %1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port));
+  client_ = std::make_unique<net::ExchangeClient>(o, cb);
+  client_->start();
+  timer_ = new QTimer(this);
+  connect(timer_, &QTimer::timeout, this, &ExchangeBackend::publish);
+  timer_->start(publishMs_);
+}
+
+void ExchangeBackend::stop() {
+  if (timer_) timer_->stop();
+  if (client_) client_->stop();
+}
+
+void ExchangeBackend::onConnection(net::ConnectionState s, const std::string& detail) {
+  const QString where = QStringLiteral("%1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port);
+  switch (s) {
+    case net::ConnectionState::Connecting:
+      emit connectionChanged(ConnectionState::Connecting, tr("connecting to %1").arg(where));
+      break;
+    case net::ConnectionState::LoggedOn:
+      emit connectionChanged(ConnectionState::Connected, tr("exchange %1").arg(where));
+      // Sent on every logon: a restarted exchange may list other clusters.
+      clustersSent_ = true;
+      emit clustersChanged(client_->clusters());
+      now_ = client_->now();
+      emit clockChanged(now_);
+      client_->requestBalance();
+      client_->requestOrders();
+      client_->requestPositions();
+      break;
+    case net::ConnectionState::Disconnected:
+      emit connectionChanged(ConnectionState::Disconnected, tr("lost %1 (%2), reconnecting").arg(where, QString::fromStdString(detail)));
+      break;
+    case net::ConnectionState::AuthFailed:
+      emit connectionChanged(ConnectionState::Disconnected, tr("%1 refused account %2").arg(where, QString::fromStdString(endpoint_.account)));
+      emit errorOccurred(tr("The exchange at %1 refused the credentials of account '%2': %3")
+                             .arg(where, QString::fromStdString(endpoint_.account), QString::fromStdString(detail)));
+      break;
+    case net::ConnectionState::Stopped:
+      emit connectionChanged(ConnectionState::Disconnected, tr("disconnected"));
+      break;
+  }
+}
+
+void ExchangeBackend::submit(OrderRequest order) {
+  if (!client_) return;
+  const std::string clOrdId = "t" + std::to_string(order.id);
+  sent_[clOrdId] = order;
+  client_->placeOrder(order, clOrdId);
+}
+
+void ExchangeBackend::cancel(OrderId order) {
+  if (client_) client_->cancel(order);
+}
+
+void ExchangeBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, int hours) {
+  watched_ = std::move(clusters);
+  watchFirst_ = firstHour;
+  watchHours_ = std::clamp(hours, 0, 24 * 400);
+  if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
+  bookDirty_ = true;
+}
+
+void ExchangeBackend::onOrder(const net::OrderUpdate& u) {
+  const auto sent = sent_.find(u.clOrdId);
+  // The session numbered the order; its id is in the client order id we chose.
+  const OrderId sessionId = sent != sent_.end() ? sent->second.id : u.orderId;
+  if (sent != sent_.end() && u.orderId) {
+    byExchangeId_[u.orderId] = sent->second;
+    sessionIdOf_[u.orderId] = sessionId;
+  }
+  switch (u.state) {
+    case net::OrderState::Accepted: emit orderAccepted(sessionId); break;
+    case net::OrderState::Rejected:
+      emit orderRejected(sessionId, QString::fromStdString(u.code + (u.reason.empty() ? "" : ": " + u.reason)));
+      break;
+    case net::OrderState::PartiallyFilled:
+    case net::OrderState::Filled: {
+      Fill f;
+      f.trade = u.trade;
+      f.order = u.orderId;
+      f.account = kMe;
+      const auto it = byExchangeId_.find(u.orderId);
+      f.side = it != byExchangeId_.end() ? it->second.side : Side::Buy;
+      f.cluster = u.cluster;
+      f.gpus = u.gpus;
+      f.start = u.start;
+      f.end = u.end;
+      f.price = u.price;
+      f.leavesGpuHours = u.leavesGpuHours;
+      pendingFills_.push_back(f);
+      ourTrades_.insert(u.trade);
+      client_->requestPositions();
+      client_->requestBalance();
+      break;
+    }
+    case net::OrderState::Cancelled: emit orderCancelled(sessionId, QString::fromStdString(u.code)); break;
+    case net::OrderState::Amended: break;
+  }
+  client_->requestOrders();
+}
+
+void ExchangeBackend::onTrade(const net::Trade& t) {
+  TradePrint p;
+  p.trade = t.trade;
+  p.cluster = t.cluster;
+  p.gpus = t.gpus;
+  p.start = t.start;
+  p.end = t.end;
+  p.price = t.price;
+  p.exchangeTime = now_;
+  p.aggressor = t.aggressor;
+  p.mine = ourTrades_.count(t.trade) > 0;
+  lastTrade_[t.cluster] = t.price;
+  pendingTrades_.push_back(p);
+}
+
+void ExchangeBackend::onPositions(std::vector<Contract> contracts) {
+  for (Contract& c : contracts) {
+    // The exchange discloses only our own order of each contract.
+    if (c.buyOrder) c.buyer = kMe;
+    else c.seller = kMe;
+  }
+  contracts_ = std::move(contracts);
+  accountDirty_ = true;
+}
+
+Price ExchangeBackend::markPrice(const net::BookMirror& book, ClusterId cluster, Hour h, Price fallback) const {
+  if (const auto* bids = book.levels({cluster, h, Side::Buy}); bids && !bids->empty()) return bids->front().price;
+  if (auto it = lastTrade_.find(cluster); it != lastTrade_.end()) return it->second;
+  return fallback;
+}
+
+void ExchangeBackend::publish() {
+  if (!client_) return;
+  const bool quotesDue = !sinceQuotes_.isValid() || sinceQuotes_.elapsed() >= 1000;
+  const bool needBook = bookDirty_ || accountDirty_ || quotesDue;
+  net::BookMirror book;
+  if (needBook) book = client_->book();
+  if (bookDirty_) {
+    bookDirty_ = false;
+    auto s = std::make_shared<BookSnapshot>();
+    s->clusters = watched_;
+    s->firstHour = watchFirst_;
+    s->now = now_;
+    s->changedAtNs = dirtySinceNs_ ? dirtySinceNs_ : steadyNowNs();
+    s->cells.resize(static_cast<std::size_t>(watchHours_));
+    for (ClusterId c : watched_) {
+      for (int i = 0; i < watchHours_; ++i) {
+        const Hour h = watchFirst_ + i;
+        if (const auto* a = book.levels({c, h, Side::Sell})) mergeInto(s->cells[static_cast<std::size_t>(i)].asks, *a, Side::Sell);
+        if (const auto* b = book.levels({c, h, Side::Buy})) mergeInto(s->cells[static_cast<std::size_t>(i)].bids, *b, Side::Buy);
+      }
+    }
+    emit bookChanged(std::move(s));
+  }
+  if (quotesDue) {
+    sinceQuotes_.restart();
+    std::vector<ClusterQuote> quotes;
+    for (const Cluster& c : client_->clusters()) {
+      ClusterQuote q;
+      q.cluster = c.id;
+      for (Hour h = now_; h < now_ + kHoursPerDay; ++h) {
+        if (const auto* a = book.levels({c.id, h, Side::Sell}); a && !a->empty() && (!q.bestAsk || a->front().price < *q.bestAsk))
+          q.bestAsk = a->front().price;
+        if (const auto* b = book.levels({c.id, h, Side::Buy}); b && !b->empty() && (!q.bestBid || b->front().price > *q.bestBid))
+          q.bestBid = b->front().price;
+      }
+      if (auto it = lastTrade_.find(c.id); it != lastTrade_.end()) q.lastTrade = it->second;
+      quotes.push_back(q);
+    }
+    emit clusterQuotesChanged(std::move(quotes));
+  }
+  if (!pendingTrades_.empty()) emit tradesPrinted(std::exchange(pendingTrades_, {}));
+  if (!pendingFills_.empty()) emit ownFills(std::exchange(pendingFills_, {}));
+  if (accountDirty_) {
+    accountDirty_ = false;
+    std::vector<ContractMark> marks;
+    AccountSummary a;
+    a.name = QString::fromStdString(endpoint_.account);
+    a.id = kMe;
+    a.balance = balance_.cash;
+    a.reserved = balance_.reserved;
+    for (const Contract& c : contracts_) {
+      if (c.buyer != kMe) continue;
+      ContractMark m;
+      m.contract = c.id;
+      for (Hour h = std::max(c.start, now_); h < c.end; ++h) {
+        m.markValue += static_cast<Money>(c.gpus) * markPrice(book, c.cluster, h, c.price);
+        m.remainingCost += static_cast<Money>(c.gpus) * c.price;
+      }
+      a.markValue += m.markValue;
+      a.remainingCost += m.remainingCost;
+      marks.push_back(m);
+    }
+    emit contractsChanged(contracts_, std::move(marks));
+    emit accountChanged(a);
+  }
+}
+
+}  // namespace tessera::ui

@@ -1,0 +1,76 @@
+#pragma once
+// A remote exchange (tessera-exchange) through core/net's ExchangeClient. The client's io
+// thread hands every callback to this object's worker thread with a queued call; from there it
+// is the same stream of signals LocalMarketBackend sends.
+#include "ui/session/MarketBackend.h"
+
+#include "core/net/ExchangeClient.h"
+
+#include <QElapsedTimer>
+
+#include <map>
+#include <set>
+#include <memory>
+
+class QTimer;
+
+namespace tessera::ui {
+
+struct ExchangeEndpoint {
+  std::string host;
+  std::uint16_t port = 0;
+  std::string account;
+  std::string key;
+};
+
+class ExchangeBackend : public MarketBackend {
+  Q_OBJECT
+ public:
+  explicit ExchangeBackend(ExchangeEndpoint endpoint, int publishMs = 100);
+  ~ExchangeBackend() override;
+
+  // The remote exchange does not tell a client its account id: contracts and orders are
+  // marked as this pseudo id when they are ours.
+  static constexpr AccountId kMe = 1;
+
+ public slots:
+  void start() override;
+  void stop() override;
+  void submit(tessera::OrderRequest order) override;
+  void cancel(tessera::OrderId order) override;
+  void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) override;
+
+ private:
+  void onConnection(net::ConnectionState s, const std::string& detail);
+  void onOrder(const net::OrderUpdate& u);
+  void onTrade(const net::Trade& t);
+  void onPositions(std::vector<Contract> contracts);
+  void publish();
+  Price markPrice(const net::BookMirror& book, ClusterId cluster, Hour h, Price fallback) const;
+
+  ExchangeEndpoint endpoint_;
+  int publishMs_;
+  std::unique_ptr<net::ExchangeClient> client_;
+  QTimer* timer_ = nullptr;
+  std::vector<ClusterId> watched_;
+  Hour watchFirst_ = 0;
+  int watchHours_ = 0;
+  bool bookDirty_ = true;
+  bool accountDirty_ = true;
+  std::int64_t dirtySinceNs_ = 0;
+  std::vector<TradePrint> pendingTrades_;
+  std::vector<Fill> pendingFills_;
+  std::map<ClusterId, Price> lastTrade_;
+  std::map<std::string, OrderRequest> sent_;      // by client order id
+  std::map<OrderId, OrderRequest> byExchangeId_;  // our orders the exchange numbered
+  std::map<OrderId, OrderId> sessionIdOf_;        // exchange id -> the session's id
+  std::set<TradeId> ourTrades_;
+  std::vector<Contract> contracts_;
+  std::vector<OrderView> working_;
+  net::Balance balance_;
+  Hour now_ = 0;
+  bool clustersSent_ = false;
+  QElapsedTimer sinceQuotes_;
+};
+
+}  // namespace tessera::ui
