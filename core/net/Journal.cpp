@@ -53,7 +53,11 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
     return "journal '" + path + "' has unknown format '" + *format + "'";
   }
   if (path != ":memory:" && !path.empty()) {
-    j->exec("PRAGMA wal_autocheckpoint=0");
+    // The background thread copies the WAL into the database as it grows; under sustained
+    // writes it can never finish (new frames keep coming), so the writer itself completes a
+    // checkpoint once the WAL passes 16384 pages (64 MiB). By then little is left to copy, and
+    // the next batch starts the WAL over from the beginning.
+    j->exec("PRAGMA wal_autocheckpoint=16384");
     j->exec("PRAGMA journal_size_limit=67108864");  // a reset WAL is truncated to 64 MiB
     j->checkpointer_ = std::thread([jp = j.get(), path] { jp->checkpointLoop(path); });
   }
