@@ -1,6 +1,7 @@
 #pragma once
-// Order id -> slot. Exchanges hand out ids densely from 1, so ids below a bound live in a plain
-// vector (one array access, no allocation per order); any other id falls back to a hash map.
+// Order id -> slot. Exchanges hand out ids densely from 1, so ids that arrive roughly in order
+// live in a plain vector (one array access, no allocation per order); an id far beyond what the
+// vector covers goes to a hash map instead, so one huge id cannot make the vector huge.
 #include "core/domain/Types.h"
 
 #include <cstdint>
@@ -14,31 +15,25 @@ class OrderIdIndex {
  public:
   using Slot = std::uint32_t;
   std::optional<Slot> find(OrderId id) const {
-    if (id < dense_.size()) {
-      const Slot s = dense_[id];
-      if (s != kNone) return s;
-      return std::nullopt;
-    }
-    if (id < kDenseLimit) return std::nullopt;
-    auto it = sparse_.find(id);
+    if (id < dense_.size() && dense_[id] != kNone) return dense_[id];
+    if (sparse_.empty()) return std::nullopt;
+    auto it = sparse_.find(id);  // also ids stored before the vector grew past them
     if (it == sparse_.end()) return std::nullopt;
     return it->second;
   }
   bool contains(OrderId id) const { return find(id).has_value(); }
   // `id` must not be in the index yet.
   void insert(OrderId id, Slot s) {
-    if (id < kDenseLimit) {
-      if (id >= dense_.size()) dense_.resize(std::max<std::size_t>(id + 1, dense_.size() * 2), kNone);
-      dense_[id] = s;
-    } else {
-      sparse_.emplace(id, s);
-    }
+    if (id >= dense_.size() && id < 2 * dense_.size() + kSlack)
+      dense_.resize(std::max<std::size_t>(id + 1, 2 * dense_.size()), kNone);
+    if (id < dense_.size()) dense_[id] = s;
+    else sparse_.emplace(id, s);
   }
   Slot at(OrderId id) const { return *find(id); }
 
  private:
   static constexpr Slot kNone = ~Slot{0};
-  static constexpr OrderId kDenseLimit = OrderId{1} << 26;  // 64M ids, 256 MiB at most
+  static constexpr std::size_t kSlack = 4096;
   std::vector<Slot> dense_;
   std::unordered_map<OrderId, Slot> sparse_;
 };

@@ -339,6 +339,14 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(m->matcher().order(big)->leavesGpuHours, 8);
     QVERIFY(!m->matcher().order(big + 1));
     QCOMPARE(eventsOf<OrderCancelled>(m->send(CancelRequest{big, kAlice})).size(), std::size_t(1));
+    // Ids that arrive out of order, some of them stored before the dense range grew over them.
+    for (OrderId id : {OrderId(9000), OrderId(5), OrderId(20000), OrderId(6), OrderId(7000), OrderId(40000)})
+      QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(id, kBob, 1, 1, 0, 1, usd(0.50)))).size(), std::size_t(1));
+    for (OrderId id : {OrderId(9000), OrderId(5), OrderId(20000), OrderId(6), OrderId(7000), OrderId(40000)}) {
+      QVERIFY(m->matcher().order(id).has_value());
+      QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(id, kBob, 1, 1, 0, 1, usd(0.50)))).at(0).reason),
+               name(RejectReason::DuplicateOrderId));
+    }
   }
 
   void onlyTheOwnerCancels() {
