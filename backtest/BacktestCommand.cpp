@@ -28,7 +28,8 @@ constexpr const char* kUsage = R"(usage: tessera-backtest <command> [options]
   info     --history h.db
   import   --history h.db --from file.jsonl|file.csv
   export   --history h.db --to file.jsonl|file.csv [--events] [--cluster ID]
-           [--from-hour H] [--to-hour H]
+           [--from-hour H] [--to-hour H] [--plain]
+      --plain: JSON lines without seq/time_us, as `tessera-cli match` reads them
   run      --history h.db --strategy NAME [--params p.json | --params-json '{...}']
            --report out/ [--latency-us 0] [--quiet]
       replay the history with one strategy; writes summary.json, fills.csv,
@@ -270,7 +271,7 @@ int exportCmd(const Args& a, std::ostream& out, std::ostream& err) {
       err << e->message << '\n';
       return 1;
     }
-    n = store::exportInputs(*store, accounts, q, store::formatOf(to), f);
+    n = store::exportInputs(*store, accounts, q, store::formatOf(to), f, !a.has("plain"));
   }
   if (auto* e = std::get_if<store::StoreError>(&n)) {
     err << "export: " << e->message << '\n';
@@ -438,7 +439,7 @@ int runBacktestCommand(int argc, char** argv, std::ostream& out, std::ostream& e
     return argc < 2 ? 2 : 0;
   }
   const std::string cmd = argv[1];
-  const Args a(argc, argv, 2, {"inputs-only", "events", "quiet"});
+  const Args a(argc, argv, 2, {"inputs-only", "events", "quiet", "plain"});
   if (!a.error.empty()) {
     err << a.error << '\n';
     return 2;

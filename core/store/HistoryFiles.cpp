@@ -165,14 +165,17 @@ std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat
 }
 
 std::variant<std::int64_t, StoreError> exportInputs(const MarketHistoryStore& store, const AccountDirectory& accounts,
-                                                    const HistoryQuery& q, FileFormat format, std::ostream& out) {
+                                                    const HistoryQuery& q, FileFormat format, std::ostream& out,
+                                                    bool withTimes) {
   std::int64_t n = 0;
   if (format == FileFormat::Csv) out << kInputCsvHeader << '\n';
   auto e = store.forEachInput(q, [&](const RecordedInput& in) {
     if (format == FileFormat::Jsonl) {
       nlohmann::json j = toJson(in.event, accounts);
-      j["seq"] = in.seq;
-      j["time_us"] = in.timeMicros;
+      if (withTimes) {
+        j["seq"] = in.seq;
+        j["time_us"] = in.timeMicros;
+      }
       out << j.dump() << '\n';
     } else {
       const InputRow r = toRow(in);

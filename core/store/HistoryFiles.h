@@ -30,8 +30,10 @@ FileFormat formatOf(const std::string& path);
 std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat format,
                                                     MarketHistoryStore& store, AccountDirectory& accounts);
 
+// `withTimes` false: JSON lines without "seq" and "time_us", exactly what `tessera-cli match` reads.
 std::variant<std::int64_t, StoreError> exportInputs(const MarketHistoryStore& store, const AccountDirectory& accounts,
-                                                    const HistoryQuery& q, FileFormat format, std::ostream& out);
+                                                    const HistoryQuery& q, FileFormat format, std::ostream& out,
+                                                    bool withTimes = true);
 std::variant<std::int64_t, StoreError> exportEvents(const MarketHistoryStore& store, const HistoryQuery& q,
                                                     FileFormat format, std::ostream& out);
 
