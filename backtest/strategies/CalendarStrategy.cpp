@@ -46,7 +46,7 @@ void CalendarStrategy::onOwnFill(StrategyContext& ctx, const Fill& f) {
   s.end = to;
   s.limit = scaled(f.price, 1.0 + p_.sellMarkup);
   s.fill = FillStyle::Divisible;
-  s.sellBack = f.contract;
+  if (f.contract != 0) s.sellBack = f.contract;  // live fills do not carry the contract id
   const OrderId id = ctx.place(s);
   asks_[id] = Ask{s.limit, scaled(f.price, 1.0 + p_.floorMarkup), ctx.now(), from};
 }

@@ -1,0 +1,219 @@
+#include "backtest/live/LiveStrategyRunner.h"
+
+#include <chrono>
+
+namespace tessera::backtest {
+namespace {
+
+RejectReason rejectReasonOf(const std::string& code) {
+  for (int r = 0; r <= static_cast<int>(RejectReason::NothingToAmend); ++r)
+    if (toString(static_cast<RejectReason>(r)) == code) return static_cast<RejectReason>(r);
+  return RejectReason::Malformed;
+}
+CancelReason cancelReasonOf(const std::string& code) {
+  for (int r = 0; r <= static_cast<int>(CancelReason::Expired); ++r)
+    if (toString(static_cast<CancelReason>(r)) == code) return static_cast<CancelReason>(r);
+  return CancelReason::User;
+}
+
+}  // namespace
+
+LiveStrategyRunner::LiveStrategyRunner(Strategy& strategy, net::ClientOptions options) : strategy_(strategy) {
+  options.marketData = true;
+  net::ClientCallbacks cb;
+  cb.onBook = [this](const std::vector<net::BookCell>& c, bool snap) { onBook(c, snap); };
+  cb.onTrade = [this](const net::Trade& t) { onTrade(t); };
+  cb.onOrder = [this](const net::OrderUpdate& u) { onOrder(u); };
+  cb.onClock = [this](Hour h) { onClock(h); };
+  client_ = std::make_unique<net::ExchangeClient>(std::move(options), std::move(cb));
+}
+
+LiveStrategyRunner::~LiveStrategyRunner() { stop(); }
+
+void LiveStrategyRunner::start() {
+  timerThread_ = std::thread([this] { timerLoop(); });
+  client_->start();
+}
+
+void LiveStrategyRunner::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    if (started_) strategy_.onFinish(*this);
+    stopping_ = true;
+  }
+  timerWake_.notify_all();
+  client_->stop();
+  if (timerThread_.joinable()) timerThread_.join();
+}
+
+bool LiveStrategyRunner::strategyStarted() const {
+  std::lock_guard lock(mutex_);
+  return started_;
+}
+
+Hour LiveStrategyRunner::now() const { return client_->now(); }
+
+std::int64_t LiveStrategyRunner::timeMicros() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<Cluster> LiveStrategyRunner::clusters() const { return client_->clusters(); }
+
+std::vector<BookLevel> LiveStrategyRunner::depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const {
+  std::lock_guard lock(mutex_);
+  const auto it = book_.find(net::CellKey{cluster, hour, side});
+  if (it == book_.end()) return {};
+  std::vector<BookLevel> levels = it->second;
+  if (levels.size() > maxLevels) levels.resize(maxLevels);
+  return levels;
+}
+
+std::optional<Price> LiveStrategyRunner::lastTradePrice(ClusterId cluster) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = lastPrice_.find(cluster); it != lastPrice_.end()) return it->second;
+  return std::nullopt;
+}
+
+OrderId LiveStrategyRunner::place(OrderRequest order) {
+  std::lock_guard lock(mutex_);
+  const OrderId id = order.id != 0 ? order.id : nextLocal_++;
+  locals_[id].side = order.side;
+  const std::string clOrdId = "s" + std::to_string(id);
+  byClOrdId_[clOrdId] = id;
+  client_->placeOrder(order, clOrdId);
+  return id;
+}
+
+void LiveStrategyRunner::cancel(OrderId id) {
+  std::lock_guard lock(mutex_);
+  auto it = locals_.find(id);
+  if (it == locals_.end()) return;
+  if (it->second.exchangeId) client_->cancel(it->second.exchangeId);
+  else it->second.held.push_back(CancelRequest{id, 0});
+}
+
+void LiveStrategyRunner::amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  std::lock_guard lock(mutex_);
+  auto it = locals_.find(id);
+  if (it == locals_.end()) return;
+  if (it->second.exchangeId) client_->amend(it->second.exchangeId, limit, gpus);
+  else it->second.held.push_back(AmendRequest{id, 0, limit, gpus});
+}
+
+void LiveStrategyRunner::sendHeld(Local& l) {
+  for (const InputEvent& e : l.held) {
+    if (std::holds_alternative<CancelRequest>(e)) client_->cancel(l.exchangeId);
+    else if (const auto* a = std::get_if<AmendRequest>(&e)) client_->amend(l.exchangeId, a->limit, a->gpus);
+  }
+  l.held.clear();
+}
+
+void LiveStrategyRunner::setTimer(std::int64_t atMicros, int timerId) {
+  std::lock_guard lock(mutex_);
+  timers_.emplace(atMicros, timerId);
+  timerWake_.notify_all();
+}
+
+void LiveStrategyRunner::timerLoop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (timers_.empty()) {
+      timerWake_.wait(lock);
+      continue;
+    }
+    const std::int64_t due = timers_.begin()->first;
+    const std::int64_t wait = due - timeMicros();
+    if (wait > 0) {
+      timerWake_.wait_for(lock, std::chrono::microseconds(wait));
+      continue;
+    }
+    const int id = timers_.begin()->second;
+    timers_.erase(timers_.begin());
+    if (started_) strategy_.onTimer(*this, id);
+  }
+}
+
+void LiveStrategyRunner::onBook(const std::vector<net::BookCell>& changed, bool snapshot) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  if (snapshot) book_.clear();
+  for (const auto& c : changed) {
+    if (c.levels.empty()) book_.erase(c.key);
+    else book_[c.key] = c.levels;
+  }
+  if (!started_) {
+    started_ = true;  // logged on and holding a snapshot: the market is there
+    strategy_.onStart(*this);
+  }
+  for (const auto& c : changed) strategy_.onBookUpdate(*this, BookChange{c.key.cluster, c.key.side, c.key.hour, c.key.hour + 1});
+}
+
+void LiveStrategyRunner::onTrade(const net::Trade& t) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  lastPrice_[t.cluster] = t.price;
+  if (!started_) return;
+  Contract k;  // the public tape does not name the parties or the contract
+  k.trade = t.trade;
+  k.cluster = t.cluster;
+  k.gpus = t.gpus;
+  k.start = t.start;
+  k.end = t.end;
+  k.price = t.price;
+  strategy_.onTrade(*this, k);
+}
+
+void LiveStrategyRunner::onClock(Hour now) {
+  std::lock_guard lock(mutex_);
+  if (!stopping_ && started_) strategy_.onClock(*this, now);
+}
+
+void LiveStrategyRunner::onOrder(const net::OrderUpdate& u) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  OrderId id = 0;
+  if (auto it = byClOrdId_.find(u.clOrdId); it != byClOrdId_.end()) id = it->second;
+  else if (auto e = byExchangeId_.find(u.orderId); e != byExchangeId_.end()) id = e->second;
+  if (id == 0) return;  // not this strategy's order (another session of the account)
+  Local& l = locals_[id];
+  if (u.orderId != 0 && l.exchangeId == 0) {
+    l.exchangeId = u.orderId;
+    byExchangeId_[u.orderId] = id;
+    sendHeld(l);
+  }
+  const AccountId me = account();
+  switch (u.state) {
+    case net::OrderState::Accepted:
+      strategy_.onOrderEvent(*this, OrderAccepted{id, me});
+      break;
+    case net::OrderState::Rejected:
+      strategy_.onOrderEvent(*this, OrderRejected{id, me, rejectReasonOf(u.code), u.reason});
+      break;
+    case net::OrderState::PartiallyFilled:
+    case net::OrderState::Filled: {
+      Fill f;
+      f.trade = u.trade;
+      f.order = id;
+      f.account = me;
+      f.side = l.side;
+      f.cluster = u.cluster;
+      f.gpus = u.gpus;
+      f.start = u.start;
+      f.end = u.end;
+      f.price = u.price;
+      f.leavesGpuHours = u.leavesGpuHours;
+      strategy_.onOwnFill(*this, f);
+      break;
+    }
+    case net::OrderState::Cancelled:
+      strategy_.onOrderEvent(*this, OrderCancelled{id, me, cancelReasonOf(u.code), 0, u.leavesGpuHours});
+      break;
+    case net::OrderState::Amended:
+      strategy_.onOrderEvent(*this, OrderAmended{id, me, u.limit, u.gpus, false});
+      break;
+  }
+}
+
+}  // namespace tessera::backtest

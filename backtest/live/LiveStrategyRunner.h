@@ -1,0 +1,77 @@
+#pragma once
+// Runs a backtest::Strategy, unchanged, against a live tessera-exchange through core/net's
+// ExchangeClient: the same callbacks, the same StrategyContext actions. Library
+// `tessera_backtest_live` (built when tessera_net exists).
+//
+// Threads: the client calls back on its io thread and timers fire on a timer thread; every
+// strategy callback runs under one mutex, so a strategy never sees two callbacks at once.
+// Ids: the strategy sees its own order ids (as in a replay); the runner maps them to the
+// client order ids it sends and the exchange's order ids it gets back, and holds a cancel or
+// amend of an order the exchange has not numbered yet until it has.
+#include "backtest/Strategy.h"
+#include "core/net/ExchangeClient.h"
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace tessera::backtest {
+
+class LiveStrategyRunner : private StrategyContext {
+ public:
+  LiveStrategyRunner(Strategy& strategy, net::ClientOptions options);
+  ~LiveStrategyRunner() override;  // stops
+
+  // Connects; the strategy's onStart runs once logged on with a book snapshot.
+  void start();
+  // Calls onFinish, stops the client and the timers; no callback runs after it returns.
+  void stop();
+  bool strategyStarted() const;
+  net::ConnectionState connection() const { return client_->state(); }
+
+ private:
+  struct Local {
+    Side side = Side::Buy;
+    OrderId exchangeId = 0;
+    std::vector<InputEvent> held;  // cancels/amends waiting for the exchange's id
+  };
+
+  // StrategyContext
+  Hour now() const override;
+  std::int64_t timeMicros() const override;
+  AccountId account() const override { return 1; }
+  std::vector<Cluster> clusters() const override;
+  std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const override;
+  std::optional<Price> lastTradePrice(ClusterId cluster) const override;
+  OrderId place(OrderRequest order) override;
+  void cancel(OrderId id) override;
+  void amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) override;
+  void setTimer(std::int64_t atMicros, int timerId) override;
+
+  void onBook(const std::vector<net::BookCell>& changed, bool snapshot);
+  void onTrade(const net::Trade& t);
+  void onOrder(const net::OrderUpdate& u);
+  void onClock(Hour now);
+  void timerLoop();
+  void sendHeld(Local& l);
+
+  Strategy& strategy_;
+  std::unique_ptr<net::ExchangeClient> client_;
+  mutable std::recursive_mutex mutex_;  // recursive: a strategy's actions may run inside a callback
+  bool started_ = false;
+  bool stopping_ = false;
+  OrderId nextLocal_ = 1;
+  std::unordered_map<OrderId, Local> locals_;            // strategy id -> state
+  std::unordered_map<std::string, OrderId> byClOrdId_;    // client order id -> strategy id
+  std::unordered_map<OrderId, OrderId> byExchangeId_;     // exchange id -> strategy id
+  std::map<net::CellKey, std::vector<BookLevel>> book_;
+  std::unordered_map<ClusterId, Price> lastPrice_;
+  std::multimap<std::int64_t, int> timers_;
+  std::condition_variable_any timerWake_;
+  std::thread timerThread_;
+};
+
+}  // namespace tessera::backtest

@@ -1,0 +1,87 @@
+// A Strategy run live against an in-process exchange through LiveStrategyRunner: it starts on
+// the book snapshot, sees depth, its orders are accepted, filled and cancelled under its own
+// ids, and its timers fire.
+#include "backtest/SimulatedMarket.h"
+#include "backtest/live/LiveStrategyRunner.h"
+#include "core/net/EmbeddedExchange.h"
+
+#include <QtTest>
+
+#include <atomic>
+
+using namespace tessera;
+using namespace tessera::backtest;
+
+namespace {
+
+class Taker final : public Strategy {
+ public:
+  std::string name() const override { return "taker"; }
+  void onStart(StrategyContext& ctx) override {
+    for (const Cluster& c : ctx.clusters())
+      for (Hour h = ctx.now() + 1; h < ctx.now() + 24 * 7 && !takeId; ++h) {
+        const auto asks = ctx.depth(c.id, h, Side::Sell, 1);
+        if (asks.empty()) continue;
+        OrderRequest o;
+        o.side = Side::Buy;
+        o.cluster = c.id;
+        o.gpus = 1;
+        o.start = h;
+        o.end = h + 1;
+        o.limit = asks.front().price;
+        o.tif = TimeInForce::IOC;
+        takeId = ctx.place(o);
+        OrderRequest low = o;
+        low.limit = 1000;  // $0.001: rests far below the market
+        low.tif = TimeInForce::GTC;
+        restId = ctx.place(low);
+        ctx.cancel(restId);  // sent before the exchange numbered it: held, then sent
+      }
+    ctx.setTimer(ctx.timeMicros() + 50'000, 42);
+  }
+  void onOwnFill(StrategyContext&, const Fill& f) override {
+    if (f.order == takeId) filled = true;
+  }
+  void onOrderEvent(StrategyContext&, const Event& e) override {
+    if (const auto* a = std::get_if<OrderAccepted>(&e); a && a->order == takeId) accepted = true;
+    if (const auto* c = std::get_if<OrderCancelled>(&e); c && c->order == restId) cancelled = true;
+  }
+  void onTimer(StrategyContext&, int id) override { timer = (id == 42); }
+
+  OrderId takeId = 0, restId = 0;
+  std::atomic<bool> accepted{false}, filled{false}, cancelled{false}, timer{false};
+};
+
+}  // namespace
+
+class TestLiveStrategyRunner : public QObject {
+  Q_OBJECT
+ private slots:
+  void runsAStrategyAgainstTheExchange() {
+    SimulatedMarketConfig cfg;
+    cfg.clusterCount = 4;
+    AccountDirectory feeder;
+    SimulatedMarket market(cfg, feeder);
+    net::EmbeddedExchange exchange(net::EmbeddedExchange::feederConfig(cfg.start, "trader", "trader"));
+    exchange.start();
+    for (const InputEvent& e : market.step()) exchange.inject(e, feeder);  // clusters, grants, listings
+
+    Taker taker;
+    net::ClientOptions opts;
+    opts.port = exchange.port();
+    opts.account = "trader";
+    opts.key = "trader";
+    LiveStrategyRunner runner(taker, opts);
+    runner.start();
+    QVERIFY(QTest::qWaitFor([&] { return runner.strategyStarted(); }, 10000));
+    QVERIFY2(taker.takeId != 0, "no ask in the book snapshot");
+    QVERIFY(QTest::qWaitFor([&] { return taker.accepted && taker.filled; }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return taker.cancelled.load(); }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return taker.timer.load(); }, 10000));
+    runner.stop();
+    exchange.stop();
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLiveStrategyRunner)
+#include "test_live_strategy_runner.moc"
