@@ -41,6 +41,9 @@ constexpr const char* kUsage = R"(usage: tessera-backtest <command> [options]
       checks the shards form one complete sweep; writes merged.json and merged.csv
   strategies
       list the built-in strategies with example parameters
+  live     --strategy NAME [--params p.json] --account NAME [--key KEY]
+           [--host 127.0.0.1] [--port 7400] [--seconds N]
+      the same strategy against a running tessera-exchange (builds with core/net)
 )";
 
 struct Args {

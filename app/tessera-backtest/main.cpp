@@ -2,6 +2,11 @@
 #include "backtest/BacktestCommand.h"
 
 #include <iostream>
+#include <string_view>
+
+#ifdef HAVE_TESSERA_BACKTEST_LIVE
+#include "backtest/live/LiveCommand.h"
+#endif
 
 #ifdef HAVE_TESSERA_UI_BACKTEST
 #include "ui/backtest/BacktestReportCharts.h"
@@ -12,6 +17,9 @@
 #endif
 
 int main(int argc, char** argv) {
+#ifdef HAVE_TESSERA_BACKTEST_LIVE
+  if (argc >= 2 && std::string_view(argv[1]) == "live") return tessera::backtest::runLiveCommand(argc, argv, std::cout, std::cerr);
+#endif
 #ifdef HAVE_TESSERA_UI_BACKTEST
   // PNG charts are drawn by QCustomPlot, which needs a QApplication but no display. It is
   // created only when a report is written, so the other commands stay plain and quiet.

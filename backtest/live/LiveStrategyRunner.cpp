@@ -52,6 +52,11 @@ bool LiveStrategyRunner::strategyStarted() const {
   return started_;
 }
 
+LiveSummary LiveStrategyRunner::summary() const {
+  std::lock_guard lock(mutex_);
+  return summary_;
+}
+
 Hour LiveStrategyRunner::now() const { return client_->now(); }
 
 std::int64_t LiveStrategyRunner::timeMicros() const {
@@ -82,6 +87,7 @@ OrderId LiveStrategyRunner::place(OrderRequest order) {
   locals_[id].side = order.side;
   const std::string clOrdId = "s" + std::to_string(id);
   byClOrdId_[clOrdId] = id;
+  ++summary_.ordersPlaced;
   client_->placeOrder(order, clOrdId);
   return id;
 }
@@ -189,6 +195,7 @@ void LiveStrategyRunner::onOrder(const net::OrderUpdate& u) {
       strategy_.onOrderEvent(*this, OrderAccepted{id, me});
       break;
     case net::OrderState::Rejected:
+      ++summary_.ordersRejected;
       strategy_.onOrderEvent(*this, OrderRejected{id, me, rejectReasonOf(u.code), u.reason});
       break;
     case net::OrderState::PartiallyFilled:
@@ -204,6 +211,10 @@ void LiveStrategyRunner::onOrder(const net::OrderUpdate& u) {
       f.end = u.end;
       f.price = u.price;
       f.leavesGpuHours = u.leavesGpuHours;
+      const std::int64_t gh = static_cast<std::int64_t>(f.gpus) * (f.end - f.start);
+      ++summary_.fills;
+      (f.side == Side::Buy ? summary_.boughtGpuHours : summary_.soldGpuHours) += gh;
+      (f.side == Side::Buy ? summary_.spent : summary_.received) += gh * f.price;
       strategy_.onOwnFill(*this, f);
       break;
     }

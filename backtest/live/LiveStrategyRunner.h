@@ -20,6 +20,17 @@
 
 namespace tessera::backtest {
 
+// What the strategy did in this session.
+struct LiveSummary {
+  std::int64_t ordersPlaced = 0;
+  std::int64_t ordersRejected = 0;
+  std::int64_t fills = 0;
+  std::int64_t boughtGpuHours = 0;
+  std::int64_t soldGpuHours = 0;
+  Money spent = 0;
+  Money received = 0;
+};
+
 class LiveStrategyRunner : private StrategyContext {
  public:
   LiveStrategyRunner(Strategy& strategy, net::ClientOptions options);
@@ -31,6 +42,7 @@ class LiveStrategyRunner : private StrategyContext {
   void stop();
   bool strategyStarted() const;
   net::ConnectionState connection() const { return client_->state(); }
+  LiveSummary summary() const;
 
  private:
   struct Local {
@@ -72,6 +84,7 @@ class LiveStrategyRunner : private StrategyContext {
   std::multimap<std::int64_t, int> timers_;
   std::condition_variable_any timerWake_;
   std::thread timerThread_;
+  LiveSummary summary_;
 };
 
 }  // namespace tessera::backtest
