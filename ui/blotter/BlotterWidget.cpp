@@ -34,10 +34,10 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   layout->addWidget(tabs_);
 
   auto* buttons = new QHBoxLayout;
-  auto* cancel = new QPushButton(tr("Cancel selected (Del)"), this);
+  auto* cancel = new QPushButton(tr("Cancel (Del)"), this);
   auto* cancelAll = new QPushButton(tr("Cancel all"), this);
-  auto* sellBack = new QPushButton(tr("Sell back selected contract"), this);
-  auto* exportCsvButton = new QPushButton(tr("Export CSV..."), this);
+  auto* sellBack = new QPushButton(tr("Sell back..."), this);
+  auto* exportCsvButton = new QPushButton(tr("CSV..."), this);
   buttons->addWidget(cancel);
   buttons->addWidget(cancelAll);
   buttons->addWidget(sellBack);

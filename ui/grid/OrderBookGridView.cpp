@@ -375,7 +375,7 @@ void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
   Hour tstep = 1;
   for (Hour s : {1, 2, 3, 6, 12, 24, 48, 72, 168, 336}) {
     tstep = s;
-    if (s * pxPerHour >= (s < 24 ? 48 : 80)) break;
+    if (s * pxPerHour >= 88) break;  // room for a day label ("Fri 04 Dec") at each midnight
   }
   const Hour h0 = static_cast<Hour>(std::ceil(viewStart_ / tstep)) * tstep;
   for (Hour h = h0; h <= viewStart_ + viewHours_; h += tstep) {

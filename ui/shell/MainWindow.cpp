@@ -31,6 +31,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -68,14 +69,6 @@ MainWindow::MainWindow(TradingSession& session, QWidget* parent) : QMainWindow(p
   nowButton->setText(tr("Now"));
   connect(nowButton, &QToolButton::clicked, this, [this] { grid_->setVisibleHours(session_.now(), grid_->visibleHourCount()); });
   bar->addWidget(nowButton);
-  auto* help = new QLabel(tr("Drag a rectangle: order ticket. Wheel: zoom, Shift+wheel: pan. "
-                             "Outlined: my orders, filled: my contracts."),
-                          centre);
-  help->setEnabled(false);
-  help->setMinimumWidth(60);  // elided by the layout rather than widening the window
-  help->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-  bar->addSpacing(12);
-  bar->addWidget(help);
   bar->addStretch();
   cl->addLayout(bar);
   cl->addWidget(grid_, 1);
@@ -84,6 +77,9 @@ MainWindow::MainWindow(TradingSession& session, QWidget* parent) : QMainWindow(p
   buildDocks();
   buildMenus();
   buildStatusBar();
+  statusBar()->showMessage(tr("Drag a rectangle on the grid for an order ticket. Wheel: zoom, Shift+wheel: pan. "
+                              "Outlined: my orders, filled: my contracts. F1: shortcuts."),
+                           20000);
   connectSession();
   defaultState_ = saveState();
   restoreLayout();
@@ -115,10 +111,20 @@ QString MainWindow::watchedTitle() const {
   return tr("Group of %1 clusters: %2").arg(ids.size()).arg(names.join(", "));
 }
 
-QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area,
+                                 bool scrolls) {
   auto* d = new QDockWidget(title, this);
   d->setObjectName(name);
-  d->setWidget(w);
+  if (scrolls) {
+    // Forms and chart panels scroll rather than forcing their full size on the window.
+    auto* area = new QScrollArea(d);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidget(w);
+    d->setWidget(area);
+  } else {
+    d->setWidget(w);
+  }
   addDockWidget(area, d);
   docks_.push_back(d);
   return d;
@@ -130,7 +136,7 @@ void MainWindow::buildDocks() {
   auto* clusterDock = addDock(tr("Clusters"), "clustersDock", clusters_, Qt::LeftDockWidgetArea);
 
   ticket_ = new OrderTicket(this);
-  ticketDock_ = addDock(tr("Order ticket"), "ticketDock", ticket_, Qt::RightDockWidgetArea);
+  ticketDock_ = addDock(tr("Order ticket"), "ticketDock", ticket_, Qt::RightDockWidgetArea, true);
   account_ = new AccountPanel(this);
   auto* accountDock = addDock(tr("Account"), "accountDock", account_, Qt::LeftDockWidgetArea);
   splitDockWidget(clusterDock, accountDock, Qt::Vertical);
@@ -163,12 +169,12 @@ void MainWindow::buildDocks() {
   planner_ = new PlannerBridge(session_, plannerPanel, this);
   const QStringList problems = planner_->loadWorkloads();
   if (!problems.isEmpty()) statusBar()->showMessage(problems.join("; "), 15000);
-  auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea);
+  auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea, true);
   tabifyDockWidget(chartDock, plannerDock);
   chartDock->raise();
 #endif
 #ifdef HAVE_TESSERA_UI_BACKTEST
-  auto* backtestDock = addDock(tr("Backtest"), "backtestDock", new BacktestDock(this), Qt::BottomDockWidgetArea);
+  auto* backtestDock = addDock(tr("Backtest"), "backtestDock", new BacktestDock(this), Qt::BottomDockWidgetArea, true);
   tabifyDockWidget(chartDock, backtestDock);
   chartDock->raise();
 #endif
@@ -455,7 +461,18 @@ void MainWindow::setTheme(Theme theme) {
 void MainWindow::restoreLayout() {
   QSettings s;
   if (!restoreGeometry(s.value("window/geometry").toByteArray())) resize(1600, 1000);
-  restoreState(s.value("window/state").toByteArray());
+  if (!restoreState(s.value("window/state").toByteArray())) {
+    // First start: size the docks once the window has its real size.
+    QTimer::singleShot(0, this, [this] {
+      QDockWidget* byName[4] = {};
+      const char* names[] = {"clustersDock", "ticketDock", "blotterDock", "chartDock"};
+      for (int i = 0; i < 4; ++i) byName[i] = findChild<QDockWidget*>(names[i]);
+      if (!byName[0] || !byName[1]) return;
+      resizeDocks({byName[0], byName[1]}, {width() * 23 / 100, width() * 24 / 100}, Qt::Horizontal);
+      resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
+      resizeDocks({byName[2], byName[3]}, {width() * 27 / 100, width() * 26 / 100}, Qt::Horizontal);
+    });
+  }
   ticket_->setConfirmAboveGpuHours(s.value("ticket/confirmAboveGpuHours", 100000).toLongLong());
   setTheme(s.value("ui/theme", "dark").toString() == "light" ? Theme::Light : Theme::Dark);
 }

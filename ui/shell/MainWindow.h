@@ -61,7 +61,8 @@ class MainWindow : public QMainWindow {
   void showError(const QString& title, const QString& text);
   void restoreLayout();
   void saveLayout();
-  QDockWidget* addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area);
+  QDockWidget* addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area,
+                       bool scrolls = false);
   QString clusterName(ClusterId id) const;
   QString watchedTitle() const;
 

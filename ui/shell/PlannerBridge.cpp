@@ -11,12 +11,16 @@ namespace tessera::ui {
 
 PlannerBridge::PlannerBridge(TradingSession& session, planner::PlannerPanel* panel, QObject* parent)
     : QObject(parent), session_(session), panel_(panel) {
-  panel_->setCandidateSource([this](const cost::WorkloadProfile& w) { return candidatesFor(w); });
-  connect(&session_, &TradingSession::clockChanged, this, [this](Hour) {
-    // Prices moved on with the clock: recomputing asks for fresh offers, showing the old ones
-    // until they arrive.
-    if (panel_) panel_->setCandidates({});
-  });
+  refresh();
+  // Prices moved on with the clock: recomputing asks for fresh offers, showing the old ones
+  // until they arrive.
+  connect(&session_, &TradingSession::clockChanged, this, [this](Hour) { refresh(); });
+}
+
+void PlannerBridge::refresh() {
+  // Setting the source (again) makes the panel recompute through it; setCandidates() would
+  // drop the source.
+  if (panel_) panel_->setCandidateSource([this](const cost::WorkloadProfile& w) { return candidatesFor(w); });
 }
 
 QStringList PlannerBridge::loadWorkloads() {
@@ -44,7 +48,7 @@ std::vector<cost::CandidateOffer> PlannerBridge::candidatesFor(const cost::Workl
 void PlannerBridge::request(GpuCount gpus) {
   if (gpus <= 0 || pending_.count(gpus)) return;
   pending_[gpus] = session_.now();
-  const Hour start = session_.now() + 1;
+  const Hour start = session_.now() + kStartAhead;
   QPointer<PlannerBridge> self(this);
   const Hour at = session_.now();
   session_.runOnBook([self, gpus, start, at](const Matcher& book) {
@@ -56,7 +60,7 @@ void PlannerBridge::request(GpuCount gpus) {
           if (!self) return;
           self->pending_.erase(gpus);
           self->cache_[gpus] = Cached{at, std::move(offers)};
-          if (self->panel_) self->panel_->setCandidates(self->cache_[gpus].offers);
+          self->refresh();
         },
         Qt::QueuedConnection);
   });

@@ -1,6 +1,6 @@
 #pragma once
 // Feeds the planner dock (ui/planner's PlannerPanel) with candidate offers priced from the live
-// book: for the selected workload's GPU count over the next day, computed on the backend's
+// book: for the selected workload's GPU count over tomorrow's 24 hours, computed on the backend's
 // thread (cost::candidatesFromBook) and cached until the exchange clock moves.
 #include "ui/session/TradingSession.h"
 
@@ -23,11 +23,14 @@ class PlannerBridge : public QObject {
   PlannerBridge(TradingSession& session, planner::PlannerPanel* panel, QObject* parent = nullptr);
   // Workloads from resources/workloads (next to the binary's share/ dir or the source tree).
   QStringList loadWorkloads();
+  // Offers are priced for a day-ahead window: near-term hours are usually already taken.
+  static constexpr Hour kStartAhead = 24;
   static constexpr Hour kWindowHours = 24;
 
  private:
   std::vector<cost::CandidateOffer> candidatesFor(const cost::WorkloadProfile& w);
   void request(GpuCount gpus);
+  void refresh();
 
   TradingSession& session_;
   QPointer<planner::PlannerPanel> panel_;

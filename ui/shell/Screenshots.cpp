@@ -1,5 +1,6 @@
 #include "ui/shell/Screenshots.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QMainWindow>
@@ -18,6 +19,10 @@ QStringList saveScreenshots(QMainWindow& window, const QString& windowFile, cons
     QDir().mkpath(dockFolder);
     for (QDockWidget* d : window.findChildren<QDockWidget*>()) {
       if (!d->isVisible()) continue;
+      // A dock tabbed behind another shows nothing until raised.
+      d->raise();
+      QCoreApplication::processEvents();
+      QCoreApplication::processEvents();
       save(*d, QDir(dockFolder).filePath(d->objectName() + ".png"));
     }
   }

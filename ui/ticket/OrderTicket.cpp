@@ -244,7 +244,14 @@ void OrderTicket::setNow(Hour now) {
     start_->setDateTime(dateTimeOfHour(now + 1));
     end_->setDateTime(dateTimeOfHour(now + 25));
     expire_->setDateTime(dateTimeOfHour(now + 24));
+  } else if (start() < now) {
+    // Delivered hours cannot trade: keep the window's length, move it to the next hour.
+    const Hour len = std::max<Hour>(1, end() - start());
+    QSignalBlocker a(start_), b(end_);
+    start_->setDateTime(dateTimeOfHour(now + 1));
+    end_->setDateTime(dateTimeOfHour(now + 1 + len));
   }
+  refreshQuote();
 }
 
 ClusterId OrderTicket::clusterId() const { return static_cast<ClusterId>(cluster_->currentData().toUInt()); }
