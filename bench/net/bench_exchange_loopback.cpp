@@ -33,6 +33,7 @@ struct Options {
   double seconds = 5;
   std::string db;
   std::vector<double> rates = {20'000, 50'000, 100'000};
+  int mdSubscribers = 1;  // sessions that take the full market-data stream, as a terminal does
 };
 
 ExchangeConfig benchConfig(const Options& o, const std::string& db) {
@@ -44,20 +45,21 @@ ExchangeConfig benchConfig(const Options& o, const std::string& db) {
   c.limits.maxOpenOrdersPerAccount = 1'000'000;
   c.limits.maxMessagesPerSecond = 1e9;
   c.limits.burstMessages = 1e9;
+  c.limits.idleTimeoutSeconds = 3600;  // the market-data subscriber only reads
   Cluster k;
   k.id = 1;
   k.name = "bench-h100";
   k.gpusPerNode = 8;
   k.nodeCount = 125'000;  // a million GPUs: the sellers never run out
   c.clusters = {k};
-  for (int i = 0; i < o.clients; ++i) {
+  for (int i = 0; i < o.clients + o.mdSubscribers; ++i) {
     AccountConfig a;
     a.name = "c" + std::to_string(i);
     a.salt = "s";
     a.keyHash = hashApiKey(a.salt, "k");
     a.cash = 1'000'000'000LL * kMicrosPerDollar;
     c.accounts.push_back(a);
-    if (i % 2 == 1) c.grants.push_back(GrantConfig{a.name, k.name, 1'000'000 / o.clients, kNow, kNow + kHours});
+    if (i % 2 == 1 && i < o.clients) c.grants.push_back(GrantConfig{a.name, k.name, 1'000'000 / o.clients, kNow, kNow + kHours});
   }
   return c;
 }
@@ -109,7 +111,30 @@ class Load {
       conns_.push_back(std::move(c));
     }
     for (auto& c : conns_) read(*c);
+    for (int i = 0; i < o.mdSubscribers; ++i) {
+      auto m = std::make_unique<Connection>(io);
+      m->socket.connect({asio::ip::make_address("127.0.0.1"), port});
+      const std::string logon = "{\"type\":\"logon\",\"account\":\"c" + std::to_string(o.clients + i) +
+                                "\",\"key\":\"k\"}\n{\"type\":\"subscribe\"}\n";
+      asio::write(m->socket, asio::buffer(logon));
+      readMarketData(*m);
+      subscribers_.push_back(std::move(m));
+    }
   }
+
+  void readMarketData(Connection& c) {
+    c.socket.async_read_some(asio::buffer(c.buf), [this, &c](boost::system::error_code ec, std::size_t n) {
+      if (ec) {
+        // The server drops a subscriber that falls 16 MiB behind: report it, keep trading.
+        ++mdDropped_;
+        return;
+      }
+      for (std::size_t i = 0; i < n; ++i) mdLines_ += c.buf[i] == '\n';
+      readMarketData(c);
+    });
+  }
+  std::uint64_t mdLines() const { return mdLines_; }
+  int mdDropped() const { return mdDropped_; }
 
   void queueOrder(Connection& c, Clock::time_point at) {
     const std::uint64_t n = c.nextOrder++;
@@ -226,6 +251,9 @@ class Load {
   asio::io_context& io_;
   Options options_;
   std::vector<std::unique_ptr<Connection>> conns_;
+  std::vector<std::unique_ptr<Connection>> subscribers_;
+  std::uint64_t mdLines_ = 0;
+  int mdDropped_ = 0;
   Histogram latency_;
   std::uint64_t acked_ = 0, sent_ = 0;
   bool closedLoop_ = false, measuring_ = false;
@@ -253,6 +281,7 @@ int main(int argc, char** argv) {
     else if (a == "--window") o.window = std::stoi(next());
     else if (a == "--seconds") o.seconds = std::stod(next());
     else if (a == "--db") o.db = next();
+    else if (a == "--md-subscribers") o.mdSubscribers = std::stoi(next());
     else if (a == "--rates") {
       o.rates.clear();
       std::string list = next();
@@ -262,7 +291,7 @@ int main(int argc, char** argv) {
         p = q == std::string::npos ? list.size() : q + 1;
       }
     } else {
-      std::cerr << "usage: bench_exchange_loopback [--clients N] [--window W] [--seconds S] [--db PATH] [--rates R1,R2]\n";
+      std::cerr << "usage: bench_exchange_loopback [--clients N] [--window W] [--seconds S] [--db PATH] [--rates R1,R2] [--md-subscribers N]\n";
       return 2;
     }
   }
@@ -271,8 +300,8 @@ int main(int argc, char** argv) {
 
   ExchangeServer server(benchConfig(o, db));
   server.start();
-  std::printf("exchange on 127.0.0.1:%u, journal %s (WAL, synchronous=NORMAL), %d clients, window %d\n",
-              server.port(), db.c_str(), o.clients, o.window);
+  std::printf("exchange on 127.0.0.1:%u, journal %s (WAL, synchronous=NORMAL), %d clients, window %d, %d market-data subscriber(s)\n",
+              server.port(), db.c_str(), o.clients, o.window, o.mdSubscribers);
   asio::io_context io;
   Load load(io, server.port(), o);
 
@@ -295,7 +324,10 @@ int main(int argc, char** argv) {
     char label[64];
     std::snprintf(label, sizeof label, "open loop at %.0f/s", rate);
     report(label, secs, load.acked() - acked0, load.latency(), server.stats().batches - before.batches);
+    if (load.mdDropped()) std::printf("  (%d market-data subscriber(s) dropped so far as slow consumers)\n", load.mdDropped());
   }
+  std::printf("market-data lines received: %llu by %d subscriber(s), %d dropped as slow consumers\n",
+              static_cast<unsigned long long>(load.mdLines()), o.mdSubscribers, load.mdDropped());
   server.stop();
   std::error_code ec;
   std::printf("journal size: %.1f MB (+ WAL %.1f MB)\n", std::filesystem::file_size(db, ec) / 1e6,
