@@ -360,17 +360,21 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
     appendRejected(line, m.clOrdId, code, reason);
     toAccount(a.id, out, line);
   };
-  if (a.byClOrdId.count(m.clOrdId)) {
+  // One lookup claims the client order id; every early return below gives it back.
+  auto [slot, fresh] = a.byClOrdId.try_emplace(m.clOrdId, 0);
+  if (!fresh) {
     reject("duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account");
     return;
   }
   if (a.openOrders >= limits_.maxOpenOrdersPerAccount) {
+    a.byClOrdId.erase(slot);
     reject("too_many_open_orders",
            "at most " + std::to_string(limits_.maxOpenOrdersPerAccount) + " open orders");
     return;
   }
   const Money reservation = a.house ? 0 : reservationFor(m.order);
   if (checks && reservation > a.cash - a.reserved) {
+    a.byClOrdId.erase(slot);
     reject("insufficient_cash", "the bid needs " + std::to_string(reservation) +
                                     " micro-dollars, " + std::to_string(a.cash - a.reserved) +
                                     " are available");
@@ -386,7 +390,7 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
   info.side = o.side;
   info.reserved = reservation;
   orders_[o.id] = std::move(info);
-  a.byClOrdId[m.clOrdId] = o.id;
+  slot->second = o.id;
   if (auto rej = applyInput(o, m.clOrdId, &out)) {
     orders_.erase(o.id);
     a.byClOrdId.erase(m.clOrdId);
