@@ -26,6 +26,7 @@ Replay::Replay(Strategy& strategy, const AccountDirectory& accounts, ReplayConfi
     : strategy_(strategy), accounts_(accounts), config_(std::move(config)), engine_(makeMatchingEngine()) {
   if (config_.accountName.empty()) config_.accountName = "strategy:" + strategy_.name();
   account_ = accounts_.intern(config_.accountName);
+  wantsBook_ = strategy_.wantsBookUpdates();
   result_.strategy = strategy_.name();
   result_.accountName = config_.accountName;
   result_.outputHash = config_.hashEvents ? 0xCBF29CE484222325ULL : 0;
@@ -208,6 +209,7 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
       strategy_.onClock(*this, k->now);
     }
   }
+  if (!wantsBook_) return;
   // Which part of the book this input touched.
   std::optional<BookChange> change;
   if (const auto* o = std::get_if<OrderRequest>(&in)) {

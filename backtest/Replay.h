@@ -88,6 +88,7 @@ class Replay : private StrategyContext {
   AccountId account_ = 0;
   std::int64_t time_ = 0;
   bool started_ = false;
+  bool wantsBook_ = true;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
   std::uint64_t pendingOrder_ = 0;
   OrderId nextOrderId_ = kFirstStrategyOrderId;

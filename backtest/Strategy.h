@@ -56,6 +56,10 @@ class Strategy {
   virtual void onTimer(StrategyContext&, int /*timerId*/) {}
   virtual void onFinish(StrategyContext&) {}
 
+  // False: the strategy ignores onBookUpdate, and the replay skips working out which cells
+  // each input touched (a measurable share of a fast replay).
+  virtual bool wantsBookUpdates() const { return true; }
+
   // GPU-hours the strategy set out to buy for jobs; 0 for pure traders. Results report the
   // part of it that was not bought as unfilled demand.
   virtual std::int64_t demandGpuHours() const { return 0; }

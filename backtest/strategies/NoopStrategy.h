@@ -7,6 +7,7 @@ namespace tessera::backtest {
 class NoopStrategy final : public Strategy {
  public:
   std::string name() const override { return "noop"; }
+  bool wantsBookUpdates() const override { return false; }
 };
 
 }  // namespace tessera::backtest
