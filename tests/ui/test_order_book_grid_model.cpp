@@ -79,7 +79,10 @@ class TestOrderBookGridModel : public QObject {
     o.maxLevels = kLevels;
     LocalMarketBackend backend(nullptr, "trader", o);
     BookSnapshotPtr latest;
-    connect(&backend, &MarketBackend::bookChanged, this, [&](BookSnapshotPtr p) { latest = std::move(p); });
+    connect(&backend, &MarketBackend::bookChanged, this, [&](BookSnapshotPtr p) {
+      latest = std::move(p);
+      backend.bookSnapshotTaken();
+    });
 
     std::vector<Event> out;
     std::size_t inputs = 0;

@@ -235,7 +235,7 @@ void ExchangeBackend::publish() {
   const bool needBook = bookDirty_ || accountDirty_ || quotesDue;
   net::BookMirror book;
   if (needBook) book = client_->book();
-  if (bookDirty_) {
+  if (bookDirty_ && beginBookSnapshot()) {
     bookDirty_ = false;
     auto s = std::make_shared<BookSnapshot>();
     s->clusters = watched_;

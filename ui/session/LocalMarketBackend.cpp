@@ -220,7 +220,7 @@ void LocalMarketBackend::publish(bool force) {
     publishedNow_ = matcher_->now();
     emit clockChanged(publishedNow_);
   }
-  if (bookDirty_) {
+  if (bookDirty_ && beginBookSnapshot()) {
     bookDirty_ = false;
     auto snap = std::make_shared<BookSnapshot>(
         takeBookSnapshot(*matcher_, watched_, watchFirst_, watchHours_, options_.maxLevels));

@@ -7,6 +7,7 @@
 
 #include <QObject>
 
+#include <atomic>
 #include <functional>
 
 namespace tessera::ui {
@@ -23,6 +24,19 @@ class MarketBackend : public QObject {
     (void)job;
     return false;
   }
+  // Flow control of book snapshots, callable from any thread: a backend sends the next
+  // snapshot only after the GUI has taken the previous one, so a slow screen sees the latest
+  // book instead of a growing queue of old ones.
+  void bookSnapshotTaken() { bookInFlight_.store(false, std::memory_order_release); }
+
+ protected:
+  // True if a snapshot may be sent now (and marks one in flight).
+  bool beginBookSnapshot() { return !bookInFlight_.exchange(true, std::memory_order_acq_rel); }
+
+ private:
+  std::atomic<bool> bookInFlight_{false};
+
+ public:
 
  public slots:
   virtual void start() = 0;

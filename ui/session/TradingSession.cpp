@@ -65,9 +65,10 @@ void TradingSession::connectBackend() {
     quotes_ = std::move(q);
     emit clusterQuotesChanged();
   });
-  connect(b, &MarketBackend::bookChanged, this, [this](BookSnapshotPtr p) {
+  connect(b, &MarketBackend::bookChanged, this, [this, b](BookSnapshotPtr p) {
     book_ = std::move(p);
     emit bookChanged();
+    b->bookSnapshotTaken();
   });
   connect(b, &MarketBackend::tradesPrinted, this, [this](std::vector<TradePrint> t) {
     for (const TradePrint& p : t) trades_.push_back(p);
