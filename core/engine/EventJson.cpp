@@ -2,7 +2,8 @@
 
 #include <cmath>
 #include <limits>
-#include <set>
+#include <cstring>
+#include <vector>
 #include <string_view>
 
 namespace tessera {
@@ -20,13 +21,11 @@ class Fields {
   explicit Fields(const json& j) : j_(j) {
     if (!j.is_object()) throw FieldError{"expected a JSON object"};
   }
-  bool has(const char* k) {
-    seen_.insert(k);
-    return j_.contains(k) && !j_.at(k).is_null();
-  }
+  bool has(const char* k) { return find(k) != nullptr; }
   const json& at(const char* k) {
-    if (!has(k)) throw FieldError{std::string("missing field '") + k + "'"};
-    return j_.at(k);
+    const json* v = find(k);
+    if (!v) throw FieldError{std::string("missing field '") + k + "'"};
+    return *v;
   }
   std::int64_t integer(const char* k, std::int64_t lo, std::int64_t hi) {
     const json& v = at(k);
@@ -49,14 +48,28 @@ class Fields {
   }
   // Rejects fields nobody asked for, so a typo ("gpu" for "gpus") is an error, not a default.
   void noOthers() const {
+    if (found_.size() == j_.size()) return;
     for (const auto& [k, v] : j_.items())
-      if (!seen_.count(k)) throw FieldError{"unknown field '" + k + "'"};
+      if (!wasFound(k.c_str())) throw FieldError{"unknown field '" + k + "'"};
   }
-  void allow(const char* k) { seen_.insert(k); }
+  void allow(const char* k) { find(k); }
 
  private:
+  // The member named `k`, or null if absent or JSON null; either way a present key counts as read.
+  const json* find(const char* k) {
+    auto it = j_.find(k);
+    if (it == j_.end()) return nullptr;
+    if (!wasFound(k)) found_.push_back(k);
+    return it->is_null() ? nullptr : &*it;
+  }
+  bool wasFound(const char* k) const {
+    for (const char* f : found_)
+      if (std::strcmp(f, k) == 0) return true;
+    return false;
+  }
+
   const json& j_;
-  std::set<std::string> seen_;
+  std::vector<const char*> found_;  // keys of j_ that were read: a handful, so a flat list
 };
 
 constexpr std::int64_t kMaxHour = std::int64_t{1} << 40;
