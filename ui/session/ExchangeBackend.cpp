@@ -1,5 +1,7 @@
 #include "ui/session/ExchangeBackend.h"
 
+#include "ui/session/MirrorMatcher.h"
+
 #include <QTimer>
 
 #include <chrono>
@@ -34,6 +36,13 @@ ExchangeBackend::ExchangeBackend(ExchangeEndpoint endpoint, int publishMs)
 
 ExchangeBackend::~ExchangeBackend() {
   if (client_) client_->stop();
+}
+
+bool ExchangeBackend::runOnBook(std::function<void(const Matcher&)> job) {
+  if (!client_) return false;
+  const MirrorMatcher view(client_->book(), client_->clusters(), now_);
+  job(view);
+  return true;
 }
 
 void ExchangeBackend::start() {
@@ -107,9 +116,11 @@ void ExchangeBackend::start() {
 void ExchangeBackend::stop() {
   if (timer_) timer_->stop();
   if (client_) client_->stop();
+  client_.reset();
 }
 
 void ExchangeBackend::onConnection(net::ConnectionState s, const std::string& detail) {
+  if (!client_) return;  // stopped while this was queued
   const QString where = QStringLiteral("%1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port);
   switch (s) {
     case net::ConnectionState::Connecting:
@@ -160,6 +171,7 @@ void ExchangeBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, int
 }
 
 void ExchangeBackend::onOrder(const net::OrderUpdate& u) {
+  if (!client_) return;
   const auto sent = sent_.find(u.clOrdId);
   // The session numbered the order; its id is in the client order id we chose.
   const OrderId sessionId = sent != sent_.end() ? sent->second.id : u.orderId;

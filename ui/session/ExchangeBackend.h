@@ -28,10 +28,16 @@ class ExchangeBackend : public MarketBackend {
  public:
   explicit ExchangeBackend(ExchangeEndpoint endpoint, int publishMs = 100);
   ~ExchangeBackend() override;
+  // Runs `job` on a read-only view of the client's copy of the book.
+  bool runOnBook(std::function<void(const tessera::Matcher&)> job) override;
 
   // The remote exchange does not tell a client its account id: contracts and orders are
   // marked as this pseudo id when they are ours.
   static constexpr AccountId kMe = 1;
+
+ protected:
+  const ExchangeEndpoint& endpoint() const { return endpoint_; }
+  void setPort(std::uint16_t port) { endpoint_.port = port; }
 
  public slots:
   void start() override;

@@ -8,6 +8,9 @@
 #endif
 #ifdef HAVE_TESSERA_NET
 #include "ui/session/ExchangeBackend.h"
+#ifdef HAVE_TESSERA_BACKTEST
+#include "ui/session/EmbeddedExchangeBackend.h"
+#endif
 #endif
 
 #include <QCommandLineParser>
@@ -31,7 +34,10 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption shotDocks("screenshot-docks", "With --screenshot: also save each dock into this folder.", "dir");
   const QCommandLineOption shotAfter("screenshot-after", "Seconds to wait before the screenshot (default: 4).", "s", "4");
   const QCommandLineOption reset("reset-layout", "Ignore the saved window layout.");
-  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset});
+  const QCommandLineOption inProcess("in-process",
+                                     "Run the simulated market on the matching engine directly, without the embedded "
+                                     "exchange server and client.");
+  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset, inProcess});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -59,6 +65,7 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   o.screenshotAfterSeconds = p.value(shotAfter).toDouble(&ok);
   if (!ok || o.screenshotAfterSeconds < 0) return QStringLiteral("--screenshot-after must be a number of seconds");
   o.resetLayout = p.isSet(reset);
+  o.inProcess = p.isSet(inProcess);
   return o;
 }
 
@@ -88,6 +95,13 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
   // One simulated minute per tick; the pace sets how often a tick comes.
   lo.tickMs = std::max(1, static_cast<int>(std::lround(60000.0 / (cfg.ticksPerHour * o.simulatedHoursPerMinute))));
   lo.publishMs = 100;
+#ifdef HAVE_TESSERA_NET
+  if (!o.inProcess) {
+    // Default: the exchange server in this process, traded through the same client as a remote one.
+    std::unique_ptr<MarketBackend> b = std::make_unique<EmbeddedExchangeBackend>(cfg, o.account.toStdString(), lo.tickMs);
+    return b;
+  }
+#endif
   std::unique_ptr<MarketBackend> b =
       std::make_unique<LocalMarketBackend>(SimulatedMarketFeed::factory(cfg), o.account, lo);
   return b;

@@ -21,6 +21,7 @@ struct TerminalOptions {
   QString screenshotDocks;              // and each dock into this folder
   double screenshotAfterSeconds = 4;
   bool resetLayout = false;
+  bool inProcess = false;               // the engine in this process, without the exchange server
 };
 
 // Parses the arguments (argv[0] first); returns the options or a message for the user.

@@ -1,0 +1,56 @@
+#include "ui/session/EmbeddedExchangeBackend.h"
+
+#include <QTimer>
+
+namespace tessera::ui {
+
+EmbeddedExchangeBackend::EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs)
+    : ExchangeBackend(endpointFor(account)), config_(market), stepMs_(stepMs) {}
+
+EmbeddedExchangeBackend::~EmbeddedExchangeBackend() {
+  // The client goes first (in ~ExchangeBackend it would outlive the server it talks to).
+  ExchangeBackend::stop();
+  if (exchange_) exchange_->stop();
+}
+
+ExchangeEndpoint EmbeddedExchangeBackend::endpointFor(const std::string& account) {
+  ExchangeEndpoint e;
+  e.host = "127.0.0.1";
+  e.account = account;
+  e.key = account;  // feederConfig's key for the trader
+  return e;
+}
+
+void EmbeddedExchangeBackend::start() {
+  if (!exchange_) {
+    try {
+      exchange_ = std::make_unique<net::EmbeddedExchange>(net::EmbeddedExchange::feederConfig(config_.start, endpoint().account, endpoint().key));
+      exchange_->start();
+    } catch (const std::exception& ex) {
+      emit connectionChanged(ConnectionState::Disconnected, tr("embedded exchange failed to start"));
+      emit errorOccurred(tr("The embedded exchange could not start: %1").arg(QString::fromUtf8(ex.what())));
+      exchange_.reset();
+      return;
+    }
+    setPort(exchange_->port());
+    market_ = std::make_unique<backtest::SimulatedMarket>(config_, feederAccounts_);
+    step();  // the set-up: clusters, clock, grants, the opening book, before the client logs on
+    stepTimer_ = new QTimer(this);
+    stepTimer_->setTimerType(Qt::PreciseTimer);
+    connect(stepTimer_, &QTimer::timeout, this, &EmbeddedExchangeBackend::step);
+    stepTimer_->start(stepMs_);
+  }
+  ExchangeBackend::start();
+}
+
+void EmbeddedExchangeBackend::stop() {
+  if (stepTimer_) stepTimer_->stop();
+  ExchangeBackend::stop();
+}
+
+void EmbeddedExchangeBackend::step() {
+  if (!exchange_ || !market_) return;
+  for (const InputEvent& in : market_->step()) exchange_->inject(in, feederAccounts_);
+}
+
+}  // namespace tessera::ui
