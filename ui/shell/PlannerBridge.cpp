@@ -46,7 +46,9 @@ std::vector<cost::CandidateOffer> PlannerBridge::candidatesFor(const cost::Workl
 }
 
 void PlannerBridge::request(GpuCount gpus) {
-  if (gpus <= 0 || pending_.count(gpus)) return;
+  // One request per GPU count and clock hour in flight; a request the backend could not run
+  // (not connected yet) is retried when the clock moves.
+  if (auto it = pending_.find(gpus); gpus <= 0 || (it != pending_.end() && it->second == session_.now())) return;
   pending_[gpus] = session_.now();
   const Hour start = session_.now() + kStartAhead;
   QPointer<PlannerBridge> self(this);
