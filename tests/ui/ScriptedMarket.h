@@ -3,6 +3,8 @@
 // so the expected ticket quote can be worked out by hand.
 #include "ui/session/MarketFeed.h"
 
+#include <utility>
+
 namespace tessera::ui::testing {
 
 inline constexpr Hour kT0 = 20'000 * kHoursPerDay;  // the exchange clock in these tests

@@ -1,0 +1,83 @@
+// The main window: every frequent action has a shortcut listed in Help, themes switch the
+// palette, and the layout and theme survive a restart (QSettings).
+#include "ScriptedMarket.h"
+
+#include "ui/session/LocalMarketBackend.h"
+#include "ui/session/TradingSession.h"
+#include "ui/shell/MainWindow.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QtTest>
+
+using namespace tessera;
+using namespace tessera::ui;
+using namespace tessera::ui::testing;
+
+namespace {
+
+std::unique_ptr<MarketBackend> backend() {
+  LocalMarketOptions o;
+  o.tickMs = 20;
+  o.publishMs = 20;
+  return std::make_unique<LocalMarketBackend>(ScriptedFeed::factory(), "trader", o);
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName("TesseraTest");
+    QApplication::setApplicationName("test_main_window");
+    QSettings().clear();
+  }
+
+  void frequentActionsHaveShortcuts() {
+    TradingSession session(backend());
+    MainWindow w(session);
+    QStringList keys;
+    for (QAction* a : w.shortcutActions()) keys << a->shortcut().toString();
+    for (const char* k : {"F1", "F2", "F3", "F4", "Ctrl+K", "Ctrl+Shift+K", "Ctrl+E", "Ctrl+T", "Ctrl+1", "Ctrl+F", "Home"})
+      QVERIFY2(keys.contains(k), qPrintable(QString("%1 missing from %2").arg(k, keys.join(' '))));
+    QCOMPARE(keys.size(), QSet<QString>(keys.begin(), keys.end()).size());  // no shortcut twice
+  }
+
+  void themesSwitchThePalette() {
+    TradingSession session(backend());
+    MainWindow w(session);
+    w.setTheme(Theme::Dark);
+    const QColor dark = QApplication::palette().color(QPalette::Base);
+    w.setTheme(Theme::Light);
+    const QColor light = QApplication::palette().color(QPalette::Base);
+    QVERIFY(dark.lightness() < 80);
+    QVERIFY(light.lightness() > 200);
+    QCOMPARE(QSettings().value("ui/theme").toString(), QString("light"));
+  }
+
+  void layoutSurvivesARestart() {
+    {
+      TradingSession session(backend());
+      MainWindow w(session);
+      w.resize(1400, 900);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      w.findChild<QDockWidget*>("tapeDock")->hide();
+      w.close();  // saves
+    }
+    TradingSession session(backend());
+    MainWindow w(session);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(!w.findChild<QDockWidget*>("tapeDock")->isVisible());
+    QVERIFY(w.findChild<QDockWidget*>("blotterDock")->isVisible());
+    QCOMPARE(w.size(), QSize(1400, 900));
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"
