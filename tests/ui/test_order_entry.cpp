@@ -11,6 +11,7 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/ticket/OrderTicket.h"
 
+#include <QComboBox>
 #include <QDateTimeEdit>
 #include <QDoubleSpinBox>
 #include <QMessageBox>
@@ -133,6 +134,23 @@ class TestOrderEntry : public QObject {
     QCOMPARE(b->workingOrders().rowCount(), 0);
     // The book lost what we took: 4 GPUs at $2.50 remain in those hours.
     QTRY_COMPARE_WITH_TIMEOUT(t.window.grid()->model().column(kAskStart)->askDepth(), 4, 5000);
+
+    // Sell part of the held contract back: it rests as a sell-back order above the asks.
+    QTRY_VERIFY_WITH_TIMEOUT(!ticket->findChild<QComboBox*>("ticketContract")->currentText().isEmpty(), 5000);
+    ticket->setKind(TicketKind::SellBack);
+    QCOMPARE(ticket->clusterId(), kCluster);
+    ticket->findChild<QSpinBox*>("ticketGpus")->setValue(5);
+    ticket->findChild<QDoubleSpinBox*>("ticketLimit")->setValue(3.00);
+    const auto o = ticket->order();
+    QVERIFY(std::holds_alternative<OrderRequest>(o));
+    QVERIFY(std::get<OrderRequest>(o).sellBack.has_value());
+    ticket->submit();
+    QTRY_COMPARE_WITH_TIMEOUT(b->workingOrders().rowCount(), 1, 5000);
+    const OrderView* sell = b->workingOrders().orderAt(0);
+    QVERIFY(sell->request.side == Side::Sell);
+    QVERIFY(sell->request.sellBack.has_value());
+    QCOMPARE(sell->request.gpus, 5);
+    QVERIFY(b->workingOrders().index(0, WorkingOrdersModel::Type).data().toString().contains("sell-back"));
   }
 
   void rejectedOrderRaisesAnErrorDialog() {
