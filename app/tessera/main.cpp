@@ -1,6 +1,7 @@
 // tessera: the desktop trading terminal. All logic lives in tessera_ui.
 #include "ui/session/TradingSession.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/shell/ScreenshotTour.h"
 #include "ui/shell/Screenshots.h"
 #include "ui/shell/TerminalOptions.h"
 
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   window.show();
   session.start();
 
+  if (options.screenshotTour) tessera::ui::startScreenshotTour(window, session);
   if (!options.screenshot.isEmpty() || !options.screenshotDocks.isEmpty()) {
     QTimer::singleShot(static_cast<int>(options.screenshotAfterSeconds * 1000), &window, [&] {
       for (const QString& f : tessera::ui::saveScreenshots(window, options.screenshot, options.screenshotDocks))

@@ -34,10 +34,11 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption shotDocks("screenshot-docks", "With --screenshot: also save each dock into this folder.", "dir");
   const QCommandLineOption shotAfter("screenshot-after", "Seconds to wait before the screenshot (default: 4).", "s", "4");
   const QCommandLineOption reset("reset-layout", "Ignore the saved window layout.");
+  const QCommandLineOption tour("screenshot-tour", "With --screenshot: place a few real orders first (a bought window, a resting bid).");
   const QCommandLineOption inProcess("in-process",
                                      "Run the simulated market on the matching engine directly, without the embedded "
                                      "exchange server and client.");
-  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset, inProcess});
+  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset, inProcess, tour});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -66,6 +67,7 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   if (!ok || o.screenshotAfterSeconds < 0) return QStringLiteral("--screenshot-after must be a number of seconds");
   o.resetLayout = p.isSet(reset);
   o.inProcess = p.isSet(inProcess);
+  o.screenshotTour = p.isSet(tour);
   return o;
 }
 

@@ -20,6 +20,7 @@ struct TerminalOptions {
   QString screenshot;                   // save the main window here and quit
   QString screenshotDocks;              // and each dock into this folder
   double screenshotAfterSeconds = 4;
+  bool screenshotTour = false;          // trade a little first, so the pictures show orders
   bool resetLayout = false;
   bool inProcess = false;               // the engine in this process, without the exchange server
 };
