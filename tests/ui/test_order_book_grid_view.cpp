@@ -4,6 +4,7 @@
 #include "ScriptedMarket.h"
 
 #include "ui/grid/OrderBookGridView.h"
+#include "ui/grid/PriceColourScale.h"
 #include "ui/session/LocalMarketBackend.h"
 #include "ui/session/TradingSession.h"
 #include "ui/shell/MainWindow.h"
@@ -119,6 +120,23 @@ class TestOrderBookGridView : public QObject {
     QVERIFY2(t.contains("$2.50"), qPrintable(t));
     const QString b = v.describeAt(v.pointOf(kAskStart + 0.5, -2).toPoint());
     QVERIFY2(b.contains("Bid level") && b.contains("$1.50") && b.contains("2 order(s)"), qPrintable(b));
+  }
+
+  void paintsLaddersInPriceColours() {
+    OrderBookGridView v;
+    v.resize(900, 520);
+    v.setSnapshot(handMadeBook());
+    v.setVisibleHours(kT0, 24);
+    const QImage img = v.grab().toImage();
+    auto at = [&](double hour, double gpu) { return img.pixelColor(v.pointOf(hour, gpu).toPoint()); };
+    const QColor background = at(kT0 + 0.5, 10);  // an hour with nothing in the book
+    PriceColourScale scale;
+    scale.setRange(1'500'000, 2'500'000);  // the book's prices, to the cent
+    QCOMPARE(at(kAskStart + 0.5, 8.7), scale.colour(kCheap));
+    QCOMPARE(at(kAskStart + 0.5, 21.3), scale.colour(kDear));  // off the grid lines
+    QVERIFY(at(kAskStart + 0.5, -3) != background);  // the bids below the axis
+    QCOMPARE(at(kAskStart + 0.5, 27), background);   // above the 24 GPUs offered
+    QCOMPARE(at(kAskStart + 0.5, -8), background);   // below the 6 GPUs bid
   }
 
   void zoomKeepsTheHourUnderTheCursor() {

@@ -3,6 +3,7 @@
 #include "ui/shell/DisplayFormat.h"
 
 #include <QHelpEvent>
+#include <QImage>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -234,47 +235,66 @@ void OrderBookGridView::paintEvent(QPaintEvent*) {
 
 void OrderBookGridView::paintColumns(QPainter& p, const QRectF& plot) const {
   if (!model_.snapshot()) return;
-  p.setRenderHint(QPainter::Antialiasing, false);
+  // Columns are written straight into an image, pixel rows at a time: a month of a cluster
+  // group is ~10^5 ladder segments, far too many for one fillRect each.
+  const int iw = static_cast<int>(std::ceil(plot.width()));
+  const int ih = static_cast<int>(std::ceil(plot.height()));
+  if (iw <= 0 || ih <= 0) return;
+  QImage img(iw, ih, QImage::Format_ARGB32_Premultiplied);
+  img.fill(Qt::transparent);
+  const double ox = plot.left();
+  const double oy = plot.top();
+  auto fill = [&](int x0, int x1, int y0, int y1, QRgb c) {
+    x0 = std::max(x0, 0);
+    x1 = std::min(x1, iw);
+    y0 = std::max(y0, 0);
+    y1 = std::min(y1, ih);
+    for (int y = y0; y < y1; ++y) {
+      auto* row = reinterpret_cast<QRgb*>(img.scanLine(y));
+      std::fill(row + x0, row + x1, c);
+    }
+  };
+  auto premultiplied = [this](Price price, int alpha) {
+    const QColor c = colours_.colour(price);
+    return qPremultiply(qRgba(c.red(), c.green(), c.blue(), alpha));
+  };
   const Hour h0 = static_cast<Hour>(std::floor(viewStart_));
   const Hour h1 = static_cast<Hour>(std::ceil(viewStart_ + viewHours_));
   const double colWidth = plot.width() / viewHours_;
-  const double gap = colWidth > 6 ? 1.0 : 0.0;
-  // Segments thinner than a pixel are folded into the next whole pixel (drawn in the colour of
-  // the best price in it): a month of a cluster group would otherwise be ~10^5 rectangles.
-  auto paintLadder = [&](const std::vector<GridSegment>& segs, double x0, double w, bool up, int alpha) {
-    double runTop = 0;
-    bool open = false;
+  const int gap = colWidth > 6 ? 1 : 0;
+  auto ladder = [&](const std::vector<GridSegment>& segs, int x0, int x1, bool up, int alpha) {
+    // Segments thinner than a pixel fold into the next whole pixel, in the colour of the best
+    // price among them.
+    int runStart = -1;
     Price runPrice = 0;
     for (const GridSegment& s : segs) {
-      const double yFrom = pointOf(0, up ? s.from : -s.from).y();
-      const double yTo = pointOf(0, up ? s.to : -s.to).y();
-      if (!open) {
-        runTop = yFrom;
+      const int yFrom = static_cast<int>(std::lround(pointOf(0, up ? s.from : -s.from).y() - oy));
+      const int yTo = static_cast<int>(std::lround(pointOf(0, up ? s.to : -s.to).y() - oy));
+      if (runStart < 0) {
+        runStart = yFrom;
         runPrice = s.price;
-        open = true;
       }
-      if (std::abs(yTo - runTop) < 1.0) continue;
-      QColor col = colours_.colour(runPrice);
-      col.setAlpha(alpha);
-      const double top = std::min(runTop, yTo), h = std::abs(yTo - runTop);
-      p.fillRect(QRectF(x0, top, w, h > 4 ? h - 1 : h), col);
-      open = false;
+      if (yTo == runStart) continue;
+      const int top = std::min(runStart, yTo), bottom = std::max(runStart, yTo);
+      // A 1-pixel seam between levels once they are tall enough to read as separate.
+      fill(x0, x1, top, bottom - (bottom - top > 4 ? 1 : 0), premultiplied(runPrice, alpha));
+      runStart = -1;
     }
-    if (open) {
-      const double yEnd = pointOf(0, up ? segs.back().to : -segs.back().to).y();
-      QColor col = colours_.colour(runPrice);
-      col.setAlpha(alpha);
-      p.fillRect(QRectF(x0, std::min(runTop, yEnd), w, std::max(1.0, std::abs(yEnd - runTop))), col);
+    if (runStart >= 0) {
+      const int yEnd = static_cast<int>(std::lround(pointOf(0, up ? segs.back().to : -segs.back().to).y() - oy));
+      const int top = std::min(runStart, yEnd), bottom = std::max({runStart, yEnd, top + 1});
+      fill(x0, x1, top, bottom, premultiplied(runPrice, alpha));
     }
   };
   for (Hour h = h0; h < h1; ++h) {
     const GridColumn* c = model_.column(h);
     if (!c) continue;
-    const double x0 = pointOf(static_cast<double>(h), 0).x();
-    const double w = colWidth - gap;
-    paintLadder(c->asks, x0, w, true, 255);
-    paintLadder(c->bids, x0, w, false, 170);  // bids a little paler, so the sides read apart
+    const int x0 = static_cast<int>(std::lround(pointOf(static_cast<double>(h), 0).x() - ox));
+    const int x1 = std::max(x0 + 1, static_cast<int>(std::lround(pointOf(static_cast<double>(h + 1), 0).x() - ox)) - gap);
+    ladder(c->asks, x0, x1, true, 255);
+    ladder(c->bids, x0, x1, false, 170);  // bids a little paler, so the sides read apart
   }
+  p.drawImage(QPointF(ox, oy), img);
 }
 
 void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
