@@ -12,10 +12,11 @@ void Inventory::Series::cover(Hour start, Hour end) {
     return;
   }
   if (start < base) {
-    const auto grow = static_cast<std::size_t>(base - start);
+    // Grow the front geometrically, so holdings arriving at ever-earlier hours stay linear.
+    const auto grow = std::max(static_cast<std::size_t>(base - start), held.size());
     held.insert(held.begin(), grow, 0);
     offered.insert(offered.begin(), grow, 0);
-    base = start;
+    base -= static_cast<Hour>(grow);
   }
   const auto need = static_cast<std::size_t>(end - base);
   if (need > held.size()) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 #include <tuple>
 
 namespace tessera {
@@ -11,9 +12,6 @@ namespace {
 
 constexpr std::size_t npos = static_cast<std::size_t>(-1);
 constexpr std::size_t side(Side s) { return static_cast<std::size_t>(s); }
-// Hours of book grown in front of the first one used, so orders arriving in slightly earlier
-// hours do not each shift the whole vector.
-constexpr Hour kFrontSlack = 7 * kHoursPerDay;
 
 }  // namespace
 
@@ -44,14 +42,12 @@ const MatchingEngine::Book* MatchingEngine::findBook(ClusterId c) const {
 }
 
 MatchingEngine::Cell& MatchingEngine::cell(Book& b, Hour h) {
-  if (b.cells.empty()) {
-    b.base = h;
-    b.cells.resize(1);
-  } else if (h < b.base) {
-    const Hour grow = b.base - h + kFrontSlack;
-    b.cells.insert(b.cells.begin(), static_cast<std::size_t>(grow), Cell{});
-    b.base -= grow;
-  } else if (h >= b.base + static_cast<Hour>(b.cells.size())) {
+  // Every order starts at or after the clock, and the clock only moves forward, so a book that
+  // starts at the clock of its first order never needs hours in front of it; validation bounds
+  // how far past the clock it can reach.
+  if (b.cells.empty()) b.base = state_.now;
+  if (h < b.base) throw std::logic_error("book cell before the exchange clock");
+  if (h >= b.base + static_cast<Hour>(b.cells.size())) {
     b.cells.resize(static_cast<std::size_t>(h - b.base + 1));
   }
   return b.cells[static_cast<std::size_t>(h - b.base)];
@@ -387,6 +383,7 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   }
   Order o;
   o.req = req;
+  o.accepted = candidates;
   o.candidates = std::move(candidates);
   o.liveFrom = req.start;
   const bool aon = o.aon();
@@ -462,10 +459,12 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     return reject(RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
   if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return reject(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   std::vector<ClusterId> candidates;
-  for (ClusterId c : o.candidates)
+  for (ClusterId c : o.accepted)
     if (state_.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
   const bool fits = o.aon() ? !candidates.empty() : state_.clusters.find(*o.req.cluster)->totalGpus() >= gpus;
   if (!fits) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
+  if (o.req.sellBack && gpus > state_.contracts.find(*o.req.sellBack)->gpus)
+    return reject(RejectReason::InvalidWindow, "a sell-back must lie inside the contract it sells");
   const bool keepPriority = limit == o.req.limit && gpus <= o.req.gpus;
 
   if (o.aon()) {

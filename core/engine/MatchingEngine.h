@@ -57,7 +57,8 @@ class MatchingEngine final : public Matcher {
     std::int64_t filled = 0;
     std::int64_t leaves = 0;
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
-    std::vector<ClusterId> candidates;  // all-or-none: clusters it may trade on
+    std::vector<ClusterId> accepted;    // all-or-none: clusters it could trade on when accepted
+    std::vector<ClusterId> candidates;  // ... of those, the ones that hold its current GPU count
     bool listed = false;                // all-or-none: in its candidates' allOrNoneBids
     bool aon() const { return req.fill == FillStyle::AllOrNone; }
   };

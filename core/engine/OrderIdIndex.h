@@ -1,7 +1,8 @@
 #pragma once
 // Order id -> slot. Exchanges hand out ids densely from 1, so ids that arrive roughly in order
-// live in a plain vector (one array access, no allocation per order); an id far beyond what the
-// vector covers goes to a hash map instead, so one huge id cannot make the vector huge.
+// live in a plain vector (one array access, no allocation per order). The vector only grows
+// while at least half of it is in use, so no choice of ids makes it more than about twice the
+// number of orders (plus a small slack); every other id goes to a hash map.
 #include "core/domain/Types.h"
 
 #include <cstdint>
@@ -24,10 +25,14 @@ class OrderIdIndex {
   bool contains(OrderId id) const { return find(id).has_value(); }
   // `id` must not be in the index yet.
   void insert(OrderId id, Slot s) {
-    if (id >= dense_.size() && id < 2 * dense_.size() + kSlack)
+    if (id >= dense_.size() && id < dense_.size() + kSlack && 2 * (denseCount_ + 1) >= dense_.size())
       dense_.resize(std::max<std::size_t>(id + 1, 2 * dense_.size()), kNone);
-    if (id < dense_.size()) dense_[id] = s;
-    else sparse_.emplace(id, s);
+    if (id < dense_.size()) {
+      dense_[id] = s;
+      ++denseCount_;
+    } else {
+      sparse_.emplace(id, s);
+    }
   }
   Slot at(OrderId id) const { return *find(id); }
 
@@ -35,6 +40,7 @@ class OrderIdIndex {
   static constexpr Slot kNone = ~Slot{0};
   static constexpr std::size_t kSlack = 4096;
   std::vector<Slot> dense_;
+  std::size_t denseCount_ = 0;  // ids stored in dense_
   std::unordered_map<OrderId, Slot> sparse_;
 };
 

@@ -34,6 +34,8 @@ std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketV
   if (g.start >= g.end || g.end - g.start > limits::kMaxWindowHours)
     return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
   if (g.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
+  if (g.end > market.now + limits::kMaxHorizonHours)
+    return bad(RejectReason::InvalidWindow, "window ends more than five years after the exchange clock");
   if (g.gpus > c->totalGpus()) return bad(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
   return std::nullopt;
 }
@@ -54,6 +56,8 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
   if (o.duration && (*o.duration <= 0 || *o.duration > o.end - o.start))
     return reject(o, RejectReason::InvalidWindow, "duration must be between 1 and end - start hours");
   if (o.start < market.now) return reject(o, RejectReason::WindowInPast, "window starts before the exchange clock");
+  if (o.end > market.now + limits::kMaxHorizonHours)
+    return reject(o, RejectReason::InvalidWindow, "window ends more than five years after the exchange clock");
   if (o.tif == TimeInForce::GTD) {
     if (!o.expireAt) return reject(o, RejectReason::InvalidTimeInForce, "GTD needs expire_at");
     if (*o.expireAt <= market.now) return reject(o, RejectReason::InvalidTimeInForce, "expire_at is not in the future");

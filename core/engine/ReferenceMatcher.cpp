@@ -206,6 +206,7 @@ void ReferenceMatcher::submit(const OrderRequest& req, std::vector<Event>& out) 
   }
   Order o;
   o.req = req;
+  o.accepted = candidates;
   o.candidates = std::move(candidates);
   if (!o.aon())
     for (Hour h = req.start; h < req.end; ++h) o.remaining[h] = req.gpus;
@@ -268,10 +269,12 @@ void ReferenceMatcher::amend(const AmendRequest& a, std::vector<Event>& out) {
     return reject(RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
   if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return reject(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   std::vector<ClusterId> candidates;
-  for (ClusterId c : o.candidates)
+  for (ClusterId c : o.accepted)
     if (state_.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
   const bool fits = o.aon() ? !candidates.empty() : state_.clusters.find(*o.req.cluster)->totalGpus() >= gpus;
   if (!fits) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
+  if (o.req.sellBack && gpus > state_.contracts.find(*o.req.sellBack)->gpus)
+    return reject(RejectReason::InvalidWindow, "a sell-back must lie inside the contract it sells");
   const bool keepPriority = limit == o.req.limit && gpus <= o.req.gpus;
 
   if (o.aon()) {

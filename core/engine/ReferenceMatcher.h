@@ -32,7 +32,8 @@ class ReferenceMatcher final : public Matcher {
     OrderStatus status = OrderStatus::Working;
     std::int64_t filled = 0;
     std::map<Hour, GpuCount> remaining;  // divisible orders: what is left in each hour
-    std::vector<ClusterId> candidates;   // clusters it may trade on
+    std::vector<ClusterId> accepted;     // all-or-none: clusters it could trade on when accepted
+    std::vector<ClusterId> candidates;   // ... of those, the ones that hold its current GPU count
     bool aon() const { return req.fill == FillStyle::AllOrNone; }
     std::int64_t leaves() const;
   };

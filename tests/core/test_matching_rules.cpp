@@ -349,6 +349,62 @@ class MatchingRulesTest : public QObject {
     }
   }
 
+  // Review findings: hostile hours and ids must not exhaust memory, and amends keep the rules.
+  void farFutureWindowsAreRefusedNotStored() {
+    auto m = market();
+    QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(1, kAlice, 1, 1, 0, 1, usd(1.00)))).size(), std::size_t(1));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(2, kAlice, 1, 1, Hour{1} << 39, (Hour{1} << 39) + 1, usd(1.00)))).at(0).reason),
+             name(RejectReason::InvalidWindow));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CapacityGrant{kProvider, 1, 1, Hour{1} << 39, (Hour{1} << 39) + 1})).at(0).reason),
+             name(RejectReason::InvalidWindow));
+    // Up to five years ahead is fine, also after the clock moved.
+    QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(3, kAlice, 1, 1, 43'000, 43'001, usd(1.00)))).size(), std::size_t(1));
+    m->send(ClockAdvance{40'000});
+    QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(4, kAlice, 1, 1, 80'000, 80'001, usd(1.00)))).size(), std::size_t(1));
+    QCOMPARE(eventsOf<CapacityAdded>(m->send(CapacityGrant{kProvider, 1, 1, 80'000, 80'010})).size(), std::size_t(1));
+    // Grants at ever-earlier hours stay cheap (the holding grows its front geometrically).
+    for (Hour h = 83'000; h > 41'000; h -= 100) m->send(CapacityGrant{kProvider2, 2, 1, h, h + 1});
+    QCOMPARE(m->matcher().holding(kProvider2, 2, 41'100).held, 1);
+  }
+
+  void idsChosenToDoubleTheIndexDoNotExhaustMemory() {
+    auto m = market();
+    OrderId id = 4095;
+    for (int i = 0; i < 40 && id < (OrderId{1} << 52); ++i, id = 2 * id + 4096)
+      QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(id, kAlice, 1, 1, 0, 1, usd(0.10)))).size(), std::size_t(1));
+    QVERIFY(m->matcher().order(4095).has_value());
+  }
+
+  void amendedAllOrNoneKeepsItsAcceptedCandidates() {
+    QFETCH_GLOBAL(bool, reference);
+    EngineHarness m(reference ? makeReferenceMatcher() : makeMatchingEngine());
+    m.send(makeCluster(1, Accelerator::H100, "us-east", 1, FabricClass::InfiniBand));  // 8 GPUs
+    m.send(makeCluster(2, Accelerator::H100, "us-east", 2, FabricClass::InfiniBand));  // 16 GPUs
+    m.send(CapacityGrant{kProvider, 1, 8, 0, 10});
+    OrderRequest o = allOrNone(1, kAlice, 1, 4, 0, 2, usd(1.00));
+    o.cluster.reset();
+    o.constraints = ClusterConstraints{};
+    m.send(o);
+    m.send(AmendRequest{1, kAlice, std::nullopt, 12});  // only cluster 2 holds 12
+    m.send(AmendRequest{1, kAlice, std::nullopt, 4});   // both again
+    auto k = eventsOf<ContractCreated>(m.send(ask(2, kProvider, 1, 8, 0, 2, usd(0.50))));
+    QCOMPARE(k.size(), std::size_t(1));
+    QCOMPARE(k[0].contract.buyOrder, OrderId(1));
+  }
+
+  void sellBackCannotBeAmendedPastItsContract() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 10, usd(1.00)));
+    auto k = eventsOf<ContractCreated>(m->send(bid(2, kAlice, 1, 4, 0, 10, usd(1.00))));
+    m->send(ask(3, kProvider, 1, 4, 0, 10, usd(1.00)));
+    m->send(bid(4, kAlice, 1, 4, 0, 10, usd(1.00)));  // a second 4-GPU contract
+    OrderRequest back = ask(5, kAlice, 1, 4, 0, 10, usd(2.00));
+    back.sellBack = k.at(0).contract.id;
+    QCOMPARE(eventsOf<OrderAccepted>(m->send(back)).size(), std::size_t(1));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(AmendRequest{5, kAlice, std::nullopt, 8})).at(0).reason),
+             name(RejectReason::InvalidWindow));
+  }
+
   void onlyTheOwnerCancels() {
     auto m = market();
     m->send(bid(1, kAlice, 1, 4, 0, 2, usd(1.00)));
