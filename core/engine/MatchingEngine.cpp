@@ -327,22 +327,46 @@ void MatchingEngine::unlistAllOrNone(Slot s) {
   o.listed = false;
 }
 
-void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
-  const OrderRequest& ask = orders_[askSlot].req;
-  const Hour askStart = ask.start;
-  const Hour askEnd = ask.end;
-  const OrderId askId = ask.id;
+std::vector<MatchingEngine::Slot> MatchingEngine::allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end) {
   std::vector<Slot> bids;
-  for (Slot s : book(*ask.cluster).allOrNoneBids) {
+  for (Slot s : book(cluster).allOrNoneBids) {
     const Order& o = orders_[s];
-    if (o.status == OrderStatus::Working && o.req.start < askEnd && askStart < o.req.end) bids.push_back(s);
+    if (o.status == OrderStatus::Working && o.req.start < end && start < o.req.end) bids.push_back(s);
   }
   std::sort(bids.begin(), bids.end(), [this](Slot a, Slot b) {
     const Order& x = orders_[a];
     const Order& y = orders_[b];
     return x.req.limit != y.req.limit ? x.req.limit > y.req.limit : x.seq < y.seq;
   });
+  return bids;
+}
+
+bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
+  const std::vector<Slot> bids = allOrNoneBidsTouching(*o.req.cluster, o.req.start, o.req.end);
+  if (bids.empty()) return false;
+  const Slot probe = static_cast<Slot>(orders_.size());
+  orders_.push_back(o);
+  orders_.back().seq = lastSeq_ + 1;
+  Book& b = book(*o.req.cluster);
+  const Price key = keyOf(Side::Sell, o.req.limit);
+  for (Hour h = o.req.start; h < o.req.end; ++h) insertEntry(cell(b, h), Side::Sell, {key, lastSeq_ + 1, probe, o.req.gpus});
+  bool completes = false;
   for (Slot s : bids) {
+    const Order& bid = orders_[s];
+    if ((completes = bestPlacement(bid, bid.req.gpus, bid.req.limit, bid.candidates).has_value())) break;
+  }
+  for (Hour h = o.req.start; h < o.req.end; ++h) {
+    Cell& c = *findCell(b, h);
+    eraseEntry(c, Side::Sell, indexOf(c.ladders[side(Side::Sell)], key, lastSeq_ + 1));
+  }
+  orders_.pop_back();
+  return completes;
+}
+
+void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
+  const OrderRequest& ask = orders_[askSlot].req;
+  const OrderId askId = ask.id;
+  for (Slot s : allOrNoneBidsTouching(*ask.cluster, ask.start, ask.end)) {
     const Order& o = orders_[s];
     if (auto p = bestPlacement(o, o.req.gpus, o.req.limit, o.candidates)) fillAllOrNone(s, *p, askId, out);
   }
@@ -391,7 +415,8 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   if (!aon) need.assign(static_cast<std::size_t>(req.end - req.start), req.gpus);
   if (req.postOnly) {
     const bool trades = aon ? bestPlacement(o, req.gpus, req.limit, o.candidates).has_value()
-                            : wouldTrade(o, req.limit, req.start, need);
+                            : wouldTrade(o, req.limit, req.start, need) ||
+                                  (req.side == Side::Sell && sellWouldCompleteAllOrNone(o));
     if (trades) {
       out.emplace_back(OrderRejected{req.id, req.account, RejectReason::PostOnlyWouldTrade,
                                      "a post-only order must not trade on arrival"});

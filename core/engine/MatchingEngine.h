@@ -93,7 +93,12 @@ class MatchingEngine final : public Matcher {
   std::optional<Placement> bestPlacement(const Order& o, GpuCount gpus, Price limit,
                                          const std::vector<ClusterId>& candidates) const;
   void fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out);
+  // Resting all-or-none bids that may use an ask on `cluster` over [start, end), in priority order.
+  std::vector<Slot> allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end);
   void recheckAllOrNone(Slot ask, std::vector<Event>& out);
+  // Would a post-only sell complete a resting all-or-none bid if it rested? Tried by resting it
+  // for a moment and taking it out again.
+  bool sellWouldCompleteAllOrNone(const Order& o);
   void restAllOrNone(Slot s);
   void unlistAllOrNone(Slot s);
   // Removes everything the order still has working; emits OrderCancelled.

@@ -183,18 +183,33 @@ void ReferenceMatcher::fillAllOrNone(Order& o, const Placement& p, OrderId aggre
   flushTrades(out);
 }
 
-void ReferenceMatcher::recheckAllOrNone(const Order& ask, std::vector<Event>& out) {
-  const ClusterId c = *ask.req.cluster;
+std::vector<ReferenceMatcher::Order*> ReferenceMatcher::allOrNoneBidsTouching(ClusterId c, Hour start, Hour end) {
   std::vector<Order*> bids;
   for (auto& [id, o] : orders_) {
     if (o.status != OrderStatus::Working || !o.aon()) continue;
     if (std::find(o.candidates.begin(), o.candidates.end(), c) == o.candidates.end()) continue;
-    if (o.req.start < ask.req.end && ask.req.start < o.req.end) bids.push_back(&o);
+    if (o.req.start < end && start < o.req.end) bids.push_back(&o);
   }
   std::sort(bids.begin(), bids.end(), [](const Order* a, const Order* b) {
     return a->req.limit != b->req.limit ? a->req.limit > b->req.limit : a->seq < b->seq;
   });
-  for (Order* b : bids)
+  return bids;
+}
+
+bool ReferenceMatcher::sellWouldCompleteAllOrNone(const Order& o) {
+  const auto bids = allOrNoneBidsTouching(*o.req.cluster, o.req.start, o.req.end);
+  Order probe = o;
+  probe.seq = lastSeq_ + 1;
+  auto it = orders_.emplace(o.req.id, std::move(probe)).first;
+  bool completes = false;
+  for (const Order* b : bids)
+    if ((completes = bestPlacement(*b).has_value())) break;
+  orders_.erase(it);
+  return completes;
+}
+
+void ReferenceMatcher::recheckAllOrNone(const Order& ask, std::vector<Event>& out) {
+  for (Order* b : allOrNoneBidsTouching(*ask.req.cluster, ask.req.start, ask.req.end))
     if (auto p = bestPlacement(*b)) fillAllOrNone(*b, *p, ask.req.id, out);
 }
 
@@ -211,7 +226,9 @@ void ReferenceMatcher::submit(const OrderRequest& req, std::vector<Event>& out) 
   if (!o.aon())
     for (Hour h = req.start; h < req.end; ++h) o.remaining[h] = req.gpus;
   if (req.postOnly) {
-    const bool trades = o.aon() ? bestPlacement(o).has_value() : wouldTrade(o, req.limit, o.remaining);
+    const bool trades = o.aon() ? bestPlacement(o).has_value()
+                                : wouldTrade(o, req.limit, o.remaining) ||
+                                      (req.side == Side::Sell && sellWouldCompleteAllOrNone(o));
     if (trades) {
       out.emplace_back(OrderRejected{req.id, req.account, RejectReason::PostOnlyWouldTrade,
                                      "a post-only order must not trade on arrival"});

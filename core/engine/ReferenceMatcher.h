@@ -56,7 +56,10 @@ class ReferenceMatcher final : public Matcher {
   void matchDivisible(Order& o, std::vector<Event>& out);
   std::optional<Placement> bestPlacement(const Order& o) const;
   void fillAllOrNone(Order& o, const Placement& p, OrderId aggressor, std::vector<Event>& out);
+  // Resting all-or-none bids that may use an ask on `cluster` over [start, end), in priority order.
+  std::vector<Order*> allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end);
   void recheckAllOrNone(const Order& ask, std::vector<Event>& out);
+  bool sellWouldCompleteAllOrNone(const Order& o);
   void removeRemaining(Order& o, OrderStatus status, CancelReason reason, std::vector<Event>& out);
   void flushTrades(std::vector<Event>& out);
   OrderView view(const Order& o) const;

@@ -266,6 +266,20 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(eventsOf<OrderAccepted>(m->send(o)).size(), std::size_t(1));
   }
 
+  void postOnlySellThatWouldCompleteAnAllOrNoneBidIsRejected() {
+    auto m = market();
+    m->send(allOrNone(1, kAlice, 1, 4, 0, 2, usd(2.00)));
+    OrderRequest o = ask(2, kProvider, 1, 8, 0, 2, usd(1.00));
+    o.postOnly = true;
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(o)).at(0).reason), name(RejectReason::PostOnlyWouldTrade));
+    QCOMPARE(m->matcher().holding(kProvider, 1, 0).offered, 0);
+    QVERIFY(m->matcher().depth(1, 0, Side::Sell, 5).empty());
+    o.id = 3;
+    o.gpus = 2;  // too few to complete the bid: rests
+    QCOMPARE(eventsOf<OrderAccepted>(m->send(o)).size(), std::size_t(1));
+    QCOMPARE(m->matcher().order(1)->status, OrderStatus::Working);
+  }
+
   void clockExpiresGoodTillDateAndPastHours() {
     auto m = market();
     OrderRequest gtd = bid(1, kAlice, 1, 4, 10, 20, usd(1.00));
