@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 namespace tessera::ui {
 namespace {
@@ -220,13 +221,15 @@ void LocalMarketBackend::publish(bool force) {
     publishedNow_ = matcher_->now();
     emit clockChanged(publishedNow_);
   }
-  if (bookDirty_ && beginBookSnapshot()) {
+  // Pipelined: the next snapshot is built while the GUI paints the previous one, and sent as
+  // soon as the GUI has taken that.
+  if (bookDirty_ && !readySnapshot_) {
     bookDirty_ = false;
-    auto snap = std::make_shared<BookSnapshot>(
+    readySnapshot_ = std::make_shared<BookSnapshot>(
         takeBookSnapshot(*matcher_, watched_, watchFirst_, watchHours_, options_.maxLevels));
-    snap->changedAtNs = dirtySinceNs_ ? dirtySinceNs_ : steadyNowNs();
-    emit bookChanged(std::move(snap));
+    readySnapshot_->changedAtNs = dirtySinceNs_ ? dirtySinceNs_ : steadyNowNs();
   }
+  if (readySnapshot_ && beginBookSnapshot()) emit bookChanged(std::exchange(readySnapshot_, nullptr));
   if (!pendingTrades_.empty()) {
     emit tradesPrinted(std::move(pendingTrades_));
     pendingTrades_.clear();

@@ -73,6 +73,7 @@ class LocalMarketBackend : public MarketBackend {
   Money cash_ = 0;
   bool bookDirty_ = true;
   std::int64_t dirtySinceNs_ = 0;
+  std::shared_ptr<BookSnapshot> readySnapshot_;  // built while the GUI still paints the last one
   bool clustersDirty_ = false;
   bool ordersDirty_ = true;
   bool contractsDirty_ = true;
