@@ -2,6 +2,7 @@
 // Every contract the market has created, by id, with an index per account.
 #include "core/engine/Events.h"
 
+#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -16,7 +17,7 @@ class ContractBook {
   std::vector<Contract> of(AccountId account) const;
 
  private:
-  std::vector<Contract> contracts_;  // contracts_[id - 1]
+  std::deque<Contract> contracts_;  // contracts_[id - 1]; a deque, so growth never copies them all
   std::unordered_map<AccountId, std::vector<ContractId>> byAccount_;
 };
 
