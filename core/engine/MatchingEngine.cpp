@@ -477,19 +477,13 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   const Slot s = *slot;
   Order& o = orders_[s];
   if (o.req.account != a.account) return reject(RejectReason::NotYourOrder, "the order belongs to another account");
-  const Price limit = a.limit.value_or(o.req.limit);
-  const GpuCount gpus = a.gpus.value_or(o.req.gpus);
-  if (limit == o.req.limit && gpus == o.req.gpus) return reject(RejectReason::NothingToAmend, "the amend changes nothing");
-  if (limit <= 0 || limit > limits::kMaxPrice)
-    return reject(RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
-  if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return reject(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  Price limit = 0;
+  GpuCount gpus = 0;
   std::vector<ClusterId> candidates;
-  for (ClusterId c : o.accepted)
-    if (state_.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
-  const bool fits = o.aon() ? !candidates.empty() : state_.clusters.find(*o.req.cluster)->totalGpus() >= gpus;
-  if (!fits) return reject(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
-  if (o.req.sellBack && gpus > state_.contracts.find(*o.req.sellBack)->gpus)
-    return reject(RejectReason::InvalidWindow, "a sell-back must lie inside the contract it sells");
+  if (auto r = validateAmend(a, o.req, o.accepted, state_.view(), limit, gpus, candidates)) {
+    out.emplace_back(std::move(*r));
+    return;
+  }
   const bool keepPriority = limit == o.req.limit && gpus <= o.req.gpus;
 
   if (o.aon()) {

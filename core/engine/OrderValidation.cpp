@@ -40,6 +40,27 @@ std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketV
   return std::nullopt;
 }
 
+std::optional<OrderRejected> validateAmend(const AmendRequest& a, const OrderRequest& o,
+                                           const std::vector<ClusterId>& accepted, const MarketView& market,
+                                           Price& limit, GpuCount& gpus, std::vector<ClusterId>& candidates) {
+  auto bad = [&](RejectReason r, std::string d) { return OrderRejected{a.id, a.account, r, std::move(d)}; };
+  limit = a.limit.value_or(o.limit);
+  gpus = a.gpus.value_or(o.gpus);
+  if (limit == o.limit && gpus == o.gpus) return bad(RejectReason::NothingToAmend, "the amend changes nothing");
+  if (limit <= 0 || limit > limits::kMaxPrice)
+    return bad(RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
+  if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  candidates.clear();
+  for (ClusterId c : accepted)
+    if (market.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
+  const bool fits = o.fill == FillStyle::AllOrNone ? !candidates.empty()
+                                                   : market.clusters.find(*o.cluster)->totalGpus() >= gpus;
+  if (!fits) return bad(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
+  if (o.sellBack && gpus > market.contracts.find(*o.sellBack)->gpus)
+    return bad(RejectReason::InvalidWindow, "a sell-back must lie inside the contract it sells");
+  return std::nullopt;
+}
+
 std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse,
                                               const MarketView& market,
                                               std::vector<ClusterId>& candidates) {

@@ -25,6 +25,13 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
                                               const MarketView& market,
                                               std::vector<ClusterId>& candidates);
 
+// Checks an amend of the working order `current` (already known to exist and to belong to the
+// amending account). On success `limit` and `gpus` hold the new values and, for all-or-none
+// orders, `candidates` the accepted candidates that hold the new GPU count.
+std::optional<OrderRejected> validateAmend(const AmendRequest& a, const OrderRequest& current,
+                                           const std::vector<ClusterId>& accepted, const MarketView& market,
+                                           Price& limit, GpuCount& gpus, std::vector<ClusterId>& candidates);
+
 std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegistry& clusters);
 std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketView& market);
 
