@@ -109,7 +109,7 @@ class MatchingEngine final : public Matcher {
   MarketState state_;
   std::deque<Order> orders_;  // by slot, in arrival order; a deque, so growth never moves orders
   OrderIdIndex slotOf_;
-  std::vector<Slot> working_;                    // compacted on clock advance
+  std::deque<Slot> working_;  // compacted on clock advance; a deque, so growth never copies it
   std::unordered_map<ClusterId, Book> books_;
   std::uint64_t lastSeq_ = 0;
   std::vector<GpuCount> scratchNeed_;

@@ -1,11 +1,14 @@
 #pragma once
 // Order id -> slot. Exchanges hand out ids densely from 1, so ids that arrive roughly in order
-// live in a plain vector (one array access, no allocation per order). The vector only grows
-// while at least half of it is in use, so no choice of ids makes it more than about twice the
-// number of orders (plus a small slack); every other id goes to a hash map.
+// live in fixed-size pages of a plain array (one lookup, no allocation per order, and growth
+// never copies what is there, so it never stalls the engine). The pages only grow while at least
+// half of what they cover is in use, so no choice of ids makes them more than about twice the
+// number of orders (plus a page); every other id goes to a hash map.
 #include "core/domain/Types.h"
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -16,19 +19,24 @@ class OrderIdIndex {
  public:
   using Slot = std::uint32_t;
   std::optional<Slot> find(OrderId id) const {
-    if (id < dense_.size() && dense_[id] != kNone) return dense_[id];
+    if (id < covered()) {
+      const Slot s = (*pages_[id >> kPageBits])[id & kPageMask];
+      if (s != kNone) return s;
+    }
     if (sparse_.empty()) return std::nullopt;
-    auto it = sparse_.find(id);  // also ids stored before the vector grew past them
+    auto it = sparse_.find(id);  // also ids stored before the pages grew past them
     if (it == sparse_.end()) return std::nullopt;
     return it->second;
   }
   bool contains(OrderId id) const { return find(id).has_value(); }
   // `id` must not be in the index yet.
   void insert(OrderId id, Slot s) {
-    if (id >= dense_.size() && id < dense_.size() + kSlack && 2 * (denseCount_ + 1) >= dense_.size())
-      dense_.resize(std::max<std::size_t>(id + 1, 2 * dense_.size()), kNone);
-    if (id < dense_.size()) {
-      dense_[id] = s;
+    while (id >= covered() && id < covered() + kPageSize && 2 * (denseCount_ + 1) >= covered()) {
+      pages_.push_back(std::make_unique<Page>());
+      pages_.back()->fill(kNone);
+    }
+    if (id < covered()) {
+      (*pages_[id >> kPageBits])[id & kPageMask] = s;
       ++denseCount_;
     } else {
       sparse_.emplace(id, s);
@@ -38,9 +46,14 @@ class OrderIdIndex {
 
  private:
   static constexpr Slot kNone = ~Slot{0};
-  static constexpr std::size_t kSlack = 4096;
-  std::vector<Slot> dense_;
-  std::size_t denseCount_ = 0;  // ids stored in dense_
+  static constexpr unsigned kPageBits = 14;
+  static constexpr std::uint64_t kPageSize = std::uint64_t{1} << kPageBits;
+  static constexpr std::uint64_t kPageMask = kPageSize - 1;
+  using Page = std::array<Slot, kPageSize>;
+  std::uint64_t covered() const { return pages_.size() * kPageSize; }
+
+  std::vector<std::unique_ptr<Page>> pages_;
+  std::size_t denseCount_ = 0;  // ids stored in pages
   std::unordered_map<OrderId, Slot> sparse_;
 };
 
