@@ -1,6 +1,7 @@
 #include "core/cost/MarketOffers.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::cost {
 
@@ -71,6 +72,17 @@ std::vector<ClusterRanking> rankClustersByEffectiveCost(
     ranked.push_back({clusters[r.candidate], candidates[r.candidate].offer, std::move(r.result)});
   ranked.insert(ranked.end(), out.begin(), out.end());
   return ranked;
+}
+
+std::vector<ClusterCostFactor> effectiveCostFactors(const std::vector<ClusterRanking>& ranking) {
+  std::vector<ClusterCostFactor> out;
+  for (const ClusterRanking& r : ranking) {
+    const auto* b = std::get_if<CostBreakdown>(&r.result);
+    if (!b || b->pricePerGpuHour <= 0 || b->effectivePricePerGpuHour <= 0) continue;
+    const double ppm = std::round(b->effectivePricePerGpuHour / b->pricePerGpuHour * 1e6);
+    out.push_back({r.cluster.id, static_cast<std::int64_t>(std::clamp(ppm, 1.0, 1e8))});
+  }
+  return out;
 }
 
 }  // namespace tessera::cost

@@ -40,4 +40,10 @@ std::vector<ClusterRanking> rankClustersByEffectiveCost(
     Hour start, Hour end,
     const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology);
 
+// Effective-cost factors for an all-or-none order (docs/matching.md): for each ranked cluster
+// that can serve the workload, its effective price per GPU-hour over its hourly price, in ppm,
+// so that the engine ranks the order's placements by what the work really costs. Clusters the
+// model cannot price are left out (the engine then counts them at their hourly price).
+std::vector<ClusterCostFactor> effectiveCostFactors(const std::vector<ClusterRanking>& ranking);
+
 }  // namespace tessera::cost
