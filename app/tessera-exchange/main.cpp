@@ -14,11 +14,13 @@ void printUsage(std::ostream& os) {
   os << "usage: tessera-exchange [options]\n"
         "       tessera-exchange --hash-key <salt> <key>\n\n"
         "options:\n"
-        "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits)\n"
+        "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits, record)\n"
         "  --listen <address>  address to listen on (default 127.0.0.1)\n"
         "  --port <port>       TCP port (default 7400; 0 picks a free one)\n"
         "  --db <file>         SQLite journal (default tessera-exchange.db; :memory: for none)\n"
         "  --accounts <file>   accounts file: accounts, clusters, capacity grants\n"
+        "  --record <file>     also record every accepted input and its market events to this\n"
+        "                      market-history file, for tessera-backtest (docs/history-schema.md)\n"
         "  --sync-full         fsync every commit (survives power loss, slower)\n"
         "  --no-wall-clock     do not advance the exchange clock with UTC hours\n"
         "  --hash-key S K      print the key_hash of key K with salt S, for the accounts file\n"
@@ -32,7 +34,7 @@ void printUsage(std::ostream& os) {
 int main(int argc, char** argv) {
   using namespace tessera::net;
   ExchangeConfig config;
-  std::string configFile, accountsFile, listen, db, port;
+  std::string configFile, accountsFile, listen, db, port, record;
   bool syncFull = false, noWallClock = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
     else if (a == "--listen") value(listen);
     else if (a == "--port") value(port);
     else if (a == "--db") value(db);
+    else if (a == "--record") value(record);
     else if (a == "--sync-full") syncFull = true;
     else if (a == "--no-wall-clock") noWallClock = true;
     else {
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
   }
   if (!listen.empty()) config.listenAddress = listen;
   if (!db.empty()) config.dbPath = db;
+  if (!record.empty()) config.recordPath = record;
   if (syncFull) config.syncFull = true;
   if (noWallClock) config.followWallClock = false;
   if (!port.empty()) {

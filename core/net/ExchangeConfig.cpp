@@ -89,7 +89,7 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   auto read = readJson(path);
   if (auto* e = std::get_if<ConfigError>(&read)) return *e;
   const json& j = std::get<json>(read);
-  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits"};
+  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || key == k;
@@ -99,7 +99,7 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   int port = cfg.port;
   std::string accounts;
   if (!get(j, "listen", cfg.listenAddress, err, path) || !get(j, "port", port, err, path) ||
-      !get(j, "db", cfg.dbPath, err, path) || !get(j, "sync_full", cfg.syncFull, err, path) ||
+      !get(j, "db", cfg.dbPath, err, path) || !get(j, "record", cfg.recordPath, err, path) || !get(j, "sync_full", cfg.syncFull, err, path) ||
       !get(j, "accounts", accounts, err, path)) {
     return ConfigError{err};
   }

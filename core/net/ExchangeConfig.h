@@ -51,6 +51,10 @@ struct ExchangeConfig {
   std::vector<GrantConfig> grants;
   std::optional<Hour> initialClock;  // first start only; default: the current UTC hour
   bool followWallClock = true;  // advance the exchange clock when a new UTC hour begins
+  // Market-history file (core/store, docs/history-schema.md) to record every accepted input and
+  // its market events to, for backtests; empty: no recording. The journal stays the durable
+  // record: the history is written in batches and may miss the last second before a crash.
+  std::string recordPath;
 };
 
 struct ConfigError {

@@ -1,5 +1,7 @@
 #include "core/net/ExchangeCore.h"
 
+#include <iostream>
+
 #include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
 #include "core/net/JournalForm.h"
@@ -80,12 +82,30 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     a.house = ac.house;
     a.configured = true;
   }
+  // Recording starts before the market opens, so a fresh exchange's history has its clusters
+  // and grants; inputs replayed from the journal on a restart were recorded the first time.
+  if (!config.recordPath.empty()) {
+    auto opened = store::MarketHistoryStore::open(config.recordPath, store::OpenMode::ReadWrite);
+    if (auto* e = std::get_if<store::StoreError>(&opened))
+      throw std::runtime_error("cannot record market history to " + config.recordPath + ": " + e->message);
+    history_ = std::move(std::get<std::unique_ptr<store::MarketHistoryStore>>(opened));
+    recorder_ = std::make_unique<store::HistoryRecorder>(*history_, directory_);
+  }
   replay();
   if (replayed_ == 0) openMarket(config);
   dirtyBalances_.clear();  // nobody is connected yet: there is nobody to tell
 }
 
-ExchangeCore::~ExchangeCore() = default;
+ExchangeCore::~ExchangeCore() {
+  if (recorder_)
+    if (auto e = recorder_->flush()) std::cerr << "tessera-exchange: market history: " << e->message << '\n';
+}
+
+void ExchangeCore::stopRecording(const std::string& why) {
+  std::cerr << "tessera-exchange: market history recording stopped: " << why << '\n';
+  recorder_.reset();
+  history_.reset();
+}
 
 ExchangeCore::Account& ExchangeCore::accountNamed(const std::string& name) {
   const AccountId id = directory_.intern(name);
@@ -507,6 +527,11 @@ std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
   if (!replaying_) {
     writeJournalForm(scratch_, in, directory_);
     journal_.append(clOrdId, scratch_);
+    if (recorder_) {
+      const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch()).count();
+      recorder_->record(micros, in, events_);
+    }
   }
   // Copy: account() may query the engine, never apply, but keep events_ free for reuse.
   const std::vector<Event> events = std::move(events_);
@@ -671,6 +696,12 @@ void ExchangeCore::publish(Outbox* out, std::string line) {
 }
 
 void ExchangeCore::finishBatch(Outbox& out) {
+  // The recorder writes a transaction every few thousand inputs by itself; on a quiet market
+  // write at least once a second, so the file is never far behind.
+  if (recorder_ && std::chrono::steady_clock::now() - lastHistoryFlush_ > std::chrono::seconds(1)) {
+    lastHistoryFlush_ = std::chrono::steady_clock::now();
+    if (auto e = recorder_->flush()) stopRecording(e->message);
+  }
   for (AccountId id : dirtyBalances_) {
     const Account& a = accounts_.at(id);
     if (a.sessions.empty()) continue;

@@ -10,6 +10,7 @@
 #include "core/net/ClientMessage.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/Journal.h"
+#include "core/store/HistoryRecorder.h"
 
 #include <cstdint>
 #include <deque>
@@ -122,6 +123,13 @@ class ExchangeCore {
   bool replaying_ = false;
   std::vector<Event> events_;
   std::string scratch_;
+
+  // Market-history recording (ExchangeConfig::recordPath); dropped, with one message, if the
+  // file fails (disk full...), so a history problem never stops the exchange.
+  std::unique_ptr<store::MarketHistoryStore> history_;
+  std::unique_ptr<store::HistoryRecorder> recorder_;
+  std::chrono::steady_clock::time_point lastHistoryFlush_{};
+  void stopRecording(const std::string& why);
 
   // Market data.
   std::map<CellKey, std::vector<BookLevel>> published_;

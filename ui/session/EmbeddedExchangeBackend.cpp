@@ -4,8 +4,9 @@
 
 namespace tessera::ui {
 
-EmbeddedExchangeBackend::EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs)
-    : ExchangeBackend(endpointFor(account)), config_(market), stepMs_(stepMs) {}
+EmbeddedExchangeBackend::EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs,
+                                                 std::string recordPath)
+    : ExchangeBackend(endpointFor(account)), config_(market), stepMs_(stepMs), recordPath_(std::move(recordPath)) {}
 
 EmbeddedExchangeBackend::~EmbeddedExchangeBackend() {
   // The client goes first (in ~ExchangeBackend it would outlive the server it talks to).
@@ -24,7 +25,9 @@ ExchangeEndpoint EmbeddedExchangeBackend::endpointFor(const std::string& account
 void EmbeddedExchangeBackend::start() {
   if (!exchange_) {
     try {
-      exchange_ = std::make_unique<net::EmbeddedExchange>(net::EmbeddedExchange::feederConfig(config_.start, endpoint().account, endpoint().key));
+      net::ExchangeConfig exchangeConfig = net::EmbeddedExchange::feederConfig(config_.start, endpoint().account, endpoint().key);
+      exchangeConfig.recordPath = recordPath_;
+      exchange_ = std::make_unique<net::EmbeddedExchange>(exchangeConfig);
       exchange_->start();
     } catch (const std::exception& ex) {
       emit connectionChanged(ConnectionState::Disconnected, tr("embedded exchange failed to start"));

@@ -13,7 +13,9 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
   Q_OBJECT
  public:
   // `stepMs`: wall-clock milliseconds between simulated-market steps.
-  EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs);
+  // `recordPath`, if not empty: the market-history file the exchange records to.
+  EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs,
+                          std::string recordPath = {});
   ~EmbeddedExchangeBackend() override;
 
  public slots:
@@ -26,6 +28,7 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
 
   backtest::SimulatedMarketConfig config_;
   int stepMs_;
+  std::string recordPath_;
   std::unique_ptr<net::EmbeddedExchange> exchange_;
   AccountDirectory feederAccounts_;
   std::unique_ptr<backtest::SimulatedMarket> market_;

@@ -35,10 +35,14 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption shotAfter("screenshot-after", "Seconds to wait before the screenshot (default: 4).", "s", "4");
   const QCommandLineOption reset("reset-layout", "Ignore the saved window layout.");
   const QCommandLineOption tour("screenshot-tour", "With --screenshot: place a few real orders first (a bought window, a resting bid).");
+  const QCommandLineOption record("record",
+                                  "Record the embedded market's history (every input and its market events) to this "
+                                  "file, for tessera-backtest.",
+                                  "history.db");
   const QCommandLineOption inProcess("in-process",
                                      "Run the simulated market on the matching engine directly, without the embedded "
                                      "exchange server and client.");
-  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset, inProcess, tour});
+  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset, inProcess, tour, record});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -55,6 +59,7 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   o.activity = p.value(activity).toDouble(&ok);
   if (!ok || o.activity <= 0 || o.activity > 50) return QStringLiteral("--activity must be in (0, 50]");
   o.connect = p.value(connect);
+  o.record = p.value(record);
   o.key = p.isSet(key) ? p.value(key) : o.account;
   if (!o.connect.isEmpty()) {
     const int colon = o.connect.lastIndexOf(':');
@@ -100,7 +105,8 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
 #ifdef HAVE_TESSERA_NET
   if (!o.inProcess) {
     // Default: the exchange server in this process, traded through the same client as a remote one.
-    std::unique_ptr<MarketBackend> b = std::make_unique<EmbeddedExchangeBackend>(cfg, o.account.toStdString(), lo.tickMs);
+    std::unique_ptr<MarketBackend> b =
+        std::make_unique<EmbeddedExchangeBackend>(cfg, o.account.toStdString(), lo.tickMs, o.record.toStdString());
     return b;
   }
 #endif

@@ -23,6 +23,7 @@ struct TerminalOptions {
   bool screenshotTour = false;          // trade a little first, so the pictures show orders
   bool resetLayout = false;
   bool inProcess = false;               // the engine in this process, without the exchange server
+  QString record;                       // embedded exchange: record the market history to this file
 };
 
 // Parses the arguments (argv[0] first); returns the options or a message for the user.
