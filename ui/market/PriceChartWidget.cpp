@@ -38,9 +38,16 @@ PriceChartWidget::PriceChartWidget(QWidget* parent) : QWidget(parent), plot_(new
   ticker->setDateTimeFormat(QStringLiteral("ddd dd MMM\nHH:00"));
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setLabel(tr("Exchange time (UTC)"));
-  plot_->yAxis->setLabel(tr("Traded price, $ per GPU-hour (hourly VWAP)"));
+  plot_->yAxis->setLabel(tr("$ per GPU-hour (hourly VWAP)"));
   plot_->legend->setVisible(true);
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  // The legend sits in its own row under the axis rect, in one line, so it never covers the
+  // prices (a small dock leaves no free corner inside the plot).
+  auto* legendRow = new QCPLayoutGrid;
+  plot_->plotLayout()->addElement(1, 0, legendRow);
+  legendRow->setMargins(QMargins(0, 0, 0, 4));
+  legendRow->addElement(0, 0, plot_->legend);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
