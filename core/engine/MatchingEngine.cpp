@@ -454,14 +454,14 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
     removeRemaining(s, CancelReason::ImmediateOrCancel, out);
 }
 
+const OrderRequest* MatchingEngine::workingRequest(std::optional<Slot> s) const {
+  return s && orders_[*s].status == OrderStatus::Working ? &orders_[*s].req : nullptr;
+}
+
 void MatchingEngine::cancel(const CancelRequest& c, std::vector<Event>& out) {
   const auto slot = slotOf_.find(c.id);
-  if (!slot || orders_[*slot].status != OrderStatus::Working) {
-    out.emplace_back(OrderRejected{c.id, c.account, RejectReason::UnknownOrder, "no working order with this id"});
-    return;
-  }
-  if (orders_[*slot].req.account != c.account) {
-    out.emplace_back(OrderRejected{c.id, c.account, RejectReason::NotYourOrder, "the order belongs to another account"});
+  if (auto r = validateOwnWorkingOrder(c.id, c.account, workingRequest(slot))) {
+    out.emplace_back(std::move(*r));
     return;
   }
   removeRemaining(*slot, CancelReason::User, out);
@@ -472,11 +472,12 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     out.emplace_back(OrderRejected{a.id, a.account, r, std::move(d)});
   };
   const auto slot = slotOf_.find(a.id);
-  if (!slot || orders_[*slot].status != OrderStatus::Working)
-    return reject(RejectReason::UnknownOrder, "no working order with this id");
+  if (auto r = validateOwnWorkingOrder(a.id, a.account, workingRequest(slot))) {
+    out.emplace_back(std::move(*r));
+    return;
+  }
   const Slot s = *slot;
   Order& o = orders_[s];
-  if (o.req.account != a.account) return reject(RejectReason::NotYourOrder, "the order belongs to another account");
   Price limit = 0;
   GpuCount gpus = 0;
   std::vector<ClusterId> candidates;

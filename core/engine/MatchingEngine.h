@@ -70,6 +70,8 @@ class MatchingEngine final : public Matcher {
   };
 
   void submit(const OrderRequest& o, std::vector<Event>& out);
+  // The request of the order in `s` if it is working, else null.
+  const OrderRequest* workingRequest(std::optional<Slot> s) const;
   void cancel(const CancelRequest& c, std::vector<Event>& out);
   void amend(const AmendRequest& a, std::vector<Event>& out);
   void advance(const ClockAdvance& c, std::vector<Event>& out);

@@ -40,6 +40,13 @@ std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketV
   return std::nullopt;
 }
 
+std::optional<OrderRejected> validateOwnWorkingOrder(OrderId id, AccountId account, const OrderRequest* working) {
+  if (!working) return OrderRejected{id, account, RejectReason::UnknownOrder, "no working order with this id"};
+  if (working->account != account)
+    return OrderRejected{id, account, RejectReason::NotYourOrder, "the order belongs to another account"};
+  return std::nullopt;
+}
+
 std::optional<OrderRejected> validateAmend(const AmendRequest& a, const OrderRequest& o,
                                            const std::vector<ClusterId>& accepted, const MarketView& market,
                                            Price& limit, GpuCount& gpus, std::vector<ClusterId>& candidates) {

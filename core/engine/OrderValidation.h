@@ -25,6 +25,10 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
                                               const MarketView& market,
                                               std::vector<ClusterId>& candidates);
 
+// What cancels and amends check first: the order is working (`working` is its request, or null
+// when there is no working order with that id) and belongs to `account`.
+std::optional<OrderRejected> validateOwnWorkingOrder(OrderId id, AccountId account, const OrderRequest* working);
+
 // Checks an amend of the working order `current` (already known to exist and to belong to the
 // amending account). On success `limit` and `gpus` hold the new values and, for all-or-none
 // orders, `candidates` the accepted candidates that hold the new GPU count.

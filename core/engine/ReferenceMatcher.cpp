@@ -257,14 +257,14 @@ void ReferenceMatcher::submit(const OrderRequest& req, std::vector<Event>& out) 
     removeRemaining(order, OrderStatus::Cancelled, CancelReason::ImmediateOrCancel, out);
 }
 
+const OrderRequest* ReferenceMatcher::workingRequest(std::map<OrderId, Order>::const_iterator it) const {
+  return it != orders_.end() && it->second.status == OrderStatus::Working ? &it->second.req : nullptr;
+}
+
 void ReferenceMatcher::cancel(const CancelRequest& c, std::vector<Event>& out) {
   auto it = orders_.find(c.id);
-  if (it == orders_.end() || it->second.status != OrderStatus::Working) {
-    out.emplace_back(OrderRejected{c.id, c.account, RejectReason::UnknownOrder, "no working order with this id"});
-    return;
-  }
-  if (it->second.req.account != c.account) {
-    out.emplace_back(OrderRejected{c.id, c.account, RejectReason::NotYourOrder, "the order belongs to another account"});
+  if (auto r = validateOwnWorkingOrder(c.id, c.account, workingRequest(it))) {
+    out.emplace_back(std::move(*r));
     return;
   }
   removeRemaining(it->second, OrderStatus::Cancelled, CancelReason::User, out);
@@ -275,10 +275,11 @@ void ReferenceMatcher::amend(const AmendRequest& a, std::vector<Event>& out) {
     out.emplace_back(OrderRejected{a.id, a.account, r, std::move(d)});
   };
   auto it = orders_.find(a.id);
-  if (it == orders_.end() || it->second.status != OrderStatus::Working)
-    return reject(RejectReason::UnknownOrder, "no working order with this id");
+  if (auto r = validateOwnWorkingOrder(a.id, a.account, workingRequest(it))) {
+    out.emplace_back(std::move(*r));
+    return;
+  }
   Order& o = it->second;
-  if (o.req.account != a.account) return reject(RejectReason::NotYourOrder, "the order belongs to another account");
   Price limit = 0;
   GpuCount gpus = 0;
   std::vector<ClusterId> candidates;

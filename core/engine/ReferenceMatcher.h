@@ -45,6 +45,8 @@ class ReferenceMatcher final : public Matcher {
   };
 
   void submit(const OrderRequest& o, std::vector<Event>& out);
+  // The request of the order at `it` if it is working, else null.
+  const OrderRequest* workingRequest(std::map<OrderId, Order>::const_iterator it) const;
   void cancel(const CancelRequest& c, std::vector<Event>& out);
   void amend(const AmendRequest& a, std::vector<Event>& out);
   void advance(const ClockAdvance& c, std::vector<Event>& out);
