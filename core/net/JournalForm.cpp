@@ -8,15 +8,8 @@
 namespace tessera::net {
 namespace {
 
-void num(std::string& out, const char* key, std::int64_t v) {
-  out += ",\"";
-  out += key;
-  out += "\":";
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, p);
-}
-void unum(std::string& out, const char* key, std::uint64_t v) {
+template <typename Integer>
+void num(std::string& out, const char* key, Integer v) {
   out += ",\"";
   out += key;
   out += "\":";
@@ -62,9 +55,9 @@ void writeJournalForm(std::string& out, const InputEvent& in, const AccountDirec
   if (const auto* o = std::get_if<OrderRequest>(&in); o && onlyPlainFields(*o)) {
     out += "{\"type\":\"order\",\"account\":";
     out += jsonString(accounts.name(o->account));
-    unum(out, "id", o->id);
+    num(out, "id", o->id);
     text(out, "side", toString(o->side));
-    if (o->cluster) unum(out, "cluster", *o->cluster);
+    if (o->cluster) num(out, "cluster", *o->cluster);
     num(out, "gpus", o->gpus);
     num(out, "start", o->start);
     num(out, "end", o->end);
@@ -75,13 +68,13 @@ void writeJournalForm(std::string& out, const InputEvent& in, const AccountDirec
     if (o->expireAt) num(out, "expire_at", *o->expireAt);
     if (o->postOnly) out += ",\"post_only\":true";
     if (o->stp != SelfTradePrevention::CancelIncoming) text(out, "stp", toString(o->stp));
-    if (o->sellBack) unum(out, "sell_back", *o->sellBack);
+    if (o->sellBack) num(out, "sell_back", *o->sellBack);
     out += '}';
     return;
   }
   if (const auto* c = std::get_if<CancelRequest>(&in)) {
     out += "{\"type\":\"cancel\"";
-    unum(out, "id", c->id);
+    num(out, "id", c->id);
     out += ",\"account\":";
     out += jsonString(accounts.name(c->account));
     out += '}';
