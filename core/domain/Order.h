@@ -95,6 +95,21 @@ struct CapacityGrant {
   bool operator==(const CapacityGrant&) const = default;
 };
 
+// Capacity a provider hands to the buyer of one of its contracts outside the book: the
+// replacement remedy when that contract failed (docs/settlement.md). The provider must hold the
+// GPU-hours and not be offering them; the new contract records `replaces`.
+struct CapacityTransfer {
+  ContractId replaces = 0;
+  AccountId from = 0;  // the provider: seller of `replaces`
+  AccountId to = 0;    // the buyer of `replaces`
+  ClusterId cluster = 0;
+  GpuCount gpus = 0;
+  Hour start = 0;
+  Hour end = 0;
+  Price price = 0;     // per GPU-hour, recorded on the replacement contract
+  bool operator==(const CapacityTransfer&) const = default;
+};
+
 // The exchange clock moved to `now`: hours before it can no longer be traded, GTD orders expire.
 struct ClockAdvance {
   Hour now = 0;

@@ -292,8 +292,19 @@ std::variant<InputEvent, JsonError> inputEventFromJson(const json& j, AccountDir
       e = a;
     } else if (type == "clock") {
       e = ClockAdvance{f.integer("now", -kMaxHour, kMaxHour)};
+    } else if (type == "transfer") {
+      CapacityTransfer t;
+      t.replaces = static_cast<ContractId>(f.integer("replaces", 0, kMaxId));
+      t.from = accounts.intern(f.string("from"));
+      t.to = accounts.intern(f.string("to"));
+      t.cluster = static_cast<ClusterId>(f.integer("cluster", 0, 0xffffffffLL));
+      t.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
+      t.start = f.integer("start", -kMaxHour, kMaxHour);
+      t.end = f.integer("end", -kMaxHour, kMaxHour);
+      t.price = f.integer("price", std::numeric_limits<std::int64_t>::min() / 2, std::numeric_limits<std::int64_t>::max() / 2);
+      e = t;
     } else {
-      throw FieldError{"unknown type '" + type + "' (expected cluster, capacity, order, cancel, amend or clock)"};
+      throw FieldError{"unknown type '" + type + "' (expected cluster, capacity, order, cancel, amend, clock or transfer)"};
     }
     f.noOthers();
     return e;
@@ -405,12 +416,14 @@ json toJson(const OrderRequest& o) {
 }
 
 json toJson(const Contract& k, const AccountDirectory& accounts) {
-  return json{{"id", k.id},           {"trade", k.trade},
+  json j{{"id", k.id},           {"trade", k.trade},
               {"buyer", accounts.name(k.buyer)}, {"seller", accounts.name(k.seller)},
               {"buy_order", k.buyOrder}, {"sell_order", k.sellOrder},
               {"cluster", k.cluster},  {"gpus", k.gpus},
               {"start", k.start},      {"end", k.end},
               {"price", k.price},      {"terms", toJson(k.terms)}};
+  if (k.replaces) j["replaces"] = k.replaces;
+  return j;
 }
 
 json toJson(const InputEvent& e, const AccountDirectory& accounts) {
@@ -436,7 +449,12 @@ json toJson(const InputEvent& e, const AccountDirectory& accounts) {
           if (x.limit) j["limit"] = *x.limit;
           if (x.gpus) j["gpus"] = *x.gpus;
           return j;
+        } else if constexpr (std::is_same_v<T, CapacityTransfer>) {
+          return json{{"type", "transfer"}, {"replaces", x.replaces}, {"from", accounts.name(x.from)},
+                      {"to", accounts.name(x.to)}, {"cluster", x.cluster}, {"gpus", x.gpus},
+                      {"start", x.start}, {"end", x.end}, {"price", x.price}};
         } else {
+          static_assert(std::is_same_v<T, ClockAdvance>);
           return json{{"type", "clock"}, {"now", x.now}};
         }
       },

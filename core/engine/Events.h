@@ -11,7 +11,8 @@
 namespace tessera {
 
 using InputEvent =
-    std::variant<Cluster, CapacityGrant, OrderRequest, CancelRequest, AmendRequest, ClockAdvance>;
+    std::variant<Cluster, CapacityGrant, OrderRequest, CancelRequest, AmendRequest, ClockAdvance,
+                 CapacityTransfer>;
 
 enum class RejectReason : std::uint8_t {
   Malformed,             // the input could not be read (set by parsers, never by the engine)
@@ -61,6 +62,7 @@ struct Contract {
   Hour end = 0;
   Price price = 0;  // per GPU-hour
   OfferTerms terms;  // the sell order's
+  ContractId replaces = 0;  // a replacement (CapacityTransfer): the failed contract it makes good
   Money notional() const { return price * gpus * (end - start); }
   bool operator==(const Contract&) const = default;
 };

@@ -24,6 +24,29 @@ bool MarketState::applyNonOrder(const InputEvent& in, std::vector<Event>& out) {
     }
     return true;
   }
+  if (const auto* t = std::get_if<CapacityTransfer>(&in)) {
+    if (auto r = validateTransfer(*t, view())) {
+      out.emplace_back(std::move(*r));
+      return true;
+    }
+    // Offered first, so the transfer moves GPU-hours exactly as a trade would.
+    inventory.offer(t->from, t->cluster, t->start, t->end, t->gpus);
+    inventory.transfer(t->from, t->to, t->cluster, t->start, t->end, t->gpus);
+    Contract k;
+    k.id = ++lastContract;
+    k.buyer = t->to;
+    k.seller = t->from;
+    k.cluster = t->cluster;
+    k.gpus = t->gpus;
+    k.start = t->start;
+    k.end = t->end;
+    k.price = t->price;
+    k.terms = contracts.find(t->replaces)->terms;
+    k.replaces = t->replaces;
+    contracts.add(k);
+    out.emplace_back(ContractCreated{k});
+    return true;
+  }
   return false;
 }
 

@@ -617,7 +617,7 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
     const Price price = keyOf(s, it->key);
     if (out.empty() || out.back().price != price) {
       if (out.size() == maxLevels) break;
-      out.push_back(BookLevel{price, 0, 0});
+      out.push_back(BookLevel{price, 0, 0, orders_[it->slot].req.terms});
     }
     out.back().gpus += it->qty;
     out.back().orders += 1;

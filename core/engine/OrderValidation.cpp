@@ -40,6 +40,23 @@ std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketV
   return std::nullopt;
 }
 
+std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const MarketView& market) {
+  auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, t.from, r, std::move(d)}; };
+  const auto original = market.contracts.find(t.replaces);
+  if (!original || original->seller != t.from || original->buyer != t.to)
+    return bad(RejectReason::UnknownContract, "no contract " + std::to_string(t.replaces) + " from this provider to this buyer");
+  if (!market.clusters.find(t.cluster)) return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(t.cluster));
+  if (t.gpus <= 0 || t.gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  if (t.start >= t.end || t.end - t.start > limits::kMaxWindowHours)
+    return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
+  if (t.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
+  if (t.price < 0 || t.price > limits::kMaxPrice)
+    return bad(RejectReason::InvalidPrice, "price must be between 0 and 100000000 micro-dollars per GPU-hour");
+  if (!market.inventory.canOffer(t.from, t.cluster, t.start, t.end, t.gpus))
+    return bad(RejectReason::InsufficientHoldings, "the provider does not hold that capacity free of offers");
+  return std::nullopt;
+}
+
 std::optional<OrderRejected> validateOwnWorkingOrder(OrderId id, AccountId account, const OrderRequest* working) {
   if (!working) return OrderRejected{id, account, RejectReason::UnknownOrder, "no working order with this id"};
   if (working->account != account)

@@ -38,5 +38,8 @@ std::optional<OrderRejected> validateAmend(const AmendRequest& a, const OrderReq
 
 std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegistry& clusters);
 std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketView& market);
+// A replacement transfer: the contract it replaces must be between the same two accounts, and
+// the provider must hold, and not offer, every GPU-hour it hands over.
+std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const MarketView& market);
 
 }  // namespace tessera

@@ -387,7 +387,7 @@ std::vector<BookLevel> ReferenceMatcher::depth(ClusterId cluster, Hour hour, Sid
   for (const Order* o : ladder(cluster, hour, side)) {
     if (out.empty() || out.back().price != o->req.limit) {
       if (out.size() == maxLevels) break;
-      out.push_back(BookLevel{o->req.limit, 0, 0});
+      out.push_back(BookLevel{o->req.limit, 0, 0, o->req.terms});
     }
     out.back().gpus += o->remaining.at(hour);
     out.back().orders += 1;

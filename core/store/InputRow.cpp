@@ -65,6 +65,18 @@ struct RowWriter {
     row.kind = InputKind::Clock;
     row.start = c.now;
   }
+  // The receiving account has no column of its own: it travels in `extra`.
+  void operator()(const CapacityTransfer& t) {
+    row.kind = InputKind::Transfer;
+    row.order = static_cast<std::int64_t>(t.replaces);
+    row.account = t.from;
+    row.cluster = t.cluster;
+    row.gpus = t.gpus;
+    row.start = t.start;
+    row.end = t.end;
+    row.price = t.price;
+    row.extra = nlohmann::json{{"to", t.to}}.dump();
+  }
 };
 
 StoreError rowError(const InputRow& row, const std::string& what) {
@@ -160,6 +172,19 @@ std::variant<RecordedInput, StoreError> fromRow(const InputRow& row) {
       if (auto e = need(row.start, "start (the clock hour)")) return *e;
       in.event = ClockAdvance{*row.start};
       return in;
+    case InputKind::Transfer: {
+      for (auto [v, n] : {std::pair{&row.account, "account"}, {&row.order, "order (the replaced contract)"},
+                          {&row.cluster, "cluster"}, {&row.gpus, "gpus"}, {&row.start, "start"},
+                          {&row.end, "end"}, {&row.price, "price"}})
+        if (auto e = need(*v, n)) return *e;
+      const nlohmann::json j = nlohmann::json::parse(row.extra, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("to") || !j["to"].is_number_unsigned())
+        return rowError(row, "transfer needs {\"to\": account id} in extra");
+      in.event = CapacityTransfer{static_cast<ContractId>(*row.order), static_cast<AccountId>(*row.account),
+                                  j["to"].get<AccountId>(), static_cast<ClusterId>(*row.cluster),
+                                  static_cast<GpuCount>(*row.gpus), *row.start, *row.end, *row.price};
+      return in;
+    }
   }
   return rowError(row, "unknown kind");
 }
@@ -172,12 +197,13 @@ std::string_view toString(InputKind k) {
     case InputKind::Cancel: return "cancel";
     case InputKind::Amend: return "amend";
     case InputKind::Clock: return "clock";
+    case InputKind::Transfer: return "transfer";
   }
   return "?";
 }
 
 std::optional<InputKind> parseInputKind(std::string_view s) {
-  for (int k = 0; k <= 5; ++k)
+  for (int k = 0; k <= kLastInputKind; ++k)
     if (toString(static_cast<InputKind>(k)) == s) return static_cast<InputKind>(k);
   return std::nullopt;
 }

@@ -316,7 +316,7 @@ std::optional<StoreError> MarketHistoryStore::forEachInput(
     r.seq = sqlite3_column_int64(st.s, 0);
     r.timeMicros = sqlite3_column_int64(st.s, 1);
     const auto kind = sqlite3_column_int64(st.s, 2);
-    if (kind < 0 || kind > 5) return StoreError{"input " + std::to_string(r.seq) + " has unknown kind " + std::to_string(kind)};
+    if (kind < 0 || kind > kLastInputKind) return StoreError{"input " + std::to_string(r.seq) + " has unknown kind " + std::to_string(kind)};
     r.kind = static_cast<InputKind>(kind);
     r.cluster = colOpt(st.s, 3);
     r.account = colOpt(st.s, 4);

@@ -60,7 +60,7 @@ class EventJsonTest : public QObject {
              std::string("field 'fabric' must be one of Ethernet, RoCE, InfiniBand, not 'carrier pigeon'"));
     QCOMPARE(parseError(R"([1,2])"), std::string("expected a JSON object"));
     QCOMPARE(parseError(R"({"type":"teleport"})"),
-             std::string("unknown type 'teleport' (expected cluster, capacity, order, cancel, amend or clock)"));
+             std::string("unknown type 'teleport' (expected cluster, capacity, order, cancel, amend, clock or transfer)"));
   }
 
   void eventsCarryNamesNotIds() {

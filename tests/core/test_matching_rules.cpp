@@ -222,6 +222,35 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(name(r.at(0).reason), name(RejectReason::InvalidWindow));
   }
 
+  void providerTransfersReplacementCapacityToTheBuyerOfItsContract() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 16, 0, 48, usd(2.00)));
+    auto k = eventsOf<ContractCreated>(m->send(bid(2, kAlice, 1, 16, 0, 48, usd(2.00))));
+    QCOMPARE(k.size(), std::size_t(1));
+    const ContractId failed = k[0].contract.id;
+    // Cluster 2 hours 24..48, 16 GPUs, from the provider's unlisted capacity there.
+    auto ev = m->send(CapacityTransfer{failed, kProvider, kAlice, 2, 16, 24, 48, usd(2.00)});
+    auto made = eventsOf<ContractCreated>(ev);
+    QCOMPARE(made.size(), std::size_t(1));
+    QCOMPARE(made[0].contract.replaces, failed);
+    QCOMPARE(made[0].contract.trade, TradeId(0));
+    QCOMPARE(made[0].contract.cluster, ClusterId(2));
+    QVERIFY(eventsOf<Fill>(ev).empty());
+    QCOMPARE(m->matcher().holding(kAlice, 2, 30).held, 16);
+    QCOMPARE(m->matcher().holding(kProvider, 2, 30).held, 16);
+    QVERIFY(m->matcher().contract(made[0].contract.id) == made[0].contract);
+    // Only the contract's own two parties, and only capacity held free of offers.
+    auto r = eventsOf<OrderRejected>(m->send(CapacityTransfer{failed, kProvider2, kAlice, 2, 1, 24, 48, usd(2.00)}));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::UnknownContract));
+    r = eventsOf<OrderRejected>(m->send(CapacityTransfer{failed, kProvider, kBob, 2, 1, 24, 48, usd(2.00)}));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::UnknownContract));
+    m->send(ask(3, kProvider, 2, 16, 24, 48, usd(2.50)));  // offers the provider's last 16 there
+    r = eventsOf<OrderRejected>(m->send(CapacityTransfer{failed, kProvider, kAlice, 2, 1, 24, 48, usd(2.00)}));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::InsufficientHoldings));
+    r = eventsOf<OrderRejected>(m->send(CapacityTransfer{failed, kProvider, kAlice, 9, 1, 24, 48, usd(2.00)}));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::UnknownCluster));
+  }
+
   void nobodySellsWhatTheyNeitherOwnNorHold() {
     auto m = market();
     auto r = eventsOf<OrderRejected>(m->send(ask(1, kAlice, 1, 1, 0, 1, usd(2.00))));

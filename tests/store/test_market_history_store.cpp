@@ -4,6 +4,7 @@
 #include "core/engine/EventJson.h"
 #include "core/engine/Matcher.h"
 #include "core/store/HistoryRecorder.h"
+#include "core/store/InputRow.h"
 #include "core/store/MarketHistoryStore.h"
 
 #include <QTemporaryDir>
@@ -66,6 +67,18 @@ class TestMarketHistoryStore : public QObject {
   std::string path(const char* name) { return (dir_.path() + "/" + name).toStdString(); }
 
  private slots:
+  void transferRowRoundTrips() {
+    const RecordedInput in{7, 123, CapacityTransfer{12, 3, 4, 2, 16, 100, 124, 2'100'000}};
+    const InputRow row = toRow(in);
+    QVERIFY(row.kind == InputKind::Transfer);
+    auto back = fromRow(row);
+    QVERIFY(std::holds_alternative<RecordedInput>(back));
+    QVERIFY(std::get<RecordedInput>(back).event == in.event);
+    InputRow broken = row;
+    broken.extra = "{}";
+    QVERIFY(std::holds_alternative<StoreError>(fromRow(broken)));
+  }
+
   void roundTripsInputsAndEvents() {
     AccountDirectory accounts;
     const auto p = path("h.db");
