@@ -17,4 +17,18 @@ std::optional<BillingBasis> parseBillingBasis(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view toString(Remedy r) {
+  switch (r) {
+    case Remedy::Credit: return "credit";
+    case Remedy::Replacement: return "replacement";
+  }
+  return "?";
+}
+
+std::optional<Remedy> parseRemedy(std::string_view s) {
+  for (auto r : {Remedy::Credit, Remedy::Replacement})
+    if (toString(r) == s) return r;
+  return std::nullopt;
+}
+
 }  // namespace tessera

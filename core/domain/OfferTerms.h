@@ -17,6 +17,15 @@ enum class BillingBasis : std::uint8_t {
 std::string_view toString(BillingBasis b);
 std::optional<BillingBasis> parseBillingBasis(std::string_view s);
 
+// What the provider owes when it misses its uptime promise.
+enum class Remedy : std::uint8_t {
+  Credit,       // creditPerUndeliveredGpuHour for every GPU-hour not delivered
+  Replacement,  // the same GPUs on an equal-or-better cluster within replacementWithinHours of the
+                // failure; if it has none to give, the credit applies instead
+};
+std::string_view toString(Remedy r);
+std::optional<Remedy> parseRemedy(std::string_view s);
+
 struct OfferTerms {
   // Guaranteed: a shortfall here is a breach.
   bool guaranteesDeviceCount = true;
@@ -27,6 +36,8 @@ struct OfferTerms {
   BillingBasis billing = BillingBasis::WallClockDelivered;
   int uptimePromisePpm = 990'000;          // share of contracted GPU-hours delivered, in ppm
   Price creditPerUndeliveredGpuHour = 0;   // paid by the provider when the promise is missed
+  Remedy remedy = Remedy::Credit;
+  int replacementWithinHours = 4;          // Replacement: how soon the replacement must start
   bool operator==(const OfferTerms&) const = default;
 };
 

@@ -168,6 +168,9 @@ OfferTerms termsFrom(const json& j) {
   if (f.has("uptime_ppm")) t.uptimePromisePpm = static_cast<int>(f.integer("uptime_ppm", -kInt32Max, kInt32Max));
   if (f.has("credit_per_gpu_hour"))
     t.creditPerUndeliveredGpuHour = f.integer("credit_per_gpu_hour", std::numeric_limits<std::int64_t>::min() / 4, std::numeric_limits<std::int64_t>::max() / 4);
+  if (f.has("remedy")) t.remedy = enumField<Remedy>(f, "remedy", parseRemedy, "credit, replacement");
+  if (f.has("replacement_within_hours"))
+    t.replacementWithinHours = static_cast<int>(f.integer("replacement_within_hours", -kInt32Max, kInt32Max));
   f.noOthers();
   return t;
 }
@@ -375,6 +378,9 @@ json toJson(const OfferTerms& t) {
          {"uptime_ppm", t.uptimePromisePpm},
          {"credit_per_gpu_hour", t.creditPerUndeliveredGpuHour}};
   if (t.estimatedTflopsPerGpu) j["estimated_tflops_per_gpu"] = *t.estimatedTflopsPerGpu;
+  // Written only when they differ from the defaults, so older files read back unchanged.
+  if (t.remedy != Remedy::Credit) j["remedy"] = std::string(toString(t.remedy));
+  if (t.replacementWithinHours != OfferTerms{}.replacementWithinHours) j["replacement_within_hours"] = t.replacementWithinHours;
   return j;
 }
 

@@ -25,7 +25,7 @@ struct BookLevel {
   Price price = 0;
   GpuCount gpus = 0;
   int orders = 0;
-  OfferTerms terms;  // the terms of the level's first order in time priority (sell side)
+  OfferTerms terms{};  // the terms of the level's first order in time priority (sell side)
   bool operator==(const BookLevel&) const = default;
 };
 

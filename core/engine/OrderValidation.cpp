@@ -129,6 +129,8 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
     return reject(o, RejectReason::InvalidTerms, "the uptime promise is between 0 and 1000000 ppm");
   if (o.terms.creditPerUndeliveredGpuHour < 0 || o.terms.creditPerUndeliveredGpuHour > limits::kMaxPrice)
     return reject(o, RejectReason::InvalidTerms, "the credit per undelivered GPU-hour is between 0 and 100000000");
+  if (o.terms.replacementWithinHours < 0 || o.terms.replacementWithinHours > limits::kMaxWindowHours)
+    return reject(o, RejectReason::InvalidTerms, "the replacement time is between 0 and five years of hours");
   if (o.terms.estimatedTflopsPerGpu && *o.terms.estimatedTflopsPerGpu <= 0)
     return reject(o, RejectReason::InvalidTerms, "an estimated throughput must be positive");
   if (!o.costFactors.empty()) {
