@@ -42,6 +42,16 @@ std::string str(const json& j, const char* key) {
   return it->get<std::string>();
 }
 
+// A level's terms travel in the form of an order's "terms" field; the engine's order parser is
+// the one reader of that form, so the terms are read through it.
+std::optional<OfferTerms> termsFrom(const json& terms) {
+  json order{{"id", 0}, {"side", "sell"}, {"cluster", 1}, {"gpus", 1}, {"start", 0},
+             {"end", 1}, {"limit", 1}, {"terms", terms}};
+  auto parsed = orderFromJson(order, 0);
+  if (auto* o = std::get_if<OrderRequest>(&parsed)) return o->terms;
+  return std::nullopt;
+}
+
 std::optional<BookCell> cellFrom(const json& j) {
   auto side = sideOf(j, "side");
   auto levels = j.find("levels");
@@ -49,10 +59,47 @@ std::optional<BookCell> cellFrom(const json& j) {
   BookCell c;
   c.key = CellKey{num<ClusterId>(j, "cluster"), num<Hour>(j, "hour"), *side};
   for (const json& l : *levels) {
-    if (!l.is_array() || l.size() != 3) return std::nullopt;
-    c.levels.push_back(BookLevel{l[0].get<Price>(), l[1].get<GpuCount>(), l[2].get<int>()});
+    if (!l.is_array() || l.size() < 3 || l.size() > 4) return std::nullopt;
+    BookLevel level{l[0].get<Price>(), l[1].get<GpuCount>(), l[2].get<int>()};
+    if (l.size() == 4) {
+      auto terms = termsFrom(l[3]);
+      if (!terms) return std::nullopt;
+      level.terms = *terms;
+    }
+    c.levels.push_back(std::move(level));
   }
   return c;
+}
+
+std::optional<Tenor> tenorNamed(const std::string& s) {
+  for (Tenor t : kTenors)
+    if (toString(t) == s) return t;
+  return std::nullopt;
+}
+
+std::optional<IndexPoint> indexPointFrom(const json& j) {
+  auto accelerator = parseAccelerator(str(j, "accelerator"));
+  auto tenor = tenorNamed(str(j, "tenor"));
+  if (!accelerator || !tenor) return std::nullopt;
+  IndexPoint p;
+  p.accelerator = *accelerator;
+  p.tenor = *tenor;
+  p.asOf = num<Hour>(j, "as_of");
+  p.price = num<Price>(j, "price");
+  p.gpuHours = num<std::int64_t>(j, "gpu_hours");
+  p.trades = num<int>(j, "trades");
+  auto stale = j.find("stale");
+  p.stale = stale != j.end() && stale->is_boolean() && stale->get<bool>();
+  return p;
+}
+
+std::vector<IndexPoint> indexPointsFrom(const json& j, const char* key) {
+  std::vector<IndexPoint> out;
+  if (auto it = j.find(key); it != j.end() && it->is_array()) {
+    for (const json& p : *it)
+      if (auto point = indexPointFrom(p)) out.push_back(*point);
+  }
+  return out;
 }
 
 }  // namespace
@@ -281,6 +328,27 @@ class ExchangeClient::Impl {
       }
       return afterSequenced(r, [] {});
     }
+    if (type == "md_index") {
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+      }
+      return afterSequenced(r, [&] {
+        auto point = indexPointFrom(j);
+        if (point && callbacks.onIndex) callbacks.onIndex({*point});
+      });
+    }
+    if (type == "index_history") {
+      if (callbacks.onIndex) callbacks.onIndex(indexPointsFrom(j, "points"));
+      return;
+    }
+    if (type == "settlement") {
+      if (callbacks.onSettlement)
+        callbacks.onSettlement(SettlementNotice{num<ContractId>(j, "contract"), str(j, "state"),
+                                                str(j, "what"), num<Hour>(j, "now")});
+      return;
+    }
     if (type == "md_snapshot") {
       std::vector<BookCell> cells;
       if (auto it = j.find("cells"); it != j.end() && it->is_array()) {
@@ -298,6 +366,10 @@ class ExchangeClient::Impl {
       }
       resyncPending = false;
       if (callbacks.onBook) callbacks.onBook(cells, true);
+      if (callbacks.onIndex) {
+        auto current = indexPointsFrom(j, "index");
+        if (!current.empty()) callbacks.onIndex(current);
+      }
       return;
     }
     if (type == "md_resume") {
@@ -307,7 +379,9 @@ class ExchangeClient::Impl {
       return;
     }
     if (type == "balance") {
-      if (callbacks.onBalance) callbacks.onBalance(Balance{num<Money>(j, "cash"), num<Money>(j, "reserved")});
+      if (callbacks.onBalance)
+        callbacks.onBalance(Balance{num<Money>(j, "cash"), num<Money>(j, "reserved"),
+                                    num<Money>(j, "escrow"), num<Money>(j, "credits")});
       return;
     }
     if (type == "orders") return onOrders(j);
@@ -356,7 +430,10 @@ class ExchangeClient::Impl {
     backoff = std::chrono::milliseconds(0);
     setState(ConnectionState::LoggedOn, str(j, "account"));
     heartbeat(generation);
-    if (options.marketData) subscribe();
+    if (options.marketData) {
+      subscribe();
+      sendLine("{\"type\":\"index_history\"}");  // so a chart has the past right away
+    }
   }
 
   void onExec(const json& j) {
@@ -405,9 +482,14 @@ class ExchangeClient::Impl {
 
   void onPositions(const json& j) {
     std::vector<Contract> list;
+    std::vector<ContractStatus> status;
     if (auto it = j.find("contracts"); it != j.end() && it->is_array()) {
       for (const json& c : *it) {
+        status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
+                                        num<std::int64_t>(c, "delivered_gpu_hours"),
+                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces")});
         Contract k;
+        k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");
         k.trade = num<TradeId>(c, "trade");
         k.buyOrder = num<OrderId>(c, "buy_order");
@@ -421,6 +503,7 @@ class ExchangeClient::Impl {
       }
     }
     if (callbacks.onPositions) callbacks.onPositions(list);
+    if (callbacks.onContractStatus) callbacks.onContractStatus(status);
   }
 
   // ---- requests from any thread ----
@@ -499,6 +582,23 @@ void ExchangeClient::massCancel(std::optional<ClusterId> cluster) {
 void ExchangeClient::requestBalance() { impl_->request("balance", "{\"type\":\"balance\"}"); }
 void ExchangeClient::requestOrders() { impl_->request("orders", "{\"type\":\"orders\"}"); }
 void ExchangeClient::requestPositions() { impl_->request("positions", "{\"type\":\"positions\"}"); }
+void ExchangeClient::requestIndexHistory() {
+  impl_->request("index_history", "{\"type\":\"index_history\"}");
+}
+
+void ExchangeClient::reportDelivery(ContractId contract, Hour start, Hour end, GpuCount usableGpus,
+                                    DeliveryProblem problem) {
+  json j{{"type", "delivery_report"}, {"contract", contract}, {"start", start}, {"end", end},
+         {"usable_gpus", usableGpus}, {"problem", std::string(toString(problem))}};
+  impl_->request("delivery_report", j.dump());
+}
+
+void ExchangeClient::reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus,
+                                  DeliveryProblem problem) {
+  json j{{"type", "outage"}, {"cluster", cluster}, {"start", start}, {"end", end},
+         {"lost_gpus", lostGpus}, {"problem", std::string(toString(problem))}};
+  impl_->request("outage", j.dump());
+}
 
 ConnectionState ExchangeClient::state() const {
   std::lock_guard lock(impl_->mutex);

@@ -3,6 +3,8 @@
 // tessera-exchange. It runs its own io thread; every callback is invoked on that thread, so a
 // GUI must hop to its own thread (e.g. a queued signal) before touching widgets.
 #include "core/net/BookMirror.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/PriceIndex.h"
 
 #include <chrono>
 #include <cstdint>
@@ -56,7 +58,37 @@ struct Trade {
 struct Balance {
   Money cash = 0;
   Money reserved = 0;  // held for resting bids
+  Money escrow = 0;    // paid into escrow for contracted GPU-hours not yet delivered
+  Money credits = 0;   // uptime credits received, cumulative
   Money available() const { return cash - reserved; }
+};
+
+// One step of a contract's settlement, sent to both parties (docs/protocol.md "settlement").
+struct SettlementNotice {
+  ContractId contract = 0;
+  std::string state;  // pending_start, delivering, completed, partly_delivered, failed, settled
+  std::string what;   // for the blotter: "paid provider $12.00 for 8 GPU-hours", ...
+  Hour now = 0;
+};
+
+// A value of the published price index (docs/settlement.md "Price index").
+struct IndexPoint {
+  Accelerator accelerator = Accelerator::H100;
+  Tenor tenor = Tenor::NextDay;
+  Hour asOf = 0;
+  Price price = 0;
+  std::int64_t gpuHours = 0;
+  int trades = 0;
+  bool stale = false;
+};
+
+// Settlement status of one of the account's contracts, from the positions reply.
+struct ContractStatus {
+  ContractId contract = 0;
+  std::string state;
+  std::int64_t deliveredGpuHours = 0;
+  Money escrow = 0;
+  ContractId replaces = 0;  // a replacement contract: the contract whose hours it took over
 };
 
 struct WorkingOrder {
@@ -96,6 +128,12 @@ struct ClientCallbacks {
   std::function<void(const std::vector<Contract>&)> onPositions;
   std::function<void(const RequestError&)> onError;
   std::function<void(Hour now)> onClock;
+  std::function<void(const SettlementNotice&)> onSettlement;
+  // The index history after logon (the last 30 days of hourly values, oldest first), then every
+  // live update as it is published.
+  std::function<void(const std::vector<IndexPoint>&)> onIndex;
+  // With every positions reply, the settlement status of the same contracts.
+  std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
 };
 
 class ExchangeClient {
@@ -118,6 +156,16 @@ class ExchangeClient {
   void requestBalance();
   void requestOrders();
   void requestPositions();
+  // Provider side: for hours [start, end) only `usableGpus` of contract's GPUs work (or the
+  // link/power was degraded). Only the contract's seller may report; the ack or error arrives
+  // through onError (errors) and onSettlement (what the exchange did about it).
+  void reportDelivery(ContractId contract, Hour start, Hour end, GpuCount usableGpus,
+                      DeliveryProblem problem);
+  // Provider side: `lostGpus` of the cluster were down for hours [start, end); the exchange
+  // spreads the loss over this provider's contracts on the cluster.
+  void reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus,
+                    DeliveryProblem problem);
+  void requestIndexHistory();
 
   ConnectionState state() const;
   std::vector<Cluster> clusters() const;  // as announced at logon
