@@ -52,20 +52,42 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   if (*format != "tessera-journal-1") {
     return "journal '" + path + "' has unknown format '" + *format + "'";
   }
+  if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
+                         -1, &j->insert_, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(j->db_, "BEGIN", -1, &j->begin_, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(j->db_, "COMMIT", -1, &j->commit_, nullptr) != SQLITE_OK) {
+    return std::string("cannot prepare journal statements: ") + sqlite3_errmsg(j->db_);
+  }
   if (path != ":memory:" && !path.empty()) {
-    // The background thread copies the WAL into the database as it grows; under sustained
-    // writes it can never finish (new frames keep coming), so the writer itself completes a
-    // checkpoint once the WAL passes 16384 pages (64 MiB). By then little is left to copy, and
-    // the next batch starts the WAL over from the beginning.
-    j->exec("PRAGMA wal_autocheckpoint=16384");
-    j->exec("PRAGMA journal_size_limit=67108864");  // a reset WAL is truncated to 64 MiB
+    // Replaces SQLite's automatic checkpoint on commit (which would copy the WAL on the
+    // matching thread, stalling acknowledgements for tens of milliseconds).
+    sqlite3_wal_hook(j->db_, &Journal::onWalCommit, j.get());
+    // A WAL that ever grew past 64 MiB (a writer outrunning the copier) is cut back when reset.
+    j->exec("PRAGMA journal_size_limit=67108864");
     j->checkpointer_ = std::thread([jp = j.get(), path] { jp->checkpointLoop(path); });
   }
-  if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
-                         -1, &j->insert_, nullptr) != SQLITE_OK) {
-    return std::string("cannot prepare journal insert: ") + sqlite3_errmsg(j->db_);
-  }
   return j;
+}
+
+namespace {
+// A round of checkpoints starts once the WAL holds this many frames (pages), or half a second
+// after the last round if anything is left to copy; a round ends, between two transactions,
+// once the unlocked passes have left at most kFinishBacklog frames to copy.
+constexpr int kRoundFrames = 4096;    // 16 MiB of WAL
+constexpr int kFinishBacklog = 512;   // a couple of milliseconds of copying at most
+constexpr int kUnlockedPasses = 8;    // a writer faster than the copier still gets a round end
+}  // namespace
+
+int Journal::onWalCommit(void* journal, sqlite3*, const char*, int frames) {
+  auto* j = static_cast<Journal*>(journal);
+  if (frames >= kRoundFrames) {
+    std::lock_guard lock(j->checkpointMutex_);
+    if (!j->checkpointWanted_) {
+      j->checkpointWanted_ = true;
+      j->checkpointWake_.notify_one();
+    }
+  }
+  return SQLITE_OK;
 }
 
 void Journal::checkpointLoop(std::string path) {
@@ -77,14 +99,26 @@ void Journal::checkpointLoop(std::string path) {
   sqlite3_busy_timeout(db, 100);
   std::unique_lock lock(checkpointMutex_);
   while (!closing_) {
-    checkpointWake_.wait_for(lock, std::chrono::milliseconds(500));
+    checkpointWake_.wait_for(lock, std::chrono::milliseconds(500),
+                             [this] { return checkpointWanted_ || closing_; });
     if (closing_) break;
+    checkpointWanted_ = false;
     lock.unlock();
     // A connection learns that the database is in WAL mode on its first read; before that a
     // checkpoint is a silent no-op.
     sqlite3_exec(db, "SELECT count(*) FROM meta", nullptr, nullptr, nullptr);
-    // PASSIVE never blocks the writer; the writer restarts the WAL once it is all copied.
-    sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    int frames = 0, copied = 0;
+    for (int pass = 0; pass < kUnlockedPasses; ++pass) {
+      if (sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) !=
+              SQLITE_OK ||
+          frames - copied <= kFinishBacklog) {
+        break;
+      }
+    }
+    if (frames > copied) {
+      std::lock_guard between(between_);
+      sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    }
     lock.lock();
   }
   sqlite3_close(db);
@@ -107,6 +141,8 @@ Journal::~Journal() {
     }
   }
   sqlite3_finalize(insert_);
+  sqlite3_finalize(begin_);
+  sqlite3_finalize(commit_);
   sqlite3_close(db_);
 }
 
@@ -145,25 +181,42 @@ std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f)
   return n;
 }
 
+void Journal::step(sqlite3_stmt* statement, const char* what) {
+  const int rc = sqlite3_step(statement);
+  sqlite3_reset(statement);
+  if (rc != SQLITE_DONE) {
+    throw std::runtime_error(std::string("journal: ") + what + " failed: " + sqlite3_errmsg(db_));
+  }
+}
+
 void Journal::append(std::string_view clOrdId, std::string_view input) {
   if (!inTransaction_) {
-    exec("BEGIN");
+    writing_.lock();
+    try {
+      step(begin_, "begin");
+    } catch (...) {
+      writing_.unlock();
+      throw;
+    }
     inTransaction_ = true;
   }
   sqlite3_bind_int64(insert_, 1, static_cast<sqlite3_int64>(lastSeq_ + 1));
   sqlite3_bind_text(insert_, 2, clOrdId.data(), static_cast<int>(clOrdId.size()), SQLITE_STATIC);
   sqlite3_bind_text(insert_, 3, input.data(), static_cast<int>(input.size()), SQLITE_STATIC);
-  const int rc = sqlite3_step(insert_);
-  sqlite3_reset(insert_);
-  if (rc != SQLITE_DONE) {
-    throw std::runtime_error(std::string("journal: append failed: ") + sqlite3_errmsg(db_));
-  }
+  step(insert_, "append");
   ++lastSeq_;
 }
 
 void Journal::commit() {
   if (!inTransaction_) return;
-  exec("COMMIT");
+  // The checkpointer may run again once the transaction is over, whether or not it committed.
+  struct Unlock {
+    std::unique_lock<std::mutex>& l;
+    ~Unlock() {
+      if (l.owns_lock()) l.unlock();
+    }
+  } unlock{writing_};
+  step(commit_, "commit");
   inTransaction_ = false;
 }
 

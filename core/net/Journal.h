@@ -50,17 +50,30 @@ class Journal {
  private:
   Journal() = default;
   void exec(const char* sql);
+  void step(sqlite3_stmt* statement, const char* what);
   void checkpointLoop(std::string path);
+  static int onWalCommit(void* journal, sqlite3*, const char*, int frames);
   sqlite3* db_ = nullptr;
-  // Checkpoints (copying the WAL back into the database, with an fsync) run on their own
-  // thread and connection, so the matching thread's commits never wait for one.
-  std::thread checkpointer_;
-  std::mutex checkpointMutex_;
-  std::condition_variable checkpointWake_;
-  bool closing_ = false;
   sqlite3_stmt* insert_ = nullptr;
+  sqlite3_stmt* begin_ = nullptr;
+  sqlite3_stmt* commit_ = nullptr;
   bool inTransaction_ = false;
   std::uint64_t lastSeq_ = 0;
+
+  // Checkpoints (copying the WAL back into the database, with an fsync) run on their own
+  // thread and connection, so a commit never copies the WAL itself. PASSIVE checkpoints never
+  // block the writer, but under sustained writes they never catch up with it either, and only
+  // a WAL that is entirely copied can be started over from its beginning. So each round ends
+  // with one last PASSIVE checkpoint between two transactions (holding `between_`, which the
+  // writer holds from the first append of a batch to its commit): it copies only the few
+  // frames the unlocked rounds left, and the writer's next transaction starts the WAL over.
+  std::thread checkpointer_;
+  std::mutex between_;
+  std::unique_lock<std::mutex> writing_{between_, std::defer_lock};
+  std::mutex checkpointMutex_;
+  std::condition_variable checkpointWake_;
+  bool checkpointWanted_ = false;
+  bool closing_ = false;
 };
 
 }  // namespace tessera::net
