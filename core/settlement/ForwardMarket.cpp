@@ -247,6 +247,13 @@ std::vector<ForwardLevel> ForwardMarket::depth(Accelerator a, Hour weekStart, Si
   return out;
 }
 
+std::vector<std::pair<Accelerator, Hour>> ForwardMarket::books() const {
+  std::vector<std::pair<Accelerator, Hour>> out;
+  for (const auto& [key, book] : books_)
+    if (!book.bids.empty() || !book.asks.empty()) out.emplace_back(key.accelerator, key.weekStart);
+  return out;
+}
+
 std::vector<ForwardOrder> ForwardMarket::workingOrders(AccountId a) const {
   std::vector<ForwardOrder> out;
   for (const auto& [id, r] : resting_)

@@ -114,6 +114,8 @@ class ForwardMarket {
   Money marginHeld(AccountId a) const;  // by resting orders, not yet in the Margin book
   std::vector<ForwardLevel> depth(Accelerator a, Hour weekStart, Side side, std::size_t maxLevels) const;
   std::vector<ForwardOrder> workingOrders(AccountId a) const;
+  // The (accelerator, week) books that have resting orders, ascending.
+  std::vector<std::pair<Accelerator, Hour>> books() const;
   std::vector<ForwardPosition> positionsOf(AccountId a) const;
   const CashForwardBook& positions() const { return positions_; }
 
