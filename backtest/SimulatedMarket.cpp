@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace tessera::backtest {
 namespace {
@@ -334,6 +335,12 @@ void SimulatedMarket::failNodes(std::vector<InputEvent>& out) {
     out.emplace_back(CancelRequest{l.id, l.account});
     return true;
   });
+  // One node down for 2 to 6 hours. Derived from the step count, not drawn from the generator,
+  // so the inputs stay what they were before outages existed.
+  const Hour hours = 2 + static_cast<Hour>(steps_ % 5);
+  outages_.push_back(SimulatedOutage{providers_[c.id - 1], c.id, now_, now_ + hours, c.gpusPerNode});
 }
+
+std::vector<SimulatedOutage> SimulatedMarket::takeOutages() { return std::exchange(outages_, {}); }
 
 }  // namespace tessera::backtest

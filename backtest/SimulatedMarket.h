@@ -35,6 +35,18 @@ struct SimulatedMarketConfig {
   double failuresPerDay = 1.5;    // node failures: a provider withdraws its near-term listings
 };
 
+// A delivery problem that goes with a node failure: `provider` lost `lostGpus` GPUs of
+// `cluster` for hours [start, end). A separate channel from the inputs (an exchange applies it
+// as the provider's outage report), so the input stream, and every replay hash, is unchanged.
+struct SimulatedOutage {
+  AccountId provider = 0;
+  ClusterId cluster = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount lostGpus = 0;
+  bool operator==(const SimulatedOutage&) const = default;
+};
+
 // One generated input with the simulated time it reaches the exchange.
 struct TimedInput {
   std::int64_t timeMicros = 0;  // microseconds since the epoch, within the input's tick
@@ -48,6 +60,8 @@ class SimulatedMarket {
 
   std::vector<InputEvent> step();
   std::vector<TimedInput> stepTimed();
+  // The outages of the node failures of the steps since the last call, in order.
+  std::vector<SimulatedOutage> takeOutages();
 
   // The exchange clock after the last step (the start hour after the first).
   Hour now() const { return now_; }
@@ -104,6 +118,7 @@ class SimulatedMarket {
   std::vector<std::vector<GpuCount>> listed_;  // per cluster, per hour since start: GPUs listed
   std::vector<Listing> listings_;
   std::vector<Bid> bids_;
+  std::vector<SimulatedOutage> outages_;
   Hour now_ = 0;
   Hour grantedUntil_ = 0;
   std::uint64_t steps_ = 0;

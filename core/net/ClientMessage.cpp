@@ -89,6 +89,22 @@ struct Reader {
   bool positiveNumber(const char* name, std::optional<T>& out) {
     return unsignedNumber(name, out, 1);
   }
+  bool problem(DeliveryProblem& out) {
+    auto it = j.find("problem");
+    if (it == j.end()) return true;
+    auto p = it->is_string() ? parseDeliveryProblem(it->get_ref<const std::string&>()) : std::nullopt;
+    if (!p) return fail("bad_field", "field 'problem' takes missing_gpus, link_degraded, power_curtailed");
+    out = *p;
+    return true;
+  }
+  template <class T>
+  bool required(const char* name, T& out, std::uint64_t min = 0) {
+    if (!j.contains(name)) return fail("bad_field", std::string("field '") + name + "' is required");
+    std::optional<T> v;
+    if (!unsignedNumber(name, v, min)) return false;
+    out = *v;
+    return true;
+  }
   bool orderRef(OrderRef& ref) {
     if (!unsignedNumber("order_id", ref.orderId)) return false;
     if (j.contains("cl_ord_id")) {
@@ -216,6 +232,21 @@ std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line
   } else if (type == "unsubscribe") {
     ok = r.onlyFields({});
     msg.request = Unsubscribe{};
+  } else if (type == "delivery_report") {
+    DeliveryReportRequest m;
+    ok = r.onlyFields({"contract", "start", "end", "usable_gpus", "problem"}) &&
+         r.required("contract", m.contract, 1) && r.required("start", m.start) &&
+         r.required("end", m.end) && r.required("usable_gpus", m.usableGpus) && r.problem(m.problem);
+    msg.request = std::move(m);
+  } else if (type == "outage") {
+    OutageRequest m;
+    ok = r.onlyFields({"cluster", "start", "end", "lost_gpus", "problem"}) &&
+         r.required("cluster", m.cluster, 1) && r.required("start", m.start) &&
+         r.required("end", m.end) && r.required("lost_gpus", m.lostGpus) && r.problem(m.problem);
+    msg.request = std::move(m);
+  } else if (type == "index_history") {
+    ok = r.onlyFields({});
+    msg.request = IndexHistoryQuery{};
   } else {
     err.code = "unknown_type";
     err.reason = "unknown message type '" + err.type + "'";
@@ -240,6 +271,9 @@ std::string_view typeName(const ClientRequest& r) {
     std::string_view operator()(const BalanceQuery&) const { return "balance"; }
     std::string_view operator()(const Subscribe&) const { return "subscribe"; }
     std::string_view operator()(const Unsubscribe&) const { return "unsubscribe"; }
+    std::string_view operator()(const DeliveryReportRequest&) const { return "delivery_report"; }
+    std::string_view operator()(const OutageRequest&) const { return "outage"; }
+    std::string_view operator()(const IndexHistoryQuery&) const { return "index_history"; }
   };
   return std::visit(Names{}, r);
 }

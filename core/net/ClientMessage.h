@@ -3,6 +3,7 @@
 // parsed into typed requests. This is the surface exposed to the network, so it is fuzzed
 // (tests/net/fuzz_message_parser.cpp) and must turn every input into a request or an error.
 #include "core/domain/Order.h"
+#include "core/settlement/ContractSettlement.h"
 
 #include <cstdint>
 #include <optional>
@@ -32,11 +33,28 @@ struct BalanceQuery {};
 // Market data: a snapshot, or (with fromSeq) the messages from fromSeq on if still kept.
 struct Subscribe { std::optional<std::uint64_t> fromSeq; };
 struct Unsubscribe {};
+// A provider's report on one of its contracts (docs/settlement.md "Delivery reports").
+struct DeliveryReportRequest {
+  ContractId contract = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount usableGpus = 0;
+  DeliveryProblem problem = DeliveryProblem::MissingGpus;
+};
+// A provider's report on one of its clusters, spread over its contracts there.
+struct OutageRequest {
+  ClusterId cluster = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount lostGpus = 0;
+  DeliveryProblem problem = DeliveryProblem::MissingGpus;
+};
+struct IndexHistoryQuery {};
 
 using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
-                 Unsubscribe>;
+                 Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery>;
 
 struct ClientMessage {
   ClientRequest request;

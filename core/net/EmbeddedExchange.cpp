@@ -7,8 +7,18 @@
 
 namespace tessera::net {
 
+namespace {
+ExchangeConfig withFeederReports(ExchangeConfig c, std::shared_ptr<FeederReports>& reports) {
+  if (!c.feederReports) c.feederReports = std::make_shared<FeederReports>();
+  reports = c.feederReports;
+  return c;
+}
+}  // namespace
+
 EmbeddedExchange::EmbeddedExchange(ExchangeConfig config)
-    : server_(std::make_unique<ExchangeServer>(std::move(config))) {}
+    : server_(std::make_unique<ExchangeServer>(withFeederReports(std::move(config), reports_))) {}
+
+void EmbeddedExchange::reportOutage(FeederOutage outage) { reports_->push(std::move(outage)); }
 
 EmbeddedExchange::~EmbeddedExchange() { stop(); }
 

@@ -32,6 +32,10 @@ class EmbeddedExchange {
   // The same, naming the account by the event's AccountId in the feeder's own directory (e.g.
   // the AccountDirectory a backtest SimulatedMarket was built with).
   void inject(const InputEvent& event, const AccountDirectory& feederAccounts);
+  // A delivery problem from the feeder: `outage.provider`'s cluster lost GPUs for some hours.
+  // Applied exactly like that provider's `outage` message (journaled, remedies, notices), on
+  // the matching thread before the next injected input. Thread-safe.
+  void reportOutage(FeederOutage outage);
 
   // A ready market: three H100/H200/MI300X clusters, house accounts "house-mm" and
   // "house-provider" (capacity granted on every cluster for a week from `now`), and a trader
@@ -47,6 +51,7 @@ class EmbeddedExchange {
   ExchangeServer& server();
 
  private:
+  std::shared_ptr<FeederReports> reports_;
   std::unique_ptr<ExchangeServer> server_;
 };
 

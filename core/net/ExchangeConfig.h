@@ -3,10 +3,14 @@
 // limits it enforces, and the accounts and market it opens with (the accounts file).
 #include "core/domain/Cluster.h"
 #include "core/domain/Order.h"
+#include "core/settlement/ContractSettlement.h"
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -40,6 +44,36 @@ struct Limits {
   std::size_t mdReplayDepth = 100'000;  // market-data messages kept for re-requests after a gap
 };
 
+// A cluster outage reported by an in-process feeder (a simulated market) for `provider`, applied
+// exactly like that provider's `outage` message (ExchangeCore).
+struct FeederOutage {
+  std::string provider;
+  ClusterId cluster = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount lostGpus = 0;
+  DeliveryProblem problem = DeliveryProblem::MissingGpus;
+};
+
+// Hands feeder outages from the feeder's thread to the matching thread, which takes them before
+// the next input it processes (ExchangeCore::inject and finishBatch), so an outage queued before
+// an injected input is applied before it.
+class FeederReports {
+ public:
+  void push(FeederOutage o) {
+    std::lock_guard lock(mutex_);
+    pending_.push_back(std::move(o));
+  }
+  std::vector<FeederOutage> take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(pending_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<FeederOutage> pending_;
+};
+
 struct ExchangeConfig {
   std::string listenAddress = "127.0.0.1";
   std::uint16_t port = 7400;               // 0: an ephemeral port
@@ -55,6 +89,10 @@ struct ExchangeConfig {
   // its market events to, for backtests; empty: no recording. The journal stays the durable
   // record: the history is written in batches and may miss the last second before a crash.
   std::string recordPath;
+  // Exchange fee, ppm of every payment to a provider, paid into account "exchange"'s fees book.
+  int feePpm = 0;
+  // Set by EmbeddedExchange: outages from its in-process feeder.
+  std::shared_ptr<FeederReports> feederReports;
 };
 
 struct ConfigError {

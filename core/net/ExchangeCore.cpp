@@ -18,6 +18,8 @@ namespace tessera::net {
 namespace {
 
 constexpr std::size_t kPublishedLevels = 20;
+constexpr Hour kIndexHistoryHours = 30 * kHoursPerDay;
+constexpr const char* kFeeAccount = "exchange";
 
 template <class... F>
 struct Overloaded : F... {
@@ -78,10 +80,36 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     Account& a = accountNamed(ac.name);
     a.salt = ac.salt;
     a.keyHash = ac.keyHash;
-    a.cash = ac.cash;
     a.house = ac.house;
     a.configured = true;
+    if (ac.cash > 0) ledger_.post({a.id, Book::External}, {a.id, Book::Cash}, ac.cash, "deposit");
   }
+  feederReports_ = config.feederReports;
+  if (config.feePpm > 0) settlement_.chargeFees(config.feePpm, accountNamed(kFeeAccount).id);
+  // An uptime credit never takes cash a working bid has reserved.
+  settlement_.setHeldCash([this](AccountId id) { return reserved(id); });
+  registerJournalEntry("delivery_report", [this](const nlohmann::json& j) {
+    DeliveryReport r;
+    r.contract = j.at("contract").get<ContractId>();
+    r.start = j.at("start").get<Hour>();
+    r.end = j.at("end").get<Hour>();
+    r.usableGpus = j.at("usable_gpus").get<GpuCount>();
+    r.problem = parseDeliveryProblem(j.at("problem").get<std::string>()).value();
+    const AccountId provider = accountNamed(j.at("account").get<std::string>()).id;
+    if (auto err = applyDeliveryReport(provider, r, nullptr))
+      throw std::runtime_error("delivery report is refused on replay (" + *err + ")");
+  });
+  registerJournalEntry("outage", [this](const nlohmann::json& j) {
+    OutageRequest m;
+    m.cluster = j.at("cluster").get<ClusterId>();
+    m.start = j.at("start").get<Hour>();
+    m.end = j.at("end").get<Hour>();
+    m.lostGpus = j.at("lost_gpus").get<GpuCount>();
+    m.problem = parseDeliveryProblem(j.at("problem").get<std::string>()).value();
+    const AccountId provider = accountNamed(j.at("account").get<std::string>()).id;
+    if (auto err = applyOutage(provider, m, nullptr, nullptr))
+      throw std::runtime_error("outage report is refused on replay (" + *err + ")");
+  });
   // Recording starts before the market opens, so a fresh exchange's history has its clusters
   // and grants; inputs replayed from the journal on a restart were recorded the first time.
   if (!config.recordPath.empty()) {
@@ -124,9 +152,25 @@ ExchangeCore::Account* ExchangeCore::accountOf(SessionId s) {
   return &accounts_.at(it->second.account);
 }
 
-Money ExchangeCore::cash(AccountId a) const {
-  auto it = accounts_.find(a);
-  return it == accounts_.end() ? 0 : it->second.cash;
+Money ExchangeCore::cash(AccountId a) const { return ledger_.balance({a, Book::Cash}); }
+
+Money ExchangeCore::escrow(AccountId a) const { return ledger_.balance({a, Book::Escrow}); }
+
+void ExchangeCore::registerJournalEntry(std::string type, JournalEntryHandler replay) {
+  journalEntries_[std::move(type)] = std::move(replay);
+}
+
+void ExchangeCore::appendJournalEntry(const nlohmann::json& entry) {
+  if (replaying_) return;
+  journal_.append("", entry.dump());
+}
+
+BalanceFigures ExchangeCore::balanceOf(const Account& a) const {
+  return BalanceFigures{cash(a.id), a.reserved, escrow(a.id), settlement_.creditsReceived(a.id)};
+}
+
+void ExchangeCore::fundFromOutside(AccountId a, Money amount, const char* memo) {
+  if (amount > 0) ledger_.post({a, Book::External}, {a, Book::Cash}, amount, memo);
 }
 
 Money ExchangeCore::reserved(AccountId a) const {
@@ -138,8 +182,19 @@ void ExchangeCore::replay() {
   replaying_ = true;
   replayed_ = journal_.replay([this](const JournalEntry& e) {
     const nlohmann::json j = nlohmann::json::parse(e.input, nullptr, false);
-    if (j.is_discarded()) {
+    if (j.is_discarded() || !j.is_object()) {
       throw std::runtime_error("journal entry " + std::to_string(e.seq) + " is not JSON");
+    }
+    // The one place non-engine entries are dispatched: by their "type".
+    if (auto type = j.find("type"); type != j.end() && type->is_string()) {
+      if (auto h = journalEntries_.find(type->get_ref<const std::string&>()); h != journalEntries_.end()) {
+        try {
+          h->second(j);
+        } catch (const std::exception& x) {
+          throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": " + x.what());
+        }
+        return;
+      }
     }
     auto parsed = inputEventFromJson(j, directory_);
     if (auto* err = std::get_if<JsonError>(&parsed)) {
@@ -353,14 +408,35 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
                               {"gpus", c.gpus},
                               {"start", c.start},
                               {"end", c.end},
-                              {"price", c.price}});
+                              {"price", c.price},
+                              {"state", settlement_.state(c.id)
+                                            ? std::string(toString(*settlement_.state(c.id)))
+                                            : std::string("unknown")},
+                              {"delivered_gpu_hours", settlement_.deliveredGpuHours(c.id)},
+                              {"escrow", settlement_.escrow(c.id)},
+                              {"replaces", c.replaces}});
             }
             std::string& o = out.toSession[s];
             o += "{\"type\":\"positions\",\"contracts\":" + list.dump();
             appendReq(o, m.req);
             o += "}\n";
           },
-          [&](const BalanceQuery&) { appendBalance(out.toSession[s], a->cash, a->reserved, m.req); },
+          [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(*a), m.req); },
+          [&](const DeliveryReportRequest& r) { onDeliveryReport(s, *a, r, m.req, out); },
+          [&](const OutageRequest& r) { onOutage(s, *a, r, m.req, out); },
+          [&](const IndexHistoryQuery&) {
+            std::string& o = out.toSession[s];
+            o += "{\"type\":\"index_history\",\"points\":[";
+            bool first = true;
+            for (const IndexPublication& p : indexHistory_) {
+              if (!first) o += ',';
+              first = false;
+              appendIndexObject(o, p);
+            }
+            o += ']';
+            appendReq(o, m.req);
+            o += "}\n";
+          },
           [&](const Subscribe& sub) { onSubscribe(s, sub, out); },
           [&](const Unsubscribe&) {
             session.subscribed = false;
@@ -393,10 +469,11 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
     return;
   }
   const Money reservation = a.house ? 0 : reservationFor(m.order);
-  if (checks && reservation > a.cash - a.reserved) {
+  const Money available = cash(a.id) - a.reserved;
+  if (checks && reservation > available) {
     a.byClOrdId.erase(slot);
     reject("insufficient_cash", "the bid needs " + std::to_string(reservation) +
-                                    " micro-dollars, " + std::to_string(a.cash - a.reserved) +
+                                    " micro-dollars, " + std::to_string(available) +
                                     " are available");
     return;
   }
@@ -441,7 +518,7 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
       const std::int64_t leaves =
           (view->leavesGpuHours * gpus + view->request.gpus - 1) / view->request.gpus;
       const Money needed = limit * leaves;
-      if (needed - info.reserved > a.cash - a.reserved) {
+      if (needed - info.reserved > cash(a.id) - a.reserved) {
         appendError(out.toSession[s], "insufficient_cash",
                     "the amended bid needs " + std::to_string(needed) + " micro-dollars",
                     "amend", req);
@@ -474,18 +551,22 @@ void ExchangeCore::onSubscribe(SessionId s, const Subscribe& m, Outbox& out) {
     if (!first) o += ',';
     first = false;
     o += "{\"cluster\":" + std::to_string(key.cluster) + ",\"hour\":" + std::to_string(key.hour) +
-         ",\"side\":\"" + (key.side == Side::Buy ? "buy" : "sell") + "\",\"levels\":[";
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-      if (i) o += ',';
-      o += '[' + std::to_string(levels[i].price) + ',' + std::to_string(levels[i].gpus) + ',' +
-           std::to_string(levels[i].orders) + ']';
-    }
-    o += "]}";
+         ",\"side\":\"" + (key.side == Side::Buy ? "buy" : "sell") + "\",\"levels\":";
+    appendLevels(o, levels);
+    o += '}';
+  }
+  o += "],\"index\":[";
+  first = true;
+  for (const auto& [series, p] : indexNow_) {
+    if (!first) o += ',';
+    first = false;
+    appendIndexObject(o, p);
   }
   o += "]}\n";
 }
 
 void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, Outbox& out) {
+  applyFeederOutages(out);
   auto accountFor = [&](AccountId id) -> Account& {
     return accountNamed(accountName.empty() ? "feed-" + std::to_string(id) : accountName);
   };
@@ -586,12 +667,14 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             OrderInfo& info = orders_.at(f.order);
             Account& a = accounts_.at(f.account);
             const Hour hours = f.end - f.start;
-            const Money notional = f.price * f.gpus * hours;
+            // Money moves with the contract (ContractCreated: escrow) and its delivery, not here.
             if (f.side == Side::Buy) {
-              a.cash -= notional;
               release(info, info.limit * f.gpus * hours);
-            } else {
-              a.cash += notional;
+              if (const Cluster* cl = engine_->cluster(f.cluster)) {
+                index_.record(TradePrint{engine_->now(), cl->accelerator, f.start,
+                                         static_cast<std::int64_t>(f.gpus) * hours, f.price});
+                indexedAccelerators_.insert(cl->accelerator);
+              }
             }
             dirtyBalances_.insert(a.id);
             if (auto v = engine_->order(f.order)) touch(v->request, f.start, f.end);
@@ -659,6 +742,37 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
               appendClock(line, ++mdSeq_, c.now);
               publish(out, std::move(line));
             }
+            for (const SettlementEvent& se : settlement_.advance(c.now)) notify(se, out);
+            publishIndex(c.now, out);
+          },
+          [&](const ContractCreated& cc) {
+            const Contract& k = cc.contract;
+            const Hour now = engine_->now();
+            if (k.replaces) {
+              std::vector<SettlementEvent> notes;
+              if (auto err = settlement_.openReplacement(k, now, notes))
+                throw std::logic_error("replacement contract " + std::to_string(k.id) +
+                                       " cannot take over contract " + std::to_string(k.replaces) +
+                                       ": " + std::string(toString(*err)));
+              for (const SettlementEvent& se : notes) notify(se, out);
+              return;
+            }
+            // House accounts trade without cash checks: they are funded from outside for exactly
+            // what they spend, so the ledger stays conserved. A checked account always has it
+            // (its bid reserved it), unless credits it paid took it: then it is funded the same
+            // way and the memo says so.
+            const Money shortBy = k.notional() - cash(k.buyer);
+            if (shortBy > 0) {
+              const Account& buyer = accounts_.at(k.buyer);
+              fundFromOutside(k.buyer, shortBy, buyer.house ? "house funding" : "overdraft funding");
+            }
+            if (auto err = settlement_.open(k, k.terms, Book::Cash, now))
+              throw std::logic_error("contract " + std::to_string(k.id) + " cannot open: " +
+                                     std::string(toString(*err)));
+            notify({k.id, *settlement_.state(k.id), "escrow " + toDollars(k.notional()) + " for " +
+                                                        std::to_string(k.gpus * (k.end - k.start)) +
+                                                        " GPU-hours"},
+                   out);
           },
           [&](const ClusterAdded& c) {
             if (!out) return;
@@ -696,6 +810,7 @@ void ExchangeCore::publish(Outbox* out, std::string line) {
 }
 
 void ExchangeCore::finishBatch(Outbox& out) {
+  applyFeederOutages(out);
   // The recorder writes a transaction every few thousand inputs by itself; on a quiet market
   // write at least once a second, so the file is never far behind.
   if (recorder_ && std::chrono::steady_clock::now() - lastHistoryFlush_ > std::chrono::seconds(1)) {
@@ -706,12 +821,265 @@ void ExchangeCore::finishBatch(Outbox& out) {
     const Account& a = accounts_.at(id);
     if (a.sessions.empty()) continue;
     std::string line;
-    appendBalance(line, a.cash, a.reserved, std::nullopt);
+    appendBalance(line, balanceOf(a), std::nullopt);
     toAccount(id, out, line);
   }
   dirtyBalances_.clear();
   for (const auto& [id, s] : sessions_) {
     if (s.subscribed) out.subscribers.push_back(id);
+  }
+}
+
+// ---- settlement ----
+
+void ExchangeCore::notify(const SettlementEvent& e, Outbox* out) {
+  const Contract* k = settlement_.contract(e.contract);
+  if (!k) return;
+  dirtyBalances_.insert(k->buyer);
+  dirtyBalances_.insert(k->seller);
+  if (!out) return;
+  std::string line;
+  appendSettlement(line, e, engine_->now());
+  toAccount(k->buyer, *out, line);
+  if (k->seller != k->buyer) toAccount(k->seller, *out, line);
+}
+
+void ExchangeCore::publishIndex(Hour now, Outbox* out) {
+  // The clock reached `now`: hour now - 1 is over, so the index as of its end is final.
+  const Hour asOf = now - 1;
+  if (indexAsOf_ && asOf <= *indexAsOf_) return;
+  // After a long jump of the clock only the hours the history keeps are computed.
+  Hour from = indexAsOf_ ? *indexAsOf_ + 1 : asOf;
+  from = std::max(from, asOf - kIndexHistoryHours + 1);
+  indexAsOf_ = asOf;
+  for (Hour h = from; h <= asOf; ++h) {
+    for (Accelerator a : indexedAccelerators_) {
+      for (Tenor t : kTenors) {
+        auto v = index_.value(a, t, h);
+        if (!v) continue;
+        IndexPublication p{a, t, h, *v};
+        indexNow_[{a, t}] = p;
+        indexHistory_.push_back(p);
+        if (h == asOf && out) {
+          std::string line;
+          appendIndex(line, ++mdSeq_, p);
+          publish(out, std::move(line));
+        }
+      }
+    }
+  }
+  while (!indexHistory_.empty() && indexHistory_.front().asOf <= asOf - kIndexHistoryHours)
+    indexHistory_.pop_front();
+}
+
+void ExchangeCore::onDeliveryReport(SessionId s, Account& a, const DeliveryReportRequest& m,
+                                    std::optional<std::uint64_t> req, Outbox& out) {
+  const DeliveryReport r{m.contract, m.start, m.end, m.usableGpus, m.problem};
+  std::string& o = out.toSession[s];
+  if (auto err = applyDeliveryReport(a.id, r, &out)) {
+    appendError(o, *err,
+                *err == "unknown_contract" ? "no such contract of yours"
+                : *err == "hours_already_settled"
+                    ? "those hours are already settled"
+                    : "the report does not fit the contract (hours within it, usable GPUs 0 to its GPUs)",
+                "delivery_report", req);
+    return;
+  }
+  o += "{\"type\":\"delivery_report_ack\",\"contract\":" + std::to_string(m.contract);
+  appendReq(o, req);
+  o += "}\n";
+}
+
+void ExchangeCore::onOutage(SessionId s, Account& a, const OutageRequest& m,
+                            std::optional<std::uint64_t> req, Outbox& out) {
+  std::vector<ContractId> affected;
+  std::string& o = out.toSession[s];
+  if (auto err = applyOutage(a.id, m, &out, &affected)) {
+    appendError(o, *err,
+                *err == "unknown_cluster"       ? "no such cluster"
+                : *err == "hours_already_settled" ? "those hours are already over"
+                                                  : "an outage needs start < end and lost_gpus > 0 (or a link/power problem)",
+                "outage", req);
+    return;
+  }
+  o += "{\"type\":\"outage_ack\",\"cluster\":" + std::to_string(m.cluster) + ",\"contracts\":[";
+  for (std::size_t i = 0; i < affected.size(); ++i) {
+    if (i) o += ',';
+    o += std::to_string(affected[i]);
+  }
+  o += ']';
+  appendReq(o, req);
+  o += "}\n";
+}
+
+std::optional<std::string> ExchangeCore::applyDeliveryReport(AccountId provider,
+                                                             const DeliveryReport& r, Outbox* out) {
+  const Contract* k = settlement_.contract(r.contract);
+  // Someone else's contract is reported exactly like a missing one.
+  if (!k || k->seller != provider) return std::string("unknown_contract");
+  if (auto err = settlement_.report(r)) return std::string(toString(*err));
+  appendJournalEntry({{"type", "delivery_report"},
+                      {"account", directory_.name(provider)},
+                      {"contract", r.contract},
+                      {"start", r.start},
+                      {"end", r.end},
+                      {"usable_gpus", r.usableGpus},
+                      {"problem", std::string(toString(r.problem))}});
+  const Contract contract = *k;
+  notify({contract.id, *settlement_.state(contract.id),
+          "provider reported " + std::string(toString(r.problem)) + ": " +
+              std::to_string(r.usableGpus) + " of " + std::to_string(contract.gpus) +
+              " GPUs usable in hours " + std::to_string(r.start) + ".." + std::to_string(r.end)},
+         out);
+  // Remedies are inputs of their own in the journal (CapacityTransfer): replay applies those.
+  if (!replaying_) applyRemedy(contract, r.start, r.end, std::nullopt, out);
+  return std::nullopt;
+}
+
+// The outage rule (docs/settlement.md): in every hour the lost GPUs are spread over all the
+// GPUs the provider has on the cluster, its contracts' and its unsold holding, in proportion
+// to their size (largest remainder, ties to the lower contract id, the holding last), so a
+// provider can neither dump a failure on its buyers nor hide it in idle capacity.
+std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const OutageRequest& m,
+                                                     Outbox* out, std::vector<ContractId>* affected) {
+  if (!engine_->cluster(m.cluster)) return std::string("unknown_cluster");
+  const bool degraded = m.problem != DeliveryProblem::MissingGpus;
+  if (m.start >= m.end || m.lostGpus < 0 || (m.lostGpus == 0 && !degraded))
+    return std::string("invalid_report");
+  const Hour from = std::max(m.start, engine_->now());
+  if (from >= m.end) return std::string("hours_already_settled");
+  appendJournalEntry({{"type", "outage"},
+                      {"account", directory_.name(provider)},
+                      {"cluster", m.cluster},
+                      {"start", m.start},
+                      {"end", m.end},
+                      {"lost_gpus", m.lostGpus},
+                      {"problem", std::string(toString(m.problem))}});
+  std::vector<Contract> contracts;
+  for (ContractId id : settlement_.openContracts()) {
+    const Contract* k = settlement_.contract(id);
+    if (k->seller == provider && k->cluster == m.cluster && k->start < m.end && k->end > from)
+      contracts.push_back(*k);
+  }
+  std::map<ContractId, std::vector<GpuCount>> missing;  // per hour of [from, end)
+  const Hour hours = m.end - from;
+  for (Hour h = from; h < m.end; ++h) {
+    std::vector<std::pair<std::size_t, GpuCount>> shares;  // (index into contracts or npos, weight)
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < contracts.size(); ++i) {
+      if (contracts[i].start <= h && h < contracts[i].end) {
+        shares.emplace_back(i, contracts[i].gpus);
+        total += contracts[i].gpus;
+      }
+    }
+    if (shares.empty()) continue;
+    const GpuCount unsold = engine_->holding(provider, m.cluster, h).held;
+    total += unsold;
+    const std::int64_t lost = std::min<std::int64_t>(m.lostGpus, total);
+    std::vector<std::int64_t> got(shares.size());
+    std::vector<std::pair<std::int64_t, std::size_t>> remainders;  // (-remainder, order)
+    std::int64_t given = 0;
+    for (std::size_t j = 0; j < shares.size(); ++j) {
+      got[j] = lost * shares[j].second / total;
+      given += got[j];
+      remainders.emplace_back(-(lost * shares[j].second % total), j);
+    }
+    const std::int64_t unsoldShare = lost * unsold / total;
+    given += unsoldShare;
+    remainders.emplace_back(-(lost * unsold % total), shares.size());  // the holding ranks last
+    std::stable_sort(remainders.begin(), remainders.end());
+    for (std::size_t r = 0; given < lost && r < remainders.size(); ++r, ++given) {
+      if (remainders[r].second < shares.size()) ++got[remainders[r].second];
+    }
+    for (std::size_t j = 0; j < shares.size(); ++j) {
+      auto& v = missing[contracts[shares[j].first].id];
+      if (v.empty()) v.assign(static_cast<std::size_t>(hours), -1);
+      v[static_cast<std::size_t>(h - from)] = static_cast<GpuCount>(got[j]);
+    }
+  }
+  // Runs of equal loss become one report per contract.
+  std::vector<std::pair<Contract, std::pair<Hour, Hour>>> reported;
+  for (const Contract& k : contracts) {
+    auto it = missing.find(k.id);
+    if (it == missing.end()) continue;
+    const std::vector<GpuCount>& v = it->second;
+    bool any = false;
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t j = i;
+      while (j < v.size() && v[j] == v[i]) ++j;
+      if (v[i] > 0 || (v[i] == 0 && degraded)) {
+        const DeliveryReport r{k.id, from + static_cast<Hour>(i), from + static_cast<Hour>(j),
+                               k.gpus - v[i], m.problem};
+        if (!settlement_.report(r)) {
+          any = true;
+          notify({k.id, *settlement_.state(k.id),
+                  "outage on cluster " + std::to_string(m.cluster) + " (" +
+                      std::string(toString(m.problem)) + "): " + std::to_string(v[i]) + " of " +
+                      std::to_string(k.gpus) + " GPUs lost in hours " + std::to_string(r.start) +
+                      ".." + std::to_string(r.end)},
+                 out);
+          if (v[i] > 0) reported.push_back({k, {r.start, r.end}});
+        }
+      }
+      i = j;
+    }
+    if (any && affected) affected->push_back(k.id);
+  }
+  if (!replaying_) {
+    for (const auto& [k, window] : reported) applyRemedy(k, window.first, window.second, m.cluster, out);
+  }
+  return std::nullopt;
+}
+
+void ExchangeCore::applyRemedy(const Contract& k, Hour start, Hour end,
+                               std::optional<ClusterId> excluded, Outbox* out) {
+  const OfferTerms* terms = settlement_.terms(k.id);
+  if (!terms || terms->remedy != Remedy::Replacement) return;
+  const Hour from = std::max(start, engine_->now());
+  auto say = [&](const std::string& what) {
+    if (auto st = settlement_.state(k.id)) notify({k.id, *st, what}, out);
+  };
+  if (from >= end) return say("no replacement for hours already over: the credit applies");
+  GpuCount gpus = k.gpus;
+  for (Hour h = from; h < end; ++h) gpus = std::min(gpus, settlement_.unreplacedShortfall(k.id, h));
+  if (gpus <= 0) return;
+  const Cluster* original = engine_->cluster(k.cluster);
+  if (!original) return;
+  std::vector<const Cluster*> candidates;
+  for (const Cluster& c : engine_->clusters()) {
+    const Cluster* cl = engine_->cluster(c.id);
+    if (excluded && c.id == *excluded) continue;
+    if (c.accelerator != original->accelerator || c.gpuMemoryGb < original->gpuMemoryGb ||
+        c.fabric < original->fabric)
+      continue;
+    if (terms->guaranteesLocation && c.region != original->region) continue;
+    candidates.push_back(cl);
+  }
+  // Earliest start first, then the lowest cluster id: the buyer waits as little as possible.
+  const Hour latest = std::min<Hour>(start + terms->replacementWithinHours, end - 1);
+  for (Hour begin = from; begin <= latest; ++begin) {
+    for (const Cluster* c : candidates) {
+      bool fits = true;
+      for (Hour h = begin; h < end && fits; ++h) {
+        const Holding hold = engine_->holding(k.seller, c->id, h);
+        fits = hold.held - hold.offered >= gpus;
+      }
+      if (!fits) continue;
+      if (!applyInput(CapacityTransfer{k.id, k.seller, k.buyer, c->id, gpus, begin, end, k.price}, "", out))
+        return;
+    }
+  }
+  say("no replacement capacity for " + std::to_string(gpus) + " GPUs within " +
+      std::to_string(terms->replacementWithinHours) + " hours: the credit applies");
+}
+
+void ExchangeCore::applyFeederOutages(Outbox& out) {
+  if (!feederReports_) return;
+  for (const FeederOutage& f : feederReports_->take()) {
+    OutageRequest m{f.cluster, f.start, f.end, f.lostGpus, f.problem};
+    // An outage the market cannot apply (its hours are over) is dropped: a feeder has no one
+    // to tell.
+    applyOutage(accountNamed(f.provider).id, m, &out, nullptr);
   }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // What the exchange adds around the matching engine, all on the one matching thread: sessions
-// and logon, order-id assignment, cash balances and reservations, per-account limits, the
-// journal, and market data (book cells, trades, clock) with sequence numbers.
+// and logon, order-id assignment, the money (a double-entry SettlementLedger: cash, escrow,
+// fees) and bid reservations, contract settlement and delivery reports with their remedies,
+// per-account limits, the journal, and market data (book cells, trades, clock, price index)
+// with sequence numbers.
 // It never touches a socket: it turns requests into lines in an Outbox, which the server sends
 // only after the batch's journal commit (group commit).
 #include "core/domain/AccountDirectory.h"
@@ -10,10 +12,17 @@
 #include "core/net/ClientMessage.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/Journal.h"
+#include "core/net/ServerMessage.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/PriceIndex.h"
+#include "core/settlement/SettlementLedger.h"
 #include "core/store/HistoryRecorder.h"
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -58,6 +67,16 @@ class ExchangeCore {
   std::uint64_t replayedEntries() const { return replayed_; }
   Money cash(AccountId a) const;
   Money reserved(AccountId a) const;
+  Money escrow(AccountId a) const;
+  const SettlementLedger& ledger() const { return ledger_; }
+  const ContractSettlement& settlement() const { return settlement_; }
+  const std::deque<IndexPublication>& indexHistory() const { return indexHistory_; }
+
+  // Journal entries that are not engine inputs carry a "type" the engine does not know; each
+  // such type has one replay handler, registered here (delivery reports, outages; forward
+  // market entries the same way). Live code writes them with appendJournalEntry().
+  using JournalEntryHandler = std::function<void(const nlohmann::json& entry)>;
+  void registerJournalEntry(std::string type, JournalEntryHandler replay);
 
  private:
   struct Account {
@@ -65,8 +84,7 @@ class ExchangeCore {
     std::string name;
     std::string salt;
     std::string keyHash;
-    Money cash = 0;
-    Money reserved = 0;
+    Money reserved = 0;  // held on Cash for working bids (the ledger's Cash book holds it all)
     bool house = false;
     bool configured = false;
     int openOrders = 0;
@@ -95,6 +113,28 @@ class ExchangeCore {
   void onCancel(SessionId s, Account& a, OrderId id, std::optional<std::uint64_t> req, Outbox& out);
   void onAmend(SessionId s, Account& a, const AmendOrder& m, std::optional<std::uint64_t> req, Outbox& out);
   void onSubscribe(SessionId s, const Subscribe& m, Outbox& out);
+  void onDeliveryReport(SessionId s, Account& a, const DeliveryReportRequest& m,
+                        std::optional<std::uint64_t> req, Outbox& out);
+  void onOutage(SessionId s, Account& a, const OutageRequest& m, std::optional<std::uint64_t> req,
+                Outbox& out);
+
+  // Settlement: the journaled, replayed halves of delivery reports and outages. Each returns
+  // the error code for the reporter, or nothing; on success the entry is journaled (unless
+  // replaying) and, live, the contracts' remedies are applied.
+  std::optional<std::string> applyDeliveryReport(AccountId provider, const DeliveryReport& r,
+                                                 Outbox* out);
+  std::optional<std::string> applyOutage(AccountId provider, const OutageRequest& m, Outbox* out,
+                                         std::vector<ContractId>* affected);
+  // Replacement remedy for contract `k` after a report on [start, end): a CapacityTransfer from
+  // the provider's unoffered capacity on an equal-or-better cluster, or the credit if none.
+  void applyRemedy(const Contract& k, Hour start, Hour end, std::optional<ClusterId> excluded,
+                   Outbox* out);
+  void applyFeederOutages(Outbox& out);
+  void appendJournalEntry(const nlohmann::json& entry);
+  void notify(const SettlementEvent& e, Outbox* out);
+  void fundFromOutside(AccountId a, Money amount, const char* memo);
+  BalanceFigures balanceOf(const Account& a) const;
+  void publishIndex(Hour now, Outbox* out);
 
   // Applies one input to the engine; on success journals it, updates cash and open-order
   // counts, writes execution reports (to `out`, unless replaying) and market data.
@@ -123,6 +163,19 @@ class ExchangeCore {
   bool replaying_ = false;
   std::vector<Event> events_;
   std::string scratch_;
+
+  // Money and settlement.
+  SettlementLedger ledger_;
+  ContractSettlement settlement_{ledger_};
+  std::shared_ptr<FeederReports> feederReports_;
+  std::map<std::string, JournalEntryHandler, std::less<>> journalEntries_;
+
+  // Price index: fed one print per trade, published hourly; 30 days of hourly values kept.
+  PriceIndex index_;
+  std::set<Accelerator> indexedAccelerators_;
+  std::optional<Hour> indexAsOf_;
+  std::map<std::pair<Accelerator, Tenor>, IndexPublication> indexNow_;
+  std::deque<IndexPublication> indexHistory_;
 
   // Market-history recording (ExchangeConfig::recordPath); dropped, with one message, if the
   // file fails (disk full...), so a history problem never stops the exchange.

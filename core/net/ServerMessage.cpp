@@ -1,5 +1,7 @@
 #include "core/net/ServerMessage.h"
 
+#include "core/engine/EventJson.h"
+
 #include <charconv>
 
 namespace tessera::net {
@@ -133,13 +135,70 @@ void appendAmended(std::string& out, const OrderAmended& a, std::string_view clO
   out += "}\n";
 }
 
-void appendBalance(std::string& out, Money cash, Money reserved, std::optional<std::uint64_t> req) {
+void appendBalance(std::string& out, const BalanceFigures& b, std::optional<std::uint64_t> req) {
   out += "{\"type\":\"balance\"";
-  field(out, "cash", cash);
-  field(out, "reserved", reserved);
-  field(out, "available", cash - reserved);
+  field(out, "cash", b.cash);
+  field(out, "reserved", b.reserved);
+  field(out, "available", b.cash - b.reserved);
+  field(out, "escrow", b.escrow);
+  field(out, "credits", b.credits);
   if (req) fieldU(out, "req", *req);
   out += "}\n";
+}
+
+void appendSettlement(std::string& out, const SettlementEvent& e, Hour now) {
+  out += "{\"type\":\"settlement\"";
+  fieldU(out, "contract", e.contract);
+  fieldS(out, "state", toString(e.state));
+  fieldS(out, "what", e.what);
+  field(out, "now", now);
+  out += "}\n";
+}
+
+void appendIndexFields(std::string& out, const IndexPublication& p) {
+  fieldS(out, "accelerator", toString(p.accelerator));
+  fieldS(out, "tenor", toString(p.tenor));
+  field(out, "as_of", p.asOf);
+  field(out, "price", p.value.price);
+  field(out, "gpu_hours", p.value.gpuHours);
+  field(out, "trades", p.value.trades);
+  out += p.value.stale ? ",\"stale\":true" : ",\"stale\":false";
+}
+
+void appendIndexObject(std::string& out, const IndexPublication& p) {
+  std::string fields;
+  appendIndexFields(fields, p);
+  out += '{';
+  out.append(fields, 1);  // without the leading comma
+  out += '}';
+}
+
+void appendIndex(std::string& out, std::uint64_t seq, const IndexPublication& p) {
+  out += "{\"type\":\"md_index\"";
+  fieldU(out, "seq", seq);
+  appendIndexFields(out, p);
+  out += "}\n";
+}
+
+void appendLevels(std::string& out, const std::vector<BookLevel>& levels) {
+  out += '[';
+  bool first = true;
+  for (const BookLevel& l : levels) {
+    if (!first) out += ',';
+    first = false;
+    out += '[';
+    appendInt(out, l.price);
+    out += ',';
+    appendInt(out, l.gpus);
+    out += ',';
+    appendInt(out, l.orders);
+    if (l.terms != OfferTerms{}) {
+      out += ',';
+      out += toJson(l.terms).dump();
+    }
+    out += ']';
+  }
+  out += ']';
 }
 
 void appendCell(std::string& out, std::uint64_t seq, const BookCell& cell) {
@@ -149,20 +208,9 @@ void appendCell(std::string& out, std::uint64_t seq, const BookCell& cell) {
   field(out, "hour", cell.key.hour);
   out += ",\"side\":\"";
   out += sideName(cell.key.side);
-  out += "\",\"levels\":[";
-  bool first = true;
-  for (const BookLevel& l : cell.levels) {
-    if (!first) out += ',';
-    first = false;
-    out += '[';
-    appendInt(out, l.price);
-    out += ',';
-    appendInt(out, l.gpus);
-    out += ',';
-    appendInt(out, l.orders);
-    out += ']';
-  }
-  out += "]}\n";
+  out += "\",\"levels\":";
+  appendLevels(out, cell.levels);
+  out += "}\n";
 }
 
 void appendTrade(std::string& out, std::uint64_t seq, const Fill& f, Side aggressor) {

@@ -5,6 +5,8 @@
 #include "core/engine/Events.h"
 #include "core/engine/Matcher.h"
 #include "core/net/BookMirror.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/PriceIndex.h"
 
 #include <cstdint>
 #include <optional>
@@ -23,7 +25,28 @@ void appendRejected(std::string& out, std::string_view clOrdId, std::string_view
 void appendFill(std::string& out, const Fill& f, std::string_view clOrdId);
 void appendCancelled(std::string& out, const OrderCancelled& c, std::string_view clOrdId);
 void appendAmended(std::string& out, const OrderAmended& a, std::string_view clOrdId);
-void appendBalance(std::string& out, Money cash, Money reserved, std::optional<std::uint64_t> req);
+struct BalanceFigures {
+  Money cash = 0;
+  Money reserved = 0;
+  Money escrow = 0;
+  Money credits = 0;
+};
+void appendBalance(std::string& out, const BalanceFigures& b, std::optional<std::uint64_t> req);
+void appendSettlement(std::string& out, const SettlementEvent& e, Hour now);
+
+// One published value of the price index, as in md_index, md_snapshot and index_history.
+struct IndexPublication {
+  Accelerator accelerator = Accelerator::H100;
+  Tenor tenor = Tenor::NextDay;
+  Hour asOf = 0;
+  IndexValue value;
+};
+void appendIndexFields(std::string& out, const IndexPublication& p);  // ,"accelerator":...
+void appendIndexObject(std::string& out, const IndexPublication& p);  // {"accelerator":...}
+void appendIndex(std::string& out, std::uint64_t seq, const IndexPublication& p);  // md_index line
+// A cell's levels as a JSON array of [price, gpus, orders] (with a 4th element, the terms, on
+// levels whose first order has other than the default terms).
+void appendLevels(std::string& out, const std::vector<BookLevel>& levels);
 
 void appendCell(std::string& out, std::uint64_t seq, const BookCell& cell);
 void appendTrade(std::string& out, std::uint64_t seq, const Fill& buySide, Side aggressor);

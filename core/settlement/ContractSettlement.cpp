@@ -25,6 +25,12 @@ std::string_view toString(DeliveryProblem p) {
   return "?";
 }
 
+std::optional<DeliveryProblem> parseDeliveryProblem(std::string_view s) {
+  for (DeliveryProblem p : {DeliveryProblem::MissingGpus, DeliveryProblem::LinkDegraded, DeliveryProblem::PowerCurtailed})
+    if (toString(p) == s) return p;
+  return std::nullopt;
+}
+
 std::string_view toString(SettlementError e) {
   switch (e) {
     case SettlementError::UnknownContract: return "unknown_contract";
@@ -36,11 +42,13 @@ std::string_view toString(SettlementError e) {
   return "?";
 }
 
-namespace {
-std::string dollars(Money m) {
+std::string toDollars(Money m) {
   const Money cents = (m + 5'000) / 10'000;
   return "$" + std::to_string(cents / 100) + "." + (cents % 100 < 10 ? "0" : "") + std::to_string(cents % 100);
 }
+
+namespace {
+std::string dollars(Money m) { return toDollars(m); }
 }  // namespace
 
 std::optional<SettlementError> ContractSettlement::open(const Contract& k, const OfferTerms& terms,
@@ -58,6 +66,48 @@ std::optional<SettlementError> ContractSettlement::open(const Contract& k, const
   o.escrow = notional;
   contracts_.emplace(k.id, std::move(o));
   return std::nullopt;
+}
+
+std::optional<SettlementError> ContractSettlement::openReplacement(const Contract& r, Hour now,
+                                                                   std::vector<SettlementEvent>& out) {
+  if (contracts_.count(r.id)) return SettlementError::AlreadyOpen;
+  auto it = contracts_.find(r.replaces);
+  if (it == contracts_.end()) return SettlementError::UnknownContract;
+  Open& original = it->second;
+  const Contract& k = original.contract;
+  if (r.price != k.price || r.buyer != k.buyer || r.seller != k.seller || r.start < original.settledUntil ||
+      r.start < k.start || r.end > k.end)
+    return SettlementError::InvalidReport;
+  for (Hour h = r.start; h < r.end; ++h)
+    if (unreplacedShortfall(k.id, h) < r.gpus) return SettlementError::InvalidReport;
+  for (Hour h = r.start; h < r.end; ++h) original.replaced[h] += r.gpus;
+  const Money moved = r.notional();
+  const std::int64_t gpuHours = static_cast<std::int64_t>(r.gpus) * (r.end - r.start);
+  original.escrow -= moved;
+  original.replacedGpuHours += gpuHours;
+  Open o;
+  o.contract = r;
+  o.terms = original.terms;
+  o.state = now >= r.start ? ContractState::Delivering : ContractState::PendingStart;
+  o.settledUntil = r.start;
+  o.escrow = moved;
+  contracts_.emplace(r.id, std::move(o));
+  out.push_back({k.id, original.state, "replacement contract " + std::to_string(r.id) + " for " +
+                                           std::to_string(gpuHours) + " GPU-hours; escrow " +
+                                           dollars(moved) + " moved to it"});
+  out.push_back({r.id, contracts_.at(r.id).state, "opened as replacement of contract " + std::to_string(k.id) +
+                                                      " with escrow " + dollars(moved)});
+  return std::nullopt;
+}
+
+GpuCount ContractSettlement::unreplacedShortfall(ContractId id, Hour h) const {
+  auto it = contracts_.find(id);
+  if (it == contracts_.end()) return 0;
+  const Open& o = it->second;
+  auto s = o.shortfall.find(h);
+  if (s == o.shortfall.end()) return 0;
+  auto r = o.replaced.find(h);
+  return s->second - (r == o.replaced.end() ? 0 : r->second);
 }
 
 std::optional<SettlementError> ContractSettlement::report(const DeliveryReport& r) {
@@ -82,9 +132,14 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
   std::int64_t delivered = 0, missing = 0;
   for (Hour h = o.settledUntil; h < until; ++h) {
     GpuCount m = 0;
+    GpuCount replaced = 0;
+    if (auto r = o.replaced.find(h); r != o.replaced.end()) replaced = r->second;
     if (auto s = o.shortfall.find(h); s != o.shortfall.end()) m = s->second;
     if (o.terms.billing == BillingBasis::SuccessfulWork && o.degraded.count(h)) m = k.gpus;
-    delivered += k.gpus - m;
+    // Replaced GPUs are the replacement contract's business, never this one's.
+    m = std::max<GpuCount>(0, m - replaced);
+    const GpuCount owed = k.gpus - replaced;
+    delivered += owed - m;
     missing += m;
   }
   o.settledUntil = until;
@@ -97,6 +152,12 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
     ledger_.post({k.buyer, Book::Escrow}, {k.seller, Book::Cash}, pay, "delivery of contract " + std::to_string(k.id));
     o.escrow -= pay;
     out.push_back({k.id, o.state, "paid provider " + dollars(pay) + " for " + std::to_string(payAll ? delivered + missing : delivered) + " GPU-hours"});
+    __extension__ using Wide = __int128;  // pay x ppm can exceed int64
+    const Money fee = static_cast<Money>(static_cast<Wide>(pay) * feePpm_ / 1'000'000);
+    if (fee > 0) {
+      ledger_.post({k.seller, Book::Cash}, {feeAccount_, Book::Fees}, fee, "exchange fee, contract " + std::to_string(k.id));
+      out.push_back({k.id, o.state, "exchange fee " + dollars(fee)});
+    }
   }
   if (refund > 0) {
     ledger_.post({k.buyer, Book::Escrow}, {k.buyer, Book::Cash}, refund, "refund of undelivered hours, contract " + std::to_string(k.id));
@@ -107,7 +168,7 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
 
 void ContractSettlement::finish(Open& o, std::vector<SettlementEvent>& out) {
   const Contract& k = o.contract;
-  const std::int64_t total = static_cast<std::int64_t>(k.gpus) * (k.end - k.start);
+  const std::int64_t total = static_cast<std::int64_t>(k.gpus) * (k.end - k.start) - o.replacedGpuHours;
   o.state = o.undelivered == 0 ? ContractState::Completed
             : o.delivered == 0 ? ContractState::Failed
                                : ContractState::PartlyDelivered;
@@ -116,9 +177,12 @@ void ContractSettlement::finish(Open& o, std::vector<SettlementEvent>& out) {
   const Money credit = promiseMissed ? o.undelivered * o.terms.creditPerUndeliveredGpuHour : 0;
   if (credit > 0) {
     // The provider pays what it can; a shortfall is reported, never created out of nothing.
-    const Money paid = std::min(credit, ledger_.balance({k.seller, Book::Cash}));
-    if (paid > 0)
+    const Money held = heldCash_ ? heldCash_(k.seller) : 0;
+    const Money paid = std::clamp<Money>(ledger_.balance({k.seller, Book::Cash}) - held, 0, credit);
+    if (paid > 0) {
       ledger_.post({k.seller, Book::Cash}, {k.buyer, Book::Cash}, paid, "uptime credit, contract " + std::to_string(k.id));
+      credits_[k.buyer] += paid;
+    }
     std::string what = "credit " + dollars(paid) + " for " + std::to_string(o.undelivered) + " undelivered GPU-hours";
     if (paid < credit) what += " (provider still owes " + dollars(credit - paid) + ")";
     out.push_back({k.id, o.state, what});
@@ -146,6 +210,28 @@ std::optional<ContractState> ContractSettlement::state(ContractId id) const {
   auto it = contracts_.find(id);
   if (it == contracts_.end()) return std::nullopt;
   return it->second.state;
+}
+
+const Contract* ContractSettlement::contract(ContractId id) const {
+  auto it = contracts_.find(id);
+  return it == contracts_.end() ? nullptr : &it->second.contract;
+}
+
+const OfferTerms* ContractSettlement::terms(ContractId id) const {
+  auto it = contracts_.find(id);
+  return it == contracts_.end() ? nullptr : &it->second.terms;
+}
+
+Money ContractSettlement::creditsReceived(AccountId a) const {
+  auto it = credits_.find(a);
+  return it == credits_.end() ? 0 : it->second;
+}
+
+std::vector<ContractId> ContractSettlement::openContracts() const {
+  std::vector<ContractId> ids;
+  for (const auto& [id, o] : contracts_)
+    if (o.state != ContractState::Settled) ids.push_back(id);
+  return ids;
 }
 
 std::int64_t ContractSettlement::deliveredGpuHours(ContractId id) const {

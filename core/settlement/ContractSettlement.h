@@ -8,6 +8,7 @@
 #include "core/domain/OfferTerms.h"
 #include "core/settlement/SettlementLedger.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,9 @@ std::string_view toString(ContractState s);
 
 enum class DeliveryProblem : std::uint8_t { MissingGpus, LinkDegraded, PowerCurtailed };
 std::string_view toString(DeliveryProblem p);
+std::optional<DeliveryProblem> parseDeliveryProblem(std::string_view s);
+// "$12.34": money for a person, rounded to the cent.
+std::string toDollars(Money m);
 
 // What a provider (or the simulated market) reports: for hours [start, end) only `usableGpus`
 // of the contract's GPUs work, or the link/power was degraded.
@@ -56,12 +60,30 @@ class ContractSettlement {
   // The buyer pays the contract's notional into its escrow from `fundedFrom` (Cash, or Reserved
   // when a resting bid had reserved it).
   std::optional<SettlementError> open(const Contract& k, const OfferTerms& terms, Book fundedFrom, Hour now);
+  // A replacement contract (Contract::replaces set, from a CapacityTransfer) takes over its
+  // GPU-hours of the contract it replaces: the escrow for them moves to the replacement, and on
+  // the original they are neither paid, refunded nor credited. The replacement's price must be
+  // the original's (so the escrow moved pays for it exactly).
+  std::optional<SettlementError> openReplacement(const Contract& replacement, Hour now,
+                                                 std::vector<SettlementEvent>& out);
   std::optional<SettlementError> report(const DeliveryReport& r);
+  // GPUs of the contract reported missing in hour `h` and not replaced.
+  GpuCount unreplacedShortfall(ContractId id, Hour h) const;
   // The clock reached `now`: hour `now` is being delivered and every hour before it is over and
   // gets settled. Returns what happened, in contract order.
   std::vector<SettlementEvent> advance(Hour now);
 
+  // An exchange fee of `ppm` of every provider payment, paid into `house`'s Fees book.
+  void chargeFees(int ppm, AccountId house) { feePpm_ = ppm; feeAccount_ = house; }
+  // Cash of an account that is spoken for (bid reservations held on Cash): an uptime credit is
+  // paid only from the rest.
+  void setHeldCash(std::function<Money(AccountId)> held) { heldCash_ = std::move(held); }
+
   std::optional<ContractState> state(ContractId id) const;
+  const Contract* contract(ContractId id) const;
+  const OfferTerms* terms(ContractId id) const;
+  Money creditsReceived(AccountId a) const;
+  std::vector<ContractId> openContracts() const;  // not yet settled, in id order
   std::int64_t deliveredGpuHours(ContractId id) const;
   Money escrow(ContractId id) const;
 
@@ -73,8 +95,10 @@ class ContractSettlement {
     Hour settledUntil = 0;                 // hours before this are paid out
     std::map<Hour, GpuCount> shortfall;    // GPUs not delivered, per hour
     std::map<Hour, bool> degraded;         // link or power problems, per hour
+    std::map<Hour, GpuCount> replaced;     // GPUs a replacement contract took over, per hour
     std::int64_t delivered = 0;
     std::int64_t undelivered = 0;
+    std::int64_t replacedGpuHours = 0;
     Money escrow = 0;
   };
   void settleHours(Open& o, Hour until, std::vector<SettlementEvent>& out);
@@ -82,6 +106,10 @@ class ContractSettlement {
 
   SettlementLedger& ledger_;
   std::map<ContractId, Open> contracts_;
+  std::map<AccountId, Money> credits_;
+  int feePpm_ = 0;
+  AccountId feeAccount_ = 0;
+  std::function<Money(AccountId)> heldCash_;
 };
 
 }  // namespace tessera

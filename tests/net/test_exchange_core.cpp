@@ -118,8 +118,9 @@ class TestExchangeCore : public QObject {
     const json b = d.balance(alice);
     QCOMPARE(b["cash"].get<Money>(), (10'000 - 120) * kDollar);  // 8 x 10 h x $1.50
     QCOMPARE(b["reserved"].get<Money>(), Money(0));
+    QCOMPARE(b["escrow"].get<Money>(), 120 * kDollar);  // paid to the provider as delivered
     QVERIFY(d.find(d.drain(provider), "exec", "filled").is_object());
-    QCOMPARE(d.balance(provider)["cash"].get<Money>(), 120 * kDollar);
+    QCOMPARE(d.balance(provider)["cash"].get<Money>(), Money(0));
     const json pos = d.find(d.send(alice, "{\"type\":\"positions\"}"), "positions");
     QCOMPARE(pos["contracts"].size(), std::size_t(1));
     QCOMPARE(pos["contracts"][0]["side"].get<std::string>(), std::string("buy"));
