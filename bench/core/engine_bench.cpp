@@ -2,7 +2,8 @@
 // flat out and open-loop at fixed arrival rates, after a warm-up.
 //   (a) 1-D: one cluster, one-hour orders (a classic limit order book)
 //   (b) 2-D: 20 clusters, 30 days of hours, orders of 1..168 hours, 60% add / 30% cancel / 10% crossing
-// Usage: engine_bench [--quick]
+// Usage: engine_bench [--quick] [--only a|b] [--flat]
+//   --only runs one workload, --flat skips the open-loop runs (both for profiling).
 #include "MarketLoad.h"
 
 #include "core/engine/Matcher.h"
@@ -74,7 +75,7 @@ void report(const char* name, const char* mode, const Result& r, std::size_t n) 
               name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents);
 }
 
-void run(const char* name, const LoadShape& shape, std::size_t warmup) {
+void run(const char* name, const LoadShape& shape, std::size_t warmup, bool flatOnly) {
   const auto t0 = Clock::now();
   const Load load = makeLoad(shape);
   std::printf("%s: generated %zu events in %.1f s\n", name, load.events.size(),
@@ -82,6 +83,7 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup) {
   const std::size_t n = load.events.size() - warmup;
   const Result flat = measure(load, warmup, 0);
   report(name, "flat out", flat, n);
+  if (flatOnly) return;
   for (double fraction : {0.25, 0.5, 0.8}) {
     const double rate = flat.eventsPerSecond * fraction;
     char mode[32];
@@ -93,12 +95,22 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false, flatOnly = false;
+  char only = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--flat") == 0) flatOnly = true;
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i][0];
+    else {
+      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat]\n");
+      return 2;
+    }
+  }
   LoadShape oneD;
   oneD.clusters = 1;
   oneD.horizon = 1;
   oneD.events = quick ? 200'000 : 2'200'000;
-  run("(a) 1-D, 1 cluster, 1-hour orders", oneD, quick ? 50'000 : 200'000);
+  if (only != 'b') run("(a) 1-D, 1 cluster, 1-hour orders", oneD, quick ? 50'000 : 200'000, flatOnly);
 
   LoadShape twoD;
   twoD.clusters = 20;
@@ -107,6 +119,6 @@ int main(int argc, char** argv) {
   twoD.maxHours = 168;
   twoD.events = quick ? 60'000 : 600'000;
   twoD.allOrNonePercentOfCrossing = 20;
-  run("(b) 2-D, 20 clusters x 720 h", twoD, quick ? 10'000 : 100'000);
+  if (only != 'a') run("(b) 2-D, 20 clusters x 720 h", twoD, quick ? 10'000 : 100'000, flatOnly);
   return 0;
 }

@@ -10,7 +10,6 @@
 namespace tessera {
 namespace {
 
-constexpr std::size_t npos = static_cast<std::size_t>(-1);
 constexpr std::size_t side(Side s) { return static_cast<std::size_t>(s); }
 
 }  // namespace
@@ -62,41 +61,66 @@ const MatchingEngine::Cell* MatchingEngine::findCell(const Book& b, Hour h) {
   return findCell(const_cast<Book&>(b), h);
 }
 
-namespace {
-struct WorseFirst {
-  template <typename E>
-  bool operator()(const E& a, const E& b) const {
-    return std::tie(a.key, a.seq) > std::tie(b.key, b.seq);
+GpuCount& MatchingEngine::remainingRef(Order& o, Hour h) {
+  if (o.qty.empty()) {
+    o.qtyBase = o.liveFrom;
+    o.qty.assign(static_cast<std::size_t>(o.req.end - o.liveFrom), o.req.gpus);
   }
+  return o.qty[static_cast<std::size_t>(h - o.qtyBase)];
+}
+
+namespace {
+// Adds up consecutive hours that change an account's offer by the same amount, so a 168-hour
+// listing returns its offer in one inventory call instead of 168.
+class OfferReturn {
+ public:
+  OfferReturn(Inventory& inv, AccountId account, ClusterId cluster)
+      : inv_(inv), account_(account), cluster_(cluster) {}
+  ~OfferReturn() { flush(); }
+  void add(Hour h, GpuCount gpus) {
+    if (gpus != gpus_ || h != end_) {
+      flush();
+      start_ = h;
+      gpus_ = gpus;
+    }
+    end_ = h + 1;
+  }
+
+ private:
+  void flush() {
+    if (gpus_ != 0 && end_ > start_) inv_.offer(account_, cluster_, start_, end_, -gpus_);
+    gpus_ = 0;
+  }
+  Inventory& inv_;
+  AccountId account_;
+  ClusterId cluster_;
+  Hour start_ = 0, end_ = 0;
+  GpuCount gpus_ = 0;
 };
 }  // namespace
 
-std::size_t MatchingEngine::indexOf(const Ladder& l, Price key, std::uint64_t seq) {
-  Entry probe{key, seq, 0, 0};
-  auto it = std::lower_bound(l.entries.begin(), l.entries.end(), probe, WorseFirst{});
-  if (it == l.entries.end() || it->key != key || it->seq != seq) return npos;
-  return static_cast<std::size_t>(it - l.entries.begin());
+void MatchingEngine::retireEntries(const Order& o) {
+  Book& b = book(*o.req.cluster);
+  const std::size_t sd = side(o.req.side);
+  OfferReturn offers(state_.inventory, o.req.account, *o.req.cluster);
+  for (Hour h = o.liveFrom; h < o.req.end; ++h) {
+    const GpuCount q = storedAt(o, h);
+    if (q == 0) continue;
+    RestingLadder& l = findCell(b, h)->ladders[sd];
+    l.gpus -= q;
+    l.noteDeath();
+    l.compactIfSparse([this, h](const Entry& e) { return isLive(e, h); });
+    if (o.req.side == Side::Sell) offers.add(h, q);
+  }
 }
 
-void MatchingEngine::insertEntry(Cell& c, Side s, const Entry& e) {
-  auto& v = c.ladders[side(s)].entries;
-  v.insert(std::lower_bound(v.begin(), v.end(), e, WorseFirst{}), e);
-  if (s == Side::Sell) c.askGpus += e.qty;
-}
-
-void MatchingEngine::eraseEntry(Cell& c, Side s, std::size_t index) {
-  auto& v = c.ladders[side(s)].entries;
-  if (s == Side::Sell) c.askGpus -= v[index].qty;
-  v.erase(v.begin() + static_cast<std::ptrdiff_t>(index));
-}
-
-GpuCount MatchingEngine::remainingAt(const Order& o, Hour h) const {
-  const Book* b = findBook(*o.req.cluster);
-  const Cell* c = b ? findCell(*b, h) : nullptr;
-  if (!c) return 0;
-  const Ladder& l = c->ladders[side(o.req.side)];
-  const std::size_t i = indexOf(l, keyOf(o.req.side, o.req.limit), o.seq);
-  return i == npos ? 0 : l.entries[i].qty;
+void MatchingEngine::clearPastCells() {
+  for (auto& [id, b] : books_) {
+    const Hour until = std::min(state_.now, b.base + static_cast<Hour>(b.cells.size()));
+    for (Hour h = std::max(b.cleared, b.base); h < until; ++h)
+      for (RestingLadder& l : b.cells[static_cast<std::size_t>(h - b.base)].ladders) l.clear();
+    b.cleared = std::max(b.cleared, until);
+  }
 }
 
 // ---- divisible matching -------------------------------------------------------------------
@@ -108,10 +132,16 @@ bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
   const Side other = opposite(o.req.side);
   for (std::size_t i = 0; i < need.size(); ++i) {
     if (need[i] <= 0) continue;
-    const Cell* c = findCell(*b, from + static_cast<Hour>(i));
-    if (!c || c->ladders[side(other)].entries.empty()) continue;
-    const Price best = keyOf(other, c->ladders[side(other)].entries.back().key);
-    if (crosses(o.req.side, limit, best)) return true;
+    const Hour h = from + static_cast<Hour>(i);
+    const Cell* c = findCell(*b, h);
+    if (!c || !crosses(o.req.side, limit, keyOf(other, c->ladders[side(other)].keyBound()))) continue;
+    bool trades = false;
+    c->ladders[side(other)].forEachBestFirst([&](const Entry& e) {
+      if (!isLive(e, h)) return true;
+      trades = crosses(o.req.side, limit, keyOf(other, e.key));
+      return false;
+    });
+    if (trades) return true;
   }
   return false;
 }
@@ -121,14 +151,18 @@ bool MatchingEngine::fillOrKillPossible(const Order& o, Hour from, const std::ve
   const Side other = opposite(o.req.side);
   for (std::size_t i = 0; i < need.size(); ++i) {
     if (need[i] <= 0) continue;
-    const Cell* c = b ? findCell(*b, from + static_cast<Hour>(i)) : nullptr;
-    if (!c) return false;
+    const Hour h = from + static_cast<Hour>(i);
+    const Cell* c = b ? findCell(*b, h) : nullptr;
+    if (!c || !crosses(o.req.side, o.req.limit, keyOf(other, c->ladders[side(other)].keyBound()))) return false;
     std::int64_t available = 0;
-    const auto& v = c->ladders[side(other)].entries;
-    for (auto it = v.rbegin(); it != v.rend() && available < need[i]; ++it) {
-      if (!crosses(o.req.side, o.req.limit, keyOf(other, it->key))) break;
-      if (orders_[it->slot].req.account != o.req.account) available += it->qty;
-    }
+    c->ladders[side(other)].forEachBestFirst([&](const Entry& e) {
+      if (available >= need[i]) return false;
+      if (!isLive(e, h)) return true;
+      if (!crosses(o.req.side, o.req.limit, keyOf(other, e.key))) return false;
+      const Order& r = orders_[e.slot];
+      if (r.req.account != o.req.account) available += remainingAt(r, h);
+      return true;
+    });
     if (available < need[i]) return false;
   }
   return true;
@@ -145,18 +179,21 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   Book& b = book(*o.req.cluster);
   state_.recorder.begin(*o.req.cluster, {o.req.id, me}, mySide, o.req.id);
 
-  auto take = [&](Cell& c, Entry& e, Order& r, Hour h, GpuCount& want) {
-    const GpuCount q = std::min(want, e.qty);
-    const Price price = keyOf(other, e.key);
+  // Takes what it can from resting order r in hour h, at r's price. Returns true if that used
+  // up r's entry there.
+  auto take = [&](RestingLadder& l, Order& r, Hour h, GpuCount& want) {
+    GpuCount& rest = remainingRef(r, h);
+    const GpuCount q = std::min(want, rest);
     want -= q;
-    e.qty -= q;
-    if (other == Side::Sell) c.askGpus -= q;
+    rest -= q;
+    l.gpus -= q;
     r.filled += q;
     r.leaves -= q;
     o.filled += q;
     o.leaves -= q;
     if (r.leaves == 0) r.status = OrderStatus::Filled;
-    state_.recorder.add({r.req.id, r.req.account}, h, q, price);
+    state_.recorder.add({r.req.id, r.req.account}, h, q, r.req.limit);
+    if (rest == 0) l.noteDeath();
   };
 
   for (std::size_t i = 0; i < need.size() && !cancelIncoming; ++i) {
@@ -164,44 +201,53 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
     const Hour h = from + static_cast<Hour>(i);
     Cell* c = findCell(b, h);
     if (!c) continue;
-    auto& v = c->ladders[side(other)].entries;
+    RestingLadder& l = c->ladders[side(other)];
+    if (!crosses(mySide, o.req.limit, keyOf(other, l.keyBound()))) continue;
+    auto live = [this, h](const Entry& e) { return isLive(e, h); };
     if (!skipOwn) {
-      while (need[i] > 0 && !v.empty()) {
-        Entry& e = v.back();
-        if (!crosses(mySide, o.req.limit, keyOf(other, e.key))) break;
-        Order& r = orders_[e.slot];
+      while (need[i] > 0) {
+        const Entry* e = l.bestLive(live);
+        if (!e || !crosses(mySide, o.req.limit, keyOf(other, e->key))) break;
+        const Slot rs = e->slot;
+        Order& r = orders_[rs];
         if (r.req.account == me) {
           if (o.req.stp == SelfTradePrevention::CancelIncoming) {
             cancelIncoming = true;
             break;
           }
-          removeRemaining(e.slot, CancelReason::SelfTrade, selfTradeCancels);
+          removeRemaining(rs, CancelReason::SelfTrade, selfTradeCancels);
           continue;
         }
-        take(*c, e, r, h, need[i]);
-        if (e.qty == 0) v.pop_back();
+        take(l, r, h, need[i]);
       }
     } else {
-      for (std::size_t j = v.size(); j-- > 0 && need[i] > 0;) {
-        Entry& e = v[j];
-        if (!crosses(mySide, o.req.limit, keyOf(other, e.key))) break;
+      l.forEachBestFirst([&](const Entry& e) {
+        if (need[i] == 0) return false;
+        if (!live(e)) return true;
+        if (!crosses(mySide, o.req.limit, keyOf(other, e.key))) return false;
         Order& r = orders_[e.slot];
-        if (r.req.account == me) continue;
-        take(*c, e, r, h, need[i]);
-        if (e.qty == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(j));
-      }
+        if (r.req.account != me) take(l, r, h, need[i]);
+        return true;
+      });
     }
   }
 
   if (o.leaves == 0) {
     o.status = OrderStatus::Filled;
   } else if (!cancelIncoming) {
-    const Entry proto{keyOf(mySide, o.req.limit), o.seq, s, 0};
+    const bool uniform = std::all_of(need.begin(), need.end(), [&](GpuCount q) { return q == o.req.gpus; });
+    if (uniform) {
+      o.qty.clear();
+    } else {
+      o.qty.assign(need.begin(), need.end());
+      o.qtyBase = from;
+    }
+    const Entry e{o.seq, entryKey(mySide, o.req.limit), s};
     for (std::size_t i = 0; i < need.size(); ++i) {
       if (need[i] == 0) continue;
-      Entry e = proto;
-      e.qty = need[i];
-      insertEntry(cell(b, from + static_cast<Hour>(i)), mySide, e);
+      RestingLadder& l = cell(b, from + static_cast<Hour>(i)).ladders[side(mySide)];
+      l.insert(e);
+      l.gpus += need[i];
     }
   }
   flushTrades(out);
@@ -227,33 +273,73 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
 
 // ---- all-or-none ----------------------------------------------------------------------------
 
+bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
+                            std::vector<Money>& bound) {
+  // Per hour, a lower bound on the cost of `gpus` GPUs: the ladder's best-price bound times
+  // `gpus`, or -1 if the ladder does not even hold that many (reading no entry). A window whose
+  // bounds already exceed the budget cannot be feasible.
+  for (Hour h = from; h < to; ++h) {
+    const Cell* c = findCell(b, h);
+    const RestingLadder* l = c ? &c->ladders[side(Side::Sell)] : nullptr;
+    bound[static_cast<std::size_t>(h - from)] =
+        l && l->gpus >= gpus ? static_cast<Money>(l->keyBound()) * gpus : -1;
+  }
+  Money window = 0;
+  Hour run = 0;
+  for (Hour h = from; h < to; ++h) {
+    const Money ch = bound[static_cast<std::size_t>(h - from)];
+    if (ch < 0) {
+      run = 0;
+      window = 0;
+      continue;
+    }
+    window += ch;
+    if (++run > d) {
+      window -= bound[static_cast<std::size_t>(h - d - from)];
+      run = d;
+    }
+    if (run == d && window <= budget) return true;
+  }
+  return false;
+}
+
 std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
-    const Order& o, GpuCount gpus, Price limit, const std::vector<ClusterId>& candidates) const {
+    const Order& o, GpuCount gpus, Price limit, const std::vector<ClusterId>& candidates,
+    const NewAsks* onlyNear) const {
   std::optional<Placement> best;
   const Hour d = o.req.hours();
   const Money budget = limit * gpus * d;
-  const Hour from = std::max(o.req.start, state_.now);
-  const Hour to = o.req.end;
+  Hour from = std::max(o.req.start, state_.now);
+  Hour to = o.req.end;
+  if (onlyNear) {
+    // Only placements that use some of the new asks' hours.
+    from = std::max(from, onlyNear->start - d + 1);
+    to = std::min(to, onlyNear->end + d - 1);
+  }
   if (to - from < d) return best;
   std::vector<Money> cost(static_cast<std::size_t>(to - from));
   for (ClusterId cid : candidates) {
+    if (onlyNear && cid != onlyNear->cluster) continue;
     const Book* b = findBook(cid);
-    if (!b) continue;
+    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost)) continue;
     // Cost of the cheapest `gpus` GPUs of other accounts in each hour, or -1 if too few.
     for (Hour h = from; h < to; ++h) {
       Money& ch = cost[static_cast<std::size_t>(h - from)];
       ch = -1;
       const Cell* c = findCell(*b, h);
-      if (!c || c->askGpus < gpus) continue;
-      const auto& v = c->ladders[side(Side::Sell)].entries;
+      if (!c || c->ladders[side(Side::Sell)].gpus < gpus) continue;
       GpuCount want = gpus;
       Money sum = 0;
-      for (auto it = v.rbegin(); it != v.rend() && want > 0; ++it) {
-        if (orders_[it->slot].req.account == o.req.account) continue;
-        const GpuCount q = std::min(want, it->qty);
-        sum += it->key * q;
+      c->ladders[side(Side::Sell)].forEachBestFirst([&](const Entry& e) {
+        if (want == 0) return false;
+        if (!isLive(e, h)) return true;
+        const Order& r = orders_[e.slot];
+        if (r.req.account == o.req.account) return true;
+        const GpuCount q = std::min(want, remainingAt(r, h));
+        sum += e.key * static_cast<Money>(q);
         want -= q;
-      }
+        return true;
+      });
       if (want == 0) ch = sum;
     }
     // Cheapest window of d consecutive feasible hours; the earliest wins a tie.
@@ -286,23 +372,25 @@ void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor
   const Hour d = o.req.hours();
   state_.recorder.begin(p.cluster, {o.req.id, o.req.account}, Side::Buy, aggressor);
   for (Hour h = p.start; h < p.start + d; ++h) {
-    Cell& c = *findCell(b, h);
-    auto& v = c.ladders[side(Side::Sell)].entries;
+    RestingLadder& l = findCell(b, h)->ladders[side(Side::Sell)];
     GpuCount want = o.req.gpus;
-    for (std::size_t j = v.size(); j-- > 0 && want > 0;) {
-      Entry& e = v[j];
+    l.forEachBestFirst([&](const Entry& e) {
+      if (want == 0) return false;
+      if (!isLive(e, h)) return true;
       Order& r = orders_[e.slot];
-      if (r.req.account == o.req.account) continue;
-      const GpuCount q = std::min(want, e.qty);
+      if (r.req.account == o.req.account) return true;
+      GpuCount& rest = remainingRef(r, h);
+      const GpuCount q = std::min(want, rest);
       want -= q;
-      e.qty -= q;
-      c.askGpus -= q;
+      rest -= q;
+      l.gpus -= q;
       r.filled += q;
       r.leaves -= q;
       if (r.leaves == 0) r.status = OrderStatus::Filled;
-      state_.recorder.add({r.req.id, r.req.account}, h, q, e.key);
-      if (e.qty == 0) v.erase(v.begin() + static_cast<std::ptrdiff_t>(j));
-    }
+      state_.recorder.add({r.req.id, r.req.account}, h, q, r.req.limit);
+      if (rest == 0) l.noteDeath();
+      return true;
+    });
   }
   o.filled = static_cast<std::int64_t>(o.req.gpus) * d;
   o.leaves = 0;
@@ -348,16 +436,22 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
   orders_.push_back(o);
   orders_.back().seq = lastSeq_ + 1;
   Book& b = book(*o.req.cluster);
-  const Price key = keyOf(Side::Sell, o.req.limit);
-  for (Hour h = o.req.start; h < o.req.end; ++h) insertEntry(cell(b, h), Side::Sell, {key, lastSeq_ + 1, probe, o.req.gpus});
+  const Entry entry{lastSeq_ + 1, entryKey(Side::Sell, o.req.limit), probe};
+  const NewAsks added{*o.req.cluster, o.req.start, o.req.end};
+  for (Hour h = o.req.start; h < o.req.end; ++h) {
+    RestingLadder& l = cell(b, h).ladders[side(Side::Sell)];
+    l.insert(entry);
+    l.gpus += o.req.gpus;
+  }
   bool completes = false;
   for (Slot s : bids) {
     const Order& bid = orders_[s];
-    if ((completes = bestPlacement(bid, bid.req.gpus, bid.req.limit, bid.candidates).has_value())) break;
+    if ((completes = bestPlacement(bid, bid.req.gpus, bid.req.limit, bid.candidates, &added).has_value())) break;
   }
   for (Hour h = o.req.start; h < o.req.end; ++h) {
-    Cell& c = *findCell(b, h);
-    eraseEntry(c, Side::Sell, indexOf(c.ladders[side(Side::Sell)], key, lastSeq_ + 1));
+    RestingLadder& l = findCell(b, h)->ladders[side(Side::Sell)];
+    l.erase(entry.key, entry.seq);
+    l.gpus -= o.req.gpus;
   }
   orders_.pop_back();
   return completes;
@@ -366,9 +460,10 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
 void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
   const OrderRequest& ask = orders_[askSlot].req;
   const OrderId askId = ask.id;
+  const NewAsks added{*ask.cluster, ask.start, ask.end};
   for (Slot s : allOrNoneBidsTouching(*ask.cluster, ask.start, ask.end)) {
     const Order& o = orders_[s];
-    if (auto p = bestPlacement(o, o.req.gpus, o.req.limit, o.candidates)) fillAllOrNone(s, *p, askId, out);
+    if (auto p = bestPlacement(o, o.req.gpus, o.req.limit, o.candidates, &added)) fillAllOrNone(s, *p, askId, out);
   }
 }
 
@@ -379,21 +474,10 @@ void MatchingEngine::removeRemaining(Slot s, CancelReason reason, std::vector<Ev
   const std::int64_t cancelled = o.leaves;
   if (o.aon()) {
     unlistAllOrNone(s);
-  } else {
-    Book* b = &book(*o.req.cluster);
-    const Price key = keyOf(o.req.side, o.req.limit);
-    for (Hour h = std::max(o.liveFrom, b->base); h < o.req.end; ++h) {
-      Cell* c = findCell(*b, h);
-      if (!c) break;
-      const std::size_t i = indexOf(c->ladders[side(o.req.side)], key, o.seq);
-      if (i == npos) continue;
-      if (o.req.side == Side::Sell)
-        state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, -c->ladders[side(Side::Sell)].entries[i].qty);
-      eraseEntry(*c, o.req.side, i);
-    }
   }
   o.leaves = 0;
   o.status = OrderStatus::Cancelled;
+  if (!o.aon()) retireEntries(o);
   out.emplace_back(OrderCancelled{o.req.id, o.req.account, reason, cancelled, 0});
 }
 
@@ -524,22 +608,22 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
 
   Book& b = book(*o.req.cluster);
-  const Price oldKey = keyOf(o.req.side, o.req.limit);
   for (std::size_t i = 0; i < hours; ++i) {
     const Hour h = from + static_cast<Hour>(i);
     if (o.req.side == Side::Sell && next[i] != current[i])
       state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, next[i] - current[i]);
     if (current[i] == 0) continue;
-    Cell& c = *findCell(b, h);
-    const std::size_t j = indexOf(c.ladders[side(o.req.side)], oldKey, o.seq);
+    RestingLadder& l = findCell(b, h)->ladders[side(o.req.side)];
     if (keepPriority && next[i] > 0) {
-      Entry& e = c.ladders[side(o.req.side)].entries[j];
-      if (o.req.side == Side::Sell) c.askGpus += next[i] - e.qty;
-      e.qty = next[i];
+      l.gpus += next[i] - current[i];
     } else {
-      eraseEntry(c, o.req.side, j);
+      l.gpus -= current[i];
+      l.noteDeath();  // kept priority: its quantity there is now 0; else: the new sequence
     }
   }
+  // An order that still wants the same in every hour stays implicit: its new `gpus` says it.
+  if (keepPriority && !o.qty.empty())
+    for (std::size_t i = 0; i < hours; ++i) o.qty[static_cast<std::size_t>(from - o.qtyBase) + i] = next[i];
   o.req.limit = limit;
   o.req.gpus = gpus;
   o.leaves = nextTotal;
@@ -566,19 +650,17 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
       continue;
     }
     if (o.aon() || o.liveFrom >= c.now) continue;
-    Book& b = book(*o.req.cluster);
-    const Price key = keyOf(o.req.side, o.req.limit);
+    // The cells of these hours are cleared below, so only the order and the inventory change.
     std::int64_t removed = 0;
     const Hour until = std::min(c.now, o.req.end);
-    for (Hour h = o.liveFrom; h < until; ++h) {
-      Cell* cell = findCell(b, h);
-      if (!cell) continue;
-      const std::size_t i = indexOf(cell->ladders[side(o.req.side)], key, o.seq);
-      if (i == npos) continue;
-      const GpuCount q = cell->ladders[side(o.req.side)].entries[i].qty;
-      removed += q;
-      if (o.req.side == Side::Sell) state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, -q);
-      eraseEntry(*cell, o.req.side, i);
+    {
+      OfferReturn offers(state_.inventory, o.req.account, *o.req.cluster);
+      for (Hour h = o.liveFrom; h < until; ++h) {
+        const GpuCount q = storedAt(o, h);
+        if (q == 0) continue;
+        removed += q;
+        if (o.req.side == Side::Sell) offers.add(h, q);
+      }
     }
     o.liveFrom = until;
     if (removed == 0) continue;
@@ -587,6 +669,7 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
     out.emplace_back(OrderCancelled{o.req.id, o.req.account, CancelReason::Expired, removed, o.leaves});
   }
   std::erase_if(working_, [this](Slot s) { return orders_[s].status != OrderStatus::Working; });
+  clearPastCells();
 }
 
 // ---- queries --------------------------------------------------------------------------------
@@ -612,16 +695,18 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
   const Book* b = findBook(cluster);
   const Cell* c = b ? findCell(*b, hour) : nullptr;
   if (!c) return out;
-  const auto& v = c->ladders[side(s)].entries;
-  for (auto it = v.rbegin(); it != v.rend(); ++it) {
-    const Price price = keyOf(s, it->key);
+  c->ladders[side(s)].forEachBestFirst([&](const Entry& e) {
+    if (!isLive(e, hour)) return true;
+    const Order& o = orders_[e.slot];
+    const Price price = keyOf(s, e.key);
     if (out.empty() || out.back().price != price) {
-      if (out.size() == maxLevels) break;
-      out.push_back(BookLevel{price, 0, 0, orders_[it->slot].req.terms});
+      if (out.size() == maxLevels) return false;
+      out.push_back(BookLevel{price, 0, 0, o.req.terms});
     }
-    out.back().gpus += it->qty;
+    out.back().gpus += remainingAt(o, hour);
     out.back().orders += 1;
-  }
+    return true;
+  });
   return out;
 }
 

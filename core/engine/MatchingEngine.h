@@ -1,10 +1,12 @@
 #pragma once
-// The fast matcher. Each (cluster, hour) cell keeps a price-time ladder per side as a sorted
-// vector with the best entry at the back, so matching pops from the end and most inserts land
-// near the front of a short vector. All-or-none bids rest outside the ladders, indexed by the
-// clusters they may trade on, and are re-checked when asks arrive on those clusters.
+// The fast matcher. Each (cluster, hour) cell keeps a price-time ladder per side
+// (RestingLadder): entries name an order and its priority, while the order itself keeps what it
+// still wants per hour, so cancels, fills and expiry retire entries without searching for them.
+// All-or-none bids rest outside the ladders, indexed by the clusters they may trade on, and are
+// re-checked when asks arrive on those clusters.
 #include "core/engine/MarketState.h"
 #include "core/engine/OrderIdIndex.h"
+#include "core/engine/RestingLadder.h"
 
 #include <deque>
 #include <unordered_map>
@@ -32,21 +34,13 @@ class MatchingEngine final : public Matcher {
 
  private:
   using Slot = std::uint32_t;
-  struct Entry {
-    Price key = 0;          // asks: price; bids: -price, so "smaller is better" on both sides
-    std::uint64_t seq = 0;  // time priority
-    Slot slot = 0;
-    GpuCount qty = 0;
-  };
-  struct Ladder {
-    std::vector<Entry> entries;  // descending by (key, seq): the best entry is at the back
-  };
+  using Entry = RestingLadder::Entry;
   struct Cell {
-    Ladder ladders[2];  // indexed by Side
-    std::int64_t askGpus = 0;
+    RestingLadder ladders[2];  // indexed by Side; the sell ladder's `gpus` is what is offered
   };
   struct Book {
     Hour base = 0;
+    Hour cleared = 0;  // cells before this hour have been emptied once the clock passed them
     std::vector<Cell> cells;
     std::vector<Slot> allOrNoneBids;  // resting all-or-none bids that may trade here
   };
@@ -57,6 +51,10 @@ class MatchingEngine final : public Matcher {
     std::int64_t filled = 0;
     std::int64_t leaves = 0;
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
+    // Divisible: what it still wants per hour from `qtyBase` on; empty while that is `req.gpus`
+    // in every live hour, which is the common case of an order nothing has traded against yet.
+    std::vector<GpuCount> qty;
+    Hour qtyBase = 0;
     std::vector<ClusterId> accepted;    // all-or-none: clusters it could trade on when accepted
     std::vector<ClusterId> candidates;  // ... of those, the ones that hold its current GPU count
     bool listed = false;                // all-or-none: in its candidates' allOrNoneBids
@@ -82,18 +80,52 @@ class MatchingEngine final : public Matcher {
   static Cell* findCell(Book& b, Hour h);
   static const Cell* findCell(const Book& b, Hour h);
   static Price keyOf(Side s, Price limit) { return s == Side::Sell ? limit : -limit; }
-  static std::size_t indexOf(const Ladder& l, Price key, std::uint64_t seq);  // npos if absent
-  void insertEntry(Cell& c, Side s, const Entry& e);
-  void eraseEntry(Cell& c, Side s, std::size_t index);
-  GpuCount remainingAt(const Order& o, Hour h) const;
+  static std::int32_t entryKey(Side s, Price limit) { return static_cast<std::int32_t>(keyOf(s, limit)); }
+  // What a divisible order still wants in hour h; 0 once it is no longer working.
+  static GpuCount remainingAt(const Order& o, Hour h) {
+    return o.status == OrderStatus::Working ? storedAt(o, h) : 0;
+  }
+  // The same, whatever the order's status (for taking out what a finishing order had left).
+  static GpuCount storedAt(const Order& o, Hour h) {
+    if (h < o.liveFrom || h >= o.req.end) return 0;
+    return o.qty.empty() ? o.req.gpus : o.qty[static_cast<std::size_t>(h - o.qtyBase)];
+  }
+  // The per-hour quantity of a resting order, made explicit the first time it changes.
+  static GpuCount& remainingRef(Order& o, Hour h);
+  // An entry is live while its order works, has not re-entered with a new sequence since, and
+  // still wants something in that hour.
+  bool isLive(const Entry& e, Hour h) const {
+    const Order& r = orders_[e.slot];
+    return r.seq == e.seq && remainingAt(r, h) > 0;
+  }
+  // Takes what a divisible order that just stopped working still had off the ladders (its
+  // entries are dead already) and returns a sell's offers to the inventory.
+  void retireEntries(const Order& o);
+  // Frees the cells the clock has passed: nothing can rest or trade there any more.
+  void clearPastCells();
 
   bool wouldTrade(const Order& o, Price limit, Hour from, const std::vector<GpuCount>& need) const;
   bool fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need) const;
   // Matches `need` (GPUs per hour from `from`) against the opposite ladders, then rests what is
   // left. Emits the trades and any self-trade cancellations.
   void matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need, std::vector<Event>& out);
+  // Asks that just started resting on `cluster` within [start, end).
+  struct NewAsks {
+    ClusterId cluster = 0;
+    Hour start = 0;
+    Hour end = 0;
+  };
+  // The cheapest feasible placement. With `onlyNear`, only placements that use hours of those
+  // new asks are searched: between inputs no resting all-or-none bid can fill (every input that
+  // adds asks re-checks them), and the book only ever gains asks there, so any placement that
+  // became feasible uses them.
+  // False if no d-hour window of [from, to) in `b` can hold `gpus` GPUs within `budget`, judged
+  // from the ladders' totals and price bounds alone. `bound` is scratch of to - from hours.
+  static bool mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
+                     std::vector<Money>& bound);
   std::optional<Placement> bestPlacement(const Order& o, GpuCount gpus, Price limit,
-                                         const std::vector<ClusterId>& candidates) const;
+                                         const std::vector<ClusterId>& candidates,
+                                         const NewAsks* onlyNear = nullptr) const;
   void fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out);
   // Resting all-or-none bids that may use an ask on `cluster` over [start, end), in priority order.
   std::vector<Slot> allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end);
