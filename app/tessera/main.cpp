@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
     QTimer::singleShot(static_cast<int>(options.screenshotAfterSeconds * 1000), &window, [&] {
       for (const QString& f : tessera::ui::saveScreenshots(window, options.screenshot, options.screenshotDocks))
         std::fprintf(stdout, "%s\n", qPrintable(f));
+      if (options.screenshotTour && !options.screenshotDocks.isEmpty()) {
+        for (const QString& f : tessera::ui::saveTourShots(window, options.screenshotDocks))
+          std::fprintf(stdout, "%s\n", qPrintable(f));
+      }
       QApplication::quit();
     });
   }

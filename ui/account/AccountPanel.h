@@ -1,6 +1,6 @@
 #pragma once
-// The account panel: cash balance, cash reserved by working bids, and held contracts marked
-// to the current book.
+// The account panel: cash balance, cash reserved by working bids, escrow paid for GPU-hours
+// not yet delivered, uptime credits received, and held contracts marked to the current book.
 #include "ui/session/SessionTypes.h"
 
 #include <QWidget>
@@ -20,6 +20,8 @@ class AccountPanel : public QWidget {
   QLabel* balance_;
   QLabel* reserved_;
   QLabel* available_;
+  QLabel* escrow_;
+  QLabel* credits_;
   QLabel* held_;
   QLabel* mark_;
   QLabel* pnl_;

@@ -6,6 +6,8 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -19,7 +21,8 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
     : QWidget(parent),
       orders_(new WorkingOrdersModel(names, this)),
       fills_(new FillsModel(names, this)),
-      contracts_(new ContractsModel(names, this)) {
+      contracts_(new ContractsModel(names, this)),
+      notes_(new SettlementNotesModel(this)) {
   setObjectName("blotter");
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -30,7 +33,23 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   contractsView_ = makeView(contracts_, &contractsProxy_);
   tabs_->addTab(ordersView_, tr("Working orders"));
   tabs_->addTab(fillsView_, tr("Fills"));
-  tabs_->addTab(contractsView_, tr("Contracts held"));
+  contractsView_->setObjectName("contractsView");
+  tabs_->addTab(contractsView_, tr("Contracts"));
+  notesView_ = makeView(notes_, &notesProxy_);
+  notesView_->setObjectName("settlementView");
+  notesView_->sortByColumn(SettlementNotesModel::ExchangeHour, Qt::DescendingOrder);
+  auto* settlementTab = new QWidget(this);
+  auto* sl = new QVBoxLayout(settlementTab);
+  sl->setContentsMargins(0, 0, 0, 0);
+  settlementHint_ = new QLabel(settlementTab);
+  settlementHint_->setObjectName("settlementHint");
+  settlementHint_->setWordWrap(true);
+  settlementHint_->setMargin(4);
+  sl->addWidget(settlementHint_);
+  sl->addWidget(notesView_, 1);
+  tabs_->addTab(settlementTab, tr("Settlement"));
+  connect(notes_, &QAbstractItemModel::rowsInserted, this, &BlotterWidget::updateSettlementHint);
+  updateSettlementHint();
   layout->addWidget(tabs_);
 
   auto* buttons = new QHBoxLayout;
@@ -59,6 +78,53 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   connect(del, &QAction::triggered, this, &BlotterWidget::cancelSelected);
   ordersView_->addAction(del);
   ordersView_->setContextMenuPolicy(Qt::ActionsContextMenu);
+
+  reportDelivery_ = new QAction(tr("Report delivery problem..."), contractsView_);
+  reportDelivery_->setObjectName("reportDeliveryAction");
+  connect(reportDelivery_, &QAction::triggered, this, [this] {
+    if (const Contract* c = currentContract(); c && c->seller == contracts_->me()) emit reportDeliveryRequested(*c);
+  });
+  auto* sellBackAction = new QAction(tr("Sell back..."), contractsView_);
+  connect(sellBackAction, &QAction::triggered, sellBack, &QPushButton::click);
+  contractsView_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(contractsView_, &QWidget::customContextMenuRequested, this, [this, sellBackAction](QPoint at) {
+    const Contract* c = currentContract();
+    if (!c) return;
+    // Only the provider reports delivery; only a holder sells back.
+    reportDelivery_->setEnabled(c->seller == contracts_->me() && settles_);
+    reportDelivery_->setToolTip(settles_ ? QString() : tr("This market does not settle contracts."));
+    sellBackAction->setEnabled(c->buyer == contracts_->me());
+    QMenu menu(contractsView_);
+    menu.setToolTipsVisible(true);
+    menu.addAction(reportDelivery_);
+    menu.addAction(sellBackAction);
+    menu.exec(contractsView_->viewport()->mapToGlobal(at));
+  });
+}
+
+const Contract* BlotterWidget::currentContract() const {
+  const QModelIndex i = contractsView_->currentIndex();
+  if (!i.isValid()) return nullptr;
+  return contracts_->contractAt(contractsProxy_->mapToSource(i).row());
+}
+
+void BlotterWidget::setSettlementAvailable(bool settles) {
+  settles_ = settles;
+  updateSettlementHint();
+}
+
+void BlotterWidget::updateSettlementHint() {
+  if (!settles_) {
+    settlementHint_->setText(tr("This market does not settle contracts (the in-process engine has no escrow, delivery "
+                                "or remedies), so there are no settlement notices. Run the terminal on an exchange, "
+                                "the default, to see them."));
+    settlementHint_->show();
+  } else if (notes_->rowCount() == 0) {
+    settlementHint_->setText(tr("No settlement steps yet: they appear here as your contracts start, deliver and settle."));
+    settlementHint_->show();
+  } else {
+    settlementHint_->hide();
+  }
 }
 
 QTableView* BlotterWidget::makeView(QAbstractItemModel* model, QSortFilterProxyModel** proxy) {
@@ -83,6 +149,7 @@ const QAbstractItemModel& BlotterWidget::shownModel() const {
   switch (tabs_->currentIndex()) {
     case 1: return *fillsProxy_;
     case 2: return *contractsProxy_;
+    case 3: return *notesProxy_;
     default: return *ordersProxy_;
   }
 }

@@ -1,12 +1,15 @@
 #pragma once
-// The blotter dock: working orders, fills and contracts in sortable tables, cancel from the
-// row (Delete), cancel all, and CSV export of the shown table.
+// The blotter dock: working orders, fills, contracts (with their settlement state) and
+// settlement notices in sortable tables, cancel from the row (Delete), cancel all, a delivery
+// problem report for a contract sold (context menu), and CSV export of the shown table.
 #include "ui/blotter/ContractsModel.h"
 #include "ui/blotter/FillsModel.h"
+#include "ui/blotter/SettlementNotesModel.h"
 #include "ui/blotter/WorkingOrdersModel.h"
 
 #include <QWidget>
 
+class QLabel;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
@@ -21,7 +24,15 @@ class BlotterWidget : public QWidget {
   WorkingOrdersModel& workingOrders() { return *orders_; }
   FillsModel& fills() { return *fills_; }
   ContractsModel& contracts() { return *contracts_; }
+  SettlementNotesModel& settlementNotes() { return *notes_; }
   QTableView* ordersView() const { return ordersView_; }
+  QTableView* contractsView() const { return contractsView_; }
+  QTableView* settlementView() const { return notesView_; }
+  QTabWidget* tabs() const { return tabs_; }
+  // Says, in the settlement tab, whether this market settles contracts at all.
+  void setSettlementAvailable(bool settles);
+  // The context-menu action of the contract row, enabled for contracts the account sold.
+  QAction* reportDeliveryAction() const { return reportDelivery_; }
   // The model of the tab being shown, as sorted on screen.
   const QAbstractItemModel& shownModel() const;
 
@@ -33,9 +44,12 @@ class BlotterWidget : public QWidget {
   void cancelRequested(tessera::OrderId order);
   void cancelAllRequested();
   void sellBackRequested(tessera::ContractId contract);
+  void reportDeliveryRequested(const tessera::Contract& contract);
 
  private:
   QTableView* makeView(QAbstractItemModel* model, QSortFilterProxyModel** proxy);
+  const Contract* currentContract() const;
+  void updateSettlementHint();
 
   WorkingOrdersModel* orders_;
   FillsModel* fills_;
@@ -43,6 +57,12 @@ class BlotterWidget : public QWidget {
   QSortFilterProxyModel* ordersProxy_ = nullptr;
   QSortFilterProxyModel* fillsProxy_ = nullptr;
   QSortFilterProxyModel* contractsProxy_ = nullptr;
+  QSortFilterProxyModel* notesProxy_ = nullptr;
+  SettlementNotesModel* notes_;
+  QTableView* notesView_;
+  QLabel* settlementHint_;
+  QAction* reportDelivery_;
+  bool settles_ = false;
   QTabWidget* tabs_;
   QTableView* ordersView_;
   QTableView* fillsView_;

@@ -1,6 +1,8 @@
 #include "ui/blotter/ContractsModel.h"
 
+#include "ui/session/SettlementState.h"
 #include "ui/shell/DisplayFormat.h"
+#include "ui/shell/TermsFormat.h"
 
 #include <QBrush>
 #include <QColor>
@@ -9,6 +11,15 @@ namespace tessera::ui {
 
 ContractsModel::ContractsModel(ClusterNames names, QObject* parent)
     : QAbstractTableModel(parent), names_(std::move(names)) {}
+
+const QColor& ContractsModel::shortfallTint() {
+  static const QColor c(200, 50, 50, 90);
+  return c;
+}
+const QColor& ContractsModel::replacementTint() {
+  static const QColor c(60, 130, 230, 80);
+  return c;
+}
 
 void ContractsModel::setContracts(std::vector<Contract> contracts, const std::vector<ContractMark>& marks, AccountId me) {
   beginResetModel();
@@ -19,8 +30,22 @@ void ContractsModel::setContracts(std::vector<Contract> contracts, const std::ve
   endResetModel();
 }
 
+void ContractsModel::setSettlement(std::map<ContractId, ContractSettlementStatus> status, std::set<ContractId> shortfall,
+                                   bool settles) {
+  status_ = std::move(status);
+  shortfall_ = std::move(shortfall);
+  settles_ = settles;
+  if (!contracts_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
 const Contract* ContractsModel::contractAt(int row) const {
   return row >= 0 && row < static_cast<int>(contracts_.size()) ? &contracts_[static_cast<std::size_t>(row)] : nullptr;
+}
+
+ContractId ContractsModel::replacesOf(const Contract& c) const {
+  if (c.replaces) return c.replaces;
+  const auto st = status_.find(c.id);
+  return st != status_.end() ? st->second.replaces : 0;
 }
 
 int ContractsModel::rowCount(const QModelIndex& parent) const {
@@ -33,11 +58,33 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
   if (!c) return {};
   const auto mark = marks_.find(c->id);
   const bool marked = mark != marks_.end();
+  const auto st = status_.find(c->id);
+  const ContractSettlementStatus* status = st != status_.end() ? &st->second : nullptr;
+  const bool shortfall = shortfall_.count(c->id) > 0 || (status && isShortfall(status->state));
+  const ContractId replaces = replacesOf(*c);
   if (role == Qt::ForegroundRole && index.column() == Pnl && marked) {
     return QBrush(mark->second.pnl() >= 0 ? QColor(40, 170, 70) : QColor(220, 60, 60));
   }
+  if (role == Qt::ForegroundRole && index.column() == State && shortfall) return QBrush(QColor(235, 80, 80));
+  if (role == Qt::BackgroundRole) {
+    if (shortfall) return QBrush(shortfallTint());
+    if (replaces) return QBrush(replacementTint());
+    return {};
+  }
+  if (role == Qt::DecorationRole && index.column() == State) {
+    if (shortfall) return QColor(220, 60, 60);
+    if (replaces) return QColor(60, 130, 230);
+    return {};
+  }
+  if (role == Qt::ToolTipRole) {
+    QString t = tr("Terms: %1").arg(describeTerms(c->terms));
+    if (shortfall) t += tr("\nNot everything contracted was delivered: the remedy applies.");
+    if (replaces) t += tr("\nA replacement for contract #%1, which failed.").arg(replaces);
+    return t;
+  }
   if (role != Qt::DisplayRole && role != SortRole) return {};
   const bool sort = role == SortRole;
+  const std::int64_t gpuHours = static_cast<std::int64_t>(c->gpus) * (c->end - c->start);
   switch (index.column()) {
     case Id: return QVariant::fromValue<qulonglong>(c->id);
     case Side: return c->buyer == me_ ? tr("Held (bought)") : tr("Sold");
@@ -47,6 +94,24 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
     case End: return sort ? QVariant::fromValue<qlonglong>(c->end) : QVariant(formatHour(c->end));
     case Price: return sort ? QVariant::fromValue<qlonglong>(c->price) : QVariant(formatPrice(c->price));
     case Notional: return sort ? QVariant::fromValue<qlonglong>(c->notional()) : QVariant(formatMoney(c->notional()));
+    case State:
+      if (!settles_) return tr("n/a (in-process: no settlement)");
+      if (!status) return tr("awaiting status");
+      return contractStateLabel(status->state, status->stateName);
+    case Delivered:
+      if (!status) return {};
+      return sort ? QVariant::fromValue<qlonglong>(status->deliveredGpuHours)
+                  : QVariant(tr("%1 of %2").arg(status->deliveredGpuHours).arg(gpuHours));
+    case Escrow:
+      if (!status) return {};
+      return sort ? QVariant::fromValue<qlonglong>(status->escrow) : QVariant(formatMoney(status->escrow));
+    case Remedy: {
+      QString r = remedyText(c->terms);
+      return r.remove(0, r.indexOf(':') + 2);  // the column says "remedy" already
+    }
+    case Replaces:
+      if (!replaces) return {};
+      return sort ? QVariant::fromValue<qulonglong>(replaces) : QVariant(tr("Replaces #%1").arg(replaces));
     case Mark:
       if (!marked) return {};
       return sort ? QVariant::fromValue<qlonglong>(mark->second.markValue) : QVariant(formatMoney(mark->second.markValue));
@@ -59,8 +124,9 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
 
 QVariant ContractsModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Contract", "Side", "Cluster", "GPUs", "Start", "End", "Price $/GPU-h",
-                                "Notional", "Mark (remaining)", "P&L (remaining)"};
+  static const char* names[] = {"Contract", "Side", "Cluster", "GPUs", "Start", "End", "Price $/GPU-h", "Notional",
+                                "State", "Delivered GPU-h", "Escrow", "Remedy", "Replaces",
+                                "Mark (remaining)", "P&L (remaining)"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -1,11 +1,15 @@
 #pragma once
 // The blotter's contracts: what the account holds (bought) or has sold, with the held ones
-// marked to the current book.
+// marked to the current book, and where each stands in settlement (state, GPU-hours delivered,
+// escrow, remedy, the contract a replacement makes good). Failed or partly delivered
+// contracts and replacements are tinted so they stand out.
 #include "ui/blotter/ClusterNames.h"
 #include "ui/session/SessionTypes.h"
 
 #include <QAbstractTableModel>
 
+#include <map>
+#include <set>
 #include <unordered_map>
 
 namespace tessera::ui {
@@ -13,22 +17,38 @@ namespace tessera::ui {
 class ContractsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Id, Side, Cluster, Gpus, Start, End, Price, Notional, Mark, Pnl, ColumnCount };
+  enum Column {
+    Id, Side, Cluster, Gpus, Start, End, Price, Notional, State, Delivered, Escrow, Remedy, Replaces,
+    Mark, Pnl, ColumnCount
+  };
   static constexpr int SortRole = Qt::UserRole;
 
   explicit ContractsModel(ClusterNames names, QObject* parent = nullptr);
   void setContracts(std::vector<Contract> contracts, const std::vector<ContractMark>& marks, AccountId me);
+  // `settles`: whether the market settles contracts at all (the in-process engine does not).
+  // `shortfall`: contracts that were ever failed or partly delivered.
+  void setSettlement(std::map<ContractId, ContractSettlementStatus> status, std::set<ContractId> shortfall,
+                     bool settles);
   const Contract* contractAt(int row) const;
+  AccountId me() const { return me_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
+  static const QColor& shortfallTint();
+  static const QColor& replacementTint();
+
  private:
+  ContractId replacesOf(const Contract& c) const;
+
   ClusterNames names_;
   std::vector<Contract> contracts_;
   std::unordered_map<ContractId, ContractMark> marks_;
+  std::map<ContractId, ContractSettlementStatus> status_;
+  std::set<ContractId> shortfall_;
+  bool settles_ = false;
   AccountId me_ = 0;
 };
 

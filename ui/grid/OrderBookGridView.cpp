@@ -1,6 +1,7 @@
 #include "ui/grid/OrderBookGridView.h"
 
 #include "ui/shell/DisplayFormat.h"
+#include "ui/shell/TermsFormat.h"
 
 #include <QHelpEvent>
 #include <QImage>
@@ -504,6 +505,25 @@ void OrderBookGridView::keyPressEvent(QKeyEvent* e) {
   }
 }
 
+QString OrderBookGridView::termsTooltip(Hour h, const std::optional<GridHit>& hit) const {
+  const BookSnapshotPtr snap = model_.snapshot();
+  const BookCell* cell = snap ? snap->cell(h) : nullptr;
+  if (!cell || cell->asks.empty()) return {};
+  // Over an ask level: that level's terms; anywhere else in the hour: the best ask's, which a
+  // buy would trade against first.
+  const BookLevel* level = &cell->asks.front();
+  QString which = tr("Best ask terms");
+  if (hit && hit->side == Side::Sell) {
+    for (const BookLevel& l : cell->asks) {
+      if (l.price != hit->segment.price) continue;
+      level = &l;
+      which = tr("Terms of this level");
+      break;
+    }
+  }
+  return tr("%1:\n%2").arg(which, describeTerms(level->terms));
+}
+
 QString OrderBookGridView::describeAt(QPoint pos) const {
   if (!plotRect().contains(pos)) return {};
   const Hour h = static_cast<Hour>(std::floor(hourAt(pos.x())));
@@ -521,6 +541,7 @@ QString OrderBookGridView::describeAt(QPoint pos) const {
   } else if (const GridColumn* c = model_.column(h)) {
     text += tr("\n%1 GPUs offered, %2 GPUs bid").arg(c->askDepth()).arg(c->bidDepth());
   }
+  if (const QString terms = termsTooltip(h, model_.hit(h, g)); !terms.isEmpty()) text += QLatin1Char('\n') + terms;
   return text;
 }
 

@@ -50,6 +50,8 @@ class OrderBookGridView : public QWidget {
   double gpuAt(double y) const;
   QRectF plotRect() const;
   QString describeAt(QPoint pos) const;  // the hover text
+  // The terms line of the hover text: the hovered ask level's, else the hour's best ask's.
+  QString termsTooltip(Hour h, const std::optional<GridHit>& hit) const;
 
  signals:
   void selectionMade(const tessera::ui::GridSelection& selection);

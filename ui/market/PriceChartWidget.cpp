@@ -12,11 +12,8 @@
 namespace tessera::ui {
 
 std::optional<Tenor> tenorOf(const TradePrint& t) {
-  const Hour lead = t.start - t.exchangeTime;
-  if (lead < kHoursPerDay) return Tenor::NextDay;
-  if (lead < 7 * kHoursPerDay) return Tenor::NextWeek;
-  if (lead < 31 * kHoursPerDay) return Tenor::NextMonth;
-  return std::nullopt;
+  // A trade can deliver from an hour already started: lead 0 at least.
+  return tessera::tenorOf(std::max<Hour>(0, t.start - t.exchangeTime));
 }
 
 PriceChartWidget::PriceChartWidget(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {

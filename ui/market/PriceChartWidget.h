@@ -11,9 +11,8 @@ class QCustomPlot;
 
 namespace tessera::ui {
 
-enum class Tenor { NextDay, NextWeek, NextMonth };
-// Which tenor a trade belongs to, by how far ahead of the exchange clock its delivery starts;
-// none for delivery beyond a month.
+// Which tenor a trade belongs to, by how far ahead of the exchange clock its delivery starts
+// (the price index's rule, core/settlement/PriceIndex.h); none for delivery beyond a month.
 std::optional<Tenor> tenorOf(const TradePrint& t);
 
 class PriceChartWidget : public QWidget {

@@ -1,6 +1,7 @@
 #include "ui/session/ExchangeBackend.h"
 
 #include "ui/session/MirrorMatcher.h"
+#include "ui/session/SettlementState.h"
 
 #include <QTimer>
 
@@ -104,6 +105,40 @@ void ExchangeBackend::start() {
       accountDirty_ = true;
     }, Qt::QueuedConnection);
   };
+  cb.onSettlement = [this](const net::SettlementNotice& n) {
+    SettlementNote note;
+    note.contract = n.contract;
+    note.state = parseContractState(n.state);
+    note.stateName = QString::fromStdString(n.state);
+    note.what = QString::fromStdString(n.what);
+    note.exchangeHour = n.now;
+    QMetaObject::invokeMethod(this, [this, note] {
+      emit settlementNoted({note});
+      // The notice moved money (escrow, credits): the balance and positions say how much.
+      if (client_) {
+        client_->requestBalance();
+        client_->requestPositions();
+      }
+    }, Qt::QueuedConnection);
+  };
+  cb.onIndex = [this](const std::vector<net::IndexPoint>& points) {
+    std::vector<IndexSample> samples;
+    samples.reserve(points.size());
+    for (const net::IndexPoint& p : points)
+      samples.push_back(IndexSample{p.accelerator, p.tenor, p.asOf, p.price, p.gpuHours, p.trades, p.stale});
+    QMetaObject::invokeMethod(this, [this, samples = std::move(samples)] { emit indexPublished(samples); },
+                              Qt::QueuedConnection);
+  };
+  cb.onContractStatus = [this](const std::vector<net::ContractStatus>& status) {
+    std::vector<ContractSettlementStatus> out;
+    out.reserve(status.size());
+    for (const net::ContractStatus& x : status) {
+      out.push_back(ContractSettlementStatus{x.contract, parseContractState(x.state), QString::fromStdString(x.state),
+                                             x.deliveredGpuHours, x.escrow, x.replaces});
+    }
+    QMetaObject::invokeMethod(this, [this, out = std::move(out)] { emit contractStatusChanged(out); },
+                              Qt::QueuedConnection);
+  };
   emit connectionChanged(ConnectionState::Connecting,
                          tr("connecting to %1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port));
   client_ = std::make_unique<net::ExchangeClient>(o, cb);
@@ -168,6 +203,11 @@ void ExchangeBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, int
   watchHours_ = std::clamp(hours, 0, 24 * 400);
   if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
   bookDirty_ = true;
+}
+
+void ExchangeBackend::reportDelivery(DeliveryReport r) {
+  if (!client_) return;
+  client_->reportDelivery(r.contract, r.start, r.end, r.usableGpus, r.problem);
 }
 
 void ExchangeBackend::onOrder(const net::OrderUpdate& u) {
@@ -291,6 +331,9 @@ void ExchangeBackend::publish() {
     a.id = kMe;
     a.balance = balance_.cash;
     a.reserved = balance_.reserved;
+    a.settlementKnown = true;
+    a.escrow = balance_.escrow;
+    a.credits = balance_.credits;
     for (const Contract& c : contracts_) {
       if (c.buyer != kMe) continue;
       ContractMark m;

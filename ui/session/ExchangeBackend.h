@@ -30,6 +30,8 @@ class ExchangeBackend : public MarketBackend {
   ~ExchangeBackend() override;
   // Runs `job` on a read-only view of the client's copy of the book.
   bool runOnBook(std::function<void(const tessera::Matcher&)> job) override;
+  bool settlesContracts() const override { return true; }
+  IndexSource indexSource() const override { return IndexSource::Exchange; }
 
   // The remote exchange does not tell a client its account id: contracts and orders are
   // marked as this pseudo id when they are ours.
@@ -45,6 +47,7 @@ class ExchangeBackend : public MarketBackend {
   void submit(tessera::OrderRequest order) override;
   void cancel(tessera::OrderId order) override;
   void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) override;
+  void reportDelivery(tessera::DeliveryReport report) override;
 
  private:
   void onConnection(net::ConnectionState s, const std::string& detail);

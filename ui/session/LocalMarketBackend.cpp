@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <utility>
 
 namespace tessera::ui {
@@ -139,6 +140,9 @@ void LocalMarketBackend::handle(const Event& e) {
             t.mine = ev.account == me_;
             pendingTrades_.push_back(t);
             lastTrade_[ev.cluster] = ev.price;
+            if (const Cluster* c = matcher_->cluster(ev.cluster))
+              index_.record(tessera::TradePrint{t.exchangeTime, c->accelerator, ev.start,
+                                                static_cast<std::int64_t>(ev.gpus) * (ev.end - ev.start), ev.price});
           } else if (ev.account == me_ && !pendingTrades_.empty() &&
                      pendingTrades_.back().trade == ev.trade) {
             pendingTrades_.back().mine = true;
@@ -163,9 +167,27 @@ void LocalMarketBackend::handle(const Event& e) {
         } else if constexpr (std::is_same_v<T, ClockAdvanced>) {
           ordersDirty_ = true;     // expiry may have removed hours of our orders
           contractsDirty_ = true;  // marks cover the remaining hours only
+          publishIndex(ev.now - 1);  // the hour before the clock is over
         }
       },
       e);
+}
+
+void LocalMarketBackend::publishIndex(Hour asOf) {
+  if (asOf <= indexedUntil_) return;
+  // The first hour seen starts the series: earlier hours had no trades this backend saw.
+  const Hour from = indexedUntil_ < 0 ? asOf : indexedUntil_ + 1;
+  indexedUntil_ = asOf;
+  std::set<Accelerator> classes;
+  for (const Cluster& c : matcher_->clusters()) classes.insert(c.accelerator);
+  for (Hour h = from; h <= asOf; ++h) {
+    for (Accelerator a : classes) {
+      for (Tenor t : kTenors) {
+        if (const auto v = index_.value(a, t, h))
+          pendingIndex_.push_back(IndexSample{a, t, h, v->price, v->gpuHours, v->trades, v->stale});
+      }
+    }
+  }
 }
 
 Price LocalMarketBackend::markPrice(ClusterId cluster, Hour h, Price fallback) const {
@@ -238,6 +260,7 @@ void LocalMarketBackend::publish(bool force) {
     emit ownFills(std::move(pendingFills_));
     pendingFills_.clear();
   }
+  if (!pendingIndex_.empty()) emit indexPublished(std::exchange(pendingIndex_, {}));
   const bool accountDue = ordersDirty_ || contractsDirty_ || force || sinceQuotes_.elapsed() >= 1000;
   std::vector<OrderView> working;
   if (accountDue) working = matcher_->workingOrders(me_);

@@ -5,6 +5,7 @@
 #include "ui/session/MarketFeed.h"
 
 #include "core/domain/AccountDirectory.h"
+#include "core/settlement/PriceIndex.h"
 
 #include <QElapsedTimer>
 
@@ -30,6 +31,9 @@ class LocalMarketBackend : public MarketBackend {
                      LocalMarketOptions options = {});
   ~LocalMarketBackend() override;
   bool runOnBook(std::function<void(const tessera::Matcher&)> job) override;
+  // The engine alone has no settlement; the index is computed here from the trades seen,
+  // by the exchange's method (core/settlement PriceIndex).
+  IndexSource indexSource() const override { return IndexSource::ComputedLocally; }
 
  public slots:
   void start() override;
@@ -50,6 +54,7 @@ class LocalMarketBackend : public MarketBackend {
   std::vector<ContractMark> markContracts(const std::vector<Contract>& held) const;
   std::vector<ClusterQuote> quoteClusters() const;
   Price markPrice(ClusterId cluster, Hour h, Price fallback) const;
+  void publishIndex(Hour asOf);
 
   MarketFeedFactory makeFeed_;
   std::unique_ptr<MarketFeed> feed_;
@@ -69,6 +74,9 @@ class LocalMarketBackend : public MarketBackend {
   std::vector<Event> events_;
   std::vector<TradePrint> pendingTrades_;
   std::vector<Fill> pendingFills_;
+  PriceIndex index_;
+  std::vector<IndexSample> pendingIndex_;
+  Hour indexedUntil_ = -1;  // last hour whose index value was published
   std::map<ClusterId, Price> lastTrade_;
   Money cash_ = 0;
   bool bookDirty_ = true;

@@ -28,6 +28,11 @@ class MarketBackend : public QObject {
   // snapshot only after the GUI has taken the previous one, so a slow screen sees the latest
   // book instead of a growing queue of old ones.
   void bookSnapshotTaken() { bookInFlight_.store(false, std::memory_order_release); }
+  // Whether this market settles contracts (escrow, delivery, remedies) and so sends
+  // settlement notices and contract status; fixed for the backend's life, any thread.
+  virtual bool settlesContracts() const { return false; }
+  // Where the price index it sends comes from; fixed for the backend's life, any thread.
+  virtual IndexSource indexSource() const { return IndexSource::None; }
 
  protected:
   // True if a snapshot may be sent now (and marks one in flight).
@@ -46,6 +51,13 @@ class MarketBackend : public QObject {
   virtual void cancel(tessera::OrderId order) = 0;
   // Which clusters and delivery hours the book snapshots cover.
   virtual void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) = 0;
+  // Provider side: for hours [start, end) only `usableGpus` of a contract we sold worked. A
+  // market that does not settle contracts answers with errorOccurred.
+  virtual void reportDelivery(tessera::DeliveryReport report) {
+    (void)report;
+    emit errorOccurred(tr("This market does not settle contracts, so it takes no delivery reports "
+                          "(the in-process engine has no settlement; run the terminal on an exchange)."));
+  }
 
  signals:
   void connectionChanged(tessera::ui::ConnectionState state, QString detail);
@@ -63,6 +75,12 @@ class MarketBackend : public QObject {
   void contractsChanged(std::vector<tessera::Contract> contracts,
                         std::vector<tessera::ui::ContractMark> marks);
   void accountChanged(tessera::ui::AccountSummary account);
+  // Settlement (only from a backend that settlesContracts()): steps as they happen, and the
+  // status of every contract of the account with each contracts update.
+  void settlementNoted(std::vector<tessera::ui::SettlementNote> notes);
+  void contractStatusChanged(std::vector<tessera::ui::ContractSettlementStatus> status);
+  // Price index values, oldest first: the history once, then each published value.
+  void indexPublished(std::vector<tessera::ui::IndexSample> samples);
   // A problem the user must hear about that is not about one order.
   void errorOccurred(QString message);
 };

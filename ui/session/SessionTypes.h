@@ -3,11 +3,15 @@
 // backend's worker thread and the GUI thread, so they own their data.
 #include "core/engine/Events.h"
 #include "core/engine/Matcher.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/PriceIndex.h"
 
 #include <QMetaType>
 #include <QString>
 
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 namespace tessera::ui {
@@ -69,12 +73,53 @@ struct AccountSummary {
   AccountId id = 0;
   Money balance = 0;    // cash after every fill so far
   Money reserved = 0;   // cash committed by working buy orders at their limits
+  // Only a backend that settles contracts knows these (settlementKnown).
+  bool settlementKnown = false;
+  Money escrow = 0;     // paid for contracted GPU-hours not yet delivered
+  Money credits = 0;    // uptime credits received, cumulative
   Money markValue = 0;
   Money remainingCost = 0;
   Money unrealizedPnl() const { return markValue - remainingCost; }
 };
 
 enum class ConnectionState { Connecting, Connected, Disconnected };
+
+// One step of a contract's settlement as the exchange reported it (to buyer and seller).
+struct SettlementNote {
+  ContractId contract = 0;
+  std::optional<ContractState> state;  // none: a state name this terminal does not know
+  QString stateName;                   // as sent, e.g. "partly_delivered"
+  QString what;                        // what happened, for a person
+  Hour exchangeHour = 0;
+};
+
+// Where one of the account's contracts stands in settlement.
+struct ContractSettlementStatus {
+  ContractId contract = 0;
+  std::optional<ContractState> state;
+  QString stateName;
+  std::int64_t deliveredGpuHours = 0;
+  Money escrow = 0;
+  ContractId replaces = 0;  // a replacement contract: the failed contract it makes good
+};
+
+// A published value of the price index of one accelerator class and tenor.
+struct IndexSample {
+  Accelerator accelerator = Accelerator::H100;
+  Tenor tenor = Tenor::NextDay;
+  Hour asOf = 0;
+  Price price = 0;
+  std::int64_t gpuHours = 0;
+  int trades = 0;
+  bool stale = false;  // no trade in the window: the last value carried forward
+};
+
+// Received index values, one per (class, tenor, hour).
+using IndexKey = std::tuple<Accelerator, Tenor, Hour>;
+using IndexHistory = std::map<IndexKey, IndexSample>;
+
+// Where the index a session shows comes from.
+enum class IndexSource { None, Exchange, ComputedLocally };
 
 }  // namespace tessera::ui
 
@@ -91,3 +136,6 @@ Q_DECLARE_METATYPE(std::vector<tessera::ui::TradePrint>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::ClusterQuote>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::ContractMark>)
 Q_DECLARE_METATYPE(std::vector<tessera::ClusterId>)
+Q_DECLARE_METATYPE(std::vector<tessera::ui::SettlementNote>)
+Q_DECLARE_METATYPE(std::vector<tessera::ui::ContractSettlementStatus>)
+Q_DECLARE_METATYPE(std::vector<tessera::ui::IndexSample>)

@@ -1,6 +1,10 @@
 #include "ui/session/TradingSession.h"
 
+#include "ui/session/SettlementState.h"
+
 #include <QDateTime>
+
+#include <algorithm>
 
 namespace tessera::ui {
 namespace {
@@ -20,6 +24,9 @@ void registerTypes() {
     qRegisterMetaType<std::vector<ClusterQuote>>();
     qRegisterMetaType<std::vector<ContractMark>>();
     qRegisterMetaType<std::vector<ClusterId>>();
+    qRegisterMetaType<std::vector<SettlementNote>>();
+    qRegisterMetaType<std::vector<ContractSettlementStatus>>();
+    qRegisterMetaType<std::vector<IndexSample>>();
     qRegisterMetaType<tessera::OrderId>("tessera::OrderId");
     qRegisterMetaType<tessera::Hour>("tessera::Hour");
     qRegisterMetaType<tessera::ClusterId>("tessera::ClusterId");
@@ -33,6 +40,8 @@ void registerTypes() {
 TradingSession::TradingSession(std::unique_ptr<MarketBackend> backend, QObject* parent)
     : QObject(parent), backend_(backend.release()) {
   registerTypes();
+  settles_ = backend_->settlesContracts();
+  indexSource_ = backend_->indexSource();
   clock_.start();
   // Ids are the sender's to choose and must never repeat on an exchange that outlives us:
   // start from the wall clock, far above the small ids simulated participants use.
@@ -108,6 +117,46 @@ void TradingSession::connectBackend() {
     emit accountChanged();
   });
   connect(b, &MarketBackend::errorOccurred, this, [this](QString m) { emit errorOccurred(m); });
+  connect(b, &MarketBackend::settlementNoted, this, [this](std::vector<SettlementNote> n) {
+    notes_.insert(notes_.end(), n.begin(), n.end());
+    while (notes_.size() > kSettlementHistory) notes_.pop_front();
+    // A notice is news of a state before the next positions reply brings it.
+    for (const SettlementNote& x : n) {
+      if (isShortfall(x.state)) shortfall_.insert(x.contract);
+      auto it = status_.find(x.contract);
+      if (it == status_.end()) continue;
+      it->second.state = x.state;
+      it->second.stateName = x.stateName;
+    }
+    emit settlementNoted(n);
+    emit contractStatusChanged();
+  });
+  connect(b, &MarketBackend::contractStatusChanged, this, [this](std::vector<ContractSettlementStatus> st) {
+    status_.clear();
+    for (ContractSettlementStatus& x : st) {
+      if (isShortfall(x.state)) shortfall_.insert(x.contract);
+      status_[x.contract] = std::move(x);
+    }
+    emit contractStatusChanged();
+  });
+  connect(b, &MarketBackend::indexPublished, this, [this](std::vector<IndexSample> s) {
+    Hour latest = 0;
+    for (const IndexSample& x : s) {
+      index_[IndexKey{x.accelerator, x.tenor, x.asOf}] = x;
+      latest = std::max(latest, x.asOf);
+    }
+    std::erase_if(index_, [cutoff = latest - kIndexDays * kHoursPerDay](const auto& kv) { return kv.second.asOf < cutoff; });
+    emit indexChanged();
+  });
+}
+
+const ContractSettlementStatus* TradingSession::statusOf(ContractId id) const {
+  const auto it = status_.find(id);
+  return it == status_.end() ? nullptr : &it->second;
+}
+
+void TradingSession::reportDelivery(const DeliveryReport& report) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, report] { b->reportDelivery(report); }, Qt::QueuedConnection);
 }
 
 void TradingSession::noteReply(OrderId order) {

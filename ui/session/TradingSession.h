@@ -10,7 +10,10 @@
 #include <QThread>
 
 #include <deque>
+#include <map>
 #include <memory>
+#include <set>
+#include <tuple>
 
 namespace tessera::ui {
 
@@ -28,6 +31,8 @@ class TradingSession : public QObject {
   void watch(std::vector<ClusterId> clusters, Hour firstHour, int hours);
   // Runs `job` against the backend's engine on its thread (see MarketBackend::runOnBook).
   void runOnBook(std::function<void(const Matcher&)> job);
+  // Provider side: a delivery problem on a contract we sold (see MarketBackend::reportDelivery).
+  void reportDelivery(const DeliveryReport& report);
 
   ConnectionState connection() const { return connection_; }
   const QString& connectionDetail() const { return connectionDetail_; }
@@ -45,8 +50,22 @@ class TradingSession : public QObject {
   // Round trip of the last order: submit to accept/reject, in milliseconds.
   double lastLatencyMs() const { return lastLatencyMs_; }
   std::vector<ClusterId> watchedClusters() const { return watched_; }
+  // Settlement: whether the market settles contracts at all, every notice so far (oldest
+  // first, at most kSettlementHistory), and the latest status of each of our contracts.
+  bool settlesContracts() const { return settles_; }
+  const std::deque<SettlementNote>& settlementNotes() const { return notes_; }
+  const std::map<ContractId, ContractSettlementStatus>& contractStatus() const { return status_; }
+  const ContractSettlementStatus* statusOf(ContractId id) const;
+  // Contracts that were ever failed or partly delivered: the mark stays after they settle.
+  const std::set<ContractId>& shortfallContracts() const { return shortfall_; }
+  // The price index: where it comes from, and the values received (one per class, tenor and
+  // hour: a history sent again after a reconnect replaces, never doubles), for kIndexDays.
+  IndexSource indexSource() const { return indexSource_; }
+  const IndexHistory& index() const { return index_; }
 
   static constexpr std::size_t kTradeHistory = 20000;
+  static constexpr std::size_t kSettlementHistory = 20000;
+  static constexpr Hour kIndexDays = 60;
 
  signals:
   void connectionChanged();
@@ -64,6 +83,9 @@ class TradingSession : public QObject {
   void accountChanged();
   void latencyMeasured(double ms);
   void errorOccurred(const QString& message);
+  void settlementNoted(const std::vector<tessera::ui::SettlementNote>& notes);
+  void contractStatusChanged();
+  void indexChanged();
 
  private:
   void connectBackend();
@@ -89,6 +111,12 @@ class TradingSession : public QObject {
   Hour now_ = 0;
   double lastLatencyMs_ = 0;
   std::vector<ClusterId> watched_;
+  bool settles_ = false;
+  std::deque<SettlementNote> notes_;
+  std::map<ContractId, ContractSettlementStatus> status_;
+  std::set<ContractId> shortfall_;
+  IndexSource indexSource_ = IndexSource::None;
+  IndexHistory index_;
 };
 
 }  // namespace tessera::ui

@@ -2,10 +2,12 @@
 
 #include "ui/account/AccountPanel.h"
 #include "ui/blotter/BlotterWidget.h"
+#include "ui/blotter/ReportDeliveryDialog.h"
 #include "ui/blotter/CsvExport.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/market/ClusterListWidget.h"
 #include "ui/market/PriceChartWidget.h"
+#include "ui/market/PriceIndexWidget.h"
 #include "ui/market/TradesTapeModel.h"
 #include "ui/shell/DisplayFormat.h"
 #include "ui/ticket/OrderTicket.h"
@@ -160,6 +162,12 @@ void MainWindow::buildDocks() {
   chart_ = new PriceChartWidget(this);
   auto* chartDock = addDock(tr("Price chart"), "chartDock", chart_, Qt::BottomDockWidgetArea);
   splitDockWidget(blotterDock, chartDock, Qt::Horizontal);
+  index_ = new PriceIndexWidget(this);
+  index_->setSource(session_.indexSource());
+  auto* indexDock = addDock(tr("Price index"), "indexDock", index_, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(chartDock, indexDock);
+  chartDock->raise();
+  blotter_->setSettlementAvailable(session_.settlesContracts());
 
 #ifdef HAVE_TESSERA_UI_PLANNER
   // The planner (topology map, effective-cost chart, bandwidth sensitivity, region map) ranks
@@ -182,6 +190,10 @@ void MainWindow::buildDocks() {
   chartTimer_ = new QTimer(this);
   chartTimer_->setInterval(500);
   connect(chartTimer_, &QTimer::timeout, this, [this] {
+    if (indexDirty_) {
+      indexDirty_ = false;
+      index_->setHistory(session_.index());
+    }
     if (!chartDirty_) return;
     chartDirty_ = false;
     chart_->setTrades(session_.trades());
@@ -402,6 +414,16 @@ void MainWindow::connectSession() {
     account_->setAccount(session_.account(), held, session_.workingOrders().size());
     updateStatus();
   });
+  connect(&session_, &TradingSession::contractStatusChanged, this, [this] {
+    blotter_->contracts().setSettlement(session_.contractStatus(), session_.shortfallContracts(), session_.settlesContracts());
+  });
+  connect(&session_, &TradingSession::settlementNoted, this, [this](const std::vector<SettlementNote>& notes) {
+    blotter_->settlementNotes().addNotes(notes);
+    if (!notes.empty())
+      statusBar()->showMessage(tr("Contract #%1: %2").arg(notes.back().contract).arg(notes.back().what), 8000);
+  });
+  connect(&session_, &TradingSession::indexChanged, this, [this] { indexDirty_ = true; });
+  connect(blotter_, &BlotterWidget::reportDeliveryRequested, this, &MainWindow::openDeliveryReport);
   connect(&session_, &TradingSession::orderAccepted, this,
           [this](OrderId id) { statusBar()->showMessage(tr("Order %1 accepted").arg(id), 5000); });
   connect(&session_, &TradingSession::orderCancelled, this, [this](OrderId id, const QString& why) {
@@ -442,6 +464,20 @@ void MainWindow::openTicketFromGrid(const GridSelection& selection) {
     statusBar()->showMessage(tr("The grid shows a group: the ticket is for %1; pick another in the ticket.").arg(clusterName(ids.front())), 8000);
 }
 
+void MainWindow::openDeliveryReport(const Contract& contract) {
+  auto* d = new ReportDeliveryDialog(contract, session_.now(), this);
+  d->setAttribute(Qt::WA_DeleteOnClose);
+  connect(d, &QDialog::accepted, this, [this, d] {
+    const auto r = d->report();
+    if (const auto* report = std::get_if<DeliveryReport>(&r)) {
+      session_.reportDelivery(*report);
+      statusBar()->showMessage(tr("Delivery problem on contract #%1 reported").arg(report->contract), 6000);
+    }
+  });
+  // Window-modal and non-blocking, like the error dialogs: the market keeps updating.
+  d->open();
+}
+
 void MainWindow::showError(const QString& title, const QString& text) {
   statusBar()->showMessage(QString(text).replace('\n', ' '), 10000);
   // Window-modal and non-blocking: the market keeps updating behind the dialog.
@@ -454,6 +490,7 @@ void MainWindow::setTheme(Theme theme) {
   theme_ = theme;
   if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyTheme(*app, theme);
   chart_->setDark(theme == Theme::Dark);
+  index_->setDark(theme == Theme::Dark);
   QSettings().setValue("ui/theme", theme == Theme::Dark ? "dark" : "light");
   update();
 }

@@ -21,6 +21,7 @@ class ClusterListWidget;
 class OrderBookGridView;
 class OrderTicket;
 class PriceChartWidget;
+class PriceIndexWidget;
 class PlannerBridge;
 class TradesTapeModel;
 struct GridSelection;
@@ -36,6 +37,8 @@ class MainWindow : public QMainWindow {
   BlotterWidget* blotter() const { return blotter_; }
   ClusterListWidget* clusterList() const { return clusters_; }
   PriceChartWidget* priceChart() const { return chart_; }
+  PriceIndexWidget* priceIndex() const { return index_; }
+  AccountPanel* accountPanel() const { return account_; }
   QList<QDockWidget*> docks() const { return docks_; }
   // Every action with a shortcut, as the Help lists them.
   QList<QAction*> shortcutActions() const;
@@ -46,6 +49,8 @@ class MainWindow : public QMainWindow {
 
  public slots:
   void openTicketFromGrid(const tessera::ui::GridSelection& selection);
+  // The delivery-problem dialog for a contract the account sold; the report goes to the market.
+  void openDeliveryReport(const tessera::Contract& contract);
   void showShortcuts();
 
  protected:
@@ -72,6 +77,8 @@ class MainWindow : public QMainWindow {
   BlotterWidget* blotter_ = nullptr;
   ClusterListWidget* clusters_ = nullptr;
   PriceChartWidget* chart_ = nullptr;
+  PriceIndexWidget* index_ = nullptr;
+  bool indexDirty_ = false;
   AccountPanel* account_ = nullptr;
   TradesTapeModel* tape_ = nullptr;
   QTableView* tapeView_ = nullptr;

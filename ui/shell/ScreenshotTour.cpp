@@ -1,10 +1,20 @@
 #include "ui/shell/ScreenshotTour.h"
 
+#include "ui/blotter/BlotterWidget.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/shell/MainWindow.h"
+#include "ui/ticket/ListingTermsEditor.h"
 #include "ui/ticket/OrderTicket.h"
 
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QPainter>
+#include <QTabWidget>
 #include <QTimer>
+#include <QToolTip>
 
 namespace tessera::ui {
 namespace {
@@ -44,6 +54,73 @@ void startScreenshotTour(MainWindow& w, TradingSession& session) {
       w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
     });
   });
+}
+
+QStringList saveTourShots(MainWindow& w, const QString& folder) {
+  QStringList out;
+  QDir().mkpath(folder);
+  auto settle = [] {
+    for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
+  };
+  auto save = [&](const QPixmap& p, const QString& name) {
+    const QString file = QDir(folder).filePath(name);
+    if (p.save(file)) out << file;
+    else out << QStringLiteral("error: could not write %1").arg(file);
+  };
+  auto raise = [&](const char* dock) {
+    if (auto* d = w.findChild<QDockWidget*>(dock)) {
+      d->show();
+      d->raise();
+    }
+    settle();
+  };
+
+  // The blotter's settlement views.
+  raise("blotterDock");
+  QTabWidget* tabs = w.blotter()->tabs();
+  const int shownTab = tabs->currentIndex();
+  for (auto [tab, name] : {std::pair{2, "blotter-contracts.png"}, {3, "blotter-settlement.png"}}) {
+    tabs->setCurrentIndex(tab);
+    settle();
+    save(w.blotter()->grab(), name);
+  }
+  tabs->setCurrentIndex(shownTab);
+
+  // A sell ticket with its listing terms, then the buy ticket with the terms of the asks.
+  raise("ticketDock");
+  OrderTicket* t = w.ticket();
+  const TicketKind shownKind = t->kind();
+  t->setKind(TicketKind::DivisibleSell);
+  if (t->listingTerms()->tflopsEdit()->text().isEmpty()) t->listingTerms()->tflopsEdit()->setText(QStringLiteral("989"));
+  settle();
+  if (auto* d = w.findChild<QDockWidget*>("ticketDock")) save(d->grab(), "ticket-sell.png");
+  t->setKind(shownKind == TicketKind::DivisibleSell ? TicketKind::AllOrNoneBuy : shownKind);
+  settle();
+  if (auto* d = w.findChild<QDockWidget*>("ticketDock")) save(d->grab(), "ticket-buy.png");
+
+  // The grid with the tooltip over the first hour that offers GPUs, drawn where it would pop up.
+  OrderBookGridView* g = w.grid();
+  const OrderBookGridModel& m = g->model();
+  for (Hour h = static_cast<Hour>(g->visibleFirstHour()); h < m.firstHour() + m.hours(); ++h) {
+    const GridColumn* c = m.column(h);
+    if (!c || c->askDepth() == 0) continue;
+    const QPoint at = g->pointOf(static_cast<double>(h) + 0.5, std::max(1.0, c->askDepth() / 3.0)).toPoint();
+    QToolTip::showText(g->mapToGlobal(at), g->describeAt(at), g);
+    settle();
+    QPixmap shot = g->grab();
+    for (QWidget* top : QApplication::topLevelWidgets()) {
+      if (!top->isVisible() || !top->inherits("QTipLabel")) continue;
+      QPainter p(&shot);
+      const QPoint pos = at + QPoint(12, 16);
+      const QPixmap tip = top->grab();
+      // Kept inside the picture, as the real tooltip stays on screen.
+      p.drawPixmap(std::min(pos.x(), shot.width() - tip.width()), std::min(pos.y(), shot.height() - tip.height()), tip);
+    }
+    QToolTip::hideText();
+    save(shot, "grid-tooltip.png");
+    break;
+  }
+  return out;
 }
 
 }  // namespace tessera::ui

@@ -1,6 +1,8 @@
 #include "ui/ticket/OrderTicket.h"
 
 #include "ui/shell/DisplayFormat.h"
+#include "ui/shell/TermsFormat.h"
+#include "ui/ticket/ListingTermsEditor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,11 +16,13 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <map>
 
 namespace tessera::ui {
 namespace {
@@ -131,6 +135,17 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   postOnly_ = new QCheckBox(tr("Post only (never take liquidity)"), this);
   form_->addRow(QString(), postOnly_);
 
+  terms_ = new ListingTermsEditor(this);
+  terms_->load(QSettings());
+  form_->addRow(terms_);
+  askTerms_ = new QLabel(this);
+  askTerms_->setObjectName("ticketAskTerms");
+  askTerms_->setWordWrap(true);
+  askTerms_->setTextFormat(Qt::RichText);
+  askTerms_->setFrameShape(QFrame::StyledPanel);
+  askTerms_->setToolTip(tr("Guaranteed facts are enforced (a shortfall earns the remedy); estimates are not."));
+  form_->addRow(askTerms_);
+
   quote_ = new QLabel(this);
   quote_->setObjectName("ticketQuote");
   quote_->setWordWrap(true);
@@ -174,6 +189,7 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   connect(duration_, &QSpinBox::valueChanged, this, requote);
   connect(limit_, &QDoubleSpinBox::valueChanged, this, [this] { limitTouched_ = true; });
   connect(tif_, &QComboBox::currentIndexChanged, this, [this] { updateVisibility(); });
+  connect(terms_, &ListingTermsEditor::changed, this, requote);
 
   setNow(currentWallClockHour());
   updateVisibility();
@@ -299,6 +315,9 @@ void OrderTicket::updateVisibility() {
   form_->setRowVisible(constraints_, k == TicketKind::ConstraintBuy);
   form_->setRowVisible(duration_, k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy);
   form_->setRowVisible(expire_, static_cast<TimeInForce>(tif_->currentData().toInt()) == TimeInForce::GTD);
+  // A new listing states its terms; a sell-back passes on those of the contract it resells.
+  form_->setRowVisible(terms_, k == TicketKind::DivisibleSell);
+  form_->setRowVisible(askTerms_, k != TicketKind::DivisibleSell && k != TicketKind::SellBack);
 }
 
 std::variant<OrderRequest, QString> OrderTicket::order() const {
@@ -326,10 +345,14 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       o.side = Side::Buy;
       o.fill = FillStyle::Divisible;
       break;
-    case TicketKind::DivisibleSell:
+    case TicketKind::DivisibleSell: {
       o.side = Side::Sell;
       o.fill = FillStyle::Divisible;
+      auto t = terms_->terms(o.end - o.start);
+      if (const QString* why = std::get_if<QString>(&t)) return *why;
+      o.terms = std::get<OfferTerms>(t);
       break;
+    }
     case TicketKind::FlexibleBuy:
       o.side = Side::Buy;
       o.fill = FillStyle::AllOrNone;
@@ -360,6 +383,9 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       o.fill = FillStyle::Divisible;
       if (contract_->currentIndex() < 0) return tr("You hold no contract to sell back.");
       o.sellBack = contract_->currentData().toULongLong();
+      for (const Contract& c : contracts_) {
+        if (c.id == o.sellBack) o.terms = c.terms;
+      }
       break;
     }
   }
@@ -412,6 +438,40 @@ QString OrderTicket::quoteText() const {
   return t;
 }
 
+QString OrderTicket::askTermsText() const {
+  const TicketKind k = kind();
+  if (k == TicketKind::ConstraintBuy)
+    return tr("<i>A constraint order can match several clusters: hover the grid to see each ask's terms.</i>");
+  const ClusterId id = clusterId();
+  if (!book_ || book_->clusters.size() != 1 || book_->clusters.front() != id)
+    return tr("<i>Show this cluster alone on the grid to see the terms of its asks.</i>");
+  // The best ask of each hour in the window, grouped by terms: usually one provider's terms.
+  std::vector<std::pair<OfferTerms, int>> groups;
+  int hours = 0;
+  for (Hour h = start(); h < end(); ++h) {
+    const BookCell* cell = book_->cell(h);
+    if (!cell) continue;
+    ++hours;
+    if (cell->asks.empty()) continue;
+    const OfferTerms& t = cell->asks.front().terms;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == t; });
+    if (it == groups.end()) groups.emplace_back(t, 1);
+    else ++it->second;
+  }
+  if (groups.empty()) return tr("<i>Nothing offered in this window: no terms to show.</i>");
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  QString t = tr("<b>Terms of the best asks</b> (what you would buy):");
+  constexpr std::size_t kShown = 3;
+  for (std::size_t i = 0; i < std::min(kShown, groups.size()); ++i) {
+    t += QStringLiteral("<br>%1 <i>(%2 of %3 h)</i>")
+             .arg(describeTerms(groups[i].first).toHtmlEscaped())
+             .arg(groups[i].second)
+             .arg(hours);
+  }
+  if (groups.size() > kShown) t += tr("<br><i>and %1 other sets of terms</i>").arg(groups.size() - kShown);
+  return t;
+}
+
 void OrderTicket::refreshQuote() {
   if (!limitTouched_) {
     // Until the trader types a limit, offer the one that would fill now.
@@ -427,6 +487,7 @@ void OrderTicket::refreshQuote() {
     }
   }
   quote_->setText(quoteText());
+  if (kind() != TicketKind::DivisibleSell && kind() != TicketKind::SellBack) askTerms_->setText(askTermsText());
 }
 
 void OrderTicket::submit() {
@@ -449,6 +510,10 @@ void OrderTicket::submit() {
             .arg(formatPrice(r.limit))
             .arg(formatMoney(r.limit * gpuHours)));
     if (answer != QMessageBox::Yes) return;
+  }
+  if (kind() == TicketKind::DivisibleSell) {
+    QSettings s;
+    terms_->save(s);  // the next listing starts from these terms
   }
   emit submitRequested(r);
 }

@@ -23,6 +23,8 @@ class QFormLayout;
 
 namespace tessera::ui {
 
+class ListingTermsEditor;
+
 enum class TicketKind { AllOrNoneBuy, DivisibleBuy, DivisibleSell, FlexibleBuy, ConstraintBuy, SellBack };
 
 class OrderTicket : public QWidget {
@@ -48,6 +50,9 @@ class OrderTicket : public QWidget {
   // The quote for the current form, if the book shows its cluster.
   std::optional<FillQuote> quote() const;
   QString quoteText() const;
+  // Buy orders: the terms of the best asks in the window the order would trade against.
+  QString askTermsText() const;
+  ListingTermsEditor* listingTerms() const { return terms_; }
 
   ClusterId clusterId() const;
   GpuCount gpus() const;
@@ -87,6 +92,8 @@ class OrderTicket : public QWidget {
   QLineEdit* regions_;
   QComboBox* minFabric_;
   QSpinBox* maxCarbon_;
+  ListingTermsEditor* terms_;
+  QLabel* askTerms_;
   QLabel* quote_;
   QPushButton* submit_;
   QPushButton* cancel_;

@@ -1,0 +1,221 @@
+#include "ui/market/PriceIndexWidget.h"
+
+#include "ui/shell/DisplayFormat.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+namespace tessera::ui {
+namespace {
+
+// One colour per accelerator class, the same whatever the tenor.
+QColor classColour(Accelerator a) {
+  static const QColor colours[] = {QColor(120, 170, 240), QColor(60, 200, 120), QColor(240, 150, 40),
+                                   QColor(220, 80, 160),  QColor(170, 120, 240), QColor(230, 70, 60),
+                                   QColor(40, 190, 200),  QColor(200, 200, 70)};
+  return colours[static_cast<std::size_t>(a) % std::size(colours)];
+}
+
+QString tenorLabel(Tenor t) {
+  switch (t) {
+    case Tenor::NextDay: return QObject::tr("Next day (delivery within 24 h)");
+    case Tenor::NextWeek: return QObject::tr("Next week (1 to 7 days ahead)");
+    case Tenor::NextMonth: return QObject::tr("Next month (7 to 30 days ahead)");
+  }
+  return {};
+}
+
+}  // namespace
+
+PriceIndexWidget::PriceIndexWidget(QWidget* parent) : QWidget(parent) {
+  setObjectName("priceIndex");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Tenor:"), this));
+  tenor_ = new QComboBox(this);
+  tenor_->setObjectName("indexTenor");
+  for (Tenor t : kTenors) tenor_->addItem(tenorLabel(t), static_cast<int>(t));
+  bar->addWidget(tenor_);
+  note_ = new QLabel(this);
+  note_->setObjectName("indexNote");
+  note_->setWordWrap(true);
+  bar->addWidget(note_, 1);
+  layout->addLayout(bar);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  plot_ = new QCustomPlot(split);
+  plot_->setMinimumHeight(160);
+  plot_->setMinimumWidth(260);
+  auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
+  ticker->setDateTimeSpec(Qt::UTC);
+  ticker->setDateTimeFormat(QStringLiteral("ddd dd MMM\nHH:00"));
+  ticker->setTickCount(5);
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setLabel(tr("Exchange time (UTC)"));
+  plot_->yAxis->setLabel(tr("$/GPU-hour"));
+  plot_->legend->setVisible(true);
+  // The legend in its own row under the plot, as in the price chart: it never covers a line.
+  auto* legendRow = new QCPLayoutGrid;
+  plot_->plotLayout()->addElement(1, 0, legendRow);
+  legendRow->setMargins(QMargins(0, 0, 0, 4));
+  legendRow->addElement(0, 0, plot_->legend);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setWrap(5);
+  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+  auto* title = new QCPTextElement(plot_, tr("Compute price index (volume-weighted, trailing 24 h)"),
+                                   QFont(font().family(), font().pointSize(), QFont::Bold));
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, title);
+
+  table_ = new QTableWidget(0, 5, split);
+  table_->setObjectName("indexTable");
+  table_->setHorizontalHeaderLabels({tr("Class"), tr("Index"), tr("As of (UTC)"), tr("GPU-h, 24 h"), tr("Trades")});
+  table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(20);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  split->addWidget(plot_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+
+  connect(tenor_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
+  updateNote();
+  rebuild();
+}
+
+Tenor PriceIndexWidget::tenor() const { return static_cast<Tenor>(tenor_->currentData().toInt()); }
+
+void PriceIndexWidget::setTenor(Tenor t) {
+  const int i = tenor_->findData(static_cast<int>(t));
+  if (i >= 0) tenor_->setCurrentIndex(i);
+}
+
+void PriceIndexWidget::setSource(IndexSource source) {
+  source_ = source;
+  updateNote();
+}
+
+void PriceIndexWidget::setHistory(const IndexHistory& history) {
+  history_ = history;
+  rebuild();
+}
+
+void PriceIndexWidget::updateNote() {
+  QString text;
+  switch (source_) {
+    case IndexSource::Exchange: text = tr("Published by the exchange."); break;
+    case IndexSource::ComputedLocally:
+      text = tr("Computed in the terminal from the trades of the in-process market (the exchange's method); "
+                "no exchange publishes it here.");
+      break;
+    case IndexSource::None: text = tr("This market publishes no price index."); break;
+  }
+  if (source_ != IndexSource::None && lines_.empty())
+    text += QLatin1Char(' ') + tr("No value in this tenor yet: the index starts with the first trades.");
+  else if (!lines_.empty())
+    text += QLatin1Char(' ') + tr("Dashed, hollow: stale (no trade in the window, last value carried).");
+  note_->setText(text);
+}
+
+void PriceIndexWidget::rebuild() {
+  lines_ = indexLines(history_, tenor());
+  plot_->clearGraphs();
+  double lo = 1e18, hi = -1e18, tlo = 1e18, thi = -1e18;
+  auto extend = [&](const QVector<double>& xs, const QVector<double>& ys) {
+    for (int i = 0; i < xs.size(); ++i) {
+      if (std::isnan(ys[i])) continue;
+      lo = std::min(lo, ys[i]);
+      hi = std::max(hi, ys[i]);
+      tlo = std::min(tlo, xs[i]);
+      thi = std::max(thi, xs[i]);
+    }
+  };
+  for (const IndexLine& l : lines_) {
+    const QColor c = classColour(l.accelerator);
+    QCPGraph* fresh = plot_->addGraph();
+    fresh->setName(toQString(toString(l.accelerator)));
+    fresh->setPen(QPen(c, 2));
+    fresh->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    fresh->setData(l.freshX, l.freshY, true);
+    extend(l.freshX, l.freshY);
+    if (!l.staleX.isEmpty()) {
+      QCPGraph* stale = plot_->addGraph();
+      stale->setName(tr("%1 (stale)").arg(toQString(toString(l.accelerator))));
+      stale->setPen(QPen(c, 1.5, Qt::DashLine));
+      stale->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(c, 1.5), QBrush(Qt::NoBrush), 6));
+      stale->setData(l.staleX, l.staleY, true);
+      stale->removeFromLegend();
+      extend(l.staleX, l.staleY);
+    }
+  }
+  if (hi >= lo) {
+    const double pad = std::max(0.05, (hi - lo) * 0.1);
+    plot_->yAxis->setRange(lo - pad, hi + pad);
+    plot_->xAxis->setRange(tlo - 1800, std::max(thi + 1800, tlo + 6 * 3600));
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+
+  table_->setRowCount(static_cast<int>(lines_.size()));
+  for (int r = 0; r < static_cast<int>(lines_.size()); ++r) {
+    const IndexLine& l = lines_[static_cast<std::size_t>(r)];
+    const IndexSample& s = l.latest;
+    auto* cls = new QTableWidgetItem(toQString(toString(l.accelerator)));
+    cls->setForeground(classColour(l.accelerator));
+    auto* price = new QTableWidgetItem(formatPrice(s.price) + (s.stale ? tr(" (stale)") : QString()));
+    price->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (s.stale) price->setToolTip(tr("No trade in the last 24 h: the last value, carried forward."));
+    auto* asOf = new QTableWidgetItem(formatHour(s.asOf + 1));
+    auto* volume = new QTableWidgetItem(QString::number(s.gpuHours));
+    volume->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    auto* trades = new QTableWidgetItem(QString::number(s.trades));
+    trades->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (s.stale) {
+      QFont f = price->font();
+      f.setItalic(true);
+      for (auto* it : {cls, price, asOf, volume, trades}) it->setFont(f);
+    }
+    table_->setItem(r, 0, cls);
+    table_->setItem(r, 1, price);
+    table_->setItem(r, 2, asOf);
+    table_->setItem(r, 3, volume);
+    table_->setItem(r, 4, trades);
+  }
+  updateNote();
+}
+
+void PriceIndexWidget::setDark(bool dark) {
+  dark_ = dark;
+  const QColor bg = dark ? QColor(30, 32, 36) : QColor(255, 255, 255);
+  const QColor fg = dark ? QColor(220, 220, 220) : QColor(30, 30, 30);
+  plot_->setBackground(bg);
+  plot_->legend->setBrush(bg);
+  plot_->legend->setTextColor(fg);
+  plot_->legend->setBorderPen(QPen(fg));
+  for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
+    a->setBasePen(QPen(fg));
+    a->setTickPen(QPen(fg));
+    a->setSubTickPen(QPen(fg));
+    a->setTickLabelColor(fg);
+    a->setLabelColor(fg);
+    a->grid()->setPen(QPen(dark ? QColor(70, 70, 75) : QColor(220, 220, 220), 1, Qt::DotLine));
+  }
+  if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) t->setTextColor(fg);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace tessera::ui

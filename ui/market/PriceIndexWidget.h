@@ -1,0 +1,46 @@
+#pragma once
+// The "Price index" dock: the published compute price index per accelerator class (one line
+// each, stale values drawn dashed with hollow markers) for a chosen tenor over exchange time,
+// and the current values in a table beside the chart.
+#include "ui/market/PriceIndexSeries.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace tessera::ui {
+
+class PriceIndexWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PriceIndexWidget(QWidget* parent = nullptr);
+  void setSource(IndexSource source);
+  void setHistory(const IndexHistory& history);
+  void setTenor(Tenor t);
+  Tenor tenor() const;
+  void setDark(bool dark);
+
+  QCustomPlot* plot() const { return plot_; }
+  QTableWidget* table() const { return table_; }
+  QLabel* note() const { return note_; }
+  // The lines now drawn (one per accelerator class with a value in the tenor).
+  const std::vector<IndexLine>& lines() const { return lines_; }
+
+ private:
+  void rebuild();
+  void updateNote();
+
+  QComboBox* tenor_;
+  QLabel* note_;
+  QCustomPlot* plot_;
+  QTableWidget* table_;
+  IndexSource source_ = IndexSource::None;
+  IndexHistory history_;
+  std::vector<IndexLine> lines_;
+  bool dark_ = true;
+};
+
+}  // namespace tessera::ui
