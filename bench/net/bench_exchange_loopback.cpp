@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -129,7 +131,7 @@ class Load {
         ++mdDropped_;
         return;
       }
-      for (std::size_t i = 0; i < n; ++i) mdLines_ += c.buf[i] == '\n';
+      mdLines_ += static_cast<std::uint64_t>(std::count(c.buf, c.buf + n, '\n'));
       readMarketData(c);
     });
   }
@@ -259,6 +261,75 @@ class Load {
   bool closedLoop_ = false, measuring_ = false;
 };
 
+// On-CPU and run-queue-wait nanoseconds of this process's threads, by thread name (the server
+// names its threads tx-io, tx-match, tx-checkpoint; the load generator is the main thread),
+// from /proc/self/task/*/schedstat. Run-queue wait is time a thread was ready but had no core.
+struct ThreadTimes {
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> byName;  // (cpu, wait) ns
+};
+ThreadTimes threadTimes() {
+  ThreadTimes t;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream comm(task.path() / "comm"), sched(task.path() / "schedstat");
+    std::string name;
+    std::uint64_t cpu = 0, wait = 0;
+    if (!std::getline(comm, name) || !(sched >> cpu >> wait)) continue;
+    if (name.rfind("bench_", 0) == 0) name = "load generator";
+    auto& [c, w] = t.byName[name];
+    c += cpu;
+    w += wait;
+  }
+  return t;
+}
+
+void reportThreads(const ThreadTimes& before, const ThreadTimes& after, std::uint64_t orders) {
+  if (orders == 0) return;
+  std::printf("  threads, CPU per order (run-queue wait in the phase):");
+  for (const auto& [name, times] : after.byName) {
+    auto it = before.byName.find(name);
+    const std::uint64_t cpu = times.first - (it == before.byName.end() ? 0 : it->second.first);
+    const std::uint64_t wait = times.second - (it == before.byName.end() ? 0 : it->second.second);
+    std::printf("  %s %.1f us (%.0f ms)", name.c_str(), cpu / 1e3 / static_cast<double>(orders), wait / 1e6);
+  }
+  std::printf("\n");
+}
+
+// Where the server's part of the latency goes, per request (a batch's figures count once for
+// each request in it): waiting for the matching thread, applying, committing, sending.
+void reportStages(const std::vector<BatchTiming>& batches) {
+  struct Stage {
+    const char* name;
+    std::uint32_t BatchTiming::*field;
+  };
+  const Stage stages[] = {{"wait", &BatchTiming::waitMicros},
+                          {"apply", &BatchTiming::applyMicros},
+                          {"commit", &BatchTiming::commitMicros},
+                          {"send", &BatchTiming::sendMicros}};
+  std::uint64_t requests = 0;
+  for (const BatchTiming& b : batches) requests += b.requests;
+  if (requests == 0) return;
+  std::printf("  server stages per request (%zu batches):", batches.size());
+  for (const Stage& st : stages) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> v;  // (micros, requests)
+    v.reserve(batches.size());
+    for (const BatchTiming& b : batches) v.emplace_back(b.*st.field, b.requests);
+    std::sort(v.begin(), v.end());
+    auto at = [&](double p) {
+      const auto want = static_cast<std::uint64_t>(p * static_cast<double>(requests));
+      std::uint64_t seen = 0;
+      for (const auto& [us, n] : v) {
+        seen += n;
+        if (seen > want) return us;
+      }
+      return v.back().first;
+    };
+    std::printf("  %s p50 %u p99 %u max %u us", st.name, at(0.50), at(0.99), v.back().first);
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
 void report(const char* what, double seconds, std::uint64_t orders, Histogram& h, std::uint64_t commits) {
   std::printf("%-26s %9.0f orders/s  %8llu acks  %6llu commits (%.0f/commit)  p50 %7.0f us  p99 %7.0f us  p99.9 %7.0f us\n",
               what, orders / seconds, static_cast<unsigned long long>(orders),
@@ -302,20 +373,31 @@ int main(int argc, char** argv) {
   server.start();
   std::printf("exchange on 127.0.0.1:%u, journal %s (WAL, synchronous=NORMAL), %d clients, window %d, %d market-data subscriber(s)\n",
               server.port(), db.c_str(), o.clients, o.window, o.mdSubscribers);
+  {
+    // The machine is shared: the figures mean little without how busy it was.
+    std::ifstream loadavg("/proc/loadavg");
+    std::string one, five;
+    if (loadavg >> one >> five) std::printf("load average before the run: %s (1 min), %s (5 min)\n", one.c_str(), five.c_str());
+  }
   asio::io_context io;
   Load load(io, server.port(), o);
 
   load.runFlatOut(1.0, false);  // warm-up
+  server.takeBatchTimings();
   auto before = server.stats();
+  auto threads0 = threadTimes();
   std::uint64_t acked0 = load.acked();
   load.latency().clear();
   auto t0 = Clock::now();
   load.runFlatOut(o.seconds, true);
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   report("flat out (closed loop)", secs, load.acked() - acked0, load.latency(), server.stats().batches - before.batches);
+  reportStages(server.takeBatchTimings());
+  reportThreads(threads0, threadTimes(), load.acked() - acked0);
 
   for (double rate : o.rates) {
     before = server.stats();
+    threads0 = threadTimes();
     acked0 = load.acked();
     load.latency().clear();
     t0 = Clock::now();
@@ -324,6 +406,8 @@ int main(int argc, char** argv) {
     char label[64];
     std::snprintf(label, sizeof label, "open loop at %.0f/s", rate);
     report(label, secs, load.acked() - acked0, load.latency(), server.stats().batches - before.batches);
+    reportStages(server.takeBatchTimings());
+    reportThreads(threads0, threadTimes(), load.acked() - acked0);
     if (load.mdDropped()) std::printf("  (%d market-data subscriber(s) dropped so far as slow consumers)\n", load.mdDropped());
   }
   std::printf("market-data lines received: %llu by %d subscriber(s), %d dropped as slow consumers\n",

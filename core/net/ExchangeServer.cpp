@@ -8,7 +8,12 @@
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
 
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -34,7 +39,7 @@ class ExchangeServer::Impl {
 
   struct Opened { SessionPtr session; };
   struct Closed { SessionId id; };
-  struct Request { SessionId id; ClientMessage message; };
+  struct Request { SessionId id; ClientMessage message; Clock::time_point read; };
   struct BadLine { SessionId id; ParseError error; };
   struct Injected { InputEvent event; std::string account; };
   struct WallClock { Hour hour; };
@@ -48,13 +53,20 @@ class ExchangeServer::Impl {
     SessionId id;
     std::array<char, 64 * 1024> readBuffer{};
     std::string partial;
+    bool closed = false;  // io thread: no more reads, no more handlers
+    bool readingStopped = false;
+    Clock::time_point lastRead = Clock::now();
+    // Outbound state, shared by the two threads: the matching thread sends a batch's replies
+    // itself when nothing is queued (saving a hop through the io thread); what the socket does
+    // not take at once is queued here and written by the io thread. Invariant: a non-empty
+    // writeQueue has an io-thread write in flight or posted. The socket is closed only under
+    // this mutex, so the matching thread never sends on a descriptor that was reused.
+    std::mutex writeMutex;
     std::deque<std::shared_ptr<const std::string>> writeQueue;
     std::size_t writing = 0;  // buffers of writeQueue in flight
     std::size_t pendingBytes = 0;
-    bool closed = false;
+    bool writeClosed = false;
     bool closeWhenFlushed = false;
-    bool readingStopped = false;
-    Clock::time_point lastRead = Clock::now();
     Clock::time_point lastWrite = Clock::now();
     double tokens;
     Clock::time_point lastRefill = Clock::now();
@@ -82,12 +94,18 @@ class ExchangeServer::Impl {
   std::vector<Item> queue;
   bool stopping = false;
 
-  // io thread only.
+  // io thread only. Items read in one round of ready sockets go to the matching thread
+  // together (one lock, one wake-up), in the order they were read.
+  std::vector<Item> pending;
+  bool flushPosted = false;
   std::unordered_set<SessionPtr> sessions;
   SessionId nextSession = 1;
   Hour lastWallHour = 0;
 
   std::atomic<std::uint64_t> statMessages{0}, statBatches{0}, statSessions{0}, statDropped{0};
+  mutable std::mutex timingMutex;
+  std::vector<BatchTiming> timings;  // since the last takeBatchTimings(), at most kMaxTimings
+  static constexpr std::size_t kMaxTimings = 1 << 20;
 
   void push(Item item) {
     {
@@ -112,6 +130,21 @@ class ExchangeServer::Impl {
 
   // ---- io thread ----
 
+  // Queues an item for the matching thread; it leaves once the io thread has handled every
+  // socket that was ready (a handler posted now runs after those already queued).
+  void toMatching(Item item) {
+    pending.push_back(std::move(item));
+    flushSoon();
+  }
+  void flushSoon() {
+    if (flushPosted) return;
+    flushPosted = true;
+    asio::post(io, [this] {
+      flushPosted = false;
+      pushAll(pending);
+    });
+  }
+
   void accept() {
     acceptor.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
       if (ec) {
@@ -123,7 +156,7 @@ class ExchangeServer::Impl {
       auto s = std::make_shared<Session>(*this, std::move(socket), nextSession++);
       sessions.insert(s);
       ++statSessions;
-      push(Opened{s});
+      toMatching(Opened{s});
       read(s);
       accept();
     });
@@ -156,7 +189,7 @@ class ExchangeServer::Impl {
     return true;
   }
 
-  void onLine(const SessionPtr& s, std::string_view line, std::vector<Item>& items) {
+  void onLine(const SessionPtr& s, std::string_view line, std::vector<Item>& items, Clock::time_point readAt) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) return;
     if (!takeToken(*s)) {
@@ -170,14 +203,16 @@ class ExchangeServer::Impl {
     }
     auto parsed = parseClientMessage(line);
     if (auto* m = std::get_if<ClientMessage>(&parsed)) {
-      items.push_back(Request{s->id, std::move(*m)});
+      items.push_back(Request{s->id, std::move(*m), readAt});
     } else {
       items.push_back(BadLine{s->id, std::get<ParseError>(std::move(parsed))});
     }
   }
 
   void onData(const SessionPtr& s, std::string_view data) {
-    std::vector<Item> items;
+    std::vector<Item>& items = pending;
+    const std::size_t before = items.size();
+    const Clock::time_point readAt = s->lastRead;
     const std::size_t maxBytes = config.limits.maxMessageBytes;
     while (!data.empty()) {
       const std::size_t nl = data.find('\n');
@@ -186,11 +221,11 @@ class ExchangeServer::Impl {
         break;
       }
       if (s->partial.empty()) {
-        if (nl <= maxBytes) onLine(s, data.substr(0, nl), items);
+        if (nl <= maxBytes) onLine(s, data.substr(0, nl), items, readAt);
         else tooLarge(s, items);
       } else {
         s->partial.append(data.substr(0, nl));
-        if (s->partial.size() <= maxBytes) onLine(s, s->partial, items);
+        if (s->partial.size() <= maxBytes) onLine(s, s->partial, items, readAt);
         else tooLarge(s, items);
         s->partial.clear();
       }
@@ -198,7 +233,7 @@ class ExchangeServer::Impl {
       data.remove_prefix(nl + 1);
     }
     if (!s->readingStopped && s->partial.size() > maxBytes) tooLarge(s, items);
-    pushAll(items);
+    if (items.size() > before) flushSoon();
   }
 
   // An oversized line cannot be skipped safely (its end may never come), so the session is
@@ -211,61 +246,123 @@ class ExchangeServer::Impl {
                                               "", std::nullopt}});
     items.push_back(Closed{s->id});
     s->readingStopped = true;
-    s->closeWhenFlushed = true;
+    {
+      std::lock_guard lock(s->writeMutex);
+      s->closeWhenFlushed = true;
+    }
     s->partial.clear();
     ++statDropped;
   }
 
-  void send(const SessionPtr& s, std::shared_ptr<const std::string> bytes) {
-    if (s->closed || bytes->empty()) return;
-    s->pendingBytes += bytes->size();
-    if (s->pendingBytes > config.limits.maxPendingOutboundBytes) {
-      // A consumer that does not read must not make the server hold unbounded memory.
-      ++statDropped;
-      close(s);
-      return;
+  enum class Offered { Done, StartWrite, Drop };
+
+  // Either thread, holding s.writeMutex. Sends at once when nothing is queued (MSG_DONTWAIT:
+  // never blocks); queues whatever the socket did not take.
+  // `owner`, if given, holds `bytes` and is queued as it is; otherwise what is queued is copied.
+  Offered offerLocked(Session& s, std::string_view bytes,
+                      const std::shared_ptr<const std::string>& owner) {
+    if (s.writeClosed || bytes.empty()) return Offered::Done;
+    std::size_t sent = 0;
+    if (s.writeQueue.empty()) {
+      const ssize_t n = ::send(s.socket.native_handle(), bytes.data(), bytes.size(),
+                               MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return Offered::Drop;
+      sent = n > 0 ? static_cast<std::size_t>(n) : 0;
+      if (sent) s.lastWrite = Clock::now();
+      if (sent == bytes.size()) return Offered::Done;
     }
-    s->writeQueue.push_back(std::move(bytes));
-    if (s->writing == 0) write(s);
+    s.pendingBytes += bytes.size() - sent;
+    if (s.pendingBytes > config.limits.maxPendingOutboundBytes) {
+      // A consumer that does not read must not make the server hold unbounded memory.
+      return Offered::Drop;
+    }
+    const bool first = s.writeQueue.empty();
+    s.writeQueue.push_back(owner && sent == 0
+                               ? owner
+                               : std::make_shared<const std::string>(bytes.substr(sent)));
+    return first ? Offered::StartWrite : Offered::Done;
   }
 
+  // io thread.
+  void send(const SessionPtr& s, const std::shared_ptr<const std::string>& bytes) {
+    if (s->closed) return;
+    Offered o;
+    bool flushed;
+    {
+      std::lock_guard lock(s->writeMutex);
+      o = offerLocked(*s, *bytes, bytes);
+      flushed = s->closeWhenFlushed && s->writeQueue.empty();
+    }
+    if (o == Offered::StartWrite) write(s);
+    else if (o == Offered::Drop) drop(s);
+    else if (flushed) close(s);
+  }
+
+  void drop(const SessionPtr& s) {
+    if (s->closed) return;
+    ++statDropped;
+    close(s);
+  }
+
+  // io thread.
   void write(const SessionPtr& s) {
+    if (s->closed) return;
     std::vector<asio::const_buffer> buffers;
-    const std::size_t n = std::min<std::size_t>(s->writeQueue.size(), 64);
-    buffers.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) buffers.emplace_back(asio::buffer(*s->writeQueue[i]));
-    s->writing = n;
+    {
+      std::lock_guard lock(s->writeMutex);
+      if (s->writing || s->writeQueue.empty()) return;
+      const std::size_t n = std::min<std::size_t>(s->writeQueue.size(), 64);
+      buffers.reserve(n);
+      // Deque elements stay put while the other thread appends, so the buffers stay valid.
+      for (std::size_t i = 0; i < n; ++i) buffers.emplace_back(asio::buffer(*s->writeQueue[i]));
+      s->writing = n;
+    }
     asio::async_write(s->socket, buffers, [this, s](boost::system::error_code ec, std::size_t bytes) {
       if (s->closed) return;
       if (ec) {
         close(s);
         return;
       }
-      s->lastWrite = Clock::now();
-      s->pendingBytes -= bytes;
-      for (std::size_t i = 0; i < s->writing; ++i) s->writeQueue.pop_front();
-      s->writing = 0;
-      if (!s->writeQueue.empty()) write(s);
-      else if (s->closeWhenFlushed) close(s);
+      bool more, closeNow;
+      {
+        std::lock_guard lock(s->writeMutex);
+        s->lastWrite = Clock::now();
+        s->pendingBytes -= bytes;
+        for (std::size_t i = 0; i < s->writing; ++i) s->writeQueue.pop_front();
+        s->writing = 0;
+        more = !s->writeQueue.empty();
+        closeNow = !more && s->closeWhenFlushed;
+      }
+      if (more) write(s);
+      else if (closeNow) close(s);
     });
   }
 
   void close(const SessionPtr& s) {
     if (s->closed) return;
     s->closed = true;
-    boost::system::error_code ignored;
-    s->socket.shutdown(tcp::socket::shutdown_both, ignored);
-    s->socket.close(ignored);
-    s->writeQueue.clear();
+    {
+      std::lock_guard lock(s->writeMutex);
+      s->writeClosed = true;
+      boost::system::error_code ignored;
+      s->socket.shutdown(tcp::socket::shutdown_both, ignored);
+      s->socket.close(ignored);
+      s->writeQueue.clear();
+    }
     sessions.erase(s);
-    push(Closed{s->id});
+    toMatching(Closed{s->id});
   }
 
   void closeWhenFlushed(const SessionPtr& s) {
     if (s->closed) return;
-    s->closeWhenFlushed = true;
     s->readingStopped = true;
-    if (s->writing == 0 && s->writeQueue.empty()) close(s);
+    bool now;
+    {
+      std::lock_guard lock(s->writeMutex);
+      s->closeWhenFlushed = true;
+      now = s->writing == 0 && s->writeQueue.empty();
+    }
+    if (now) close(s);
   }
 
   void tick() {
@@ -278,10 +375,15 @@ class ExchangeServer::Impl {
       for (const SessionPtr& s : sessions) {
         if (now - s->lastRead > std::chrono::seconds(config.limits.idleTimeoutSeconds)) {
           idle.push_back(s);
-        } else if (now - s->lastWrite > std::chrono::seconds(config.limits.heartbeatSeconds) &&
-                   s->writeQueue.empty()) {
-          s->lastWrite = now;
-          send(s, heartbeat);
+        } else {
+          bool quiet;
+          {
+            std::lock_guard lock(s->writeMutex);
+            quiet = now - s->lastWrite > std::chrono::seconds(config.limits.heartbeatSeconds) &&
+                    s->writeQueue.empty();
+            if (quiet) s->lastWrite = now;
+          }
+          if (quiet) send(s, heartbeat);
         }
       }
       for (const SessionPtr& s : idle) close(s);
@@ -291,7 +393,7 @@ class ExchangeServer::Impl {
                               .count();
         if (hour != lastWallHour) {
           lastWallHour = hour;
-          push(WallClock{hour});
+          toMatching(WallClock{hour});
         }
       }
       tick();
@@ -311,6 +413,9 @@ class ExchangeServer::Impl {
         if (queue.empty()) break;
         batch.swap(queue);
       }
+      const Clock::time_point picked = Clock::now();
+      Clock::time_point oldest = picked;
+      std::uint32_t requests = 0;
       for (Item& item : batch) {
         std::visit(
             [&](auto& i) {
@@ -324,6 +429,8 @@ class ExchangeServer::Impl {
                 // include the reason the session is being closed.
               } else if constexpr (std::is_same_v<T, Request>) {
                 ++statMessages;
+                ++requests;
+                oldest = std::min(oldest, i.read);
                 core->handle(i.id, i.message, out);
               } else if constexpr (std::is_same_v<T, BadLine>) {
                 core->handleParseError(i.id, i.error, out);
@@ -336,9 +443,21 @@ class ExchangeServer::Impl {
             item);
       }
       core->finishBatch(out);
+      const Clock::time_point applied = Clock::now();
       journal->commit();
+      const Clock::time_point committed = Clock::now();
       ++statBatches;
       deliver(out, live);
+      if (requests) {
+        auto micros = [](Clock::duration d) {
+          return static_cast<std::uint32_t>(
+              std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+        };
+        const BatchTiming t{requests, micros(picked - oldest), micros(applied - picked),
+                            micros(committed - applied), micros(Clock::now() - committed)};
+        std::lock_guard lock(timingMutex);
+        if (timings.size() < kMaxTimings) timings.push_back(t);
+      }
       for (Item& item : batch) {
         if (auto* c = std::get_if<Closed>(&item)) live.erase(c->id);
       }
@@ -347,36 +466,47 @@ class ExchangeServer::Impl {
     }
   }
 
+  // Matching thread, after the commit: sends each session its lines (and market data) itself;
+  // only sessions whose socket did not take everything at once need the io thread.
   void deliver(Outbox& out, const std::unordered_map<SessionId, SessionPtr>& live) {
-    struct Delivery {
-      std::vector<std::pair<SessionPtr, std::shared_ptr<const std::string>>> own;
-      std::vector<SessionPtr> md;
-      std::shared_ptr<const std::string> mdBytes;
-      std::vector<SessionPtr> close;
+    struct IoWork {
+      std::vector<SessionPtr> write, drop, close;
     };
-    auto d = std::make_shared<Delivery>();
+    IoWork work;
+    auto offer = [&](const SessionPtr& s, std::string_view bytes,
+                     const std::shared_ptr<const std::string>& owner) {
+      Offered o;
+      bool flushed;
+      {
+        std::lock_guard lock(s->writeMutex);
+        o = offerLocked(*s, bytes, owner);
+        flushed = s->closeWhenFlushed && s->writeQueue.empty();
+      }
+      if (o == Offered::StartWrite) work.write.push_back(s);
+      else if (o == Offered::Drop) work.drop.push_back(s);
+      else if (flushed) work.close.push_back(s);  // its last words are out
+    };
+    static const std::shared_ptr<const std::string> none;
     for (auto& [id, bytes] : out.toSession) {
       auto it = live.find(id);
-      if (it != live.end() && !bytes.empty()) {
-        d->own.emplace_back(it->second, std::make_shared<const std::string>(std::move(bytes)));
-      }
+      if (it != live.end()) offer(it->second, bytes, none);
     }
     if (!out.marketData.empty()) {
-      d->mdBytes = std::make_shared<const std::string>(std::move(out.marketData));
+      const auto md = std::make_shared<const std::string>(std::move(out.marketData));
       for (SessionId id : out.subscribers) {
         auto it = live.find(id);
-        if (it != live.end()) d->md.push_back(it->second);
+        if (it != live.end()) offer(it->second, *md, md);
       }
     }
     for (SessionId id : out.disconnect) {
       auto it = live.find(id);
-      if (it != live.end()) d->close.push_back(it->second);
+      if (it != live.end()) work.close.push_back(it->second);
     }
-    if (d->own.empty() && d->md.empty() && d->close.empty()) return;
-    asio::post(io, [this, d] {
-      for (auto& [s, bytes] : d->own) send(s, bytes);
-      for (auto& s : d->md) send(s, d->mdBytes);
-      for (auto& s : d->close) closeWhenFlushed(s);
+    if (work.write.empty() && work.drop.empty() && work.close.empty()) return;
+    asio::post(io, [this, w = std::move(work)] {
+      for (const SessionPtr& s : w.write) write(s);
+      for (const SessionPtr& s : w.drop) drop(s);
+      for (const SessionPtr& s : w.close) closeWhenFlushed(s);
     });
   }
 };
@@ -414,6 +544,7 @@ void ExchangeServer::start() {
   m.tick();
   m.started = true;
   m.matchThread = std::thread([&m] {
+    pthread_setname_np(pthread_self(), "tx-match");  // for top -H and perf
     try {
       m.matchLoop();
     } catch (const std::exception& e) {
@@ -422,7 +553,10 @@ void ExchangeServer::start() {
       std::_Exit(3);
     }
   });
-  m.ioThread = std::thread([&m] { m.io.run(); });
+  m.ioThread = std::thread([&m] {
+    pthread_setname_np(pthread_self(), "tx-io");
+    m.io.run();
+  });
 }
 
 void ExchangeServer::stop() {
@@ -468,6 +602,11 @@ void ExchangeServer::runUntilSignalled() {
 
 std::uint16_t ExchangeServer::port() const { return impl_->boundPort; }
 std::uint64_t ExchangeServer::replayedEntries() const { return impl_->replayed; }
+
+std::vector<BatchTiming> ExchangeServer::takeBatchTimings() {
+  std::lock_guard lock(impl_->timingMutex);
+  return std::exchange(impl_->timings, {});
+}
 
 ServerStats ExchangeServer::stats() const {
   return ServerStats{impl_->statMessages.load(), impl_->statBatches.load(),

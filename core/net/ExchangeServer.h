@@ -1,14 +1,16 @@
 #pragma once
 // tessera-exchange's server: Boost.Asio sessions on one io thread feeding one matching thread.
 // The matching thread takes whatever requests have queued up, runs them through ExchangeCore,
-// commits the batch's journal entries in one transaction and only then hands the replies back
-// to the io thread (group commit), so nothing is acknowledged before it is durable.
+// commits the batch's journal entries in one transaction and only then sends the replies
+// (group commit), so nothing is acknowledged before it is durable. It writes to the sockets
+// itself when they take the bytes at once; the io thread writes whatever they do not.
 #include "core/engine/Events.h"
 #include "core/net/ExchangeConfig.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tessera::net {
 
@@ -17,6 +19,16 @@ struct ServerStats {
   std::uint64_t batches = 0;    // journal commits
   std::uint64_t sessions = 0;   // sessions accepted so far
   std::uint64_t dropped = 0;    // sessions dropped for being slow, too chatty or oversized
+};
+
+// One batch of the matching thread, for finding where latency comes from (bench/net prints
+// these). Kept for at most about a million batches between two takeBatchTimings().
+struct BatchTiming {
+  std::uint32_t requests = 0;      // client requests in the batch
+  std::uint32_t waitMicros = 0;    // from reading the batch's oldest request to picking it up
+  std::uint32_t applyMicros = 0;   // through ExchangeCore, journal appends included
+  std::uint32_t commitMicros = 0;  // the journal commit
+  std::uint32_t sendMicros = 0;    // handing the replies to the sockets
 };
 
 class ExchangeServer {
@@ -37,6 +49,7 @@ class ExchangeServer {
   std::uint16_t port() const;
   std::uint64_t replayedEntries() const;
   ServerStats stats() const;
+  std::vector<BatchTiming> takeBatchTimings();
   void inject(const InputEvent& event, std::string account);
 
  private:

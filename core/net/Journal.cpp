@@ -1,5 +1,6 @@
 #include "core/net/Journal.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include <chrono>
@@ -91,6 +92,7 @@ int Journal::onWalCommit(void* journal, sqlite3*, const char*, int frames) {
 }
 
 void Journal::checkpointLoop(std::string path) {
+  pthread_setname_np(pthread_self(), "tx-checkpoint");
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
     sqlite3_close(db);
