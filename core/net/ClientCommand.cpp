@@ -27,7 +27,10 @@ void usage(std::ostream& os) {
         "  amend ORDER_ID [--limit-usd P] [--gpus N]\n"
         "  mass-cancel\n"
         "  orders | balance | positions | clusters\n"
-        "  book [--cluster ID]    price levels of the current book\n\n"
+        "  book [--cluster ID]    price levels of the current book\n"
+        "  report-delivery CONTRACT --start HOUR --end HOUR --usable N [--problem P]\n"
+        "  outage CLUSTER --start HOUR --end HOUR --lost N [--problem P]\n"
+        "        providers: P is missing_gpus (default), link_degraded or power_curtailed\n\n"
         "The key may also come from the environment variable TESSERA_API_KEY.\n";
 }
 
@@ -169,12 +172,24 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
     }
   };
   cb.onError = [&](const RequestError& e) { w.finish(false, e.code + ": " + e.reason); };
+  cb.onReportAck = [&](const std::string& type) {
+    {
+      std::lock_guard lock(outMu);
+      out << type << "\n";
+    }
+    w.finish(true);
+  };
+  cb.onSettlement = [&](const SettlementNotice& n) {
+    std::lock_guard lock(outMu);
+    out << "settlement contract=" << n.contract << " state=" << n.state << " " << n.what << "\n";
+  };
   cb.onBalance = [&](const Balance& b) {
     if (command != "balance") return;
     {
       std::lock_guard lock(outMu);
       out << "cash=$" << dollars(b.cash) << " reserved=$" << dollars(b.reserved) << " available=$"
-          << dollars(b.available()) << "\n";
+          << dollars(b.available()) << " escrow=$" << dollars(b.escrow) << " credits=$" << dollars(b.credits)
+          << "\n";
     }
     w.finish(true);
   };
@@ -299,6 +314,24 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
     w.finish(true);
   } else if (command == "book") {
     // The snapshot arrives by itself after logon.
+  } else if (command == "report-delivery" || command == "outage") {
+    const bool outage = command == "outage";
+    const char* amount = outage ? "lost" : "usable";
+    if (positional.empty() || !flags.count("start") || !flags.count("end") || !flags.count(amount)) {
+      err << "tessera-cli: " << command << " needs " << (outage ? "a cluster id" : "a contract id")
+          << ", --start, --end and --" << amount << "\n";
+      return 2;
+    }
+    auto problem = parseDeliveryProblem(flags.count("problem") ? flags["problem"] : "missing_gpus");
+    if (!problem) {
+      err << "tessera-cli: --problem takes missing_gpus, link_degraded, power_curtailed\n";
+      return 2;
+    }
+    const auto id = std::stoull(positional[0]);
+    const Hour start = std::stoll(flags["start"]), end = std::stoll(flags["end"]);
+    const auto gpus = static_cast<GpuCount>(std::stol(flags[amount]));
+    if (outage) client.reportOutage(static_cast<ClusterId>(id), start, end, gpus, *problem);
+    else client.reportDelivery(static_cast<ContractId>(id), start, end, gpus, *problem);
   } else {
     err << "tessera-cli: unknown --connect command '" << command << "'\n";
     usage(err);
@@ -309,7 +342,8 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
     return 1;
   }
   // Fills that follow an acknowledgement immediately are printed too.
-  if (command == "place" && !w.failed) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  if ((command == "place" || command == "report-delivery" || command == "outage") && !w.failed)
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
   client.stop();
   if (w.failed) {
     err << "tessera-cli: " << w.failure << "\n";

@@ -343,6 +343,10 @@ class ExchangeClient::Impl {
       if (callbacks.onIndex) callbacks.onIndex(indexPointsFrom(j, "points"));
       return;
     }
+    if (type == "delivery_report_ack" || type == "outage_ack") {
+      if (callbacks.onReportAck) callbacks.onReportAck(type);
+      return;
+    }
     if (type == "settlement") {
       if (callbacks.onSettlement)
         callbacks.onSettlement(SettlementNotice{num<ContractId>(j, "contract"), str(j, "state"),

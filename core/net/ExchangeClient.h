@@ -134,6 +134,8 @@ struct ClientCallbacks {
   std::function<void(const std::vector<IndexPoint>&)> onIndex;
   // With every positions reply, the settlement status of the same contracts.
   std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
+  // A delivery report or outage was accepted (journaled): "delivery_report_ack" / "outage_ack".
+  std::function<void(const std::string& ackType)> onReportAck;
 };
 
 class ExchangeClient {
