@@ -8,6 +8,8 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QtTest>
@@ -57,6 +59,35 @@ class TestMainWindow : public QObject {
     QVERIFY(dark.lightness() < 80);
     QVERIFY(light.lightness() > 200);
     QCOMPARE(QSettings().value("ui/theme").toString(), QString("light"));
+  }
+
+  void priceIndexDockIsInTheViewMenuAndTheLayout() {
+    {
+      TradingSession session(backend());
+      MainWindow w(session);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      auto* dock = w.findChild<QDockWidget*>("indexDock");
+      QVERIFY(dock);
+      QCOMPARE(dock->windowTitle(), QString("Price index"));
+      bool inViewMenu = false;
+      for (QMenu* m : w.menuBar()->findChildren<QMenu*>()) {
+        if (m->title().remove('&') == "View") inViewMenu = m->actions().contains(dock->toggleViewAction());
+      }
+      QVERIFY(inViewMenu);
+      // Shown by default (tabbed with the price chart); hidden from the menu, it stays hidden.
+      QVERIFY(!dock->isHidden());
+      dock->toggleViewAction()->trigger();
+      QVERIFY(dock->isHidden());
+      w.close();  // saves
+    }
+    TradingSession session(backend());
+    MainWindow w(session);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.findChild<QDockWidget*>("indexDock")->isHidden());
+    w.findChild<QDockWidget*>("indexDock")->show();
+    w.close();
   }
 
   void layoutSurvivesARestart() {

@@ -6,6 +6,7 @@
 #include "ui/market/PriceIndexSeries.h"
 #include "ui/market/PriceIndexWidget.h"
 #include "ui/session/LocalMarketBackend.h"
+#include "ui/shell/DisplayFormat.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -115,8 +116,10 @@ class TestPriceIndexChart : public QObject {
     QCOMPARE(w.table()->rowCount(), 2);
     QCOMPARE(w.table()->item(1, 0)->text(), QString("H100"));
     QCOMPARE(w.table()->item(1, 1)->text(), QString("$2.50"));
-    QCOMPARE(w.table()->item(1, 3)->text(), QString("64"));
-    QVERIFY(w.note()->text().contains("Published by the exchange"));
+    QCOMPARE(w.table()->item(1, 2)->text(), QString("64"));
+    QCOMPARE(w.table()->item(1, 3)->text(), QString("2"));
+    QVERIFY(w.sourceLabel()->text().contains("published by the exchange"));
+    QVERIFY(w.note()->text().contains(formatHour(kT0 + 6)));
 
     w.setTenor(Tenor::NextMonth);
     QCOMPARE(w.plot()->graphCount(), 0);

@@ -38,6 +38,11 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   notesView_ = makeView(notes_, &notesProxy_);
   notesView_->setObjectName("settlementView");
   notesView_->sortByColumn(SettlementNotesModel::ExchangeHour, Qt::DescendingOrder);
+  for (auto [col, w] : {std::pair{SettlementNotesModel::ExchangeHour, 124}, {SettlementNotesModel::Contract, 64},
+                        {SettlementNotesModel::State, 112}})
+    notesView_->setColumnWidth(col, w);
+  contractsView_->setColumnWidth(ContractsModel::Id, 76);
+  contractsView_->setColumnWidth(ContractsModel::State, 112);
   auto* settlementTab = new QWidget(this);
   auto* sl = new QVBoxLayout(settlementTab);
   sl->setContentsMargins(0, 0, 0, 0);

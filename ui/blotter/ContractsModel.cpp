@@ -124,8 +124,8 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
 
 QVariant ContractsModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Contract", "Side", "Cluster", "GPUs", "Start", "End", "Price $/GPU-h", "Notional",
-                                "State", "Delivered GPU-h", "Escrow", "Remedy", "Replaces",
+  static const char* names[] = {"Contract", "State", "Side", "Cluster", "GPUs", "Start", "End", "Price $/GPU-h",
+                                "Notional", "Delivered GPU-h", "Escrow", "Remedy", "Replaces",
                                 "Mark (remaining)", "P&L (remaining)"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }

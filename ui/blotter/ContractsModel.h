@@ -18,7 +18,7 @@ class ContractsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column {
-    Id, Side, Cluster, Gpus, Start, End, Price, Notional, State, Delivered, Escrow, Remedy, Replaces,
+    Id, State, Side, Cluster, Gpus, Start, End, Price, Notional, Delivered, Escrow, Remedy, Replaces,
     Mark, Pnl, ColumnCount
   };
   static constexpr int SortRole = Qt::UserRole;

@@ -38,26 +38,27 @@ PriceIndexWidget::PriceIndexWidget(QWidget* parent) : QWidget(parent) {
   setObjectName("priceIndex");
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(2);
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Tenor:"), this));
   tenor_ = new QComboBox(this);
   tenor_->setObjectName("indexTenor");
   for (Tenor t : kTenors) tenor_->addItem(tenorLabel(t), static_cast<int>(t));
   bar->addWidget(tenor_);
-  note_ = new QLabel(this);
-  note_->setObjectName("indexNote");
-  note_->setWordWrap(true);
-  bar->addWidget(note_, 1);
+  bar->addStretch();
+  source_label_ = new QLabel(this);
+  source_label_->setObjectName("indexSource");
+  bar->addWidget(source_label_);
   layout->addLayout(bar);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   plot_ = new QCustomPlot(split);
-  plot_->setMinimumHeight(160);
-  plot_->setMinimumWidth(260);
+  plot_->setMinimumHeight(150);
+  plot_->setMinimumWidth(220);
   auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
   ticker->setDateTimeSpec(Qt::UTC);
-  ticker->setDateTimeFormat(QStringLiteral("ddd dd MMM\nHH:00"));
-  ticker->setTickCount(5);
+  ticker->setDateTimeFormat(QStringLiteral("dd MMM\nHH:00"));
+  ticker->setTickCount(3);
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setLabel(tr("Exchange time (UTC)"));
   plot_->yAxis->setLabel(tr("$/GPU-hour"));
@@ -65,33 +66,49 @@ PriceIndexWidget::PriceIndexWidget(QWidget* parent) : QWidget(parent) {
   // The legend in its own row under the plot, as in the price chart: it never covers a line.
   auto* legendRow = new QCPLayoutGrid;
   plot_->plotLayout()->addElement(1, 0, legendRow);
-  legendRow->setMargins(QMargins(0, 0, 0, 4));
+  legendRow->setMargins(QMargins(0, 0, 0, 2));
   legendRow->addElement(0, 0, plot_->legend);
   plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-  plot_->legend->setWrap(5);
+  plot_->legend->setWrap(4);
+  QFont legendFont = font();
+  legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+  plot_->legend->setFont(legendFont);
+  plot_->legend->setIconSize(14, 8);
+  plot_->legend->setColumnSpacing(4);
+  plot_->legend->setRowSpacing(0);
   plot_->plotLayout()->setRowStretchFactor(1, 0.001);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
-  auto* title = new QCPTextElement(plot_, tr("Compute price index (volume-weighted, trailing 24 h)"),
-                                   QFont(font().family(), font().pointSize(), QFont::Bold));
-  plot_->plotLayout()->insertRow(0);
-  plot_->plotLayout()->addElement(0, 0, title);
+  empty_ = new QCPItemText(plot_);
+  empty_->setClipToAxisRect(true);
+  empty_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  empty_->position->setCoords(0.5, 0.5);
+  empty_->setText(tr("No index values yet"));
 
-  table_ = new QTableWidget(0, 5, split);
+  table_ = new QTableWidget(0, 4, split);
   table_->setObjectName("indexTable");
-  table_->setHorizontalHeaderLabels({tr("Class"), tr("Index"), tr("As of (UTC)"), tr("GPU-h, 24 h"), tr("Trades")});
+  table_->setHorizontalHeaderLabels({tr("Class"), tr("Index"), tr("GPU-h 24 h"), tr("Trades")});
   table_->verticalHeader()->hide();
   table_->verticalHeader()->setDefaultSectionSize(20);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setMinimumWidth(150);
   split->addWidget(plot_);
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(1, 1);
+  split->setSizes({640, 260});
   layout->addWidget(split, 1);
+  note_ = new QLabel(this);
+  note_->setObjectName("indexNote");
+  note_->setWordWrap(true);
+  QFont small = note_->font();
+  small.setPointSizeF(small.pointSizeF() * 0.9);
+  note_->setFont(small);
+  layout->addWidget(note_);
 
   connect(tenor_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
   updateNote();
@@ -107,6 +124,11 @@ void PriceIndexWidget::setTenor(Tenor t) {
 
 void PriceIndexWidget::setSource(IndexSource source) {
   source_ = source;
+  switch (source_) {
+    case IndexSource::Exchange: source_label_->setText(tr("published by the exchange")); break;
+    case IndexSource::ComputedLocally: source_label_->setText(tr("computed in the terminal (in-process market)")); break;
+    case IndexSource::None: source_label_->setText(tr("not published by this market")); break;
+  }
   updateNote();
 }
 
@@ -115,20 +137,27 @@ void PriceIndexWidget::setHistory(const IndexHistory& history) {
   rebuild();
 }
 
+void PriceIndexWidget::setNow(Hour now) {
+  if (now == now_) return;
+  now_ = now;
+  if (lines_.empty()) rebuild();
+}
+
 void PriceIndexWidget::updateNote() {
   QString text;
-  switch (source_) {
-    case IndexSource::Exchange: text = tr("Published by the exchange."); break;
-    case IndexSource::ComputedLocally:
-      text = tr("Computed in the terminal from the trades of the in-process market (the exchange's method); "
-                "no exchange publishes it here.");
-      break;
-    case IndexSource::None: text = tr("This market publishes no price index."); break;
+  if (source_ == IndexSource::None) {
+    text = tr("This market publishes no price index.");
+  } else if (lines_.empty()) {
+    text = tr("No value in this tenor yet: the index starts with the first trades of the tenor.");
+    if (source_ == IndexSource::ComputedLocally)
+      text += QLatin1Char(' ') + tr("In-process, the terminal computes it from the trades it sees, by the exchange's method.");
+  } else {
+    Hour asOf = 0;
+    for (const IndexLine& l : lines_) asOf = std::max(asOf, l.latest.asOf);
+    text = tr("Volume-weighted price of the tenor's trades over the trailing 24 h, as of %1 UTC. "
+              "Dashed with hollow markers: stale (no trade in the window, the last value carried).")
+               .arg(formatHour(asOf + 1));
   }
-  if (source_ != IndexSource::None && lines_.empty())
-    text += QLatin1Char(' ') + tr("No value in this tenor yet: the index starts with the first trades.");
-  else if (!lines_.empty())
-    text += QLatin1Char(' ') + tr("Dashed, hollow: stale (no trade in the window, last value carried).");
   note_->setText(text);
 }
 
@@ -150,23 +179,29 @@ void PriceIndexWidget::rebuild() {
     QCPGraph* fresh = plot_->addGraph();
     fresh->setName(toQString(toString(l.accelerator)));
     fresh->setPen(QPen(c, 2));
-    fresh->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    // Markers on every hour only while they can be told apart.
+    if (l.freshPoints + l.stalePoints <= 72) fresh->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     fresh->setData(l.freshX, l.freshY, true);
     extend(l.freshX, l.freshY);
     if (!l.staleX.isEmpty()) {
       QCPGraph* stale = plot_->addGraph();
       stale->setName(tr("%1 (stale)").arg(toQString(toString(l.accelerator))));
       stale->setPen(QPen(c, 1.5, Qt::DashLine));
-      stale->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(c, 1.5), QBrush(Qt::NoBrush), 6));
+      stale->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(c, 1.2), QBrush(Qt::NoBrush), 5));
       stale->setData(l.staleX, l.staleY, true);
       stale->removeFromLegend();
       extend(l.staleX, l.staleY);
     }
   }
+  empty_->setVisible(lines_.empty());
   if (hi >= lo) {
     const double pad = std::max(0.05, (hi - lo) * 0.1);
     plot_->yAxis->setRange(lo - pad, hi + pad);
     plot_->xAxis->setRange(tlo - 1800, std::max(thi + 1800, tlo + 6 * 3600));
+  } else if (now_ > 0) {
+    // Nothing to draw: the last day up to the exchange clock, so the axis still reads as time.
+    plot_->xAxis->setRange(static_cast<double>(now_ - kHoursPerDay) * 3600.0, static_cast<double>(now_ + 1) * 3600.0);
+    plot_->yAxis->setRange(0, 5);
   }
   plot_->replot(QCustomPlot::rpQueuedReplot);
 
@@ -178,8 +213,8 @@ void PriceIndexWidget::rebuild() {
     cls->setForeground(classColour(l.accelerator));
     auto* price = new QTableWidgetItem(formatPrice(s.price) + (s.stale ? tr(" (stale)") : QString()));
     price->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    if (s.stale) price->setToolTip(tr("No trade in the last 24 h: the last value, carried forward."));
-    auto* asOf = new QTableWidgetItem(formatHour(s.asOf + 1));
+    price->setToolTip(s.stale ? tr("No trade in the last 24 h: the value as of %1 UTC, carried forward.").arg(formatHour(s.asOf + 1))
+                              : tr("As of %1 UTC").arg(formatHour(s.asOf + 1)));
     auto* volume = new QTableWidgetItem(QString::number(s.gpuHours));
     volume->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     auto* trades = new QTableWidgetItem(QString::number(s.trades));
@@ -187,15 +222,24 @@ void PriceIndexWidget::rebuild() {
     if (s.stale) {
       QFont f = price->font();
       f.setItalic(true);
-      for (auto* it : {cls, price, asOf, volume, trades}) it->setFont(f);
+      for (auto* it : {cls, price, volume, trades}) it->setFont(f);
     }
     table_->setItem(r, 0, cls);
     table_->setItem(r, 1, price);
-    table_->setItem(r, 2, asOf);
-    table_->setItem(r, 3, volume);
-    table_->setItem(r, 4, trades);
+    table_->setItem(r, 2, volume);
+    table_->setItem(r, 3, trades);
   }
   updateNote();
+}
+
+void PriceIndexWidget::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  // As many legend entries to a row as fit the plot's width.
+  const int wrap = std::max(2, width() * 2 / 3 / 64);  // the plot takes about two thirds
+  if (wrap != plot_->legend->wrap()) {
+    plot_->legend->setWrap(wrap);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+  }
 }
 
 void PriceIndexWidget::setDark(bool dark) {
@@ -214,7 +258,7 @@ void PriceIndexWidget::setDark(bool dark) {
     a->setLabelColor(fg);
     a->grid()->setPen(QPen(dark ? QColor(70, 70, 75) : QColor(220, 220, 220), 1, Qt::DotLine));
   }
-  if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) t->setTextColor(fg);
+  empty_->setColor(fg);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

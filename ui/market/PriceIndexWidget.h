@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QCPItemText;
 class QCustomPlot;
 class QLabel;
 class QTableWidget;
@@ -22,25 +23,34 @@ class PriceIndexWidget : public QWidget {
   void setTenor(Tenor t);
   Tenor tenor() const;
   void setDark(bool dark);
+  // The exchange clock: where an empty chart's time axis sits.
+  void setNow(Hour now);
 
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
   QLabel* note() const { return note_; }
+  QLabel* sourceLabel() const { return source_label_; }
   // The lines now drawn (one per accelerator class with a value in the tenor).
   const std::vector<IndexLine>& lines() const { return lines_; }
+
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
 
  private:
   void rebuild();
   void updateNote();
 
   QComboBox* tenor_;
+  QLabel* source_label_;
   QLabel* note_;
   QCustomPlot* plot_;
+  QCPItemText* empty_;
   QTableWidget* table_;
   IndexSource source_ = IndexSource::None;
   IndexHistory history_;
   std::vector<IndexLine> lines_;
   bool dark_ = true;
+  Hour now_ = 0;
 };
 
 }  // namespace tessera::ui

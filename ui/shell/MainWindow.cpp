@@ -37,6 +37,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
@@ -85,6 +86,21 @@ MainWindow::MainWindow(TradingSession& session, QWidget* parent) : QMainWindow(p
   connectSession();
   defaultState_ = saveState();
   restoreLayout();
+  keepDockTabsReadable();
+  for (QDockWidget* d : docks_) {
+    connect(d, &QDockWidget::dockLocationChanged, this, [this] {
+      QTimer::singleShot(0, this, [this] { keepDockTabsReadable(); });
+    });
+  }
+}
+
+void MainWindow::keepDockTabsReadable() {
+  // Docks tabbed together ("Price chart", "Price index", ...) scroll their tabs rather than
+  // eliding the titles to "Price ..." where they can no longer be told apart.
+  for (QTabBar* bar : findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+    bar->setElideMode(Qt::ElideNone);
+    bar->setUsesScrollButtons(true);
+  }
 }
 
 MainWindow::~MainWindow() = default;
@@ -382,6 +398,7 @@ void MainWindow::connectSession() {
   connect(&session_, &TradingSession::clockChanged, this, [this](Hour now) {
     grid_->setNow(now);
     ticket_->setNow(now);
+    index_->setNow(now);
     updateStatus();
     // Keep the grid's hours starting at the exchange clock as it moves on.
     if (now != watchedFrom_) watchSelected();

@@ -65,6 +65,7 @@ class MainWindow : public QMainWindow {
   void updateStatus();
   void showError(const QString& title, const QString& text);
   void restoreLayout();
+  void keepDockTabsReadable();
   void saveLayout();
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area,
                        bool scrolls = false);

@@ -35,12 +35,13 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
   auto* guaranteed = new QWidget(this);
   auto* gl = new QHBoxLayout(guaranteed);
   gl->setContentsMargins(0, 0, 0, 0);
-  devices_ = new QCheckBox(tr("Device count"), guaranteed);
+  devices_ = new QCheckBox(tr("Devices"), guaranteed);
   location_ = new QCheckBox(tr("Location"), guaranteed);
   fabric_ = new QCheckBox(tr("Fabric"), guaranteed);
   for (QCheckBox* b : {devices_, location_, fabric_}) gl->addWidget(b);
   gl->addStretch();
-  guaranteed->setToolTip(tr("Guaranteed facts: a shortfall in any of them is a breach and earns the remedy."));
+  guaranteed->setToolTip(tr("Guaranteed facts (device count, location, fabric): a shortfall in any of them is a\n"
+                            "breach and earns the remedy."));
   form_->addRow(tr("Guaranteed"), guaranteed);
 
   tflops_ = new QLineEdit(this);
@@ -51,9 +52,12 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
 
   billing_ = new QComboBox(this);
   billing_->setObjectName("termsBilling");
-  billing_->addItem(tr("Wall-clock delivered (pay for GPU-hours delivered)"), static_cast<int>(BillingBasis::WallClockDelivered));
-  billing_->addItem(tr("Committed block (pay every contracted hour)"), static_cast<int>(BillingBasis::CommittedBlock));
-  billing_->addItem(tr("Successful work (degraded hours not paid)"), static_cast<int>(BillingBasis::SuccessfulWork));
+  billing_->addItem(tr("Wall-clock delivered"), static_cast<int>(BillingBasis::WallClockDelivered));
+  billing_->setItemData(0, tr("The buyer pays for the GPU-hours delivered; the rest is refunded."), Qt::ToolTipRole);
+  billing_->addItem(tr("Committed block"), static_cast<int>(BillingBasis::CommittedBlock));
+  billing_->setItemData(1, tr("The buyer pays every contracted hour; a missed promise earns the remedy."), Qt::ToolTipRole);
+  billing_->addItem(tr("Successful work"), static_cast<int>(BillingBasis::SuccessfulWork));
+  billing_->setItemData(2, tr("As delivered, and hours with a degraded link or power count as not delivered."), Qt::ToolTipRole);
   form_->addRow(tr("Billing"), billing_);
 
   uptime_ = new QDoubleSpinBox(this);
@@ -67,8 +71,11 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
 
   remedy_ = new QComboBox(this);
   remedy_->setObjectName("termsRemedy");
-  remedy_->addItem(tr("Credit per undelivered GPU-hour"), static_cast<int>(Remedy::Credit));
-  remedy_->addItem(tr("Replacement capacity (equal or better cluster)"), static_cast<int>(Remedy::Replacement));
+  remedy_->addItem(tr("Credit"), static_cast<int>(Remedy::Credit));
+  remedy_->setItemData(0, tr("A credit for every GPU-hour not delivered, at the rate below."), Qt::ToolTipRole);
+  remedy_->addItem(tr("Replacement"), static_cast<int>(Remedy::Replacement));
+  remedy_->setItemData(1, tr("The same GPUs on an equal-or-better cluster within the time below; the credit if there are none."),
+                       Qt::ToolTipRole);
   form_->addRow(tr("Remedy"), remedy_);
 
   credit_ = new QDoubleSpinBox(this);
@@ -77,6 +84,7 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
   credit_->setDecimals(2);
   credit_->setPrefix(QStringLiteral("$"));
   credit_->setSuffix(tr(" /GPU-h"));
+  credit_->setToolTip(tr("Paid to the buyer for every undelivered GPU-hour when the uptime promise is missed."));
   form_->addRow(tr("Credit"), credit_);
 
   replaceWithin_ = new QSpinBox(this);
