@@ -65,6 +65,19 @@ class TestClientMessage : public QObject {
     QCOMPARE(*std::get<Subscribe>(s.request).fromSeq, std::uint64_t(77));
     QCOMPARE(*std::get<ParseError>(parse("{\"type\":\"nope\",\"req\":5}")).req, std::uint64_t(5));
   }
+  void deliveryReports() {
+    auto r = std::get<ClientMessage>(parse("{\"type\":\"delivery_report\",\"contract\":12,\"start\":600002,"
+                                           "\"end\":600005,\"usable_gpus\":4,\"problem\":\"link_degraded\"}"));
+    const auto& d = std::get<DeliveryReportRequest>(r.request);
+    QCOMPARE(d.contract, ContractId(12));
+    QCOMPARE(d.end, Hour(600005));
+    QCOMPARE(d.usableGpus, GpuCount(4));
+    QVERIFY(d.problem == DeliveryProblem::LinkDegraded);
+    auto o = std::get<ClientMessage>(parse("{\"type\":\"outage\",\"cluster\":2,\"start\":1,\"end\":3,\"lost_gpus\":8}"));
+    QCOMPARE(std::get<OutageRequest>(o.request).lostGpus, GpuCount(8));
+    QVERIFY(std::get<OutageRequest>(o.request).problem == DeliveryProblem::MissingGpus);  // the default
+    QVERIFY(std::holds_alternative<IndexHistoryQuery>(std::get<ClientMessage>(parse("{\"type\":\"index_history\"}")).request));
+  }
   void badInputGetsReasons_data() {
     QTest::addColumn<QString>("line");
     QTest::addColumn<QString>("code");

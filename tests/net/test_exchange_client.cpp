@@ -28,6 +28,10 @@ struct Recorder {
   std::vector<Trade> trades;
   std::optional<Balance> balance;
   int snapshots = 0;
+  std::vector<SettlementNotice> settlements;
+  std::vector<IndexPoint> index;
+  std::vector<ContractStatus> statuses;
+  std::vector<std::string> acks;
 
   ClientCallbacks callbacks() {
     ClientCallbacks cb;
@@ -54,6 +58,22 @@ struct Recorder {
     cb.onBook = [this](const std::vector<BookCell>&, bool snapshot) {
       std::lock_guard l(mu);
       snapshots += snapshot;
+    };
+    cb.onSettlement = [this](const SettlementNotice& n) {
+      std::lock_guard l(mu);
+      settlements.push_back(n);
+    };
+    cb.onIndex = [this](const std::vector<IndexPoint>& p) {
+      std::lock_guard l(mu);
+      index.insert(index.end(), p.begin(), p.end());
+    };
+    cb.onContractStatus = [this](const std::vector<ContractStatus>& s) {
+      std::lock_guard l(mu);
+      statuses = s;
+    };
+    cb.onReportAck = [this](const std::string& type) {
+      std::lock_guard l(mu);
+      acks.push_back(type);
     };
     return cb;
   }
@@ -163,6 +183,64 @@ class TestExchangeClient : public QObject {
     // A bad request comes back as an error, not silence.
     provider.cancel(id + 1000);
     QTRY_COMPARE_WITH_TIMEOUT(pr.errorCount("unknown_order"), 1, 5000);
+  }
+
+  void settlementIndexAndTermsReachTheClient() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    Recorder pr, ar, br;
+    ExchangeClient provider(options(server.port(), "provider", false), pr.callbacks());
+    ExchangeClient alice(options(server.port(), "alice"), ar.callbacks());
+    ExchangeClient bob(options(server.port(), "bob", false), br.callbacks());
+    provider.start();
+    alice.start();
+    bob.start();
+    QTRY_VERIFY_WITH_TIMEOUT(provider.state() == ConnectionState::LoggedOn, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(bob.state() == ConnectionState::LoggedOn, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(alice.book().synced(), 5000);
+
+    OrderRequest listing = sell(1, 8, kNow + 1, kNow + 4, 2 * kDollar);
+    listing.terms.billing = BillingBasis::CommittedBlock;
+    listing.terms.remedy = Remedy::Replacement;
+    const std::string p1 = provider.placeOrder(listing);
+    QTRY_VERIFY_WITH_TIMEOUT(pr.hasOrder(p1, OrderState::Accepted), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(bestGpus(alice.book(), {1, kNow + 1, Side::Sell}) == 8, 5000);
+    QVERIFY(alice.book().levels({1, kNow + 1, Side::Sell})->front().terms == listing.terms);
+
+    OrderRequest buy = sell(1, 8, kNow + 1, kNow + 4, 2 * kDollar);
+    buy.side = Side::Buy;
+    const std::string a1 = alice.placeOrder(buy);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.hasOrder(a1, OrderState::Filled), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.balance && ar.balance->escrow == 48 * kDollar, 5000);
+
+    provider.reportDelivery(1, kNow + 2, kNow + 3, 6, DeliveryProblem::MissingGpus);
+    QTRY_VERIFY_WITH_TIMEOUT(!pr.acks.empty(), 5000);
+    QCOMPARE(pr.acks[0], std::string("delivery_report_ack"));
+    server.inject(ClockAdvance{kNow + 5}, "");
+    QTRY_VERIFY_WITH_TIMEOUT(!ar.settlements.empty() && ar.settlements.back().state == "settled", 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(pr.settlements.size(), ar.settlements.size(), 5000);
+    QCOMPARE(ar.settlements.back().now, kNow + 5);
+    QVERIFY(br.settlements.empty());
+
+    // The trade printed at kNow is the index as of kNow, published with the clock.
+    QTRY_VERIFY_WITH_TIMEOUT(!ar.index.empty(), 5000);
+    {
+      std::lock_guard l(ar.mu);
+      const IndexPoint& p = ar.index.front();
+      QVERIFY(p.accelerator == Accelerator::H100);
+      QVERIFY(p.tenor == Tenor::NextDay);
+      QCOMPARE(p.price, 2 * kDollar);
+      QCOMPARE(p.gpuHours, std::int64_t(24));
+    }
+    alice.requestPositions();
+    QTRY_VERIFY_WITH_TIMEOUT(!ar.statuses.empty(), 5000);
+    QCOMPARE(ar.statuses[0].state, std::string("settled"));
+    QCOMPARE(ar.statuses[0].escrow, Money(0));
+    // A new client gets the history right after logon.
+    Recorder cr;
+    ExchangeClient carol(options(server.port(), "carol"), cr.callbacks());
+    carol.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!cr.index.empty(), 5000);
   }
 
   void recoversFromALostDelta() {

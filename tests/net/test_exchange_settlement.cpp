@@ -3,6 +3,8 @@
 // failure, notices to the parties only, the price index, terms in market data. A real
 // ExchangeCore over a file journal.
 #include "NetTestSupport.h"
+#include "backtest/SimulatedMarket.h"
+#include "core/net/EmbeddedExchange.h"
 #include "core/net/ExchangeCore.h"
 
 #include <QTemporaryDir>
@@ -539,6 +541,63 @@ class TestExchangeSettlement : public QObject {
     const json hist = Driver::find(d.send(watcher, "{\"type\":\"index_history\"}"), "index_history");
     QCOMPARE(hist["points"].size(), std::size_t(2 * 26));
     QCOMPARE(hist["points"][0]["price"].get<Price>(), Price(2'200'000));
+  }
+
+  void simulatedNodeFailuresBecomeOutages() {
+    // A simulated market with many node failures, fed the way EmbeddedExchange feeds it: its
+    // outages reach the exchange through the feeder channel and are applied like a provider's
+    // outage message; a rebuild from the journal gives the same ledger.
+    backtest::SimulatedMarketConfig mc;
+    mc.seed = 3;
+    mc.clusterCount = 4;
+    mc.failuresPerDay = 24;
+    const std::string path = journalPath();
+    ExchangeConfig cfg = EmbeddedExchange::feederConfig(mc.start);
+    cfg.dbPath = path;
+    cfg.feederReports = std::make_shared<FeederReports>();
+    std::vector<Posting> postings;
+    std::size_t outages = 0;
+    {
+      auto journal = openJournal(path);
+      ExchangeCore core(cfg, *journal);
+      AccountDirectory feeder;
+      backtest::SimulatedMarket market(mc, feeder);
+      for (int step = 0; step < 72; ++step) {
+        Outbox out;
+        for (const InputEvent& in : market.step()) {
+          const AccountId id = std::visit(
+              [](const auto& e) -> AccountId {
+                using T = std::decay_t<decltype(e)>;
+                if constexpr (std::is_same_v<T, OrderRequest> || std::is_same_v<T, CancelRequest> ||
+                              std::is_same_v<T, AmendRequest> || std::is_same_v<T, CapacityGrant>)
+                  return e.account;
+                else
+                  return 0;
+              },
+              in);
+          core.inject(in, id ? feeder.name(id) : std::string(), out);
+        }
+        for (const backtest::SimulatedOutage& o : market.takeOutages()) {
+          cfg.feederReports->push({feeder.name(o.provider), o.cluster, o.start, o.end, o.lostGpus});
+          ++outages;
+        }
+        core.finishBatch(out);
+        journal->commit();
+        QCOMPARE(core.ledger().total(), Money(0));
+      }
+      QVERIFY(outages > 20);
+      std::int64_t short_ = 0;
+      std::size_t contracts = 0;
+      for (const Posting& p : core.ledger().postings())
+        if (p.memo.rfind("refund of undelivered", 0) == 0) ++short_;
+      for (ContractId id = 1; core.engine().contract(id); ++id) ++contracts;
+      QVERIFY(contracts > 100);
+      QVERIFY2(short_ > 0, "no contract lost hours to a simulated outage");
+      postings = core.ledger().postings();
+    }
+    auto journal = openJournal(path);
+    ExchangeCore again(cfg, *journal);
+    QVERIFY(again.ledger().postings() == postings);
   }
 
   void mdCellsCarryTerms() {
