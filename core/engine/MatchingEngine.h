@@ -6,6 +6,7 @@
 // re-checked when asks arrive on those clusters.
 #include "core/engine/MarketState.h"
 #include "core/engine/OrderIdIndex.h"
+#include "core/engine/PagedVector.h"
 #include "core/engine/RestingLadder.h"
 
 #include <deque>
@@ -141,7 +142,7 @@ class MatchingEngine final : public Matcher {
   OrderView view(const Order& o) const { return OrderView{o.req, o.status, o.filled, o.leaves}; }
 
   MarketState state_;
-  std::deque<Order> orders_;  // by slot, in arrival order; a deque, so growth never moves orders
+  PagedVector<Order> orders_;  // by slot, in arrival order; growth never moves orders
   OrderIdIndex slotOf_;
   std::deque<Slot> working_;  // compacted on clock advance; a deque, so growth never copies it
   std::unordered_map<ClusterId, Book> books_;

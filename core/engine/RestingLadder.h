@@ -1,8 +1,10 @@
 #pragma once
 // One side of one (cluster, hour) cell of the fast engine: the divisible orders resting there, in
 // price-time priority. An add writes one entry into every hour of its window, so inserting must be
-// cheap: new entries go into a short sorted run (`fresh`) that is merged into the long one
-// (`main`) only when it fills, instead of shifting the whole ladder on every insert. Entries name
+// cheap: new entries go into short sorted runs that are merged into the long one only when they
+// fill, instead of shifting the whole ladder on every insert. The shortest run is stored in the
+// ladder itself, so an add writes the cells of its consecutive hours in one sweep of memory
+// without following a pointer per hour. Entries name
 // an order and a priority sequence but hold no quantity: the order owns what it still wants in
 // each hour, so a cancel, fill or expiry just makes its entries dead without touching them. Dead
 // entries are dropped when they reach the best end, and the ladder is compacted when more than
@@ -64,14 +66,19 @@ class RestingLadder {
   }
   void clear();
 
-  std::size_t size() const { return main_.size() + fresh_.size(); }
+  std::size_t size() const { return main_.size() + fresh_.size() + newestCount_; }
   std::int64_t gpus = 0;  // live quantity resting here (the caller keeps it)
 
  private:
   static constexpr std::int64_t kSlack = 16;
-  // Both runs are sorted worst first, so the best entry of each is at its back.
+  static constexpr std::size_t kNewest = 8;
+  // All three runs are sorted worst first, so the best entry of each is at its back. Inserts land
+  // in `newest_`; a full `newest_` is merged into `fresh_`, and a full `fresh_` into `main_`.
+  enum class Run : std::uint8_t { None, Main, Fresh, Newest };
+  Run bestRun() const;
+  void mergeNewest();
   void mergeFresh();
-  std::size_t freshCapacity() const { return 16 + main_.size() / 16; }
+  std::size_t freshCapacity() const { return 32 + main_.size() / 16; }
   template <typename IsLive>
   void compact(IsLive& isLive);
 
@@ -79,20 +86,34 @@ class RestingLadder {
   std::vector<Entry> fresh_;
   std::int64_t live_ = 0;
   std::int32_t keyBound_ = kNoKey;
+  std::uint8_t newestCount_ = 0;
+  Entry newest_[kNewest];
 };
 
 template <typename F>
 void RestingLadder::forEachBestFirst(F&& f) const {
-  std::size_t i = main_.size(), j = fresh_.size();
-  while (i > 0 || j > 0) {
-    const bool fromFresh = i == 0 || (j > 0 && better(fresh_[j - 1], main_[i - 1]));
-    const Entry& e = fromFresh ? fresh_[--j] : main_[--i];
-    if (!f(e)) return;
+  std::size_t i = main_.size(), j = fresh_.size(), k = newestCount_;
+  while (i > 0 || j > 0 || k > 0) {
+    const Entry* e = i > 0 ? &main_[i - 1] : nullptr;
+    int from = 0;
+    if (j > 0 && (!e || better(fresh_[j - 1], *e))) {
+      e = &fresh_[j - 1];
+      from = 1;
+    }
+    if (k > 0 && (!e || better(newest_[k - 1], *e))) {
+      e = &newest_[k - 1];
+      from = 2;
+    }
+    if (from == 0) --i;
+    else if (from == 1) --j;
+    else --k;
+    if (!f(*e)) return;
   }
 }
 
 template <typename IsLive>
 void RestingLadder::compact(IsLive& isLive) {
+  mergeNewest();
   mergeFresh();
   std::erase_if(main_, [&](const Entry& e) { return !isLive(e); });
   live_ = static_cast<std::int64_t>(main_.size());
