@@ -436,7 +436,8 @@ class ExchangeClient::Impl {
     heartbeat(generation);
     if (options.marketData) {
       subscribe();
-      sendLine("{\"type\":\"index_history\"}");  // so a chart has the past right away
+      // So a chart has the past right away (only a client that charts asks for it).
+      if (callbacks.onIndex) sendLine("{\"type\":\"index_history\"}");
     }
   }
 

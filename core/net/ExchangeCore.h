@@ -71,6 +71,8 @@ class ExchangeCore {
   const SettlementLedger& ledger() const { return ledger_; }
   const ContractSettlement& settlement() const { return settlement_; }
   const std::deque<IndexPublication>& indexHistory() const { return indexHistory_; }
+  // The latest published value of every index series (e.g. next-day prices for forwards).
+  const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow() const { return indexNow_; }
 
   // Journal entries that are not engine inputs carry a "type" the engine does not know; each
   // such type has one replay handler, registered here (delivery reports, outages; forward
