@@ -11,6 +11,8 @@
 
 #include <QDateTimeEdit>
 
+#include <optional>
+
 #include <atomic>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
@@ -73,6 +75,59 @@ class TestEmbeddedExchange : public QObject {
     });
     QTRY_VERIFY(done);
     QVERIFY(levels > 0);
+  }
+
+  // A contract bought on the exchange goes through settlement in the terminal: notices in the
+  // Settlement tab, its state in the contracts table, escrow in the account; and the exchange's
+  // price index reaches the index dock.
+  void settlementAndTheIndexReachTheTerminal() {
+    backtest::SimulatedMarketConfig cfg;
+    cfg.seed = 7;
+    cfg.clusterCount = 4;
+    cfg.ticksPerHour = 30;
+    TradingSession session(std::make_unique<EmbeddedExchangeBackend>(cfg, "trader", 20));
+    QVERIFY(session.settlesContracts());
+    QVERIFY(session.indexSource() == IndexSource::Exchange);
+    MainWindow w(session);
+    w.resize(1500, 950);
+    w.show();
+    session.start();
+    QTRY_VERIFY_WITH_TIMEOUT(session.connection() == ConnectionState::Connected, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.grid()->model().maxAskDepth() > 0, 10000);
+    QVERIFY(session.account().settlementKnown);
+
+    // One GPU for one hour that is offered, a few hours out, at a limit that takes the ask.
+    const OrderBookGridModel& m = w.grid()->model();
+    std::optional<Hour> hour;
+    for (Hour h = session.now() + 3; h < m.firstHour() + m.hours() && !hour; ++h) {
+      if (m.column(h) && m.column(h)->askDepth() > 0) hour = h;
+    }
+    QVERIFY(hour);
+    OrderTicket* t = w.ticket();
+    t->setKind(TicketKind::DivisibleBuy);
+    t->findChild<QSpinBox*>("ticketGpus")->setValue(1);
+    t->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch(*hour * 3600, QTimeZone::utc()));
+    t->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((*hour + 1) * 3600, QTimeZone::utc()));
+    t->findChild<QDoubleSpinBox*>("ticketLimit")->setValue(90);
+    QStringList problems;
+    connect(&session, &TradingSession::orderRejected, &w, [&](OrderId, const QString& why) { problems << why; });
+    connect(&session, &TradingSession::errorOccurred, &w, [&](const QString& why) { problems << why; });
+    connect(t, &OrderTicket::invalidOrder, &w, [&](const QString& why) { problems << why; });
+    t->submit();
+    QTRY_VERIFY2_WITH_TIMEOUT(!session.contracts().empty(), qPrintable(problems.join("; ") + QString(" working %1 fills %2 cluster %3 watched %4").arg(session.workingOrders().size()).arg(session.fills().size()).arg(t->clusterId()).arg(session.watchedClusters().front())), 10000);
+    const ContractId id = session.contracts().front().id;
+    // Escrow is paid at fill and the exchange says so.
+    QTRY_VERIFY_WITH_TIMEOUT(session.statusOf(id) != nullptr, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.settlementNotes().empty(), 10000);
+    QVERIFY(session.settlementNotes().front().contract == id);
+    QTRY_VERIFY_WITH_TIMEOUT(w.blotter()->settlementNotes().rowCount() > 0, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.blotter()->contracts().index(0, ContractsModel::State).data().toString() != "awaiting status", 5000);
+    // Once its hour is over the contract is delivered and settled, the escrow empty.
+    QTRY_VERIFY_WITH_TIMEOUT(session.statusOf(id) && session.statusOf(id)->state == ContractState::Settled, 30000);
+    QCOMPARE(session.statusOf(id)->escrow, Money{0});
+    QCOMPARE(w.blotter()->contracts().index(0, ContractsModel::State).data().toString(), QString("settled"));
+    // The simulated market trades, so the index has values by now.
+    QTRY_VERIFY_WITH_TIMEOUT(!session.index().empty(), 10000);
   }
 };
 

@@ -2,6 +2,8 @@
 
 #include "ui/shell/DisplayFormat.h"
 
+#include "core/engine/MarketLimits.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -80,7 +82,7 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
 
   credit_ = new QDoubleSpinBox(this);
   credit_->setObjectName("termsCredit");
-  credit_->setRange(0, 10'000);
+  credit_->setRange(0, dollars(limits::kMaxPrice));  // what the exchange accepts
   credit_->setDecimals(2);
   credit_->setPrefix(QStringLiteral("$"));
   credit_->setSuffix(tr(" /GPU-h"));

@@ -4,6 +4,8 @@
 #include "ui/shell/TermsFormat.h"
 #include "ui/ticket/ListingTermsEditor.h"
 
+#include "core/engine/MarketLimits.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTimeEdit>
@@ -119,7 +121,7 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   limit_ = new QDoubleSpinBox(this);
   limit_->setObjectName("ticketLimit");
   limit_->setDecimals(2);
-  limit_->setRange(0.01, 10'000);
+  limit_->setRange(0.01, dollars(limits::kMaxPrice));  // what the exchange accepts
   limit_->setPrefix("$");
   limit_->setSuffix(tr(" /GPU-h"));
   limit_->setValue(2.50);
