@@ -76,7 +76,11 @@ namespace {
 // once the unlocked passes have left at most kFinishBacklog frames to copy.
 constexpr int kRoundFrames = 4096;    // 16 MiB of WAL
 constexpr int kFinishBacklog = 512;   // a couple of milliseconds of copying at most
-constexpr int kUnlockedPasses = 8;    // a writer faster than the copier still gets a round end
+constexpr int kUnlockedPasses = 8;
+// A round whose unlocked passes left more than kFinishBacklog frames ends anyway once the WAL
+// is this long (the copier is losing to the writer: better one longer pause than a WAL that
+// grows without bound); below it the next round follows at once.
+constexpr int kForceFinishFrames = 4 * kRoundFrames;
 }  // namespace
 
 int Journal::onWalCommit(void* journal, sqlite3*, const char*, int frames) {
@@ -117,11 +121,13 @@ void Journal::checkpointLoop(std::string path) {
         break;
       }
     }
-    if (frames > copied) {
+    const bool finish = frames - copied <= kFinishBacklog || frames >= kForceFinishFrames;
+    if (frames > copied && finish) {
       std::lock_guard between(between_);
       sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
     }
     lock.lock();
+    if (!finish) checkpointWanted_ = true;
   }
   sqlite3_close(db);
 }
