@@ -51,10 +51,10 @@ PriceIndexWidget::PriceIndexWidget(QWidget* parent) : QWidget(parent) {
   bar->addWidget(source_label_);
   layout->addLayout(bar);
 
-  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto* split = split_ = new QSplitter(Qt::Horizontal, this);
   plot_ = new QCustomPlot(split);
   plot_->setMinimumHeight(150);
-  plot_->setMinimumWidth(220);
+  plot_->setMinimumWidth(200);
   auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
   ticker->setDateTimeSpec(Qt::UTC);
   ticker->setDateTimeFormat(QStringLiteral("dd MMM\nHH:00"));
@@ -95,12 +95,13 @@ PriceIndexWidget::PriceIndexWidget(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setMinimumWidth(150);
+  table_->setMinimumWidth(120);
   split->addWidget(plot_);
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  split->setSizes({640, 260});
+  split->setChildrenCollapsible(false);
+  connect(split, &QSplitter::splitterMoved, this, [this] { splitMoved_ = true; });
   layout->addWidget(split, 1);
   note_ = new QLabel(this);
   note_->setObjectName("indexNote");
@@ -234,6 +235,8 @@ void PriceIndexWidget::rebuild() {
 
 void PriceIndexWidget::resizeEvent(QResizeEvent* e) {
   QWidget::resizeEvent(e);
+  // The chart gets most of the width; the table of current values the rest.
+  if (!splitMoved_) split_->setSizes({width() * 7 / 10, width() - width() * 7 / 10});
   // As many legend entries to a row as fit the plot's width.
   const int wrap = std::max(2, width() * 2 / 3 / 64);  // the plot takes about two thirds
   if (wrap != plot_->legend->wrap()) {

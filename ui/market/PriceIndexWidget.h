@@ -10,6 +10,7 @@ class QComboBox;
 class QCPItemText;
 class QCustomPlot;
 class QLabel;
+class QSplitter;
 class QTableWidget;
 
 namespace tessera::ui {
@@ -46,6 +47,8 @@ class PriceIndexWidget : public QWidget {
   QCustomPlot* plot_;
   QCPItemText* empty_;
   QTableWidget* table_;
+  QSplitter* split_;
+  bool splitMoved_ = false;  // the trader dragged the splitter: keep their sizes
   IndexSource source_ = IndexSource::None;
   IndexHistory history_;
   std::vector<IndexLine> lines_;
