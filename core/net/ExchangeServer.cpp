@@ -106,6 +106,9 @@ class ExchangeServer::Impl {
   mutable std::mutex timingMutex;
   std::vector<BatchTiming> timings;  // since the last takeBatchTimings(), at most kMaxTimings
   static constexpr std::size_t kMaxTimings = 1 << 20;
+  // Batches of more requests than this hand their writes to the io thread (see deliver()).
+  static constexpr std::uint32_t kHandOffRequests = 256;
+  std::atomic<int> handOffsPending{0};
 
   void push(Item item) {
     {
@@ -447,7 +450,7 @@ class ExchangeServer::Impl {
       journal->commit();
       const Clock::time_point committed = Clock::now();
       ++statBatches;
-      deliver(out, live);
+      deliver(out, live, requests);
       if (requests) {
         auto micros = [](Clock::duration d) {
           return static_cast<std::uint32_t>(
@@ -467,8 +470,16 @@ class ExchangeServer::Impl {
   }
 
   // Matching thread, after the commit: sends each session its lines (and market data) itself;
-  // only sessions whose socket did not take everything at once need the io thread.
-  void deliver(Outbox& out, const std::unordered_map<SessionId, SessionPtr>& live) {
+  // only sessions whose socket did not take everything at once need the io thread. A large
+  // batch means the matching thread is the bottleneck and latency is in milliseconds anyway:
+  // its writes go to the io thread instead, so the two threads share the work (and so do
+  // the batches after it until the io thread has taken it, or they could overtake it).
+  void deliver(Outbox& out, const std::unordered_map<SessionId, SessionPtr>& live,
+               std::uint32_t requests) {
+    if (requests > kHandOffRequests || handOffsPending.load(std::memory_order_acquire) > 0) {
+      handOff(out, live);
+      return;
+    }
     struct IoWork {
       std::vector<SessionPtr> write, drop, close;
     };
@@ -507,6 +518,40 @@ class ExchangeServer::Impl {
       for (const SessionPtr& s : w.write) write(s);
       for (const SessionPtr& s : w.drop) drop(s);
       for (const SessionPtr& s : w.close) closeWhenFlushed(s);
+    });
+  }
+
+  void handOff(Outbox& out, const std::unordered_map<SessionId, SessionPtr>& live) {
+    struct Delivery {
+      std::vector<std::pair<SessionPtr, std::shared_ptr<const std::string>>> own;
+      std::vector<SessionPtr> md;
+      std::shared_ptr<const std::string> mdBytes;
+      std::vector<SessionPtr> close;
+    };
+    Delivery d;
+    for (auto& [id, bytes] : out.toSession) {
+      auto it = live.find(id);
+      if (it != live.end() && !bytes.empty()) {
+        d.own.emplace_back(it->second, std::make_shared<const std::string>(std::move(bytes)));
+      }
+    }
+    if (!out.marketData.empty()) {
+      d.mdBytes = std::make_shared<const std::string>(std::move(out.marketData));
+      for (SessionId id : out.subscribers) {
+        auto it = live.find(id);
+        if (it != live.end()) d.md.push_back(it->second);
+      }
+    }
+    for (SessionId id : out.disconnect) {
+      auto it = live.find(id);
+      if (it != live.end()) d.close.push_back(it->second);
+    }
+    handOffsPending.fetch_add(1, std::memory_order_relaxed);
+    asio::post(io, [this, d = std::move(d)] {
+      for (const auto& [s, bytes] : d.own) send(s, bytes);
+      for (const SessionPtr& s : d.md) send(s, d.mdBytes);
+      for (const SessionPtr& s : d.close) closeWhenFlushed(s);
+      handOffsPending.fetch_sub(1, std::memory_order_release);
     });
   }
 };
