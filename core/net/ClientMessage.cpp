@@ -247,6 +247,13 @@ std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line
   } else if (type == "index_history") {
     ok = r.onlyFields({});
     msg.request = IndexHistoryQuery{};
+  } else if (isForwardType(type)) {
+    auto parsed = parseForwardRequest(j, type);
+    if (auto* f = std::get_if<std::pair<std::string, std::string>>(&parsed)) {
+      ok = r.fail(f->first, f->second);
+    } else {
+      msg.request = std::get<ForwardRequest>(std::move(parsed));
+    }
   } else {
     err.code = "unknown_type";
     err.reason = "unknown message type '" + err.type + "'";
@@ -274,6 +281,16 @@ std::string_view typeName(const ClientRequest& r) {
     std::string_view operator()(const DeliveryReportRequest&) const { return "delivery_report"; }
     std::string_view operator()(const OutageRequest&) const { return "outage"; }
     std::string_view operator()(const IndexHistoryQuery&) const { return "index_history"; }
+    std::string_view operator()(const ForwardRequest& f) const {
+      struct Forward {
+        std::string_view operator()(const ForwardNewOrder&) const { return "forward_order"; }
+        std::string_view operator()(const ForwardCancelOrder&) const { return "forward_cancel"; }
+        std::string_view operator()(const ForwardOrdersQuery&) const { return "forward_orders"; }
+        std::string_view operator()(const ForwardPositionsQuery&) const { return "forward_positions"; }
+        std::string_view operator()(const ForwardBookQuery&) const { return "forward_book"; }
+      };
+      return std::visit(Forward{}, f.what);
+    }
   };
   return std::visit(Names{}, r);
 }

@@ -3,6 +3,7 @@
 // parsed into typed requests. This is the surface exposed to the network, so it is fuzzed
 // (tests/net/fuzz_message_parser.cpp) and must turn every input into a request or an error.
 #include "core/domain/Order.h"
+#include "core/net/ForwardDesk.h"
 #include "core/settlement/ContractSettlement.h"
 
 #include <cstdint>
@@ -54,7 +55,8 @@ struct IndexHistoryQuery {};
 using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
-                 Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery>;
+                 Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
+                 ForwardRequest>;
 
 struct ClientMessage {
   ClientRequest request;

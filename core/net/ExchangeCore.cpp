@@ -87,7 +87,13 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
   feederReports_ = config.feederReports;
   if (config.feePpm > 0) settlement_.chargeFees(config.feePpm, accountNamed(kFeeAccount).id);
   // An uptime credit never takes cash a working bid has reserved.
-  settlement_.setHeldCash([this](AccountId id) { return reserved(id); });
+  settlement_.setHeldCash([this](AccountId id) { return reserved(id) + forwards_.marginHeld(id); });
+  for (const char* type : {"forward_order", "forward_cancel"}) {
+    registerJournalEntry(type, [this](const nlohmann::json& j) {
+      const Account& a = accountNamed(j.at("account").get<std::string>());
+      forwards_.replay(j, engine_->now(), cash(a.id) - a.reserved);
+    });
+  }
   registerJournalEntry("delivery_report", [this](const nlohmann::json& j) {
     DeliveryReport r;
     r.contract = j.at("contract").get<ContractId>();
@@ -166,7 +172,9 @@ void ExchangeCore::appendJournalEntry(const nlohmann::json& entry) {
 }
 
 BalanceFigures ExchangeCore::balanceOf(const Account& a) const {
-  return BalanceFigures{cash(a.id), a.reserved, escrow(a.id), settlement_.creditsReceived(a.id)};
+  // Reserved covers both holds on cash: working bids and the margin of resting forward orders.
+  return BalanceFigures{cash(a.id), a.reserved + forwards_.marginHeld(a.id), escrow(a.id),
+                        settlement_.creditsReceived(a.id)};
 }
 
 void ExchangeCore::fundFromOutside(AccountId a, Money amount, const char* memo) {
@@ -423,6 +431,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
           },
           [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(*a), m.req); },
           [&](const DeliveryReportRequest& r) { onDeliveryReport(s, *a, r, m.req, out); },
+          [&](const ForwardRequest& f) { onForward(*a, f, m.req, out); },
           [&](const OutageRequest& r) { onOutage(s, *a, r, m.req, out); },
           [&](const IndexHistoryQuery&) {
             std::string& o = out.toSession[s];
@@ -469,7 +478,7 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
     return;
   }
   const Money reservation = a.house ? 0 : reservationFor(m.order);
-  const Money available = cash(a.id) - a.reserved;
+  const Money available = spendable(a);
   if (checks && reservation > available) {
     a.byClOrdId.erase(slot);
     reject("insufficient_cash", "the bid needs " + std::to_string(reservation) +
@@ -518,7 +527,7 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
       const std::int64_t leaves =
           (view->leavesGpuHours * gpus + view->request.gpus - 1) / view->request.gpus;
       const Money needed = limit * leaves;
-      if (needed - info.reserved > cash(a.id) - a.reserved) {
+      if (needed - info.reserved > spendable(a)) {
         appendError(out.toSession[s], "insufficient_cash",
                     "the amended bid needs " + std::to_string(needed) + " micro-dollars",
                     "amend", req);
@@ -562,7 +571,32 @@ void ExchangeCore::onSubscribe(SessionId s, const Subscribe& m, Outbox& out) {
     first = false;
     appendIndexObject(o, p);
   }
-  o += "]}\n";
+  o += "],\"forward_books\":" + forwards_.booksJson() + "}\n";
+}
+
+Money ExchangeCore::spendable(const Account& a) const {
+  return cash(a.id) - a.reserved - forwards_.marginHeld(a.id);
+}
+
+void ExchangeCore::onForward(Account& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out) {
+  ForwardDeskOutput d;
+  // The desk subtracts the margin its own resting orders hold.
+  forwards_.handle(a.id, f, req, engine_->now(), cash(a.id) - a.reserved, d);
+  if (d.journal && !replaying_) journal_.append("", *d.journal);
+  sendForward(d, &out);
+}
+
+void ExchangeCore::sendForward(const ForwardDeskOutput& d, Outbox* out) {
+  for (const auto& [account, line] : d.toAccount) {
+    dirtyBalances_.insert(account);
+    if (out) toAccount(account, *out, line);
+  }
+  if (!out) return;
+  for (const std::string& body : d.marketData) {
+    // The desk writes objects without a sequence number: number them like every md line.
+    std::string line = "{\"seq\":" + std::to_string(++mdSeq_) + "," + body.substr(1) + "\n";
+    publish(out, std::move(line));
+  }
 }
 
 void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, Outbox& out) {
@@ -744,6 +778,13 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             }
             for (const SettlementEvent& se : settlement_.advance(c.now)) notify(se, out);
             publishIndex(c.now, out);
+            // Forwards are marked (and weeks settled) against the next-day index just published.
+            std::map<Accelerator, Price> nextDay;
+            for (const auto& [series, p] : indexNow_)
+              if (series.second == Tenor::NextDay) nextDay[series.first] = p.value.price;
+            ForwardDeskOutput forwardOut;
+            forwards_.advance(c.now, nextDay, forwardOut);
+            sendForward(forwardOut, out);
           },
           [&](const ContractCreated& cc) {
             const Contract& k = cc.contract;

@@ -11,6 +11,7 @@
 #include "core/net/BookMirror.h"
 #include "core/net/ClientMessage.h"
 #include "core/net/ExchangeConfig.h"
+#include "core/net/ForwardDesk.h"
 #include "core/net/Journal.h"
 #include "core/net/ServerMessage.h"
 #include "core/settlement/ContractSettlement.h"
@@ -115,6 +116,11 @@ class ExchangeCore {
   void onCancel(SessionId s, Account& a, OrderId id, std::optional<std::uint64_t> req, Outbox& out);
   void onAmend(SessionId s, Account& a, const AmendOrder& m, std::optional<std::uint64_t> req, Outbox& out);
   void onSubscribe(SessionId s, const Subscribe& m, Outbox& out);
+  void onForward(Account& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out);
+  // Sends what the forward desk produced (nothing while replaying) and marks balances dirty.
+  void sendForward(const ForwardDeskOutput& d, Outbox* out);
+  // Cash an account may still commit: not reserved by bids nor held by resting forward orders.
+  Money spendable(const Account& a) const;
   void onDeliveryReport(SessionId s, Account& a, const DeliveryReportRequest& m,
                         std::optional<std::uint64_t> req, Outbox& out);
   void onOutage(SessionId s, Account& a, const OutageRequest& m, std::optional<std::uint64_t> req,
@@ -169,6 +175,8 @@ class ExchangeCore {
   // Money and settlement.
   SettlementLedger ledger_;
   ContractSettlement settlement_{ledger_};
+  // Cash-settled index forwards, on the same ledger; their margin holds count against bids.
+  ForwardDesk forwards_{ledger_, directory_};
   std::shared_ptr<FeederReports> feederReports_;
   std::map<std::string, JournalEntryHandler, std::less<>> journalEntries_;
 
