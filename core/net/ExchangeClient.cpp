@@ -42,6 +42,27 @@ std::string str(const json& j, const char* key) {
   return it->get<std::string>();
 }
 
+std::vector<ForwardLevel> forwardLevelsFrom(const json& j, const char* key) {
+  std::vector<ForwardLevel> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const json& l : *it)
+    if (l.is_array() && l.size() == 3 && l[0].is_number_integer() && l[1].is_number_integer() && l[2].is_number_integer())
+      out.push_back(ForwardLevel{l[0].get<Price>(), l[1].get<std::int64_t>(), l[2].get<int>()});
+  return out;
+}
+
+std::optional<ForwardBookView> forwardBookFrom(const json& j) {
+  auto a = parseAccelerator(str(j, "accelerator"));
+  if (!a) return std::nullopt;
+  return ForwardBookView{*a, num<Hour>(j, "week_start"), forwardLevelsFrom(j, "bids"), forwardLevelsFrom(j, "asks")};
+}
+
+std::string dollarsText(Price p) {
+  const Price cents = (p + 5'000) / 10'000;
+  return "$" + std::to_string(cents / 100) + "." + (cents % 100 < 10 ? "0" : "") + std::to_string(cents % 100);
+}
+
 // A level's terms travel in the form of an order's "terms" field; the engine's order parser is
 // the one reader of that form, so the terms are read through it.
 std::optional<OfferTerms> termsFrom(const json& terms) {
@@ -353,6 +374,77 @@ class ExchangeClient::Impl {
                                                 str(j, "what"), num<Hour>(j, "now")});
       return;
     }
+    if (type == "md_forward_book" || type == "md_forward_trade" || type == "md_forward_settlement") {
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+      }
+      return afterSequenced(r, [&] {
+        if (type == "md_forward_book") {
+          if (auto b = forwardBookFrom(j); b && callbacks.onForwardBook) callbacks.onForwardBook(*b);
+          return;
+        }
+        auto a = parseAccelerator(str(j, "accelerator"));
+        if (a && callbacks.onForwardPrint)
+          callbacks.onForwardPrint(ForwardPrint{*a, num<Hour>(j, "week_start"), num<std::int64_t>(j, "gpu_hours"),
+                                                num<Price>(j, "price"), type == "md_forward_settlement"});
+      });
+    }
+    if (type == "forward_book") {
+      if (auto b = forwardBookFrom(j); b && callbacks.onForwardBook) callbacks.onForwardBook(*b);
+      return;
+    }
+    if (type == "forward_orders") {
+      std::vector<ForwardWorkingOrder> list;
+      if (auto it = j.find("orders"); it != j.end() && it->is_array())
+        for (const json& o : *it) {
+          auto a = parseAccelerator(str(o, "accelerator"));
+          if (!a) continue;
+          list.push_back(ForwardWorkingOrder{num<std::uint64_t>(o, "order_id"), str(o, "cl_ord_id"),
+                                             sideOf(o, "side").value_or(Side::Buy), *a, num<Hour>(o, "week_start"),
+                                             num<std::int64_t>(o, "leaves_gpu_hours"), num<Price>(o, "price")});
+        }
+      if (callbacks.onForwardOrders) callbacks.onForwardOrders(list, num<Money>(j, "margin_held"));
+      return;
+    }
+    if (type == "forward_positions") {
+      std::vector<ForwardPositionView> list;
+      if (auto it = j.find("positions"); it != j.end() && it->is_array())
+        for (const json& p : *it) {
+          auto a = parseAccelerator(str(p, "accelerator"));
+          if (!a) continue;
+          list.push_back(ForwardPositionView{num<std::uint64_t>(p, "position"), str(p, "side") == "long", *a,
+                                             num<Hour>(p, "week_start"), num<std::int64_t>(p, "gpu_hours"),
+                                             num<Price>(p, "price"), str(p, "status"), num<Money>(p, "margin"),
+                                             num<Price>(p, "last_mark")});
+        }
+      if (callbacks.onForwardPositions) callbacks.onForwardPositions(list);
+      return;
+    }
+    if (type == "forward_accepted" || type == "forward_rejected" || type == "forward_fill" ||
+        type == "forward_cancelled" || type == "forward_notice") {
+      std::string text;
+      if (type == "forward_accepted")
+        text = "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " accepted, margin held " +
+               dollarsText(num<Money>(j, "margin_held"));
+      else if (type == "forward_rejected")
+        text = "forward order " + str(j, "cl_ord_id") + " rejected (" + str(j, "code") + "): " + str(j, "reason");
+      else if (type == "forward_fill")
+        text = std::string(str(j, "side") == "buy" ? "bought " : "sold ") + std::to_string(num<std::int64_t>(j, "gpu_hours")) +
+               " GPU-h of the " + str(j, "accelerator") + " index at " + dollarsText(num<Price>(j, "price")) +
+               " (position " + std::to_string(num<std::uint64_t>(j, "position")) + ")";
+      else if (type == "forward_cancelled")
+        text = "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " cancelled (" + str(j, "reason") + ")";
+      else
+        text = "position " + std::to_string(num<std::uint64_t>(j, "position")) + ": " + str(j, "what");
+      if (callbacks.onForwardEvent) callbacks.onForwardEvent(type, text);
+      // What changed is asked for again rather than patched: one source of truth, the exchange.
+      if (callbacks.onForwardOrders) request("forward_orders", "{\"type\":\"forward_orders\"}");
+      if (callbacks.onForwardPositions && type != "forward_accepted")
+        request("forward_positions", "{\"type\":\"forward_positions\"}");
+      return;
+    }
     if (type == "md_snapshot") {
       std::vector<BookCell> cells;
       if (auto it = j.find("cells"); it != j.end() && it->is_array()) {
@@ -374,6 +466,9 @@ class ExchangeClient::Impl {
         auto current = indexPointsFrom(j, "index");
         if (!current.empty()) callbacks.onIndex(current);
       }
+      if (auto it = j.find("forward_books"); it != j.end() && it->is_array() && callbacks.onForwardBook)
+        for (const json& b : *it)
+          if (auto book = forwardBookFrom(b)) callbacks.onForwardBook(*book);
       return;
     }
     if (type == "md_resume") {
@@ -439,6 +534,8 @@ class ExchangeClient::Impl {
       // So a chart has the past right away (only a client that charts asks for it).
       if (callbacks.onIndex) sendLine("{\"type\":\"index_history\"}");
     }
+    if (callbacks.onForwardOrders) sendLine("{\"type\":\"forward_orders\"}");
+    if (callbacks.onForwardPositions) sendLine("{\"type\":\"forward_positions\"}");
   }
 
   void onExec(const json& j) {
@@ -589,6 +686,31 @@ void ExchangeClient::requestOrders() { impl_->request("orders", "{\"type\":\"ord
 void ExchangeClient::requestPositions() { impl_->request("positions", "{\"type\":\"positions\"}"); }
 void ExchangeClient::requestIndexHistory() {
   impl_->request("index_history", "{\"type\":\"index_history\"}");
+}
+
+std::string ExchangeClient::placeForward(ForwardNewOrder order) {
+  if (order.clOrdId.empty()) order.clOrdId = impl_->idPrefix + std::to_string(impl_->nextClOrdId++);
+  json j{{"type", "forward_order"},
+         {"cl_ord_id", order.clOrdId},
+         {"side", order.side == Side::Buy ? "buy" : "sell"},
+         {"accelerator", std::string(toString(order.accelerator))},
+         {"week_start", order.weekStart},
+         {"gpu_hours", order.gpuHours},
+         {"price", order.price}};
+  impl_->request("forward_order", j.dump());
+  return order.clOrdId;
+}
+
+void ExchangeClient::cancelForward(std::uint64_t orderId) {
+  impl_->request("forward_cancel", "{\"type\":\"forward_cancel\",\"order_id\":" + std::to_string(orderId) + "}");
+}
+void ExchangeClient::requestForwardOrders() { impl_->request("forward_orders", "{\"type\":\"forward_orders\"}"); }
+void ExchangeClient::requestForwardPositions() {
+  impl_->request("forward_positions", "{\"type\":\"forward_positions\"}");
+}
+void ExchangeClient::requestForwardBook(Accelerator accelerator, Hour weekStart) {
+  json j{{"type", "forward_book"}, {"accelerator", std::string(toString(accelerator))}, {"week_start", weekStart}};
+  impl_->request("forward_book", j.dump());
 }
 
 void ExchangeClient::reportDelivery(ContractId contract, Hour start, Hour end, GpuCount usableGpus,

@@ -3,6 +3,8 @@
 // tessera-exchange. It runs its own io thread; every callback is invoked on that thread, so a
 // GUI must hop to its own thread (e.g. a queued signal) before touching widgets.
 #include "core/net/BookMirror.h"
+#include "core/net/ForwardDesk.h"
+#include "core/net/ForwardViews.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/PriceIndex.h"
 
@@ -136,6 +138,15 @@ struct ClientCallbacks {
   std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
   // A delivery report or outage was accepted (journaled): "delivery_report_ack" / "outage_ack".
   std::function<void(const std::string& ackType)> onReportAck;
+  // Index forwards (docs/protocol.md "Forwards"). Books as they change (and all of them after a
+  // snapshot); the account's working forward orders (with the margin they hold) and positions,
+  // refreshed by the client after every forward execution or notice; public prints; and one line
+  // for a person per execution, rejection, cancel or margin/settlement notice.
+  std::function<void(const ForwardBookView&)> onForwardBook;
+  std::function<void(const std::vector<ForwardWorkingOrder>&, Money marginHeld)> onForwardOrders;
+  std::function<void(const std::vector<ForwardPositionView>&)> onForwardPositions;
+  std::function<void(const ForwardPrint&)> onForwardPrint;
+  std::function<void(const std::string& type, const std::string& text)> onForwardEvent;
 };
 
 class ExchangeClient {
@@ -168,6 +179,12 @@ class ExchangeClient {
   void reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus,
                     DeliveryProblem problem);
   void requestIndexHistory();
+  // Forwards: returns the client order id used (generated unless `order.clOrdId` is set).
+  std::string placeForward(ForwardNewOrder order);
+  void cancelForward(std::uint64_t orderId);
+  void requestForwardOrders();
+  void requestForwardPositions();
+  void requestForwardBook(Accelerator accelerator, Hour weekStart);
 
   ConnectionState state() const;
   std::vector<Cluster> clusters() const;  // as announced at logon

@@ -129,6 +129,13 @@ void ExchangeBackend::start() {
     QMetaObject::invokeMethod(this, [this, samples = std::move(samples)] { emit indexPublished(samples); },
                               Qt::QueuedConnection);
   };
+  // Forward callbacks carry plain values: signals queued straight to the session.
+  cb.onForwardBook = [this](const net::ForwardBookView& b) { emit forwardBookChanged(b); };
+  cb.onForwardOrders = [this](const std::vector<net::ForwardWorkingOrder>& o, Money) { emit forwardOrdersChanged(o); };
+  cb.onForwardPositions = [this](const std::vector<net::ForwardPositionView>& p) { emit forwardPositionsChanged(p); };
+  cb.onForwardEvent = [this](const std::string&, const std::string& text) {
+    emit forwardNoted(QString::fromStdString(text));
+  };
   cb.onContractStatus = [this](const std::vector<net::ContractStatus>& status) {
     std::vector<ContractSettlementStatus> out;
     out.reserve(status.size());
@@ -203,6 +210,18 @@ void ExchangeBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, int
   watchHours_ = std::clamp(hours, 0, 24 * 400);
   if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
   bookDirty_ = true;
+}
+
+void ExchangeBackend::submitForward(net::ForwardNewOrder order) {
+  if (client_) client_->placeForward(std::move(order));
+}
+
+void ExchangeBackend::cancelForward(quint64 orderId) {
+  if (client_) client_->cancelForward(orderId);
+}
+
+void ExchangeBackend::watchForward(Accelerator accelerator, Hour weekStart) {
+  if (client_) client_->requestForwardBook(accelerator, weekStart);
 }
 
 void ExchangeBackend::reportDelivery(DeliveryReport r) {

@@ -32,6 +32,7 @@ class ExchangeBackend : public MarketBackend {
   bool runOnBook(std::function<void(const tessera::Matcher&)> job) override;
   bool settlesContracts() const override { return true; }
   IndexSource indexSource() const override { return IndexSource::Exchange; }
+  bool tradesForwards() const override { return true; }
 
   // The remote exchange does not tell a client its account id: contracts and orders are
   // marked as this pseudo id when they are ours.
@@ -48,6 +49,9 @@ class ExchangeBackend : public MarketBackend {
   void cancel(tessera::OrderId order) override;
   void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) override;
   void reportDelivery(tessera::DeliveryReport report) override;
+  void submitForward(tessera::net::ForwardNewOrder order) override;
+  void cancelForward(quint64 orderId) override;
+  void watchForward(tessera::Accelerator accelerator, tessera::Hour weekStart) override;
 
  private:
   void onConnection(net::ConnectionState s, const std::string& detail);

@@ -5,6 +5,9 @@
 // connections only, so nothing here may block the GUI.
 #include "ui/session/SessionTypes.h"
 
+#include "core/net/ForwardDesk.h"
+#include "core/net/ForwardViews.h"
+
 #include <QObject>
 
 #include <atomic>
@@ -33,6 +36,8 @@ class MarketBackend : public QObject {
   virtual bool settlesContracts() const { return false; }
   // Where the price index it sends comes from; fixed for the backend's life, any thread.
   virtual IndexSource indexSource() const { return IndexSource::None; }
+  // Whether this market trades the cash-settled index forwards; fixed, any thread.
+  virtual bool tradesForwards() const { return false; }
 
  protected:
   // True if a snapshot may be sent now (and marks one in flight).
@@ -53,6 +58,18 @@ class MarketBackend : public QObject {
   virtual void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) = 0;
   // Provider side: for hours [start, end) only `usableGpus` of a contract we sold worked. A
   // market that does not settle contracts answers with errorOccurred.
+  // Index forwards (a market that trades them: tradesForwards()).
+  virtual void submitForward(tessera::net::ForwardNewOrder order) {
+    (void)order;
+    emit errorOccurred(tr("This market has no forward market (the in-process engine trades only capacity; "
+                          "run the terminal on an exchange)."));
+  }
+  virtual void cancelForward(quint64 orderId) { (void)orderId; }
+  // Which forward book the session shows: its updates are asked for and then arrive by themselves.
+  virtual void watchForward(tessera::Accelerator accelerator, tessera::Hour weekStart) {
+    (void)accelerator;
+    (void)weekStart;
+  }
   virtual void reportDelivery(tessera::DeliveryReport report) {
     (void)report;
     emit errorOccurred(tr("This market does not settle contracts, so it takes no delivery reports "
@@ -81,8 +98,16 @@ class MarketBackend : public QObject {
   void contractStatusChanged(std::vector<tessera::ui::ContractSettlementStatus> status);
   // Price index values, oldest first: the history once, then each published value.
   void indexPublished(std::vector<tessera::ui::IndexSample> samples);
+  void forwardBookChanged(tessera::net::ForwardBookView book);
+  void forwardOrdersChanged(std::vector<tessera::net::ForwardWorkingOrder> orders);
+  void forwardPositionsChanged(std::vector<tessera::net::ForwardPositionView> positions);
+  void forwardNoted(QString text);
   // A problem the user must hear about that is not about one order.
   void errorOccurred(QString message);
 };
 
 }  // namespace tessera::ui
+
+Q_DECLARE_METATYPE(tessera::net::ForwardBookView)
+Q_DECLARE_METATYPE(std::vector<tessera::net::ForwardWorkingOrder>)
+Q_DECLARE_METATYPE(std::vector<tessera::net::ForwardPositionView>)

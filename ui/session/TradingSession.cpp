@@ -27,6 +27,10 @@ void registerTypes() {
     qRegisterMetaType<std::vector<SettlementNote>>();
     qRegisterMetaType<std::vector<ContractSettlementStatus>>();
     qRegisterMetaType<std::vector<IndexSample>>();
+    qRegisterMetaType<net::ForwardBookView>();
+    qRegisterMetaType<std::vector<net::ForwardWorkingOrder>>();
+    qRegisterMetaType<std::vector<net::ForwardPositionView>>();
+    qRegisterMetaType<net::ForwardNewOrder>();
     qRegisterMetaType<tessera::OrderId>("tessera::OrderId");
     qRegisterMetaType<tessera::Hour>("tessera::Hour");
     qRegisterMetaType<tessera::ClusterId>("tessera::ClusterId");
@@ -42,6 +46,7 @@ TradingSession::TradingSession(std::unique_ptr<MarketBackend> backend, QObject* 
   registerTypes();
   settles_ = backend_->settlesContracts();
   indexSource_ = backend_->indexSource();
+  forwards_ = backend_->tradesForwards();
   clock_.start();
   // Ids are the sender's to choose and must never repeat on an exchange that outlives us:
   // start from the wall clock, far above the small ids simulated participants use.
@@ -139,6 +144,21 @@ void TradingSession::connectBackend() {
     }
     emit contractStatusChanged();
   });
+  connect(b, &MarketBackend::forwardBookChanged, this, [this](net::ForwardBookView book) {
+    forwardBooks_[{book.accelerator, book.weekStart}] = book;
+    // Books of weeks that have begun no longer trade.
+    std::erase_if(forwardBooks_, [this](const auto& kv) { return kv.first.second <= now_; });
+    emit forwardBookChanged(book);
+  });
+  connect(b, &MarketBackend::forwardOrdersChanged, this, [this](std::vector<net::ForwardWorkingOrder> o) {
+    forwardOrders_ = std::move(o);
+    emit forwardOrdersChanged();
+  });
+  connect(b, &MarketBackend::forwardPositionsChanged, this, [this](std::vector<net::ForwardPositionView> p) {
+    forwardPositions_ = std::move(p);
+    emit forwardPositionsChanged();
+  });
+  connect(b, &MarketBackend::forwardNoted, this, [this](QString text) { emit forwardNoted(text); });
   connect(b, &MarketBackend::indexPublished, this, [this](std::vector<IndexSample> s) {
     Hour latest = 0;
     for (const IndexSample& x : s) {
@@ -157,6 +177,28 @@ const ContractSettlementStatus* TradingSession::statusOf(ContractId id) const {
 
 void TradingSession::reportDelivery(const DeliveryReport& report) {
   QMetaObject::invokeMethod(backend_, [b = backend_, report] { b->reportDelivery(report); }, Qt::QueuedConnection);
+}
+
+void TradingSession::submitForward(net::ForwardNewOrder order) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, order = std::move(order)] { b->submitForward(order); },
+                            Qt::QueuedConnection);
+}
+
+void TradingSession::cancelForward(std::uint64_t orderId) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, orderId] { b->cancelForward(orderId); }, Qt::QueuedConnection);
+}
+
+void TradingSession::watchForward(Accelerator accelerator, Hour weekStart) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, accelerator, weekStart] { b->watchForward(accelerator, weekStart); },
+                            Qt::QueuedConnection);
+}
+
+std::map<Accelerator, std::pair<Price, bool>> TradingSession::nextDayIndex() const {
+  std::map<Accelerator, std::pair<Price, bool>> out;
+  // The history is ordered by (class, tenor, hour): the last next-day entry of a class wins.
+  for (const auto& [key, sample] : index_)
+    if (std::get<1>(key) == Tenor::NextDay) out[std::get<0>(key)] = {sample.price, sample.stale};
+  return out;
 }
 
 void TradingSession::noteReply(OrderId order) {

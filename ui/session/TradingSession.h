@@ -33,6 +33,16 @@ class TradingSession : public QObject {
   void runOnBook(std::function<void(const Matcher&)> job);
   // Provider side: a delivery problem on a contract we sold (see MarketBackend::reportDelivery).
   void reportDelivery(const DeliveryReport& report);
+  // Index forwards (see MarketBackend): send, cancel, and which book to follow.
+  bool tradesForwards() const { return forwards_; }
+  void submitForward(net::ForwardNewOrder order);
+  void cancelForward(std::uint64_t orderId);
+  void watchForward(Accelerator accelerator, Hour weekStart);
+  const std::map<std::pair<Accelerator, Hour>, net::ForwardBookView>& forwardBooks() const { return forwardBooks_; }
+  const std::vector<net::ForwardWorkingOrder>& forwardOrders() const { return forwardOrders_; }
+  const std::vector<net::ForwardPositionView>& forwardPositions() const { return forwardPositions_; }
+  // The latest next-day index per accelerator class (for marking forwards), and whether stale.
+  std::map<Accelerator, std::pair<Price, bool>> nextDayIndex() const;
 
   ConnectionState connection() const { return connection_; }
   const QString& connectionDetail() const { return connectionDetail_; }
@@ -86,6 +96,10 @@ class TradingSession : public QObject {
   void settlementNoted(const std::vector<tessera::ui::SettlementNote>& notes);
   void contractStatusChanged();
   void indexChanged();
+  void forwardBookChanged(const tessera::net::ForwardBookView& book);
+  void forwardOrdersChanged();
+  void forwardPositionsChanged();
+  void forwardNoted(const QString& text);
 
  private:
   void connectBackend();
@@ -117,6 +131,10 @@ class TradingSession : public QObject {
   std::set<ContractId> shortfall_;
   IndexSource indexSource_ = IndexSource::None;
   IndexHistory index_;
+  bool forwards_ = false;
+  std::map<std::pair<Accelerator, Hour>, net::ForwardBookView> forwardBooks_;
+  std::vector<net::ForwardWorkingOrder> forwardOrders_;
+  std::vector<net::ForwardPositionView> forwardPositions_;
 };
 
 }  // namespace tessera::ui

@@ -8,6 +8,7 @@
 #include "ui/market/ClusterListWidget.h"
 #include "ui/market/PriceChartWidget.h"
 #include "ui/market/PriceIndexWidget.h"
+#include "ui/forwards/ForwardsPanel.h"
 #include "ui/market/TradesTapeModel.h"
 #include "ui/shell/DisplayFormat.h"
 #include "ui/ticket/OrderTicket.h"
@@ -182,6 +183,9 @@ void MainWindow::buildDocks() {
   index_->setSource(session_.indexSource());
   auto* indexDock = addDock(tr("Price index"), "indexDock", index_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(chartDock, indexDock);
+  forwards_ = new ForwardsPanel(this);
+  auto* forwardsDock = addDock(tr("Forwards"), "forwardsDock", forwards_, Qt::BottomDockWidgetArea, true);
+  tabifyDockWidget(chartDock, forwardsDock);
   chartDock->raise();
   blotter_->setSettlementAvailable(session_.settlesContracts());
 
@@ -209,6 +213,8 @@ void MainWindow::buildDocks() {
     if (indexDirty_) {
       indexDirty_ = false;
       index_->setHistory(session_.index());
+      for (const auto& [accelerator, value] : session_.nextDayIndex())
+        forwards_->setIndex(accelerator, value.first, value.second);
     }
     if (!chartDirty_) return;
     chartDirty_ = false;
@@ -367,8 +373,41 @@ void MainWindow::watchSelected() {
   chartDirty_ = true;
 }
 
+void MainWindow::updateForwardsAvailability() {
+  if (!session_.tradesForwards())
+    forwards_->setAvailable(false, tr("This market has no forwards: the in-process engine trades capacity only. "
+                                      "Run the terminal on an exchange (the default) to trade index forwards."));
+  else if (session_.connection() != ConnectionState::Connected)
+    forwards_->setAvailable(false, tr("Not connected to the exchange."));
+  else
+    forwards_->setAvailable(true, {});
+}
+
 void MainWindow::connectSession() {
+  connect(forwards_, &ForwardsPanel::submitRequested, this, [this](const net::ForwardNewOrder& o) {
+    session_.submitForward(o);
+    statusBar()->showMessage(tr("Forward order sent: %1 %2 GPU-h of the %3 index, week of %4, at %5")
+                                 .arg(o.side == Side::Buy ? tr("buy") : tr("sell"))
+                                 .arg(o.gpuHours)
+                                 .arg(toQString(toString(o.accelerator)), formatDay(o.weekStart), formatPrice(o.price)),
+                             6000);
+  });
+  connect(forwards_, &ForwardsPanel::cancelRequested, this, [this](std::uint64_t id) { session_.cancelForward(id); });
+  connect(forwards_, &ForwardsPanel::bookWanted, this,
+          [this](Accelerator a, Hour week) { session_.watchForward(a, week); });
+  connect(&session_, &TradingSession::forwardBookChanged, this,
+          [this](const net::ForwardBookView& b) { forwards_->setBook(b); });
+  connect(&session_, &TradingSession::forwardOrdersChanged, this,
+          [this] { forwards_->setWorkingOrders(session_.forwardOrders()); });
+  connect(&session_, &TradingSession::forwardPositionsChanged, this,
+          [this] { forwards_->setPositions(session_.forwardPositions()); });
+  connect(&session_, &TradingSession::forwardNoted, this, [this](const QString& text) {
+    forwards_->addNotice(QStringLiteral("%1  %2").arg(formatHour(session_.now()), text));
+    statusBar()->showMessage(text, 6000);
+  });
+  updateForwardsAvailability();
   connect(&session_, &TradingSession::connectionChanged, this, [this] {
+    updateForwardsAvailability();
     updateStatus();
     if (session_.connection() == ConnectionState::Disconnected)
       statusBar()->showMessage(tr("Disconnected: %1").arg(session_.connectionDetail()), 10000);
@@ -399,6 +438,7 @@ void MainWindow::connectSession() {
     grid_->setNow(now);
     ticket_->setNow(now);
     index_->setNow(now);
+    forwards_->setNow(now);
     updateStatus();
     // Keep the grid's hours starting at the exchange clock as it moves on.
     if (now != watchedFrom_) watchSelected();

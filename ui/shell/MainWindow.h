@@ -22,6 +22,7 @@ class OrderBookGridView;
 class OrderTicket;
 class PriceChartWidget;
 class PriceIndexWidget;
+class ForwardsPanel;
 class PlannerBridge;
 class TradesTapeModel;
 struct GridSelection;
@@ -79,6 +80,8 @@ class MainWindow : public QMainWindow {
   ClusterListWidget* clusters_ = nullptr;
   PriceChartWidget* chart_ = nullptr;
   PriceIndexWidget* index_ = nullptr;
+  ForwardsPanel* forwards_ = nullptr;
+  void updateForwardsAvailability();
   bool indexDirty_ = false;
   AccountPanel* account_ = nullptr;
   TradesTapeModel* tape_ = nullptr;
