@@ -69,6 +69,13 @@ ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
   t.keyHash = hashApiKey(t.salt, traderKey);
   t.cash = 1'000'000 * kMicrosPerDollar;
   c.accounts.push_back(t);
+  // The demo's forward dealer (ForwardDealer) trades over the protocol like any member.
+  AccountConfig dealer;
+  dealer.name = std::string(kForwardDealerAccount);
+  dealer.salt = "embedded-" + dealer.name;
+  dealer.keyHash = hashApiKey(dealer.salt, kForwardDealerAccount);
+  dealer.cash = 5'000'000 * kMicrosPerDollar;
+  c.accounts.push_back(dealer);
   for (const char* house : {"house-mm", "house-provider"}) {
     AccountConfig h;
     h.name = house;

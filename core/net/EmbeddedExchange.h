@@ -14,6 +14,9 @@ namespace tessera::net {
 
 class ExchangeServer;
 
+// The demo configs' forward-dealer account; its API key is the same word.
+inline constexpr std::string_view kForwardDealerAccount = "forward-dealer";
+
 class EmbeddedExchange {
  public:
   explicit EmbeddedExchange(ExchangeConfig config);

@@ -1,5 +1,6 @@
 // The exchange's forward desk: message parsing (every bad field named), replies routed to the
 // right accounts, market data, and a journal that rebuilds the same books and positions.
+#include "core/net/ForwardDealer.h"
 #include "core/net/ForwardDesk.h"
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,22 @@ class TestForwardDesk : public QObject {
   Q_OBJECT
 
  private slots:
+  void dealerQuotesWidenAndRiseWithTheWeeks() {
+    ForwardDealerConfig c;  // 1.5% half spread, +0.5% a week
+    const auto q = dealerQuotes(c, 2'000'000, kNow);
+    QCOMPARE(q.size(), std::size_t(4));
+    QCOMPARE(q[0].weekStart, kWeek);
+    QCOMPARE(q[0].bid, Price(1'970'000));
+    QCOMPARE(q[0].ask, Price(2'030'000));
+    QCOMPARE(q[1].weekStart, kWeek + kHoursPerWeek);
+    QVERIFY(q[1].bid < q[1].ask);
+    QVERIFY(q[3].ask - q[3].bid > q[0].ask - q[0].bid);
+    QVERIFY((q[3].ask + q[3].bid) > (q[0].ask + q[0].bid));
+    // A tiny index never quotes a zero or crossed price.
+    const auto tiny = dealerQuotes(c, 1, kNow);
+    for (const auto& x : tiny) QVERIFY(x.bid >= 1 && x.ask > x.bid);
+  }
+
   void badMessagesNameTheirField() {
     auto code = [](json j) {
       auto r = parseForwardRequest(j, j.at("type").get<std::string>());

@@ -19,6 +19,9 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QGridLayout>
+#include <QResizeEvent>
+#include <QTabWidget>
 
 namespace tessera::ui {
 namespace {
@@ -54,12 +57,13 @@ ForwardsPanel::ForwardsPanel(QWidget* parent) : QWidget(parent) {
   status_ = new QLabel(this);
   status_->setWordWrap(true);
 
-  auto* pick = new QHBoxLayout;
-  pick->addWidget(new QLabel(tr("Index class"), this));
-  pick->addWidget(accelerator_);
-  pick->addWidget(new QLabel(tr("Delivery week"), this));
-  pick->addWidget(week_, 1);
-  pick->addWidget(indexLabel_, 2);
+  auto* pick = new QGridLayout;
+  pick->addWidget(new QLabel(tr("Index class"), this), 0, 0);
+  pick->addWidget(accelerator_, 0, 1);
+  pick->addWidget(new QLabel(tr("Delivery week"), this), 0, 2);
+  pick->addWidget(week_, 0, 3);
+  pick->setColumnStretch(3, 1);
+  pick->addWidget(indexLabel_, 1, 0, 1, 4);
 
   bookView_ = table(book_, this);
   bookView_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -77,12 +81,14 @@ ForwardsPanel::ForwardsPanel(QWidget* parent) : QWidget(parent) {
   price_->setPrefix("$");
   price_->setSuffix(tr(" /GPU-h"));
   margin_ = new QLabel(this);
-  buy_ = new QPushButton(tr("Buy forward (long index)"), this);
-  sell_ = new QPushButton(tr("Sell forward (short index)"), this);
+  margin_->setWordWrap(true);
+  buy_ = new QPushButton(tr("Buy (long)"), this);
+  sell_ = new QPushButton(tr("Sell (short)"), this);
   buy_->setShortcut(QKeySequence(tr("Ctrl+Alt+B")));
   sell_->setShortcut(QKeySequence(tr("Ctrl+Alt+S")));
-  buy_->setToolTip(tr("Long: gains when the week's mean next-day index ends above your price (Ctrl+Alt+B)"));
-  sell_->setToolTip(tr("Short: gains when the week's mean next-day index ends below your price; a provider's hedge (Ctrl+Alt+S)"));
+  buy_->setToolTip(tr("Buy the forward: gains when the week's mean next-day index ends above your price (Ctrl+Alt+B)"));
+  sell_->setToolTip(tr("Sell the forward: gains when the week's mean next-day index ends below your price; "
+                       "a provider's hedge (Ctrl+Alt+S)"));
 
   auto* ticketBox = new QGroupBox(tr("Forward ticket"), this);
   auto* form = new QFormLayout(ticketBox);
@@ -98,39 +104,40 @@ ForwardsPanel::ForwardsPanel(QWidget* parent) : QWidget(parent) {
   auto* bookLayout = new QVBoxLayout(bookBox);
   bookLayout->addWidget(bookView_);
 
-  auto* top = new QHBoxLayout;
-  top->addWidget(bookBox, 3);
-  top->addWidget(ticketBox, 2);
+  // Book beside the ticket when there is room, above it in a narrow dock (see resizeEvent).
+  auto* trade = new QWidget(this);
+  tradeLayout_ = new QBoxLayout(QBoxLayout::LeftToRight, trade);
+  tradeLayout_->setContentsMargins(0, 0, 0, 0);
+  tradeLayout_->addWidget(bookBox, 3);
+  tradeLayout_->addWidget(ticketBox, 2);
 
   ordersView_ = table(orders_, this);
   cancel_ = new QPushButton(tr("Cancel selected"), this);
-  auto* ordersBox = new QGroupBox(tr("Working forward orders"), this);
-  auto* ordersLayout = new QVBoxLayout(ordersBox);
+  auto* ordersTab = new QWidget(this);
+  auto* ordersLayout = new QVBoxLayout(ordersTab);
   ordersLayout->addWidget(ordersView_);
   ordersLayout->addWidget(cancel_, 0, Qt::AlignRight);
 
   positionsView_ = table(positions_, this);
-  positionsView_->setSortingEnabled(false);
   pnl_ = new QLabel(this);
-  auto* positionsBox = new QGroupBox(tr("Forward positions (marked to the next-day index)"), this);
-  auto* positionsLayout = new QVBoxLayout(positionsBox);
+  auto* positionsTab = new QWidget(this);
+  auto* positionsLayout = new QVBoxLayout(positionsTab);
+  positionsLayout->addWidget(new QLabel(tr("Marked to the next-day index; settled at the mean index of the week."), this));
   positionsLayout->addWidget(positionsView_);
   positionsLayout->addWidget(pnl_);
 
   notices_ = new QListWidget(this);
-  notices_->setMaximumHeight(90);
 
-  auto* bottom = new QHBoxLayout;
-  bottom->addWidget(ordersBox, 2);
-  bottom->addWidget(positionsBox, 3);
+  tabs_ = new QTabWidget(this);
+  tabs_->addTab(trade, tr("Trade"));
+  tabs_->addTab(positionsTab, tr("Positions"));
+  tabs_->addTab(ordersTab, tr("Working orders"));
+  tabs_->addTab(notices_, tr("Margin and settlement"));
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(pick);
   layout->addWidget(status_);
-  layout->addLayout(top, 3);
-  layout->addLayout(bottom, 3);
-  layout->addWidget(new QLabel(tr("Margin calls, close-outs and settlements"), this));
-  layout->addWidget(notices_);
+  layout->addWidget(tabs_, 1);
 
   connect(accelerator_, &QComboBox::currentIndexChanged, this, [this] { selectionChanged(); });
   connect(week_, &QComboBox::currentIndexChanged, this, [this] { selectionChanged(); });
@@ -199,9 +206,18 @@ void ForwardsPanel::setBook(const net::ForwardBookView& book) {
   if (book.accelerator == selectedAccelerator() && book.weekStart == selectedWeek()) book_->setBook(book);
 }
 
-void ForwardsPanel::setWorkingOrders(std::vector<net::ForwardWorkingOrder> orders) { orders_->setOrders(std::move(orders)); }
+void ForwardsPanel::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  tradeLayout_->setDirection(e->size().width() < 640 ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+}
+
+void ForwardsPanel::setWorkingOrders(std::vector<net::ForwardWorkingOrder> orders) {
+  tabs_->setTabText(2, orders.empty() ? tr("Working orders") : tr("Working orders (%1)").arg(orders.size()));
+  orders_->setOrders(std::move(orders));
+}
 
 void ForwardsPanel::setPositions(std::vector<net::ForwardPositionView> positions) {
+  tabs_->setTabText(1, positions.empty() ? tr("Positions") : tr("Positions (%1)").arg(positions.size()));
   positions_->setPositions(std::move(positions));
   pnl_->setText(tr("Open P&L at the index: %1").arg(formatMoney(positions_->totalOpenPnl())));
 }

@@ -12,7 +12,9 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QBoxLayout;
 class QLabel;
+class QTabWidget;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
@@ -48,6 +50,9 @@ class ForwardsPanel : public QWidget {
   void cancelRequested(std::uint64_t orderId);
   void bookWanted(tessera::Accelerator accelerator, tessera::Hour weekStart);
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
  private:
   void refillWeeks();
   void selectionChanged();
@@ -69,6 +74,8 @@ class ForwardsPanel : public QWidget {
   QTableView* positionsView_;
   QLabel* pnl_;
   QListWidget* notices_;
+  QTabWidget* tabs_;
+  QBoxLayout* tradeLayout_;
   ForwardBookModel* book_;
   ForwardOrdersModel* orders_;
   ForwardPositionsModel* positions_;

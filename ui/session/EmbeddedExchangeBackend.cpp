@@ -11,6 +11,7 @@ EmbeddedExchangeBackend::EmbeddedExchangeBackend(backtest::SimulatedMarketConfig
 EmbeddedExchangeBackend::~EmbeddedExchangeBackend() {
   // The client goes first (in ~ExchangeBackend it would outlive the server it talks to).
   ExchangeBackend::stop();
+  if (dealer_) dealer_->stop();
   if (exchange_) exchange_->stop();
 }
 
@@ -36,6 +37,11 @@ void EmbeddedExchangeBackend::start() {
       return;
     }
     setPort(exchange_->port());
+    net::ForwardDealerConfig dealer;
+    dealer.port = exchange_->port();
+    dealer.account = dealer.key = std::string(net::kForwardDealerAccount);
+    dealer_ = std::make_unique<net::ForwardDealer>(dealer);
+    dealer_->start();
     market_ = std::make_unique<backtest::SimulatedMarket>(config_, feederAccounts_);
     step();  // the set-up: clusters, clock, grants, the opening book, before the client logs on
     stepTimer_ = new QTimer(this);

@@ -6,6 +6,7 @@
 
 #include "backtest/SimulatedMarket.h"
 #include "core/net/EmbeddedExchange.h"
+#include "core/net/ForwardDealer.h"
 
 namespace tessera::ui {
 
@@ -30,6 +31,7 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
   int stepMs_;
   std::string recordPath_;
   std::unique_ptr<net::EmbeddedExchange> exchange_;
+  std::unique_ptr<net::ForwardDealer> dealer_;  // quotes index forwards in the demo market
   AccountDirectory feederAccounts_;
   std::unique_ptr<backtest::SimulatedMarket> market_;
   QTimer* stepTimer_ = nullptr;
