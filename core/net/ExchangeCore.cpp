@@ -227,7 +227,7 @@ void ExchangeCore::replay() {
       info.limit = o->limit;
       info.side = o->side;
       info.reserved = a.house ? 0 : reservationFor(*o);
-      orders_[o->id] = std::move(info);
+      orders_.put(o->id, std::move(info));
       a.byClOrdId[e.clOrdId] = o->id;
       nextOrderId_ = std::max(nextOrderId_, o->id + 1);
     }
@@ -288,10 +288,10 @@ std::optional<OrderId> ExchangeCore::resolve(const Account& a, const OrderRef& r
     if (it == a.byClOrdId.end()) return std::nullopt;
     return it->second;
   }
-  auto it = orders_.find(*ref.orderId);
+  const OrderInfo* info = orders_.find(*ref.orderId);
   // Another account's order is reported exactly like a missing one: accounts must not learn
   // about each other's orders.
-  if (it == orders_.end() || it->second.account != a.id) return std::nullopt;
+  if (!info || info->account != a.id) return std::nullopt;
   return *ref.orderId;
 }
 
@@ -495,7 +495,7 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
   info.limit = o.limit;
   info.side = o.side;
   info.reserved = reservation;
-  orders_[o.id] = std::move(info);
+  orders_.put(o.id, std::move(info));
   slot->second = o.id;
   if (auto rej = applyInput(o, m.clOrdId, &out)) {
     orders_.erase(o.id);

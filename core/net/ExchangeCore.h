@@ -10,6 +10,7 @@
 #include "core/engine/Matcher.h"
 #include "core/net/BookMirror.h"
 #include "core/net/ClientMessage.h"
+#include "core/net/DenseIdTable.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/Journal.h"
@@ -162,7 +163,7 @@ class ExchangeCore {
   std::unique_ptr<Matcher> engine_;
   AccountDirectory directory_;
   std::unordered_map<AccountId, Account> accounts_;
-  std::unordered_map<OrderId, OrderInfo> orders_;
+  DenseIdTable<OrderInfo> orders_;  // by exchange order id (sequential)
   std::unordered_map<SessionId, Session> sessions_;
   std::set<AccountId> dirtyBalances_;
   OrderId nextOrderId_ = 1;
