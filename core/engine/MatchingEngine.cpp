@@ -196,7 +196,16 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
     if (rest == 0) l.noteDeath();
   };
 
+  constexpr std::size_t kPrefetchAhead = 2;
+  auto prefetch = [&](std::size_t i) {
+    if (i >= need.size()) return;
+    const Cell* c = findCell(b, from + static_cast<Hour>(i));
+    if (c && crosses(mySide, o.req.limit, keyOf(other, c->ladders[side(other)].keyBound())))
+      c->ladders[side(other)].prefetchBest();
+  };
+  for (std::size_t i = 0; i < kPrefetchAhead; ++i) prefetch(i);
   for (std::size_t i = 0; i < need.size() && !cancelIncoming; ++i) {
+    prefetch(i + kPrefetchAhead);
     if (need[i] == 0) continue;
     const Hour h = from + static_cast<Hour>(i);
     Cell* c = findCell(b, h);

@@ -51,6 +51,12 @@ class RestingLadder {
   // so asking whether an order could cross here reads no entry: most adds cross nowhere.
   std::int32_t keyBound() const { return keyBound_; }
   static constexpr std::int32_t kNoKey = INT32_MAX;
+  // Starts loading the best end of the stored runs, for a walk that will come soon: walks go
+  // hour after hour, and each ladder's runs live elsewhere in memory.
+  void prefetchBest() const {
+    if (!main_.empty()) __builtin_prefetch(&main_.back());
+    if (!fresh_.empty()) __builtin_prefetch(&fresh_.back());
+  }
   // Calls f(entry) for every entry, best first, until f returns false. Dead entries included.
   template <typename F>
   void forEachBestFirst(F&& f) const;
