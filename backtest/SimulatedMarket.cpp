@@ -11,6 +11,51 @@
 namespace tessera::backtest {
 namespace {
 
+// Each provider lists under its own standing terms, one of four kinds by cluster, so the demo
+// market shows every billing basis and both remedies. They come from the cluster alone (no
+// random draw), so the market's other choices stay as they were for a given seed.
+OfferTerms listingTerms(const Cluster& c) {
+  OfferTerms t;
+  switch (c.accelerator) {  // dense BF16 TFLOPS per GPU, as vendors publish them: estimates only
+    case Accelerator::A100: t.estimatedTflopsPerGpu = 312; break;
+    case Accelerator::H100: case Accelerator::H200: t.estimatedTflopsPerGpu = 989; break;
+    case Accelerator::B200: t.estimatedTflopsPerGpu = 2250; break;
+    case Accelerator::GB200: t.estimatedTflopsPerGpu = 2500; break;
+    case Accelerator::MI300X: t.estimatedTflopsPerGpu = 1307; break;
+    case Accelerator::L40S: t.estimatedTflopsPerGpu = 362; break;
+    case Accelerator::RTX4090: t.estimatedTflopsPerGpu = 165; break;
+  }
+  switch (c.id % 4) {
+    case 0:
+      t.billing = BillingBasis::WallClockDelivered;
+      t.uptimePromisePpm = 990'000;
+      t.creditPerUndeliveredGpuHour = 500'000;
+      break;
+    case 1:
+      t.billing = BillingBasis::CommittedBlock;
+      t.uptimePromisePpm = 995'000;
+      t.creditPerUndeliveredGpuHour = 1'000'000;
+      t.remedy = Remedy::Replacement;
+      t.replacementWithinHours = 4;
+      break;
+    case 2:
+      t.billing = BillingBasis::SuccessfulWork;
+      t.uptimePromisePpm = 980'000;
+      t.creditPerUndeliveredGpuHour = 300'000;
+      t.guaranteesFabric = false;
+      break;
+    default:
+      t.billing = BillingBasis::WallClockDelivered;
+      t.uptimePromisePpm = 999'000;
+      t.creditPerUndeliveredGpuHour = 800'000;
+      t.remedy = Remedy::Replacement;
+      t.replacementWithinHours = 2;
+      break;
+  }
+  return t;
+}
+
+
 constexpr std::int64_t kMicrosPerHour = 3'600'000'000;
 
 // Relative demand by UTC hour of day: quiet in the small hours, busiest when the US working
@@ -239,6 +284,7 @@ void SimulatedMarket::addListing(std::vector<InputEvent>& out, bool opening) {
   o.limit = roundToTick(static_cast<double>(fairPrice(c.id, start, end)) *
                         rng_.uniform(opening ? 1.0 : 0.97, opening ? 1.14 : 1.10));
   o.fill = FillStyle::Divisible;
+  o.terms = listingTerms(c);
   out.emplace_back(o);
   listings_.push_back({o.id, o.account, c.id, start, end});
 }
