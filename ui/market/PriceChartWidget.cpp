@@ -1,4 +1,5 @@
 #include "ui/market/PriceChartWidget.h"
+#include "ui/market/PlotStyle.h"
 
 #include "ui/shell/DisplayFormat.h"
 
@@ -96,20 +97,8 @@ void PriceChartWidget::setTrades(const std::deque<TradePrint>& trades) {
 int PriceChartWidget::pointCount(Tenor t) const { return plot_->graph(static_cast<int>(t))->dataCount(); }
 
 void PriceChartWidget::setDark(bool dark) {
-  const QColor bg = dark ? QColor(30, 32, 36) : QColor(255, 255, 255);
-  const QColor fg = dark ? QColor(220, 220, 220) : QColor(30, 30, 30);
-  plot_->setBackground(bg);
-  plot_->legend->setBrush(bg);
-  plot_->legend->setTextColor(fg);
-  plot_->legend->setBorderPen(QPen(fg));
-  for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
-    a->setBasePen(QPen(fg));
-    a->setTickPen(QPen(fg));
-    a->setSubTickPen(QPen(fg));
-    a->setTickLabelColor(fg);
-    a->setLabelColor(fg);
-    a->grid()->setPen(QPen(dark ? QColor(70, 70, 75) : QColor(220, 220, 220), 1, Qt::DotLine));
-  }
+  stylePlot(plot_, dark);
+  const QColor fg = plotForeground(dark);
   if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) t->setTextColor(fg);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
