@@ -30,7 +30,10 @@ void usage(std::ostream& os) {
         "  book [--cluster ID]    price levels of the current book\n"
         "  report-delivery CONTRACT --start HOUR --end HOUR --usable N [--problem P]\n"
         "  outage CLUSTER --start HOUR --end HOUR --lost N [--problem P]\n"
-        "        providers: P is missing_gpus (default), link_degraded or power_curtailed\n\n"
+        "        providers: P is missing_gpus (default), link_degraded or power_curtailed\n"
+        "  forward --side buy|sell --accelerator H100 --week-start HOUR --gpu-hours N --price-usd P\n"
+        "        a cash-settled forward on the next-day index (week-start: a Monday 00:00 UTC hour)\n"
+        "  forward-cancel ORDER_ID | forward-orders | forward-positions\n\n"
         "The key may also come from the environment variable TESSERA_API_KEY.\n";
 }
 
@@ -75,7 +78,24 @@ struct Waiter {
 
 }  // namespace
 
+namespace {
+int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err);
+}  // namespace
+
 int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  // A number that is not one ("--gpus many") is the user's mistake, not a crash.
+  try {
+    return runChecked(argc, argv, out, err);
+  } catch (const std::invalid_argument&) {
+    err << "tessera-cli: a number was expected where a word was given\n";
+  } catch (const std::out_of_range&) {
+    err << "tessera-cli: a number is out of range\n";
+  }
+  return 2;
+}
+
+namespace {
+int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
   std::string endpoint, account, key, command;
   std::vector<std::string> rest;
   if (const char* k = std::getenv("TESSERA_API_KEY")) key = k;
@@ -179,6 +199,44 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
     }
     w.finish(true);
   };
+  const bool forwardCommand = command.rfind("forward", 0) == 0;
+  if (forwardCommand) {
+    cb.onForwardEvent = [&](const std::string& type, const std::string& text) {
+      {
+        std::lock_guard lock(outMu);
+        out << text << "\n";
+      }
+      if (type == "forward_rejected") w.finish(false, text);
+      else if ((command == "forward" && type == "forward_accepted") ||
+               (command == "forward-cancel" && type == "forward_cancelled"))
+        w.finish(true);
+    };
+    cb.onForwardOrders = [&](const std::vector<ForwardWorkingOrder>& list, Money held) {
+      if (command != "forward-orders") return;
+      {
+        std::lock_guard lock(outMu);
+        for (const ForwardWorkingOrder& o : list)
+          out << "order_id=" << o.orderId << " cl_ord_id=" << o.clOrdId << " " << (o.side == Side::Buy ? "buy" : "sell")
+              << " " << toString(o.accelerator) << " week_start=" << o.weekStart << " leaves_gpu_hours="
+              << o.leavesGpuHours << " price=$" << dollars(o.price) << "\n";
+        out << "margin held by resting orders: $" << dollars(held) << "\n";
+      }
+      w.finish(true);
+    };
+    cb.onForwardPositions = [&](const std::vector<ForwardPositionView>& list) {
+      if (command != "forward-positions") return;
+      {
+        std::lock_guard lock(outMu);
+        for (const ForwardPositionView& p : list)
+          out << "position=" << p.position << " " << (p.isLong ? "long" : "short") << " " << toString(p.accelerator)
+              << " week_start=" << p.weekStart << " gpu_hours=" << p.gpuHours << " price=$" << dollars(p.price)
+              << " status=" << p.status << " margin=$" << dollars(p.margin) << " last_mark=$" << dollars(p.lastMark)
+              << "\n";
+        if (list.empty()) out << "no forward positions\n";
+      }
+      w.finish(true);
+    };
+  }
   cb.onSettlement = [&](const SettlementNotice& n) {
     std::lock_guard lock(outMu);
     out << "settlement contract=" << n.contract << " state=" << n.state << " " << n.what << "\n";
@@ -332,6 +390,28 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
     const auto gpus = static_cast<GpuCount>(std::stol(flags[amount]));
     if (outage) client.reportOutage(static_cast<ClusterId>(id), start, end, gpus, *problem);
     else client.reportDelivery(static_cast<ContractId>(id), start, end, gpus, *problem);
+  } else if (command == "forward") {
+    ForwardNewOrder o;
+    auto accelerator = parseAccelerator(flags.count("accelerator") ? flags["accelerator"] : "");
+    if (!accelerator || !flags.count("side") || !flags.count("week-start") || !flags.count("gpu-hours") ||
+        !flags.count("price-usd") || (flags["side"] != "buy" && flags["side"] != "sell")) {
+      err << "tessera-cli: forward needs --side buy|sell, --accelerator, --week-start, --gpu-hours and --price-usd\n";
+      return 2;
+    }
+    o.side = flags["side"] == "buy" ? Side::Buy : Side::Sell;
+    o.accelerator = *accelerator;
+    o.weekStart = std::stoll(flags["week-start"]);
+    o.gpuHours = std::stoll(flags["gpu-hours"]);
+    o.price = std::llround(std::stod(flags["price-usd"]) * kMicrosPerDollar);
+    client.placeForward(o);
+  } else if (command == "forward-cancel") {
+    if (positional.empty()) {
+      err << "tessera-cli: forward-cancel needs an order id\n";
+      return 2;
+    }
+    client.cancelForward(std::stoull(positional[0]));
+  } else if (command == "forward-orders" || command == "forward-positions") {
+    // Both lists arrive by themselves after logon (the client asks when it has the callbacks).
   } else {
     err << "tessera-cli: unknown --connect command '" << command << "'\n";
     usage(err);
@@ -342,7 +422,7 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
     return 1;
   }
   // Fills that follow an acknowledgement immediately are printed too.
-  if ((command == "place" || command == "report-delivery" || command == "outage") && !w.failed)
+  if ((command == "place" || command == "report-delivery" || command == "outage" || command == "forward") && !w.failed)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
   client.stop();
   if (w.failed) {
@@ -351,5 +431,7 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
   }
   return 0;
 }
+
+}  // namespace
 
 }  // namespace tessera::net

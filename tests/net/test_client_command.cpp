@@ -2,6 +2,7 @@
 #include "NetTestSupport.h"
 #include "core/net/ClientCommand.h"
 #include "core/net/ExchangeServer.h"
+#include "core/settlement/ForwardMarket.h"
 
 #include <QtTest>
 
@@ -72,6 +73,33 @@ class TestClientCommand : public QObject {
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.find("cancelled order_id=1") != std::string::npos, r.out.c_str());
   }
+  void forwardsFromTheShell() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    const std::string week = std::to_string(nextWeekStart(kNow));
+    Run r = cli(server.port(), "alice", {"forward", "--side", "sell", "--accelerator", "H100", "--week-start", week,
+                                         "--gpu-hours", "1000", "--price-usd", "2.00"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("accepted, margin held $300.00") != std::string::npos, r.out.c_str());
+    r = cli(server.port(), "carol", {"forward", "--side", "buy", "--accelerator", "H100", "--week-start", week,
+                                     "--gpu-hours", "400", "--price-usd", "2.10"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("bought 400 GPU-h of the H100 index at $2.00") != std::string::npos, r.out.c_str());
+    r = cli(server.port(), "carol", {"forward-positions"});
+    QVERIFY2(r.out.find("long H100") != std::string::npos, r.out.c_str());
+    r = cli(server.port(), "alice", {"forward-orders"});
+    QVERIFY2(r.out.find("leaves_gpu_hours=600") != std::string::npos, r.out.c_str());
+    r = cli(server.port(), "alice", {"forward-cancel", "1"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.find("cancelled (user)") != std::string::npos, r.out.c_str());
+    r = cli(server.port(), "alice", {"forward", "--side", "sell", "--accelerator", "H100", "--week-start", "5",
+                                     "--gpu-hours", "10", "--price-usd", "2"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.find("week_not_tradable") != std::string::npos, r.err.c_str());
+    r = cli(server.port(), "alice", {"forward-cancel", "many"});
+    QCOMPARE(r.code, 2);
+  }
+
   void errorsAreReported() {
     ExchangeServer server(marketConfig());
     server.start();
