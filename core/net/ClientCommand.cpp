@@ -301,7 +301,8 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
       err << "tessera-cli: could not log on to " << endpoint << " within 10 s\n";
       return 1;
     }
-    if (w.done) {
+    // Done already is a failure only if it failed: a book snapshot can beat this wake-up.
+    if (w.done && w.failed) {
       err << "tessera-cli: " << w.failure << "\n";
       return 1;
     }

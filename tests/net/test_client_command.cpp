@@ -53,7 +53,7 @@ class TestClientCommand : public QObject {
     QVERIFY2(r.out.find("\"cl_ord_id\":\"ask-1\"") != std::string::npos, r.out.c_str());
 
     r = cli(server.port(), "alice", {"book"});
-    QCOMPARE(r.code, 0);
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     QVERIFY2(r.out.find("asks: 8@$2.2500") != std::string::npos, r.out.c_str());
 
     r = cli(server.port(), "alice",

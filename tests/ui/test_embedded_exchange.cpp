@@ -46,7 +46,7 @@ class TestEmbeddedExchange : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(session.clusters().size() == 6, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(session.now() >= cfg.start, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(w.grid()->model().maxAskDepth() > 0, 10000);
-    QVERIFY(session.account().balance > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(session.account().balance > 0, 10000);  // the balance reply comes after logon
 
     OrderTicket* t = w.ticket();
     t->setKind(TicketKind::DivisibleBuy);
@@ -124,8 +124,9 @@ class TestEmbeddedExchange : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.blotter()->contracts().index(0, ContractsModel::State).data().toString() != "awaiting status", 5000);
     // Once its hour is over the contract is delivered and settled, the escrow empty.
     QTRY_VERIFY_WITH_TIMEOUT(session.statusOf(id) && session.statusOf(id)->state == ContractState::Settled, 30000);
-    QCOMPARE(session.statusOf(id)->escrow, Money{0});
-    QCOMPARE(w.blotter()->contracts().index(0, ContractsModel::State).data().toString(), QString("settled"));
+    // The notice brings the state; the escrow figure comes with the next positions reply.
+    QTRY_COMPARE_WITH_TIMEOUT(session.statusOf(id)->escrow, Money{0}, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.blotter()->contracts().index(0, ContractsModel::State).data().toString(), QString("settled"), 5000);
     // The simulated market trades, so the index has values by now.
     QTRY_VERIFY_WITH_TIMEOUT(!session.index().empty(), 10000);
   }
