@@ -60,6 +60,10 @@ void EmbeddedExchangeBackend::stop() {
 void EmbeddedExchangeBackend::step() {
   if (!exchange_ || !market_) return;
   for (const InputEvent& in : market_->step()) exchange_->inject(in, feederAccounts_);
+  // Simulated node failures reach the exchange as the provider's outage reports, so the demo
+  // market shows delivery problems and their remedies.
+  for (const backtest::SimulatedOutage& o : market_->takeOutages())
+    exchange_->reportOutage({feederAccounts_.name(o.provider), o.cluster, o.start, o.end, o.lostGpus});
 }
 
 }  // namespace tessera::ui
