@@ -12,6 +12,28 @@ namespace {
 
 constexpr std::size_t side(Side s) { return static_cast<std::size_t>(s); }
 
+// Calls f(first, sum) for every window of `d` consecutive hours of `perHour` (a cost per hour,
+// or -1 where the hour cannot be had) whose sum is within `budget`, in order of their first
+// hour, until f returns false.
+template <typename F>
+void forEachWindowWithin(const std::vector<Money>& perHour, Hour d, Money budget, F&& f) {
+  Money window = 0;
+  Hour run = 0;
+  for (std::size_t i = 0; i < perHour.size(); ++i) {
+    if (perHour[i] < 0) {
+      run = 0;
+      window = 0;
+      continue;
+    }
+    window += perHour[i];
+    if (++run > d) {
+      window -= perHour[i - static_cast<std::size_t>(d)];
+      run = d;
+    }
+    if (run == d && window <= budget && !f(i + 1 - static_cast<std::size_t>(d), window)) return;
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Matcher> makeMatchingEngine() { return std::make_unique<MatchingEngine>(); }
@@ -293,23 +315,12 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
     bound[static_cast<std::size_t>(h - from)] =
         l && l->gpus >= gpus ? static_cast<Money>(l->keyBound()) * gpus : -1;
   }
-  Money window = 0;
-  Hour run = 0;
-  for (Hour h = from; h < to; ++h) {
-    const Money ch = bound[static_cast<std::size_t>(h - from)];
-    if (ch < 0) {
-      run = 0;
-      window = 0;
-      continue;
-    }
-    window += ch;
-    if (++run > d) {
-      window -= bound[static_cast<std::size_t>(h - d - from)];
-      run = d;
-    }
-    if (run == d && window <= budget) return true;
-  }
-  return false;
+  bool fits = false;
+  forEachWindowWithin(bound, d, budget, [&](std::size_t, Money) {
+    fits = true;
+    return false;  // one is enough
+  });
+  return fits;
 }
 
 std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
@@ -352,25 +363,11 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
       if (want == 0) ch = sum;
     }
     // Cheapest window of d consecutive feasible hours; the earliest wins a tie.
-    Money window = 0;
-    Hour run = 0;
-    for (Hour h = from; h < to; ++h) {
-      const Money ch = cost[static_cast<std::size_t>(h - from)];
-      if (ch < 0) {
-        run = 0;
-        window = 0;
-        continue;
-      }
-      window += ch;
-      if (++run > d) {
-        window -= cost[static_cast<std::size_t>(h - d - from)];
-        run = d;
-      }
-      if (run == d && window <= budget) {
-        const RankedCost rank = rankedCost(o.req, cid, window);
-        if (!best || rank < best->rank) best = Placement{cid, h - d + 1, window, rank};
-      }
-    }
+    forEachWindowWithin(cost, d, budget, [&](std::size_t first, Money window) {
+      const RankedCost rank = rankedCost(o.req, cid, window);
+      if (!best || rank < best->rank) best = Placement{cid, from + static_cast<Hour>(first), window, rank};
+      return true;
+    });
   }
   return best;
 }
