@@ -58,11 +58,6 @@ std::optional<ForwardBookView> forwardBookFrom(const json& j) {
   return ForwardBookView{*a, num<Hour>(j, "week_start"), forwardLevelsFrom(j, "bids"), forwardLevelsFrom(j, "asks")};
 }
 
-std::string dollarsText(Price p) {
-  const Price cents = (p + 5'000) / 10'000;
-  return "$" + std::to_string(cents / 100) + "." + (cents % 100 < 10 ? "0" : "") + std::to_string(cents % 100);
-}
-
 // A level's terms travel in the form of an order's "terms" field; the engine's order parser is
 // the one reader of that form, so the terms are read through it.
 std::optional<OfferTerms> termsFrom(const json& terms) {
@@ -427,12 +422,12 @@ class ExchangeClient::Impl {
       std::string text;
       if (type == "forward_accepted")
         text = "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " accepted, margin held " +
-               dollarsText(num<Money>(j, "margin_held"));
+               toDollars(num<Money>(j, "margin_held"));
       else if (type == "forward_rejected")
         text = "forward order " + str(j, "cl_ord_id") + " rejected (" + str(j, "code") + "): " + str(j, "reason");
       else if (type == "forward_fill")
         text = std::string(str(j, "side") == "buy" ? "bought " : "sold ") + std::to_string(num<std::int64_t>(j, "gpu_hours")) +
-               " GPU-h of the " + str(j, "accelerator") + " index at " + dollarsText(num<Price>(j, "price")) +
+               " GPU-h of the " + str(j, "accelerator") + " index at " + toDollars(num<Price>(j, "price")) +
                " (position " + std::to_string(num<std::uint64_t>(j, "position")) + ")";
       else if (type == "forward_cancelled")
         text = "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " cancelled (" + str(j, "reason") + ")";

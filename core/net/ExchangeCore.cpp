@@ -91,7 +91,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
   for (const char* type : {"forward_order", "forward_cancel"}) {
     registerJournalEntry(type, [this](const nlohmann::json& j) {
       const Account& a = accountNamed(j.at("account").get<std::string>());
-      forwards_.replay(j, engine_->now(), cash(a.id) - a.reserved);
+      forwards_.replay(j, engine_->now(), cashFreeOfBids(a));
     });
   }
   registerJournalEntry("delivery_report", [this](const nlohmann::json& j) {
@@ -575,13 +575,17 @@ void ExchangeCore::onSubscribe(SessionId s, const Subscribe& m, Outbox& out) {
 }
 
 Money ExchangeCore::spendable(const Account& a) const {
-  return cash(a.id) - a.reserved - forwards_.marginHeld(a.id);
+  return cashFreeOfBids(a) - forwards_.marginHeld(a.id);
+}
+
+Money ExchangeCore::cashFreeOfBids(const Account& a) const {
+  return cash(a.id) - a.reserved;
 }
 
 void ExchangeCore::onForward(Account& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out) {
   ForwardDeskOutput d;
   // The desk subtracts the margin its own resting orders hold.
-  forwards_.handle(a.id, f, req, engine_->now(), cash(a.id) - a.reserved, d);
+  forwards_.handle(a.id, f, req, engine_->now(), cashFreeOfBids(a), d);
   if (d.journal && !replaying_) journal_.append("", *d.journal);
   sendForward(d, &out);
 }

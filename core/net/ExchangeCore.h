@@ -122,6 +122,8 @@ class ExchangeCore {
   void sendForward(const ForwardDeskOutput& d, Outbox* out);
   // Cash an account may still commit: not reserved by bids nor held by resting forward orders.
   Money spendable(const Account& a) const;
+  // Cash not reserved by bids (the forward desk subtracts its own margin holds itself).
+  Money cashFreeOfBids(const Account& a) const;
   void onDeliveryReport(SessionId s, Account& a, const DeliveryReportRequest& m,
                         std::optional<std::uint64_t> req, Outbox& out);
   void onOutage(SessionId s, Account& a, const OutageRequest& m, std::optional<std::uint64_t> req,

@@ -131,8 +131,6 @@ std::variant<ForwardRequest, Failure> parseForwardRequest(const json& j, const s
 
 ForwardDesk::ForwardDesk(SettlementLedger& ledger, AccountDirectory& accounts) : market_(ledger), accounts_(accounts) {}
 
-bool ForwardDesk::isJournalEntry(const std::string& type) { return type == "forward_order" || type == "forward_cancel"; }
-
 void ForwardDesk::handle(AccountId a, const ForwardRequest& r, std::optional<std::uint64_t> req, Hour now,
                          Money spendable, ForwardDeskOutput& out) {
   auto reply = [&](json j) {
@@ -141,10 +139,12 @@ void ForwardDesk::handle(AccountId a, const ForwardRequest& r, std::optional<std
   };
   std::vector<ForwardMarketEvent> events;
   if (const auto* o = std::get_if<ForwardNewOrder>(&r.what)) {
-    for (const auto& w : market_.workingOrders(a))
-      if (clOrdIds_.count(w.id) && clOrdIds_.at(w.id) == o->clOrdId)
+    for (const auto& [id, cl] : clOrdIds_) {
+      if (cl != o->clOrdId) continue;
+      if (const auto w = market_.working(id); w && w->account == a)
         return reply({{"type", "forward_rejected"}, {"cl_ord_id", o->clOrdId}, {"code", "duplicate_cl_ord_id"},
                       {"reason", "a working forward order of yours has this cl_ord_id"}});
+    }
     const ForwardOrder order{nextId_, a, o->side, o->accelerator, o->weekStart, o->gpuHours, o->price};
     market_.submit(order, now, spendable, events);
     if (!events.empty() && std::holds_alternative<ForwardRejected>(events.front())) {
@@ -169,14 +169,13 @@ void ForwardDesk::handle(AccountId a, const ForwardRequest& r, std::optional<std
     return;
   }
   if (const auto* c = std::get_if<ForwardCancelOrder>(&r.what)) {
-    std::optional<ForwardOrder> working;
-    for (const auto& w : market_.workingOrders(a))
-      if (w.id == c->orderId) working = w;
-    market_.cancel(c->orderId, a, events);
-    if (!working) {
+    const std::optional<ForwardOrder> working = market_.working(c->orderId);
+    // Another account's order is reported like a missing one.
+    if (!working || working->account != a) {
       return reply({{"type", "error"}, {"code", "unknown_order"}, {"reason", "no working forward order of yours with this id"},
                     {"msg_type", "forward_cancel"}});
     }
+    market_.cancel(c->orderId, a, events);
     out.journal = json{{"type", "forward_cancel"}, {"account", accounts_.name(a)}, {"id", c->orderId}}.dump();
     apply(events, &out);
     out.marketData.push_back(bookJson(working->accelerator, working->weekStart));

@@ -56,7 +56,6 @@ class ForwardDesk {
               ForwardDeskOutput& out);
   // A journal line written by handle(); throws std::runtime_error if it does not apply as it did.
   void replay(const nlohmann::json& entry, Hour now, Money spendable);
-  static bool isJournalEntry(const std::string& type);
   void advance(Hour now, const std::map<Accelerator, Price>& nextDay, ForwardDeskOutput& out);
 
   Money marginHeld(AccountId a) const { return market_.marginHeld(a); }

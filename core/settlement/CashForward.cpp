@@ -29,8 +29,12 @@ std::string_view toString(ForwardError e) {
   return "?";
 }
 
+Money initialMarginFor(std::int64_t gpuHours, Price price, int marginPpm) {
+  return (price * gpuHours / 1'000'000) * marginPpm;
+}
+
 Money CashForwardBook::initialMargin(const ForwardTerms& t) const {
-  return (t.price * t.gpuHours / 1'000'000) * initialMarginPpm_;
+  return initialMarginFor(t.gpuHours, t.price, initialMarginPpm_);
 }
 
 std::variant<std::uint64_t, ForwardError> CashForwardBook::open(AccountId buyer, AccountId seller,

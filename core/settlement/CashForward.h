@@ -26,6 +26,10 @@ struct ForwardTerms {
   Price price = 0;                // agreed index level per GPU-hour
 };
 
+// Initial margin of a forward: a share (ppm) of its notional, price x GPU-hours.
+inline constexpr int kDefaultInitialMarginPpm = 150'000;
+Money initialMarginFor(std::int64_t gpuHours, Price price, int marginPpm = kDefaultInitialMarginPpm);
+
 enum class ForwardError : std::uint8_t { InvalidTerms, SameAccount, BuyerMargin, SellerMargin, UnknownPosition };
 std::string_view toString(ForwardError e);
 
@@ -49,7 +53,7 @@ struct ForwardEvent {
 
 class CashForwardBook {
  public:
-  CashForwardBook(SettlementLedger& ledger, int initialMarginPpm = 150'000)
+  CashForwardBook(SettlementLedger& ledger, int initialMarginPpm = kDefaultInitialMarginPpm)
       : ledger_(ledger), initialMarginPpm_(initialMarginPpm) {}
 
   std::variant<std::uint64_t, ForwardError> open(AccountId buyer, AccountId seller, const ForwardTerms& t);

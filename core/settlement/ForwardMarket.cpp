@@ -28,7 +28,7 @@ std::string_view toString(ForwardRejectReason r) {
 }
 
 ForwardMarket::ForwardMarket(SettlementLedger& ledger, int initialMarginPpm)
-    : ledger_(ledger), positions_(ledger, initialMarginPpm), initialMarginPpm_(initialMarginPpm) {}
+    : positions_(ledger, initialMarginPpm) {}
 
 Money ForwardMarket::marginFor(const ForwardOrder& o, std::int64_t gpuHours) const {
   return positions_.initialMargin(ForwardTerms{o.accelerator, o.weekStart, gpuHours, o.price});
@@ -201,7 +201,7 @@ void ForwardMarket::advance(Hour now, const std::map<Accelerator, Price>& nextDa
   // Weeks being delivered collect the index of every hour that passed inside them.
   for (const auto& [key, book] : books_) weeks_.try_emplace(key);
   for (auto it = weeks_.begin(); it != weeks_.end();) {
-    const auto& [key, week] = *it;
+    const Key& key = it->first;
     Week& w = it->second;
     const Hour end = key.weekStart + kHoursPerWeek;
     auto index = lastIndex_.find(key.accelerator);
@@ -252,6 +252,14 @@ std::vector<std::pair<Accelerator, Hour>> ForwardMarket::books() const {
   for (const auto& [key, book] : books_)
     if (!book.bids.empty() || !book.asks.empty()) out.emplace_back(key.accelerator, key.weekStart);
   return out;
+}
+
+std::optional<ForwardOrder> ForwardMarket::working(std::uint64_t id) const {
+  auto it = resting_.find(id);
+  if (it == resting_.end()) return std::nullopt;
+  ForwardOrder o = it->second.order;
+  o.gpuHours = it->second.leaves;
+  return o;
 }
 
 std::vector<ForwardOrder> ForwardMarket::workingOrders(AccountId a) const {

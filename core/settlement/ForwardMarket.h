@@ -100,7 +100,7 @@ struct ForwardLevel {
 
 class ForwardMarket {
  public:
-  explicit ForwardMarket(SettlementLedger& ledger, int initialMarginPpm = 150'000);
+  explicit ForwardMarket(SettlementLedger& ledger, int initialMarginPpm = kDefaultInitialMarginPpm);
 
   // `spendable` is the account's cash that is free of every other hold (the exchange's bid
   // reservations); margin held by this account's resting forward orders is subtracted here.
@@ -114,6 +114,8 @@ class ForwardMarket {
   Money marginHeld(AccountId a) const;  // by resting orders, not yet in the Margin book
   std::vector<ForwardLevel> depth(Accelerator a, Hour weekStart, Side side, std::size_t maxLevels) const;
   std::vector<ForwardOrder> workingOrders(AccountId a) const;
+  // A working order with what is left of it in gpuHours, or nothing.
+  std::optional<ForwardOrder> working(std::uint64_t id) const;
   // The (accelerator, week) books that have resting orders, ascending.
   std::vector<std::pair<Accelerator, Hour>> books() const;
   std::vector<ForwardPosition> positionsOf(AccountId a) const;
@@ -145,9 +147,7 @@ class ForwardMarket {
   template <typename Levels>
   void matchAgainst(Levels& levels, Resting& in, bool buy, std::vector<ForwardMarketEvent>& out);
 
-  SettlementLedger& ledger_;
   CashForwardBook positions_;
-  int initialMarginPpm_;
   std::map<Key, Book> books_;
   std::unordered_map<std::uint64_t, Resting> resting_;
   std::unordered_map<AccountId, Money> held_;

@@ -27,7 +27,6 @@ namespace tessera::ui {
 namespace {
 
 constexpr int kWeeksShown = 8;
-constexpr int kInitialMarginPpm = 150'000;  // the exchange's default (core/settlement/CashForward.h)
 
 QTableView* table(QAbstractItemModel* model, QWidget* parent) {
   auto* v = new QTableView(parent);
@@ -236,7 +235,7 @@ void ForwardsPanel::addNotice(const QString& text) {
 }
 
 Money ForwardsPanel::initialMargin(std::int64_t gpuHours, Price price) {
-  return (price * gpuHours / 1'000'000) * kInitialMarginPpm;
+  return initialMarginFor(gpuHours, price);  // at the exchange's default share
 }
 
 net::ForwardNewOrder ForwardsPanel::orderFor(Side side) const {
