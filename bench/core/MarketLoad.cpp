@@ -8,6 +8,16 @@
 
 namespace tessera::bench {
 
+const char* toString(InputKind k) {
+  switch (k) {
+    case InputKind::Add: return "add";
+    case InputKind::Cancel: return "cancel";
+    case InputKind::Crossing: return "crossing, divisible";
+    case InputKind::CrossingAllOrNone: return "crossing, all-or-none";
+  }
+  return "?";
+}
+
 Load makeLoad(const LoadShape& s) {
   Load load;
   std::mt19937_64 rng(s.seed);
@@ -58,13 +68,16 @@ Load makeLoad(const LoadShape& s) {
   };
 
   load.events.reserve(static_cast<std::size_t>(s.events));
+  load.kinds.reserve(static_cast<std::size_t>(s.events));
   while (static_cast<int>(load.events.size()) < s.events) {
     const auto roll = uniform(1, 100);
     InputEvent in;
+    InputKind kind = InputKind::Add;
     if (roll > s.addPercent && roll <= s.addPercent + s.cancelPercent) {
       if (working.empty()) continue;
       const auto& [id, account] = working[static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(working.size()) - 1))];
       in = CancelRequest{id, account};
+      kind = InputKind::Cancel;
     } else {
       const bool crossing = roll > s.addPercent + s.cancelPercent;
       OrderRequest o;
@@ -82,6 +95,7 @@ Load makeLoad(const LoadShape& s) {
       if (crossing) {
         o.limit = o.side == Side::Buy ? m + away : std::max<Price>(kTick, m - away);
         if (o.side == Side::Buy && uniform(1, 100) <= s.allOrNonePercentOfCrossing) o.fill = FillStyle::AllOrNone;
+        kind = o.fill == FillStyle::AllOrNone ? InputKind::CrossingAllOrNone : InputKind::Crossing;
       } else {
         o.limit = o.side == Side::Buy ? std::max<Price>(kTick, m - away) : m + away;
       }
@@ -110,6 +124,7 @@ Load makeLoad(const LoadShape& s) {
       }
     }
     load.events.push_back(std::move(in));
+    load.kinds.push_back(kind);
   }
   return load;
 }

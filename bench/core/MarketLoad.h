@@ -21,9 +21,16 @@ struct LoadShape {
   std::uint64_t seed = 42;
 };
 
+// What the generator meant an input to be. An add may still trade if the mid moved since, and a
+// crossing order may find nothing left to cross; the kind says which dice made it, not its fate.
+enum class InputKind : std::uint8_t { Add, Cancel, Crossing, CrossingAllOrNone };
+inline constexpr int kInputKinds = 4;
+const char* toString(InputKind k);
+
 struct Load {
   std::vector<InputEvent> setup;   // clusters and capacity
   std::vector<InputEvent> events;  // the measured flow
+  std::vector<InputKind> kinds;    // kinds[i] is the kind of events[i]
 };
 
 Load makeLoad(const LoadShape& shape);

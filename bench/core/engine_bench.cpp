@@ -2,9 +2,14 @@
 // flat out and open-loop at fixed arrival rates, after a warm-up.
 //   (a) 1-D: one cluster, one-hour orders (a classic limit order book)
 //   (b) 2-D: 20 clusters, 30 days of hours, orders of 1..168 hours, 60% add / 30% cancel / 10% crossing
-// Usage: engine_bench [--quick] [--only a|b] [--flat]
-//   --only runs one workload, --flat skips the open-loop runs (both for profiling).
+// Each flat-out run is broken down by input kind, and each workload's output floor (the time just
+// to materialise its output, OutputFloor.h) is printed beside it.
+// Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor]
+//   --only runs one workload, --flat skips the open-loop runs (both for profiling), --floor
+//   measures only the output floor.
+#include "InputKindReport.h"
 #include "MarketLoad.h"
+#include "OutputFloor.h"
 
 #include "core/engine/Matcher.h"
 
@@ -25,6 +30,7 @@ struct Result {
   double eventsPerSecond = 0;
   double p50 = 0, p99 = 0, p999 = 0, max = 0;  // microseconds
   std::size_t outputEvents = 0;
+  PerInput perInput;  // flat out only: open-loop latencies include queueing, not just service
 };
 
 double percentile(std::vector<double>& v, double q) {
@@ -48,6 +54,11 @@ Result measure(const Load& load, std::size_t warmup, double ratePerSecond) {
   const std::size_t n = load.events.size() - warmup;
   std::vector<double> latency(n);
   Result r;
+  const bool flat = ratePerSecond <= 0;
+  if (flat) {
+    r.perInput.events.resize(n);
+    r.perInput.contracts.resize(n);
+  }
   const auto start = Clock::now();
   for (std::size_t i = 0; i < n; ++i) {
     Clock::time_point due = Clock::now();
@@ -58,11 +69,17 @@ Result measure(const Load& load, std::size_t warmup, double ratePerSecond) {
     }
     out.clear();
     engine->apply(load.events[warmup + i], out);
-    r.outputEvents += out.size();
     latency[i] = std::chrono::duration<double, std::micro>(Clock::now() - due).count();
+    r.outputEvents += out.size();
+    if (flat) {
+      r.perInput.events[i] = static_cast<std::uint32_t>(out.size());
+      r.perInput.contracts[i] = static_cast<std::uint32_t>(
+          std::count_if(out.begin(), out.end(), [](const Event& e) { return std::holds_alternative<ContractCreated>(e); }));
+    }
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.eventsPerSecond = static_cast<double>(n) / seconds;
+  if (flat) r.perInput.latencyUs = latency;
   r.max = *std::max_element(latency.begin(), latency.end());
   r.p50 = percentile(latency, 0.50);
   r.p99 = percentile(latency, 0.99);
@@ -75,15 +92,21 @@ void report(const char* name, const char* mode, const Result& r, std::size_t n) 
               name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents);
 }
 
-void run(const char* name, const LoadShape& shape, std::size_t warmup, bool flatOnly) {
+void run(const char* name, const LoadShape& shape, std::size_t warmup, bool flatOnly, bool floorOnly) {
   const auto t0 = Clock::now();
   const Load load = makeLoad(shape);
   std::printf("%s: generated %zu events in %.1f s\n", name, load.events.size(),
               std::chrono::duration<double>(Clock::now() - t0).count());
   const std::size_t n = load.events.size() - warmup;
+  if (floorOnly) {
+    printOutputFloor(name, measureOutputFloor(load, warmup));
+    return;
+  }
   const Result flat = measure(load, warmup, 0);
   report(name, "flat out", flat, n);
+  printByKind(load, warmup, flat.perInput);
   if (flatOnly) return;
+  printOutputFloor(name, measureOutputFloor(load, warmup));
   for (double fraction : {0.25, 0.5, 0.8}) {
     const double rate = flat.eventsPerSecond * fraction;
     char mode[32];
@@ -95,14 +118,15 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, bool flat
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, flatOnly = false;
+  bool quick = false, flatOnly = false, floorOnly = false;
   char only = 0;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--flat") == 0) flatOnly = true;
+    else if (std::strcmp(argv[i], "--floor") == 0) floorOnly = true;
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i][0];
     else {
-      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat]\n");
+      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor]\n");
       return 2;
     }
   }
@@ -110,7 +134,7 @@ int main(int argc, char** argv) {
   oneD.clusters = 1;
   oneD.horizon = 1;
   oneD.events = quick ? 200'000 : 2'200'000;
-  if (only != 'b') run("(a) 1-D, 1 cluster, 1-hour orders", oneD, quick ? 50'000 : 200'000, flatOnly);
+  if (only != 'b') run("(a) 1-D, 1 cluster, 1-hour orders", oneD, quick ? 50'000 : 200'000, flatOnly, floorOnly);
 
   LoadShape twoD;
   twoD.clusters = 20;
@@ -119,6 +143,6 @@ int main(int argc, char** argv) {
   twoD.maxHours = 168;
   twoD.events = quick ? 60'000 : 600'000;
   twoD.allOrNonePercentOfCrossing = 20;
-  if (only != 'a') run("(b) 2-D, 20 clusters x 720 h", twoD, quick ? 10'000 : 100'000, flatOnly);
+  if (only != 'a') run("(b) 2-D, 20 clusters x 720 h", twoD, quick ? 10'000 : 100'000, flatOnly, floorOnly);
   return 0;
 }
