@@ -19,8 +19,9 @@ std::vector<Contract> ContractBook::of(AccountId account) const {
   std::vector<Contract> out;
   auto it = byAccount_.find(account);
   if (it == byAccount_.end()) return out;
-  out.reserve(it->second.size());
-  for (ContractId id : it->second) out.push_back(contracts_[id - 1]);
+  const auto& ids = it->second;
+  out.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) out.push_back(contracts_[ids[i] - 1]);
   return out;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Every contract the market has created, by id, with an index per account.
 #include "core/engine/Events.h"
+#include "core/engine/PagedVector.h"
 
-#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -17,8 +17,10 @@ class ContractBook {
   std::vector<Contract> of(AccountId account) const;
 
  private:
-  std::deque<Contract> contracts_;  // contracts_[id - 1]; a deque, so growth never copies them all
-  std::unordered_map<AccountId, std::vector<ContractId>> byAccount_;
+  // Paged, so growth never copies what is stored. Not a std::deque: its blocks hold four
+  // contracts, so it would allocate once every four trades. An account's ids get 4 KB pages.
+  PagedVector<Contract> contracts_;  // contracts_[id - 1]
+  std::unordered_map<AccountId, PagedVector<ContractId, 9>> byAccount_;
 };
 
 }  // namespace tessera
