@@ -228,7 +228,7 @@ void ExchangeCore::replay() {
       info.side = o->side;
       info.reserved = a.house ? 0 : reservationFor(*o);
       orders_.put(o->id, std::move(info));
-      a.byClOrdId[e.clOrdId] = o->id;
+      *a.byClOrdId.claim(e.clOrdId).first = o->id;
       nextOrderId_ = std::max(nextOrderId_, o->id + 1);
     }
     if (auto rej = applyInput(in, e.clOrdId, nullptr)) {
@@ -284,9 +284,7 @@ void ExchangeCore::handleRejectedLine(SessionId s, std::string_view code, std::s
 
 std::optional<OrderId> ExchangeCore::resolve(const Account& a, const OrderRef& ref) const {
   if (ref.clOrdId) {
-    auto it = a.byClOrdId.find(*ref.clOrdId);
-    if (it == a.byClOrdId.end()) return std::nullopt;
-    return it->second;
+    return a.byClOrdId.find(*ref.clOrdId);
   }
   const OrderInfo* info = orders_.find(*ref.orderId);
   // Another account's order is reported exactly like a missing one: accounts must not learn
@@ -466,13 +464,13 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
     toAccount(a.id, out, line);
   };
   // One lookup claims the client order id; every early return below gives it back.
-  auto [slot, fresh] = a.byClOrdId.try_emplace(m.clOrdId, 0);
+  auto [slot, fresh] = a.byClOrdId.claim(m.clOrdId);
   if (!fresh) {
     reject("duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account");
     return;
   }
   if (a.openOrders >= limits_.maxOpenOrdersPerAccount) {
-    a.byClOrdId.erase(slot);
+    a.byClOrdId.erase(m.clOrdId);
     reject("too_many_open_orders",
            "at most " + std::to_string(limits_.maxOpenOrdersPerAccount) + " open orders");
     return;
@@ -480,7 +478,7 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
   const Money reservation = a.house ? 0 : reservationFor(m.order);
   const Money available = spendable(a);
   if (checks && reservation > available) {
-    a.byClOrdId.erase(slot);
+    a.byClOrdId.erase(m.clOrdId);
     reject("insufficient_cash", "the bid needs " + std::to_string(reservation) +
                                     " micro-dollars, " + std::to_string(available) +
                                     " are available");
@@ -496,7 +494,7 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
   info.side = o.side;
   info.reserved = reservation;
   orders_.put(o.id, std::move(info));
-  slot->second = o.id;
+  *slot = o.id;
   if (auto rej = applyInput(o, m.clOrdId, &out)) {
     orders_.erase(o.id);
     a.byClOrdId.erase(m.clOrdId);

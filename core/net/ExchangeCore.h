@@ -10,6 +10,7 @@
 #include "core/engine/Matcher.h"
 #include "core/net/BookMirror.h"
 #include "core/net/ClientMessage.h"
+#include "core/net/ClOrdIdIndex.h"
 #include "core/net/DenseIdTable.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ForwardDesk.h"
@@ -92,7 +93,7 @@ class ExchangeCore {
     bool house = false;
     bool configured = false;
     int openOrders = 0;
-    std::unordered_map<std::string, OrderId> byClOrdId;
+    ClOrdIdIndex byClOrdId;
     std::vector<SessionId> sessions;
   };
   struct OrderInfo {

@@ -4,6 +4,7 @@
 // money enters and leaves only through the `External` book of the bank account that funds it.
 #include "core/domain/Types.h"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,12 +46,13 @@ class SettlementLedger {
   std::optional<PostingError> post(BalanceKey from, BalanceKey to, Money amount, std::string memo);
   Money balance(BalanceKey k) const;
   Money total() const;  // always 0
-  const std::vector<Posting>& postings() const { return postings_; }
+  const std::deque<Posting>& postings() const { return postings_; }
   std::vector<Posting> postingsOf(AccountId a) const;
 
  private:
   std::map<BalanceKey, Money> balances_;
-  std::vector<Posting> postings_;
+  // Only grows: a deque, so growth never moves millions of postings inside one matching batch.
+  std::deque<Posting> postings_;
 };
 
 }  // namespace tessera

@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <deque>
+
 #include <random>
 
 using namespace tessera;
@@ -446,7 +448,7 @@ class TestExchangeSettlement : public QObject {
     // The same market twice: once uninterrupted, once torn down and rebuilt from its journal
     // right after a failure was reported (and remedied) in the middle of a contract.
     struct Result {
-      std::vector<Posting> postings;
+      std::deque<Posting> postings;
       std::map<std::string, std::vector<Money>> balances;
       std::vector<std::string> states;
       std::vector<std::pair<ContractId, ContractId>> contracts;
@@ -555,7 +557,7 @@ class TestExchangeSettlement : public QObject {
     ExchangeConfig cfg = EmbeddedExchange::feederConfig(mc.start);
     cfg.dbPath = path;
     cfg.feederReports = std::make_shared<FeederReports>();
-    std::vector<Posting> postings;
+    std::deque<Posting> postings;
     std::size_t outages = 0;
     {
       auto journal = openJournal(path);
