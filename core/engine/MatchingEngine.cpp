@@ -218,16 +218,23 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
     if (rest == 0) l.noteDeath();
   };
 
-  constexpr std::size_t kPrefetchAhead = 2;
-  auto prefetch = [&](std::size_t i) {
-    if (i >= need.size()) return;
+  // Memory is loaded in two stages, hours ahead of the walk: first the best end of each ladder
+  // it may cross, then, once that has arrived, the order its best entry names, which the walk
+  // reads to tell whether the entry is live and what it still wants.
+  constexpr std::size_t kLadderAhead = 4;
+  constexpr std::size_t kOrderAhead = 2;
+  auto crossable = [&](std::size_t i) -> const RestingLadder* {
+    if (i >= need.size()) return nullptr;
     const Cell* c = findCell(b, from + static_cast<Hour>(i));
-    if (c && crosses(mySide, o.req.limit, keyOf(other, c->ladders[side(other)].keyBound())))
-      c->ladders[side(other)].prefetchBest();
+    if (!c || !crosses(mySide, o.req.limit, keyOf(other, c->ladders[side(other)].keyBound()))) return nullptr;
+    return &c->ladders[side(other)];
   };
-  for (std::size_t i = 0; i < kPrefetchAhead; ++i) prefetch(i);
+  for (std::size_t i = 0; i < kLadderAhead; ++i)
+    if (const RestingLadder* l = crossable(i)) l->prefetchBest();
   for (std::size_t i = 0; i < need.size() && !cancelIncoming; ++i) {
-    prefetch(i + kPrefetchAhead);
+    if (const RestingLadder* l = crossable(i + kLadderAhead)) l->prefetchBest();
+    if (const RestingLadder* l = crossable(i + kOrderAhead))
+      if (const Entry* e = l->best()) prefetchOrder(orders_[e->slot]);
     if (need[i] == 0) continue;
     const Hour h = from + static_cast<Hour>(i);
     Cell* c = findCell(b, h);

@@ -99,6 +99,14 @@ class MatchingEngine final : public Matcher {
     const Order& r = orders_[e.slot];
     return r.seq == e.seq && remainingAt(r, h) > 0;
   }
+  // Starts loading the parts of a resting order that matching reads (isLive, then the take).
+  static void prefetchOrder(const Order& r) {
+    __builtin_prefetch(&r.req.id);
+    __builtin_prefetch(&r.req.end);
+    __builtin_prefetch(&r.req.limit);
+    __builtin_prefetch(&r.seq);
+    __builtin_prefetch(&r.qtyBase);
+  }
   // Takes what a divisible order that just stopped working still had off the ladders (its
   // entries are dead already) and returns a sell's offers to the inventory.
   void retireEntries(const Order& o);
