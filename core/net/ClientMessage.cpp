@@ -1,6 +1,7 @@
 #include "core/net/ClientMessage.h"
 
 #include "core/engine/EventJson.h"
+#include "core/net/FlatMessageParser.h"
 
 #include <nlohmann/json.hpp>
 
@@ -121,7 +122,7 @@ struct Reader {
 
 }  // namespace
 
-std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line) {
+std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_view line) {
   ParseError err;
   if (!depthWithinLimit(line)) {
     err.code = "malformed";
@@ -261,6 +262,11 @@ std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line
   }
   if (!ok) return err;
   return msg;
+}
+
+std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line) {
+  if (auto m = parseFlatMessage(line)) return std::move(*m);
+  return parseClientMessageWithTree(line);
 }
 
 std::string_view typeName(const ClientRequest& r) {

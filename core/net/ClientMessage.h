@@ -74,6 +74,9 @@ inline constexpr std::size_t kMaxClOrdIdLength = 64;
 inline constexpr int kMaxJsonDepth = 8;
 
 std::variant<ClientMessage, ParseError> parseClientMessage(std::string_view line);
+// The same, through the JSON tree parser alone. parseClientMessage reads the hot messages with
+// a faster parser first (FlatMessageParser.h), which is tested against this one.
+std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_view line);
 
 std::string_view typeName(const ClientRequest& r);
 
