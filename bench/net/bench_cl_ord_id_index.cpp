@@ -28,7 +28,7 @@ struct PlainMap {
 };
 struct Incremental {
   ClOrdIdIndex index;
-  void claim(const std::string& k, OrderId id) { *index.claim(k).first = id; }
+  void claim(const std::string& k, OrderId id) { index.claim(k, id); }
 };
 
 template <typename Table>

@@ -1,62 +1,140 @@
 #include "core/net/ClOrdIdIndex.h"
 
+#include "core/net/ClientMessage.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <new>
+#include <stdexcept>
+
 namespace tessera::net {
 
 namespace {
-// Buckets of the old table moved per operation. With the new table reserved for twice the old
-// size, the old one is empty long before the new one is full: it has about as many buckets as
-// entries, so it is gone after size/2 operations, by when the new table holds 1.5x the old.
-constexpr std::size_t kBucketsPerOperation = 2;
+// Slots of the old table moved per operation. The old table is at most half full when growth
+// starts and the new one has twice its slots, so the old one is empty after capacity/8
+// operations, by when the new table holds at most 3/4 of what it may before growing again.
+constexpr std::size_t kSlotsPerOperation = 8;
+constexpr std::size_t kFirstCapacity = 64;
+constexpr std::size_t kMapAtBytes = 64 * 1024;
+
+static_assert(kMaxClOrdIdLength <= 255, "lengths are stored in a byte");
 }  // namespace
 
-void ClOrdIdIndex::moveSomeBuckets() {
-  if (old_.empty()) return;
-  const std::size_t buckets = old_.bucket_count();
-  for (std::size_t moved = 0; moved < kBucketsPerOperation && nextBucket_ < buckets; ++nextBucket_, ++moved) {
-    // Erasing never rehashes, so bucket numbers stay put while the bucket is emptied.
-    while (old_.bucket_size(nextBucket_) > 0) current_.insert(old_.extract(old_.begin(nextBucket_)->first));
+ClOrdIdIndex::ClOrdIdIndex() = default;
+ClOrdIdIndex::~ClOrdIdIndex() = default;
+ClOrdIdIndex::ClOrdIdIndex(ClOrdIdIndex&&) noexcept = default;
+ClOrdIdIndex& ClOrdIdIndex::operator=(ClOrdIdIndex&&) noexcept = default;
+
+void ClOrdIdIndex::FreeSlots::operator()(Slot* p) const {
+  if (mappedBytes) ::munmap(p, mappedBytes);
+  else std::free(p);
+}
+
+ClOrdIdIndex::Table ClOrdIdIndex::makeTable(std::size_t capacity) {
+  // A large table is mapped: zero pages from the kernel, touched (and paid for) only as slots
+  // fill, instead of a memset of the whole table inside one operation (calloc would memset a
+  // block it reuses from the heap, and glibc raises its mmap threshold after each free).
+  Table t;
+  const std::size_t bytes = capacity * sizeof(Slot);
+  if (bytes >= kMapAtBytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    t.slots = std::unique_ptr<Slot[], FreeSlots>(static_cast<Slot*>(p), FreeSlots{bytes});
+  } else {
+    t.slots = std::unique_ptr<Slot[], FreeSlots>(static_cast<Slot*>(std::calloc(capacity, sizeof(Slot))), FreeSlots{0});
+    if (!t.slots) throw std::bad_alloc();
   }
-  if (old_.empty() || nextBucket_ >= buckets) {
-    // Whatever is left in buckets already passed was inserted there before growth began and
-    // moved; anything else cannot be: new ids go to current_.
-    while (!old_.empty()) current_.insert(old_.extract(old_.begin()));
+  t.capacity = capacity;
+  return t;
+}
+
+std::string_view ClOrdIdIndex::keyOf(const Slot& s) const {
+  return {pages_[s.key / kPageBytes].get() + s.key % kPageBytes, s.length};
+}
+
+std::uint32_t ClOrdIdIndex::store(std::string_view key) {
+  if (pageUsed_ + key.size() > kPageBytes) {
+    if (pages_.size() >= (std::size_t{1} << 32) / kPageBytes) throw std::length_error("client order id arena full");
+    pages_.push_back(std::make_unique<char[]>(kPageBytes));
+    pageUsed_ = 0;
+  }
+  const auto at = static_cast<std::uint32_t>((pages_.size() - 1) * kPageBytes + pageUsed_);
+  std::memcpy(pages_.back().get() + pageUsed_, key.data(), key.size());
+  pageUsed_ += key.size();
+  return at;
+}
+
+ClOrdIdIndex::Slot* ClOrdIdIndex::lookup(const Table& t, std::uint64_t hash, std::string_view key) const {
+  if (t.capacity == 0) return nullptr;
+  const std::size_t mask = t.capacity - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    Slot& s = t.slots[i];
+    if (s.state == kEmpty) return nullptr;
+    if (s.state == kFull && s.hash == hash && s.length == key.size() && keyOf(s) == key) return &s;
+  }
+}
+
+void ClOrdIdIndex::insert(Table& t, const Slot& s) {
+  const std::size_t mask = t.capacity - 1;
+  std::size_t i = s.hash & mask;
+  while (t.slots[i].state != kEmpty) i = (i + 1) & mask;  // erased slots stay: see startGrowing
+  t.slots[i] = s;
+  t.slots[i].state = kFull;
+  ++t.used;
+}
+
+void ClOrdIdIndex::moveSomeSlots() {
+  if (old_.capacity == 0) return;
+  for (std::size_t n = 0; n < kSlotsPerOperation && nextOld_ < old_.capacity; ++n, ++nextOld_) {
+    Slot& s = old_.slots[nextOld_];
+    if (s.state != kFull) continue;
+    insert(current_, s);
+    s.state = kErased;  // not kEmpty: the slots after it may be on its probe path
+  }
+  if (nextOld_ == old_.capacity) {
     old_ = Table{};
-    nextBucket_ = 0;
+    nextOld_ = 0;
   }
 }
 
 void ClOrdIdIndex::startGrowing() {
-  // Only one generation at a time: finish the last growth first (it is normally long over).
-  while (!old_.empty()) moveSomeBuckets();
-  old_.swap(current_);
-  current_ = Table{};
-  current_.reserve(2 * old_.size() + 16);
-  nextBucket_ = 0;
+  while (old_.capacity != 0) moveSomeSlots();  // one generation at a time (normally long over)
+  // Erased slots are dropped as the entries move, so a table of many erasures does not double.
+  const std::size_t capacity = live_ * 4 > current_.capacity ? current_.capacity * 2 : current_.capacity;
+  old_ = std::move(current_);
+  current_ = makeTable(std::max(capacity, kFirstCapacity));
+  nextOld_ = 0;
 }
 
-std::pair<OrderId*, bool> ClOrdIdIndex::claim(const std::string& clOrdId) {
-  moveSomeBuckets();
-  if (!old_.empty()) {
-    if (auto it = old_.find(clOrdId); it != old_.end()) return {&it->second, false};
-  }
-  if (current_.size() + 1 > static_cast<std::size_t>(current_.max_load_factor() * static_cast<float>(current_.bucket_count())) &&
-      current_.size() >= 1024) {
-    // The next insert would rehash the whole table: grow incrementally instead.
-    if (auto it = current_.find(clOrdId); it != current_.end()) return {&it->second, false};
-    startGrowing();
-  }
-  auto [it, fresh] = current_.try_emplace(clOrdId, OrderId{0});
-  return {&it->second, fresh};
+bool ClOrdIdIndex::claim(std::string_view clOrdId, OrderId id) {
+  moveSomeSlots();
+  const std::uint64_t hash = std::hash<std::string_view>{}(clOrdId);
+  if (lookup(current_, hash, clOrdId) || lookup(old_, hash, clOrdId)) return false;
+  if (current_.capacity == 0 || (current_.used + 1) * 2 > current_.capacity) startGrowing();
+  insert(current_, Slot{hash, id, store(clOrdId), static_cast<std::uint8_t>(clOrdId.size()), kFull});
+  ++live_;
+  return true;
 }
 
-void ClOrdIdIndex::erase(const std::string& clOrdId) {
-  if (current_.erase(clOrdId) == 0) old_.erase(clOrdId);
-  moveSomeBuckets();
+void ClOrdIdIndex::erase(std::string_view clOrdId) {
+  const std::uint64_t hash = std::hash<std::string_view>{}(clOrdId);
+  Slot* s = lookup(current_, hash, clOrdId);
+  if (!s) s = lookup(old_, hash, clOrdId);
+  if (!s) return;
+  s->state = kErased;
+  --live_;
+  // The usual erasure is a claim given back at once (a rejected order): give its bytes back too.
+  if (!pages_.empty() && s->key + s->length == (pages_.size() - 1) * kPageBytes + pageUsed_) pageUsed_ -= s->length;
+  moveSomeSlots();
 }
 
-std::optional<OrderId> ClOrdIdIndex::find(const std::string& clOrdId) const {
-  if (auto it = current_.find(clOrdId); it != current_.end()) return it->second;
-  if (auto it = old_.find(clOrdId); it != old_.end()) return it->second;
+std::optional<OrderId> ClOrdIdIndex::find(std::string_view clOrdId) const {
+  const std::uint64_t hash = std::hash<std::string_view>{}(clOrdId);
+  if (const Slot* s = lookup(current_, hash, clOrdId)) return s->id;
+  if (const Slot* s = lookup(old_, hash, clOrdId)) return s->id;
   return std::nullopt;
 }
 

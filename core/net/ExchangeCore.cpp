@@ -228,7 +228,10 @@ void ExchangeCore::replay() {
       info.side = o->side;
       info.reserved = a.house ? 0 : reservationFor(*o);
       orders_.put(o->id, std::move(info));
-      *a.byClOrdId.claim(e.clOrdId).first = o->id;
+      if (!a.byClOrdId.claim(e.clOrdId, o->id)) {
+        a.byClOrdId.erase(e.clOrdId);  // the later entry names it, as it did when it was written
+        a.byClOrdId.claim(e.clOrdId, o->id);
+      }
       nextOrderId_ = std::max(nextOrderId_, o->id + 1);
     }
     if (auto rej = applyInput(in, e.clOrdId, nullptr)) {
@@ -463,9 +466,9 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
     appendRejected(line, m.clOrdId, code, reason);
     toAccount(a.id, out, line);
   };
-  // One lookup claims the client order id; every early return below gives it back.
-  auto [slot, fresh] = a.byClOrdId.claim(m.clOrdId);
-  if (!fresh) {
+  // One lookup claims the client order id for the id the order will get; every early return
+  // below gives it back.
+  if (!a.byClOrdId.claim(m.clOrdId, nextOrderId_)) {
     reject("duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account");
     return;
   }
@@ -494,7 +497,6 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
   info.side = o.side;
   info.reserved = reservation;
   orders_.put(o.id, std::move(info));
-  *slot = o.id;
   if (auto rej = applyInput(o, m.clOrdId, &out)) {
     orders_.erase(o.id);
     a.byClOrdId.erase(m.clOrdId);
