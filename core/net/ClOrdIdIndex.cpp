@@ -110,6 +110,8 @@ void ClOrdIdIndex::startGrowing() {
 }
 
 bool ClOrdIdIndex::claim(std::string_view clOrdId, OrderId id) {
+  // The parsers enforce the length; a longer id here is a bug, not a user's mistake.
+  if (clOrdId.size() > kMaxClOrdIdLength) throw std::invalid_argument("client order id longer than the protocol allows");
   moveSomeSlots();
   const std::uint64_t hash = std::hash<std::string_view>{}(clOrdId);
   if (lookup(current_, hash, clOrdId) || lookup(old_, hash, clOrdId)) return false;

@@ -220,6 +220,10 @@ void ExchangeCore::replay() {
         },
         in);
     if (auto* o = std::get_if<OrderRequest>(&in)) {
+      if (e.clOrdId.size() > kMaxClOrdIdLength) {
+        throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": cl_ord_id longer than " +
+                                 std::to_string(kMaxClOrdIdLength) + " characters");
+      }
       Account& a = accountNamed(directory_.name(o->account));
       OrderInfo info;
       info.account = a.id;

@@ -5,6 +5,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sqlite3.h>
+
 #include <random>
 
 using namespace tessera;
@@ -256,6 +258,31 @@ class TestExchangeCore : public QObject {
     QVERIFY(d.find(r, "md_resume").is_object());
     QCOMPARE(d.find(r, "md_cell")["seq"].get<std::uint64_t>(), seq + 1);
   }
+  void replayRefusesAnOverlongClientOrderId() {
+    // A journal edited by hand (or damaged) must stop the server with a reason, not crash it.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("journal.db").toStdString();
+    {
+      Driver d(marketConfig(), path);
+      const SessionId provider = d.connect("provider");
+      QCOMPARE(d.send(provider, order("o1", "sell", 1, 2, kNow + 1, kNow + 3, 2 * kDollar))[0]["state"], "accepted");
+    }
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    const std::string update = "UPDATE journal SET cl_ord_id = '" + std::string(kMaxClOrdIdLength + 1, 'x') +
+                               "' WHERE cl_ord_id = 'o1'";
+    QCOMPARE(sqlite3_exec(db, update.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    QCOMPARE(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+    auto journal = openJournal(path);
+    try {
+      ExchangeCore again(marketConfig(), *journal);
+      QFAIL("the journal was replayed");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(std::string(e.what()).find("cl_ord_id longer than") != std::string::npos, e.what());
+    }
+  }
+
   void replayRebuildsTheSameState() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("journal.db").toStdString();
