@@ -4,9 +4,10 @@
 //   (b) 2-D: 20 clusters, 30 days of hours, orders of 1..168 hours, 60% add / 30% cancel / 10% crossing
 // Each flat-out run is broken down by input kind, and each workload's output floor (the time just
 // to materialise its output, OutputFloor.h) is printed beside it.
-// Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor]
+// Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N]
 //   --only runs one workload, --flat skips the open-loop runs (both for profiling), --floor
-//   measures only the output floor.
+//   measures only the output floor, --repeat measures flat out N times (each on a fresh engine)
+//   and prints the median: on a shared machine one run can be off by a fifth.
 #include "InputKindReport.h"
 #include "MarketLoad.h"
 #include "OutputFloor.h"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -92,20 +94,38 @@ void report(const char* name, const char* mode, const Result& r, std::size_t n) 
               name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents);
 }
 
-void run(const char* name, const LoadShape& shape, std::size_t warmup, bool flatOnly, bool floorOnly) {
+struct Options {
+  bool quick = false;
+  bool flatOnly = false;
+  bool floorOnly = false;
+  int repeat = 1;
+};
+
+void run(const char* name, const LoadShape& shape, std::size_t warmup, const Options& opt) {
   const auto t0 = Clock::now();
   const Load load = makeLoad(shape);
   std::printf("%s: generated %zu events in %.1f s\n", name, load.events.size(),
               std::chrono::duration<double>(Clock::now() - t0).count());
   const std::size_t n = load.events.size() - warmup;
-  if (floorOnly) {
+  if (opt.floorOnly) {
     printOutputFloor(name, measureOutputFloor(load, warmup));
     return;
   }
-  const Result flat = measure(load, warmup, 0);
+  Result flat = measure(load, warmup, 0);
   report(name, "flat out", flat, n);
+  if (opt.repeat > 1) {
+    std::vector<double> rates{flat.eventsPerSecond};
+    for (int k = 1; k < opt.repeat; ++k) {
+      flat = measure(load, warmup, 0);
+      report(name, "flat out", flat, n);
+      rates.push_back(flat.eventsPerSecond);
+    }
+    std::sort(rates.begin(), rates.end());
+    std::printf("%-34s flat out, median of %d: %.0f ev/s (min %.0f, max %.0f)\n", name, opt.repeat,
+                rates[rates.size() / 2], rates.front(), rates.back());
+  }
   printByKind(load, warmup, flat.perInput);
-  if (flatOnly) return;
+  if (opt.flatOnly) return;
   printOutputFloor(name, measureOutputFloor(load, warmup));
   for (double fraction : {0.25, 0.5, 0.8}) {
     const double rate = flat.eventsPerSecond * fraction;
@@ -118,31 +138,32 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, bool flat
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, flatOnly = false, floorOnly = false;
+  Options opt;
   char only = 0;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else if (std::strcmp(argv[i], "--flat") == 0) flatOnly = true;
-    else if (std::strcmp(argv[i], "--floor") == 0) floorOnly = true;
+    if (std::strcmp(argv[i], "--quick") == 0) opt.quick = true;
+    else if (std::strcmp(argv[i], "--flat") == 0) opt.flatOnly = true;
+    else if (std::strcmp(argv[i], "--floor") == 0) opt.floorOnly = true;
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) > 0) opt.repeat = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i][0];
     else {
-      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor]\n");
+      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N]\n");
       return 2;
     }
   }
   LoadShape oneD;
   oneD.clusters = 1;
   oneD.horizon = 1;
-  oneD.events = quick ? 200'000 : 2'200'000;
-  if (only != 'b') run("(a) 1-D, 1 cluster, 1-hour orders", oneD, quick ? 50'000 : 200'000, flatOnly, floorOnly);
+  oneD.events = opt.quick ? 200'000 : 2'200'000;
+  if (only != 'b') run("(a) 1-D, 1 cluster, 1-hour orders", oneD, opt.quick ? 50'000 : 200'000, opt);
 
   LoadShape twoD;
   twoD.clusters = 20;
   twoD.horizon = 30 * 24;
   twoD.minHours = 1;
   twoD.maxHours = 168;
-  twoD.events = quick ? 60'000 : 600'000;
+  twoD.events = opt.quick ? 60'000 : 600'000;
   twoD.allOrNonePercentOfCrossing = 20;
-  if (only != 'a') run("(b) 2-D, 20 clusters x 720 h", twoD, quick ? 10'000 : 100'000, flatOnly, floorOnly);
+  if (only != 'a') run("(b) 2-D, 20 clusters x 720 h", twoD, opt.quick ? 10'000 : 100'000, opt);
   return 0;
 }
