@@ -98,6 +98,16 @@ Load makeLoad(const LoadShape& s) {
         kind = o.fill == FillStyle::AllOrNone ? InputKind::CrossingAllOrNone : InputKind::Crossing;
       } else {
         o.limit = o.side == Side::Buy ? std::max<Price>(kTick, m - away) : m + away;
+        if (s.passiveAdds) {
+          const Side other = o.side == Side::Buy ? Side::Sell : Side::Buy;
+          for (Hour h = o.start; h < o.end; ++h) {
+            const auto best = engine->depth(c, h, other, 1);
+            if (best.empty()) continue;
+            o.limit = o.side == Side::Buy ? std::min(o.limit, best.front().price - kTick)
+                                          : std::max(o.limit, best.front().price + kTick);
+          }
+          if (o.limit < kTick) continue;  // no room under the asks here: draw again
+        }
       }
       if (o.side == Side::Buy) {
         o.account = static_cast<AccountId>(uniform(kProviders + 1, kProviders + kTraders));

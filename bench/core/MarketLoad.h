@@ -18,6 +18,10 @@ struct LoadShape {
   int addPercent = 60;
   int cancelPercent = 30;     // the rest cross the spread
   int allOrNonePercentOfCrossing = 0;
+  // Adds priced behind the best opposite order in every hour of their window, so they rest.
+  // Off, an add is priced off its cluster's mid, a random walk, and often crosses orders resting
+  // from earlier mids (see README.md, "By input kind").
+  bool passiveAdds = false;
   std::uint64_t seed = 42;
 };
 

@@ -4,10 +4,11 @@
 //   (b) 2-D: 20 clusters, 30 days of hours, orders of 1..168 hours, 60% add / 30% cancel / 10% crossing
 // Each flat-out run is broken down by input kind, and each workload's output floor (the time just
 // to materialise its output, OutputFloor.h) is printed beside it.
-// Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N]
+// Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds]
 //   --only runs one workload, --flat skips the open-loop runs (both for profiling), --floor
 //   measures only the output floor, --repeat measures flat out N times (each on a fresh engine)
-//   and prints the median: on a shared machine one run can be off by a fifth.
+//   and prints the median: on a shared machine one run can be off by a fifth. --passive-adds
+//   prices every add behind the opposite best of its window, so that adds rest (MarketLoad.h).
 #include "InputKindReport.h"
 #include "MarketLoad.h"
 #include "OutputFloor.h"
@@ -99,6 +100,7 @@ struct Options {
   bool flatOnly = false;
   bool floorOnly = false;
   int repeat = 1;
+  bool passiveAdds = false;
 };
 
 void run(const char* name, const LoadShape& shape, std::size_t warmup, const Options& opt) {
@@ -144,10 +146,11 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--quick") == 0) opt.quick = true;
     else if (std::strcmp(argv[i], "--flat") == 0) opt.flatOnly = true;
     else if (std::strcmp(argv[i], "--floor") == 0) opt.floorOnly = true;
+    else if (std::strcmp(argv[i], "--passive-adds") == 0) opt.passiveAdds = true;
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) > 0) opt.repeat = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i][0];
     else {
-      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N]\n");
+      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds]\n");
       return 2;
     }
   }
@@ -155,7 +158,9 @@ int main(int argc, char** argv) {
   oneD.clusters = 1;
   oneD.horizon = 1;
   oneD.events = opt.quick ? 200'000 : 2'200'000;
-  if (only != 'b') run("(a) 1-D, 1 cluster, 1-hour orders", oneD, opt.quick ? 50'000 : 200'000, opt);
+  oneD.passiveAdds = opt.passiveAdds;
+  if (only != 'b')
+    run(opt.passiveAdds ? "(a) 1-D, passive adds" : "(a) 1-D, 1 cluster, 1-hour orders", oneD, opt.quick ? 50'000 : 200'000, opt);
 
   LoadShape twoD;
   twoD.clusters = 20;
@@ -164,6 +169,8 @@ int main(int argc, char** argv) {
   twoD.maxHours = 168;
   twoD.events = opt.quick ? 60'000 : 600'000;
   twoD.allOrNonePercentOfCrossing = 20;
-  if (only != 'a') run("(b) 2-D, 20 clusters x 720 h", twoD, opt.quick ? 10'000 : 100'000, opt);
+  twoD.passiveAdds = opt.passiveAdds;
+  if (only != 'a')
+    run(opt.passiveAdds ? "(b) 2-D, passive adds" : "(b) 2-D, 20 clusters x 720 h", twoD, opt.quick ? 10'000 : 100'000, opt);
   return 0;
 }
