@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <new>
@@ -13,9 +14,11 @@
 namespace tessera::net {
 
 namespace {
-// Slots of the old table moved per operation. The old table is at most half full when growth
-// starts and the new one has twice its slots, so the old one is empty after capacity/8
-// operations, by when the new table holds at most 3/4 of what it may before growing again.
+// Slots of the old table moved per operation. A table grows when `fill` of it is used (between
+// 3/8 and 1/2, see ClOrdIdIndex()); the new one has twice its slots (or as many, if most used
+// slots are erased ones), and the old one is empty after capacity/8 operations, before the new
+// table can reach its own limit (that takes capacity/8 more entries than it can receive by then
+// whenever fill >= 1/4).
 constexpr std::size_t kSlotsPerOperation = 8;
 constexpr std::size_t kFirstCapacity = 64;
 constexpr std::size_t kMapAtBytes = 64 * 1024;
@@ -23,7 +26,16 @@ constexpr std::size_t kMapAtBytes = 64 * 1024;
 static_assert(kMaxClOrdIdLength <= 255, "lengths are stored in a byte");
 }  // namespace
 
-ClOrdIdIndex::ClOrdIdIndex() = default;
+ClOrdIdIndex::ClOrdIdIndex() {
+  // The 50 accounts of a busy exchange take ids at the same pace; at one fill they would all
+  // grow in the same few batches and fault in all their new tables' pages at once (bench/net).
+  // Each table's fill is drawn once from [3/8, 1/2], so their growth spreads over many batches.
+  static std::atomic<std::uint64_t> tables{0};
+  const std::uint64_t n = tables.fetch_add(1, std::memory_order_relaxed) * 0x9E3779B97F4A7C15ull;
+  fillPermille_ = 375 + static_cast<std::uint32_t>((n >> 32) % 126);
+}
+
+std::size_t ClOrdIdIndex::limitOf(std::size_t capacity) const { return capacity * fillPermille_ / 1000; }
 ClOrdIdIndex::~ClOrdIdIndex() = default;
 ClOrdIdIndex::ClOrdIdIndex(ClOrdIdIndex&&) noexcept = default;
 ClOrdIdIndex& ClOrdIdIndex::operator=(ClOrdIdIndex&&) noexcept = default;
@@ -103,7 +115,8 @@ void ClOrdIdIndex::moveSomeSlots() {
 void ClOrdIdIndex::startGrowing() {
   while (old_.capacity != 0) moveSomeSlots();  // one generation at a time (normally long over)
   // Erased slots are dropped as the entries move, so a table of many erasures does not double.
-  const std::size_t capacity = live_ * 4 > current_.capacity ? current_.capacity * 2 : current_.capacity;
+  const bool crowded = live_ * 2 > limitOf(current_.capacity);
+  const std::size_t capacity = crowded ? current_.capacity * 2 : current_.capacity;
   old_ = std::move(current_);
   current_ = makeTable(std::max(capacity, kFirstCapacity));
   nextOld_ = 0;
@@ -115,7 +128,7 @@ bool ClOrdIdIndex::claim(std::string_view clOrdId, OrderId id) {
   moveSomeSlots();
   const std::uint64_t hash = std::hash<std::string_view>{}(clOrdId);
   if (lookup(current_, hash, clOrdId) || lookup(old_, hash, clOrdId)) return false;
-  if (current_.capacity == 0 || (current_.used + 1) * 2 > current_.capacity) startGrowing();
+  if (current_.capacity == 0 || current_.used + 1 > limitOf(current_.capacity)) startGrowing();
   insert(current_, Slot{hash, id, store(clOrdId), static_cast<std::uint8_t>(clOrdId.size()), kFull});
   ++live_;
   return true;

@@ -55,6 +55,7 @@ class ClOrdIdIndex {
   };
 
   static Table makeTable(std::size_t capacity);
+  std::size_t limitOf(std::size_t capacity) const;  // used slots at which a table grows
   Slot* lookup(const Table& t, std::uint64_t hash, std::string_view key) const;
   void insert(Table& t, const Slot& s);
   void moveSomeSlots();
@@ -66,6 +67,7 @@ class ClOrdIdIndex {
   Table old_;              // being emptied into current_, a few slots per operation
   std::size_t nextOld_ = 0;  // the next slot of old_ to move
   std::size_t live_ = 0;
+  std::uint32_t fillPermille_ = 500;
 
   // The ids' bytes, in pages that never move.
   static constexpr std::size_t kPageBytes = 1 << 16;
