@@ -145,29 +145,30 @@ class FloorServer {
     } else if (const auto k = line.find("\"cl_ord_id\":\""); k != std::string_view::npos) {
       const std::size_t from = k + 13, to = line.find('"', from);
       pending_.push_back(Ack{s, std::string(line.substr(from, to - from))});
-      if (inline_) {
-        // Answer once every socket that was ready has been read, as the hand-off does.
-        if (!flushPosted_) {
-          flushPosted_ = true;
-          asio::post(io_, [this] {
-            flushPosted_ = false;
-            answer(pending_);
-            pending_.clear();
-          });
-        }
-      } else if (!flushPosted_) {
+      // Hand over once every socket that was ready has been read, as the exchange does.
+      if (!flushPosted_) {
         flushPosted_ = true;
         asio::post(io_, [this] {
           flushPosted_ = false;
-          {
-            std::lock_guard lock(mutex_);
-            for (Ack& a : pending_) queue_.push_back(std::move(a));
-          }
-          pending_.clear();
-          ready_.notify_one();
+          handOver();
         });
       }
     }
+  }
+
+  // io thread: the orders read since the last hand-over, answered here or queued for the
+  // replying thread.
+  void handOver() {
+    if (inline_) {
+      answer(pending_);
+    } else {
+      {
+        std::lock_guard lock(mutex_);
+        for (Ack& a : pending_) queue_.push_back(std::move(a));
+      }
+      ready_.notify_one();
+    }
+    pending_.clear();
   }
 
   void replyLoop() {

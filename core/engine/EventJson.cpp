@@ -72,9 +72,7 @@ class Fields {
   std::vector<const char*> found_;  // keys of j_ that were read: a handful, so a flat list
 };
 
-constexpr std::int64_t kMaxHour = std::int64_t{1} << 40;
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-constexpr std::uint64_t kMaxId = std::uint64_t{1} << 53;  // exact in every JSON reader
 
 template <typename E, typename Parse>
 E enumField(Fields& f, const char* k, Parse parse, const char* expected) {
@@ -113,7 +111,7 @@ Price priceField(Fields& f) {
     if (f.has("limit")) throw FieldError{"give either 'limit' or 'limit_usd'"};
     return static_cast<Price>(std::llround(d * kMicrosPerDollar));
   }
-  return f.integer("limit", std::numeric_limits<std::int64_t>::min() / 4, std::numeric_limits<std::int64_t>::max() / 4);
+  return f.integer("limit", kJsonMinMoney, kJsonMaxMoney);
 }
 
 ClusterConstraints constraintsFrom(const json& j) {
@@ -167,7 +165,7 @@ OfferTerms termsFrom(const json& j) {
     t.billing = enumField<BillingBasis>(f, "billing", parseBillingBasis, "committed_block, wall_clock_delivered, successful_work");
   if (f.has("uptime_ppm")) t.uptimePromisePpm = static_cast<int>(f.integer("uptime_ppm", -kInt32Max, kInt32Max));
   if (f.has("credit_per_gpu_hour"))
-    t.creditPerUndeliveredGpuHour = f.integer("credit_per_gpu_hour", std::numeric_limits<std::int64_t>::min() / 4, std::numeric_limits<std::int64_t>::max() / 4);
+    t.creditPerUndeliveredGpuHour = f.integer("credit_per_gpu_hour", kJsonMinMoney, kJsonMaxMoney);
   if (f.has("remedy")) t.remedy = enumField<Remedy>(f, "remedy", parseRemedy, "credit, replacement");
   if (f.has("replacement_within_hours"))
     t.replacementWithinHours = static_cast<int>(f.integer("replacement_within_hours", -kInt32Max, kInt32Max));
@@ -178,21 +176,21 @@ OfferTerms termsFrom(const json& j) {
 OrderRequest orderFrom(Fields& f, AccountId account) {
   OrderRequest o;
   o.account = account;
-  o.id = static_cast<OrderId>(f.integer("id", 0, kMaxId));
+  o.id = static_cast<OrderId>(f.integer("id", 0, kJsonMaxId));
   o.side = enumField<Side>(f, "side", parseSide, "buy, sell");
   if (f.has("cluster")) o.cluster = static_cast<ClusterId>(f.integer("cluster", 0, 0xffffffffLL));
   if (f.has("constraints")) o.constraints = constraintsFrom(f.at("constraints"));
   o.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
-  o.start = f.integer("start", -kMaxHour, kMaxHour);
-  o.end = f.integer("end", -kMaxHour, kMaxHour);
-  if (f.has("duration")) o.duration = f.integer("duration", -kMaxHour, kMaxHour);
+  o.start = f.integer("start", -kJsonMaxHour, kJsonMaxHour);
+  o.end = f.integer("end", -kJsonMaxHour, kJsonMaxHour);
+  if (f.has("duration")) o.duration = f.integer("duration", -kJsonMaxHour, kJsonMaxHour);
   o.limit = priceField(f);
   if (f.has("fill")) o.fill = enumField<FillStyle>(f, "fill", parseFill, "all_or_none, divisible");
   if (f.has("tif")) o.tif = enumField<TimeInForce>(f, "tif", parseTif, "GTC, GTD, IOC, FOK");
-  if (f.has("expire_at")) o.expireAt = f.integer("expire_at", -kMaxHour, kMaxHour);
+  if (f.has("expire_at")) o.expireAt = f.integer("expire_at", -kJsonMaxHour, kJsonMaxHour);
   if (f.has("post_only")) o.postOnly = f.boolean("post_only");
   if (f.has("stp")) o.stp = enumField<SelfTradePrevention>(f, "stp", parseStp, "cancel_incoming, cancel_resting");
-  if (f.has("sell_back")) o.sellBack = static_cast<ContractId>(f.integer("sell_back", 0, kMaxId));
+  if (f.has("sell_back")) o.sellBack = static_cast<ContractId>(f.integer("sell_back", 0, kJsonMaxId));
   if (f.has("terms")) o.terms = termsFrom(f.at("terms"));
   if (f.has("effective_cost_factors")) {
     const json& a = f.at("effective_cost_factors");
@@ -279,31 +277,31 @@ std::variant<InputEvent, JsonError> inputEventFromJson(const json& j, AccountDir
       g.account = accounts.intern(f.string("account"));
       g.cluster = static_cast<ClusterId>(f.integer("cluster", 0, 0xffffffffLL));
       g.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
-      g.start = f.integer("start", -kMaxHour, kMaxHour);
-      g.end = f.integer("end", -kMaxHour, kMaxHour);
+      g.start = f.integer("start", -kJsonMaxHour, kJsonMaxHour);
+      g.end = f.integer("end", -kJsonMaxHour, kJsonMaxHour);
       e = g;
     } else if (type == "order") {
       e = orderFrom(f, accounts.intern(f.string("account")));
     } else if (type == "cancel") {
-      e = CancelRequest{static_cast<OrderId>(f.integer("id", 0, kMaxId)), accounts.intern(f.string("account"))};
+      e = CancelRequest{static_cast<OrderId>(f.integer("id", 0, kJsonMaxId)), accounts.intern(f.string("account"))};
     } else if (type == "amend") {
       AmendRequest a;
-      a.id = static_cast<OrderId>(f.integer("id", 0, kMaxId));
+      a.id = static_cast<OrderId>(f.integer("id", 0, kJsonMaxId));
       a.account = accounts.intern(f.string("account"));
       if (f.has("limit") || f.has("limit_usd")) a.limit = priceField(f);
       if (f.has("gpus")) a.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
       e = a;
     } else if (type == "clock") {
-      e = ClockAdvance{f.integer("now", -kMaxHour, kMaxHour)};
+      e = ClockAdvance{f.integer("now", -kJsonMaxHour, kJsonMaxHour)};
     } else if (type == "transfer") {
       CapacityTransfer t;
-      t.replaces = static_cast<ContractId>(f.integer("replaces", 0, kMaxId));
+      t.replaces = static_cast<ContractId>(f.integer("replaces", 0, kJsonMaxId));
       t.from = accounts.intern(f.string("from"));
       t.to = accounts.intern(f.string("to"));
       t.cluster = static_cast<ClusterId>(f.integer("cluster", 0, 0xffffffffLL));
       t.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
-      t.start = f.integer("start", -kMaxHour, kMaxHour);
-      t.end = f.integer("end", -kMaxHour, kMaxHour);
+      t.start = f.integer("start", -kJsonMaxHour, kJsonMaxHour);
+      t.end = f.integer("end", -kJsonMaxHour, kJsonMaxHour);
       t.price = f.integer("price", std::numeric_limits<std::int64_t>::min() / 2, std::numeric_limits<std::int64_t>::max() / 2);
       e = t;
     } else {

@@ -6,10 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <variant>
 
 namespace tessera {
+
+// Ranges the JSON forms accept for hours, ids and money fields (limit prices, credits), so
+// that every reader of them (FlatMessageParser, too) accepts exactly the same.
+inline constexpr std::int64_t kJsonMaxHour = std::int64_t{1} << 40;
+inline constexpr std::int64_t kJsonMaxId = std::int64_t{1} << 53;  // exact in every JSON reader
+inline constexpr std::int64_t kJsonMinMoney = std::numeric_limits<std::int64_t>::min() / 4;
+inline constexpr std::int64_t kJsonMaxMoney = std::numeric_limits<std::int64_t>::max() / 4;
 
 struct JsonError {
   std::string message;  // what is wrong, for a person: "field 'gpus' must be a positive integer"

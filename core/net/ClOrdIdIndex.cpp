@@ -35,10 +35,11 @@ ClOrdIdIndex::ClOrdIdIndex() {
   fillPermille_ = 375 + static_cast<std::uint32_t>((n >> 32) % 126);
 }
 
-std::size_t ClOrdIdIndex::limitOf(std::size_t capacity) const { return capacity * fillPermille_ / 1000; }
 ClOrdIdIndex::~ClOrdIdIndex() = default;
 ClOrdIdIndex::ClOrdIdIndex(ClOrdIdIndex&&) noexcept = default;
 ClOrdIdIndex& ClOrdIdIndex::operator=(ClOrdIdIndex&&) noexcept = default;
+
+std::size_t ClOrdIdIndex::limitOf(std::size_t capacity) const { return capacity * fillPermille_ / 1000; }
 
 void ClOrdIdIndex::FreeSlots::operator()(Slot* p) const {
   if (mappedBytes) ::munmap(p, mappedBytes);

@@ -6,9 +6,9 @@
 //
 // Open addressing (linear probing, at most half full) over flat slots, the ids' bytes in an
 // arena of fixed pages. Growing maps a table twice the size, zero pages the kernel hands out as
-// they are first touched (no memset of the whole table), and every later operation moves the next few slots of the old
-// table into it, in order, so the cost of growing is spread over the inserts that caused it and
-// each step reads memory sequentially.
+// they are first touched (no memset of the whole table), and every later operation moves the
+// next few slots of the old table into it, in order, so the cost of growing is spread over the
+// inserts that caused it and each step reads memory sequentially.
 #include "core/domain/Types.h"
 
 #include <cstddef>
@@ -45,7 +45,9 @@ class ClOrdIdIndex {
     std::uint8_t state;
   };
   struct FreeSlots {
-    std::size_t mappedBytes;  // 0: from calloc (no initializer: it would make this not default-constructible inside the unfinished class)
+    // 0: from calloc. No default member initializer: inside the unfinished class it would make
+    // the deleter not default-constructible, and unique_ptr needs that.
+    std::size_t mappedBytes;
     void operator()(Slot* p) const;
   };
   struct Table {

@@ -1,5 +1,7 @@
 #include "core/net/FlatMessageParser.h"
 
+#include "core/engine/EventJson.h"
+
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -149,12 +151,9 @@ bool clOrdId(const Value& v, std::string& out) {
   return true;
 }
 
-// The ranges are the tree parser's (core/engine/EventJson.cpp, ClientMessage.cpp).
-constexpr std::int64_t kMaxHour = std::int64_t{1} << 40;
-constexpr std::int64_t kMaxId = std::int64_t{1} << 53;
+// The ranges are the tree parser's (core/engine/EventJson.h).
 constexpr std::int64_t kInt32Min = std::numeric_limits<std::int32_t>::min();
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-constexpr std::int64_t kMaxPrice = std::numeric_limits<std::int64_t>::max() / 4;
 
 bool newOrder(const std::array<Field, kMaxFields>& fields, std::size_t count, NewOrder& m) {
   OrderRequest& o = m.order;
@@ -177,20 +176,20 @@ bool newOrder(const std::array<Field, kMaxFields>& fields, std::size_t count, Ne
       ok = gpus = integerIn(v, kInt32Min, kInt32Max, x);
       o.gpus = static_cast<GpuCount>(x);
     } else if (k == "start") {
-      ok = start = integerIn(v, -kMaxHour, kMaxHour, o.start);
+      ok = start = integerIn(v, -kJsonMaxHour, kJsonMaxHour, o.start);
     } else if (k == "end") {
-      ok = end = integerIn(v, -kMaxHour, kMaxHour, o.end);
+      ok = end = integerIn(v, -kJsonMaxHour, kJsonMaxHour, o.end);
     } else if (k == "duration") {
-      ok = integerIn(v, -kMaxHour, kMaxHour, x);
+      ok = integerIn(v, -kJsonMaxHour, kJsonMaxHour, x);
       o.duration = x;
     } else if (k == "limit") {
-      ok = limit = integerIn(v, -kMaxPrice, kMaxPrice, o.limit);
+      ok = limit = integerIn(v, kJsonMinMoney, kJsonMaxMoney, o.limit);
     } else if (k == "fill") {
       ok = enumValue(v, std::array{FillStyle::AllOrNone, FillStyle::Divisible}, o.fill);
     } else if (k == "tif") {
       ok = enumValue(v, std::array{TimeInForce::GTC, TimeInForce::GTD, TimeInForce::IOC, TimeInForce::FOK}, o.tif);
     } else if (k == "expire_at") {
-      ok = integerIn(v, -kMaxHour, kMaxHour, x);
+      ok = integerIn(v, -kJsonMaxHour, kJsonMaxHour, x);
       o.expireAt = x;
     } else if (k == "post_only") {
       ok = v.kind == Value::Kind::Boolean;
@@ -198,7 +197,7 @@ bool newOrder(const std::array<Field, kMaxFields>& fields, std::size_t count, Ne
     } else if (k == "stp") {
       ok = enumValue(v, std::array{SelfTradePrevention::CancelIncoming, SelfTradePrevention::CancelResting}, o.stp);
     } else if (k == "sell_back") {
-      ok = integerIn(v, 0, kMaxId, x);
+      ok = integerIn(v, 0, kJsonMaxId, x);
       o.sellBack = static_cast<ContractId>(x);
     } else {
       return false;  // constraints, terms, limit_usd, ...: the tree parser's
