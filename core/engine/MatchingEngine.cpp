@@ -55,32 +55,15 @@ void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
 
 // ---- book storage -------------------------------------------------------------------------
 
-MatchingEngine::Book& MatchingEngine::book(ClusterId c) { return books_[c]; }
+MatchingEngine::Book& MatchingEngine::book(ClusterId c) {
+  auto it = books_.find(c);
+  if (it == books_.end()) it = books_.try_emplace(c, state_.now).first;
+  return it->second;
+}
 
 const MatchingEngine::Book* MatchingEngine::findBook(ClusterId c) const {
   auto it = books_.find(c);
   return it == books_.end() ? nullptr : &it->second;
-}
-
-MatchingEngine::Cell& MatchingEngine::cell(Book& b, Hour h) {
-  // Every order starts at or after the clock, and the clock only moves forward, so a book that
-  // starts at the clock of its first order never needs hours in front of it; validation bounds
-  // how far past the clock it can reach.
-  if (b.cells.empty()) b.base = state_.now;
-  if (h < b.base) throw std::logic_error("book cell before the exchange clock");
-  if (h >= b.base + static_cast<Hour>(b.cells.size())) {
-    b.cells.resize(static_cast<std::size_t>(h - b.base + 1));
-  }
-  return b.cells[static_cast<std::size_t>(h - b.base)];
-}
-
-MatchingEngine::Cell* MatchingEngine::findCell(Book& b, Hour h) {
-  if (h < b.base || h >= b.base + static_cast<Hour>(b.cells.size())) return nullptr;
-  return &b.cells[static_cast<std::size_t>(h - b.base)];
-}
-
-const MatchingEngine::Cell* MatchingEngine::findCell(const Book& b, Hour h) {
-  return findCell(const_cast<Book&>(b), h);
 }
 
 GpuCount& MatchingEngine::remainingRef(Order& o, Hour h) {
@@ -122,153 +105,171 @@ class OfferReturn {
 }  // namespace
 
 void MatchingEngine::retireEntries(const Order& o) {
-  Book& b = book(*o.req.cluster);
-  const std::size_t sd = side(o.req.side);
+  PriceLevels& levels = book(*o.req.cluster).sides[side(o.req.side)];
   OfferReturn offers(state_.inventory, o.req.account, *o.req.cluster);
+  PriceLevels::Level& l = *levels.find(entryKey(o.req.side, o.req.limit));
+  // The levels no longer count hours the clock has passed; the inventory still does.
+  const Hour counted = std::max(state_.now, levels.base());
   for (Hour h = o.liveFrom; h < o.req.end; ++h) {
     const GpuCount q = storedAt(o, h);
     if (q == 0) continue;
-    RestingLadder& l = findCell(b, h)->ladders[sd];
-    l.gpus -= q;
-    l.noteDeath();
-    l.compactIfSparse([this, h](const Entry& e) { return isLive(e, h); });
+    if (h >= counted) levels.change(l, h, -q);
     if (o.req.side == Side::Sell) offers.add(h, q);
   }
-}
-
-void MatchingEngine::clearPastCells() {
-  for (auto& [id, b] : books_) {
-    const Hour until = std::min(state_.now, b.base + static_cast<Hour>(b.cells.size()));
-    for (Hour h = std::max(b.cleared, b.base); h < until; ++h)
-      for (RestingLadder& l : b.cells[static_cast<std::size_t>(h - b.base)].ladders) l.clear();
-    b.cleared = std::max(b.cleared, until);
-  }
+  retireEntry(o);
 }
 
 // ---- divisible matching -------------------------------------------------------------------
+
+void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::optional<Price> limit, Hour from,
+                          std::vector<GpuCount>& need, OwnOrders own, Plan& p) const {
+  p.takes.clear();
+  p.stop.reset();
+  p.own.clear();
+  const Side mySide = o.req.side;
+  const Side other = opposite(mySide);
+  const AccountId me = o.req.account;
+  const Hour to = from + static_cast<Hour>(need.size());
+  std::size_t wanting = 0;
+  for (GpuCount q : need) wanting += q > 0;
+  for (std::size_t rank = 0; rank < levels.levelCount() && wanting > 0; ++rank) {
+    const PriceLevels::Level& l = levels.level(rank);
+    if (limit && !crosses(mySide, *limit, keyOf(other, l.key))) break;
+    if (!levels.anyIn(l, from, to)) continue;
+    for (std::size_t k = l.head; k < l.fifo.size() && wanting > 0; ++k) {
+      const Entry& e = l.fifo[k];
+      if (e.end <= from || e.start >= to) continue;
+      const Order& r = orders_[e.slot];
+      if (r.seq != e.seq || r.status != OrderStatus::Working) continue;
+      const Hour lo = std::max(from, r.liveFrom);
+      const Hour hi = std::min(to, r.req.end);
+      if (r.req.account == me) {
+        if (own == OwnOrders::Skip) continue;
+        // An hour-by-hour walk meets this order in the first hour where it still offers
+        // something and the incoming order still wants something.
+        for (Hour h = lo; h < hi; ++h) {
+          if (need[static_cast<std::size_t>(h - from)] == 0 || storedAt(r, h) == 0) continue;
+          const WalkPoint at{h, l.key, r.seq};
+          if (own == OwnOrders::Collect) p.own.emplace_back(at, e.slot);
+          else if (!p.stop || at < *p.stop) p.stop = at;
+          break;
+        }
+        continue;
+      }
+      Take run{e.slot, 0, 0, 0, l.key, r.seq};
+      for (Hour h = lo; h < hi; ++h) {
+        GpuCount& n = need[static_cast<std::size_t>(h - from)];
+        const GpuCount rest = n == 0 ? 0 : storedAt(r, h);
+        if (rest == 0) continue;
+        const GpuCount q = std::min(n, rest);
+        n -= q;
+        wanting -= n == 0;
+        if (run.gpus == q && run.end == h) {
+          run.end = h + 1;
+          continue;
+        }
+        if (run.gpus > 0) p.takes.push_back(run);
+        run.start = h;
+        run.end = h + 1;
+        run.gpus = q;
+      }
+      if (run.gpus > 0) p.takes.push_back(run);
+    }
+  }
+}
+
+void MatchingEngine::cutAt(Plan& p, const WalkPoint& stop, Hour from, std::vector<GpuCount>& need) {
+  // The walk takes every hour before the stop's, and in the stop's hour what ranks before it.
+  std::erase_if(p.takes, [&](Take& t) {
+    const bool before = WalkPoint{stop.hour, t.key, t.seq} < stop;
+    const Hour keepTo = std::min(t.end, before ? stop.hour + 1 : stop.hour);
+    for (Hour h = std::max(t.start, keepTo); h < t.end; ++h) need[static_cast<std::size_t>(h - from)] += t.gpus;
+    t.end = keepTo;
+    return t.end <= t.start;
+  });
+}
+
+std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& takes) {
+  // An hour-by-hour walk starts each run in its first hour, in priority order there.
+  std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
+    return WalkPoint{a.start, a.key, a.seq} < WalkPoint{b.start, b.key, b.seq};
+  });
+  std::int64_t taken = 0;
+  for (const Take& t : takes) {
+    Order& r = orders_[t.slot];
+    PriceLevels::Level& l = *levels.find(t.key);
+    for (Hour h = t.start; h < t.end; ++h) {
+      remainingRef(r, h) -= t.gpus;
+      levels.change(l, h, -t.gpus);
+    }
+    const std::int64_t q = static_cast<std::int64_t>(t.gpus) * (t.end - t.start);
+    taken += q;
+    r.filled += q;
+    r.leaves -= q;
+    state_.recorder.addRun({r.req.id, r.req.account}, t.start, t.end, t.gpus, r.req.limit);
+    if (r.leaves == 0) {
+      r.status = OrderStatus::Filled;
+      retireEntry(r);
+    }
+  }
+  return taken;
+}
 
 bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
                                 const std::vector<GpuCount>& need) const {
   const Book* b = findBook(*o.req.cluster);
   if (!b) return false;
   const Side other = opposite(o.req.side);
-  for (std::size_t i = 0; i < need.size(); ++i) {
-    if (need[i] <= 0) continue;
-    const Hour h = from + static_cast<Hour>(i);
-    const Cell* c = findCell(*b, h);
-    if (!c || !crosses(o.req.side, limit, keyOf(other, c->ladders[side(other)].keyBound()))) continue;
-    bool trades = false;
-    c->ladders[side(other)].forEachBestFirst([&](const Entry& e) {
-      if (!isLive(e, h)) return true;
-      trades = crosses(o.req.side, limit, keyOf(other, e.key));
-      return false;
-    });
-    if (trades) return true;
+  const PriceLevels& levels = b->sides[side(other)];
+  const Hour to = from + static_cast<Hour>(need.size());
+  for (std::size_t rank = 0; rank < levels.levelCount(); ++rank) {
+    const PriceLevels::Level& l = levels.level(rank);
+    if (!crosses(o.req.side, limit, keyOf(other, l.key))) break;
+    if (!levels.anyIn(l, from, to)) continue;
+    for (std::size_t k = l.head; k < l.fifo.size(); ++k) {
+      const Entry& e = l.fifo[k];
+      if (e.end <= from || e.start >= to || !isLive(e)) continue;
+      const Order& r = orders_[e.slot];
+      for (Hour h = std::max(from, r.liveFrom); h < std::min(to, r.req.end); ++h)
+        if (need[static_cast<std::size_t>(h - from)] > 0 && storedAt(r, h) > 0) return true;
+    }
   }
   return false;
 }
 
-bool MatchingEngine::fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need) const {
+bool MatchingEngine::fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need) {
   const Book* b = findBook(*o.req.cluster);
-  const Side other = opposite(o.req.side);
-  for (std::size_t i = 0; i < need.size(); ++i) {
-    if (need[i] <= 0) continue;
-    const Hour h = from + static_cast<Hour>(i);
-    const Cell* c = b ? findCell(*b, h) : nullptr;
-    if (!c || !crosses(o.req.side, o.req.limit, keyOf(other, c->ladders[side(other)].keyBound()))) return false;
-    std::int64_t available = 0;
-    c->ladders[side(other)].forEachBestFirst([&](const Entry& e) {
-      if (available >= need[i]) return false;
-      if (!isLive(e, h)) return true;
-      if (!crosses(o.req.side, o.req.limit, keyOf(other, e.key))) return false;
-      const Order& r = orders_[e.slot];
-      if (r.req.account != o.req.account) available += remainingAt(r, h);
-      return true;
-    });
-    if (available < need[i]) return false;
-  }
-  return true;
+  if (!b) return std::all_of(need.begin(), need.end(), [](GpuCount q) { return q == 0; });
+  std::vector<GpuCount> left = need;
+  plan(o, b->sides[side(opposite(o.req.side))], o.req.limit, from, left, OwnOrders::Skip, scratchPlan_);
+  return std::all_of(left.begin(), left.end(), [](GpuCount q) { return q == 0; });
 }
 
 void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need, std::vector<Event>& out) {
   Order& o = orders_[s];
   const Side mySide = o.req.side;
-  const Side other = opposite(mySide);
   const AccountId me = o.req.account;
-  const bool skipOwn = o.req.tif == TimeInForce::FOK;
-  bool cancelIncoming = false;
-  std::vector<Event> selfTradeCancels;
   Book& b = book(*o.req.cluster);
+  PriceLevels& theirs = b.sides[side(opposite(mySide))];
   state_.recorder.begin(*o.req.cluster, {o.req.id, me}, mySide, o.req.id);
 
-  // Takes what it can from resting order r in hour h, at r's price. Returns true if that used
-  // up r's entry there.
-  auto take = [&](RestingLadder& l, Order& r, Hour h, GpuCount& want) {
-    GpuCount& rest = remainingRef(r, h);
-    const GpuCount q = std::min(want, rest);
-    want -= q;
-    rest -= q;
-    l.gpus -= q;
-    r.filled += q;
-    r.leaves -= q;
-    o.filled += q;
-    o.leaves -= q;
-    if (r.leaves == 0) r.status = OrderStatus::Filled;
-    state_.recorder.add({r.req.id, r.req.account}, h, q, r.req.limit);
-    if (rest == 0) l.noteDeath();
-  };
-
-  // Memory is loaded in two stages, hours ahead of the walk: first the best end of each ladder
-  // it may cross, then, once that has arrived, the order its best entry names, which the walk
-  // reads to tell whether the entry is live and what it still wants.
-  constexpr std::size_t kLadderAhead = 4;
-  constexpr std::size_t kOrderAhead = 2;
-  auto crossable = [&](std::size_t i) -> const RestingLadder* {
-    if (i >= need.size()) return nullptr;
-    const Cell* c = findCell(b, from + static_cast<Hour>(i));
-    if (!c || !crosses(mySide, o.req.limit, keyOf(other, c->ladders[side(other)].keyBound()))) return nullptr;
-    return &c->ladders[side(other)];
-  };
-  for (std::size_t i = 0; i < kLadderAhead; ++i)
-    if (const RestingLadder* l = crossable(i)) l->prefetchBest();
-  for (std::size_t i = 0; i < need.size() && !cancelIncoming; ++i) {
-    if (const RestingLadder* l = crossable(i + kLadderAhead)) l->prefetchBest();
-    if (const RestingLadder* l = crossable(i + kOrderAhead))
-      if (const Entry* e = l->best()) prefetchOrder(orders_[e->slot]);
-    if (need[i] == 0) continue;
-    const Hour h = from + static_cast<Hour>(i);
-    Cell* c = findCell(b, h);
-    if (!c) continue;
-    RestingLadder& l = c->ladders[side(other)];
-    if (!crosses(mySide, o.req.limit, keyOf(other, l.keyBound()))) continue;
-    auto live = [this, h](const Entry& e) { return isLive(e, h); };
-    if (!skipOwn) {
-      while (need[i] > 0) {
-        const Entry* e = l.bestLive(live);
-        if (!e || !crosses(mySide, o.req.limit, keyOf(other, e->key))) break;
-        const Slot rs = e->slot;
-        Order& r = orders_[rs];
-        if (r.req.account == me) {
-          if (o.req.stp == SelfTradePrevention::CancelIncoming) {
-            cancelIncoming = true;
-            break;
-          }
-          removeRemaining(rs, CancelReason::SelfTrade, selfTradeCancels);
-          continue;
-        }
-        take(l, r, h, need[i]);
-      }
-    } else {
-      l.forEachBestFirst([&](const Entry& e) {
-        if (need[i] == 0) return false;
-        if (!live(e)) return true;
-        if (!crosses(mySide, o.req.limit, keyOf(other, e.key))) return false;
-        Order& r = orders_[e.slot];
-        if (r.req.account != me) take(l, r, h, need[i]);
-        return true;
-      });
-    }
+  // FOK has been checked against other accounts' orders alone, and takes only those.
+  const OwnOrders own = o.req.tif == TimeInForce::FOK ? OwnOrders::Skip
+                        : o.req.stp == SelfTradePrevention::CancelIncoming ? OwnOrders::StopAtFirst
+                                                                           : OwnOrders::Collect;
+  Plan& p = scratchPlan_;
+  plan(o, theirs, o.req.limit, from, need, own, p);
+  const bool cancelIncoming = p.stop.has_value();
+  if (cancelIncoming) cutAt(p, *p.stop, from, need);
+  std::vector<Event> selfTradeCancels;
+  if (!p.own.empty()) {
+    // Cancelled in the order the walk meets them; they were never going to trade with o.
+    std::sort(p.own.begin(), p.own.end());
+    for (const auto& [at, rs] : p.own) removeRemaining(rs, CancelReason::SelfTrade, selfTradeCancels);
   }
+  const std::int64_t taken = applyTakes(theirs, p.takes);
+  o.filled += taken;
+  o.leaves -= taken;
 
   if (o.leaves == 0) {
     o.status = OrderStatus::Filled;
@@ -280,13 +281,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
       o.qty.assign(need.begin(), need.end());
       o.qtyBase = from;
     }
-    const Entry e{o.seq, entryKey(mySide, o.req.limit), s};
-    for (std::size_t i = 0; i < need.size(); ++i) {
-      if (need[i] == 0) continue;
-      RestingLadder& l = cell(b, from + static_cast<Hour>(i)).ladders[side(mySide)];
-      l.insert(e);
-      l.gpus += need[i];
-    }
+    b.sides[side(mySide)].add(entryKey(mySide, o.req.limit), Entry{o.seq, from, o.req.end, s}, from, need);
   }
   flushTrades(out);
   for (auto& e : selfTradeCancels) out.push_back(std::move(e));
@@ -312,15 +307,34 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
 // ---- all-or-none ----------------------------------------------------------------------------
 
 bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
-                            std::vector<Money>& bound) {
-  // Per hour, a lower bound on the cost of `gpus` GPUs: the ladder's best-price bound times
-  // `gpus`, or -1 if the ladder does not even hold that many (reading no entry). A window whose
-  // bounds already exceed the budget cannot be feasible.
+                            std::vector<Money>& bound, std::vector<std::uint32_t>& scratchHours) {
+  // Per hour, a lower bound on the cost of `gpus` GPUs: the best price resting in that hour
+  // times `gpus`, or -1 if the hour does not even hold that many (reading no order). A window
+  // whose bounds already exceed the budget cannot be feasible. The best price of an hour is the
+  // first level holding GPUs there; in a busy book the first few levels cover most hours.
+  const PriceLevels& asks = b.sides[side(Side::Sell)];
+  // Every hour costs at least the best ask there is, so a budget below that in every hour fits
+  // nowhere: most resting all-or-none bids wait below the asks, and this spares their hours.
+  if (asks.levelCount() == 0 || static_cast<Money>(asks.level(0).key) * gpus * d > budget) return false;
+  std::vector<std::uint32_t>& unknown = scratchHours;  // hours whose best price is not found yet
+  unknown.clear();
   for (Hour h = from; h < to; ++h) {
-    const Cell* c = findCell(b, h);
-    const RestingLadder* l = c ? &c->ladders[side(Side::Sell)] : nullptr;
-    bound[static_cast<std::size_t>(h - from)] =
-        l && l->gpus >= gpus ? static_cast<Money>(l->keyBound()) * gpus : -1;
+    const bool enough = asks.total(h) >= gpus;
+    bound[static_cast<std::size_t>(h - from)] = enough ? 0 : -1;
+    if (enough) unknown.push_back(static_cast<std::uint32_t>(h - from));
+  }
+  for (std::size_t rank = 0; rank < asks.levelCount() && !unknown.empty(); ++rank) {
+    const PriceLevels::Level& l = asks.level(rank);
+    for (std::size_t k = 0; k < unknown.size();) {
+      const std::uint32_t i = unknown[k];
+      if (l.gpusAt(from + i, asks.base()) == 0) {
+        ++k;
+        continue;
+      }
+      bound[i] = static_cast<Money>(l.key) * gpus;
+      unknown[k] = unknown.back();
+      unknown.pop_back();
+    }
   }
   bool fits = false;
   forEachWindowWithin(bound, d, budget, [&](std::size_t, Money) {
@@ -344,31 +358,44 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
     to = std::min(to, onlyNear->end + d - 1);
   }
   if (to - from < d) return best;
-  std::vector<Money> cost(static_cast<std::size_t>(to - from));
+  const auto hours = static_cast<std::size_t>(to - from);
+  std::vector<Money> cost(hours);
+  std::vector<GpuCount> want(hours);
+  std::vector<std::uint32_t> unknownHours;
   for (ClusterId cid : candidates) {
     if (onlyNear && cid != onlyNear->cluster) continue;
     const Book* b = findBook(cid);
-    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost)) continue;
-    // Cost of the cheapest `gpus` GPUs of other accounts in each hour, or -1 if too few.
-    for (Hour h = from; h < to; ++h) {
-      Money& ch = cost[static_cast<std::size_t>(h - from)];
-      ch = -1;
-      const Cell* c = findCell(*b, h);
-      if (!c || c->ladders[side(Side::Sell)].gpus < gpus) continue;
-      GpuCount want = gpus;
-      Money sum = 0;
-      c->ladders[side(Side::Sell)].forEachBestFirst([&](const Entry& e) {
-        if (want == 0) return false;
-        if (!isLive(e, h)) return true;
-        const Order& r = orders_[e.slot];
-        if (r.req.account == o.req.account) return true;
-        const GpuCount q = std::min(want, remainingAt(r, h));
-        sum += e.key * static_cast<Money>(q);
-        want -= q;
-        return true;
-      });
-      if (want == 0) ch = sum;
+    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost, unknownHours)) continue;
+    // Cost of the cheapest `gpus` GPUs of other accounts in each hour, or -1 if too few: the
+    // asks taken level by level, as an all-or-none fill takes them.
+    const PriceLevels& asks = b->sides[side(Side::Sell)];
+    std::size_t wanting = 0;
+    for (std::size_t i = 0; i < hours; ++i) {
+      const bool enough = asks.total(from + static_cast<Hour>(i)) >= gpus;
+      want[i] = enough ? gpus : 0;
+      cost[i] = enough ? 0 : -1;
+      wanting += enough;
     }
+    for (std::size_t rank = 0; rank < asks.levelCount() && wanting > 0; ++rank) {
+      const PriceLevels::Level& l = asks.level(rank);
+      if (!asks.anyIn(l, from, to)) continue;
+      for (std::size_t k = l.head; k < l.fifo.size() && wanting > 0; ++k) {
+        const Entry& e = l.fifo[k];
+        if (e.end <= from || e.start >= to || !isLive(e)) continue;
+        const Order& r = orders_[e.slot];
+        if (r.req.account == o.req.account) continue;
+        for (Hour h = std::max(from, r.liveFrom); h < std::min(to, r.req.end); ++h) {
+          const auto i = static_cast<std::size_t>(h - from);
+          if (want[i] == 0) continue;
+          const GpuCount q = std::min(want[i], storedAt(r, h));
+          cost[i] += l.key * static_cast<Money>(q);
+          want[i] -= q;
+          wanting -= want[i] == 0;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < hours; ++i)
+      if (want[i] > 0) cost[i] = -1;
     // Cheapest window of d consecutive feasible hours; the earliest wins a tie.
     forEachWindowWithin(cost, d, budget, [&](std::size_t first, Money window) {
       const RankedCost rank = rankedCost(o.req, cid, window);
@@ -381,30 +408,12 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
 
 void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out) {
   Order& o = orders_[s];
-  Book& b = book(p.cluster);
+  PriceLevels& asks = book(p.cluster).sides[side(Side::Sell)];
   const Hour d = o.req.hours();
   state_.recorder.begin(p.cluster, {o.req.id, o.req.account}, Side::Buy, aggressor);
-  for (Hour h = p.start; h < p.start + d; ++h) {
-    RestingLadder& l = findCell(b, h)->ladders[side(Side::Sell)];
-    GpuCount want = o.req.gpus;
-    l.forEachBestFirst([&](const Entry& e) {
-      if (want == 0) return false;
-      if (!isLive(e, h)) return true;
-      Order& r = orders_[e.slot];
-      if (r.req.account == o.req.account) return true;
-      GpuCount& rest = remainingRef(r, h);
-      const GpuCount q = std::min(want, rest);
-      want -= q;
-      rest -= q;
-      l.gpus -= q;
-      r.filled += q;
-      r.leaves -= q;
-      if (r.leaves == 0) r.status = OrderStatus::Filled;
-      state_.recorder.add({r.req.id, r.req.account}, h, q, r.req.limit);
-      if (rest == 0) l.noteDeath();
-      return true;
-    });
-  }
+  std::vector<GpuCount> need(static_cast<std::size_t>(d), o.req.gpus);
+  plan(o, asks, std::nullopt, p.start, need, OwnOrders::Skip, scratchPlan_);
+  applyTakes(asks, scratchPlan_.takes);
   o.filled = static_cast<std::int64_t>(o.req.gpus) * d;
   o.leaves = 0;
   o.status = OrderStatus::Filled;
@@ -448,24 +457,16 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
   const Slot probe = static_cast<Slot>(orders_.size());
   orders_.push_back(o);
   orders_.back().seq = lastSeq_ + 1;
-  Book& b = book(*o.req.cluster);
-  const Entry entry{lastSeq_ + 1, entryKey(Side::Sell, o.req.limit), probe};
+  PriceLevels& asks = book(*o.req.cluster).sides[side(Side::Sell)];
+  const std::int32_t key = entryKey(Side::Sell, o.req.limit);
   const NewAsks added{*o.req.cluster, o.req.start, o.req.end};
-  for (Hour h = o.req.start; h < o.req.end; ++h) {
-    RestingLadder& l = cell(b, h).ladders[side(Side::Sell)];
-    l.insert(entry);
-    l.gpus += o.req.gpus;
-  }
+  asks.add(key, Entry{lastSeq_ + 1, o.req.start, o.req.end, probe}, o.req.start, o.req.end, o.req.gpus);
   bool completes = false;
   for (Slot s : bids) {
     const Order& bid = orders_[s];
     if ((completes = bestPlacement(bid, bid.req.gpus, bid.req.limit, bid.candidates, &added).has_value())) break;
   }
-  for (Hour h = o.req.start; h < o.req.end; ++h) {
-    RestingLadder& l = findCell(b, h)->ladders[side(Side::Sell)];
-    l.erase(entry.key, entry.seq);
-    l.gpus -= o.req.gpus;
-  }
+  asks.removeNewest(key, o.req.start, o.req.end, o.req.gpus);
   orders_.pop_back();
   return completes;
 }
@@ -620,19 +621,20 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   if (o.req.postOnly && !keepPriority && wouldTrade(o, limit, from, next))
     return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
 
-  Book& b = book(*o.req.cluster);
+  PriceLevels& mine = book(*o.req.cluster).sides[side(o.req.side)];
+  PriceLevels::Level& l = *mine.find(entryKey(o.req.side, o.req.limit));
   for (std::size_t i = 0; i < hours; ++i) {
     const Hour h = from + static_cast<Hour>(i);
     if (o.req.side == Side::Sell && next[i] != current[i])
       state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, next[i] - current[i]);
-    if (current[i] == 0) continue;
-    RestingLadder& l = findCell(b, h)->ladders[side(o.req.side)];
-    if (keepPriority && next[i] > 0) {
-      l.gpus += next[i] - current[i];
-    } else {
-      l.gpus -= current[i];
-      l.noteDeath();  // kept priority: its quantity there is now 0; else: the new sequence
-    }
+    if (keepPriority) mine.change(l, h, next[i] - current[i]);
+    else if (current[i] != 0) mine.change(l, h, -current[i]);
+  }
+  // Losing priority, the order re-enters with a new sequence (and maybe at a new level): its
+  // entry here is dead.
+  if (!keepPriority) {
+    o.seq = ++lastSeq_;
+    retireEntry(o);
   }
   // An order that still wants the same in every hour stays implicit: its new `gpus` says it.
   if (keepPriority && !o.qty.empty())
@@ -640,7 +642,6 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   o.req.limit = limit;
   o.req.gpus = gpus;
   o.leaves = nextTotal;
-  if (!keepPriority) o.seq = ++lastSeq_;
   out.emplace_back(OrderAmended{o.req.id, o.req.account, limit, gpus, keepPriority});
   if (keepPriority) return;
   matchAndRest(s, from, next, out);
@@ -663,7 +664,7 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
       continue;
     }
     if (o.aon() || o.liveFrom >= c.now) continue;
-    // The cells of these hours are cleared below, so only the order and the inventory change.
+    // Nothing reads the hours the clock has passed, so only the order and the inventory change.
     std::int64_t removed = 0;
     const Hour until = std::min(c.now, o.req.end);
     {
@@ -678,11 +679,15 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
     o.liveFrom = until;
     if (removed == 0) continue;
     o.leaves -= removed;
-    if (o.leaves == 0) o.status = OrderStatus::Cancelled;
+    if (o.leaves == 0) {
+      o.status = OrderStatus::Cancelled;
+      retireEntry(o);
+    }
     out.emplace_back(OrderCancelled{o.req.id, o.req.account, CancelReason::Expired, removed, o.leaves});
   }
   std::erase_if(working_, [this](Slot s) { return orders_[s].status != OrderStatus::Working; });
-  clearPastCells();
+  for (auto& [id, b] : books_)
+    for (PriceLevels& levels : b.sides) levels.dropHoursBefore(state_.now);
 }
 
 // ---- queries --------------------------------------------------------------------------------
@@ -706,20 +711,24 @@ std::vector<OrderView> MatchingEngine::workingOrders(AccountId account) const {
 std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side s, std::size_t maxLevels) const {
   std::vector<BookLevel> out;
   const Book* b = findBook(cluster);
-  const Cell* c = b ? findCell(*b, hour) : nullptr;
-  if (!c) return out;
-  c->ladders[side(s)].forEachBestFirst([&](const Entry& e) {
-    if (!isLive(e, hour)) return true;
-    const Order& o = orders_[e.slot];
-    const Price price = keyOf(s, e.key);
-    if (out.empty() || out.back().price != price) {
-      if (out.size() == maxLevels) return false;
-      out.push_back(BookLevel{price, 0, 0, o.req.terms});
+  if (!b || hour < state_.now) return out;
+  const PriceLevels& levels = b->sides[side(s)];
+  for (std::size_t rank = 0; rank < levels.levelCount() && out.size() < maxLevels; ++rank) {
+    const PriceLevels::Level& l = levels.level(rank);
+    if (l.gpusAt(hour, levels.base()) == 0) continue;
+    BookLevel level{keyOf(s, l.key), 0, 0, {}};
+    for (std::size_t k = l.head; k < l.fifo.size(); ++k) {
+      const Entry& e = l.fifo[k];
+      if (hour < e.start || hour >= e.end || !isLive(e)) continue;
+      const Order& o = orders_[e.slot];
+      const GpuCount q = remainingAt(o, hour);
+      if (q == 0) continue;
+      if (level.orders == 0) level.terms = o.req.terms;
+      level.gpus += q;
+      level.orders += 1;
     }
-    out.back().gpus += remainingAt(o, hour);
-    out.back().orders += 1;
-    return true;
-  });
+    out.push_back(level);
+  }
   return out;
 }
 

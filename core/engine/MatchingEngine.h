@@ -1,13 +1,15 @@
 #pragma once
-// The fast matcher. Each (cluster, hour) cell keeps a price-time ladder per side
-// (RestingLadder): entries name an order and its priority, while the order itself keeps what it
-// still wants per hour, so cancels, fills and expiry retire entries without searching for them.
-// All-or-none bids rest outside the ladders, indexed by the clusters they may trade on, and are
+// The fast matcher. Each cluster's book keeps, per side, its divisible orders by price level
+// (PriceLevels): an order rests once for its whole window, and the order itself keeps what it
+// still wants per hour, so cancels, fills and expiry change the order without searching for it.
+// Matching plans its takes level by level and then applies them in the order an hour-by-hour
+// walk would have made them (docs/matching.md), so the events are those of the rules as written.
+// All-or-none bids rest outside the levels, indexed by the clusters they may trade on, and are
 // re-checked when asks arrive on those clusters.
 #include "core/engine/MarketState.h"
 #include "core/engine/OrderIdIndex.h"
 #include "core/engine/PagedVector.h"
-#include "core/engine/RestingLadder.h"
+#include "core/engine/PriceLevels.h"
 
 #include <deque>
 #include <unordered_map>
@@ -35,14 +37,10 @@ class MatchingEngine final : public Matcher {
 
  private:
   using Slot = std::uint32_t;
-  using Entry = RestingLadder::Entry;
-  struct Cell {
-    RestingLadder ladders[2];  // indexed by Side; the sell ladder's `gpus` is what is offered
-  };
+  using Entry = PriceLevels::Entry;
   struct Book {
-    Hour base = 0;
-    Hour cleared = 0;  // cells before this hour have been emptied once the clock passed them
-    std::vector<Cell> cells;
+    explicit Book(Hour base) : sides{PriceLevels(base), PriceLevels(base)} {}
+    PriceLevels sides[2];             // indexed by Side; the sell side's GPUs are what is offered
     std::vector<Slot> allOrNoneBids;  // resting all-or-none bids that may trade here
   };
   struct Order {
@@ -77,9 +75,6 @@ class MatchingEngine final : public Matcher {
 
   Book& book(ClusterId c);
   const Book* findBook(ClusterId c) const;
-  Cell& cell(Book& b, Hour h);
-  static Cell* findCell(Book& b, Hour h);
-  static const Cell* findCell(const Book& b, Hour h);
   static Price keyOf(Side s, Price limit) { return s == Side::Sell ? limit : -limit; }
   static std::int32_t entryKey(Side s, Price limit) { return static_cast<std::int32_t>(keyOf(s, limit)); }
   // What a divisible order still wants in hour h; 0 once it is no longer working.
@@ -93,30 +88,60 @@ class MatchingEngine final : public Matcher {
   }
   // The per-hour quantity of a resting order, made explicit the first time it changes.
   static GpuCount& remainingRef(Order& o, Hour h);
-  // An entry is live while its order works, has not re-entered with a new sequence since, and
-  // still wants something in that hour.
-  bool isLive(const Entry& e, Hour h) const {
+  // An entry is live while its order works and has not re-entered with a new sequence since.
+  bool isLive(const Entry& e) const {
     const Order& r = orders_[e.slot];
-    return r.seq == e.seq && remainingAt(r, h) > 0;
+    return r.seq == e.seq && r.status == OrderStatus::Working;
   }
-  // Starts loading the parts of a resting order that matching reads (isLive, then the take).
-  static void prefetchOrder(const Order& r) {
-    __builtin_prefetch(&r.req.id);
-    __builtin_prefetch(&r.req.end);
-    __builtin_prefetch(&r.req.limit);
-    __builtin_prefetch(&r.seq);
-    __builtin_prefetch(&r.qtyBase);
+  // The entry of a resting divisible order died (it stopped working or re-entered).
+  void retireEntry(const Order& o) {
+    book(*o.req.cluster).sides[static_cast<std::size_t>(o.req.side)].retire(
+        entryKey(o.req.side, o.req.limit), [this](const Entry& e) { return isLive(e); });
   }
-  // Takes what a divisible order that just stopped working still had off the ladders (its
-  // entries are dead already) and returns a sell's offers to the inventory.
+  // Takes what a divisible order that just stopped working still had off its level (its entry
+  // is dead already) and returns a sell's offers to the inventory.
   void retireEntries(const Order& o);
-  // Frees the cells the clock has passed: nothing can rest or trade there any more.
-  void clearPastCells();
+
+  // ---- matching plans: what a walk would take, found without changing anything ----
+  // A run of hours [start, end) in which one resting order gives `gpus` GPUs per hour.
+  struct Take {
+    Slot slot = 0;
+    Hour start = 0;
+    Hour end = 0;
+    GpuCount gpus = 0;
+    std::int32_t key = 0;
+    std::uint64_t seq = 0;
+  };
+  // A point in an hour-by-hour walk: the hour, then priority within it.
+  struct WalkPoint {
+    Hour hour = 0;
+    std::int32_t key = 0;
+    std::uint64_t seq = 0;
+    bool operator<(const WalkPoint& o) const {
+      return hour != o.hour ? hour < o.hour : key != o.key ? key < o.key : seq < o.seq;
+    }
+  };
+  enum class OwnOrders : std::uint8_t { Skip, StopAtFirst, Collect };
+  struct Plan {
+    std::vector<Take> takes;
+    std::optional<WalkPoint> stop;                   // StopAtFirst: where the walk meets its own order
+    std::vector<std::pair<WalkPoint, Slot>> own;     // Collect: own orders met, and where
+  };
+  // Plans taking need[i] GPUs in hour from + i from the other side of order o's book, levels best
+  // first (only those crossing `limit`, if set), skipping, stopping at or collecting o's own
+  // orders. Reduces `need` by what it plans to take.
+  void plan(const Order& o, const PriceLevels& levels, std::optional<Price> limit, Hour from,
+            std::vector<GpuCount>& need, OwnOrders own, Plan& p) const;
+  // Drops what an hour-by-hour walk stopped at `stop` would not have taken, giving it back to `need`.
+  static void cutAt(Plan& p, const WalkPoint& stop, Hour from, std::vector<GpuCount>& need);
+  // Takes the planned runs, in the order an hour-by-hour walk takes them, and records the trades.
+  // Returns the GPU-hours taken.
+  std::int64_t applyTakes(PriceLevels& levels, std::vector<Take>& takes);
 
   bool wouldTrade(const Order& o, Price limit, Hour from, const std::vector<GpuCount>& need) const;
-  bool fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need) const;
-  // Matches `need` (GPUs per hour from `from`) against the opposite ladders, then rests what is
-  // left. Emits the trades and any self-trade cancellations.
+  bool fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need);
+  // Matches `need` (GPUs per hour from `from`) against the other side, then rests what is left.
+  // Emits the trades and any self-trade cancellations.
   void matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need, std::vector<Event>& out);
   // Asks that just started resting on `cluster` within [start, end).
   struct NewAsks {
@@ -124,14 +149,15 @@ class MatchingEngine final : public Matcher {
     Hour start = 0;
     Hour end = 0;
   };
+  // False if no d-hour window of [from, to) in `b` can hold `gpus` GPUs within `budget`, judged
+  // from the side's totals and each hour's best price alone. `bound` is scratch of to - from
+  // hours, `scratchHours` any scratch.
+  static bool mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
+                     std::vector<Money>& bound, std::vector<std::uint32_t>& scratchHours);
   // The cheapest feasible placement. With `onlyNear`, only placements that use hours of those
   // new asks are searched: between inputs no resting all-or-none bid can fill (every input that
   // adds asks re-checks them), and the book only ever gains asks there, so any placement that
   // became feasible uses them.
-  // False if no d-hour window of [from, to) in `b` can hold `gpus` GPUs within `budget`, judged
-  // from the ladders' totals and price bounds alone. `bound` is scratch of to - from hours.
-  static bool mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
-                     std::vector<Money>& bound);
   std::optional<Placement> bestPlacement(const Order& o, GpuCount gpus, Price limit,
                                          const std::vector<ClusterId>& candidates,
                                          const NewAsks* onlyNear = nullptr) const;
@@ -156,7 +182,7 @@ class MatchingEngine final : public Matcher {
   std::unordered_map<ClusterId, Book> books_;
   std::uint64_t lastSeq_ = 0;
   std::vector<GpuCount> scratchNeed_;
-  std::vector<Event> scratchCancels_;
+  Plan scratchPlan_;
 };
 
 }  // namespace tessera

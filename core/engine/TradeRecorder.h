@@ -22,6 +22,11 @@ class TradeRecorder {
   // Starts a pass: `self` (on `side`) trades against other orders on `cluster`.
   void begin(ClusterId cluster, OrderRef self, Side side, OrderId aggressor);
   void add(OrderRef other, Hour hour, GpuCount gpus, Price price);
+  // A whole run at once, for a caller that has already merged its hours and adds runs in the
+  // order their first hours were matched.
+  void addRun(OrderRef other, Hour start, Hour end, GpuCount gpus, Price price) {
+    runs_.push_back(Run{other, start, end, gpus, price});
+  }
   bool empty() const { return runs_.empty(); }
 
   // Emits Fill, Fill, ContractCreated for each trade, moves the GPU-hours in `inventory` and

@@ -1,0 +1,119 @@
+#include "core/engine/PriceLevels.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tessera {
+
+std::size_t PriceLevels::rankOf(std::int32_t key) const {
+  return static_cast<std::size_t>(
+      std::lower_bound(ranks_.begin(), ranks_.end(), key, [](const Rank& r, std::int32_t k) { return r.key < k; }) -
+      ranks_.begin());
+}
+
+PriceLevels::Level* PriceLevels::find(std::int32_t key) {
+  const std::size_t r = rankOf(key);
+  return r < ranks_.size() && ranks_[r].key == key ? &pool_[ranks_[r].index] : nullptr;
+}
+
+const PriceLevels::Level* PriceLevels::find(std::int32_t key) const {
+  return const_cast<PriceLevels*>(this)->find(key);
+}
+
+PriceLevels::Level& PriceLevels::levelFor(std::int32_t key) {
+  const std::size_t r = rankOf(key);
+  if (r < ranks_.size() && ranks_[r].key == key) return pool_[ranks_[r].index];
+  std::uint32_t index;
+  if (!freeLevels_.empty()) {
+    index = freeLevels_.back();
+    freeLevels_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(pool_.size());
+    pool_.emplace_back();
+  }
+  ranks_.insert(ranks_.begin() + static_cast<std::ptrdiff_t>(r), Rank{key, index});
+  Level& l = pool_[index];
+  l.key = key;
+  return l;
+}
+
+void PriceLevels::cover(Level& l, Hour to) {
+  const auto n = static_cast<std::size_t>(to - base_);
+  if (l.gpus.size() < n) l.gpus.resize(n, 0);
+  if (total_.size() < n) total_.resize(n, 0);
+}
+
+void PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need) {
+  if (from < base_) throw std::logic_error("resting before the book's first hour");
+  Level& l = levelFor(key);
+  const Hour to = from + static_cast<Hour>(need.size());
+  cover(l, to);
+  std::int64_t* g = l.gpus.data() + (from - base_);
+  std::int64_t* t = total_.data() + (from - base_);
+  for (std::size_t i = 0; i < need.size(); ++i) {
+    g[i] += need[i];
+    t[i] += need[i];
+  }
+  l.fifo.push_back(e);
+  ++l.live;
+}
+
+void PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus) {
+  if (from < base_) throw std::logic_error("resting before the book's first hour");
+  Level& l = levelFor(key);
+  cover(l, to);
+  std::int64_t* g = l.gpus.data() + (from - base_);
+  std::int64_t* t = total_.data() + (from - base_);
+  for (Hour i = 0; i < to - from; ++i) {
+    g[i] += gpus;
+    t[i] += gpus;
+  }
+  l.fifo.push_back(e);
+  ++l.live;
+}
+
+void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {
+  const std::size_t r = rankOf(key);
+  Level& l = pool_[ranks_[r].index];
+  l.fifo.pop_back();
+  for (Hour h = from; h < to; ++h) change(l, h, -gpus);
+  if (--l.live == 0) removeLevel(r);
+}
+
+bool PriceLevels::anyIn(const Level& l, Hour from, Hour to) const {
+  from = std::max(from, base_);
+  to = std::min(to, base_ + static_cast<Hour>(l.gpus.size()));
+  const std::int64_t* g = l.gpus.data() + (from - base_);
+  std::int64_t any = 0;
+  for (Hour i = 0; i < to - from; ++i) any |= g[i];
+  return any != 0;
+}
+
+void PriceLevels::removeLevel(std::size_t rank) {
+  const std::uint32_t index = ranks_[rank].index;
+  Level& l = pool_[index];
+  // A level with no live entry holds no GPUs in any hour still to come; the hours it may still
+  // count are past ones, which nothing reads.
+  l.fifo.clear();
+  l.gpus.clear();
+  l.head = 0;
+  l.live = 0;
+  ranks_.erase(ranks_.begin() + static_cast<std::ptrdiff_t>(rank));
+  freeLevels_.push_back(index);
+}
+
+void PriceLevels::dropHoursBefore(Hour now) {
+  // Shifting costs a pass over every level, so it waits until a few days have passed.
+  constexpr Hour kShiftAfter = 72;
+  if (now - base_ < kShiftAfter) return;
+  const Hour drop = now - base_;
+  auto shift = [drop](std::vector<std::int64_t>& v) {
+    const auto n = std::min(v.size(), static_cast<std::size_t>(drop));
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+  };
+  for (const Rank& r : ranks_) shift(pool_[r.index].gpus);
+  shift(total_);
+  base_ = now;
+}
+
+}  // namespace tessera

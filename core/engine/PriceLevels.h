@@ -1,0 +1,121 @@
+#pragma once
+// One side of one cluster's book in the fast engine: the divisible orders resting there, by price
+// level, best level first. Each level keeps its orders in time priority (a FIFO: sequences only
+// grow, so a new entry always belongs at the back) and the GPUs resting at its price in every
+// hour, and the side keeps its total per hour.
+//
+// An order rests once for its whole window: resting appends one entry to its level and adds its
+// GPUs to two contiguous per-hour arrays, instead of writing an entry into a ladder per hour (a
+// 168-hour listing touched 168 ladders, each elsewhere in memory). Matching walks levels best
+// first and each level's orders in time order, taking from every hour of the incoming window at
+// once; within one hour that is exactly price-time priority, because a level holds one price.
+//
+// Entries name an order and the sequence it rested with but hold no quantity: the order owns what
+// it still wants per hour, so fills, cancels and expiry change only the order and the arrays.
+// Whether an entry is live is the caller's to say; the caller reports each entry's death
+// (`retire`), so the level knows when to drop its dead entries and when it is empty.
+#include "core/domain/Types.h"
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace tessera {
+
+class PriceLevels {
+ public:
+  struct Entry {
+    std::uint64_t seq = 0;   // time priority; an amend that loses priority leaves this one dead
+    Hour start = 0;          // the window it rested with, so a walk can skip orders elsewhere in
+    Hour end = 0;            // time without reading them
+    std::uint32_t slot = 0;  // the order
+  };
+  struct Level {
+    std::int32_t key = 0;       // asks: price; bids: -price, so smaller is better on both sides
+    std::int64_t live = 0;      // live entries
+    std::size_t head = 0;       // entries before this are dead
+    std::vector<Entry> fifo;    // time order
+    std::vector<std::int64_t> gpus;  // live GPUs at this price per hour, from the side's base
+
+    std::int64_t gpusAt(Hour h, Hour base) const {
+      const auto i = static_cast<std::size_t>(h - base);
+      return h >= base && i < gpus.size() ? gpus[i] : 0;
+    }
+  };
+
+  // Every order starts at or after the clock, and the clock only moves forward, so a side based
+  // at the clock when its book was made (and moved up only to the clock) never needs hours before.
+  explicit PriceLevels(Hour base = 0) : base_(base) {}
+
+  // Levels, best first. Empty levels are taken out only by `retire`/`removeNewest`, never during
+  // a walk, so a walk may hold ranks and references.
+  std::size_t levelCount() const { return ranks_.size(); }
+  Level& level(std::size_t rank) { return pool_[ranks_[rank].index]; }
+  const Level& level(std::size_t rank) const { return pool_[ranks_[rank].index]; }
+  Level* find(std::int32_t key);
+  const Level* find(std::int32_t key) const;
+
+  // Rests an entry at `key` wanting need[i] GPUs in hour from + i.
+  void add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need);
+  // The same, `gpus` in every hour of [from, to).
+  void add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus);
+  // `delta` more (or fewer) GPUs resting at `key` in hour h.
+  void change(Level& l, Hour h, std::int64_t delta) {
+    l.gpus[static_cast<std::size_t>(h - base_)] += delta;
+    total_[static_cast<std::size_t>(h - base_)] += delta;
+  }
+  // One of the level's entries died. Drops the dead entries once they outnumber the live ones,
+  // and the level itself once it has none left.
+  template <typename IsLive>
+  void retire(std::int32_t key, IsLive&& isLive);
+  // Takes out the entry added last at `key`, with the GPUs it added over [from, to).
+  void removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus);
+
+  // GPUs resting in hour h at any price.
+  std::int64_t total(Hour h) const {
+    const auto i = static_cast<std::size_t>(h - base_);
+    return h >= base_ && i < total_.size() ? total_[i] : 0;
+  }
+  // Does the level hold any GPUs in [from, to)?
+  bool anyIn(const Level& l, Hour from, Hour to) const;
+  Hour base() const { return base_; }
+  // Forgets the hours before `now`: nothing can rest or trade there any more.
+  void dropHoursBefore(Hour now);
+
+ private:
+  struct Rank {
+    std::int32_t key = 0;
+    std::uint32_t index = 0;  // into pool_
+  };
+  Level& levelFor(std::int32_t key);
+  void cover(Level& l, Hour to);
+  void removeLevel(std::size_t rank);
+  std::size_t rankOf(std::int32_t key) const;  // first rank whose key is not less than `key`
+
+  std::vector<Rank> ranks_;  // sorted by key
+  std::deque<Level> pool_;   // a deque, so levels never move
+  std::vector<std::uint32_t> freeLevels_;
+  std::vector<std::int64_t> total_;
+  Hour base_ = 0;
+};
+
+template <typename IsLive>
+void PriceLevels::retire(std::int32_t key, IsLive&& isLive) {
+  const std::size_t r = rankOf(key);
+  Level& l = pool_[ranks_[r].index];
+  if (--l.live == 0) {
+    removeLevel(r);
+    return;
+  }
+  while (l.head < l.fifo.size() && !isLive(l.fifo[l.head])) ++l.head;
+  const std::size_t stored = l.fifo.size() - l.head;
+  if (stored > 2 * static_cast<std::size_t>(l.live) + 8) {
+    std::erase_if(l.fifo, [&](const Entry& e) { return !isLive(e); });
+    l.head = 0;
+  } else if (l.head > 64 && l.head * 2 > l.fifo.size()) {
+    l.fifo.erase(l.fifo.begin(), l.fifo.begin() + static_cast<std::ptrdiff_t>(l.head));
+    l.head = 0;
+  }
+}
+
+}  // namespace tessera
