@@ -105,9 +105,9 @@ class OfferReturn {
 }  // namespace
 
 void MatchingEngine::retireEntries(const Order& o) {
-  PriceLevels& levels = book(*o.req.cluster).sides[side(o.req.side)];
+  PriceLevels& levels = *o.restsIn;
   OfferReturn offers(state_.inventory, o.req.account, *o.req.cluster);
-  PriceLevels::Level& l = *levels.find(entryKey(o.req.side, o.req.limit));
+  PriceLevels::Level& l = levels.at(o.level);
   // The levels no longer count hours the clock has passed; the inventory still does.
   const Hour counted = std::max(state_.now, levels.base());
   for (Hour h = o.liveFrom; h < o.req.end; ++h) {
@@ -197,7 +197,7 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
   std::int64_t taken = 0;
   for (const Take& t : takes) {
     Order& r = orders_[t.slot];
-    PriceLevels::Level& l = *levels.find(t.key);
+    PriceLevels::Level& l = levels.at(r.level);
     for (Hour h = t.start; h < t.end; ++h) {
       remainingRef(r, h) -= t.gpus;
       levels.change(l, h, -t.gpus);
@@ -209,7 +209,9 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     state_.recorder.addRun({r.req.id, r.req.account}, t.start, t.end, t.gpus, r.req.limit);
     if (r.leaves == 0) {
       r.status = OrderStatus::Filled;
+      const bool atFront = l.fifo[l.head].slot == t.slot;
       retireEntry(r);
+      if (atFront && l.live > 0) levels.skipDeadFront(l, [this](const Entry& e) { return isLive(e); });
     }
   }
   return taken;
@@ -281,7 +283,8 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
       o.qty.assign(need.begin(), need.end());
       o.qtyBase = from;
     }
-    b.sides[side(mySide)].add(entryKey(mySide, o.req.limit), Entry{o.seq, from, o.req.end, s}, from, need);
+    o.restsIn = &b.sides[side(mySide)];
+    o.level = o.restsIn->add(entryKey(mySide, o.req.limit), Entry{o.seq, from, o.req.end, s}, from, need);
   }
   flushTrades(out);
   for (auto& e : selfTradeCancels) out.push_back(std::move(e));
@@ -621,8 +624,8 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   if (o.req.postOnly && !keepPriority && wouldTrade(o, limit, from, next))
     return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
 
-  PriceLevels& mine = book(*o.req.cluster).sides[side(o.req.side)];
-  PriceLevels::Level& l = *mine.find(entryKey(o.req.side, o.req.limit));
+  PriceLevels& mine = *o.restsIn;
+  PriceLevels::Level& l = mine.at(o.level);
   for (std::size_t i = 0; i < hours; ++i) {
     const Hour h = from + static_cast<Hour>(i);
     if (o.req.side == Side::Sell && next[i] != current[i])

@@ -50,6 +50,8 @@ class MatchingEngine final : public Matcher {
     std::int64_t filled = 0;
     std::int64_t leaves = 0;
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
+    PriceLevels* restsIn = nullptr;     // divisible, once resting: its side of its cluster's book
+    std::uint32_t level = 0;            // ... and the level there (PriceLevels::at)
     // Divisible: what it still wants per hour from `qtyBase` on; empty while that is `req.gpus`
     // in every live hour, which is the common case of an order nothing has traded against yet.
     std::vector<GpuCount> qty;
@@ -95,8 +97,7 @@ class MatchingEngine final : public Matcher {
   }
   // The entry of a resting divisible order died (it stopped working or re-entered).
   void retireEntry(const Order& o) {
-    book(*o.req.cluster).sides[static_cast<std::size_t>(o.req.side)].retire(
-        entryKey(o.req.side, o.req.limit), [this](const Entry& e) { return isLive(e); });
+    o.restsIn->retire(o.level, [this](const Entry& e) { return isLive(e); });
   }
   // Takes what a divisible order that just stopped working still had off its level (its entry
   // is dead already) and returns a sell's offers to the inventory.

@@ -20,9 +20,9 @@ const PriceLevels::Level* PriceLevels::find(std::int32_t key) const {
   return const_cast<PriceLevels*>(this)->find(key);
 }
 
-PriceLevels::Level& PriceLevels::levelFor(std::int32_t key) {
+std::uint32_t PriceLevels::levelFor(std::int32_t key) {
   const std::size_t r = rankOf(key);
-  if (r < ranks_.size() && ranks_[r].key == key) return pool_[ranks_[r].index];
+  if (r < ranks_.size() && ranks_[r].key == key) return ranks_[r].index;
   std::uint32_t index;
   if (!freeLevels_.empty()) {
     index = freeLevels_.back();
@@ -32,9 +32,8 @@ PriceLevels::Level& PriceLevels::levelFor(std::int32_t key) {
     pool_.emplace_back();
   }
   ranks_.insert(ranks_.begin() + static_cast<std::ptrdiff_t>(r), Rank{key, index});
-  Level& l = pool_[index];
-  l.key = key;
-  return l;
+  pool_[index].key = key;
+  return index;
 }
 
 void PriceLevels::cover(Level& l, Hour to) {
@@ -43,9 +42,10 @@ void PriceLevels::cover(Level& l, Hour to) {
   if (total_.size() < n) total_.resize(n, 0);
 }
 
-void PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need) {
+std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need) {
   if (from < base_) throw std::logic_error("resting before the book's first hour");
-  Level& l = levelFor(key);
+  const std::uint32_t index = levelFor(key);
+  Level& l = pool_[index];
   const Hour to = from + static_cast<Hour>(need.size());
   cover(l, to);
   std::int64_t* g = l.gpus.data() + (from - base_);
@@ -56,11 +56,13 @@ void PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::ve
   }
   l.fifo.push_back(e);
   ++l.live;
+  return index;
 }
 
-void PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus) {
+std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus) {
   if (from < base_) throw std::logic_error("resting before the book's first hour");
-  Level& l = levelFor(key);
+  const std::uint32_t index = levelFor(key);
+  Level& l = pool_[index];
   cover(l, to);
   std::int64_t* g = l.gpus.data() + (from - base_);
   std::int64_t* t = total_.data() + (from - base_);
@@ -70,23 +72,14 @@ void PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuC
   }
   l.fifo.push_back(e);
   ++l.live;
+  return index;
 }
 
 void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {
-  const std::size_t r = rankOf(key);
-  Level& l = pool_[ranks_[r].index];
+  Level& l = *find(key);
   l.fifo.pop_back();
   for (Hour h = from; h < to; ++h) change(l, h, -gpus);
-  if (--l.live == 0) removeLevel(r);
-}
-
-bool PriceLevels::anyIn(const Level& l, Hour from, Hour to) const {
-  from = std::max(from, base_);
-  to = std::min(to, base_ + static_cast<Hour>(l.gpus.size()));
-  const std::int64_t* g = l.gpus.data() + (from - base_);
-  std::int64_t any = 0;
-  for (Hour i = 0; i < to - from; ++i) any |= g[i];
-  return any != 0;
+  if (--l.live == 0) removeLevel(rankOf(key));
 }
 
 void PriceLevels::removeLevel(std::size_t rank) {

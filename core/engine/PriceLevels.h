@@ -54,11 +54,13 @@ class PriceLevels {
   const Level& level(std::size_t rank) const { return pool_[ranks_[rank].index]; }
   Level* find(std::int32_t key);
   const Level* find(std::int32_t key) const;
+  // A level by the index `add` returned; valid while the entry added there is live.
+  Level& at(std::uint32_t index) { return pool_[index]; }
 
-  // Rests an entry at `key` wanting need[i] GPUs in hour from + i.
-  void add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need);
+  // Rests an entry at `key` wanting need[i] GPUs in hour from + i. Returns the level's index.
+  std::uint32_t add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need);
   // The same, `gpus` in every hour of [from, to).
-  void add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus);
+  std::uint32_t add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus);
   // `delta` more (or fewer) GPUs resting at `key` in hour h.
   void change(Level& l, Hour h, std::int64_t delta) {
     l.gpus[static_cast<std::size_t>(h - base_)] += delta;
@@ -67,7 +69,11 @@ class PriceLevels {
   // One of the level's entries died. Drops the dead entries once they outnumber the live ones,
   // and the level itself once it has none left.
   template <typename IsLive>
-  void retire(std::int32_t key, IsLive&& isLive);
+  void retire(std::uint32_t index, IsLive&& isLive);
+  // Moves the level's head past the dead entries at its front: matching takes from the front,
+  // so the orders there have just been read and filled.
+  template <typename IsLive>
+  void skipDeadFront(Level& l, IsLive&& isLive);
   // Takes out the entry added last at `key`, with the GPUs it added over [from, to).
   void removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus);
 
@@ -77,7 +83,15 @@ class PriceLevels {
     return h >= base_ && i < total_.size() ? total_[i] : 0;
   }
   // Does the level hold any GPUs in [from, to)?
-  bool anyIn(const Level& l, Hour from, Hour to) const;
+  bool anyIn(const Level& l, Hour from, Hour to) const {
+    from = from > base_ ? from : base_;
+    const Hour covered = base_ + static_cast<Hour>(l.gpus.size());
+    to = to < covered ? to : covered;
+    const std::int64_t* g = l.gpus.data() + (from - base_);
+    std::int64_t any = 0;
+    for (Hour i = 0; i < to - from; ++i) any |= g[i];
+    return any != 0;
+  }
   Hour base() const { return base_; }
   // Forgets the hours before `now`: nothing can rest or trade there any more.
   void dropHoursBefore(Hour now);
@@ -87,7 +101,7 @@ class PriceLevels {
     std::int32_t key = 0;
     std::uint32_t index = 0;  // into pool_
   };
-  Level& levelFor(std::int32_t key);
+  std::uint32_t levelFor(std::int32_t key);
   void cover(Level& l, Hour to);
   void removeLevel(std::size_t rank);
   std::size_t rankOf(std::int32_t key) const;  // first rank whose key is not less than `key`
@@ -100,19 +114,21 @@ class PriceLevels {
 };
 
 template <typename IsLive>
-void PriceLevels::retire(std::int32_t key, IsLive&& isLive) {
-  const std::size_t r = rankOf(key);
-  Level& l = pool_[ranks_[r].index];
+void PriceLevels::retire(std::uint32_t index, IsLive&& isLive) {
+  Level& l = pool_[index];
   if (--l.live == 0) {
-    removeLevel(r);
+    removeLevel(rankOf(l.key));
     return;
   }
+  if (l.fifo.size() - l.head <= 2 * static_cast<std::size_t>(l.live) + 8) return;
+  std::erase_if(l.fifo, [&](const Entry& e) { return !isLive(e); });
+  l.head = 0;
+}
+
+template <typename IsLive>
+void PriceLevels::skipDeadFront(Level& l, IsLive&& isLive) {
   while (l.head < l.fifo.size() && !isLive(l.fifo[l.head])) ++l.head;
-  const std::size_t stored = l.fifo.size() - l.head;
-  if (stored > 2 * static_cast<std::size_t>(l.live) + 8) {
-    std::erase_if(l.fifo, [&](const Entry& e) { return !isLive(e); });
-    l.head = 0;
-  } else if (l.head > 64 && l.head * 2 > l.fifo.size()) {
+  if (l.head > 64 && l.head * 2 > l.fifo.size()) {
     l.fifo.erase(l.fifo.begin(), l.fifo.begin() + static_cast<std::ptrdiff_t>(l.head));
     l.head = 0;
   }
