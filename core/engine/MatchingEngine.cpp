@@ -313,19 +313,31 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
                             std::vector<Money>& bound, std::vector<std::uint32_t>& scratchHours) {
   // Per hour, a lower bound on the cost of `gpus` GPUs: the best price resting in that hour
   // times `gpus`, or -1 if the hour does not even hold that many (reading no order). A window
-  // whose bounds already exceed the budget cannot be feasible. The best price of an hour is the
-  // first level holding GPUs there; in a busy book the first few levels cover most hours.
+  // whose bounds already exceed the budget cannot be feasible. Nearly every resting all-or-none
+  // bid waits below the asks, so this is asked for each of them whenever an ask rests nearby,
+  // and it must be cheap: first with the hours' cached bounds alone, then, if those leave room,
+  // with each hour's best found in the levels (and cached for the next question).
   const PriceLevels& asks = b.sides[side(Side::Sell)];
-  // Every hour costs at least the best ask there is, so a budget below that in every hour fits
-  // nowhere: most resting all-or-none bids wait below the asks, and this spares their hours.
+  // Every hour costs at least the best ask there is.
   if (asks.levelCount() == 0 || static_cast<Money>(asks.level(0).key) * gpus * d > budget) return false;
+  auto fitsSomewhere = [&] {
+    bool fits = false;
+    forEachWindowWithin(bound, d, budget, [&](std::size_t, Money) {
+      fits = true;
+      return false;  // one is enough
+    });
+    return fits;
+  };
+  for (Hour h = from; h < to; ++h) {
+    const std::int32_t key = asks.bestBound(h);
+    bound[static_cast<std::size_t>(h - from)] =
+        asks.total(h) >= gpus && key != PriceLevels::kNoKey ? static_cast<Money>(key) * gpus : -1;
+  }
+  if (!fitsSomewhere()) return false;
   std::vector<std::uint32_t>& unknown = scratchHours;  // hours whose best price is not found yet
   unknown.clear();
-  for (Hour h = from; h < to; ++h) {
-    const bool enough = asks.total(h) >= gpus;
-    bound[static_cast<std::size_t>(h - from)] = enough ? 0 : -1;
-    if (enough) unknown.push_back(static_cast<std::uint32_t>(h - from));
-  }
+  for (Hour h = from; h < to; ++h)
+    if (bound[static_cast<std::size_t>(h - from)] >= 0) unknown.push_back(static_cast<std::uint32_t>(h - from));
   for (std::size_t rank = 0; rank < asks.levelCount() && !unknown.empty(); ++rank) {
     const PriceLevels::Level& l = asks.level(rank);
     for (std::size_t k = 0; k < unknown.size();) {
@@ -335,16 +347,16 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
         continue;
       }
       bound[i] = static_cast<Money>(l.key) * gpus;
+      asks.tighten(from + i, l.key);
       unknown[k] = unknown.back();
       unknown.pop_back();
     }
   }
-  bool fits = false;
-  forEachWindowWithin(bound, d, budget, [&](std::size_t, Money) {
-    fits = true;
-    return false;  // one is enough
-  });
-  return fits;
+  for (std::uint32_t i : unknown) {  // GPUs in total but none at any level: cannot be
+    bound[i] = -1;
+    asks.tighten(from + i, PriceLevels::kNoKey);
+  }
+  return fitsSomewhere();
 }
 
 std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(

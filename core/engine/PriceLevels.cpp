@@ -40,6 +40,7 @@ void PriceLevels::cover(Level& l, Hour to) {
   const auto n = static_cast<std::size_t>(to - base_);
   if (l.gpus.size() < n) l.gpus.resize(n, 0);
   if (total_.size() < n) total_.resize(n, 0);
+  if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
 }
 
 std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need) {
@@ -50,9 +51,11 @@ std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, cons
   cover(l, to);
   std::int64_t* g = l.gpus.data() + (from - base_);
   std::int64_t* t = total_.data() + (from - base_);
+  std::int32_t* b = bestBound_.data() + (from - base_);
   for (std::size_t i = 0; i < need.size(); ++i) {
     g[i] += need[i];
     t[i] += need[i];
+    b[i] = std::min(b[i], key);
   }
   l.fifo.push_back(e);
   ++l.live;
@@ -66,9 +69,11 @@ std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour
   cover(l, to);
   std::int64_t* g = l.gpus.data() + (from - base_);
   std::int64_t* t = total_.data() + (from - base_);
+  std::int32_t* b = bestBound_.data() + (from - base_);
   for (Hour i = 0; i < to - from; ++i) {
     g[i] += gpus;
     t[i] += gpus;
+    b[i] = std::min(b[i], key);
   }
   l.fifo.push_back(e);
   ++l.live;
@@ -100,12 +105,13 @@ void PriceLevels::dropHoursBefore(Hour now) {
   constexpr Hour kShiftAfter = 72;
   if (now - base_ < kShiftAfter) return;
   const Hour drop = now - base_;
-  auto shift = [drop](std::vector<std::int64_t>& v) {
+  auto shift = [drop](auto& v) {
     const auto n = std::min(v.size(), static_cast<std::size_t>(drop));
     v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
   };
   for (const Rank& r : ranks_) shift(pool_[r.index].gpus);
   shift(total_);
+  shift(bestBound_);
   base_ = now;
 }
 

@@ -16,6 +16,7 @@
 // (`retire`), so the level knows when to drop its dead entries and when it is empty.
 #include "core/domain/Types.h"
 
+#include <climits>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -82,6 +83,18 @@ class PriceLevels {
     const auto i = static_cast<std::size_t>(h - base_);
     return h >= base_ && i < total_.size() ? total_[i] : 0;
   }
+  // No live entry in hour h has a better key than this (kNoKey: none may rest there). Lowered by
+  // every add, never raised by fills or cancels, so it may be stale but is always a bound;
+  // `tighten` stores an hour's exact best once a caller has found it, which keeps it a bound.
+  static constexpr std::int32_t kNoKey = INT32_MAX;
+  std::int32_t bestBound(Hour h) const {
+    const auto i = static_cast<std::size_t>(h - base_);
+    return h >= base_ && i < bestBound_.size() ? bestBound_[i] : kNoKey;
+  }
+  void tighten(Hour h, std::int32_t best) const {
+    const auto i = static_cast<std::size_t>(h - base_);
+    if (h >= base_ && i < bestBound_.size()) bestBound_[i] = best;
+  }
   // Does the level hold any GPUs in [from, to)?
   bool anyIn(const Level& l, Hour from, Hour to) const {
     from = from > base_ ? from : base_;
@@ -110,6 +123,8 @@ class PriceLevels {
   std::deque<Level> pool_;   // a deque, so levels never move
   std::vector<std::uint32_t> freeLevels_;
   std::vector<std::int64_t> total_;
+  // A cache of a bound (see bestBound): changing it changes no answer, only how fast one is found.
+  mutable std::vector<std::int32_t> bestBound_;
   Hour base_ = 0;
 };
 
