@@ -136,9 +136,24 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
     const PriceLevels::Level& l = levels.level(rank);
     if (limit && !crosses(mySide, *limit, keyOf(other, l.key))) break;
     if (!levels.anyIn(l, from, to)) continue;
+    // Orders are loaded a few overlapping entries ahead of the walk, so their loads overlap.
+    std::size_t ahead = l.head;
+    auto loadNext = [&] {
+      for (; ahead < l.fifo.size(); ++ahead) {
+        const Entry& e = l.fifo[ahead];
+        if (e.end <= from || e.start >= to) continue;
+        const Order& r = orders_[e.slot];
+        __builtin_prefetch(&r.seq);
+        __builtin_prefetch(&r.req.end);
+        ++ahead;
+        return;
+      }
+    };
+    for (int i = 0; i < 4; ++i) loadNext();
     for (std::size_t k = l.head; k < l.fifo.size() && wanting > 0; ++k) {
       const Entry& e = l.fifo[k];
       if (e.end <= from || e.start >= to) continue;
+      loadNext();
       const Order& r = orders_[e.slot];
       if (r.seq != e.seq || r.status != OrderStatus::Working) continue;
       const Hour lo = std::max(from, r.liveFrom);
