@@ -221,7 +221,7 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     taken += q;
     r.filled += q;
     r.leaves -= q;
-    state_.recorder.addRun({r.req.id, r.req.account}, t.start, t.end, t.gpus, r.req.limit);
+    state_.recorder.addRun({r.req.id, r.req.account, t.slot}, t.start, t.end, t.gpus, r.req.limit);
     if (r.leaves == 0) {
       r.status = OrderStatus::Filled;
       const bool atFront = l.fifo[l.head].slot == t.slot;
@@ -268,7 +268,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   const AccountId me = o.req.account;
   Book& b = book(*o.req.cluster);
   PriceLevels& theirs = b.sides[side(opposite(mySide))];
-  state_.recorder.begin(*o.req.cluster, {o.req.id, me}, mySide, o.req.id);
+  state_.recorder.begin(*o.req.cluster, {o.req.id, me, s}, mySide, o.req.id);
 
   // FOK has been checked against other accounts' orders alone, and takes only those.
   const OwnOrders own = o.req.tif == TimeInForce::FOK ? OwnOrders::Skip
@@ -318,8 +318,8 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
 
 void MatchingEngine::flushTrades(std::vector<Event>& out) {
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
-                        [this](OrderId id) { return orders_[slotOf_.at(id)].leaves; },
-                        [this](OrderId id) -> const OfferTerms& { return orders_[slotOf_.at(id)].req.terms; });
+                        [this](OrderRef o) { return orders_[o.slot].leaves; },
+                        [this](OrderRef o) -> const OfferTerms& { return orders_[o.slot].req.terms; });
 }
 
 // ---- all-or-none ----------------------------------------------------------------------------
@@ -440,7 +440,7 @@ void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor
   Order& o = orders_[s];
   PriceLevels& asks = book(p.cluster).sides[side(Side::Sell)];
   const Hour d = o.req.hours();
-  state_.recorder.begin(p.cluster, {o.req.id, o.req.account}, Side::Buy, aggressor);
+  state_.recorder.begin(p.cluster, {o.req.id, o.req.account, s}, Side::Buy, aggressor);
   std::vector<GpuCount> need(static_cast<std::size_t>(d), o.req.gpus);
   plan(o, asks, std::nullopt, p.start, need, OwnOrders::Skip, scratchPlan_);
   applyTakes(asks, scratchPlan_.takes);

@@ -75,8 +75,8 @@ bool ReferenceMatcher::fillOrKillPossible(const Order& o) const {
 
 void ReferenceMatcher::flushTrades(std::vector<Event>& out) {
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
-                        [this](OrderId id) { return orders_.at(id).leaves(); },
-                        [this](OrderId id) -> const OfferTerms& { return orders_.at(id).req.terms; });
+                        [this](OrderRef o) { return orders_.at(o.order).leaves(); },
+                        [this](OrderRef o) -> const OfferTerms& { return orders_.at(o.order).req.terms; });
 }
 
 void ReferenceMatcher::removeRemaining(Order& o, OrderStatus status, CancelReason reason,

@@ -15,6 +15,7 @@ namespace tessera {
 struct OrderRef {
   OrderId order = 0;
   AccountId account = 0;
+  std::uint32_t slot = 0;  // the matcher's own handle for the order, if it has one
 };
 
 class TradeRecorder {
@@ -30,8 +31,8 @@ class TradeRecorder {
   bool empty() const { return runs_.empty(); }
 
   // Emits Fill, Fill, ContractCreated for each trade, moves the GPU-hours in `inventory` and
-  // records the contracts. `leavesOf(orderId)` gives an order's working GPU-hours now,
-  // `termsOf(orderId)` a sell order's terms.
+  // records the contracts. `leavesOf(OrderRef)` gives an order's working GPU-hours now,
+  // `termsOf(OrderRef)` a sell order's terms.
   template <typename LeavesOf, typename TermsOf>
   void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
              ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf);
@@ -70,12 +71,12 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     k.start = r.start;
     k.end = r.end;
     k.price = r.price;
-    k.terms = termsOf(sell.order);
+    k.terms = termsOf(sell);
     inventory.transfer(k.seller, k.buyer, k.cluster, k.start, k.end, k.gpus);
     contracts.add(k);
     auto fill = [&](OrderRef o, Side s) {
       return Fill{k.trade, k.id, o.order, o.account, s, o.order == aggressor_, k.cluster,
-                  k.gpus, k.start, k.end, k.price, leavesOf(o.order)};
+                  k.gpus, k.start, k.end, k.price, leavesOf(o)};
     };
     out.emplace_back(fill(buy, Side::Buy));
     out.emplace_back(fill(sell, Side::Sell));
