@@ -1,18 +1,76 @@
 #include "core/engine/ContractBook.h"
 
-#include <algorithm>
+#include <functional>
+#include <limits>
+#include <stdexcept>
 
 namespace tessera {
 
+std::size_t ContractBook::TermsHash::operator()(const OfferTerms& t) const {
+  std::size_t h = 0;
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(t.guaranteesDeviceCount | t.guaranteesLocation << 1 | t.guaranteesFabric << 2);
+  mix(t.estimatedTflopsPerGpu ? static_cast<std::size_t>(*t.estimatedTflopsPerGpu) + 1 : 0);
+  mix(static_cast<std::size_t>(t.billing));
+  mix(static_cast<std::size_t>(t.uptimePromisePpm));
+  mix(std::hash<Price>{}(t.creditPerUndeliveredGpuHour));
+  mix(static_cast<std::size_t>(t.remedy));
+  mix(static_cast<std::size_t>(t.replacementWithinHours));
+  return h;
+}
+
+std::uint32_t ContractBook::intern(const OfferTerms& t) {
+  if (lastTerms_ < terms_.size() && terms_[lastTerms_] == t) return lastTerms_;
+  auto [it, added] = termsIndex_.try_emplace(t, static_cast<std::uint32_t>(terms_.size()));
+  if (added) terms_.push_back(t);
+  return lastTerms_ = it->second;
+}
+
 void ContractBook::add(const Contract& c) {
-  contracts_.push_back(c);
+  // The engine numbers contracts densely from 1 and makes trade ids the contract ids; anything
+  // else is a bug in the caller, not input.
+  if (c.id != contracts_.size() + 1 || (c.trade != 0 && c.trade != c.id) || c.end < c.start ||
+      c.end - c.start > std::numeric_limits<std::uint32_t>::max() || terms_.size() >= (1u << 31))
+    throw std::logic_error("contract out of sequence or out of range");
+  Stored s;
+  s.buyOrder = c.buyOrder;
+  s.sellOrder = c.sellOrder;
+  s.start = c.start;
+  s.price = c.price;
+  s.replaces = c.replaces;
+  s.buyer = c.buyer;
+  s.seller = c.seller;
+  s.cluster = c.cluster;
+  s.gpus = c.gpus;
+  s.hours = static_cast<std::uint32_t>(c.end - c.start);
+  s.termsAndTrade = intern(c.terms) << 1 | (c.trade == c.id ? 1u : 0u);
+  contracts_.push_back(s);
   byAccount_[c.buyer].push_back(c.id);
   if (c.seller != c.buyer) byAccount_[c.seller].push_back(c.id);
 }
 
+Contract ContractBook::expand(std::size_t index) const {
+  const Stored& s = contracts_[index];
+  Contract c;
+  c.id = index + 1;
+  c.trade = s.termsAndTrade & 1 ? c.id : 0;
+  c.buyer = s.buyer;
+  c.seller = s.seller;
+  c.buyOrder = s.buyOrder;
+  c.sellOrder = s.sellOrder;
+  c.cluster = s.cluster;
+  c.gpus = s.gpus;
+  c.start = s.start;
+  c.end = s.start + s.hours;
+  c.price = s.price;
+  c.terms = terms_[s.termsAndTrade >> 1];
+  c.replaces = s.replaces;
+  return c;
+}
+
 std::optional<Contract> ContractBook::find(ContractId id) const {
   if (id == 0 || id > contracts_.size()) return std::nullopt;
-  return contracts_[id - 1];
+  return expand(id - 1);
 }
 
 std::vector<Contract> ContractBook::of(AccountId account) const {
@@ -21,7 +79,7 @@ std::vector<Contract> ContractBook::of(AccountId account) const {
   if (it == byAccount_.end()) return out;
   const auto& ids = it->second;
   out.reserve(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) out.push_back(contracts_[ids[i] - 1]);
+  for (std::size_t i = 0; i < ids.size(); ++i) out.push_back(expand(ids[i] - 1));
   return out;
 }
 

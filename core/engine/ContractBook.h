@@ -17,10 +17,37 @@ class ContractBook {
   std::vector<Contract> of(AccountId account) const;
 
  private:
-  // Paged, so growth never copies what is stored. Not a std::deque: its blocks hold four
-  // contracts, so it would allocate once every four trades. An account's ids get 4 KB pages.
-  PagedVector<Contract> contracts_;  // contracts_[id - 1]
+  // A contract as kept: 64 bytes instead of a Contract's 120. A busy market makes millions of
+  // contracts, and on a VM each new page of them costs a fault of about 2 us, so the bytes are
+  // the cost. The id is the position, the trade id is the id or none, and the terms, which few
+  // sellers vary, are kept once each.
+  struct Stored {
+    OrderId buyOrder = 0;
+    OrderId sellOrder = 0;
+    Hour start = 0;
+    Price price = 0;
+    ContractId replaces = 0;
+    AccountId buyer = 0;
+    AccountId seller = 0;
+    ClusterId cluster = 0;
+    GpuCount gpus = 0;
+    std::uint32_t hours = 0;
+    std::uint32_t termsAndTrade = 0;  // index into terms_ << 1 | (trade id == contract id)
+  };
+  static_assert(sizeof(Stored) == 64);
+  struct TermsHash {
+    std::size_t operator()(const OfferTerms& t) const;
+  };
+  Contract expand(std::size_t index) const;
+  std::uint32_t intern(const OfferTerms& t);
+
+  // Paged, so growth never copies what is stored. Not a std::deque: its blocks hold eight
+  // contracts, so it would allocate once every eight trades. An account's ids get 4 KB pages.
+  PagedVector<Stored> contracts_;  // contracts_[id - 1]
   std::unordered_map<AccountId, PagedVector<ContractId, 9>> byAccount_;
+  std::vector<OfferTerms> terms_;
+  std::unordered_map<OfferTerms, std::uint32_t, TermsHash> termsIndex_;
+  std::uint32_t lastTerms_ = 0;  // most contracts in a row come from sellers with the same terms
 };
 
 }  // namespace tessera
