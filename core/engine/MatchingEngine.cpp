@@ -389,13 +389,14 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
   }
   if (to - from < d) return best;
   const auto hours = static_cast<std::size_t>(to - from);
-  std::vector<Money> cost(hours);
-  std::vector<GpuCount> want(hours);
-  std::vector<std::uint32_t> unknownHours;
+  std::vector<Money>& cost = scratchCost_;
+  std::vector<GpuCount>& want = scratchWant_;
+  cost.resize(hours);
+  want.resize(hours);
   for (ClusterId cid : candidates) {
     if (onlyNear && cid != onlyNear->cluster) continue;
     const Book* b = findBook(cid);
-    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost, unknownHours)) continue;
+    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost, scratchHours_)) continue;
     // Cost of the cheapest `gpus` GPUs of other accounts in each hour, or -1 if too few: the
     // asks taken level by level, as an all-or-none fill takes them.
     const PriceLevels& asks = b->sides[side(Side::Sell)];
@@ -453,7 +454,12 @@ void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor
 
 void MatchingEngine::restAllOrNone(Slot s) {
   Order& o = orders_[s];
-  for (ClusterId c : o.candidates) book(c).allOrNoneBids.push_back(s);
+  const ListedBid bid{o.req.limit, o.seq, o.req.start, o.req.end, s};
+  for (ClusterId c : o.candidates) {
+    auto& v = book(c).allOrNoneBids;
+    v.insert(std::upper_bound(v.begin(), v.end(), bid, [](const ListedBid& a, const ListedBid& b) { return a.before(b); }),
+             bid);
+  }
   o.listed = true;
 }
 
@@ -462,22 +468,16 @@ void MatchingEngine::unlistAllOrNone(Slot s) {
   if (!o.listed) return;
   for (ClusterId c : o.candidates) {
     auto& v = book(c).allOrNoneBids;
-    v.erase(std::find(v.begin(), v.end(), s));
+    v.erase(std::find_if(v.begin(), v.end(), [s](const ListedBid& b) { return b.slot == s; }));
   }
   o.listed = false;
 }
 
 std::vector<MatchingEngine::Slot> MatchingEngine::allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end) {
+  // Listed bids are working: filling, cancelling and expiring one unlists it.
   std::vector<Slot> bids;
-  for (Slot s : book(cluster).allOrNoneBids) {
-    const Order& o = orders_[s];
-    if (o.status == OrderStatus::Working && o.req.start < end && start < o.req.end) bids.push_back(s);
-  }
-  std::sort(bids.begin(), bids.end(), [this](Slot a, Slot b) {
-    const Order& x = orders_[a];
-    const Order& y = orders_[b];
-    return x.req.limit != y.req.limit ? x.req.limit > y.req.limit : x.seq < y.seq;
-  });
+  for (const ListedBid& b : book(cluster).allOrNoneBids)
+    if (b.start < end && start < b.end) bids.push_back(b.slot);
   return bids;
 }
 
@@ -763,15 +763,9 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
 }
 
 std::vector<OrderView> MatchingEngine::allOrNoneBids(ClusterId cluster) const {
-  std::vector<const Order*> bids;
-  if (const Book* b = findBook(cluster))
-    for (Slot s : b->allOrNoneBids)
-      if (orders_[s].status == OrderStatus::Working) bids.push_back(&orders_[s]);
-  std::sort(bids.begin(), bids.end(), [](const Order* a, const Order* b) {
-    return a->req.limit != b->req.limit ? a->req.limit > b->req.limit : a->seq < b->seq;
-  });
   std::vector<OrderView> out;
-  for (const Order* o : bids) out.push_back(view(*o));
+  if (const Book* b = findBook(cluster))
+    for (const ListedBid& bid : b->allOrNoneBids) out.push_back(view(orders_[bid.slot]));
   return out;
 }
 

@@ -38,10 +38,21 @@ class MatchingEngine final : public Matcher {
  private:
   using Slot = std::uint32_t;
   using Entry = PriceLevels::Entry;
+  // A resting all-or-none bid as its candidates' books list it: what the re-check after every
+  // resting ask filters and orders by, without reading the order.
+  struct ListedBid {
+    Price limit = 0;
+    std::uint64_t seq = 0;
+    Hour start = 0;
+    Hour end = 0;
+    Slot slot = 0;
+    // Priority: the higher limit, then the earlier sequence.
+    bool before(const ListedBid& o) const { return limit != o.limit ? limit > o.limit : seq < o.seq; }
+  };
   struct Book {
     explicit Book(Hour base) : sides{PriceLevels(base), PriceLevels(base)} {}
-    PriceLevels sides[2];             // indexed by Side; the sell side's GPUs are what is offered
-    std::vector<Slot> allOrNoneBids;  // resting all-or-none bids that may trade here
+    PriceLevels sides[2];                   // indexed by Side; the sell side's GPUs are what is offered
+    std::vector<ListedBid> allOrNoneBids;   // resting all-or-none bids that may trade here, in priority
   };
   // What matching reads of every resting order it passes (is it live, what does it still want)
   // comes first, in one cache line; the request follows.
@@ -186,6 +197,10 @@ class MatchingEngine final : public Matcher {
   std::uint64_t lastSeq_ = 0;
   std::vector<GpuCount> scratchNeed_;
   Plan scratchPlan_;
+  // bestPlacement's, which is asked for every resting all-or-none bid an ask may complete
+  mutable std::vector<Money> scratchCost_;
+  mutable std::vector<GpuCount> scratchWant_;
+  mutable std::vector<std::uint32_t> scratchHours_;
 };
 
 }  // namespace tessera
