@@ -1,0 +1,158 @@
+// PriceLevels on its own: levels best first, entries in time order, per-hour GPUs per level and
+// per side, dead entries dropped, empty levels taken out, the best-price bound, and hours the
+// clock has passed forgotten.
+#include "core/engine/PriceLevels.h"
+
+#include <QtTest>
+
+#include <set>
+
+using namespace tessera;
+
+namespace {
+using Entry = PriceLevels::Entry;
+std::vector<std::int32_t> keys(const PriceLevels& p) {
+  std::vector<std::int32_t> out;
+  for (std::size_t r = 0; r < p.levelCount(); ++r) out.push_back(p.level(r).key);
+  return out;
+}
+}  // namespace
+
+class PriceLevelsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void levelsAreBestFirstAndEntriesInTimeOrder() {
+    PriceLevels p(100);
+    p.add(30, Entry{1, 100, 110, 1}, 100, 110, 4);
+    p.add(10, Entry{2, 105, 106, 2}, 105, 106, 2);
+    p.add(20, Entry{3, 100, 102, 3}, 100, 102, 1);
+    p.add(10, Entry{4, 100, 120, 4}, 100, 120, 5);
+    QCOMPARE(keys(p), (std::vector<std::int32_t>{10, 20, 30}));
+    const auto& best = p.level(0);
+    QCOMPARE(best.fifo.size(), std::size_t{2});
+    QCOMPARE(best.fifo[0].seq, std::uint64_t{2});
+    QCOMPARE(best.fifo[1].seq, std::uint64_t{4});
+    QCOMPARE(best.gpusAt(105, p.base()), std::int64_t{7});
+    QCOMPARE(best.gpusAt(106, p.base()), std::int64_t{5});
+    QCOMPARE(best.gpusAt(120, p.base()), std::int64_t{0});
+    QCOMPARE(p.total(100), std::int64_t{4 + 1 + 5});
+    QCOMPARE(p.total(105), std::int64_t{4 + 2 + 5});
+    QCOMPARE(p.total(99), std::int64_t{0});
+    QVERIFY(p.anyIn(p.level(1), 101, 150));
+    QVERIFY(!p.anyIn(p.level(1), 102, 150));
+  }
+
+  void perHourNeedsAreAddedHourByHour() {
+    PriceLevels p(0);
+    p.add(7, Entry{1, 2, 6, 1}, 2, std::vector<GpuCount>{3, 0, 1, 2});
+    const auto& l = *p.find(7);
+    QCOMPARE(l.gpusAt(2, p.base()), std::int64_t{3});
+    QCOMPARE(l.gpusAt(3, p.base()), std::int64_t{0});
+    QCOMPARE(l.gpusAt(5, p.base()), std::int64_t{2});
+    QVERIFY(p.anyIn(l, 3, 5));
+    QVERIFY(!p.anyIn(l, 3, 4));
+  }
+
+  void retiringTheLastEntryRemovesTheLevel() {
+    PriceLevels p(0);
+    std::set<std::uint64_t> dead;
+    auto isLive = [&](const Entry& e) { return !dead.count(e.seq); };
+    const auto a = p.add(5, Entry{1, 0, 2, 1}, 0, 2, 3);
+    const auto b = p.add(5, Entry{2, 0, 2, 2}, 0, 2, 1);
+    QCOMPARE(a, b);
+    for (Hour h = 0; h < 2; ++h) p.change(p.at(a), h, -3);
+    dead.insert(1);
+    p.retire(a, isLive);
+    QCOMPARE(p.levelCount(), std::size_t{1});
+    QCOMPARE(p.find(5)->live, std::int64_t{1});
+    for (Hour h = 0; h < 2; ++h) p.change(p.at(b), h, -1);
+    dead.insert(2);
+    p.retire(b, isLive);
+    QCOMPARE(p.levelCount(), std::size_t{0});
+    QVERIFY(p.find(5) == nullptr);
+    QCOMPARE(p.total(0), std::int64_t{0});
+    // The level is reused, empty, for the next price.
+    p.add(9, Entry{3, 1, 2, 3}, 1, 2, 4);
+    QCOMPARE(p.find(9)->fifo.size(), std::size_t{1});
+    QCOMPARE(p.find(9)->gpusAt(0, p.base()), std::int64_t{0});
+    QCOMPARE(p.find(9)->gpusAt(1, p.base()), std::int64_t{4});
+  }
+
+  void deadEntriesAreDroppedOnceTheyOutnumberTheLive() {
+    PriceLevels p(0);
+    std::set<std::uint64_t> dead;
+    auto isLive = [&](const Entry& e) { return !dead.count(e.seq); };
+    std::uint32_t index = 0;
+    for (std::uint64_t s = 1; s <= 100; ++s) index = p.add(1, Entry{s, 0, 1, static_cast<std::uint32_t>(s)}, 0, 1, 1);
+    for (std::uint64_t s = 1; s <= 60; ++s) {
+      dead.insert(s);
+      p.retire(index, isLive);
+    }
+    const auto& l = p.at(index);
+    QCOMPARE(l.live, std::int64_t{40});
+    QVERIFY(l.fifo.size() - l.head <= 2 * 40 + 8);
+    // What is left is still in time order and holds every live entry.
+    std::vector<std::uint64_t> live;
+    for (std::size_t k = l.head; k < l.fifo.size(); ++k)
+      if (isLive(l.fifo[k])) live.push_back(l.fifo[k].seq);
+    QCOMPARE(live.size(), std::size_t{40});
+    QVERIFY(std::is_sorted(live.begin(), live.end()));
+    QCOMPARE(live.front(), std::uint64_t{61});
+  }
+
+  void theFrontSkipsEntriesFilledThere() {
+    PriceLevels p(0);
+    std::set<std::uint64_t> dead;
+    auto isLive = [&](const Entry& e) { return !dead.count(e.seq); };
+    std::uint32_t index = 0;
+    for (std::uint64_t s = 1; s <= 5; ++s) index = p.add(1, Entry{s, 0, 1, 0}, 0, 1, 1);
+    dead.insert(1);
+    dead.insert(2);
+    p.skipDeadFront(p.at(index), isLive);
+    QCOMPARE(p.at(index).fifo[p.at(index).head].seq, std::uint64_t{3});
+  }
+
+  void theNewestEntryCanBeTakenBackOut() {
+    PriceLevels p(0);
+    p.add(4, Entry{1, 0, 3, 1}, 0, 3, 2);
+    p.add(4, Entry{2, 1, 3, 2}, 1, 3, 5);
+    p.removeNewest(4, 1, 3, 5);
+    QCOMPARE(p.find(4)->fifo.size(), std::size_t{1});
+    QCOMPARE(p.total(2), std::int64_t{2});
+    p.add(6, Entry{3, 0, 1, 3}, 0, 1, 1);
+    p.removeNewest(6, 0, 1, 1);
+    QVERIFY(p.find(6) == nullptr);
+    QCOMPARE(keys(p), (std::vector<std::int32_t>{4}));
+  }
+
+  void theBestBoundIsLoweredByAddsAndOnlyEverTightened() {
+    PriceLevels p(0);
+    QCOMPARE(p.bestBound(0), PriceLevels::kNoKey);
+    p.add(50, Entry{1, 0, 4, 1}, 0, 4, 1);
+    p.add(40, Entry{2, 2, 3, 2}, 2, 3, 1);
+    QCOMPARE(p.bestBound(1), 50);
+    QCOMPARE(p.bestBound(2), 40);
+    p.tighten(2, 50);  // a caller found the 40 gone
+    QCOMPARE(p.bestBound(2), 50);
+    p.add(45, Entry{3, 2, 3, 3}, 2, 3, 1);
+    QCOMPARE(p.bestBound(2), 45);
+  }
+
+  void hoursBeforeTheClockAreForgotten() {
+    PriceLevels p(0);
+    p.add(3, Entry{1, 0, 200, 1}, 0, 200, 2);
+    p.dropHoursBefore(10);  // too soon to be worth a shift
+    QCOMPARE(p.base(), Hour{0});
+    p.dropHoursBefore(100);
+    QCOMPARE(p.base(), Hour{100});
+    QCOMPARE(p.total(99), std::int64_t{0});
+    QCOMPARE(p.total(100), std::int64_t{2});
+    QCOMPARE(p.find(3)->gpusAt(199, p.base()), std::int64_t{2});
+    QCOMPARE(p.bestBound(150), 3);
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, p.add(3, Entry{2, 50, 60, 2}, 50, 60, 1));
+  }
+};
+
+QTEST_GUILESS_MAIN(PriceLevelsTest)
+#include "test_price_levels.moc"
