@@ -274,19 +274,26 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   const OwnOrders own = o.req.tif == TimeInForce::FOK ? OwnOrders::Skip
                         : o.req.stp == SelfTradePrevention::CancelIncoming ? OwnOrders::StopAtFirst
                                                                            : OwnOrders::Collect;
+  // Most orders cross nothing: the other side's best level says so without a plan.
+  const bool mayCross = theirs.levelCount() > 0 && crosses(mySide, o.req.limit, keyOf(opposite(mySide), theirs.level(0).key));
   Plan& p = scratchPlan_;
-  plan(o, theirs, o.req.limit, from, need, own, p);
-  const bool cancelIncoming = p.stop.has_value();
-  if (cancelIncoming) cutAt(p, *p.stop, from, need);
+  bool cancelIncoming = false;
   std::vector<Event> selfTradeCancels;
-  if (!p.own.empty()) {
-    // Cancelled in the order the walk meets them; they were never going to trade with o.
-    std::sort(p.own.begin(), p.own.end());
-    for (const auto& [at, rs] : p.own) removeRemaining(rs, CancelReason::SelfTrade, selfTradeCancels);
+  if (mayCross) {
+    plan(o, theirs, o.req.limit, from, need, own, p);
+    cancelIncoming = p.stop.has_value();
+    if (cancelIncoming) cutAt(p, *p.stop, from, need);
+    if (!p.own.empty()) {
+      // Cancelled in the order the walk meets them; they were never going to trade with o.
+      std::sort(p.own.begin(), p.own.end());
+      for (const auto& [at, rs] : p.own) removeRemaining(rs, CancelReason::SelfTrade, selfTradeCancels);
+    }
+    if (!p.takes.empty()) {
+      const std::int64_t taken = applyTakes(theirs, p.takes);
+      o.filled += taken;
+      o.leaves -= taken;
+    }
   }
-  const std::int64_t taken = applyTakes(theirs, p.takes);
-  o.filled += taken;
-  o.leaves -= taken;
 
   if (o.leaves == 0) {
     o.status = OrderStatus::Filled;
