@@ -136,42 +136,23 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
     const PriceLevels::Level& l = levels.level(rank);
     if (limit && !crosses(mySide, *limit, keyOf(other, l.key))) break;
     if (!levels.anyIn(l, from, to)) continue;
-    // Orders are loaded a few overlapping entries ahead of the walk, so their loads overlap.
-    std::size_t ahead = l.head;
-    auto loadNext = [&] {
-      for (; ahead < l.fifo.size(); ++ahead) {
-        const Entry& e = l.fifo[ahead];
-        if (e.end <= from || e.start >= to) continue;
-        const Order& r = orders_[e.slot];
-        __builtin_prefetch(&r.seq);
-        __builtin_prefetch(&r.req.end);
-        ++ahead;
-        return;
-      }
-    };
-    for (int i = 0; i < 4; ++i) loadNext();
-    for (std::size_t k = l.head; k < l.fifo.size() && wanting > 0; ++k) {
-      const Entry& e = l.fifo[k];
-      if (e.end <= from || e.start >= to) continue;
-      loadNext();
-      const Order& r = orders_[e.slot];
-      if (r.seq != e.seq || r.status != OrderStatus::Working) continue;
+    forEachLiveIn(l, from, to, [&](Slot slot, const Order& r) {
       const Hour lo = std::max(from, r.liveFrom);
       const Hour hi = std::min(to, r.req.end);
       if (r.req.account == me) {
-        if (own == OwnOrders::Skip) continue;
+        if (own == OwnOrders::Skip) return true;
         // An hour-by-hour walk meets this order in the first hour where it still offers
         // something and the incoming order still wants something.
         for (Hour h = lo; h < hi; ++h) {
           if (need[static_cast<std::size_t>(h - from)] == 0 || storedAt(r, h) == 0) continue;
           const WalkPoint at{h, l.key, r.seq};
-          if (own == OwnOrders::Collect) p.own.emplace_back(at, e.slot);
+          if (own == OwnOrders::Collect) p.own.emplace_back(at, slot);
           else if (!p.stop || at < *p.stop) p.stop = at;
           break;
         }
-        continue;
+        return true;
       }
-      Take run{e.slot, 0, 0, 0, l.key, r.seq};
+      Take run{slot, 0, 0, 0, l.key, r.seq};
       for (Hour h = lo; h < hi; ++h) {
         GpuCount& n = need[static_cast<std::size_t>(h - from)];
         const GpuCount rest = n == 0 ? 0 : storedAt(r, h);
@@ -189,7 +170,8 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
         run.gpus = q;
       }
       if (run.gpus > 0) p.takes.push_back(run);
-    }
+      return wanting > 0;
+    });
   }
 }
 
@@ -243,13 +225,13 @@ bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
     const PriceLevels::Level& l = levels.level(rank);
     if (!crosses(o.req.side, limit, keyOf(other, l.key))) break;
     if (!levels.anyIn(l, from, to)) continue;
-    for (std::size_t k = l.head; k < l.fifo.size(); ++k) {
-      const Entry& e = l.fifo[k];
-      if (e.end <= from || e.start >= to || !isLive(e)) continue;
-      const Order& r = orders_[e.slot];
-      for (Hour h = std::max(from, r.liveFrom); h < std::min(to, r.req.end); ++h)
-        if (need[static_cast<std::size_t>(h - from)] > 0 && storedAt(r, h) > 0) return true;
-    }
+    bool trades = false;
+    forEachLiveIn(l, from, to, [&](Slot, const Order& r) {
+      for (Hour h = std::max(from, r.liveFrom); h < std::min(to, r.req.end) && !trades; ++h)
+        trades = need[static_cast<std::size_t>(h - from)] > 0 && storedAt(r, h) > 0;
+      return !trades;
+    });
+    if (trades) return true;
   }
   return false;
 }
@@ -417,11 +399,8 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
     for (std::size_t rank = 0; rank < asks.levelCount() && wanting > 0; ++rank) {
       const PriceLevels::Level& l = asks.level(rank);
       if (!asks.anyIn(l, from, to)) continue;
-      for (std::size_t k = l.head; k < l.fifo.size() && wanting > 0; ++k) {
-        const Entry& e = l.fifo[k];
-        if (e.end <= from || e.start >= to || !isLive(e)) continue;
-        const Order& r = orders_[e.slot];
-        if (r.req.account == o.req.account) continue;
+      forEachLiveIn(l, from, to, [&](Slot, const Order& r) {
+        if (r.req.account == o.req.account) return true;
         for (Hour h = std::max(from, r.liveFrom); h < std::min(to, r.req.end); ++h) {
           const auto i = static_cast<std::size_t>(h - from);
           if (want[i] == 0) continue;
@@ -430,7 +409,8 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
           want[i] -= q;
           wanting -= want[i] == 0;
         }
-      }
+        return wanting > 0;
+      });
     }
     for (std::size_t i = 0; i < hours; ++i)
       if (want[i] > 0) cost[i] = -1;
@@ -754,16 +734,14 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
     const PriceLevels::Level& l = levels.level(rank);
     if (l.gpusAt(hour, levels.base()) == 0) continue;
     BookLevel level{keyOf(s, l.key), 0, 0, {}};
-    for (std::size_t k = l.head; k < l.fifo.size(); ++k) {
-      const Entry& e = l.fifo[k];
-      if (hour < e.start || hour >= e.end || !isLive(e)) continue;
-      const Order& o = orders_[e.slot];
+    forEachLiveIn(l, hour, hour + 1, [&](Slot, const Order& o) {
       const GpuCount q = remainingAt(o, hour);
-      if (q == 0) continue;
+      if (q == 0) return true;
       if (level.orders == 0) level.terms = o.req.terms;
       level.gpus += q;
       level.orders += 1;
-    }
+      return true;
+    });
     out.push_back(level);
   }
   return out;

@@ -116,6 +116,12 @@ class MatchingEngine final : public Matcher {
   // is dead already) and returns a sell's offers to the inventory.
   void retireEntries(const Order& o);
 
+  // Calls f(slot, order) for each live entry of `l` whose window meets [from, to), in time
+  // order, until f returns false. Orders are loaded a few such entries ahead of the call, so
+  // their loads overlap.
+  template <typename F>
+  void forEachLiveIn(const PriceLevels::Level& l, Hour from, Hour to, F&& f) const;
+
   // ---- matching plans: what a walk would take, found without changing anything ----
   // A run of hours [start, end) in which one resting order gives `gpus` GPUs per hour.
   struct Take {
@@ -202,5 +208,29 @@ class MatchingEngine final : public Matcher {
   mutable std::vector<GpuCount> scratchWant_;
   mutable std::vector<std::uint32_t> scratchHours_;
 };
+
+template <typename F>
+void MatchingEngine::forEachLiveIn(const PriceLevels::Level& l, Hour from, Hour to, F&& f) const {
+  std::size_t ahead = l.head;
+  auto loadNext = [&] {
+    for (; ahead < l.fifo.size(); ++ahead) {
+      const Entry& e = l.fifo[ahead];
+      if (e.end <= from || e.start >= to) continue;
+      const Order& r = orders_[e.slot];
+      __builtin_prefetch(&r.seq);
+      __builtin_prefetch(&r.req.end);
+      ++ahead;
+      return;
+    }
+  };
+  for (int i = 0; i < 4; ++i) loadNext();
+  for (std::size_t k = l.head; k < l.fifo.size(); ++k) {
+    const Entry& e = l.fifo[k];
+    if (e.end <= from || e.start >= to) continue;
+    loadNext();
+    if (!isLive(e)) continue;
+    if (!f(e.slot, orders_[e.slot])) return;
+  }
+}
 
 }  // namespace tessera

@@ -43,18 +43,19 @@ void PriceLevels::cover(Level& l, Hour to) {
   if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
 }
 
-std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need) {
+template <typename GpusAt>
+std::uint32_t PriceLevels::rest(std::int32_t key, const Entry& e, Hour from, Hour to, GpusAt gpusAt) {
   if (from < base_) throw std::logic_error("resting before the book's first hour");
   const std::uint32_t index = levelFor(key);
   Level& l = pool_[index];
-  const Hour to = from + static_cast<Hour>(need.size());
   cover(l, to);
   std::int64_t* g = l.gpus.data() + (from - base_);
   std::int64_t* t = total_.data() + (from - base_);
   std::int32_t* b = bestBound_.data() + (from - base_);
-  for (std::size_t i = 0; i < need.size(); ++i) {
-    g[i] += need[i];
-    t[i] += need[i];
+  for (std::size_t i = 0; i < static_cast<std::size_t>(to - from); ++i) {
+    const GpuCount q = gpusAt(i);
+    g[i] += q;
+    t[i] += q;
     b[i] = std::min(b[i], key);
   }
   l.fifo.push_back(e);
@@ -62,22 +63,12 @@ std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, cons
   return index;
 }
 
+std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need) {
+  return rest(key, e, from, from + static_cast<Hour>(need.size()), [&need](std::size_t i) { return need[i]; });
+}
+
 std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus) {
-  if (from < base_) throw std::logic_error("resting before the book's first hour");
-  const std::uint32_t index = levelFor(key);
-  Level& l = pool_[index];
-  cover(l, to);
-  std::int64_t* g = l.gpus.data() + (from - base_);
-  std::int64_t* t = total_.data() + (from - base_);
-  std::int32_t* b = bestBound_.data() + (from - base_);
-  for (Hour i = 0; i < to - from; ++i) {
-    g[i] += gpus;
-    t[i] += gpus;
-    b[i] = std::min(b[i], key);
-  }
-  l.fifo.push_back(e);
-  ++l.live;
-  return index;
+  return rest(key, e, from, to, [gpus](std::size_t) { return gpus; });
 }
 
 void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {

@@ -5,10 +5,11 @@
 // hour, and the side keeps its total per hour.
 //
 // An order rests once for its whole window: resting appends one entry to its level and adds its
-// GPUs to two contiguous per-hour arrays, instead of writing an entry into a ladder per hour (a
-// 168-hour listing touched 168 ladders, each elsewhere in memory). Matching walks levels best
-// first and each level's orders in time order, taking from every hour of the incoming window at
-// once; within one hour that is exactly price-time priority, because a level holds one price.
+// GPUs to contiguous per-hour arrays (the level's, the side's total, the side's best-price
+// bound), instead of writing an entry into a ladder per hour (a 168-hour listing touched 168
+// ladders, each elsewhere in memory). Matching walks levels best first and each level's orders in
+// time order, taking from every hour of the incoming window at once; within one hour that is
+// exactly price-time priority, because a level holds one price.
 //
 // Entries name an order and the sequence it rested with but hold no quantity: the order owns what
 // it still wants per hour, so fills, cancels and expiry change only the order and the arrays.
@@ -115,6 +116,9 @@ class PriceLevels {
     std::uint32_t index = 0;  // into pool_
   };
   std::uint32_t levelFor(std::int32_t key);
+  // Both `add`s: `gpusAt(i)` GPUs in hour from + i.
+  template <typename GpusAt>
+  std::uint32_t rest(std::int32_t key, const Entry& e, Hour from, Hour to, GpusAt gpusAt);
   void cover(Level& l, Hour to);
   void removeLevel(std::size_t rank);
   std::size_t rankOf(std::int32_t key) const;  // first rank whose key is not less than `key`
