@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace tessera;
 using namespace tessera::bench;
 using Clock = std::chrono::steady_clock;
@@ -33,6 +35,8 @@ struct Result {
   double eventsPerSecond = 0;
   double p50 = 0, p99 = 0, p999 = 0, max = 0;  // microseconds
   std::size_t outputEvents = 0;
+  long pageFaults = 0;     // minor faults while timed: each first touch of a fresh page
+  double cpuSeconds = 0;   // this thread's user + system time while timed
   PerInput perInput;  // flat out only: open-loop latencies include queueing, not just service
 };
 
@@ -41,6 +45,17 @@ double percentile(std::vector<double>& v, double q) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
   return v[k];
 }
+
+struct ThreadUsage {
+  long faults = 0;
+  double cpuSeconds = 0;
+  static ThreadUsage now() {
+    rusage u{};
+    getrusage(RUSAGE_THREAD, &u);
+    auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+    return {u.ru_minflt, sec(u.ru_utime) + sec(u.ru_stime)};
+  }
+};
 
 // Replays setup + warm-up, then measures the rest. ratePerSecond == 0 means flat out; otherwise
 // event i is due at start + i/rate and its latency counts from when it was due (open loop, so a
@@ -62,6 +77,7 @@ Result measure(const Load& load, std::size_t warmup, double ratePerSecond) {
     r.perInput.events.resize(n);
     r.perInput.contracts.resize(n);
   }
+  const ThreadUsage before = ThreadUsage::now();
   const auto start = Clock::now();
   for (std::size_t i = 0; i < n; ++i) {
     Clock::time_point due = Clock::now();
@@ -81,6 +97,9 @@ Result measure(const Load& load, std::size_t warmup, double ratePerSecond) {
     }
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const ThreadUsage after = ThreadUsage::now();
+  r.pageFaults = after.faults - before.faults;
+  r.cpuSeconds = after.cpuSeconds - before.cpuSeconds;
   r.eventsPerSecond = static_cast<double>(n) / seconds;
   if (flat) r.perInput.latencyUs = latency;
   r.max = *std::max_element(latency.begin(), latency.end());
@@ -91,8 +110,10 @@ Result measure(const Load& load, std::size_t warmup, double ratePerSecond) {
 }
 
 void report(const char* name, const char* mode, const Result& r, std::size_t n) {
-  std::printf("%-34s %-14s %12.0f ev/s  p50 %7.2f us  p99 %7.2f us  p99.9 %8.2f us  max %9.1f us  (%zu in, %zu out)\n",
-              name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents);
+  std::printf("%-34s %-14s %12.0f ev/s  p50 %7.2f us  p99 %7.2f us  p99.9 %8.2f us  max %9.1f us  (%zu in, %zu out; "
+              "%ld page faults, %.0f ev per cpu-s)\n",
+              name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents, r.pageFaults,
+              static_cast<double>(n) / r.cpuSeconds);
 }
 
 struct Options {

@@ -1,30 +1,9 @@
 #include "core/engine/ContractBook.h"
 
-#include <functional>
 #include <limits>
 #include <stdexcept>
 
 namespace tessera {
-
-std::size_t ContractBook::TermsHash::operator()(const OfferTerms& t) const {
-  std::size_t h = 0;
-  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-  mix(t.guaranteesDeviceCount | t.guaranteesLocation << 1 | t.guaranteesFabric << 2);
-  mix(t.estimatedTflopsPerGpu ? static_cast<std::size_t>(*t.estimatedTflopsPerGpu) + 1 : 0);
-  mix(static_cast<std::size_t>(t.billing));
-  mix(static_cast<std::size_t>(t.uptimePromisePpm));
-  mix(std::hash<Price>{}(t.creditPerUndeliveredGpuHour));
-  mix(static_cast<std::size_t>(t.remedy));
-  mix(static_cast<std::size_t>(t.replacementWithinHours));
-  return h;
-}
-
-std::uint32_t ContractBook::intern(const OfferTerms& t) {
-  if (lastTerms_ < terms_.size() && terms_[lastTerms_] == t) return lastTerms_;
-  auto [it, added] = termsIndex_.try_emplace(t, static_cast<std::uint32_t>(terms_.size()));
-  if (added) terms_.push_back(t);
-  return lastTerms_ = it->second;
-}
 
 void ContractBook::add(const Contract& c) {
   // The engine numbers contracts densely from 1 and makes trade ids the contract ids; anything
@@ -43,7 +22,7 @@ void ContractBook::add(const Contract& c) {
   s.cluster = c.cluster;
   s.gpus = c.gpus;
   s.hours = static_cast<std::uint32_t>(c.end - c.start);
-  s.termsAndTrade = intern(c.terms) << 1 | (c.trade == c.id ? 1u : 0u);
+  s.termsAndTrade = terms_.intern(c.terms) << 1 | (c.trade == c.id ? 1u : 0u);
   contracts_.push_back(s);
   byAccount_[c.buyer].push_back(c.id);
   if (c.seller != c.buyer) byAccount_[c.seller].push_back(c.id);
@@ -63,7 +42,7 @@ Contract ContractBook::expand(std::size_t index) const {
   c.start = s.start;
   c.end = s.start + s.hours;
   c.price = s.price;
-  c.terms = terms_[s.termsAndTrade >> 1];
+  c.terms = terms_.at(s.termsAndTrade >> 1);
   c.replaces = s.replaces;
   return c;
 }

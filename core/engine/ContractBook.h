@@ -2,6 +2,7 @@
 // Every contract the market has created, by id, with an index per account.
 #include "core/engine/Events.h"
 #include "core/engine/PagedVector.h"
+#include "core/engine/TermsTable.h"
 
 #include <optional>
 #include <unordered_map>
@@ -35,19 +36,13 @@ class ContractBook {
     std::uint32_t termsAndTrade = 0;  // index into terms_ << 1 | (trade id == contract id)
   };
   static_assert(sizeof(Stored) == 64);
-  struct TermsHash {
-    std::size_t operator()(const OfferTerms& t) const;
-  };
   Contract expand(std::size_t index) const;
-  std::uint32_t intern(const OfferTerms& t);
 
   // Paged, so growth never copies what is stored. Not a std::deque: its blocks hold eight
   // contracts, so it would allocate once every eight trades. An account's ids get 4 KB pages.
   PagedVector<Stored> contracts_;  // contracts_[id - 1]
   std::unordered_map<AccountId, PagedVector<ContractId, 9>> byAccount_;
-  std::vector<OfferTerms> terms_;
-  std::unordered_map<OfferTerms, std::uint32_t, TermsHash> termsIndex_;
-  std::uint32_t lastTerms_ = 0;  // most contracts in a row come from sellers with the same terms
+  TermsTable terms_;
 };
 
 }  // namespace tessera

@@ -51,6 +51,47 @@ void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
         else if constexpr (std::is_same_v<T, ClockAdvance>) advance(e, out);
       },
       in);
+  releaseStopped();
+}
+
+// ---- order storage ------------------------------------------------------------------------
+
+MatchingEngine::Slot MatchingEngine::store(Order&& o) {
+  // Entries of stopped orders stay dead: every stored order has a new sequence, so none of them
+  // matches it.
+  Slot s = 0;
+  if (freeSlots_.empty()) {
+    s = static_cast<Slot>(orders_.size());
+    if (s >= kFinishedTag) throw std::length_error("more than 2^31 working orders");
+    orders_.push_back(std::move(o));
+  } else {
+    s = freeSlots_.back();
+    freeSlots_.pop_back();
+    orders_[s] = std::move(o);
+  }
+  return s;
+}
+
+void MatchingEngine::stop(Slot s, OrderStatus status) {
+  if (orders_[s].status != OrderStatus::Working) throw std::logic_error("an order stopped twice");
+  orders_[s].status = status;
+  stopped_.push_back(s);
+}
+
+void MatchingEngine::releaseStopped() {
+  for (Slot s : stopped_) {
+    Order& o = orders_[s];
+    if (o.leaves != 0) throw std::logic_error("an order stopped with GPU-hours left");
+    slotOf_.assign(o.req.id, kFinishedTag | finished_.add(o.req, o.status, o.filled));
+    // Keeps status and sequence, so its entries stay dead until the slot is reused.
+    o.qty = {};
+    o.accepted = {};
+    o.candidates = {};
+    o.req.costFactors = {};
+    o.req.constraints.reset();
+    freeSlots_.push_back(s);
+  }
+  stopped_.clear();
 }
 
 // ---- book storage -------------------------------------------------------------------------
@@ -205,7 +246,7 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     r.leaves -= q;
     state_.recorder.addRun({r.req.id, r.req.account, t.slot}, t.start, t.end, t.gpus, r.req.limit);
     if (r.leaves == 0) {
-      r.status = OrderStatus::Filled;
+      stop(t.slot, OrderStatus::Filled);
       const bool atFront = l.fifo[l.head].slot == t.slot;
       retireEntry(r);
       if (atFront && l.live > 0) levels.skipDeadFront(l, [this](const Entry& e) { return isLive(e); });
@@ -278,7 +319,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   }
 
   if (o.leaves == 0) {
-    o.status = OrderStatus::Filled;
+    stop(s, OrderStatus::Filled);
   } else if (!cancelIncoming) {
     const bool uniform = std::all_of(need.begin(), need.end(), [&](GpuCount q) { return q == o.req.gpus; });
     if (uniform) {
@@ -301,7 +342,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
         }
     out.emplace_back(OrderCancelled{o.req.id, me, CancelReason::SelfTrade, o.leaves, 0});
     o.leaves = 0;
-    o.status = OrderStatus::Cancelled;
+    stop(s, OrderStatus::Cancelled);
   }
 }
 
@@ -434,7 +475,7 @@ void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor
   applyTakes(asks, scratchPlan_.takes);
   o.filled = static_cast<std::int64_t>(o.req.gpus) * d;
   o.leaves = 0;
-  o.status = OrderStatus::Filled;
+  stop(s, OrderStatus::Filled);
   unlistAllOrNone(s);
   flushTrades(out);
 }
@@ -507,7 +548,7 @@ void MatchingEngine::removeRemaining(Slot s, CancelReason reason, std::vector<Ev
     unlistAllOrNone(s);
   }
   o.leaves = 0;
-  o.status = OrderStatus::Cancelled;
+  stop(s, OrderStatus::Cancelled);
   if (!o.aon()) retireEntries(o);
   out.emplace_back(OrderCancelled{o.req.id, o.req.account, reason, cancelled, 0});
 }
@@ -539,11 +580,10 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
     }
   }
   o.seq = ++lastSeq_;
+  o.arrival = o.seq;
   o.leaves = static_cast<std::int64_t>(req.gpus) * (aon ? req.hours() : req.end - req.start);
-  const Slot s = static_cast<Slot>(orders_.size());
-  orders_.push_back(std::move(o));
+  const Slot s = store(std::move(o));
   slotOf_.insert(req.id, s);
-  working_.push_back(s);
   out.emplace_back(OrderAccepted{req.id, req.account});
   if (req.side == Side::Sell) state_.inventory.offer(req.account, *req.cluster, req.start, req.end, req.gpus);
 
@@ -560,7 +600,7 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
     if (req.side == Side::Sell) state_.inventory.offer(req.account, *req.cluster, req.start, req.end, -req.gpus);
     out.emplace_back(OrderCancelled{req.id, req.account, CancelReason::FillOrKill, order.leaves, 0});
     order.leaves = 0;
-    order.status = OrderStatus::Cancelled;
+    stop(s, OrderStatus::Cancelled);
     return;
   }
   matchAndRest(s, req.start, need, out);
@@ -574,7 +614,7 @@ const OrderRequest* MatchingEngine::workingRequest(std::optional<Slot> s) const 
 }
 
 void MatchingEngine::cancel(const CancelRequest& c, std::vector<Event>& out) {
-  const auto slot = slotOf_.find(c.id);
+  const auto slot = liveSlot(c.id);
   if (auto r = validateOwnWorkingOrder(c.id, c.account, workingRequest(slot))) {
     out.emplace_back(std::move(*r));
     return;
@@ -586,7 +626,7 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   auto reject = [&](RejectReason r, std::string d) {
     out.emplace_back(OrderRejected{a.id, a.account, r, std::move(d)});
   };
-  const auto slot = slotOf_.find(a.id);
+  const auto slot = liveSlot(a.id);
   if (auto r = validateOwnWorkingOrder(a.id, a.account, workingRequest(slot))) {
     out.emplace_back(std::move(*r));
     return;
@@ -672,9 +712,13 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
   }
   state_.now = c.now;
   out.emplace_back(ClockAdvanced{c.now});
-  for (Slot s : working_) {
+  // In arrival order, as the rules report expiry; slots are reused, so that is not slot order.
+  std::vector<std::pair<std::uint64_t, Slot>> working;
+  for (Slot s = 0; s < orders_.size(); ++s)
+    if (orders_[s].status == OrderStatus::Working) working.emplace_back(orders_[s].arrival, s);
+  std::sort(working.begin(), working.end());
+  for (const auto& [arrival, s] : working) {
     Order& o = orders_[s];
-    if (o.status != OrderStatus::Working) continue;
     const bool gtdExpired = o.req.tif == TimeInForce::GTD && *o.req.expireAt <= c.now;
     if (gtdExpired || (o.aon() && o.req.end - o.req.hours() < c.now)) {
       removeRemaining(s, CancelReason::Expired, out);
@@ -697,12 +741,11 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
     if (removed == 0) continue;
     o.leaves -= removed;
     if (o.leaves == 0) {
-      o.status = OrderStatus::Cancelled;
+      stop(s, OrderStatus::Cancelled);
       retireEntry(o);
     }
     out.emplace_back(OrderCancelled{o.req.id, o.req.account, CancelReason::Expired, removed, o.leaves});
   }
-  std::erase_if(working_, [this](Slot s) { return orders_[s].status != OrderStatus::Working; });
   for (auto& [id, b] : books_)
     for (PriceLevels& levels : b.sides) levels.dropHoursBefore(state_.now);
 }
@@ -710,14 +753,15 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
 // ---- queries --------------------------------------------------------------------------------
 
 std::optional<OrderView> MatchingEngine::order(OrderId id) const {
-  const auto slot = slotOf_.find(id);
-  if (!slot) return std::nullopt;
-  return view(orders_[*slot]);
+  const auto v = slotOf_.find(id);
+  if (!v) return std::nullopt;
+  if (*v & kFinishedTag) return finished_.at(*v & ~kFinishedTag);
+  return view(orders_[*v]);
 }
 
 std::vector<OrderView> MatchingEngine::workingOrders(AccountId account) const {
   std::vector<OrderView> out;
-  for (Slot s : working_) {
+  for (Slot s = 0; s < orders_.size(); ++s) {
     const Order& o = orders_[s];
     if (o.status == OrderStatus::Working && o.req.account == account) out.push_back(view(o));
   }

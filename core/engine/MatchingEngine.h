@@ -5,13 +5,14 @@
 // Matching plans its takes level by level and then applies them in the order an hour-by-hour
 // walk would have made them (docs/matching.md), so the events are those of the rules as written.
 // All-or-none bids rest outside the levels, indexed by the clusters they may trade on, and are
-// re-checked when asks arrive on those clusters.
+// re-checked when asks arrive on those clusters. An order that stops working moves to
+// FinishedOrders at the end of the input, and its slot takes the next order.
+#include "core/engine/FinishedOrders.h"
 #include "core/engine/MarketState.h"
 #include "core/engine/OrderIdIndex.h"
 #include "core/engine/PagedVector.h"
 #include "core/engine/PriceLevels.h"
 
-#include <deque>
 #include <unordered_map>
 
 namespace tessera {
@@ -72,6 +73,7 @@ class MatchingEngine final : public Matcher {
     std::vector<ClusterId> accepted;    // all-or-none: clusters it could trade on when accepted
     std::vector<ClusterId> candidates;  // ... of those, the ones that hold its current GPU count
     bool listed = false;                // all-or-none: in its candidates' allOrNoneBids
+    std::uint64_t arrival = 0;          // its first sequence, kept through amends: expiry goes by it
     bool aon() const { return req.fill == FillStyle::AllOrNone; }
   };
   struct Placement {
@@ -82,6 +84,17 @@ class MatchingEngine final : public Matcher {
   };
 
   void submit(const OrderRequest& o, std::vector<Event>& out);
+  // Stores a newly accepted order in a free slot, or a new one.
+  Slot store(Order&& o);
+  // The order in `s` stops working. Its slot is freed once the input is done with it.
+  void stop(Slot s, OrderStatus status);
+  // Moves the orders that stopped during this input to finished_ and frees their slots.
+  void releaseStopped();
+  // The slot of order `id` while it works (or stopped during this input).
+  std::optional<Slot> liveSlot(OrderId id) const {
+    const auto v = slotOf_.find(id);
+    return v && !(*v & kFinishedTag) ? v : std::nullopt;
+  }
   // The request of the order in `s` if it is working, else null.
   const OrderRequest* workingRequest(std::optional<Slot> s) const;
   void cancel(const CancelRequest& c, std::vector<Event>& out);
@@ -195,10 +208,18 @@ class MatchingEngine final : public Matcher {
   void flushTrades(std::vector<Event>& out);
   OrderView view(const Order& o) const { return OrderView{o.req, o.status, o.filled, o.leaves}; }
 
+  // slotOf_ maps an order id to its slot while it works, and to its index in finished_, tagged
+  // with this bit, once it has stopped.
+  static constexpr Slot kFinishedTag = Slot{1} << 31;
+
   MarketState state_;
-  PagedVector<Order> orders_;  // by slot, in arrival order; growth never moves orders
+  // Working orders by slot, and free slots; growth never moves orders. A stopped order's slot is
+  // reused, so this stays the size of the live book.
+  PagedVector<Order> orders_;
+  std::vector<Slot> freeSlots_;
+  std::vector<Slot> stopped_;  // stopped during this input: freed when it is done
+  FinishedOrders finished_;
   OrderIdIndex slotOf_;
-  std::deque<Slot> working_;  // compacted on clock advance; a deque, so growth never copies it
   std::unordered_map<ClusterId, Book> books_;
   std::uint64_t lastSeq_ = 0;
   std::vector<GpuCount> scratchNeed_;

@@ -1,5 +1,6 @@
 #pragma once
-// Order id -> slot. Exchanges hand out ids densely from 1, so ids that arrive roughly in order
+// Order id -> a 32-bit value (the fast engine's slot for a working order, or its tagged place
+// among the finished ones). Exchanges hand out ids densely from 1, so ids that arrive roughly in order
 // live in fixed-size pages of a plain array (one lookup, no allocation per order, and growth
 // never copies what is there, so it never stalls the engine). The pages only grow while at least
 // half of what they cover is in use, so no choice of ids makes them more than about twice the
@@ -43,6 +44,17 @@ class OrderIdIndex {
     }
   }
   Slot at(OrderId id) const { return *find(id); }
+  // Points `id`, which must be in the index, at `s` instead.
+  void assign(OrderId id, Slot s) {
+    if (id < covered()) {
+      Slot& dense = (*pages_[id >> kPageBits])[id & kPageMask];
+      if (dense != kNone) {
+        dense = s;
+        return;
+      }
+    }
+    sparse_.at(id) = s;
+  }
 
  private:
   static constexpr Slot kNone = ~Slot{0};

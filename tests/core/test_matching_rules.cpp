@@ -328,6 +328,45 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(eventsOf<OrderRejected>(m->send(ClockAdvance{3})).size(), std::size_t(1));
   }
 
+  // The fast engine reuses a stopped order's slot for the next order; nothing of the old order
+  // may show through: its lookups, its dead book entry, or where it stood in arrival order.
+  void stoppedOrdersStayVisibleAndLeaveNoTrace() {
+    auto m = market();
+    OrderRequest first = bid(1, kAlice, 1, 4, 10, 20, usd(1.00));
+    first.tif = TimeInForce::GTD;
+    first.expireAt = 8;
+    m->send(first);
+    m->send(ask(2, kProvider, 1, 8, 0, 4, usd(2.00)));
+    m->send(bid(3, kBob, 1, 4, 0, 10, usd(1.00)));
+    m->send(CancelRequest{1, kAlice});
+    m->send(CancelRequest{2, kProvider});
+    OrderRequest gtd = bid(4, kAlice, 1, 4, 10, 20, usd(1.00));
+    gtd.tif = TimeInForce::GTD;
+    gtd.expireAt = 5;
+    m->send(gtd);
+    // Where the cancelled ask rested, nothing is left to trade with.
+    auto ev = m->send(bid(5, kBob, 1, 8, 0, 4, usd(3.00)));
+    QCOMPARE(eventsOf<ContractCreated>(ev).size(), std::size_t(0));
+    QCOMPARE(m->matcher().order(5)->leavesGpuHours, 32);
+    // The stopped orders are still found, as they were.
+    const auto one = m->matcher().order(1);
+    QVERIFY(one);
+    QVERIFY(one->status == OrderStatus::Cancelled);
+    QVERIFY(one->request == first);
+    QCOMPARE(m->matcher().order(2)->request.limit, usd(2.00));
+    QVERIFY(m->matcher().order(4)->status == OrderStatus::Working);
+    QCOMPARE(m->matcher().workingOrders(kAlice).size(), std::size_t(1));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kAlice})).at(0).reason), name(RejectReason::UnknownOrder));
+    // Order 3 re-enters with a new price (and a new sequence) but still arrived before order 4,
+    // which sits in a slot an earlier order left: expiry reports them in arrival order.
+    QCOMPARE(eventsOf<OrderAmended>(m->send(AmendRequest{3, kBob, usd(1.10), std::nullopt})).size(), std::size_t(1));
+    auto c = eventsOf<OrderCancelled>(m->send(ClockAdvance{5}));
+    QCOMPARE(c.size(), std::size_t(3));
+    QCOMPARE(c[0].order, OrderId(3));
+    QCOMPARE(c[1].order, OrderId(4));
+    QCOMPARE(c[2].order, OrderId(5));
+  }
+
   void selfTradePrevention() {
     auto m = market();
     m->send(ask(1, kProvider, 1, 8, 0, 1, usd(2.00)));
