@@ -4,15 +4,18 @@
 //   (b) 2-D: 20 clusters, 30 days of hours, orders of 1..168 hours, 60% add / 30% cancel / 10% crossing
 // Each flat-out run is broken down by input kind, and each workload's output floor (the time just
 // to materialise its output, OutputFloor.h) is printed beside it.
-// Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds]
+// Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds] [--digest]
 //   --only runs one workload, --flat skips the open-loop runs (both for profiling), --floor
 //   measures only the output floor, --repeat measures flat out N times (each on a fresh engine)
 //   and prints the median: on a shared machine one run can be off by a fifth. --passive-adds
 //   prices every add behind the opposite best of its window, so that adds rest (MarketLoad.h).
+//   --digest also prints a hash of every event the workload produces (as JSON, untimed): an
+//   optimisation must leave it unchanged.
 #include "InputKindReport.h"
 #include "MarketLoad.h"
 #include "OutputFloor.h"
 
+#include "core/engine/EventJson.h"
 #include "core/engine/Matcher.h"
 
 #include <algorithm>
@@ -116,7 +119,25 @@ void report(const char* name, const char* mode, const Result& r, std::size_t n) 
               static_cast<double>(n) / r.cpuSeconds);
 }
 
+// FNV-1a over the JSON of every event the load produces, setup included.
+std::uint64_t outputDigest(const Load& load) {
+  auto engine = makeMatchingEngine();
+  const AccountDirectory accounts;
+  std::vector<Event> out;
+  std::uint64_t h = 14695981039346656037ull;
+  auto apply = [&](const InputEvent& in) {
+    out.clear();
+    engine->apply(in, out);
+    for (const Event& e : out)
+      for (char c : toJson(e, accounts).dump()) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  };
+  for (const auto& e : load.setup) apply(e);
+  for (const auto& e : load.events) apply(e);
+  return h;
+}
+
 struct Options {
+  bool digest = false;
   bool quick = false;
   bool flatOnly = false;
   bool floorOnly = false;
@@ -130,6 +151,7 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, const Opt
   std::printf("%s: generated %zu events in %.1f s\n", name, load.events.size(),
               std::chrono::duration<double>(Clock::now() - t0).count());
   const std::size_t n = load.events.size() - warmup;
+  if (opt.digest) std::printf("%s: output digest %016llx\n", name, static_cast<unsigned long long>(outputDigest(load)));
   if (opt.floorOnly) {
     printOutputFloor(name, measureOutputFloor(load, warmup));
     return;
@@ -168,10 +190,11 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--flat") == 0) opt.flatOnly = true;
     else if (std::strcmp(argv[i], "--floor") == 0) opt.floorOnly = true;
     else if (std::strcmp(argv[i], "--passive-adds") == 0) opt.passiveAdds = true;
+    else if (std::strcmp(argv[i], "--digest") == 0) opt.digest = true;
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) > 0) opt.repeat = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i][0];
     else {
-      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds]\n");
+      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds] [--digest]\n");
       return 2;
     }
   }

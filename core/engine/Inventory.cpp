@@ -70,8 +70,13 @@ bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour 
                          GpuCount gpus) const {
   const Series* s = findSeries(account, cluster);
   if (!s) return false;
-  for (Hour h = start; h < end; ++h)
-    if (at(s, &Series::held, h) - at(s, &Series::offered, h) < gpus) return false;
+  // Hours the series does not cover hold nothing, which is too little for any gpus > 0.
+  const Hour lo = std::max(start, s->base);
+  const Hour hi = std::min(end, s->base + static_cast<Hour>(s->held.size()));
+  if (gpus > 0 && (lo > start || hi < end)) return false;
+  if (lo >= hi) return true;
+  for (auto i = static_cast<std::size_t>(lo - s->base); i < static_cast<std::size_t>(hi - s->base); ++i)
+    if (s->held[i] - s->offered[i] < gpus) return false;
   return true;
 }
 

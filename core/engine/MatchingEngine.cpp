@@ -151,6 +151,15 @@ void MatchingEngine::retireEntries(const Order& o) {
   PriceLevels::Level& l = levels.at(o.level);
   // The levels no longer count hours the clock has passed; the inventory still does.
   const Hour counted = std::max(state_.now, levels.base());
+  if (o.qty.empty()) {
+    // Nothing has traded against it: the same GPUs in every live hour, taken off in one sweep.
+    const Hour from = std::max(o.liveFrom, counted);
+    if (from < o.req.end) levels.change(l, from, o.req.end, -o.req.gpus);
+    if (o.req.side == Side::Sell && o.liveFrom < o.req.end)
+      state_.inventory.offer(o.req.account, *o.req.cluster, o.liveFrom, o.req.end, -o.req.gpus);
+    retireEntry(o);
+    return;
+  }
   for (Hour h = o.liveFrom; h < o.req.end; ++h) {
     const GpuCount q = storedAt(o, h);
     if (q == 0) continue;
@@ -355,7 +364,7 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
 // ---- all-or-none ----------------------------------------------------------------------------
 
 bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
-                            std::vector<Money>& bound, std::vector<std::uint32_t>& scratchHours) {
+                            std::vector<Money>& bound) {
   // Per hour, a lower bound on the cost of `gpus` GPUs: the best price resting in that hour
   // times `gpus`, or -1 if the hour does not even hold that many (reading no order). A window
   // whose bounds already exceed the budget cannot be feasible. Nearly every resting all-or-none
@@ -379,27 +388,30 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
         asks.total(h) >= gpus && key != PriceLevels::kNoKey ? static_cast<Money>(key) * gpus : -1;
   }
   if (!fitsSomewhere()) return false;
-  std::vector<std::uint32_t>& unknown = scratchHours;  // hours whose best price is not found yet
-  unknown.clear();
-  for (Hour h = from; h < to; ++h)
-    if (bound[static_cast<std::size_t>(h - from)] >= 0) unknown.push_back(static_cast<std::uint32_t>(h - from));
-  for (std::size_t rank = 0; rank < asks.levelCount() && !unknown.empty(); ++rank) {
-    const PriceLevels::Level& l = asks.level(rank);
-    for (std::size_t k = 0; k < unknown.size();) {
-      const std::uint32_t i = unknown[k];
-      if (l.gpusAt(from + i, asks.base()) == 0) {
-        ++k;
-        continue;
-      }
-      bound[i] = static_cast<Money>(l.key) * gpus;
-      asks.tighten(from + i, l.key);
-      unknown[k] = unknown.back();
-      unknown.pop_back();
+  // Each hour's exact best: no level better than the hour's bound holds GPUs there, so the search
+  // starts at the bound's level, which usually still holds some and ends it at once. Neighbouring
+  // hours mostly share a bound, so its rank is looked up once per run of them.
+  std::int32_t lastKey = PriceLevels::kNoKey;
+  std::size_t lastRank = 0;
+  for (Hour h = from; h < to; ++h) {
+    Money& hourBound = bound[static_cast<std::size_t>(h - from)];
+    if (hourBound < 0) continue;
+    const std::int32_t key = asks.bestBound(h);
+    if (key != lastKey) {
+      lastKey = key;
+      lastRank = asks.rankOf(key);
     }
-  }
-  for (std::uint32_t i : unknown) {  // GPUs in total but none at any level: cannot be
-    bound[i] = -1;
-    asks.tighten(from + i, PriceLevels::kNoKey);
+    std::int32_t best = PriceLevels::kNoKey;
+    for (std::size_t rank = lastRank; rank < asks.levelCount(); ++rank) {
+      const PriceLevels::Level& l = asks.level(rank);
+      if (l.gpusAt(h, asks.base()) != 0) {
+        best = l.key;
+        break;
+      }
+    }
+    // GPUs in total but none at any level cannot be; kNoKey says no ask rests in the hour.
+    hourBound = best == PriceLevels::kNoKey ? -1 : static_cast<Money>(best) * gpus;
+    asks.tighten(h, best);
   }
   return fitsSomewhere();
 }
@@ -426,7 +438,7 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
   for (ClusterId cid : candidates) {
     if (onlyNear && cid != onlyNear->cluster) continue;
     const Book* b = findBook(cid);
-    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost, scratchHours_)) continue;
+    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost)) continue;
     // Cost of the cheapest `gpus` GPUs of other accounts in each hour, or -1 if too few: the
     // asks taken level by level, as an all-or-none fill takes them.
     const PriceLevels& asks = b->sides[side(Side::Sell)];

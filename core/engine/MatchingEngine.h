@@ -184,9 +184,9 @@ class MatchingEngine final : public Matcher {
   };
   // False if no d-hour window of [from, to) in `b` can hold `gpus` GPUs within `budget`, judged
   // from the side's totals and each hour's best price alone. `bound` is scratch of to - from
-  // hours, `scratchHours` any scratch.
+  // hours.
   static bool mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
-                     std::vector<Money>& bound, std::vector<std::uint32_t>& scratchHours);
+                     std::vector<Money>& bound);
   // The cheapest feasible placement. With `onlyNear`, only placements that use hours of those
   // new asks are searched: between inputs no resting all-or-none bid can fill (every input that
   // adds asks re-checks them), and the book only ever gains asks there, so any placement that
@@ -227,7 +227,6 @@ class MatchingEngine final : public Matcher {
   // bestPlacement's, which is asked for every resting all-or-none bid an ask may complete
   mutable std::vector<Money> scratchCost_;
   mutable std::vector<GpuCount> scratchWant_;
-  mutable std::vector<std::uint32_t> scratchHours_;
 };
 
 template <typename F>

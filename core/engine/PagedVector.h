@@ -28,7 +28,8 @@ class PagedVector {
 
   template <typename... Args>
   T& emplace_back(Args&&... args) {
-    if ((size_ >> PageBits) == pages_.size()) pages_.push_back(std::make_unique<Storage[]>(kPageSize));
+    // Not zeroed first: every element is constructed in place before it is read.
+    if ((size_ >> PageBits) == pages_.size()) pages_.push_back(std::make_unique_for_overwrite<Storage[]>(kPageSize));
     T* p = ::new (static_cast<void*>(&pages_[size_ >> PageBits][size_ & kMask])) T(std::forward<Args>(args)...);
     ++size_;
     return *p;

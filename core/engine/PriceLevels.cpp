@@ -74,7 +74,7 @@ std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour
 void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {
   Level& l = *find(key);
   l.fifo.pop_back();
-  for (Hour h = from; h < to; ++h) change(l, h, -gpus);
+  change(l, from, to, -gpus);
   if (--l.live == 0) removeLevel(rankOf(key));
 }
 

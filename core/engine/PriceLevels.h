@@ -54,6 +54,7 @@ class PriceLevels {
   std::size_t levelCount() const { return ranks_.size(); }
   Level& level(std::size_t rank) { return pool_[ranks_[rank].index]; }
   const Level& level(std::size_t rank) const { return pool_[ranks_[rank].index]; }
+  std::size_t rankOf(std::int32_t key) const;  // first rank whose key is not less than `key`
   Level* find(std::int32_t key);
   const Level* find(std::int32_t key) const;
   // A level by the index `add` returned; valid while the entry added there is live.
@@ -67,6 +68,15 @@ class PriceLevels {
   void change(Level& l, Hour h, std::int64_t delta) {
     l.gpus[static_cast<std::size_t>(h - base_)] += delta;
     total_[static_cast<std::size_t>(h - base_)] += delta;
+  }
+  // The same in every hour of [from, to).
+  void change(Level& l, Hour from, Hour to, std::int64_t delta) {
+    std::int64_t* g = l.gpus.data() + (from - base_);
+    std::int64_t* t = total_.data() + (from - base_);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(to - from); ++i) {
+      g[i] += delta;
+      t[i] += delta;
+    }
   }
   // One of the level's entries died. Drops the dead entries once they outnumber the live ones,
   // and the level itself once it has none left.
@@ -121,7 +131,6 @@ class PriceLevels {
   std::uint32_t rest(std::int32_t key, const Entry& e, Hour from, Hour to, GpusAt gpusAt);
   void cover(Level& l, Hour to);
   void removeLevel(std::size_t rank);
-  std::size_t rankOf(std::int32_t key) const;  // first rank whose key is not less than `key`
 
   std::vector<Rank> ranks_;  // sorted by key
   std::deque<Level> pool_;   // a deque, so levels never move

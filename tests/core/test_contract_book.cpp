@@ -1,0 +1,69 @@
+// ContractBook on its own: contracts come back as they went in, by id and per account, however
+// the accounts of consecutive contracts repeat.
+#include "core/engine/ContractBook.h"
+
+#include <QtTest>
+
+#include <stdexcept>
+
+using namespace tessera;
+
+namespace {
+Contract contract(ContractId id, AccountId buyer, AccountId seller) {
+  Contract c;
+  c.id = id;
+  c.trade = id;
+  c.buyer = buyer;
+  c.seller = seller;
+  c.buyOrder = 100 + id;
+  c.sellOrder = 200 + id;
+  c.cluster = 3;
+  c.gpus = 8;
+  c.start = 1000;
+  c.end = 1000 + static_cast<Hour>(id);
+  c.price = 2'000'000 + static_cast<Price>(id);
+  c.terms.uptimePromisePpm = id % 2 ? 990'000 : 950'000;
+  return c;
+}
+
+std::vector<ContractId> ids(const std::vector<Contract>& cs) {
+  std::vector<ContractId> out;
+  for (const Contract& c : cs) out.push_back(c.id);
+  return out;
+}
+}  // namespace
+
+class TestContractBook : public QObject {
+  Q_OBJECT
+ private slots:
+  void contractsComeBackWhole() {
+    ContractBook book;
+    for (ContractId id = 1; id <= 5; ++id) book.add(contract(id, 1 + id % 2, 9));
+    for (ContractId id = 1; id <= 5; ++id) QVERIFY(*book.find(id) == contract(id, 1 + id % 2, 9));
+    QVERIFY(!book.find(0));
+    QVERIFY(!book.find(6));
+  }
+
+  void eachAccountSeesItsOwnInOrder() {
+    ContractBook book;
+    // The same buyer many times in a row, then alternating, as trade passes add them.
+    book.add(contract(1, 1, 9));
+    book.add(contract(2, 1, 8));
+    book.add(contract(3, 1, 9));
+    book.add(contract(4, 2, 1));
+    book.add(contract(5, 1, 2));
+    QCOMPARE(ids(book.of(1)), (std::vector<ContractId>{1, 2, 3, 4, 5}));
+    QCOMPARE(ids(book.of(2)), (std::vector<ContractId>{4, 5}));
+    QCOMPARE(ids(book.of(9)), (std::vector<ContractId>{1, 3}));
+    QCOMPARE(ids(book.of(8)), (std::vector<ContractId>{2}));
+    QVERIFY(book.of(7).empty());
+  }
+
+  void outOfSequenceIsABug() {
+    ContractBook book;
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, book.add(contract(2, 1, 9)));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestContractBook)
+#include "test_contract_book.moc"
