@@ -494,7 +494,7 @@ void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor
 
 void MatchingEngine::restAllOrNone(Slot s) {
   Order& o = orders_[s];
-  const ListedBid bid{o.req.limit, o.seq, o.req.start, o.req.end, s};
+  const ListedBid bid{o.req.limit, o.seq, o.req.start, o.req.end, o.req.hours(), o.req.gpus, s};
   for (ClusterId c : o.candidates) {
     auto& v = book(c).allOrNoneBids;
     v.insert(std::upper_bound(v.begin(), v.end(), bid, [](const ListedBid& a, const ListedBid& b) { return a.before(b); }),
@@ -545,7 +545,22 @@ void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
   const OrderRequest& ask = orders_[askSlot].req;
   const OrderId askId = ask.id;
   const NewAsks added{*ask.cluster, ask.start, ask.end};
-  for (Slot s : allOrNoneBidsTouching(*ask.cluster, ask.start, ask.end)) {
+  // Nearly every bid re-checked here still cannot fill. The listing carries what mayFit needs to
+  // say so, as bestPlacement would ask it for this cluster, so those bids' orders are not read.
+  // Fills only take asks away, so a bid turned down here could not have filled after the fills
+  // of the bids before it either.
+  const Book& b = book(*ask.cluster);
+  std::vector<Slot> hopeful;
+  for (const ListedBid& bid : b.allOrNoneBids) {
+    if (bid.start >= ask.end || ask.start >= bid.end) continue;
+    const Hour d = bid.hours;
+    const Hour from = std::max({bid.start, state_.now, ask.start - d + 1});
+    const Hour to = std::min(bid.end, ask.end + d - 1);
+    if (to - from < d) continue;
+    scratchCost_.resize(static_cast<std::size_t>(to - from));
+    if (mayFit(b, bid.gpus, d, bid.limit * bid.gpus * d, from, to, scratchCost_)) hopeful.push_back(bid.slot);
+  }
+  for (Slot s : hopeful) {
     const Order& o = orders_[s];
     if (auto p = bestPlacement(o, o.req.gpus, o.req.limit, o.candidates, &added)) fillAllOrNone(s, *p, askId, out);
   }

@@ -46,6 +46,8 @@ class MatchingEngine final : public Matcher {
     std::uint64_t seq = 0;
     Hour start = 0;
     Hour end = 0;
+    Hour hours = 0;     // how long it runs (its window's length unless flexible)
+    GpuCount gpus = 0;
     Slot slot = 0;
     // Priority: the higher limit, then the earlier sequence.
     bool before(const ListedBid& o) const { return limit != o.limit ? limit > o.limit : seq < o.seq; }
