@@ -5,7 +5,9 @@
 
 namespace tessera {
 
-void ContractBook::add(const Contract& c) {
+void ContractBook::add(const Contract& c) { add(c, idsOf(c.buyer), idsOf(c.seller)); }
+
+void ContractBook::add(const Contract& c, Ids& buyerIds, Ids& sellerIds) {
   // The engine numbers contracts densely from 1 and makes trade ids the contract ids; anything
   // else is a bug in the caller, not input.
   if (c.id != contracts_.size() + 1 || (c.trade != 0 && c.trade != c.id) || c.end < c.start ||
@@ -24,8 +26,8 @@ void ContractBook::add(const Contract& c) {
   s.hours = static_cast<std::uint32_t>(c.end - c.start);
   s.termsAndTrade = terms_.intern(c.terms) << 1 | (c.trade == c.id ? 1u : 0u);
   contracts_.push_back(s);
-  byAccount_[c.buyer].push_back(c.id);
-  if (c.seller != c.buyer) byAccount_[c.seller].push_back(c.id);
+  buyerIds.push_back(c.id);
+  if (&sellerIds != &buyerIds) sellerIds.push_back(c.id);
 }
 
 Contract ContractBook::expand(std::size_t index) const {

@@ -13,6 +13,12 @@ namespace tessera {
 class ContractBook {
  public:
   void add(const Contract& c);
+  // The list of an account's contracts, as add() keeps it. It stays where it is for the book's
+  // lifetime, so a matcher may keep a reference to it with a resting order.
+  using Ids = PagedVector<ContractId, 9>;
+  Ids& idsOf(AccountId account) { return byAccount_[account]; }
+  // add() with the buyer's and the seller's lists already found.
+  void add(const Contract& c, Ids& buyerIds, Ids& sellerIds);
   std::optional<Contract> find(ContractId id) const;
   // Contracts where `account` is buyer or seller, ascending by id.
   std::vector<Contract> of(AccountId account) const;
@@ -41,7 +47,7 @@ class ContractBook {
   // Paged, so growth never copies what is stored. Not a std::deque: its blocks hold eight
   // contracts, so it would allocate once every eight trades. An account's ids get 4 KB pages.
   PagedVector<Stored> contracts_;  // contracts_[id - 1]
-  std::unordered_map<AccountId, PagedVector<ContractId, 9>> byAccount_;
+  std::unordered_map<AccountId, Ids> byAccount_;  // never erased from: references stay valid
   TermsTable terms_;
 };
 

@@ -30,15 +30,12 @@ const Inventory::Series* Inventory::findSeries(AccountId a, ClusterId c) const {
   return it == series_.end() ? nullptr : &it->second;
 }
 
-namespace {
-template <typename S>
-GpuCount at(const S* s, const std::vector<GpuCount> S::*field, Hour h) {
+GpuCount Inventory::at(const Series* s, const std::vector<GpuCount> Series::*field, Hour h) {
   if (!s) return 0;
   const auto& v = s->*field;
   if (h < s->base || h >= s->base + static_cast<Hour>(v.size())) return 0;
   return v[static_cast<std::size_t>(h - s->base)];
 }
-}  // namespace
 
 bool Inventory::grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
                       GpuCount clusterSize) {
@@ -88,14 +85,16 @@ void Inventory::offer(AccountId account, ClusterId cluster, Hour start, Hour end
 
 void Inventory::transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
                          GpuCount gpus) {
-  auto& from = series(seller, cluster);
+  transfer(series(seller, cluster), series(buyer, cluster), start, end, gpus);
+}
+
+void Inventory::transfer(Series& from, Series& to, Hour start, Hour end, GpuCount gpus) {
   from.cover(start, end);
   for (Hour h = start; h < end; ++h) {
     const auto i = static_cast<std::size_t>(h - from.base);
     from.held[i] -= gpus;
     from.offered[i] -= gpus;
   }
-  auto& to = series(buyer, cluster);  // may rehash: `from` is not used after this line
   to.cover(start, end);
   for (Hour h = start; h < end; ++h) to.held[static_cast<std::size_t>(h - to.base)] += gpus;
 }

@@ -28,17 +28,29 @@ class Inventory {
   void transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
                 GpuCount gpus);
 
- private:
-  struct Series {
+  // One account's holdings on one cluster, per hour.
+  class Series {
+    friend class Inventory;
     Hour base = 0;
     std::vector<GpuCount> held;
     std::vector<GpuCount> offered;
     void cover(Hour start, Hour end);
   };
-  static std::uint64_t key(AccountId a, ClusterId c) { return (std::uint64_t{a} << 32) | c; }
-  Series& series(AccountId a, ClusterId c) { return series_[key(a, c)]; }
-  const Series* findSeries(AccountId a, ClusterId c) const;
+  // The series of `account` on `cluster` (empty if new). It stays where it is for the
+  // inventory's lifetime, so a matcher may keep a reference to it with a resting order and skip
+  // the lookup on every trade.
+  Series& seriesOf(AccountId account, ClusterId cluster) { return series_[key(account, cluster)]; }
+  // transfer() between two series of the same cluster.
+  static void transfer(Series& seller, Series& buyer, Hour start, Hour end, GpuCount gpus);
 
+ private:
+  static std::uint64_t key(AccountId a, ClusterId c) { return (std::uint64_t{a} << 32) | c; }
+  Series& series(AccountId a, ClusterId c) { return seriesOf(a, c); }
+  const Series* findSeries(AccountId a, ClusterId c) const;
+  // What `field` of `s` holds in hour h (0 outside it, or without a series).
+  static GpuCount at(const Series* s, const std::vector<GpuCount> Series::*field, Hour h);
+
+  // Never erased from, so references to its series stay valid through rehashing.
   std::unordered_map<std::uint64_t, Series> series_;
   std::unordered_map<ClusterId, Series> granted_;  // only `held` is used: GPUs granted per hour
 };

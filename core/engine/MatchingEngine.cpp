@@ -356,9 +356,18 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
 }
 
 void MatchingEngine::flushTrades(std::vector<Event>& out) {
+  // Orders traded against are resting divisible orders, whose cluster is the pass's.
+  auto placesOf = [this](OrderRef ref) {
+    Order& o = orders_[ref.slot];
+    if (!o.places.holdings) {
+      o.places.holdings = &state_.inventory.seriesOf(o.req.account, *o.req.cluster);
+      o.places.contracts = &state_.contracts.idsOf(o.req.account);
+    }
+    return o.places;
+  };
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
                         [this](OrderRef o) { return orders_[o.slot].leaves; },
-                        [this](OrderRef o) -> const OfferTerms& { return orders_[o.slot].req.terms; });
+                        [this](OrderRef o) -> const OfferTerms& { return orders_[o.slot].req.terms; }, placesOf);
 }
 
 // ---- all-or-none ----------------------------------------------------------------------------

@@ -18,6 +18,12 @@ struct OrderRef {
   std::uint32_t slot = 0;  // the matcher's own handle for the order, if it has one
 };
 
+// Where a trade moves an order's account's GPU-hours and lists its contracts.
+struct TradePlaces {
+  Inventory::Series* holdings = nullptr;
+  ContractBook::Ids* contracts = nullptr;
+};
+
 class TradeRecorder {
  public:
   // Starts a pass: `self` (on `side`) trades against other orders on `cluster`.
@@ -32,10 +38,19 @@ class TradeRecorder {
 
   // Emits Fill, Fill, ContractCreated for each trade, moves the GPU-hours in `inventory` and
   // records the contracts. `leavesOf(OrderRef)` gives an order's working GPU-hours now,
-  // `termsOf(OrderRef)` a sell order's terms.
+  // `termsOf(OrderRef)` a sell order's terms, `placesOf(OrderRef)` the TradePlaces of an order
+  // traded against (its account on this pass's cluster).
+  template <typename LeavesOf, typename TermsOf, typename PlacesOf>
+  void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
+             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf, PlacesOf&& placesOf);
+  // The same, finding every order's places by its account.
   template <typename LeavesOf, typename TermsOf>
   void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf);
+             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf) {
+    flush(out, inventory, contracts, lastContract, leavesOf, termsOf, [&](OrderRef o) {
+      return TradePlaces{&inventory.seriesOf(o.account, cluster_), &contracts.idsOf(o.account)};
+    });
+  }
 
  private:
   struct Run {
@@ -53,9 +68,16 @@ class TradeRecorder {
   std::vector<std::pair<OrderId, std::size_t>> lastRunOf_;  // few counterparties: a flat list
 };
 
-template <typename LeavesOf, typename TermsOf>
+template <typename LeavesOf, typename TermsOf, typename PlacesOf>
 void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-                          ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf) {
+                          ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf,
+                          PlacesOf&& placesOf) {
+  if (runs_.empty()) {
+    lastRunOf_.clear();
+    return;
+  }
+  // The pass's own order is on every trade: its places are looked up once.
+  const TradePlaces self{&inventory.seriesOf(self_.account, cluster_), &contracts.idsOf(self_.account)};
   for (const Run& r : runs_) {
     const OrderRef buy = side_ == Side::Buy ? self_ : r.other;
     const OrderRef sell = side_ == Side::Buy ? r.other : self_;
@@ -72,8 +94,11 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     k.end = r.end;
     k.price = r.price;
     k.terms = termsOf(sell);
-    inventory.transfer(k.seller, k.buyer, k.cluster, k.start, k.end, k.gpus);
-    contracts.add(k);
+    const TradePlaces other = placesOf(r.other);
+    const TradePlaces& buyer = side_ == Side::Buy ? self : other;
+    const TradePlaces& seller = side_ == Side::Buy ? other : self;
+    Inventory::transfer(*seller.holdings, *buyer.holdings, k.start, k.end, k.gpus);
+    contracts.add(k, *buyer.contracts, *seller.contracts);
     auto fill = [&](OrderRef o, Side s) {
       return Fill{k.trade, k.id, o.order, o.account, s, o.order == aggressor_, k.cluster,
                   k.gpus, k.start, k.end, k.price, leavesOf(o)};

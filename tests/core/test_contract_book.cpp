@@ -59,6 +59,19 @@ class TestContractBook : public QObject {
     QVERIFY(book.of(7).empty());
   }
 
+  // A matcher keeps list references with resting orders and adds through them.
+  void addingThroughKeptListsIsTheSame() {
+    ContractBook book;
+    ContractBook::Ids& one = book.idsOf(1);
+    for (AccountId a = 100; a < 2'000; ++a) book.idsOf(a);  // rehashes
+    QCOMPARE(&book.idsOf(1), &one);
+    book.add(contract(1, 1, 9), one, book.idsOf(9));
+    book.add(contract(2, 9, 1), book.idsOf(9), one);
+    book.add(contract(3, 1, 1), one, one);  // one list: listed once
+    QCOMPARE(ids(book.of(1)), (std::vector<ContractId>{1, 2, 3}));
+    QCOMPARE(ids(book.of(9)), (std::vector<ContractId>{1, 2}));
+  }
+
   void outOfSequenceIsABug() {
     ContractBook book;
     QVERIFY_THROWS_EXCEPTION(std::logic_error, book.add(contract(2, 1, 9)));

@@ -88,6 +88,26 @@ class TestInventory : public QObject {
     for (const auto& [key, q] : held) QCOMPARE(inv.held(key.first, key.second, 2), q);
   }
 
+  // A matcher keeps series references with resting orders: they must survive every insertion
+  // after them, and moving GPU-hours through them must be the same as through the accounts.
+  void seriesReferencesStayValid() {
+    Inventory inv;
+    QVERIFY(inv.grant(1, 5, 0, 10, 8, 100'000));
+    Inventory::Series& seller = inv.seriesOf(1, 5);
+    Inventory::Series& buyer = inv.seriesOf(2, 5);
+    for (AccountId a = 10; a < 5'000; ++a) QVERIFY(inv.grant(a, 5, 0, 1, 1, 100'000));  // rehashes
+    QCOMPARE(&inv.seriesOf(1, 5), &seller);
+    inv.offer(1, 5, 0, 10, 8);
+    Inventory::transfer(seller, buyer, 2, 5, 3);
+    inv.transfer(1, 2, 5, 5, 6, 1);
+    QCOMPARE(inv.held(1, 5, 3), 5);
+    QCOMPARE(inv.offered(1, 5, 3), 5);
+    QCOMPARE(inv.held(2, 5, 3), 3);
+    QCOMPARE(inv.held(2, 5, 5), 1);
+    QCOMPARE(inv.held(1, 5, 5), 7);
+    QCOMPARE(inv.held(2, 5, 6), 0);
+  }
+
   void aCopyIsIndependent() {
     Inventory inv;
     QVERIFY(inv.grant(1, 5, 0, 10, 8, 100));
