@@ -44,7 +44,7 @@ bool Inventory::grant(AccountId account, ClusterId cluster, Hour start, Hour end
   for (Hour h = start; h < end; ++h)
     if (total.held[static_cast<std::size_t>(h - total.base)] + gpus > clusterSize) return false;
   for (Hour h = start; h < end; ++h) total.held[static_cast<std::size_t>(h - total.base)] += gpus;
-  auto& s = series(account, cluster);
+  auto& s = seriesOf(account, cluster);
   s.cover(start, end);
   for (Hour h = start; h < end; ++h) s.held[static_cast<std::size_t>(h - s.base)] += gpus;
   return true;
@@ -78,14 +78,14 @@ bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour 
 }
 
 void Inventory::offer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount delta) {
-  auto& s = series(account, cluster);
+  auto& s = seriesOf(account, cluster);
   s.cover(start, end);
   for (Hour h = start; h < end; ++h) s.offered[static_cast<std::size_t>(h - s.base)] += delta;
 }
 
 void Inventory::transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
                          GpuCount gpus) {
-  transfer(series(seller, cluster), series(buyer, cluster), start, end, gpus);
+  transfer(seriesOf(seller, cluster), seriesOf(buyer, cluster), start, end, gpus);
 }
 
 void Inventory::transfer(Series& from, Series& to, Hour start, Hour end, GpuCount gpus) {

@@ -45,7 +45,6 @@ class Inventory {
 
  private:
   static std::uint64_t key(AccountId a, ClusterId c) { return (std::uint64_t{a} << 32) | c; }
-  Series& series(AccountId a, ClusterId c) { return seriesOf(a, c); }
   const Series* findSeries(AccountId a, ClusterId c) const;
   // What `field` of `s` holds in hour h (0 outside it, or without a series).
   static GpuCount at(const Series* s, const std::vector<GpuCount> Series::*field, Hour h);

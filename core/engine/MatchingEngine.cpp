@@ -359,10 +359,7 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
   // Orders traded against are resting divisible orders, whose cluster is the pass's.
   auto placesOf = [this](OrderRef ref) {
     Order& o = orders_[ref.slot];
-    if (!o.places.holdings) {
-      o.places.holdings = &state_.inventory.seriesOf(o.req.account, *o.req.cluster);
-      o.places.contracts = &state_.contracts.idsOf(o.req.account);
-    }
+    if (!o.places.holdings) o.places = TradePlaces::of(state_.inventory, state_.contracts, o.req.account, *o.req.cluster);
     return o.places;
   };
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
@@ -425,19 +422,24 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
   return fitsSomewhere();
 }
 
+std::pair<Hour, Hour> MatchingEngine::placementHours(Hour start, Hour end, Hour d, const NewAsks* onlyNear) const {
+  Hour from = std::max(start, state_.now);
+  Hour to = end;
+  if (onlyNear) {
+    // Only placements that use some of the new asks' hours.
+    from = std::max(from, onlyNear->start - d + 1);
+    to = std::min(to, onlyNear->end + d - 1);
+  }
+  return {from, to};
+}
+
 std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
     const Order& o, GpuCount gpus, Price limit, const std::vector<ClusterId>& candidates,
     const NewAsks* onlyNear) const {
   std::optional<Placement> best;
   const Hour d = o.req.hours();
   const Money budget = limit * gpus * d;
-  Hour from = std::max(o.req.start, state_.now);
-  Hour to = o.req.end;
-  if (onlyNear) {
-    // Only placements that use some of the new asks' hours.
-    from = std::max(from, onlyNear->start - d + 1);
-    to = std::min(to, onlyNear->end + d - 1);
-  }
+  const auto [from, to] = placementHours(o.req.start, o.req.end, d, onlyNear);
   if (to - from < d) return best;
   const auto hours = static_cast<std::size_t>(to - from);
   std::vector<Money>& cost = scratchCost_;
@@ -526,7 +528,7 @@ std::vector<MatchingEngine::Slot> MatchingEngine::allOrNoneBidsTouching(ClusterI
   // Listed bids are working: filling, cancelling and expiring one unlists it.
   std::vector<Slot> bids;
   for (const ListedBid& b : book(cluster).allOrNoneBids)
-    if (b.start < end && start < b.end) bids.push_back(b.slot);
+    if (b.touches(start, end)) bids.push_back(b.slot);
   return bids;
 }
 
@@ -561,10 +563,9 @@ void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
   const Book& b = book(*ask.cluster);
   std::vector<Slot> hopeful;
   for (const ListedBid& bid : b.allOrNoneBids) {
-    if (bid.start >= ask.end || ask.start >= bid.end) continue;
+    if (!bid.touches(ask.start, ask.end)) continue;
     const Hour d = bid.hours;
-    const Hour from = std::max({bid.start, state_.now, ask.start - d + 1});
-    const Hour to = std::min(bid.end, ask.end + d - 1);
+    const auto [from, to] = placementHours(bid.start, bid.end, d, &added);
     if (to - from < d) continue;
     scratchCost_.resize(static_cast<std::size_t>(to - from));
     if (mayFit(b, bid.gpus, d, bid.limit * bid.gpus * d, from, to, scratchCost_)) hopeful.push_back(bid.slot);

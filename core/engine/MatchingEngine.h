@@ -51,6 +51,8 @@ class MatchingEngine final : public Matcher {
     Slot slot = 0;
     // Priority: the higher limit, then the earlier sequence.
     bool before(const ListedBid& o) const { return limit != o.limit ? limit > o.limit : seq < o.seq; }
+    // May it use an ask over [s, e)?
+    bool touches(Hour s, Hour e) const { return start < e && s < end; }
   };
   struct Book {
     explicit Book(Hour base) : sides{PriceLevels(base), PriceLevels(base)} {}
@@ -192,6 +194,9 @@ class MatchingEngine final : public Matcher {
   // hours.
   static bool mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
                      std::vector<Money>& bound);
+  // The hours a d-hour placement of a bid over [start, end) may use from now on: with `onlyNear`,
+  // only those of placements that use some of the new asks' hours.
+  std::pair<Hour, Hour> placementHours(Hour start, Hour end, Hour d, const NewAsks* onlyNear) const;
   // The cheapest feasible placement. With `onlyNear`, only placements that use hours of those
   // new asks are searched: between inputs no resting all-or-none bid can fill (every input that
   // adds asks re-checks them), and the book only ever gains asks there, so any placement that

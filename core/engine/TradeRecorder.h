@@ -22,6 +22,10 @@ struct OrderRef {
 struct TradePlaces {
   Inventory::Series* holdings = nullptr;
   ContractBook::Ids* contracts = nullptr;
+  // Found by account, on `cluster`.
+  static TradePlaces of(Inventory& inventory, ContractBook& contracts, AccountId account, ClusterId cluster) {
+    return TradePlaces{&inventory.seriesOf(account, cluster), &contracts.idsOf(account)};
+  }
 };
 
 class TradeRecorder {
@@ -47,9 +51,8 @@ class TradeRecorder {
   template <typename LeavesOf, typename TermsOf>
   void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
              ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf) {
-    flush(out, inventory, contracts, lastContract, leavesOf, termsOf, [&](OrderRef o) {
-      return TradePlaces{&inventory.seriesOf(o.account, cluster_), &contracts.idsOf(o.account)};
-    });
+    flush(out, inventory, contracts, lastContract, leavesOf, termsOf,
+          [&](OrderRef o) { return TradePlaces::of(inventory, contracts, o.account, cluster_); });
   }
 
  private:
@@ -77,7 +80,7 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     return;
   }
   // The pass's own order is on every trade: its places are looked up once.
-  const TradePlaces self{&inventory.seriesOf(self_.account, cluster_), &contracts.idsOf(self_.account)};
+  const TradePlaces self = TradePlaces::of(inventory, contracts, self_.account, cluster_);
   for (const Run& r : runs_) {
     const OrderRef buy = side_ == Side::Buy ? self_ : r.other;
     const OrderRef sell = side_ == Side::Buy ? r.other : self_;
