@@ -64,10 +64,12 @@ MatchingEngine::Slot MatchingEngine::store(Order&& o) {
     s = static_cast<Slot>(orders_.size());
     if (s >= kFinishedTag) throw std::length_error("more than 2^31 working orders");
     orders_.push_back(std::move(o));
+    liveSeq_.push_back(orders_[s].seq);
   } else {
     s = freeSlots_.back();
     freeSlots_.pop_back();
     orders_[s] = std::move(o);
+    liveSeq_[s] = orders_[s].seq;
   }
   return s;
 }
@@ -75,6 +77,7 @@ MatchingEngine::Slot MatchingEngine::store(Order&& o) {
 void MatchingEngine::stop(Slot s, OrderStatus status) {
   if (orders_[s].status != OrderStatus::Working) throw std::logic_error("an order stopped twice");
   orders_[s].status = status;
+  liveSeq_[s] = 0;
   stopped_.push_back(s);
 }
 
@@ -83,7 +86,7 @@ void MatchingEngine::releaseStopped() {
     Order& o = orders_[s];
     if (o.leaves != 0) throw std::logic_error("an order stopped with GPU-hours left");
     slotOf_.assign(o.req.id, kFinishedTag | finished_.add(o.req, o.status, o.filled));
-    // Keeps status and sequence, so its entries stay dead until the slot is reused.
+    // Its entries stay dead: liveSeq_ says 0 until the slot is reused, and then a newer sequence.
     o.qty = {};
     o.accepted = {};
     o.candidates = {};
@@ -107,12 +110,14 @@ const MatchingEngine::Book* MatchingEngine::findBook(ClusterId c) const {
   return it == books_.end() ? nullptr : &it->second;
 }
 
-GpuCount& MatchingEngine::remainingRef(Order& o, Hour h) {
+GpuCount* MatchingEngine::explicitQty(Order& o) {
   if (o.qty.empty()) {
-    o.qtyBase = o.liveFrom;
-    o.qty.assign(static_cast<std::size_t>(o.req.end - o.liveFrom), o.req.gpus);
+    Entry& e = o.restsIn->entry(o.level, o.seq);
+    o.qtyBase = std::min(o.liveFrom, e.start);
+    o.qty.assign(static_cast<std::size_t>(o.req.end - o.qtyBase), o.req.gpus);
+    e.qty = o.qty.data() + (e.start - o.qtyBase);
   }
-  return o.qty[static_cast<std::size_t>(h - o.qtyBase)];
+  return o.qty.data();
 }
 
 namespace {
@@ -186,26 +191,28 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
     const PriceLevels::Level& l = levels.level(rank);
     if (limit && !crosses(mySide, *limit, keyOf(other, l.key))) break;
     if (!levels.anyIn(l, from, to)) continue;
-    forEachLiveIn(l, from, to, [&](Slot slot, const Order& r) {
-      const Hour lo = std::max(from, r.liveFrom);
-      const Hour hi = std::min(to, r.req.end);
-      if (r.req.account == me) {
+    // The walk reads entries, not orders (the clock is at or before `from`, so the entries'
+    // quantities are up to date in every hour it reads).
+    forEachLiveIn(l, from, to, [&](const Entry& r) {
+      const Hour lo = std::max(from, r.start);
+      const Hour hi = std::min(to, r.end);
+      if (r.account == me) {
         if (own == OwnOrders::Skip) return true;
         // An hour-by-hour walk meets this order in the first hour where it still offers
         // something and the incoming order still wants something.
         for (Hour h = lo; h < hi; ++h) {
-          if (need[static_cast<std::size_t>(h - from)] == 0 || storedAt(r, h) == 0) continue;
+          if (need[static_cast<std::size_t>(h - from)] == 0 || r.wantsAt(h) == 0) continue;
           const WalkPoint at{h, l.key, r.seq};
-          if (own == OwnOrders::Collect) p.own.emplace_back(at, slot);
+          if (own == OwnOrders::Collect) p.own.emplace_back(at, r.slot);
           else if (!p.stop || at < *p.stop) p.stop = at;
           break;
         }
         return true;
       }
-      Take run{slot, 0, 0, 0, l.key, r.seq};
+      Take run{r.slot, 0, 0, 0, l.key, r.seq};
       for (Hour h = lo; h < hi; ++h) {
         GpuCount& n = need[static_cast<std::size_t>(h - from)];
-        const GpuCount rest = n == 0 ? 0 : storedAt(r, h);
+        const GpuCount rest = n == 0 ? 0 : r.wantsAt(h);
         if (rest == 0) continue;
         const GpuCount q = std::min(n, rest);
         n -= q;
@@ -237,6 +244,17 @@ void MatchingEngine::cutAt(Plan& p, const WalkPoint& stop, Hour from, std::vecto
 }
 
 std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& takes) {
+  // The plan read entries, not orders: the orders that trade are loaded here, and are cold. The
+  // lines this and the trades' flush read of them are asked for all at once, before the sort,
+  // so they arrive together instead of one order after another.
+  for (std::size_t i = 0; i < takes.size(); ++i) {
+    if (i > 0 && takes[i].slot == takes[i - 1].slot) continue;  // a plan lists an order's runs together
+    const Order& r = orders_[takes[i].slot];
+    __builtin_prefetch(&r.seq);
+    __builtin_prefetch(&r.leaves);
+    __builtin_prefetch(&r.req.end);
+    __builtin_prefetch(&r.req.terms);
+  }
   // An hour-by-hour walk starts each run in its first hour, in priority order there.
   std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
     return WalkPoint{a.start, a.key, a.seq} < WalkPoint{b.start, b.key, b.seq};
@@ -245,8 +263,9 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
   for (const Take& t : takes) {
     Order& r = orders_[t.slot];
     PriceLevels::Level& l = levels.at(r.level);
+    GpuCount* qty = explicitQty(r);
     for (Hour h = t.start; h < t.end; ++h) {
-      remainingRef(r, h) -= t.gpus;
+      qty[h - r.qtyBase] -= t.gpus;
       levels.change(l, h, -t.gpus);
     }
     const std::int64_t q = static_cast<std::int64_t>(t.gpus) * (t.end - t.start);
@@ -276,9 +295,9 @@ bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
     if (!crosses(o.req.side, limit, keyOf(other, l.key))) break;
     if (!levels.anyIn(l, from, to)) continue;
     bool trades = false;
-    forEachLiveIn(l, from, to, [&](Slot, const Order& r) {
-      for (Hour h = std::max(from, r.liveFrom); h < std::min(to, r.req.end) && !trades; ++h)
-        trades = need[static_cast<std::size_t>(h - from)] > 0 && storedAt(r, h) > 0;
+    forEachLiveIn(l, from, to, [&](const Entry& r) {
+      for (Hour h = std::max(from, r.start); h < std::min(to, r.end) && !trades; ++h)
+        trades = need[static_cast<std::size_t>(h - from)] > 0 && r.wantsAt(h) > 0;
       return !trades;
     });
     if (trades) return true;
@@ -338,7 +357,8 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
       o.qtyBase = from;
     }
     o.restsIn = &b.sides[side(mySide)];
-    o.level = o.restsIn->add(entryKey(mySide, o.req.limit), Entry{o.seq, from, o.req.end, s}, from, need);
+    const Entry e{o.seq, from, o.req.end, s, me, o.qty.empty() ? nullptr : o.qty.data(), o.req.gpus};
+    o.level = o.restsIn->add(entryKey(mySide, o.req.limit), e, from, need);
   }
   flushTrades(out);
   for (auto& e : selfTradeCancels) out.push_back(std::move(e));
@@ -463,12 +483,12 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
     for (std::size_t rank = 0; rank < asks.levelCount() && wanting > 0; ++rank) {
       const PriceLevels::Level& l = asks.level(rank);
       if (!asks.anyIn(l, from, to)) continue;
-      forEachLiveIn(l, from, to, [&](Slot, const Order& r) {
-        if (r.req.account == o.req.account) return true;
-        for (Hour h = std::max(from, r.liveFrom); h < std::min(to, r.req.end); ++h) {
+      forEachLiveIn(l, from, to, [&](const Entry& r) {
+        if (r.account == o.req.account) return true;
+        for (Hour h = std::max(from, r.start); h < std::min(to, r.end); ++h) {
           const auto i = static_cast<std::size_t>(h - from);
           if (want[i] == 0) continue;
-          const GpuCount q = std::min(want[i], storedAt(r, h));
+          const GpuCount q = std::min(want[i], r.wantsAt(h));
           cost[i] += l.key * static_cast<Money>(q);
           want[i] -= q;
           wanting -= want[i] == 0;
@@ -538,10 +558,12 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
   const Slot probe = static_cast<Slot>(orders_.size());
   orders_.push_back(o);
   orders_.back().seq = lastSeq_ + 1;
+  liveSeq_.push_back(lastSeq_ + 1);
   PriceLevels& asks = book(*o.req.cluster).sides[side(Side::Sell)];
   const std::int32_t key = entryKey(Side::Sell, o.req.limit);
   const NewAsks added{*o.req.cluster, o.req.start, o.req.end};
-  asks.add(key, Entry{lastSeq_ + 1, o.req.start, o.req.end, probe}, o.req.start, o.req.end, o.req.gpus);
+  asks.add(key, Entry{lastSeq_ + 1, o.req.start, o.req.end, probe, o.req.account, nullptr, o.req.gpus}, o.req.start,
+           o.req.end, o.req.gpus);
   bool completes = false;
   for (Slot s : bids) {
     const Order& bid = orders_[s];
@@ -549,6 +571,7 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
   }
   asks.removeNewest(key, o.req.start, o.req.end, o.req.gpus);
   orders_.pop_back();
+  liveSeq_.pop_back();
   return completes;
 }
 
@@ -687,7 +710,7 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     o.req.gpus = gpus;
     o.candidates = std::move(candidates);
     o.leaves = static_cast<std::int64_t>(gpus) * o.req.hours();
-    if (!keepPriority) o.seq = ++lastSeq_;
+    if (!keepPriority) setSeq(s, ++lastSeq_);
     out.emplace_back(OrderAmended{o.req.id, o.req.account, limit, gpus, keepPriority});
     if (placement) fillAllOrNone(s, *placement, o.req.id, out);
     else restAllOrNone(s);
@@ -727,12 +750,15 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   // Losing priority, the order re-enters with a new sequence (and maybe at a new level): its
   // entry here is dead.
   if (!keepPriority) {
-    o.seq = ++lastSeq_;
+    setSeq(s, ++lastSeq_);
     retireEntry(o);
   }
-  // An order that still wants the same in every hour stays implicit: its new `gpus` says it.
+  // An order that still wants the same in every hour stays implicit: its new `gpus` says it (and
+  // its entry's).
   if (keepPriority && !o.qty.empty())
     for (std::size_t i = 0; i < hours; ++i) o.qty[static_cast<std::size_t>(from - o.qtyBase) + i] = next[i];
+  else if (keepPriority)
+    o.restsIn->entry(o.level, o.seq).gpus = gpus;
   o.req.limit = limit;
   o.req.gpus = gpus;
   o.leaves = nextTotal;
@@ -815,7 +841,8 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
     const PriceLevels::Level& l = levels.level(rank);
     if (l.gpusAt(hour, levels.base()) == 0) continue;
     BookLevel level{keyOf(s, l.key), 0, 0, {}};
-    forEachLiveIn(l, hour, hour + 1, [&](Slot, const Order& o) {
+    forEachLiveIn(l, hour, hour + 1, [&](const Entry& e) {
+      const Order& o = orders_[e.slot];
       const GpuCount q = remainingAt(o, hour);
       if (q == 0) return true;
       if (level.orders == 0) level.terms = o.req.terms;

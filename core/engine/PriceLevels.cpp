@@ -71,6 +71,13 @@ std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour
   return rest(key, e, from, to, [gpus](std::size_t) { return gpus; });
 }
 
+PriceLevels::Entry& PriceLevels::entry(std::uint32_t index, std::uint64_t seq) {
+  auto& fifo = pool_[index].fifo;
+  const auto it = std::lower_bound(fifo.begin(), fifo.end(), seq, [](const Entry& e, std::uint64_t s) { return e.seq < s; });
+  if (it == fifo.end() || it->seq != seq) throw std::logic_error("no entry with that sequence at the level");
+  return *it;
+}
+
 void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {
   Level& l = *find(key);
   l.fifo.pop_back();

@@ -11,10 +11,13 @@
 // time order, taking from every hour of the incoming window at once; within one hour that is
 // exactly price-time priority, because a level holds one price.
 //
-// Entries name an order and the sequence it rested with but hold no quantity: the order owns what
-// it still wants per hour, so fills, cancels and expiry change only the order and the arrays.
-// Whether an entry is live is the caller's to say; the caller reports each entry's death
-// (`retire`), so the level knows when to drop its dead entries and when it is empty.
+// Entries name an order and the sequence it rested with, and carry what a walk reads of it (its
+// account, and what it still wants per hour: a view of the order's own per-hour quantities, or
+// one count for every hour while nothing has traded against it), so a walk reads the orders that
+// trade and no others: the working orders of a busy book do not fit in the cache, their entries
+// stream through it. The order owns the quantities, so fills, cancels and expiry change only the
+// order and the arrays. Whether an entry is live is the caller's to say; the caller reports each
+// entry's death (`retire`), so the level knows when to drop its dead entries and when it is empty.
 #include "core/domain/Types.h"
 
 #include <climits>
@@ -31,6 +34,13 @@ class PriceLevels {
     Hour start = 0;          // the window it rested with, so a walk can skip orders elsewhere in
     Hour end = 0;            // time without reading them
     std::uint32_t slot = 0;  // the order
+    AccountId account = 0;   // the order's
+    // What the order still wants in hour h of [start, end) while the entry is live: qty[h - start]
+    // if it has per-hour quantities (which it owns and keeps in place), else `gpus`. Hours before
+    // the clock are not kept up to date, and a walk never reads them.
+    const GpuCount* qty = nullptr;
+    GpuCount gpus = 0;
+    GpuCount wantsAt(Hour h) const { return qty ? qty[h - start] : gpus; }
   };
   struct Level {
     std::int32_t key = 0;       // asks: price; bids: -price, so smaller is better on both sides
@@ -59,6 +69,9 @@ class PriceLevels {
   const Level* find(std::int32_t key) const;
   // A level by the index `add` returned; valid while the entry added there is live.
   Level& at(std::uint32_t index) { return pool_[index]; }
+  // The live entry that rested at level `index` with sequence `seq` (a level's entries are in
+  // sequence order, so it is a binary search). It must be there.
+  Entry& entry(std::uint32_t index, std::uint64_t seq);
 
   // Rests an entry at `key` wanting need[i] GPUs in hour from + i. Returns the level's index.
   std::uint32_t add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need);
