@@ -187,10 +187,25 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
   const Hour to = from + static_cast<Hour>(need.size());
   std::size_t wanting = 0;
   for (GpuCount q : need) wanting += q > 0;
-  for (std::size_t rank = 0; rank < levels.levelCount() && wanting > 0; ++rank) {
+  // The next level at or after `rank` that crosses and holds GPUs in the window.
+  auto nextLevel = [&](std::size_t rank) {
+    for (; rank < levels.levelCount(); ++rank) {
+      const PriceLevels::Level& l = levels.level(rank);
+      if (limit && !crosses(mySide, *limit, keyOf(other, l.key))) return levels.levelCount();
+      if (levels.anyIn(l, from, to)) break;
+    }
+    return rank;
+  };
+  for (std::size_t rank = nextLevel(0), next = 0; rank < levels.levelCount() && wanting > 0; rank = next) {
     const PriceLevels::Level& l = levels.level(rank);
-    if (limit && !crosses(mySide, *limit, keyOf(other, l.key))) break;
-    if (!levels.anyIn(l, from, to)) continue;
+    // A level's walk reads only a few entries, so the first ones of the next level are asked for
+    // now, while this one is walked, rather than when its walk starts.
+    next = nextLevel(rank + 1);
+    if (next < levels.levelCount()) {
+      const PriceLevels::Level& n = levels.level(next);
+      std::size_t cursor = n.head;
+      for (int i = 0; i < 4; ++i) prefetchNextIn(n, from, to, cursor);
+    }
     // The walk reads entries, not orders (the clock is at or before `from`, so the entries'
     // quantities are up to date in every hour it reads).
     forEachLiveIn(l, from, to, [&](const Entry& r) {

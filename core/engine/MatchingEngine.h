@@ -145,6 +145,18 @@ class MatchingEngine final : public Matcher {
   // it wants from `from` on) is loaded a few such entries ahead of the call, so the loads overlap.
   template <typename F>
   void forEachLiveIn(const PriceLevels::Level& l, Hour from, Hour to, F&& f) const;
+  // Loads what forEachLiveIn reads of the next entry of `l` from `cursor` on whose window meets
+  // [from, to), and moves `cursor` past it.
+  void prefetchNextIn(const PriceLevels::Level& l, Hour from, Hour to, std::size_t& cursor) const {
+    for (; cursor < l.fifo.size(); ++cursor) {
+      const Entry& e = l.fifo[cursor];
+      if (e.end <= from || e.start >= to) continue;
+      __builtin_prefetch(&liveSeq_[e.slot]);
+      if (e.qty) __builtin_prefetch(e.qty + (std::max(from, e.start) - e.start));
+      ++cursor;
+      return;
+    }
+  }
 
   // ---- matching plans: what a walk would take, found without changing anything ----
   // A run of hours [start, end) in which one resting order gives `gpus` GPUs per hour.
@@ -249,21 +261,11 @@ class MatchingEngine final : public Matcher {
 template <typename F>
 void MatchingEngine::forEachLiveIn(const PriceLevels::Level& l, Hour from, Hour to, F&& f) const {
   std::size_t ahead = l.head;
-  auto loadNext = [&] {
-    for (; ahead < l.fifo.size(); ++ahead) {
-      const Entry& e = l.fifo[ahead];
-      if (e.end <= from || e.start >= to) continue;
-      __builtin_prefetch(&liveSeq_[e.slot]);
-      if (e.qty) __builtin_prefetch(e.qty + (std::max(from, e.start) - e.start));
-      ++ahead;
-      return;
-    }
-  };
-  for (int i = 0; i < 4; ++i) loadNext();
+  for (int i = 0; i < 4; ++i) prefetchNextIn(l, from, to, ahead);
   for (std::size_t k = l.head; k < l.fifo.size(); ++k) {
     const Entry& e = l.fifo[k];
     if (e.end <= from || e.start >= to) continue;
-    loadNext();
+    prefetchNextIn(l, from, to, ahead);
     if (!isLive(e)) continue;
     if (!f(e)) return;
   }
