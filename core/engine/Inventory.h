@@ -42,6 +42,9 @@ class Inventory {
   Series& seriesOf(AccountId account, ClusterId cluster) { return series_[key(account, cluster)]; }
   // transfer() between two series of the same cluster.
   static void transfer(Series& seller, Series& buyer, Hour start, Hour end, GpuCount gpus);
+  // Asks for the lines transfer() will read of `s` in [start, end), so that a caller with many
+  // transfers to make can have their memory loads overlap.
+  static void prefetch(const Series& s, Hour start, Hour end);
 
  private:
   static std::uint64_t key(AccountId a, ClusterId c) { return (std::uint64_t{a} << 32) | c; }

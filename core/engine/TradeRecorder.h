@@ -68,6 +68,7 @@ class TradeRecorder {
   Side side_ = Side::Buy;
   OrderId aggressor_ = 0;
   std::vector<Run> runs_;
+  std::vector<TradePlaces> others_;  // flush's: each run's counterparty's places
   std::vector<std::pair<OrderId, std::size_t>> lastRunOf_;  // few counterparties: a flat list
 };
 
@@ -81,7 +82,19 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
   }
   // The pass's own order is on every trade: its places are looked up once.
   const TradePlaces self = TradePlaces::of(inventory, contracts, self_.account, cluster_);
+  // The counterparties' holdings and contract lists are cold, and each trade waits for them in
+  // turn: they are asked for all at once first (the series' and lists' own records, then, once
+  // those are in, the hours each trade moves).
+  others_.clear();
   for (const Run& r : runs_) {
+    const TradePlaces& p = others_.emplace_back(placesOf(r.other));
+    __builtin_prefetch(p.holdings);
+    __builtin_prefetch(p.contracts);
+  }
+  for (std::size_t i = 0; i < runs_.size(); ++i)
+    Inventory::prefetch(*others_[i].holdings, runs_[i].start, runs_[i].end);
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    const Run& r = runs_[i];
     const OrderRef buy = side_ == Side::Buy ? self_ : r.other;
     const OrderRef sell = side_ == Side::Buy ? r.other : self_;
     Contract k;
@@ -97,7 +110,7 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     k.end = r.end;
     k.price = r.price;
     k.terms = termsOf(sell);
-    const TradePlaces other = placesOf(r.other);
+    const TradePlaces& other = others_[i];
     const TradePlaces& buyer = side_ == Side::Buy ? self : other;
     const TradePlaces& seller = side_ == Side::Buy ? other : self;
     Inventory::transfer(*seller.holdings, *buyer.holdings, k.start, k.end, k.gpus);
