@@ -636,6 +636,11 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
     out.emplace_back(std::move(*r));
     return;
   }
+  // A divisible order that does not fill rests: what resting writes is cold, and storing the
+  // order and (for a crossing one) planning come first, so it is asked for now.
+  if (req.fill != FillStyle::AllOrNone && req.cluster)
+    if (const Book* b = findBook(*req.cluster))
+      b->sides[side(req.side)].prefetchAdd(entryKey(req.side, req.limit), req.start, req.end);
   Order o;
   o.req = req;
   o.accepted = candidates;

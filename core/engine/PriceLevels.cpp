@@ -78,6 +78,19 @@ PriceLevels::Entry& PriceLevels::entry(std::uint32_t index, std::uint64_t seq) {
   return *it;
 }
 
+void PriceLevels::prefetchAdd(std::int32_t key, Hour from, Hour to) const {
+  from = std::max(from, base_);
+  if (from >= to) return;
+  const Level* l = find(key);
+  const auto first = static_cast<std::size_t>(from - base_);
+  const auto last = static_cast<std::size_t>(to - base_);
+  constexpr std::size_t kPerLine = 64 / sizeof(std::int64_t);
+  for (std::size_t i = first; i < last; i += kPerLine) {
+    if (l && i < l->gpus.size()) __builtin_prefetch(l->gpus.data() + i, 1);
+    if (i < total_.size()) __builtin_prefetch(total_.data() + i, 1);
+  }
+}
+
 void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {
   Level& l = *find(key);
   l.fifo.pop_back();
