@@ -196,7 +196,9 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
     }
     return rank;
   };
+  bool anyGpus = false;
   for (std::size_t rank = nextLevel(0), next = 0; rank < levels.levelCount() && wanting > 0; rank = next) {
+    anyGpus = true;
     const PriceLevels::Level& l = levels.level(rank);
     // A level's walk reads only a few entries, so the first ones of the next level are asked for
     // now, while this one is walked, rather than when its walk starts.
@@ -244,6 +246,12 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
       if (run.gpus > 0) p.takes.push_back(run);
       return wanting > 0;
     });
+  }
+  // No level that crosses holds GPUs anywhere in the window: the hours' bounds learn it, so the
+  // next order like this one is turned away before a plan (matchAndRest).
+  if (limit && !anyGpus && wanting > 0) {
+    const std::int64_t worst = keyOf(other, *limit);  // the worst key that still crosses
+    if (worst < PriceLevels::kNoKey) levels.raiseBounds(from, to, static_cast<std::int32_t>(worst + 1));
   }
 }
 
@@ -340,8 +348,12 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   const OwnOrders own = o.req.tif == TimeInForce::FOK ? OwnOrders::Skip
                         : o.req.stp == SelfTradePrevention::CancelIncoming ? OwnOrders::StopAtFirst
                                                                            : OwnOrders::Collect;
-  // Most orders cross nothing: the other side's best level says so without a plan.
-  const bool mayCross = theirs.levelCount() > 0 && crosses(mySide, o.req.limit, keyOf(opposite(mySide), theirs.level(0).key));
+  // Most orders cross nothing: the other side's best level, and then the hours' bounds on its
+  // best prices, say so without a plan (a plan would ask every crossing level for the window).
+  const Hour to = from + static_cast<Hour>(need.size());
+  const bool mayCross = theirs.levelCount() > 0 &&
+                        crosses(mySide, o.req.limit, keyOf(opposite(mySide), theirs.level(0).key)) &&
+                        theirs.mayHoldAtOrBetter(entryKey(opposite(mySide), o.req.limit), from, to);
   Plan& p = scratchPlan_;
   bool cancelIncoming = false;
   std::vector<Event> selfTradeCancels;

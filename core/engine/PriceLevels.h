@@ -122,6 +122,26 @@ class PriceLevels {
     const auto i = static_cast<std::size_t>(h - base_);
     if (h >= base_ && i < bestBound_.size()) bestBound_[i] = best;
   }
+  // May a live entry with a key no worse than `key` hold GPUs somewhere in [from, to)? From the
+  // hours' bounds alone: false means certainly not.
+  bool mayHoldAtOrBetter(std::int32_t key, Hour from, Hour to) const {
+    from = from > base_ ? from : base_;
+    const Hour covered = base_ + static_cast<Hour>(bestBound_.size());
+    to = to < covered ? to : covered;
+    const std::int32_t* b = bestBound_.data() + (from - base_);
+    std::int32_t at = 0;  // counted, not or-ed, so that the loop is vectorised
+    for (Hour i = 0; i < to - from; ++i) at += b[i] <= key;
+    return at > 0;
+  }
+  // A caller found that no live entry with a key better than `key` holds GPUs in any hour of
+  // [from, to): the hours' bounds may be raised to it (they stay bounds).
+  void raiseBounds(Hour from, Hour to, std::int32_t key) const {
+    from = from > base_ ? from : base_;
+    const Hour covered = base_ + static_cast<Hour>(bestBound_.size());
+    to = to < covered ? to : covered;
+    std::int32_t* b = bestBound_.data() + (from - base_);
+    for (Hour i = 0; i < to - from; ++i) b[i] = b[i] > key ? b[i] : key;
+  }
   // Does the level hold any GPUs in [from, to)?
   bool anyIn(const Level& l, Hour from, Hour to) const {
     from = from > base_ ? from : base_;

@@ -139,6 +139,29 @@ class PriceLevelsTest : public QObject {
     QCOMPARE(p.bestBound(2), 45);
   }
 
+  void boundsSayWhereNoBetterKeyCanRest() {
+    PriceLevels p(0);
+    QVERIFY(!p.mayHoldAtOrBetter(100, 0, 10));  // nothing rests anywhere
+    p.add(50, Entry{1, 2, 4, 1}, 2, 4, 1);
+    QVERIFY(p.mayHoldAtOrBetter(50, 0, 10));
+    QVERIFY(p.mayHoldAtOrBetter(50, 3, 4));
+    QVERIFY(!p.mayHoldAtOrBetter(49, 0, 10));  // nothing better than 50 anywhere
+    QVERIFY(!p.mayHoldAtOrBetter(50, 4, 10));  // nothing in hours 4..9
+    // A caller found nothing at 50 or better in hours 0..9 (say the order there was filled):
+    // the bounds learn it, and only the hours it covers.
+    p.raiseBounds(0, 3, 51);
+    QCOMPARE(p.bestBound(2), 51);
+    QCOMPARE(p.bestBound(3), 50);
+    QVERIFY(!p.mayHoldAtOrBetter(50, 0, 3));
+    QVERIFY(p.mayHoldAtOrBetter(50, 0, 4));
+    // Raising never lowers a bound, and adds still lower them.
+    p.raiseBounds(2, 3, 40);
+    QCOMPARE(p.bestBound(2), 51);
+    p.add(45, Entry{2, 2, 3, 2}, 2, 3, 1);
+    QCOMPARE(p.bestBound(2), 45);
+    QVERIFY(p.mayHoldAtOrBetter(45, 0, 3));
+  }
+
   void hoursBeforeTheClockAreForgotten() {
     PriceLevels p(0);
     p.add(3, Entry{1, 0, 200, 1}, 0, 200, 2);
