@@ -176,6 +176,16 @@ void MatchingEngine::retireEntries(const Order& o) {
 
 // ---- divisible matching -------------------------------------------------------------------
 
+std::size_t MatchingEngine::nextCrossingLevel(const PriceLevels& levels, std::size_t rank, Side side,
+                                              std::optional<Price> limit, Hour from, Hour to) {
+  for (; rank < levels.levelCount(); ++rank) {
+    const PriceLevels::Level& l = levels.level(rank);
+    if (limit && !crosses(side, *limit, keyOf(opposite(side), l.key))) return levels.levelCount();
+    if (levels.anyIn(l, from, to)) break;
+  }
+  return rank;
+}
+
 void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::optional<Price> limit, Hour from,
                           std::vector<GpuCount>& need, OwnOrders own, Plan& p) const {
   p.takes.clear();
@@ -187,15 +197,7 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
   const Hour to = from + static_cast<Hour>(need.size());
   std::size_t wanting = 0;
   for (GpuCount q : need) wanting += q > 0;
-  // The next level at or after `rank` that crosses and holds GPUs in the window.
-  auto nextLevel = [&](std::size_t rank) {
-    for (; rank < levels.levelCount(); ++rank) {
-      const PriceLevels::Level& l = levels.level(rank);
-      if (limit && !crosses(mySide, *limit, keyOf(other, l.key))) return levels.levelCount();
-      if (levels.anyIn(l, from, to)) break;
-    }
-    return rank;
-  };
+  auto nextLevel = [&](std::size_t rank) { return nextCrossingLevel(levels, rank, mySide, limit, from, to); };
   bool anyGpus = false;
   for (std::size_t rank = nextLevel(0), next = 0; rank < levels.levelCount() && wanting > 0; rank = next) {
     anyGpus = true;
@@ -313,10 +315,9 @@ bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
   const Side other = opposite(o.req.side);
   const PriceLevels& levels = b->sides[side(other)];
   const Hour to = from + static_cast<Hour>(need.size());
-  for (std::size_t rank = 0; rank < levels.levelCount(); ++rank) {
+  for (std::size_t rank = nextCrossingLevel(levels, 0, o.req.side, limit, from, to); rank < levels.levelCount();
+       rank = nextCrossingLevel(levels, rank + 1, o.req.side, limit, from, to)) {
     const PriceLevels::Level& l = levels.level(rank);
-    if (!crosses(o.req.side, limit, keyOf(other, l.key))) break;
-    if (!levels.anyIn(l, from, to)) continue;
     bool trades = false;
     forEachLiveIn(l, from, to, [&](const Entry& r) {
       for (Hour h = std::max(from, r.start); h < std::min(to, r.end) && !trades; ++h)

@@ -186,6 +186,10 @@ class MatchingEngine final : public Matcher {
   // Plans taking need[i] GPUs in hour from + i from the other side of order o's book, levels best
   // first (only those crossing `limit`, if set), skipping, stopping at or collecting o's own
   // orders. Reduces `need` by what it plans to take.
+  // The first rank from `rank` on of `levels`, the side an order on `side` trades against, whose
+  // level crosses `limit` (if set) and holds GPUs in [from, to); levelCount() if there is none.
+  static std::size_t nextCrossingLevel(const PriceLevels& levels, std::size_t rank, Side side,
+                                       std::optional<Price> limit, Hour from, Hour to);
   void plan(const Order& o, const PriceLevels& levels, std::optional<Price> limit, Hour from,
             std::vector<GpuCount>& need, OwnOrders own, Plan& p) const;
   // Drops what an hour-by-hour walk stopped at `stop` would not have taken, giving it back to `need`.

@@ -79,15 +79,14 @@ PriceLevels::Entry& PriceLevels::entry(std::uint32_t index, std::uint64_t seq) {
 }
 
 void PriceLevels::prefetchAdd(std::int32_t key, Hour from, Hour to) const {
-  from = std::max(from, base_);
-  if (from >= to) return;
+  // A level's hours never reach past the side's (cover grows both).
+  const auto [first, last] = offsetsIn(from, to, total_.size());
+  if (first == last) return;
   const Level* l = find(key);
-  const auto first = static_cast<std::size_t>(from - base_);
-  const auto last = static_cast<std::size_t>(to - base_);
   constexpr std::size_t kPerLine = 64 / sizeof(std::int64_t);
   for (std::size_t i = first; i < last; i += kPerLine) {
     if (l && i < l->gpus.size()) __builtin_prefetch(l->gpus.data() + i, 1);
-    if (i < total_.size()) __builtin_prefetch(total_.data() + i, 1);
+    __builtin_prefetch(total_.data() + i, 1);
   }
 }
 

@@ -20,9 +20,11 @@
 // entry's death (`retire`), so the level knows when to drop its dead entries and when it is empty.
 #include "core/domain/Types.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -125,31 +127,22 @@ class PriceLevels {
   // May a live entry with a key no worse than `key` hold GPUs somewhere in [from, to)? From the
   // hours' bounds alone: false means certainly not.
   bool mayHoldAtOrBetter(std::int32_t key, Hour from, Hour to) const {
-    from = from > base_ ? from : base_;
-    const Hour covered = base_ + static_cast<Hour>(bestBound_.size());
-    to = to < covered ? to : covered;
-    const std::int32_t* b = bestBound_.data() + (from - base_);
+    const auto [first, last] = offsetsIn(from, to, bestBound_.size());
     std::int32_t at = 0;  // counted, not or-ed, so that the loop is vectorised
-    for (Hour i = 0; i < to - from; ++i) at += b[i] <= key;
+    for (std::size_t i = first; i < last; ++i) at += bestBound_[i] <= key;
     return at > 0;
   }
   // A caller found that no live entry with a key better than `key` holds GPUs in any hour of
   // [from, to): the hours' bounds may be raised to it (they stay bounds).
   void raiseBounds(Hour from, Hour to, std::int32_t key) const {
-    from = from > base_ ? from : base_;
-    const Hour covered = base_ + static_cast<Hour>(bestBound_.size());
-    to = to < covered ? to : covered;
-    std::int32_t* b = bestBound_.data() + (from - base_);
-    for (Hour i = 0; i < to - from; ++i) b[i] = b[i] > key ? b[i] : key;
+    const auto [first, last] = offsetsIn(from, to, bestBound_.size());
+    for (std::size_t i = first; i < last; ++i) bestBound_[i] = std::max(bestBound_[i], key);
   }
   // Does the level hold any GPUs in [from, to)?
   bool anyIn(const Level& l, Hour from, Hour to) const {
-    from = from > base_ ? from : base_;
-    const Hour covered = base_ + static_cast<Hour>(l.gpus.size());
-    to = to < covered ? to : covered;
-    const std::int64_t* g = l.gpus.data() + (from - base_);
+    const auto [first, last] = offsetsIn(from, to, l.gpus.size());
     std::int64_t any = 0;
-    for (Hour i = 0; i < to - from; ++i) any |= g[i];
+    for (std::size_t i = first; i < last; ++i) any |= l.gpus[i];
     return any != 0;
   }
   Hour base() const { return base_; }
@@ -161,6 +154,14 @@ class PriceLevels {
     std::int32_t key = 0;
     std::uint32_t index = 0;  // into pool_
   };
+  // The hours of [from, to) that an array of `covered` hours from the base holds, as indices
+  // [first, last) into it (first == last if none).
+  std::pair<std::size_t, std::size_t> offsetsIn(Hour from, Hour to, std::size_t covered) const {
+    const Hour lo = std::max(from, base_);
+    const Hour hi = std::min(to, base_ + static_cast<Hour>(covered));
+    if (lo >= hi) return {0, 0};
+    return {static_cast<std::size_t>(lo - base_), static_cast<std::size_t>(hi - base_)};
+  }
   std::uint32_t levelFor(std::int32_t key);
   // Both `add`s: `gpusAt(i)` GPUs in hour from + i.
   template <typename GpusAt>

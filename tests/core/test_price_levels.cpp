@@ -147,8 +147,8 @@ class PriceLevelsTest : public QObject {
     QVERIFY(p.mayHoldAtOrBetter(50, 3, 4));
     QVERIFY(!p.mayHoldAtOrBetter(49, 0, 10));  // nothing better than 50 anywhere
     QVERIFY(!p.mayHoldAtOrBetter(50, 4, 10));  // nothing in hours 4..9
-    // A caller found nothing at 50 or better in hours 0..9 (say the order there was filled):
-    // the bounds learn it, and only the hours it covers.
+    // A caller found nothing at 50 or better in hours 0..2 (say the order there was filled):
+    // the bounds learn it, and only for the hours it names.
     p.raiseBounds(0, 3, 51);
     QCOMPARE(p.bestBound(2), 51);
     QCOMPARE(p.bestBound(3), 50);
