@@ -56,7 +56,8 @@ class MatchingEngine final : public Matcher {
     bool touches(Hour s, Hour e) const { return start < e && s < end; }
   };
   struct Book {
-    explicit Book(Hour base) : sides{PriceLevels(base), PriceLevels(base)} {}
+    explicit Book(Hour base)
+        : sides{PriceLevels(base, PriceLevels::Totals::NotKept), PriceLevels(base, PriceLevels::Totals::Kept)} {}
     PriceLevels sides[2];                   // indexed by Side; the sell side's GPUs are what is offered
     std::vector<ListedBid> allOrNoneBids;   // resting all-or-none bids that may trade here, in priority
   };

@@ -39,7 +39,7 @@ std::uint32_t PriceLevels::levelFor(std::int32_t key) {
 void PriceLevels::cover(Level& l, Hour to) {
   const auto n = static_cast<std::size_t>(to - base_);
   if (l.gpus.size() < n) l.gpus.resize(n, 0);
-  if (total_.size() < n) total_.resize(n, 0);
+  if (keepsTotals_ && total_.size() < n) total_.resize(n, 0);
   if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
 }
 
@@ -49,14 +49,16 @@ std::uint32_t PriceLevels::rest(std::int32_t key, const Entry& e, Hour from, Hou
   const std::uint32_t index = levelFor(key);
   Level& l = pool_[index];
   cover(l, to);
+  const auto n = static_cast<std::size_t>(to - from);
   std::int64_t* g = l.gpus.data() + (from - base_);
-  std::int64_t* t = total_.data() + (from - base_);
   std::int32_t* b = bestBound_.data() + (from - base_);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(to - from); ++i) {
-    const GpuCount q = gpusAt(i);
-    g[i] += q;
-    t[i] += q;
+  for (std::size_t i = 0; i < n; ++i) {
+    g[i] += gpusAt(i);
     b[i] = std::min(b[i], key);
+  }
+  if (keepsTotals_) {
+    std::int64_t* t = total_.data() + (from - base_);
+    for (std::size_t i = 0; i < n; ++i) t[i] += gpusAt(i);
   }
   l.fifo.push_back(e);
   ++l.live;
@@ -80,13 +82,13 @@ PriceLevels::Entry& PriceLevels::entry(std::uint32_t index, std::uint64_t seq) {
 
 void PriceLevels::prefetchAdd(std::int32_t key, Hour from, Hour to) const {
   // A level's hours never reach past the side's (cover grows both).
-  const auto [first, last] = offsetsIn(from, to, total_.size());
+  const auto [first, last] = offsetsIn(from, to, bestBound_.size());
   if (first == last) return;
   const Level* l = find(key);
   constexpr std::size_t kPerLine = 64 / sizeof(std::int64_t);
   for (std::size_t i = first; i < last; i += kPerLine) {
     if (l && i < l->gpus.size()) __builtin_prefetch(l->gpus.data() + i, 1);
-    __builtin_prefetch(total_.data() + i, 1);
+    if (keepsTotals_) __builtin_prefetch(total_.data() + i, 1);
   }
 }
 

@@ -2,7 +2,7 @@
 // One side of one cluster's book in the fast engine: the divisible orders resting there, by price
 // level, best level first. Each level keeps its orders in time priority (a FIFO: sequences only
 // grow, so a new entry always belongs at the back) and the GPUs resting at its price in every
-// hour, and the side keeps its total per hour.
+// hour, and the side may keep its total per hour.
 //
 // An order rests once for its whole window: resting appends one entry to its level and adds its
 // GPUs to contiguous per-hour arrays (the level's, the side's total, the side's best-price
@@ -59,7 +59,12 @@ class PriceLevels {
 
   // Every order starts at or after the clock, and the clock only moves forward, so a side based
   // at the clock when its book was made (and moved up only to the clock) never needs hours before.
-  explicit PriceLevels(Hour base = 0) : base_(base) {}
+  // Only the sell side's totals are read (an all-or-none bid asks whether enough GPUs are offered
+  // in an hour), so a side keeps them only if asked: on the buy side they were a third of the
+  // lines every rest, fill and cancel wrote.
+  enum class Totals : std::uint8_t { Kept, NotKept };
+  explicit PriceLevels(Hour base = 0, Totals totals = Totals::Kept)
+      : base_(base), keepsTotals_(totals == Totals::Kept) {}
 
   // Levels, best first. Empty levels are taken out only by `retire`/`removeNewest`, never during
   // a walk, so a walk may hold ranks and references.
@@ -82,16 +87,16 @@ class PriceLevels {
   // `delta` more (or fewer) GPUs resting at `key` in hour h.
   void change(Level& l, Hour h, std::int64_t delta) {
     l.gpus[static_cast<std::size_t>(h - base_)] += delta;
-    total_[static_cast<std::size_t>(h - base_)] += delta;
+    if (keepsTotals_) total_[static_cast<std::size_t>(h - base_)] += delta;
   }
   // The same in every hour of [from, to).
   void change(Level& l, Hour from, Hour to, std::int64_t delta) {
+    const auto n = static_cast<std::size_t>(to - from);
     std::int64_t* g = l.gpus.data() + (from - base_);
+    for (std::size_t i = 0; i < n; ++i) g[i] += delta;
+    if (!keepsTotals_) return;
     std::int64_t* t = total_.data() + (from - base_);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(to - from); ++i) {
-      g[i] += delta;
-      t[i] += delta;
-    }
+    for (std::size_t i = 0; i < n; ++i) t[i] += delta;
   }
   // One of the level's entries died. Drops the dead entries once they outnumber the live ones,
   // and the level itself once it has none left.
@@ -107,7 +112,7 @@ class PriceLevels {
   // Takes out the entry added last at `key`, with the GPUs it added over [from, to).
   void removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus);
 
-  // GPUs resting in hour h at any price.
+  // GPUs resting in hour h at any price (on a side that keeps its totals).
   std::int64_t total(Hour h) const {
     const auto i = static_cast<std::size_t>(h - base_);
     return h >= base_ && i < total_.size() ? total_[i] : 0;
@@ -172,10 +177,11 @@ class PriceLevels {
   std::vector<Rank> ranks_;  // sorted by key
   std::deque<Level> pool_;   // a deque, so levels never move
   std::vector<std::uint32_t> freeLevels_;
-  std::vector<std::int64_t> total_;
+  std::vector<std::int64_t> total_;  // empty unless keepsTotals_
   // A cache of a bound (see bestBound): changing it changes no answer, only how fast one is found.
   mutable std::vector<std::int32_t> bestBound_;
   Hour base_ = 0;
+  bool keepsTotals_ = true;
 };
 
 template <typename IsLive>

@@ -54,6 +54,26 @@ class PriceLevelsTest : public QObject {
     QVERIFY(!p.anyIn(l, 3, 4));
   }
 
+  void aSideWithoutTotalsKeepsItsLevelsAndBounds() {
+    // The buy side keeps no totals; everything else must work the same there.
+    PriceLevels p(0, PriceLevels::Totals::NotKept);
+    p.prefetchAdd(-30, 0, 10);
+    p.add(-30, Entry{1, 0, 10, 1}, 0, 10, 4);
+    p.add(-40, Entry{2, 4, 8, 2}, 4, std::vector<GpuCount>{1, 0, 2, 3});
+    QCOMPARE(keys(p), (std::vector<std::int32_t>{-40, -30}));
+    QCOMPARE(p.level(0).gpusAt(6, p.base()), std::int64_t{2});
+    QCOMPARE(p.level(1).gpusAt(9, p.base()), std::int64_t{4});
+    QCOMPARE(p.bestBound(5), -40);
+    QCOMPARE(p.bestBound(9), -30);
+    p.change(p.level(1), 0, 10, -4);
+    QVERIFY(!p.anyIn(p.level(1), 0, 10));
+    p.change(p.level(0), 6, -2);
+    QVERIFY(!p.anyIn(p.level(0), 5, 7));
+    QVERIFY(p.anyIn(p.level(0), 5, 8));
+    p.removeNewest(-40, 4, 8, 0);
+    QCOMPARE(keys(p), (std::vector<std::int32_t>{-30}));
+  }
+
   void retiringTheLastEntryRemovesTheLevel() {
     PriceLevels p(0);
     std::set<std::uint64_t> dead;
