@@ -38,9 +38,11 @@ std::uint32_t PriceLevels::levelFor(std::int32_t key) {
 
 void PriceLevels::cover(Level& l, Hour to) {
   const auto n = static_cast<std::size_t>(to - base_);
-  if (l.gpus.size() < n) l.gpus.resize(n, 0);
   if (keepsTotals_ && total_.size() < n) total_.resize(n, 0);
   if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
+  // A level that grows grows to every hour the side has: levels empty and refill as prices
+  // move, and growing them a few hours at a time, order after order, zeroed them piecemeal.
+  if (l.gpus.size() < n) l.gpus.resize(n, 0);
 }
 
 template <typename GpusAt>
@@ -103,9 +105,10 @@ void PriceLevels::removeLevel(std::size_t rank) {
   const std::uint32_t index = ranks_[rank].index;
   Level& l = pool_[index];
   // A level with no live entry holds no GPUs in any hour still to come; the hours it may still
-  // count are past ones, which nothing reads.
+  // count are past ones, which nothing reads. So its per-hour array is kept as it is for the next
+  // level made in this slot: zeroing a fresh one up to its last hour (hundreds of hours, each
+  // time a price level empties and refills) was a twentieth of (b)'s instructions.
   l.fifo.clear();
-  l.gpus.clear();
   l.head = 0;
   l.live = 0;
   ranks_.erase(ranks_.begin() + static_cast<std::ptrdiff_t>(rank));
@@ -122,6 +125,8 @@ void PriceLevels::dropHoursBefore(Hour now) {
     v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
   };
   for (const Rank& r : ranks_) shift(pool_[r.index].gpus);
+  // A free level's past hours would land on hours still to come: it starts afresh.
+  for (const std::uint32_t index : freeLevels_) pool_[index].gpus.clear();
   shift(total_);
   shift(bestBound_);
   base_ = now;

@@ -49,7 +49,10 @@ class PriceLevels {
     std::int64_t live = 0;      // live entries
     std::size_t head = 0;       // entries before this are dead
     std::vector<Entry> fifo;    // time order
-    std::vector<std::int64_t> gpus;  // live GPUs at this price per hour, from the side's base
+    // Live GPUs at this price per hour, from the side's base. Exact from the clock on; hours
+    // before it may hold what they held when the level, or one made before it in the same
+    // slot, was emptied (nothing reads them).
+    std::vector<std::int64_t> gpus;
 
     std::int64_t gpusAt(Hour h, Hour base) const {
       const auto i = static_cast<std::size_t>(h - base);
