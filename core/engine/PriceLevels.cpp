@@ -40,8 +40,6 @@ void PriceLevels::cover(Level& l, Hour to) {
   const auto n = static_cast<std::size_t>(to - base_);
   if (keepsTotals_ && total_.size() < n) total_.resize(n, 0);
   if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
-  // A level that grows grows to every hour the side has: levels empty and refill as prices
-  // move, and growing them a few hours at a time, order after order, zeroed them piecemeal.
   if (l.gpus.size() < n) l.gpus.resize(n, 0);
 }
 
