@@ -6,9 +6,15 @@ namespace tessera {
 
 void Inventory::Series::cover(Hour start, Hour end) {
   if (held.empty()) {
+    // Holdings spread over the weeks a market lists: room for three of them from the start, so
+    // that a series does not reallocate (and copy itself, cold) each time it reaches a later hour.
+    constexpr std::size_t kFirstRoom = 3 * 7 * kHoursPerDay;
     base = start;
-    held.assign(static_cast<std::size_t>(end - start), 0);
-    offered.assign(held.size(), 0);
+    const auto n = static_cast<std::size_t>(end - start);
+    held.reserve(std::max(n, kFirstRoom));
+    offered.reserve(std::max(n, kFirstRoom));
+    held.assign(n, 0);
+    offered.assign(n, 0);
     return;
   }
   if (start < base) {
