@@ -178,10 +178,10 @@ void MatchingEngine::retireEntries(const Order& o) {
 
 std::size_t MatchingEngine::nextCrossingLevel(const PriceLevels& levels, std::size_t rank, Side side,
                                               std::optional<Price> limit, Hour from, Hour to) {
+  // From the ranks alone until a level may hold GPUs in the window.
   for (; rank < levels.levelCount(); ++rank) {
-    const PriceLevels::Level& l = levels.level(rank);
-    if (limit && !crosses(side, *limit, keyOf(opposite(side), l.key))) return levels.levelCount();
-    if (levels.anyIn(l, from, to)) break;
+    if (limit && !crosses(side, *limit, keyOf(opposite(side), levels.keyAt(rank)))) return levels.levelCount();
+    if (levels.anyInRank(rank, from, to)) break;
   }
   return rank;
 }
@@ -509,8 +509,8 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
       wanting += enough;
     }
     for (std::size_t rank = 0; rank < asks.levelCount() && wanting > 0; ++rank) {
+      if (!asks.anyInRank(rank, from, to)) continue;
       const PriceLevels::Level& l = asks.level(rank);
-      if (!asks.anyIn(l, from, to)) continue;
       forEachLiveIn(l, from, to, [&](const Entry& r) {
         if (r.account == o.req.account) return true;
         for (Hour h = std::max(from, r.start); h < std::min(to, r.end); ++h) {

@@ -20,9 +20,9 @@ const PriceLevels::Level* PriceLevels::find(std::int32_t key) const {
   return const_cast<PriceLevels*>(this)->find(key);
 }
 
-std::uint32_t PriceLevels::levelFor(std::int32_t key) {
+std::size_t PriceLevels::rankFor(std::int32_t key) {
   const std::size_t r = rankOf(key);
-  if (r < ranks_.size() && ranks_[r].key == key) return ranks_[r].index;
+  if (r < ranks_.size() && ranks_[r].key == key) return r;
   std::uint32_t index;
   if (!freeLevels_.empty()) {
     index = freeLevels_.back();
@@ -31,9 +31,9 @@ std::uint32_t PriceLevels::levelFor(std::int32_t key) {
     index = static_cast<std::uint32_t>(pool_.size());
     pool_.emplace_back();
   }
-  ranks_.insert(ranks_.begin() + static_cast<std::ptrdiff_t>(r), Rank{key, index});
+  ranks_.insert(ranks_.begin() + static_cast<std::ptrdiff_t>(r), Rank{key, index, 0});
   pool_[index].key = key;
-  return index;
+  return r;
 }
 
 void PriceLevels::cover(Level& l, Hour to) {
@@ -51,7 +51,9 @@ void PriceLevels::cover(Level& l, Hour to) {
 template <typename GpusAt>
 std::uint32_t PriceLevels::rest(std::int32_t key, const Entry& e, Hour from, Hour to, GpusAt gpusAt) {
   if (from < base_) throw std::logic_error("resting before the book's first hour");
-  const std::uint32_t index = levelFor(key);
+  const std::size_t rank = rankFor(key);
+  const std::uint32_t index = ranks_[rank].index;
+  ranks_[rank].mayHold |= blocksOf(from, to);
   Level& l = pool_[index];
   cover(l, to);
   const auto n = static_cast<std::size_t>(to - from);
@@ -133,6 +135,8 @@ void PriceLevels::dropHoursBefore(Hour now) {
   shift(total_);
   shift(bestBound_);
   base_ = now;
+  // The blocks move with the base: every level may hold anything until scanned again.
+  for (Rank& r : ranks_) r.mayHold = ~std::uint64_t{0};
 }
 
 }  // namespace tessera

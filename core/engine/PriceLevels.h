@@ -72,6 +72,7 @@ class PriceLevels {
   // Levels, best first. Empty levels are taken out only by `retire`/`removeNewest`, never during
   // a walk, so a walk may hold ranks and references.
   std::size_t levelCount() const { return ranks_.size(); }
+  std::int32_t keyAt(std::size_t rank) const { return ranks_[rank].key; }
   Level& level(std::size_t rank) { return pool_[ranks_[rank].index]; }
   const Level& level(std::size_t rank) const { return pool_[ranks_[rank].index]; }
   std::size_t rankOf(std::int32_t key) const;  // first rank whose key is not less than `key`
@@ -146,6 +147,17 @@ class PriceLevels {
     const auto [first, last] = offsetsIn(from, to, bestBound_.size());
     for (std::size_t i = first; i < last; ++i) bestBound_[i] = std::max(bestBound_[i], key);
   }
+  // Does the level at `rank` hold any GPUs in [from, to)? As anyIn, but a level whose blocks
+  // of hours (below) say it holds nothing there is answered from the ranks alone, and a scan
+  // that finds nothing clears the blocks it covered whole.
+  bool anyInRank(std::size_t rank, Hour from, Hour to) const {
+    const Rank& r = ranks_[rank];
+    const std::uint64_t blocks = blocksOf(from, to);
+    if ((r.mayHold & blocks) == 0) return false;
+    if (anyIn(pool_[r.index], from, to)) return true;
+    r.mayHold &= ~wholeBlocksOf(from, to);
+    return false;
+  }
   // Does the level hold any GPUs in [from, to)?
   bool anyIn(const Level& l, Hour from, Hour to) const {
     const auto [first, last] = offsetsIn(from, to, l.gpus.size());
@@ -158,10 +170,39 @@ class PriceLevels {
   void dropHoursBefore(Hour now);
 
  private:
+  // The ranks are read in order by every walk, so each carries a coarse summary of where its
+  // level may hold GPUs: bit b for the hours [base + 16b, base + 16b + 16), the last bit for
+  // every hour from base + 16 * 63 on. Set by every rest, cleared only by a scan that found the
+  // level empty there, so it is a bound like bestBound: a clear bit means certainly nothing.
+  // It spares a walk the level and its per-hour array for most levels that hold nothing in
+  // its window (they are most of the levels a walk asks).
+  static constexpr Hour kBlockHours = 16;
+  static constexpr unsigned kBlocks = 64;
   struct Rank {
     std::int32_t key = 0;
     std::uint32_t index = 0;  // into pool_
+    mutable std::uint64_t mayHold = 0;
   };
+  // The bits of the blocks [from, to) meets, and of those it covers whole.
+  std::uint64_t blocksOf(Hour from, Hour to) const {
+    const auto [first, last] = offsetsIn(from, to, std::size_t{1} << 40);
+    if (first == last) return 0;
+    const std::size_t lo = std::min<std::size_t>(first / kBlockHours, kBlocks - 1);
+    const std::size_t hi = std::min<std::size_t>((last - 1) / kBlockHours, kBlocks - 1);
+    return bitsFromTo(lo, hi);
+  }
+  std::uint64_t wholeBlocksOf(Hour from, Hour to) const {
+    const auto [first, last] = offsetsIn(from, to, std::size_t{1} << 40);
+    const std::size_t lo = (first + kBlockHours - 1) / kBlockHours;  // first block starting in it
+    const std::size_t end = last / kBlockHours;                    // blocks before this end in it
+    // The last block has no end: no window covers it whole.
+    const std::size_t hi = std::min<std::size_t>(end, kBlocks - 1);
+    return lo < hi ? bitsFromTo(lo, hi - 1) : 0;
+  }
+  static std::uint64_t bitsFromTo(std::size_t lo, std::size_t hi) {  // bits lo..hi, both in
+    const std::uint64_t upTo = hi >= 63 ? ~std::uint64_t{0} : (std::uint64_t{1} << (hi + 1)) - 1;
+    return upTo & ~((std::uint64_t{1} << lo) - 1);
+  }
   // The hours of [from, to) that an array of `covered` hours from the base holds, as indices
   // [first, last) into it (first == last if none).
   std::pair<std::size_t, std::size_t> offsetsIn(Hour from, Hour to, std::size_t covered) const {
@@ -170,7 +211,8 @@ class PriceLevels {
     if (lo >= hi) return {0, 0};
     return {static_cast<std::size_t>(lo - base_), static_cast<std::size_t>(hi - base_)};
   }
-  std::uint32_t levelFor(std::int32_t key);
+  // The rank of the level at `key`, made if there is none.
+  std::size_t rankFor(std::int32_t key);
   // Both `add`s: `gpusAt(i)` GPUs in hour from + i.
   template <typename GpusAt>
   std::uint32_t rest(std::int32_t key, const Entry& e, Hour from, Hour to, GpusAt gpusAt);

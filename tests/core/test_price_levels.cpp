@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+#include <random>
 #include <set>
 
 using namespace tessera;
@@ -72,6 +73,65 @@ class PriceLevelsTest : public QObject {
     QVERIFY(p.anyIn(p.level(0), 5, 8));
     p.removeNewest(-40, 4, 8, 0);
     QCOMPARE(keys(p), (std::vector<std::int32_t>{-30}));
+  }
+
+  void blockSummariesAnswerAsTheLevelsDo() {
+    PriceLevels p(0);
+    p.add(10, Entry{1, 20, 40, 1}, 20, 40, 3);
+    p.add(20, Entry{2, 2000, 2010, 2}, 2000, 2010, 1);  // past the last block's start
+    QVERIFY(p.anyInRank(0, 0, 24));
+    QVERIFY(!p.anyInRank(0, 0, 20));
+    QVERIFY(!p.anyInRank(0, 40, 200));
+    QVERIFY(p.anyInRank(1, 1500, 2001));
+    QVERIFY(!p.anyInRank(1, 1500, 2000));
+    // Emptied by fills: a scan finds nothing, and the cleared blocks say so afterwards too.
+    p.change(p.level(0), 20, 40, -3);
+    QVERIFY(!p.anyInRank(0, 16, 48));
+    QVERIFY(!p.anyInRank(0, 0, 720));
+    // A rest in a cleared block is seen again.
+    p.add(10, Entry{3, 30, 31, 3}, 30, 31, 1);
+    QVERIFY(p.anyInRank(0, 0, 720));
+    QVERIFY(p.anyInRank(0, 30, 31));
+  }
+
+  void blockSummariesNeverHideGpus() {
+    // Random rests, fills and clock moves on one side; every window asked of every level must
+    // get the per-hour array's own answer.
+    std::mt19937_64 rng(7);
+    auto uniform = [&](Hour lo, Hour hi) { return std::uniform_int_distribution<Hour>(lo, hi)(rng); };
+    PriceLevels p(0);
+    Hour now = 0;
+    std::uint64_t seq = 0;
+    struct Rested {
+      std::int32_t key;
+      Hour from, to;
+      GpuCount gpus;
+    };
+    std::vector<Rested> resting;
+    for (int step = 0; step < 20000; ++step) {
+      const auto action = uniform(0, 9);
+      if (action < 5 || resting.empty()) {
+        const Hour from = now + uniform(0, 1200);
+        const Hour to = from + uniform(1, 168);
+        const auto key = static_cast<std::int32_t>(uniform(1, 12));
+        const auto gpus = static_cast<GpuCount>(uniform(1, 4));
+        p.add(key, Entry{++seq, from, to, 1}, from, to, gpus);
+        resting.push_back({key, from, to, gpus});
+      } else if (action < 9) {
+        // Take an order's GPUs off its level in the hours still to come (a fill or a cancel).
+        const auto i = static_cast<std::size_t>(uniform(0, static_cast<Hour>(resting.size()) - 1));
+        const Rested r = resting[i];
+        resting.erase(resting.begin() + static_cast<std::ptrdiff_t>(i));
+        if (r.to > now) p.change(*p.find(r.key), std::max(r.from, now), r.to, -r.gpus);
+      } else {
+        now += uniform(1, 100);
+        p.dropHoursBefore(now);
+      }
+      const Hour from = now + uniform(0, 1300);
+      const Hour to = from + uniform(1, 200);
+      for (std::size_t rank = 0; rank < p.levelCount(); ++rank)
+        QCOMPARE(p.anyInRank(rank, from, to), p.anyIn(p.level(rank), from, to));
+    }
   }
 
   void retiringTheLastEntryRemovesTheLevel() {
