@@ -5,63 +5,77 @@
 
 namespace tessera {
 
-bool FinishedOrders::fitsCompact(const OrderRequest& r) {
+namespace {
+template <typename Narrow>
+bool fits(std::int64_t v) {
+  return v >= std::numeric_limits<Narrow>::min() && v <= std::numeric_limits<Narrow>::max();
+}
+constexpr std::int64_t kMaxCompactGpus = (std::int64_t{1} << 20) - 1;
+static_assert(static_cast<int>(Side::Sell) < 2 && static_cast<int>(FillStyle::Divisible) < 2 &&
+              static_cast<int>(TimeInForce::FOK) < 4 &&
+              static_cast<int>(SelfTradePrevention::CancelResting) < 2 &&
+              static_cast<int>(OrderStatus::Cancelled) < 4, "the compact record's flags are too narrow");
+}  // namespace
+
+bool FinishedOrders::fitsCompact(const OrderRequest& r, std::int64_t filled) {
   return r.cluster && !r.constraints && !r.duration && !r.expireAt && !r.sellBack && r.costFactors.empty() &&
-         r.end >= r.start && r.end - r.start <= std::numeric_limits<std::uint32_t>::max();
+         r.end >= r.start && fits<std::uint16_t>(r.end - r.start) && fits<std::int32_t>(r.start) &&
+         fits<std::int32_t>(r.limit) && fits<std::uint32_t>(filled) && r.gpus >= 0 && r.gpus <= kMaxCompactGpus;
 }
 
 FinishedOrders::Index FinishedOrders::add(const OrderRequest& r, OrderStatus status, std::int64_t filled) {
   if (status == OrderStatus::Working || records_.size() >= kMaxCount)
     throw std::logic_error("a working order is not finished, and at most kMaxCount orders are");
   Record rec;
-  rec.id = r.id;
-  rec.limit = r.limit;
-  rec.start = r.start;
-  rec.filled = filled;
-  rec.account = r.account;
-  rec.gpus = r.gpus;
-  rec.side = r.side;
-  rec.fill = r.fill;
-  rec.tif = r.tif;
-  rec.stp = r.stp;
-  rec.status = status;
-  rec.postOnly = r.postOnly;
-  rec.compact = fitsCompact(r);
+  rec.status = static_cast<std::uint32_t>(status);
+  rec.compact = fitsCompact(r, filled);
   if (rec.compact) {
-    rec.cluster = *r.cluster;
-    rec.hours = static_cast<std::uint32_t>(r.end - r.start);
-    rec.termsOrWhole = terms_.intern(r.terms);
+    rec.filled = static_cast<std::uint32_t>(filled);
+    rec.start = static_cast<std::int32_t>(r.start);
+    rec.limit = static_cast<std::int32_t>(r.limit);
+    rec.account = r.account;
+    rec.clusterOrWhole = *r.cluster;
+    rec.terms = terms_.intern(r.terms);
+    rec.gpus = static_cast<std::uint32_t>(r.gpus);
+    rec.side = static_cast<std::uint32_t>(r.side);
+    rec.fill = static_cast<std::uint32_t>(r.fill);
+    rec.tif = static_cast<std::uint32_t>(r.tif);
+    rec.stp = static_cast<std::uint32_t>(r.stp);
+    rec.postOnly = r.postOnly;
+    rec.hours = static_cast<std::uint16_t>(r.end - r.start);
   } else {
-    rec.termsOrWhole = static_cast<std::uint32_t>(whole_.size());
-    whole_.push_back(r);
+    rec.clusterOrWhole = static_cast<std::uint32_t>(whole_.size());
+    whole_.push_back(Whole{r, filled});
   }
   records_.push_back(rec);
   return static_cast<Index>(records_.size() - 1);
 }
 
-OrderView FinishedOrders::at(Index i) const {
+OrderView FinishedOrders::at(Index i, OrderId id) const {
   const Record& rec = records_[i];
   OrderView v;
-  v.status = rec.status;
-  v.filledGpuHours = rec.filled;
+  v.status = static_cast<OrderStatus>(rec.status);
   if (!rec.compact) {
-    v.request = whole_[rec.termsOrWhole];
+    const Whole& w = whole_[rec.clusterOrWhole];
+    v.request = w.request;
+    v.filledGpuHours = w.filled;
     return v;
   }
+  v.filledGpuHours = rec.filled;
   OrderRequest& r = v.request;
-  r.id = rec.id;
+  r.id = id;
   r.account = rec.account;
-  r.side = rec.side;
-  r.cluster = rec.cluster;
-  r.gpus = rec.gpus;
+  r.side = static_cast<Side>(rec.side);
+  r.cluster = rec.clusterOrWhole;
+  r.gpus = static_cast<GpuCount>(rec.gpus);
   r.start = rec.start;
-  r.end = rec.start + rec.hours;
+  r.end = r.start + rec.hours;
   r.limit = rec.limit;
-  r.fill = rec.fill;
-  r.tif = rec.tif;
+  r.fill = static_cast<FillStyle>(rec.fill);
+  r.tif = static_cast<TimeInForce>(rec.tif);
   r.postOnly = rec.postOnly;
-  r.stp = rec.stp;
-  r.terms = terms_.at(rec.termsOrWhole);
+  r.stp = static_cast<SelfTradePrevention>(rec.stp);
+  r.terms = terms_.at(rec.terms);
   return v;
 }
 

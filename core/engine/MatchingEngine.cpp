@@ -851,7 +851,7 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
 std::optional<OrderView> MatchingEngine::order(OrderId id) const {
   const auto v = slotOf_.find(id);
   if (!v) return std::nullopt;
-  if (*v & kFinishedTag) return finished_.at(*v & ~kFinishedTag);
+  if (*v & kFinishedTag) return finished_.at(*v & ~kFinishedTag, id);
   return view(orders_[*v]);
 }
 
