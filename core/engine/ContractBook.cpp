@@ -7,24 +7,35 @@ namespace tessera {
 
 void ContractBook::add(const Contract& c) { add(c, idsOf(c.buyer), idsOf(c.seller)); }
 
+bool ContractBook::fitsStored(const Contract& c) {
+  auto fits32 = [](std::int64_t v) {
+    return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+  };
+  return c.replaces == 0 && fits32(c.start) && fits32(c.price);
+}
+
 void ContractBook::add(const Contract& c, Ids& buyerIds, Ids& sellerIds) {
   // The engine numbers contracts densely from 1 and makes trade ids the contract ids; anything
   // else is a bug in the caller, not input.
   if (c.id != contracts_.size() + 1 || (c.trade != 0 && c.trade != c.id) || c.end < c.start ||
-      c.end - c.start > std::numeric_limits<std::uint32_t>::max() || terms_.size() >= (1u << 31))
+      c.end - c.start > std::numeric_limits<std::uint32_t>::max() || terms_.size() >= (1u << 30))
     throw std::logic_error("contract out of sequence or out of range");
   Stored s;
-  s.buyOrder = c.buyOrder;
-  s.sellOrder = c.sellOrder;
-  s.start = c.start;
-  s.price = c.price;
-  s.replaces = c.replaces;
-  s.buyer = c.buyer;
-  s.seller = c.seller;
-  s.cluster = c.cluster;
-  s.gpus = c.gpus;
-  s.hours = static_cast<std::uint32_t>(c.end - c.start);
-  s.termsAndTrade = terms_.intern(c.terms) << 1 | (c.trade == c.id ? 1u : 0u);
+  if (fitsStored(c)) {
+    s.buyOrder = c.buyOrder;
+    s.sellOrder = c.sellOrder;
+    s.start = static_cast<std::int32_t>(c.start);
+    s.price = static_cast<std::int32_t>(c.price);
+    s.buyer = c.buyer;
+    s.seller = c.seller;
+    s.cluster = c.cluster;
+    s.gpus = c.gpus;
+    s.hours = static_cast<std::uint32_t>(c.end - c.start);
+    s.flags = terms_.intern(c.terms) << 2 | (c.trade == c.id ? 1u : 0u);
+  } else {
+    s.flags = 2;
+    whole_.emplace(c.id, c);
+  }
   contracts_.push_back(s);
   buyerIds.push_back(c.id);
   if (&sellerIds != &buyerIds) sellerIds.push_back(c.id);
@@ -34,7 +45,8 @@ Contract ContractBook::expand(std::size_t index) const {
   const Stored& s = contracts_[index];
   Contract c;
   c.id = index + 1;
-  c.trade = s.termsAndTrade & 1 ? c.id : 0;
+  if (s.flags & 2) return whole_.at(c.id);
+  c.trade = s.flags & 1 ? c.id : 0;
   c.buyer = s.buyer;
   c.seller = s.seller;
   c.buyOrder = s.buyOrder;
@@ -42,10 +54,9 @@ Contract ContractBook::expand(std::size_t index) const {
   c.cluster = s.cluster;
   c.gpus = s.gpus;
   c.start = s.start;
-  c.end = s.start + s.hours;
+  c.end = c.start + s.hours;
   c.price = s.price;
-  c.terms = terms_.at(s.termsAndTrade >> 1);
-  c.replaces = s.replaces;
+  c.terms = terms_.at(s.flags >> 2);
   return c;
 }
 

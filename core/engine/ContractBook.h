@@ -24,24 +24,25 @@ class ContractBook {
   std::vector<Contract> of(AccountId account) const;
 
  private:
-  // A contract as kept: 64 bytes instead of a Contract's 120. A busy market makes millions of
-  // contracts, and on a VM each new page of them costs a fault of about 2 us, so the bytes are
-  // the cost. The id is the position, the trade id is the id or none, and the terms, which few
-  // sellers vary, are kept once each.
+  // A contract as kept: 48 bytes instead of a Contract's 120. A busy market makes millions of
+  // contracts, and on a VM each new page of them costs a fault of 2-12 us, so the bytes are the
+  // cost. The id is the position, the trade id is the id or none, start and price take 32 bits,
+  // and the terms, which few sellers vary, are kept once each. A contract that does not fit
+  // (a replacement, or values out of those ranges) is kept whole, aside.
   struct Stored {
     OrderId buyOrder = 0;
     OrderId sellOrder = 0;
-    Hour start = 0;
-    Price price = 0;
-    ContractId replaces = 0;
+    std::int32_t start = 0;
+    std::int32_t price = 0;
     AccountId buyer = 0;
     AccountId seller = 0;
     ClusterId cluster = 0;
     GpuCount gpus = 0;
     std::uint32_t hours = 0;
-    std::uint32_t termsAndTrade = 0;  // index into terms_ << 1 | (trade id == contract id)
+    std::uint32_t flags = 0;  // index into terms_ << 2 | kept whole << 1 | (trade id == contract id)
   };
-  static_assert(sizeof(Stored) == 64);
+  static_assert(sizeof(Stored) == 48);
+  static bool fitsStored(const Contract& c);
   Contract expand(std::size_t index) const;
 
   // Paged, so growth never copies what is stored. Not a std::deque: its blocks hold eight
@@ -49,6 +50,7 @@ class ContractBook {
   PagedVector<Stored> contracts_;  // contracts_[id - 1]
   std::unordered_map<AccountId, Ids> byAccount_;  // never erased from: references stay valid
   TermsTable terms_;
+  std::unordered_map<ContractId, Contract> whole_;  // the contracts that do not fit a Stored
 };
 
 }  // namespace tessera

@@ -44,6 +44,25 @@ class TestContractBook : public QObject {
     QVERIFY(!book.find(6));
   }
 
+  void contractsTooWideToStoreComeBackWholeToo() {
+    // Kept in 48 bytes with start and price in 32 bits; a replacement, or a start or price out
+    // of that range, is kept whole aside. Either way it comes back exactly, in its place.
+    ContractBook book;
+    std::vector<Contract> added;
+    for (ContractId id = 1; id <= 6; ++id) added.push_back(contract(id, 1, 9));
+    added[1].replaces = 1;
+    added[2].start = std::int64_t{1} << 31;
+    added[2].end = added[2].start + 3;
+    added[3].start = (std::int64_t{1} << 31) - 1;  // the widest that still fits
+    added[3].end = added[3].start + 5;
+    added[3].price = (std::int64_t{1} << 31) - 1;
+    added[4].price = std::int64_t{1} << 31;
+    added[5].trade = 0;
+    for (const Contract& c : added) book.add(c);
+    for (const Contract& c : added) QVERIFY(*book.find(c.id) == c);
+    QCOMPARE(book.of(1), added);
+  }
+
   void eachAccountSeesItsOwnInOrder() {
     ContractBook book;
     // The same buyer many times in a row, then alternating, as trade passes add them.
