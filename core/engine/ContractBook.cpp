@@ -2,16 +2,14 @@
 
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace tessera {
 
 void ContractBook::add(const Contract& c) { add(c, idsOf(c.buyer), idsOf(c.seller)); }
 
 bool ContractBook::fitsStored(const Contract& c) {
-  auto fits32 = [](std::int64_t v) {
-    return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
-  };
-  return c.replaces == 0 && fits32(c.start) && fits32(c.price);
+  return c.replaces == 0 && std::in_range<std::int32_t>(c.start) && std::in_range<std::int32_t>(c.price);
 }
 
 void ContractBook::add(const Contract& c, Ids& buyerIds, Ids& sellerIds) {

@@ -1,15 +1,11 @@
 #include "core/engine/FinishedOrders.h"
 
-#include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace tessera {
 
 namespace {
-template <typename Narrow>
-bool fits(std::int64_t v) {
-  return v >= std::numeric_limits<Narrow>::min() && v <= std::numeric_limits<Narrow>::max();
-}
 constexpr std::int64_t kMaxCompactGpus = (std::int64_t{1} << 20) - 1;
 static_assert(static_cast<int>(Side::Sell) < 2 && static_cast<int>(FillStyle::Divisible) < 2 &&
               static_cast<int>(TimeInForce::FOK) < 4 &&
@@ -19,8 +15,8 @@ static_assert(static_cast<int>(Side::Sell) < 2 && static_cast<int>(FillStyle::Di
 
 bool FinishedOrders::fitsCompact(const OrderRequest& r, std::int64_t filled) {
   return r.cluster && !r.constraints && !r.duration && !r.expireAt && !r.sellBack && r.costFactors.empty() &&
-         r.end >= r.start && fits<std::uint16_t>(r.end - r.start) && fits<std::int32_t>(r.start) &&
-         fits<std::int32_t>(r.limit) && fits<std::uint32_t>(filled) && r.gpus >= 0 && r.gpus <= kMaxCompactGpus;
+         r.end >= r.start && std::in_range<std::uint16_t>(r.end - r.start) && std::in_range<std::int32_t>(r.start) &&
+         std::in_range<std::int32_t>(r.limit) && std::in_range<std::uint32_t>(filled) && r.gpus >= 0 && r.gpus <= kMaxCompactGpus;
 }
 
 FinishedOrders::Index FinishedOrders::add(const OrderRequest& r, OrderStatus status, std::int64_t filled) {
