@@ -159,7 +159,7 @@ void MatchingEngine::retireEntries(const Order& o) {
   if (o.qty.empty()) {
     // Nothing has traded against it: the same GPUs in every live hour, taken off in one sweep.
     const Hour from = std::max(o.liveFrom, counted);
-    if (from < o.req.end) levels.change(l, from, o.req.end, -o.req.gpus);
+    if (from < o.req.end) levels.change(l, from, o.req.end, o.req.gpus, 0);
     if (o.req.side == Side::Sell && o.liveFrom < o.req.end)
       state_.inventory.offer(o.req.account, *o.req.cluster, o.liveFrom, o.req.end, -o.req.gpus);
     retireEntry(o);
@@ -168,7 +168,7 @@ void MatchingEngine::retireEntries(const Order& o) {
   for (Hour h = o.liveFrom; h < o.req.end; ++h) {
     const GpuCount q = storedAt(o, h);
     if (q == 0) continue;
-    if (h >= counted) levels.change(l, h, -q);
+    if (h >= counted) levels.change(l, h, q, 0);
     if (o.req.side == Side::Sell) offers.add(h, q);
   }
   retireEntry(o);
@@ -290,8 +290,9 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     PriceLevels::Level& l = levels.at(r.level);
     GpuCount* qty = explicitQty(r);
     for (Hour h = t.start; h < t.end; ++h) {
-      qty[h - r.qtyBase] -= t.gpus;
-      levels.change(l, h, -t.gpus);
+      GpuCount& q = qty[h - r.qtyBase];
+      levels.change(l, h, q, q - t.gpus);
+      q -= t.gpus;
     }
     const std::int64_t q = static_cast<std::int64_t>(t.gpus) * (t.end - t.start);
     taken += q;
@@ -458,7 +459,7 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
     std::int32_t best = PriceLevels::kNoKey;
     for (std::size_t rank = lastRank; rank < asks.levelCount(); ++rank) {
       const PriceLevels::Level& l = asks.level(rank);
-      if (l.gpusAt(h, asks.base()) != 0) {
+      if (l.holdsAt(h, asks.base())) {
         best = l.key;
         break;
       }
@@ -777,8 +778,8 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     const Hour h = from + static_cast<Hour>(i);
     if (o.req.side == Side::Sell && next[i] != current[i])
       state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, next[i] - current[i]);
-    if (keepPriority) mine.change(l, h, next[i] - current[i]);
-    else if (current[i] != 0) mine.change(l, h, -current[i]);
+    if (keepPriority) mine.change(l, h, current[i], next[i]);
+    else if (current[i] != 0) mine.change(l, h, current[i], 0);
   }
   // Losing priority, the order re-enters with a new sequence (and maybe at a new level): its
   // entry here is dead.
@@ -872,7 +873,7 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
   const PriceLevels& levels = b->sides[side(s)];
   for (std::size_t rank = 0; rank < levels.levelCount() && out.size() < maxLevels; ++rank) {
     const PriceLevels::Level& l = levels.level(rank);
-    if (l.gpusAt(hour, levels.base()) == 0) continue;
+    if (!l.holdsAt(hour, levels.base())) continue;
     BookLevel level{keyOf(s, l.key), 0, 0, {}};
     forEachLiveIn(l, hour, hour + 1, [&](const Entry& e) {
       const Order& o = orders_[e.slot];

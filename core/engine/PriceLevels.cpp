@@ -40,11 +40,11 @@ void PriceLevels::cover(Level& l, Hour to) {
   const auto n = static_cast<std::size_t>(to - base_);
   if (keepsTotals_ && total_.size() < n) total_.resize(n, 0);
   if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
-  if (l.gpus.size() < n) {
+  if (l.wanting.size() < n) {
     // Room for every hour the side has: a level's array grows order by order, and each
     // reallocation copied it, cold, to fresh memory (a sixth of (b)'s last-level write misses).
-    if (l.gpus.capacity() < n) l.gpus.reserve(std::max(n, bestBound_.size()));
-    l.gpus.resize(n, 0);
+    if (l.wanting.capacity() < n) l.wanting.reserve(std::max(n, bestBound_.size()));
+    l.wanting.resize(n, 0);
   }
 }
 
@@ -57,10 +57,10 @@ std::uint32_t PriceLevels::rest(std::int32_t key, const Entry& e, Hour from, Hou
   Level& l = pool_[index];
   cover(l, to);
   const auto n = static_cast<std::size_t>(to - from);
-  std::int64_t* g = l.gpus.data() + (from - base_);
+  std::uint32_t* w = l.wanting.data() + (from - base_);
   std::int32_t* b = bestBound_.data() + (from - base_);
   for (std::size_t i = 0; i < n; ++i) {
-    g[i] += gpusAt(i);
+    w[i] += gpusAt(i) > 0;
     b[i] = std::min(b[i], key);
   }
   if (keepsTotals_) {
@@ -92,17 +92,17 @@ void PriceLevels::prefetchAdd(std::int32_t key, Hour from, Hour to) const {
   const auto [first, last] = offsetsIn(from, to, bestBound_.size());
   if (first == last) return;
   const Level* l = find(key);
-  constexpr std::size_t kPerLine = 64 / sizeof(std::int64_t);
-  for (std::size_t i = first; i < last; i += kPerLine) {
-    if (l && i < l->gpus.size()) __builtin_prefetch(l->gpus.data() + i, 1);
-    if (keepsTotals_) __builtin_prefetch(total_.data() + i, 1);
-  }
+  if (l)
+    for (std::size_t i = first; i < std::min(last, l->wanting.size()); i += 64 / sizeof(std::uint32_t))
+      __builtin_prefetch(l->wanting.data() + i, 1);
+  if (keepsTotals_)
+    for (std::size_t i = first; i < last; i += 64 / sizeof(std::int64_t)) __builtin_prefetch(total_.data() + i, 1);
 }
 
 void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {
   Level& l = *find(key);
   l.fifo.pop_back();
-  change(l, from, to, -gpus);
+  change(l, from, to, gpus, 0);
   if (--l.live == 0) removeLevel(rankOf(key));
 }
 
@@ -129,9 +129,9 @@ void PriceLevels::dropHoursBefore(Hour now) {
     const auto n = std::min(v.size(), static_cast<std::size_t>(drop));
     v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
   };
-  for (const Rank& r : ranks_) shift(pool_[r.index].gpus);
+  for (const Rank& r : ranks_) shift(pool_[r.index].wanting);
   // A free level's past hours would land on hours still to come: it starts afresh.
-  for (const std::uint32_t index : freeLevels_) pool_[index].gpus.clear();
+  for (const std::uint32_t index : freeLevels_) pool_[index].wanting.clear();
   shift(total_);
   shift(bestBound_);
   base_ = now;

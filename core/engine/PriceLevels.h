@@ -1,12 +1,12 @@
 #pragma once
 // One side of one cluster's book in the fast engine: the divisible orders resting there, by price
 // level, best level first. Each level keeps its orders in time priority (a FIFO: sequences only
-// grow, so a new entry always belongs at the back) and the GPUs resting at its price in every
-// hour, and the side may keep its total per hour.
+// grow, so a new entry always belongs at the back) and how many of them want GPUs in every hour,
+// and the side may keep its total GPUs per hour.
 //
-// An order rests once for its whole window: resting appends one entry to its level and adds its
-// GPUs to contiguous per-hour arrays (the level's, the side's total, the side's best-price
-// bound), instead of writing an entry into a ladder per hour (a 168-hour listing touched 168
+// An order rests once for its whole window: resting appends one entry to its level and counts it
+// in contiguous per-hour arrays (the level's, the side's total, the side's best-price bound),
+// instead of writing an entry into a ladder per hour (a 168-hour listing touched 168
 // ladders, each elsewhere in memory). Matching walks levels best first and each level's orders in
 // time order, taking from every hour of the incoming window at once; within one hour that is
 // exactly price-time priority, because a level holds one price.
@@ -49,14 +49,16 @@ class PriceLevels {
     std::int64_t live = 0;      // live entries
     std::size_t head = 0;       // entries before this are dead
     std::vector<Entry> fifo;    // time order
-    // Live GPUs at this price per hour, from the side's base. Exact from the clock on; hours
-    // before it may hold what they held when the level, or one made before it in the same
-    // slot, was emptied (nothing reads them).
-    std::vector<std::int64_t> gpus;
+    // Per hour from the side's base, how many live entries want GPUs in that hour. Readers ask
+    // only whether the level holds any (the side's totals count GPUs), and a count of entries
+    // fits 32 bits where a sum of GPUs needs 64: half the lines for every rest, fill, cancel and
+    // scan. Exact from the clock on; hours before it may hold what they held when the level, or
+    // one made before it in the same slot, was emptied (nothing reads them).
+    std::vector<std::uint32_t> wanting;
 
-    std::int64_t gpusAt(Hour h, Hour base) const {
+    bool holdsAt(Hour h, Hour base) const {
       const auto i = static_cast<std::size_t>(h - base);
-      return h >= base && i < gpus.size() ? gpus[i] : 0;
+      return h >= base && i < wanting.size() && wanting[i] != 0;
     }
   };
 
@@ -88,19 +90,22 @@ class PriceLevels {
   std::uint32_t add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need);
   // The same, `gpus` in every hour of [from, to).
   std::uint32_t add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus);
-  // `delta` more (or fewer) GPUs resting at `key` in hour h.
-  void change(Level& l, Hour h, std::int64_t delta) {
-    l.gpus[static_cast<std::size_t>(h - base_)] += delta;
-    if (keepsTotals_) total_[static_cast<std::size_t>(h - base_)] += delta;
+  // A live entry of `l` that wanted `before` GPUs in hour h now wants `after`.
+  void change(Level& l, Hour h, GpuCount before, GpuCount after) {
+    const auto i = static_cast<std::size_t>(h - base_);
+    l.wanting[i] += static_cast<std::uint32_t>(after > 0) - static_cast<std::uint32_t>(before > 0);
+    if (keepsTotals_) total_[i] += after - before;
   }
   // The same in every hour of [from, to).
-  void change(Level& l, Hour from, Hour to, std::int64_t delta) {
+  void change(Level& l, Hour from, Hour to, GpuCount before, GpuCount after) {
     const auto n = static_cast<std::size_t>(to - from);
-    std::int64_t* g = l.gpus.data() + (from - base_);
-    for (std::size_t i = 0; i < n; ++i) g[i] += delta;
+    const std::uint32_t entries = static_cast<std::uint32_t>(after > 0) - static_cast<std::uint32_t>(before > 0);
+    std::uint32_t* w = l.wanting.data() + (from - base_);
+    if (entries != 0)
+      for (std::size_t i = 0; i < n; ++i) w[i] += entries;
     if (!keepsTotals_) return;
     std::int64_t* t = total_.data() + (from - base_);
-    for (std::size_t i = 0; i < n; ++i) t[i] += delta;
+    for (std::size_t i = 0; i < n; ++i) t[i] += after - before;
   }
   // One of the level's entries died. Drops the dead entries once they outnumber the live ones,
   // and the level itself once it has none left.
@@ -160,9 +165,9 @@ class PriceLevels {
   }
   // Does the level hold any GPUs in [from, to)?
   bool anyIn(const Level& l, Hour from, Hour to) const {
-    const auto [first, last] = offsetsIn(from, to, l.gpus.size());
-    std::int64_t any = 0;
-    for (std::size_t i = first; i < last; ++i) any |= l.gpus[i];
+    const auto [first, last] = offsetsIn(from, to, l.wanting.size());
+    std::uint32_t any = 0;
+    for (std::size_t i = first; i < last; ++i) any |= l.wanting[i];
     return any != 0;
   }
   Hour base() const { return base_; }

@@ -1,5 +1,5 @@
-// PriceLevels on its own: levels best first, entries in time order, per-hour GPUs per level and
-// per side, dead entries dropped, empty levels taken out, the best-price bound, and hours the
+// PriceLevels on its own: levels best first, entries in time order, per-hour wanting entries per
+// level and GPUs per side, dead entries dropped, empty levels taken out, the best-price bound, and hours the
 // clock has passed forgotten.
 #include "core/engine/PriceLevels.h"
 
@@ -16,6 +16,10 @@ std::vector<std::int32_t> keys(const PriceLevels& p) {
   std::vector<std::int32_t> out;
   for (std::size_t r = 0; r < p.levelCount(); ++r) out.push_back(p.level(r).key);
   return out;
+}
+std::uint32_t wantingAt(const PriceLevels& p, const PriceLevels::Level& l, Hour h) {
+  const auto i = static_cast<std::size_t>(h - p.base());
+  return i < l.wanting.size() ? l.wanting[i] : 0u;
 }
 }  // namespace
 
@@ -34,9 +38,13 @@ class PriceLevelsTest : public QObject {
     QCOMPARE(best.fifo.size(), std::size_t{2});
     QCOMPARE(best.fifo[0].seq, std::uint64_t{2});
     QCOMPARE(best.fifo[1].seq, std::uint64_t{4});
-    QCOMPARE(best.gpusAt(105, p.base()), std::int64_t{7});
-    QCOMPARE(best.gpusAt(106, p.base()), std::int64_t{5});
-    QCOMPARE(best.gpusAt(120, p.base()), std::int64_t{0});
+    // Per hour, the level counts the entries that want GPUs there; the side's totals count GPUs.
+    QCOMPARE(wantingAt(p, best, 105), 2u);
+    QCOMPARE(wantingAt(p, best, 106), 1u);
+    QCOMPARE(wantingAt(p, best, 120), 0u);
+    QVERIFY(best.holdsAt(106, p.base()));
+    QVERIFY(!best.holdsAt(120, p.base()));
+    QVERIFY(!best.holdsAt(99, p.base()));
     QCOMPARE(p.total(100), std::int64_t{4 + 1 + 5});
     QCOMPARE(p.total(105), std::int64_t{4 + 2 + 5});
     QCOMPARE(p.total(99), std::int64_t{0});
@@ -48,10 +56,42 @@ class PriceLevelsTest : public QObject {
     PriceLevels p(0);
     p.add(7, Entry{1, 2, 6, 1}, 2, std::vector<GpuCount>{3, 0, 1, 2});
     const auto& l = *p.find(7);
-    QCOMPARE(l.gpusAt(2, p.base()), std::int64_t{3});
-    QCOMPARE(l.gpusAt(3, p.base()), std::int64_t{0});
-    QCOMPARE(l.gpusAt(5, p.base()), std::int64_t{2});
+    QCOMPARE(wantingAt(p, l, 2), 1u);
+    QCOMPARE(wantingAt(p, l, 3), 0u);  // an hour it wants nothing in is not counted
+    QCOMPARE(wantingAt(p, l, 5), 1u);
+    QCOMPARE(p.total(2), std::int64_t{3});
+    QCOMPARE(p.total(3), std::int64_t{0});
     QVERIFY(p.anyIn(l, 3, 5));
+    QVERIFY(!p.anyIn(l, 3, 4));
+  }
+
+  void countsFollowWhatEachEntryWants() {
+    // A level counts an entry in an hour while it wants GPUs there: a partial take leaves the
+    // count alone, the take of its last GPUs (or a cancel) lowers it, and an amend that gives an
+    // emptied hour GPUs again raises it. The totals follow the GPUs.
+    PriceLevels p(0);
+    const auto index = p.add(3, Entry{1, 0, 4, 1}, 0, 4, 5);
+    p.add(3, Entry{2, 2, 6, 2}, 2, 6, 1);
+    PriceLevels::Level& l = p.at(index);
+    QCOMPARE(wantingAt(p, l, 2), 2u);
+    p.change(l, 2, 5, 3);
+    QCOMPARE(wantingAt(p, l, 2), 2u);
+    QCOMPARE(p.total(2), std::int64_t{3 + 1});
+    p.change(l, 2, 3, 0);
+    QCOMPARE(wantingAt(p, l, 2), 1u);
+    QCOMPARE(p.total(2), std::int64_t{1});
+    p.change(l, 2, 0, 2);
+    QCOMPARE(wantingAt(p, l, 2), 2u);
+    QCOMPARE(p.total(2), std::int64_t{3});
+    p.change(l, 2, 6, 1, 0);
+    QCOMPARE(wantingAt(p, l, 5), 0u);
+    QCOMPARE(wantingAt(p, l, 3), 1u);
+    QVERIFY(p.anyIn(l, 3, 4));
+    QVERIFY(!p.anyIn(l, 4, 6));
+    p.change(l, 0, 2, 5, 0);
+    p.change(l, 3, 4, 5, 0);
+    QVERIFY(p.anyIn(l, 2, 3));  // the amended hour still wants its 2
+    QVERIFY(!p.anyIn(l, 0, 2));
     QVERIFY(!p.anyIn(l, 3, 4));
   }
 
@@ -62,13 +102,14 @@ class PriceLevelsTest : public QObject {
     p.add(-30, Entry{1, 0, 10, 1}, 0, 10, 4);
     p.add(-40, Entry{2, 4, 8, 2}, 4, std::vector<GpuCount>{1, 0, 2, 3});
     QCOMPARE(keys(p), (std::vector<std::int32_t>{-40, -30}));
-    QCOMPARE(p.level(0).gpusAt(6, p.base()), std::int64_t{2});
-    QCOMPARE(p.level(1).gpusAt(9, p.base()), std::int64_t{4});
+    QCOMPARE(wantingAt(p, p.level(0), 6), 1u);
+    QCOMPARE(wantingAt(p, p.level(0), 5), 0u);
+    QCOMPARE(wantingAt(p, p.level(1), 9), 1u);
     QCOMPARE(p.bestBound(5), -40);
     QCOMPARE(p.bestBound(9), -30);
-    p.change(p.level(1), 0, 10, -4);
+    p.change(p.level(1), 0, 10, 4, 0);
     QVERIFY(!p.anyIn(p.level(1), 0, 10));
-    p.change(p.level(0), 6, -2);
+    p.change(p.level(0), 6, 2, 0);
     QVERIFY(!p.anyIn(p.level(0), 5, 7));
     QVERIFY(p.anyIn(p.level(0), 5, 8));
     p.removeNewest(-40, 4, 8, 0);
@@ -85,7 +126,7 @@ class PriceLevelsTest : public QObject {
     QVERIFY(p.anyInRank(1, 1500, 2001));
     QVERIFY(!p.anyInRank(1, 1500, 2000));
     // Emptied by fills: a scan finds nothing, and the cleared blocks say so afterwards too.
-    p.change(p.level(0), 20, 40, -3);
+    p.change(p.level(0), 20, 40, 3, 0);
     QVERIFY(!p.anyInRank(0, 16, 48));
     QVERIFY(!p.anyInRank(0, 0, 720));
     // A rest in a cleared block is seen again.
@@ -122,7 +163,7 @@ class PriceLevelsTest : public QObject {
         const auto i = static_cast<std::size_t>(uniform(0, static_cast<Hour>(resting.size()) - 1));
         const Rested r = resting[i];
         resting.erase(resting.begin() + static_cast<std::ptrdiff_t>(i));
-        if (r.to > now) p.change(*p.find(r.key), std::max(r.from, now), r.to, -r.gpus);
+        if (r.to > now) p.change(*p.find(r.key), std::max(r.from, now), r.to, r.gpus, 0);
       } else {
         now += uniform(1, 100);
         p.dropHoursBefore(now);
@@ -141,12 +182,12 @@ class PriceLevelsTest : public QObject {
     const auto a = p.add(5, Entry{1, 0, 2, 1}, 0, 2, 3);
     const auto b = p.add(5, Entry{2, 0, 2, 2}, 0, 2, 1);
     QCOMPARE(a, b);
-    for (Hour h = 0; h < 2; ++h) p.change(p.at(a), h, -3);
+    for (Hour h = 0; h < 2; ++h) p.change(p.at(a), h, 3, 0);
     dead.insert(1);
     p.retire(a, isLive);
     QCOMPARE(p.levelCount(), std::size_t{1});
     QCOMPARE(p.find(5)->live, std::int64_t{1});
-    for (Hour h = 0; h < 2; ++h) p.change(p.at(b), h, -1);
+    for (Hour h = 0; h < 2; ++h) p.change(p.at(b), h, 1, 0);
     dead.insert(2);
     p.retire(b, isLive);
     QCOMPARE(p.levelCount(), std::size_t{0});
@@ -155,8 +196,9 @@ class PriceLevelsTest : public QObject {
     // The level is reused, empty, for the next price.
     p.add(9, Entry{3, 1, 2, 3}, 1, 2, 4);
     QCOMPARE(p.find(9)->fifo.size(), std::size_t{1});
-    QCOMPARE(p.find(9)->gpusAt(0, p.base()), std::int64_t{0});
-    QCOMPARE(p.find(9)->gpusAt(1, p.base()), std::int64_t{4});
+    QCOMPARE(wantingAt(p, *p.find(9), 0), 0u);
+    QCOMPARE(wantingAt(p, *p.find(9), 1), 1u);
+    QCOMPARE(p.total(1), std::int64_t{4});
   }
 
   void deadEntriesAreDroppedOnceTheyOutnumberTheLive() {
@@ -251,7 +293,8 @@ class PriceLevelsTest : public QObject {
     QCOMPARE(p.base(), Hour{100});
     QCOMPARE(p.total(99), std::int64_t{0});
     QCOMPARE(p.total(100), std::int64_t{2});
-    QCOMPARE(p.find(3)->gpusAt(199, p.base()), std::int64_t{2});
+    QCOMPARE(wantingAt(p, *p.find(3), 199), 1u);
+    QVERIFY(!p.find(3)->holdsAt(200, p.base()));
     QCOMPARE(p.bestBound(150), 3);
     QVERIFY_THROWS_EXCEPTION(std::logic_error, p.add(3, Entry{2, 50, 60, 2}, 50, 60, 1));
   }
