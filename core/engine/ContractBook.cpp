@@ -6,26 +6,24 @@
 
 namespace tessera {
 
-void ContractBook::add(const Contract& c) { add(c, idsOf(c.buyer), idsOf(c.seller)); }
-
 bool ContractBook::fitsStored(const Contract& c) {
   return c.replaces == 0 && std::in_range<std::int32_t>(c.start) && std::in_range<std::int32_t>(c.price);
 }
 
-void ContractBook::add(const Contract& c, Ids& buyerIds, Ids& sellerIds) {
+void ContractBook::add(const Contract& c) {
   // The engine numbers contracts densely from 1 and makes trade ids the contract ids; anything
   // else is a bug in the caller, not input.
   if (c.id != contracts_.size() + 1 || (c.trade != 0 && c.trade != c.id) || c.end < c.start ||
       c.end - c.start > std::numeric_limits<std::uint32_t>::max() || terms_.size() >= (1u << 30))
     throw std::logic_error("contract out of sequence or out of range");
   Stored s;
+  s.buyer = c.buyer;  // even when kept whole: the index reads them here
+  s.seller = c.seller;
   if (fitsStored(c)) {
     s.buyOrder = c.buyOrder;
     s.sellOrder = c.sellOrder;
     s.start = static_cast<std::int32_t>(c.start);
     s.price = static_cast<std::int32_t>(c.price);
-    s.buyer = c.buyer;
-    s.seller = c.seller;
     s.cluster = c.cluster;
     s.gpus = c.gpus;
     s.hours = static_cast<std::uint32_t>(c.end - c.start);
@@ -35,8 +33,14 @@ void ContractBook::add(const Contract& c, Ids& buyerIds, Ids& sellerIds) {
     whole_.emplace(c.id, c);
   }
   contracts_.push_back(s);
-  buyerIds.push_back(c.id);
-  if (&sellerIds != &buyerIds) sellerIds.push_back(c.id);
+}
+
+void ContractBook::catchUpIndex() const {
+  for (; indexed_ < contracts_.size(); ++indexed_) {
+    const Stored& s = contracts_[indexed_];
+    byAccount_[s.buyer].push_back(indexed_ + 1);
+    if (s.seller != s.buyer) byAccount_[s.seller].push_back(indexed_ + 1);
+  }
 }
 
 Contract ContractBook::expand(std::size_t index) const {
@@ -64,6 +68,7 @@ std::optional<Contract> ContractBook::find(ContractId id) const {
 }
 
 std::vector<Contract> ContractBook::of(AccountId account) const {
+  catchUpIndex();
   std::vector<Contract> out;
   auto it = byAccount_.find(account);
   if (it == byAccount_.end()) return out;

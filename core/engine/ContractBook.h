@@ -1,5 +1,12 @@
 #pragma once
 // Every contract the market has created, by id, with an index per account.
+//
+// The index per account is brought up to date when it is asked for, not by every add: a trade's
+// counterparty's list is cold, so listing each contract under both accounts as it was made cost a
+// miss per contract on the matching path, where queries for an account's contracts are rare next
+// to trades. Catching up indexes every contract made since the last query, in id order, so each
+// contract is indexed once. That makes the const queries write: like the engine that owns it, a
+// book is used from one thread at a time.
 #include "core/engine/Events.h"
 #include "core/engine/PagedVector.h"
 #include "core/engine/TermsTable.h"
@@ -13,12 +20,6 @@ namespace tessera {
 class ContractBook {
  public:
   void add(const Contract& c);
-  // The list of an account's contracts, as add() keeps it. It stays where it is for the book's
-  // lifetime, so a matcher may keep a reference to it with a resting order.
-  using Ids = PagedVector<ContractId, 9>;
-  Ids& idsOf(AccountId account) { return byAccount_[account]; }
-  // add() with the buyer's and the seller's lists already found.
-  void add(const Contract& c, Ids& buyerIds, Ids& sellerIds);
   std::optional<Contract> find(ContractId id) const;
   // Contracts where `account` is buyer or seller, ascending by id.
   std::vector<Contract> of(AccountId account) const;
@@ -28,7 +29,8 @@ class ContractBook {
   // contracts, and on a VM each new page of them costs a fault of 2-12 us, so the bytes are the
   // cost. The id is the position, the trade id is the id or none, start and price take 32 bits,
   // and the terms, which few sellers vary, are kept once each. A contract that does not fit
-  // (a replacement, or values out of those ranges) is kept whole, aside.
+  // (a replacement, or values out of those ranges) is kept whole, aside; its buyer and seller
+  // are in its Stored all the same, for the index.
   struct Stored {
     OrderId buyOrder = 0;
     OrderId sellOrder = 0;
@@ -44,11 +46,14 @@ class ContractBook {
   static_assert(sizeof(Stored) == 48);
   static bool fitsStored(const Contract& c);
   Contract expand(std::size_t index) const;
+  // Lists the contracts added since the last call under their accounts.
+  void catchUpIndex() const;
 
   // Paged, so growth never copies what is stored. Not a std::deque: its blocks hold eight
-  // contracts, so it would allocate once every eight trades. An account's ids get 4 KB pages.
+  // contracts, so it would allocate once every eight trades.
   PagedVector<Stored> contracts_;  // contracts_[id - 1]
-  std::unordered_map<AccountId, Ids> byAccount_;  // never erased from: references stay valid
+  mutable std::unordered_map<AccountId, std::vector<ContractId>> byAccount_;
+  mutable std::size_t indexed_ = 0;  // contracts_[0, indexed_) are in byAccount_
   TermsTable terms_;
   std::unordered_map<ContractId, Contract> whole_;  // the contracts that do not fit a Stored
 };

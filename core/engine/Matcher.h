@@ -37,6 +37,8 @@ struct Holding {
   bool operator==(const Holding&) const = default;
 };
 
+// Used from one thread at a time, queries included: they are const, but may bring caches and
+// indexes up to date (the book's per-hour bounds, the contracts listed per account).
 class Matcher {
  public:
   virtual ~Matcher() = default;

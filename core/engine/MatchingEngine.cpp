@@ -408,7 +408,7 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
   // Orders traded against are resting divisible orders, whose cluster is the pass's.
   auto placesOf = [this](OrderRef ref) {
     Order& o = orders_[ref.slot];
-    if (!o.places.holdings) o.places = TradePlaces::of(state_.inventory, state_.contracts, o.req.account, *o.req.cluster);
+    if (!o.places.holdings) o.places = TradePlaces::of(state_.inventory, o.req.account, *o.req.cluster);
     return o.places;
   };
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,

@@ -18,13 +18,12 @@ struct OrderRef {
   std::uint32_t slot = 0;  // the matcher's own handle for the order, if it has one
 };
 
-// Where a trade moves an order's account's GPU-hours and lists its contracts.
+// Where a trade moves an order's account's GPU-hours.
 struct TradePlaces {
   Inventory::Series* holdings = nullptr;
-  ContractBook::Ids* contracts = nullptr;
   // Found by account, on `cluster`.
-  static TradePlaces of(Inventory& inventory, ContractBook& contracts, AccountId account, ClusterId cluster) {
-    return TradePlaces{&inventory.seriesOf(account, cluster), &contracts.idsOf(account)};
+  static TradePlaces of(Inventory& inventory, AccountId account, ClusterId cluster) {
+    return TradePlaces{&inventory.seriesOf(account, cluster)};
   }
 };
 
@@ -52,7 +51,7 @@ class TradeRecorder {
   void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
              ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf) {
     flush(out, inventory, contracts, lastContract, leavesOf, termsOf,
-          [&](OrderRef o) { return TradePlaces::of(inventory, contracts, o.account, cluster_); });
+          [&](OrderRef o) { return TradePlaces::of(inventory, o.account, cluster_); });
   }
 
  private:
@@ -81,15 +80,14 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     return;
   }
   // The pass's own order is on every trade: its places are looked up once.
-  const TradePlaces self = TradePlaces::of(inventory, contracts, self_.account, cluster_);
-  // The counterparties' holdings and contract lists are cold, and each trade waits for them in
-  // turn: they are asked for all at once first (the series' and lists' own records, then, once
-  // those are in, the hours each trade moves).
+  const TradePlaces self = TradePlaces::of(inventory, self_.account, cluster_);
+  // The counterparties' holdings are cold, and each trade waits for them in turn: they are asked
+  // for all at once first (the series' own records, then, once those are in, the hours each
+  // trade moves).
   others_.clear();
   for (const Run& r : runs_) {
     const TradePlaces& p = others_.emplace_back(placesOf(r.other));
     __builtin_prefetch(p.holdings);
-    __builtin_prefetch(p.contracts);
   }
   for (std::size_t i = 0; i < runs_.size(); ++i)
     Inventory::prefetch(*others_[i].holdings, runs_[i].start, runs_[i].end);
@@ -114,7 +112,7 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     const TradePlaces& buyer = side_ == Side::Buy ? self : other;
     const TradePlaces& seller = side_ == Side::Buy ? other : self;
     Inventory::transfer(*seller.holdings, *buyer.holdings, k.start, k.end, k.gpus);
-    contracts.add(k, *buyer.contracts, *seller.contracts);
+    contracts.add(k);
     auto fill = [&](OrderRef o, Side s) {
       return Fill{k.trade, k.id, o.order, o.account, s, o.order == aggressor_, k.cluster,
                   k.gpus, k.start, k.end, k.price, leavesOf(o)};
