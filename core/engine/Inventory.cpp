@@ -4,7 +4,7 @@
 
 namespace tessera {
 
-void Inventory::Series::cover(Hour start, Hour end) {
+void Inventory::Series::grow(Hour start, Hour end) {
   if (held.empty()) {
     // Holdings spread over the weeks a market lists: room for three of them from the start, so
     // that a series does not reallocate (and copy itself, cold) each time it reaches a later hour.
@@ -19,10 +19,10 @@ void Inventory::Series::cover(Hour start, Hour end) {
   }
   if (start < base) {
     // Grow the front geometrically, so holdings arriving at ever-earlier hours stay linear.
-    const auto grow = std::max(static_cast<std::size_t>(base - start), held.size());
-    held.insert(held.begin(), grow, 0);
-    offered.insert(offered.begin(), grow, 0);
-    base -= static_cast<Hour>(grow);
+    const auto more = std::max(static_cast<std::size_t>(base - start), held.size());
+    held.insert(held.begin(), more, 0);
+    offered.insert(offered.begin(), more, 0);
+    base -= static_cast<Hour>(more);
   }
   const auto need = static_cast<std::size_t>(end - base);
   if (need > held.size()) {

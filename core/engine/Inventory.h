@@ -34,7 +34,13 @@ class Inventory {
     Hour base = 0;
     std::vector<GpuCount> held;
     std::vector<GpuCount> offered;
-    void cover(Hour start, Hour end);
+    // Makes the arrays cover [start, end). Nearly always they already do (every trade asks twice),
+    // so that answer is inline and only growing is a call.
+    void cover(Hour start, Hour end) {
+      if (!held.empty() && start >= base && end - base <= static_cast<Hour>(held.size())) return;
+      grow(start, end);
+    }
+    void grow(Hour start, Hour end);
   };
   // The series of `account` on `cluster` (empty if new). It stays where it is for the
   // inventory's lifetime, so a matcher may keep a reference to it with a resting order and skip
