@@ -406,14 +406,14 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
 
 void MatchingEngine::flushTrades(std::vector<Event>& out) {
   // Orders traded against are resting divisible orders, whose cluster is the pass's.
-  auto placesOf = [this](OrderRef ref) {
+  auto holdingsOf = [this](OrderRef ref) -> Inventory::Series& {
     Order& o = orders_[ref.slot];
-    if (!o.places.holdings) o.places = TradePlaces::of(state_.inventory, o.req.account, *o.req.cluster);
-    return o.places;
+    if (!o.holdings) o.holdings = &state_.inventory.seriesOf(o.req.account, *o.req.cluster);
+    return *o.holdings;
   };
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
                         [this](OrderRef o) { return orders_[o.slot].leaves; },
-                        [this](OrderRef o) -> const OfferTerms& { return orders_[o.slot].req.terms; }, placesOf);
+                        [this](OrderRef o) -> const OfferTerms& { return orders_[o.slot].req.terms; }, holdingsOf);
 }
 
 // ---- all-or-none ----------------------------------------------------------------------------

@@ -75,9 +75,9 @@ class MatchingEngine final : public Matcher {
     std::int64_t leaves = 0;
     PriceLevels* restsIn = nullptr;     // divisible, once resting: its side of its cluster's book
     std::uint32_t level = 0;            // ... and the level there (PriceLevels::at)
-    // Divisible, once traded against: its account's holdings on its cluster and its contract
-    // list, so later trades find them without a lookup (in the cache line `leaves` is in).
-    TradePlaces places;
+    // Divisible, once traded against: its account's holdings on its cluster, so later trades
+    // find them without a lookup (in the cache line `leaves` is in).
+    Inventory::Series* holdings = nullptr;
     OrderRequest req;
     std::vector<ClusterId> accepted;    // all-or-none: clusters it could trade on when accepted
     std::vector<ClusterId> candidates;  // ... of those, the ones that hold its current GPU count

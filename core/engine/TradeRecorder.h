@@ -18,15 +18,6 @@ struct OrderRef {
   std::uint32_t slot = 0;  // the matcher's own handle for the order, if it has one
 };
 
-// Where a trade moves an order's account's GPU-hours.
-struct TradePlaces {
-  Inventory::Series* holdings = nullptr;
-  // Found by account, on `cluster`.
-  static TradePlaces of(Inventory& inventory, AccountId account, ClusterId cluster) {
-    return TradePlaces{&inventory.seriesOf(account, cluster)};
-  }
-};
-
 class TradeRecorder {
  public:
   // Starts a pass: `self` (on `side`) trades against other orders on `cluster`.
@@ -41,17 +32,17 @@ class TradeRecorder {
 
   // Emits Fill, Fill, ContractCreated for each trade, moves the GPU-hours in `inventory` and
   // records the contracts. `leavesOf(OrderRef)` gives an order's working GPU-hours now,
-  // `termsOf(OrderRef)` a sell order's terms, `placesOf(OrderRef)` the TradePlaces of an order
-  // traded against (its account on this pass's cluster).
-  template <typename LeavesOf, typename TermsOf, typename PlacesOf>
+  // `termsOf(OrderRef)` a sell order's terms, `holdingsOf(OrderRef)` the holdings (an
+  // Inventory::Series&) of an order traded against: its account's on this pass's cluster.
+  template <typename LeavesOf, typename TermsOf, typename HoldingsOf>
   void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf, PlacesOf&& placesOf);
-  // The same, finding every order's places by its account.
+             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf, HoldingsOf&& holdingsOf);
+  // The same, finding every order's holdings by its account.
   template <typename LeavesOf, typename TermsOf>
   void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
              ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf) {
     flush(out, inventory, contracts, lastContract, leavesOf, termsOf,
-          [&](OrderRef o) { return TradePlaces::of(inventory, o.account, cluster_); });
+          [&](OrderRef o) -> Inventory::Series& { return inventory.seriesOf(o.account, cluster_); });
   }
 
  private:
@@ -67,30 +58,26 @@ class TradeRecorder {
   Side side_ = Side::Buy;
   OrderId aggressor_ = 0;
   std::vector<Run> runs_;
-  std::vector<TradePlaces> others_;  // flush's: each run's counterparty's places
+  std::vector<Inventory::Series*> others_;  // flush's: each run's counterparty's holdings
   std::vector<std::pair<OrderId, std::size_t>> lastRunOf_;  // few counterparties: a flat list
 };
 
-template <typename LeavesOf, typename TermsOf, typename PlacesOf>
+template <typename LeavesOf, typename TermsOf, typename HoldingsOf>
 void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
                           ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf,
-                          PlacesOf&& placesOf) {
+                          HoldingsOf&& holdingsOf) {
   if (runs_.empty()) {
     lastRunOf_.clear();
     return;
   }
-  // The pass's own order is on every trade: its places are looked up once.
-  const TradePlaces self = TradePlaces::of(inventory, self_.account, cluster_);
+  // The pass's own order is on every trade: its holdings are looked up once.
+  Inventory::Series& self = inventory.seriesOf(self_.account, cluster_);
   // The counterparties' holdings are cold, and each trade waits for them in turn: they are asked
   // for all at once first (the series' own records, then, once those are in, the hours each
   // trade moves).
   others_.clear();
-  for (const Run& r : runs_) {
-    const TradePlaces& p = others_.emplace_back(placesOf(r.other));
-    __builtin_prefetch(p.holdings);
-  }
-  for (std::size_t i = 0; i < runs_.size(); ++i)
-    Inventory::prefetch(*others_[i].holdings, runs_[i].start, runs_[i].end);
+  for (const Run& r : runs_) __builtin_prefetch(others_.emplace_back(&holdingsOf(r.other)));
+  for (std::size_t i = 0; i < runs_.size(); ++i) Inventory::prefetch(*others_[i], runs_[i].start, runs_[i].end);
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     const Run& r = runs_[i];
     const OrderRef buy = side_ == Side::Buy ? self_ : r.other;
@@ -108,10 +95,10 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     k.end = r.end;
     k.price = r.price;
     k.terms = termsOf(sell);
-    const TradePlaces& other = others_[i];
-    const TradePlaces& buyer = side_ == Side::Buy ? self : other;
-    const TradePlaces& seller = side_ == Side::Buy ? other : self;
-    Inventory::transfer(*seller.holdings, *buyer.holdings, k.start, k.end, k.gpus);
+    Inventory::Series& other = *others_[i];
+    Inventory::Series& buyer = side_ == Side::Buy ? self : other;
+    Inventory::Series& seller = side_ == Side::Buy ? other : self;
+    Inventory::transfer(seller, buyer, k.start, k.end, k.gpus);
     contracts.add(k);
     auto fill = [&](OrderRef o, Side s) {
       return Fill{k.trade, k.id, o.order, o.account, s, o.order == aggressor_, k.cluster,
