@@ -21,6 +21,10 @@ struct OutputFloor {
   double copyUs = 0;
   double contractBookUs = 0;
   double floorUs = 0;
+  // Page faults taken while each stage was timed.
+  long copyFaults = 0;
+  long contractBookFaults = 0;
+  long floorFaults = 0;
   // The floor per input kind, timed input by input (so each includes one clock read pair).
   std::array<double, kInputKinds> floorUsByKind{};
   std::array<std::size_t, kInputKinds> inputsByKind{};
