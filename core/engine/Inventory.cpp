@@ -78,6 +78,9 @@ bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour 
   const Hour hi = std::min(end, s->base + static_cast<Hour>(s->held.size()));
   if (gpus > 0 && (lo > start || hi < end)) return false;
   if (lo >= hi) return true;
+  // The seller's hours are cold and a sell's window spans up to a week of them: all their lines
+  // are asked for at once rather than one after another as the loop reaches them.
+  prefetch(*s, lo, hi);
   for (auto i = static_cast<std::size_t>(lo - s->base); i < static_cast<std::size_t>(hi - s->base); ++i)
     if (s->held[i] - s->offered[i] < gpus) return false;
   return true;
