@@ -8,9 +8,13 @@
 #include <climits>
 #include <cstdio>
 
-#include <malloc.h>
+#include <stdexcept>
+#include <type_traits>
 
+#include <malloc.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace tessera::bench {
 namespace {
@@ -139,15 +143,30 @@ OutputFloor measureOutputFloor(const Load& load, std::size_t warmup) {
   // takes a few thousand page faults in all. The floor's four sets of structures would otherwise
   // all grow into fresh pages, and at 2-12 us a fault on this VM the faults, not the work, were
   // most of the floor (30k of them in (b)'s ContractBook stage alone). So the floor is measured
-  // twice and only the second time counts: the first grows the heap, which is kept when freed.
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);
-  measureOnce(load, warmup);
-  OutputFloor f = measureOnce(load, warmup);
-  // Back to glibc's defaults, which the engine's own runs use.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
-  malloc_trim(0);
+  // twice and only the second time counts, with glibc told to keep what is freed: the first grows
+  // the heap. Those settings can not be undone (glibc's adaptive mmap threshold stays off), so
+  // the floor is measured in a child process, and the engine runs after it see the heap as before.
+  static_assert(std::is_trivially_copyable_v<OutputFloor>);
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("output floor: pipe failed");
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error("output floor: fork failed");
+  if (child == 0) {
+    close(fds[0]);
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    measureOnce(load, warmup);
+    const OutputFloor f = measureOnce(load, warmup);
+    const bool sent = write(fds[1], &f, sizeof f) == static_cast<ssize_t>(sizeof f);
+    _exit(sent ? 0 : 1);
+  }
+  close(fds[1]);
+  OutputFloor f;
+  const bool received = read(fds[0], &f, sizeof f) == static_cast<ssize_t>(sizeof f);
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!received || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("output floor: the child failed");
   return f;
 }
 

@@ -181,14 +181,13 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, const Opt
   }
   printByKind(load, warmup, flat.perInput);
   if (opt.flatOnly) return;
+  printOutputFloor(name, measureOutputFloor(load, warmup));
   for (double fraction : {0.25, 0.5, 0.8}) {
     const double rate = flat.eventsPerSecond * fraction;
     char mode[32];
     std::snprintf(mode, sizeof mode, "open %.0fk/s", rate / 1000);
     report(name, mode, measure(load, warmup, rate), n);
   }
-  // Last: it changes how the heap hands back memory while it runs (OutputFloor.cpp).
-  printOutputFloor(name, measureOutputFloor(load, warmup));
 }
 
 }  // namespace
