@@ -1,4 +1,5 @@
 #include "OutputFloor.h"
+#include "ThreadUsage.h"
 
 #include "core/engine/ContractBook.h"
 #include "core/engine/Inventory.h"
@@ -7,12 +8,10 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
-
 #include <stdexcept>
 #include <type_traits>
 
 #include <malloc.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,12 +19,6 @@ namespace tessera::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-long minorFaults() {
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  return u.ru_minflt;
-}
 
 // What one replay writes into. Each stage of the floor gets its own, so no stage finds the
 // structures already warmed (or grown) by another.
@@ -100,7 +93,7 @@ OutputFloor measureOnce(const Load& load, std::size_t warmup) {
       ends.push_back(recorded.size());
     }
     auto timeStage = [&]<Stage S>(Sink& sink, Clock::duration& total, long& faults) {
-      const long f0 = minorFaults();
+      const long f0 = ThreadUsage::now().faults;
       const auto t0 = Clock::now();
       std::size_t begin = 0;
       for (std::size_t end : ends) {
@@ -108,7 +101,7 @@ OutputFloor measureOnce(const Load& load, std::size_t warmup) {
         begin = end;
       }
       total += Clock::now() - t0;
-      faults += minorFaults() - f0;
+      faults += ThreadUsage::now().faults - f0;
     };
     timeStage.template operator()<Stage::Copy>(copy, copyTime, f.copyFaults);
     timeStage.template operator()<Stage::ContractBook>(book, bookTime, f.contractBookFaults);

@@ -14,6 +14,7 @@
 #include "InputKindReport.h"
 #include "MarketLoad.h"
 #include "OutputFloor.h"
+#include "ThreadUsage.h"
 
 #include "core/engine/EventJson.h"
 #include "core/engine/Matcher.h"
@@ -25,8 +26,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <sys/resource.h>
 
 using namespace tessera;
 using namespace tessera::bench;
@@ -48,17 +47,6 @@ double percentile(std::vector<double>& v, double q) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
   return v[k];
 }
-
-struct ThreadUsage {
-  long faults = 0;
-  double cpuSeconds = 0;
-  static ThreadUsage now() {
-    rusage u{};
-    getrusage(RUSAGE_THREAD, &u);
-    auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
-    return {u.ru_minflt, sec(u.ru_utime) + sec(u.ru_stime)};
-  }
-};
 
 // The timed inputs, one after another. Its own function so that a profiler can count it alone
 // (`valgrind --tool=callgrind --toggle-collect='*timedReplay*'`), without the setup and warm-up.
