@@ -46,22 +46,24 @@ struct ClusterCostFactor {
 };
 
 struct OrderRequest {
+  // Declared in the order matching reads them: the engine keeps a request inside each working
+  // order, and a trade then reads its first few lines only.
   OrderId id = 0;                    // chosen by the sender, unique for the engine's lifetime
   AccountId account = 0;
   Side side = Side::Buy;
-  std::optional<ClusterId> cluster;  // either a cluster...
-  std::optional<ClusterConstraints> constraints;  // ...or constraints (buy, all-or-none only)
+  FillStyle fill = FillStyle::Divisible;
+  TimeInForce tif = TimeInForce::GTC;
+  bool postOnly = false;
+  SelfTradePrevention stp = SelfTradePrevention::CancelIncoming;
+  std::optional<ClusterId> cluster;  // either a cluster or `constraints`, below
   GpuCount gpus = 0;
   Hour start = 0;                    // window [start, end)
   Hour end = 0;
-  std::optional<Hour> duration;      // set: flexible window, `duration` hours anywhere in [start, end)
   Price limit = 0;                   // per GPU-hour; for all-or-none, a bound on the average price
-  FillStyle fill = FillStyle::Divisible;
-  TimeInForce tif = TimeInForce::GTC;
+  std::optional<Hour> duration;      // set: flexible window, `duration` hours anywhere in [start, end)
   std::optional<Hour> expireAt;      // GTD: expires when the exchange clock reaches this hour
-  bool postOnly = false;
-  SelfTradePrevention stp = SelfTradePrevention::CancelIncoming;
   std::optional<ContractId> sellBack;  // sell part of this held contract (sell side)
+  std::optional<ClusterConstraints> constraints;  // instead of a cluster (buy, all-or-none only)
   std::vector<ClusterCostFactor> costFactors;  // all-or-none buys: rank placements by effective cost
   OfferTerms terms;                  // sell orders: what the listing promises; its contracts inherit it
 

@@ -278,7 +278,6 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     __builtin_prefetch(&r.seq);
     __builtin_prefetch(&r.leaves);
     __builtin_prefetch(&r.req.end);
-    __builtin_prefetch(&r.req.terms);
   }
   // An hour-by-hour walk starts each run in its first hour, in priority order there.
   std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
@@ -413,7 +412,7 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
   };
   state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
                         [this](OrderRef o) { return orders_[o.slot].leaves; },
-                        [this](OrderRef o) -> const OfferTerms& { return orders_[o.slot].req.terms; }, holdingsOf);
+                        [this](OrderRef o) -> const OfferTerms& { return terms_.at(orders_[o.slot].terms); }, holdingsOf);
 }
 
 // ---- all-or-none ----------------------------------------------------------------------------
@@ -657,6 +656,7 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
       b->sides[side(req.side)].prefetchAdd(entryKey(req.side, req.limit), req.start, req.end);
   Order o;
   o.req = req;
+  if (req.side == Side::Sell) o.terms = terms_.intern(req.terms);
   o.accepted = candidates;
   o.candidates = std::move(candidates);
   o.liveFrom = req.start;

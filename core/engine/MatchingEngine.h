@@ -12,6 +12,7 @@
 #include "core/engine/OrderIdIndex.h"
 #include "core/engine/PagedVector.h"
 #include "core/engine/PriceLevels.h"
+#include "core/engine/TermsTable.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -62,7 +63,9 @@ class MatchingEngine final : public Matcher {
     std::vector<ListedBid> allOrNoneBids;   // resting all-or-none bids that may trade here, in priority
   };
   // What matching reads of every resting order it passes (is it live, what does it still want)
-  // comes first, in one cache line; the request follows.
+  // comes first, in one cache line. What a trade reads (the fill state, the level, the holdings,
+  // the terms' index, and the request's ids, window and limit, which OrderRequest declares
+  // first) is in the first three, which applyTakes asks for together.
   struct alignas(64) Order {
     std::uint64_t seq = 0;
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
@@ -75,6 +78,7 @@ class MatchingEngine final : public Matcher {
     std::int64_t leaves = 0;
     PriceLevels* restsIn = nullptr;     // divisible, once resting: its side of its cluster's book
     std::uint32_t level = 0;            // ... and the level there (PriceLevels::at)
+    std::uint32_t terms = 0;            // sell: req.terms in terms_, which a trade reads instead
     // Divisible, once traded against: its account's holdings on its cluster, so later trades
     // find them without a lookup (in the cache line `leaves` is in).
     Inventory::Series* holdings = nullptr;
@@ -253,6 +257,7 @@ class MatchingEngine final : public Matcher {
   std::vector<Slot> freeSlots_;
   std::vector<Slot> stopped_;  // stopped during this input: freed when it is done
   FinishedOrders finished_;
+  TermsTable terms_;  // working sell orders' terms (Order::terms)
   OrderIdIndex slotOf_;
   std::unordered_map<ClusterId, Book> books_;
   std::uint64_t lastSeq_ = 0;
