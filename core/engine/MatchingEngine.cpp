@@ -113,9 +113,10 @@ const MatchingEngine::Book* MatchingEngine::findBook(ClusterId c) const {
 GpuCount* MatchingEngine::explicitQty(Order& o) {
   if (o.qty.empty()) {
     Entry& e = o.restsIn->entry(o.level, o.seq);
-    o.qtyBase = std::min(o.liveFrom, e.start);
+    const Hour start = o.restsIn->read(e).start;
+    o.qtyBase = std::min(o.liveFrom, start);
     o.qty.assign(static_cast<std::size_t>(o.req.end - o.qtyBase), o.req.gpus);
-    e.qty = o.qty.data() + (e.start - o.qtyBase);
+    e.viewQuantities(o.qty.data() + (start - o.qtyBase));
   }
   return o.qty.data();
 }
@@ -208,11 +209,11 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
     if (next < levels.levelCount()) {
       const PriceLevels::Level& n = levels.level(next);
       std::size_t cursor = n.head;
-      for (int i = 0; i < 4; ++i) prefetchNextIn(n, from, to, cursor);
+      for (int i = 0; i < 4; ++i) prefetchNextIn(levels, n, from, to, cursor);
     }
     // The walk reads entries, not orders (the clock is at or before `from`, so the entries'
     // quantities are up to date in every hour it reads).
-    forEachLiveIn(l, from, to, [&](const Entry& r) {
+    forEachLiveIn(levels, l, from, to, [&](const Resting& r) {
       const Hour lo = std::max(from, r.start);
       const Hour hi = std::min(to, r.end);
       if (r.account == me) {
@@ -319,7 +320,7 @@ bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
        rank = nextCrossingLevel(levels, rank + 1, o.req.side, limit, from, to)) {
     const PriceLevels::Level& l = levels.level(rank);
     bool trades = false;
-    forEachLiveIn(l, from, to, [&](const Entry& r) {
+    forEachLiveIn(levels, l, from, to, [&](const Resting& r) {
       for (Hour h = std::max(from, r.start); h < std::min(to, r.end) && !trades; ++h)
         trades = need[static_cast<std::size_t>(h - from)] > 0 && r.wantsAt(h) > 0;
       return !trades;
@@ -385,7 +386,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
       o.qtyBase = from;
     }
     o.restsIn = &b.sides[side(mySide)];
-    const Entry e{o.seq, from, o.req.end, s, me, o.qty.empty() ? nullptr : o.qty.data(), o.req.gpus};
+    const Resting e{o.seq, from, o.req.end, s, me, o.qty.empty() ? nullptr : o.qty.data(), o.req.gpus};
     o.level = o.restsIn->add(entryKey(mySide, o.req.limit), e, from, need);
   }
   flushTrades(out);
@@ -511,7 +512,7 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
     for (std::size_t rank = 0; rank < asks.levelCount() && wanting > 0; ++rank) {
       if (!asks.anyInRank(rank, from, to)) continue;
       const PriceLevels::Level& l = asks.level(rank);
-      forEachLiveIn(l, from, to, [&](const Entry& r) {
+      forEachLiveIn(asks, l, from, to, [&](const Resting& r) {
         if (r.account == o.req.account) return true;
         for (Hour h = std::max(from, r.start); h < std::min(to, r.end); ++h) {
           const auto i = static_cast<std::size_t>(h - from);
@@ -590,7 +591,7 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
   PriceLevels& asks = book(*o.req.cluster).sides[side(Side::Sell)];
   const std::int32_t key = entryKey(Side::Sell, o.req.limit);
   const NewAsks added{*o.req.cluster, o.req.start, o.req.end};
-  asks.add(key, Entry{lastSeq_ + 1, o.req.start, o.req.end, probe, o.req.account, nullptr, o.req.gpus}, o.req.start,
+  asks.add(key, Resting{lastSeq_ + 1, o.req.start, o.req.end, probe, o.req.account, nullptr, o.req.gpus}, o.req.start,
            o.req.end, o.req.gpus);
   bool completes = false;
   for (Slot s : bids) {
@@ -792,7 +793,7 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   if (keepPriority && !o.qty.empty())
     for (std::size_t i = 0; i < hours; ++i) o.qty[static_cast<std::size_t>(from - o.qtyBase) + i] = next[i];
   else if (keepPriority)
-    o.restsIn->entry(o.level, o.seq).gpus = gpus;
+    o.restsIn->entry(o.level, o.seq).wantEveryHour(gpus);
   o.req.limit = limit;
   o.req.gpus = gpus;
   o.leaves = nextTotal;
@@ -875,7 +876,7 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
     const PriceLevels::Level& l = levels.level(rank);
     if (!l.holdsAt(hour, levels.base())) continue;
     BookLevel level{keyOf(s, l.key), 0, 0, {}};
-    forEachLiveIn(l, hour, hour + 1, [&](const Entry& e) {
+    forEachLiveIn(levels, l, hour, hour + 1, [&](const Resting& e) {
       const Order& o = orders_[e.slot];
       const GpuCount q = remainingAt(o, hour);
       if (q == 0) return true;

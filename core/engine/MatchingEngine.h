@@ -41,6 +41,7 @@ class MatchingEngine final : public Matcher {
  private:
   using Slot = std::uint32_t;
   using Entry = PriceLevels::Entry;
+  using Resting = PriceLevels::Resting;
   // A resting all-or-none bid as its candidates' books list it: what the re-check after every
   // resting ask filters and orders by, without reading the order.
   struct ListedBid {
@@ -149,15 +150,16 @@ class MatchingEngine final : public Matcher {
   // f returns false. What f reads of the entry's order through the entry (whether it is live, what
   // it wants from `from` on) is loaded a few such entries ahead of the call, so the loads overlap.
   template <typename F>
-  void forEachLiveIn(const PriceLevels::Level& l, Hour from, Hour to, F&& f) const;
+  void forEachLiveIn(const PriceLevels& levels, const PriceLevels::Level& l, Hour from, Hour to, F&& f) const;
   // Loads what forEachLiveIn reads of the next entry of `l` from `cursor` on whose window meets
   // [from, to), and moves `cursor` past it.
-  void prefetchNextIn(const PriceLevels::Level& l, Hour from, Hour to, std::size_t& cursor) const {
+  void prefetchNextIn(const PriceLevels& levels, const PriceLevels::Level& l, Hour from, Hour to,
+                      std::size_t& cursor) const {
     for (; cursor < l.fifo.size(); ++cursor) {
       const Entry& e = l.fifo[cursor];
-      if (e.end <= from || e.start >= to) continue;
+      if (!levels.meets(e, from, to)) continue;
       __builtin_prefetch(&liveSeq_[e.slot]);
-      if (e.qty) __builtin_prefetch(e.qty + (std::max(from, e.start) - e.start));
+      if (const GpuCount* q = levels.quantityAt(e, std::max(from, levels.read(e).start))) __builtin_prefetch(q);
       ++cursor;
       return;
     }
@@ -269,15 +271,16 @@ class MatchingEngine final : public Matcher {
 };
 
 template <typename F>
-void MatchingEngine::forEachLiveIn(const PriceLevels::Level& l, Hour from, Hour to, F&& f) const {
+void MatchingEngine::forEachLiveIn(const PriceLevels& levels, const PriceLevels::Level& l, Hour from, Hour to,
+                                   F&& f) const {
   std::size_t ahead = l.head;
-  for (int i = 0; i < 4; ++i) prefetchNextIn(l, from, to, ahead);
+  for (int i = 0; i < 4; ++i) prefetchNextIn(levels, l, from, to, ahead);
   for (std::size_t k = l.head; k < l.fifo.size(); ++k) {
     const Entry& e = l.fifo[k];
-    if (e.end <= from || e.start >= to) continue;
-    prefetchNextIn(l, from, to, ahead);
+    if (!levels.meets(e, from, to)) continue;
+    prefetchNextIn(levels, l, from, to, ahead);
     if (!isLive(e)) continue;
-    if (!f(e)) return;
+    if (!f(levels.read(e))) return;
   }
 }
 

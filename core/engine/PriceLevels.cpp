@@ -1,6 +1,7 @@
 #include "core/engine/PriceLevels.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 
 namespace tessera {
@@ -49,8 +50,9 @@ void PriceLevels::cover(Level& l, Hour to) {
 }
 
 template <typename GpusAt>
-std::uint32_t PriceLevels::rest(std::int32_t key, const Entry& e, Hour from, Hour to, GpusAt gpusAt) {
+std::uint32_t PriceLevels::rest(std::int32_t key, const Resting& r, Hour from, Hour to, GpusAt gpusAt) {
   if (from < base_) throw std::logic_error("resting before the book's first hour");
+  if (r.start < base_ || r.end - base_ > INT32_MAX) throw std::logic_error("an entry's window beyond the book's hours");
   const std::size_t rank = rankFor(key);
   const std::uint32_t index = ranks_[rank].index;
   ranks_[rank].mayHold |= blocksOf(from, to);
@@ -67,16 +69,23 @@ std::uint32_t PriceLevels::rest(std::int32_t key, const Entry& e, Hour from, Hou
     std::int64_t* t = total_.data() + (from - base_);
     for (std::size_t i = 0; i < n; ++i) t[i] += gpusAt(i);
   }
-  l.fifo.push_back(e);
+  Entry& e = l.fifo.emplace_back();
+  e.seq = r.seq;
+  e.slot = r.slot;
+  e.start_ = static_cast<std::int32_t>(r.start - base_);
+  e.end_ = static_cast<std::int32_t>(r.end - base_);
+  e.account_ = r.account;
+  if (r.qty) e.viewQuantities(r.qty);
+  else e.wantEveryHour(r.gpus);
   ++l.live;
   return index;
 }
 
-std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, const std::vector<GpuCount>& need) {
+std::uint32_t PriceLevels::add(std::int32_t key, const Resting& e, Hour from, const std::vector<GpuCount>& need) {
   return rest(key, e, from, from + static_cast<Hour>(need.size()), [&need](std::size_t i) { return need[i]; });
 }
 
-std::uint32_t PriceLevels::add(std::int32_t key, const Entry& e, Hour from, Hour to, GpuCount gpus) {
+std::uint32_t PriceLevels::add(std::int32_t key, const Resting& e, Hour from, Hour to, GpuCount gpus) {
   return rest(key, e, from, to, [gpus](std::size_t) { return gpus; });
 }
 
@@ -129,7 +138,19 @@ void PriceLevels::dropHoursBefore(Hour now) {
     const auto n = std::min(v.size(), static_cast<std::size_t>(drop));
     v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
   };
-  for (const Rank& r : ranks_) shift(pool_[r.index].wanting);
+  // Entries keep their hours from the base. A live one ends after the clock and began at most
+  // the horizon before its end, so it moves exactly; a dead one may have ended long ago (the
+  // clock may jump), and is held above the floor so that it still meets no hour to come.
+  static constexpr std::int64_t kFloor = -(std::int64_t{1} << 30);
+  auto moved = [drop](std::int32_t h) { return static_cast<std::int32_t>(std::max(h - drop, kFloor)); };
+  for (const Rank& r : ranks_) {
+    Level& l = pool_[r.index];
+    shift(l.wanting);
+    for (std::size_t i = l.head; i < l.fifo.size(); ++i) {
+      l.fifo[i].start_ = moved(l.fifo[i].start_);
+      l.fifo[i].end_ = moved(l.fifo[i].end_);
+    }
+  }
   // A free level's past hours would land on hours still to come: it starts afresh.
   for (const std::uint32_t index : freeLevels_) pool_[index].wanting.clear();
   shift(total_);

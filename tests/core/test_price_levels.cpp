@@ -12,6 +12,7 @@ using namespace tessera;
 
 namespace {
 using Entry = PriceLevels::Entry;
+using Resting = PriceLevels::Resting;
 std::vector<std::int32_t> keys(const PriceLevels& p) {
   std::vector<std::int32_t> out;
   for (std::size_t r = 0; r < p.levelCount(); ++r) out.push_back(p.level(r).key);
@@ -29,10 +30,10 @@ class PriceLevelsTest : public QObject {
  private slots:
   void levelsAreBestFirstAndEntriesInTimeOrder() {
     PriceLevels p(100);
-    p.add(30, Entry{1, 100, 110, 1}, 100, 110, 4);
-    p.add(10, Entry{2, 105, 106, 2}, 105, 106, 2);
-    p.add(20, Entry{3, 100, 102, 3}, 100, 102, 1);
-    p.add(10, Entry{4, 100, 120, 4}, 100, 120, 5);
+    p.add(30, Resting{1, 100, 110, 1}, 100, 110, 4);
+    p.add(10, Resting{2, 105, 106, 2}, 105, 106, 2);
+    p.add(20, Resting{3, 100, 102, 3}, 100, 102, 1);
+    p.add(10, Resting{4, 100, 120, 4}, 100, 120, 5);
     QCOMPARE(keys(p), (std::vector<std::int32_t>{10, 20, 30}));
     const auto& best = p.level(0);
     QCOMPARE(best.fifo.size(), std::size_t{2});
@@ -54,7 +55,7 @@ class PriceLevelsTest : public QObject {
 
   void perHourNeedsAreAddedHourByHour() {
     PriceLevels p(0);
-    p.add(7, Entry{1, 2, 6, 1}, 2, std::vector<GpuCount>{3, 0, 1, 2});
+    p.add(7, Resting{1, 2, 6, 1}, 2, std::vector<GpuCount>{3, 0, 1, 2});
     const auto& l = *p.find(7);
     QCOMPARE(wantingAt(p, l, 2), 1u);
     QCOMPARE(wantingAt(p, l, 3), 0u);  // an hour it wants nothing in is not counted
@@ -70,8 +71,8 @@ class PriceLevelsTest : public QObject {
     // count alone, the take of its last GPUs (or a cancel) lowers it, and an amend that gives an
     // emptied hour GPUs again raises it. The totals follow the GPUs.
     PriceLevels p(0);
-    const auto index = p.add(3, Entry{1, 0, 4, 1}, 0, 4, 5);
-    p.add(3, Entry{2, 2, 6, 2}, 2, 6, 1);
+    const auto index = p.add(3, Resting{1, 0, 4, 1}, 0, 4, 5);
+    p.add(3, Resting{2, 2, 6, 2}, 2, 6, 1);
     PriceLevels::Level& l = p.at(index);
     QCOMPARE(wantingAt(p, l, 2), 2u);
     p.change(l, 2, 5, 3);
@@ -99,8 +100,8 @@ class PriceLevelsTest : public QObject {
     // The buy side keeps no totals; everything else must work the same there.
     PriceLevels p(0, PriceLevels::Totals::NotKept);
     p.prefetchAdd(-30, 0, 10);
-    p.add(-30, Entry{1, 0, 10, 1}, 0, 10, 4);
-    p.add(-40, Entry{2, 4, 8, 2}, 4, std::vector<GpuCount>{1, 0, 2, 3});
+    p.add(-30, Resting{1, 0, 10, 1}, 0, 10, 4);
+    p.add(-40, Resting{2, 4, 8, 2}, 4, std::vector<GpuCount>{1, 0, 2, 3});
     QCOMPARE(keys(p), (std::vector<std::int32_t>{-40, -30}));
     QCOMPARE(wantingAt(p, p.level(0), 6), 1u);
     QCOMPARE(wantingAt(p, p.level(0), 5), 0u);
@@ -118,8 +119,8 @@ class PriceLevelsTest : public QObject {
 
   void blockSummariesAnswerAsTheLevelsDo() {
     PriceLevels p(0);
-    p.add(10, Entry{1, 20, 40, 1}, 20, 40, 3);
-    p.add(20, Entry{2, 2000, 2010, 2}, 2000, 2010, 1);  // past the last block's start
+    p.add(10, Resting{1, 20, 40, 1}, 20, 40, 3);
+    p.add(20, Resting{2, 2000, 2010, 2}, 2000, 2010, 1);  // past the last block's start
     QVERIFY(p.anyInRank(0, 0, 24));
     QVERIFY(!p.anyInRank(0, 0, 20));
     QVERIFY(!p.anyInRank(0, 40, 200));
@@ -130,7 +131,7 @@ class PriceLevelsTest : public QObject {
     QVERIFY(!p.anyInRank(0, 16, 48));
     QVERIFY(!p.anyInRank(0, 0, 720));
     // A rest in a cleared block is seen again.
-    p.add(10, Entry{3, 30, 31, 3}, 30, 31, 1);
+    p.add(10, Resting{3, 30, 31, 3}, 30, 31, 1);
     QVERIFY(p.anyInRank(0, 0, 720));
     QVERIFY(p.anyInRank(0, 30, 31));
   }
@@ -156,7 +157,7 @@ class PriceLevelsTest : public QObject {
         const Hour to = from + uniform(1, 168);
         const auto key = static_cast<std::int32_t>(uniform(1, 12));
         const auto gpus = static_cast<GpuCount>(uniform(1, 4));
-        p.add(key, Entry{++seq, from, to, 1}, from, to, gpus);
+        p.add(key, Resting{++seq, from, to, 1}, from, to, gpus);
         resting.push_back({key, from, to, gpus});
       } else if (action < 9) {
         // Take an order's GPUs off its level in the hours still to come (a fill or a cancel).
@@ -179,8 +180,8 @@ class PriceLevelsTest : public QObject {
     PriceLevels p(0);
     std::set<std::uint64_t> dead;
     auto isLive = [&](const Entry& e) { return !dead.count(e.seq); };
-    const auto a = p.add(5, Entry{1, 0, 2, 1}, 0, 2, 3);
-    const auto b = p.add(5, Entry{2, 0, 2, 2}, 0, 2, 1);
+    const auto a = p.add(5, Resting{1, 0, 2, 1}, 0, 2, 3);
+    const auto b = p.add(5, Resting{2, 0, 2, 2}, 0, 2, 1);
     QCOMPARE(a, b);
     for (Hour h = 0; h < 2; ++h) p.change(p.at(a), h, 3, 0);
     dead.insert(1);
@@ -194,7 +195,7 @@ class PriceLevelsTest : public QObject {
     QVERIFY(p.find(5) == nullptr);
     QCOMPARE(p.total(0), std::int64_t{0});
     // The level is reused, empty, for the next price.
-    p.add(9, Entry{3, 1, 2, 3}, 1, 2, 4);
+    p.add(9, Resting{3, 1, 2, 3}, 1, 2, 4);
     QCOMPARE(p.find(9)->fifo.size(), std::size_t{1});
     QCOMPARE(wantingAt(p, *p.find(9), 0), 0u);
     QCOMPARE(wantingAt(p, *p.find(9), 1), 1u);
@@ -206,7 +207,7 @@ class PriceLevelsTest : public QObject {
     std::set<std::uint64_t> dead;
     auto isLive = [&](const Entry& e) { return !dead.count(e.seq); };
     std::uint32_t index = 0;
-    for (std::uint64_t s = 1; s <= 100; ++s) index = p.add(1, Entry{s, 0, 1, static_cast<std::uint32_t>(s)}, 0, 1, 1);
+    for (std::uint64_t s = 1; s <= 100; ++s) index = p.add(1, Resting{s, 0, 1, static_cast<std::uint32_t>(s)}, 0, 1, 1);
     for (std::uint64_t s = 1; s <= 60; ++s) {
       dead.insert(s);
       p.retire(index, isLive);
@@ -228,7 +229,7 @@ class PriceLevelsTest : public QObject {
     std::set<std::uint64_t> dead;
     auto isLive = [&](const Entry& e) { return !dead.count(e.seq); };
     std::uint32_t index = 0;
-    for (std::uint64_t s = 1; s <= 5; ++s) index = p.add(1, Entry{s, 0, 1, 0}, 0, 1, 1);
+    for (std::uint64_t s = 1; s <= 5; ++s) index = p.add(1, Resting{s, 0, 1, 0}, 0, 1, 1);
     dead.insert(1);
     dead.insert(2);
     p.skipDeadFront(p.at(index), isLive);
@@ -237,12 +238,12 @@ class PriceLevelsTest : public QObject {
 
   void theNewestEntryCanBeTakenBackOut() {
     PriceLevels p(0);
-    p.add(4, Entry{1, 0, 3, 1}, 0, 3, 2);
-    p.add(4, Entry{2, 1, 3, 2}, 1, 3, 5);
+    p.add(4, Resting{1, 0, 3, 1}, 0, 3, 2);
+    p.add(4, Resting{2, 1, 3, 2}, 1, 3, 5);
     p.removeNewest(4, 1, 3, 5);
     QCOMPARE(p.find(4)->fifo.size(), std::size_t{1});
     QCOMPARE(p.total(2), std::int64_t{2});
-    p.add(6, Entry{3, 0, 1, 3}, 0, 1, 1);
+    p.add(6, Resting{3, 0, 1, 3}, 0, 1, 1);
     p.removeNewest(6, 0, 1, 1);
     QVERIFY(p.find(6) == nullptr);
     QCOMPARE(keys(p), (std::vector<std::int32_t>{4}));
@@ -251,20 +252,20 @@ class PriceLevelsTest : public QObject {
   void theBestBoundIsLoweredByAddsAndOnlyEverTightened() {
     PriceLevels p(0);
     QCOMPARE(p.bestBound(0), PriceLevels::kNoKey);
-    p.add(50, Entry{1, 0, 4, 1}, 0, 4, 1);
-    p.add(40, Entry{2, 2, 3, 2}, 2, 3, 1);
+    p.add(50, Resting{1, 0, 4, 1}, 0, 4, 1);
+    p.add(40, Resting{2, 2, 3, 2}, 2, 3, 1);
     QCOMPARE(p.bestBound(1), 50);
     QCOMPARE(p.bestBound(2), 40);
     p.tighten(2, 50);  // a caller found the 40 gone
     QCOMPARE(p.bestBound(2), 50);
-    p.add(45, Entry{3, 2, 3, 3}, 2, 3, 1);
+    p.add(45, Resting{3, 2, 3, 3}, 2, 3, 1);
     QCOMPARE(p.bestBound(2), 45);
   }
 
   void boundsSayWhereNoBetterKeyCanRest() {
     PriceLevels p(0);
     QVERIFY(!p.mayHoldAtOrBetter(100, 0, 10));  // nothing rests anywhere
-    p.add(50, Entry{1, 2, 4, 1}, 2, 4, 1);
+    p.add(50, Resting{1, 2, 4, 1}, 2, 4, 1);
     QVERIFY(p.mayHoldAtOrBetter(50, 0, 10));
     QVERIFY(p.mayHoldAtOrBetter(50, 3, 4));
     QVERIFY(!p.mayHoldAtOrBetter(49, 0, 10));  // nothing better than 50 anywhere
@@ -279,14 +280,14 @@ class PriceLevelsTest : public QObject {
     // Raising never lowers a bound, and adds still lower them.
     p.raiseBounds(2, 3, 40);
     QCOMPARE(p.bestBound(2), 51);
-    p.add(45, Entry{2, 2, 3, 2}, 2, 3, 1);
+    p.add(45, Resting{2, 2, 3, 2}, 2, 3, 1);
     QCOMPARE(p.bestBound(2), 45);
     QVERIFY(p.mayHoldAtOrBetter(45, 0, 3));
   }
 
   void hoursBeforeTheClockAreForgotten() {
     PriceLevels p(0);
-    p.add(3, Entry{1, 0, 200, 1}, 0, 200, 2);
+    p.add(3, Resting{1, 0, 200, 1}, 0, 200, 2);
     p.dropHoursBefore(10);  // too soon to be worth a shift
     QCOMPARE(p.base(), Hour{0});
     p.dropHoursBefore(100);
@@ -296,7 +297,47 @@ class PriceLevelsTest : public QObject {
     QCOMPARE(wantingAt(p, *p.find(3), 199), 1u);
     QVERIFY(!p.find(3)->holdsAt(200, p.base()));
     QCOMPARE(p.bestBound(150), 3);
-    QVERIFY_THROWS_EXCEPTION(std::logic_error, p.add(3, Entry{2, 50, 60, 2}, 50, 60, 1));
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, p.add(3, Resting{2, 50, 60, 2}, 50, 60, 1));
+  }
+
+  // Entries keep their hours from the side's base in 32 bits: what a caller reads back is what
+  // it rested, before and after the base moves, and after a jump of the clock far beyond 32
+  // bits of hours an entry left from before meets no hour to come.
+  void entriesReadBackWhatRestedAcrossShiftsOfTheBase() {
+    const Hour t0 = Hour{1} << 36;  // hours since 1970, far past what 32 bits hold
+    PriceLevels p(t0);
+    const std::vector<GpuCount> own{7, 0, 5, 2};
+    p.add(3, Resting{1, t0 + 10, t0 + 14, 8, 21, own.data(), 0}, t0 + 10, own);
+    p.add(3, Resting{2, t0 + 5, t0 + 300, 9, 22, nullptr, 6}, t0 + 5, t0 + 300, 6);
+    auto check = [&] {
+      const auto& fifo = p.find(3)->fifo;
+      const Resting a = p.read(fifo[0]);
+      QCOMPARE(a.start, t0 + 10);
+      QCOMPARE(a.end, t0 + 14);
+      QCOMPARE(a.slot, 8u);
+      QCOMPARE(a.account, AccountId{21});
+      QCOMPARE(a.wantsAt(t0 + 12), 5);
+      QCOMPARE(a.wantsAt(t0 + 13), 2);
+      const Resting b = p.read(fifo[1]);
+      QCOMPARE(b.start, t0 + 5);
+      QCOMPARE(b.end, t0 + 300);
+      QVERIFY(b.qty == nullptr);
+      QCOMPARE(b.wantsAt(t0 + 299), 6);
+      QVERIFY(p.meets(fifo[1], t0 + 299, t0 + 400));
+      QVERIFY(!p.meets(fifo[1], t0 + 300, t0 + 400));
+      QVERIFY(!p.meets(fifo[0], t0 + 14, t0 + 20));
+      QVERIFY(p.meets(fifo[0], t0 + 13, t0 + 20));
+    };
+    check();
+    p.dropHoursBefore(t0 + 12);  // the first entry's window has started: it still reads the same
+    QCOMPARE(p.base(), t0);      // (too soon for a shift)
+    p.dropHoursBefore(t0 + 100);
+    QCOMPARE(p.base(), t0 + 100);
+    check();
+    const Hour far = t0 + (Hour{1} << 40);
+    p.dropHoursBefore(far);
+    QCOMPARE(p.base(), far);
+    for (const Entry& e : p.find(3)->fifo) QVERIFY(!p.meets(e, far, far + 10'000));
   }
 };
 
