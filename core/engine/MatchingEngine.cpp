@@ -17,20 +17,25 @@ constexpr std::size_t side(Side s) { return static_cast<std::size_t>(s); }
 // hour, until f returns false.
 template <typename F>
 void forEachWindowWithin(const std::vector<Money>& perHour, Hour d, Money budget, F&& f) {
+  // The window's cost and how many of its hours cannot be had are kept by adding the hour that
+  // enters and taking out the one that leaves, instead of starting the window afresh after each
+  // missing hour: that branch followed no pattern, and this runs over every hour of every
+  // resting all-or-none bid an arriving ask may complete.
+  const auto n = perHour.size();
+  const auto w = static_cast<std::size_t>(d);
+  if (w == 0 || n < w) return;
   Money window = 0;
-  Hour run = 0;
-  for (std::size_t i = 0; i < perHour.size(); ++i) {
-    if (perHour[i] < 0) {
-      run = 0;
-      window = 0;
-      continue;
+  std::size_t missing = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Money in = perHour[i];
+    window += std::max<Money>(in, 0);
+    missing += in < 0;
+    if (i >= w) {
+      const Money out = perHour[i - w];
+      window -= std::max<Money>(out, 0);
+      missing -= out < 0;
     }
-    window += perHour[i];
-    if (++run > d) {
-      window -= perHour[i - static_cast<std::size_t>(d)];
-      run = d;
-    }
-    if (run == d && window <= budget && !f(i + 1 - static_cast<std::size_t>(d), window)) return;
+    if (i + 1 >= w && missing == 0 && window <= budget && !f(i + 1 - w, window)) return;
   }
 }
 
@@ -437,11 +442,7 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
     });
     return fits;
   };
-  for (Hour h = from; h < to; ++h) {
-    const std::int32_t key = asks.bestBound(h);
-    bound[static_cast<std::size_t>(h - from)] =
-        asks.total(h) >= gpus && key != PriceLevels::kNoKey ? static_cast<Money>(key) * gpus : -1;
-  }
+  asks.lowerBoundCosts(from, to, gpus, bound.data());
   if (!fitsSomewhere()) return false;
   // Each hour's exact best: no level better than the hour's bound holds GPUs there, so the search
   // starts at the bound's level, which usually still holds some and ends it at once. Neighbouring

@@ -108,6 +108,19 @@ void PriceLevels::prefetchAdd(std::int32_t key, Hour from, Hour to) const {
     for (std::size_t i = first; i < last; i += 64 / sizeof(std::int64_t)) __builtin_prefetch(total_.data() + i, 1);
 }
 
+void PriceLevels::lowerBoundCosts(Hour from, Hour to, GpuCount gpus, Money* out) const {
+  // Over the arrays directly, so that the loop is vectorised: bestBound(h) and total(h) each
+  // check the hour is in range.
+  std::fill(out, out + (to - from), Money{-1});
+  const auto [first, last] = offsetsIn(from, to, std::min(total_.size(), bestBound_.size()));
+  if (first == last) return;
+  Money* o = out + (base_ + static_cast<Hour>(first) - from);
+  for (std::size_t i = first; i < last; ++i) {
+    const std::int32_t key = bestBound_[i];
+    o[i - first] = total_[i] >= gpus && key != kNoKey ? static_cast<Money>(key) * gpus : -1;
+  }
+}
+
 void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus) {
   Level& l = *find(key);
   l.fifo.pop_back();

@@ -175,6 +175,10 @@ class PriceLevels {
     const auto i = static_cast<std::size_t>(h - base_);
     if (h >= base_ && i < bestBound_.size()) bestBound_[i] = best;
   }
+  // For each hour h of [from, to), into out[h - from]: what `gpus` GPUs there cost at least
+  // (the hour's bound times `gpus`), or -1 if the side (which keeps its totals) does not hold
+  // that many there.
+  void lowerBoundCosts(Hour from, Hour to, GpuCount gpus, Money* out) const;
   // May a live entry with a key no worse than `key` hold GPUs somewhere in [from, to)? From the
   // hours' bounds alone: false means certainly not.
   bool mayHoldAtOrBetter(std::int32_t key, Hour from, Hour to) const {

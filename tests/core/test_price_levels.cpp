@@ -300,6 +300,21 @@ class PriceLevelsTest : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::logic_error, p.add(3, Resting{2, 50, 60, 2}, 50, 60, 1));
   }
 
+  // A lower bound per hour on what n GPUs cost: the hour's bound times n where the side holds n
+  // GPUs, -1 where it holds fewer or where its arrays do not reach.
+  void lowerBoundCostsPerHour() {
+    PriceLevels p(100);
+    p.add(30, Resting{1, 102, 106, 1}, 102, 106, 4);
+    p.add(20, Resting{2, 104, 105, 2}, 104, 105, 1);
+    std::vector<Money> out(10, 99);
+    p.lowerBoundCosts(98, 108, 3, out.data());
+    QCOMPARE(out, (std::vector<Money>{-1, -1, -1, -1, 90, 90, 60, 90, -1, -1}));
+    p.lowerBoundCosts(98, 108, 5, out.data());  // only hour 104 holds five
+    QCOMPARE(out, (std::vector<Money>{-1, -1, -1, -1, -1, -1, 100, -1, -1, -1}));
+    p.lowerBoundCosts(500, 510, 1, out.data());
+    QCOMPARE(out, std::vector<Money>(10, -1));
+  }
+
   // Entries keep their hours from the side's base in 32 bits: what a caller reads back is what
   // it rested, before and after the base moves, and after a jump of the clock far beyond 32
   // bits of hours an entry left from before meets no hour to come.
