@@ -57,9 +57,9 @@ struct OrderRequest {
   SelfTradePrevention stp = SelfTradePrevention::CancelIncoming;
   std::optional<ClusterId> cluster;  // either a cluster or `constraints`, below
   GpuCount gpus = 0;
+  Price limit = 0;                   // per GPU-hour; for all-or-none, a bound on the average price
   Hour start = 0;                    // window [start, end)
   Hour end = 0;
-  Price limit = 0;                   // per GPU-hour; for all-or-none, a bound on the average price
   std::optional<Hour> duration;      // set: flexible window, `duration` hours anywhere in [start, end)
   std::optional<Hour> expireAt;      // GTD: expires when the exchange clock reaches this hour
   std::optional<ContractId> sellBack;  // sell part of this held contract (sell side)

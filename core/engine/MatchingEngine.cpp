@@ -92,7 +92,7 @@ void MatchingEngine::releaseStopped() {
     if (o.leaves != 0) throw std::logic_error("an order stopped with GPU-hours left");
     slotOf_.assign(o.req.id, kFinishedTag | finished_.add(o.req, o.status, o.filled));
     // Its entries stay dead: liveSeq_ says 0 until the slot is reused, and then a newer sequence.
-    o.qty = {};
+    o.qty.reset();
     o.accepted = {};
     o.candidates = {};
     o.req.costFactors = {};
@@ -116,14 +116,18 @@ const MatchingEngine::Book* MatchingEngine::findBook(ClusterId c) const {
 }
 
 GpuCount* MatchingEngine::explicitQty(Order& o) {
-  if (o.qty.empty()) {
+  if (!o.qty) {
     Entry& e = o.restsIn->entry(o.level, o.seq);
-    const Hour start = o.restsIn->read(e).start;
-    o.qtyBase = std::min(o.liveFrom, start);
-    o.qty.assign(static_cast<std::size_t>(o.req.end - o.qtyBase), o.req.gpus);
-    e.viewQuantities(o.qty.data() + (start - o.qtyBase));
+    // The entry's window ends where the order's does: read there, the end costs no line of
+    // the order's a trade does not read anyway.
+    const Resting r = o.restsIn->read(e);
+    o.qtyBase = std::min(o.liveFrom, r.start);
+    const auto n = static_cast<std::size_t>(r.end - o.qtyBase);
+    o.qty = std::make_unique_for_overwrite<GpuCount[]>(n);
+    std::fill_n(o.qty.get(), n, o.req.gpus);
+    e.viewQuantities(o.qty.get() + (r.start - o.qtyBase));
   }
-  return o.qty.data();
+  return o.qty.get();
 }
 
 namespace {
@@ -162,7 +166,7 @@ void MatchingEngine::retireEntries(const Order& o) {
   PriceLevels::Level& l = levels.at(o.level);
   // The levels no longer count hours the clock has passed; the inventory still does.
   const Hour counted = std::max(state_.now, levels.base());
-  if (o.qty.empty()) {
+  if (!o.qty) {
     // Nothing has traded against it: the same GPUs in every live hour, taken off in one sweep.
     const Hour from = std::max(o.liveFrom, counted);
     if (from < o.req.end) levels.change(l, from, o.req.end, o.req.gpus, 0);
@@ -282,8 +286,7 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     if (i > 0 && takes[i].slot == takes[i - 1].slot) continue;  // a plan lists an order's runs together
     const Order& r = orders_[takes[i].slot];
     __builtin_prefetch(&r.seq);
-    __builtin_prefetch(&r.leaves);
-    __builtin_prefetch(&r.req.end);
+    __builtin_prefetch(&r.req.limit);
   }
   // An hour-by-hour walk starts each run in its first hour, in priority order there.
   std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
@@ -385,13 +388,14 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   } else if (!cancelIncoming) {
     const bool uniform = std::all_of(need.begin(), need.end(), [&](GpuCount q) { return q == o.req.gpus; });
     if (uniform) {
-      o.qty.clear();
+      o.qty.reset();
     } else {
-      o.qty.assign(need.begin(), need.end());
+      o.qty = std::make_unique_for_overwrite<GpuCount[]>(need.size());
+      std::copy(need.begin(), need.end(), o.qty.get());
       o.qtyBase = from;
     }
     o.restsIn = &b.sides[side(mySide)];
-    const Resting e{o.seq, from, o.req.end, s, me, o.qty.empty() ? nullptr : o.qty.data(), o.req.gpus};
+    const Resting e{o.seq, from, o.req.end, s, me, o.qty.get(), o.req.gpus};
     o.level = o.restsIn->add(entryKey(mySide, o.req.limit), e, from, need);
   }
   flushTrades(out);
@@ -586,8 +590,10 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
   const std::vector<Slot> bids = allOrNoneBidsTouching(*o.req.cluster, o.req.start, o.req.end);
   if (bids.empty()) return false;
   const Slot probe = static_cast<Slot>(orders_.size());
-  orders_.push_back(o);
-  orders_.back().seq = lastSeq_ + 1;
+  // Only its entry is read (with its sequence, which says it is live), never the order itself.
+  Order& stand = orders_.emplace_back();
+  stand.req = o.req;
+  stand.seq = lastSeq_ + 1;
   liveSeq_.push_back(lastSeq_ + 1);
   PriceLevels& asks = book(*o.req.cluster).sides[side(Side::Sell)];
   const std::int32_t key = entryKey(Side::Sell, o.req.limit);
@@ -791,7 +797,7 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   }
   // An order that still wants the same in every hour stays implicit: its new `gpus` says it (and
   // its entry's).
-  if (keepPriority && !o.qty.empty())
+  if (keepPriority && o.qty)
     for (std::size_t i = 0; i < hours; ++i) o.qty[static_cast<std::size_t>(from - o.qtyBase) + i] = next[i];
   else if (keepPriority)
     o.restsIn->entry(o.level, o.seq).wantEveryHour(gpus);

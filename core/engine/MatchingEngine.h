@@ -15,6 +15,7 @@
 #include "core/engine/TermsTable.h"
 
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 
 namespace tessera {
@@ -64,24 +65,27 @@ class MatchingEngine final : public Matcher {
     std::vector<ListedBid> allOrNoneBids;   // resting all-or-none bids that may trade here, in priority
   };
   // What matching reads of every resting order it passes (is it live, what does it still want)
-  // comes first, in one cache line. What a trade reads (the fill state, the level, the holdings,
-  // the terms' index, and the request's ids, window and limit, which OrderRequest declares
-  // first) is in the first three, which applyTakes asks for together.
+  // comes first, in one cache line. What a trade reads of it (the fill state, the level, the
+  // holdings, the terms' index, and the request's ids, cluster, GPUs and limit, which
+  // OrderRequest declares first) is in the first two, which applyTakes asks for together: a
+  // trade pass touches dozens of cold orders, and each line more was another miss per order.
   struct alignas(64) Order {
     std::uint64_t seq = 0;
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
-    // Divisible: what it still wants per hour from `qtyBase` on; empty while that is `req.gpus`
-    // in every live hour, which is the common case of an order nothing has traded against yet.
-    std::vector<GpuCount> qty;
+    // Divisible: what it still wants per hour from `qtyBase` until `req.end`; null while that
+    // is `req.gpus` in every live hour, which is the common case of an order nothing has traded
+    // against yet. (An array, not a vector: its length follows from the window, and the eight
+    // bytes saved keep the limit in the second line.)
+    std::unique_ptr<GpuCount[]> qty;
     Hour qtyBase = 0;
-    OrderStatus status = OrderStatus::Working;
     std::int64_t filled = 0;
     std::int64_t leaves = 0;
     PriceLevels* restsIn = nullptr;     // divisible, once resting: its side of its cluster's book
+    OrderStatus status = OrderStatus::Working;
     std::uint32_t level = 0;            // ... and the level there (PriceLevels::at)
     std::uint32_t terms = 0;            // sell: req.terms in terms_, which a trade reads instead
     // Divisible, once traded against: its account's holdings on its cluster, so later trades
-    // find them without a lookup (in the cache line `leaves` is in).
+    // find them without a lookup.
     Inventory::Series* holdings = nullptr;
     OrderRequest req;
     std::vector<ClusterId> accepted;    // all-or-none: clusters it could trade on when accepted
@@ -126,7 +130,7 @@ class MatchingEngine final : public Matcher {
   // The same, whatever the order's status (for taking out what a finishing order had left).
   static GpuCount storedAt(const Order& o, Hour h) {
     if (h < o.liveFrom || h >= o.req.end) return 0;
-    return o.qty.empty() ? o.req.gpus : o.qty[static_cast<std::size_t>(h - o.qtyBase)];
+    return o.qty ? o.qty[static_cast<std::size_t>(h - o.qtyBase)] : o.req.gpus;
   }
   // The per-hour quantities of a resting order (hour h at [h - o.qtyBase]), made explicit the
   // first time they change; its entry then views them.
