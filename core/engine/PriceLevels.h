@@ -19,11 +19,11 @@
 // order and the arrays. Whether an entry is live is the caller's to say; the caller reports each
 // entry's death (`retire`), so the level knows when to drop its dead entries and when it is empty.
 #include "core/domain/Types.h"
+#include "core/engine/PagedVector.h"
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <vector>
 
@@ -266,7 +266,9 @@ class PriceLevels {
   void removeLevel(std::size_t rank);
 
   std::vector<Rank> ranks_;  // sorted by key
-  std::deque<Level> pool_;   // a deque, so levels never move
+  // Levels never move. Pages of 64, not a deque: the deque's blocks hold a few levels each,
+  // and indexing it (for every level a walk passes) divided by that and read a block pointer.
+  PagedVector<Level, 6> pool_;
   std::vector<std::uint32_t> freeLevels_;
   std::vector<std::int64_t> total_;  // empty unless keepsTotals_
   // A cache of a bound (see bestBound): changing it changes no answer, only how fast one is found.
