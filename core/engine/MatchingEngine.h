@@ -74,7 +74,7 @@ class MatchingEngine final : public Matcher {
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
     // Divisible: what it still wants per hour from `qtyBase` until `req.end`; null while that
     // is `req.gpus` in every live hour, which is the common case of an order nothing has traded
-    // against yet. (An array, not a vector: its length follows from the window, and the eight
+    // against yet. (An array, not a vector: its length follows from the window, and the sixteen
     // bytes saved keep the limit in the second line.)
     std::unique_ptr<GpuCount[]> qty;
     Hour qtyBase = 0;
@@ -163,7 +163,7 @@ class MatchingEngine final : public Matcher {
       const Entry& e = l.fifo[cursor];
       if (!levels.meets(e, from, to)) continue;
       __builtin_prefetch(&liveSeq_[e.slot]);
-      if (const GpuCount* q = levels.quantityAt(e, std::max(from, levels.read(e).start))) __builtin_prefetch(q);
+      if (const GpuCount* q = levels.quantityFrom(e, from)) __builtin_prefetch(q);
       ++cursor;
       return;
     }

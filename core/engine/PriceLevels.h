@@ -111,16 +111,17 @@ class PriceLevels {
   Entry& entry(std::uint32_t index, std::uint64_t seq);
   // What an entry of this side says.
   Resting read(const Entry& e) const {
-    const bool uniform = (e.want_ & 1) != 0;
-    return Resting{e.seq, base_ + e.start_, base_ + e.end_, e.slot, e.account_,
-                   uniform ? nullptr : reinterpret_cast<const GpuCount*>(e.want_),
-                   uniform ? static_cast<GpuCount>(e.want_ >> 1) : 0};
+    const GpuCount* qty = quantitiesOf(e);
+    return Resting{e.seq, base_ + e.start_, base_ + e.end_, e.slot, e.account_, qty,
+                   qty ? 0 : static_cast<GpuCount>(e.want_ >> 1)};
   }
   // Does the entry's window meet [from, to)? (without unpacking it)
   bool meets(const Entry& e, Hour from, Hour to) const { return e.end_ > from - base_ && e.start_ < to - base_; }
-  // Where its order keeps what it wants in hour h of its window, or null if it keeps one count.
-  const GpuCount* quantityAt(const Entry& e, Hour h) const {
-    return (e.want_ & 1) != 0 ? nullptr : reinterpret_cast<const GpuCount*>(e.want_) + (h - base_ - e.start_);
+  // Where its order keeps what it wants in hour h, or in its window's first hour if that is
+  // later; null if it keeps one count.
+  const GpuCount* quantityFrom(const Entry& e, Hour h) const {
+    const GpuCount* qty = quantitiesOf(e);
+    return qty ? qty + std::max<Hour>(h - base_ - e.start_, 0) : nullptr;
   }
 
   // Rests an entry at `key` wanting need[i] GPUs in hour from + i. Returns the level's index.
@@ -229,6 +230,10 @@ class PriceLevels {
     std::uint32_t index = 0;  // into pool_
     mutable std::uint64_t mayHold = 0;
   };
+  // Resting::qty of an entry.
+  static const GpuCount* quantitiesOf(const Entry& e) {
+    return (e.want_ & 1) != 0 ? nullptr : reinterpret_cast<const GpuCount*>(e.want_);
+  }
   // The bits of the blocks [from, to) meets, and of those it covers whole.
   std::uint64_t blocksOf(Hour from, Hour to) const {
     const auto [first, last] = offsetsIn(from, to, std::size_t{1} << 40);
