@@ -238,7 +238,11 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
         }
         return true;
       }
-      Take run{r.slot, 0, 0, 0, l.key, r.seq};
+      // The run in scalars, not a Take: a Take built field by field on the stack and then
+      // copied whole into the vector made each push wait for a store forward that fails.
+      Hour runStart = 0, runEnd = 0;
+      GpuCount runGpus = 0;
+      auto push = [&] { p.takes.push_back(Take{r.slot, runStart, runEnd, runGpus, l.key, r.seq}); };
       for (Hour h = lo; h < hi; ++h) {
         GpuCount& n = need[static_cast<std::size_t>(h - from)];
         const GpuCount rest = n == 0 ? 0 : r.wantsAt(h);
@@ -246,16 +250,16 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
         const GpuCount q = std::min(n, rest);
         n -= q;
         wanting -= n == 0;
-        if (run.gpus == q && run.end == h) {
-          run.end = h + 1;
+        if (runGpus == q && runEnd == h) {
+          runEnd = h + 1;
           continue;
         }
-        if (run.gpus > 0) p.takes.push_back(run);
-        run.start = h;
-        run.end = h + 1;
-        run.gpus = q;
+        if (runGpus > 0) push();
+        runStart = h;
+        runEnd = h + 1;
+        runGpus = q;
       }
-      if (run.gpus > 0) p.takes.push_back(run);
+      if (runGpus > 0) push();
       return wanting > 0;
     });
   }

@@ -117,6 +117,8 @@ class PriceLevels {
   }
   // Does the entry's window meet [from, to)? (without unpacking it)
   bool meets(const Entry& e, Hour from, Hour to) const { return e.end_ > from - base_ && e.start_ < to - base_; }
+  // Where its window ends.
+  Hour endOf(const Entry& e) const { return base_ + e.end_; }
   // Where its order keeps what it wants in hour h, or in its window's first hour if that is
   // later; null if it keeps one count.
   const GpuCount* quantityFrom(const Entry& e, Hour h) const {
@@ -208,9 +210,18 @@ class PriceLevels {
   // Does the level hold any GPUs in [from, to)?
   bool anyIn(const Level& l, Hour from, Hour to) const {
     const auto [first, last] = offsetsIn(from, to, l.wanting.size());
-    std::uint32_t any = 0;
-    for (std::size_t i = first; i < last; ++i) any |= l.wanting[i];
-    return any != 0;
+    // Sixteen hours (a cache line's worth) at a time: a level that holds GPUs in the window
+    // usually shows it in the first few, and the rest of a week's window (eleven lines, most of
+    // them cold) need not load.
+    constexpr std::size_t kPerLine = 64 / sizeof(std::uint32_t);
+    const std::uint32_t* w = l.wanting.data();
+    for (std::size_t i = first; i < last;) {
+      const std::size_t stop = std::min(last, (i / kPerLine + 1) * kPerLine);
+      std::uint32_t any = 0;
+      for (; i < stop; ++i) any |= w[i];
+      if (any != 0) return true;
+    }
+    return false;
   }
   Hour base() const { return base_; }
   // Forgets the hours before `now`: nothing can rest or trade there any more.
