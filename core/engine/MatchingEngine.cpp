@@ -43,7 +43,7 @@ void forEachWindowWithin(const std::vector<Money>& perHour, Hour d, Money budget
 
 std::unique_ptr<Matcher> makeMatchingEngine() { return std::make_unique<MatchingEngine>(); }
 
-MatchingEngine::MatchingEngine() : state_(&memory_) {}
+MatchingEngine::MatchingEngine() = default;
 
 void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
   if (state_.applyNonOrder(in, out)) return;
@@ -92,7 +92,7 @@ void MatchingEngine::releaseStopped() {
     if (o.leaves != 0) throw std::logic_error("an order stopped with GPU-hours left");
     slotOf_.assign(o.req.id, kFinishedTag | finished_.add(o.req, o.status, o.filled));
     // Its entries stay dead: liveSeq_ says 0 until the slot is reused, and then a newer sequence.
-    releaseQty(o);
+    o.qty.reset();
     o.accepted = {};
     o.candidates = {};
     o.req.costFactors = {};
@@ -106,7 +106,7 @@ void MatchingEngine::releaseStopped() {
 
 MatchingEngine::Book& MatchingEngine::book(ClusterId c) {
   auto it = books_.find(c);
-  if (it == books_.end()) it = books_.try_emplace(c, state_.now, &memory_).first;
+  if (it == books_.end()) it = books_.try_emplace(c, state_.now).first;
   return it->second;
 }
 
@@ -123,23 +123,11 @@ GpuCount* MatchingEngine::explicitQty(Order& o) {
     const Resting r = o.restsIn->read(e);
     o.qtyBase = std::min(o.liveFrom, r.start);
     const auto n = static_cast<std::size_t>(r.end - o.qtyBase);
-    std::fill_n(allocateQty(o, n), n, o.req.gpus);
-    e.viewQuantities(o.qty + (r.start - o.qtyBase));
+    o.qty = std::make_unique_for_overwrite<GpuCount[]>(n);
+    std::fill_n(o.qty.get(), n, o.req.gpus);
+    e.viewQuantities(o.qty.get() + (r.start - o.qtyBase));
   }
-  return o.qty;
-}
-
-GpuCount* MatchingEngine::allocateQty(Order& o, std::size_t hours) {
-  releaseQty(o);
-  o.qty = static_cast<GpuCount*>(memory_.allocate(hours * sizeof(GpuCount), alignof(GpuCount)));
-  o.qtyHours = static_cast<std::uint32_t>(hours);
-  return o.qty;
-}
-
-void MatchingEngine::releaseQty(Order& o) {
-  if (o.qty) memory_.deallocate(o.qty, o.qtyHours * sizeof(GpuCount), alignof(GpuCount));
-  o.qty = nullptr;
-  o.qtyHours = 0;
+  return o.qty.get();
 }
 
 namespace {
@@ -404,13 +392,14 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   } else if (!cancelIncoming) {
     const bool uniform = std::all_of(need.begin(), need.end(), [&](GpuCount q) { return q == o.req.gpus; });
     if (uniform) {
-      releaseQty(o);
+      o.qty.reset();
     } else {
-      std::copy(need.begin(), need.end(), allocateQty(o, need.size()));
+      o.qty = std::make_unique_for_overwrite<GpuCount[]>(need.size());
+      std::copy(need.begin(), need.end(), o.qty.get());
       o.qtyBase = from;
     }
     o.restsIn = &b.sides[side(mySide)];
-    const Resting e{o.seq, from, o.req.end, s, me, o.qty, o.req.gpus};
+    const Resting e{o.seq, from, o.req.end, s, me, o.qty.get(), o.req.gpus};
     o.level = o.restsIn->add(entryKey(mySide, o.req.limit), e, from, need);
   }
   flushTrades(out);

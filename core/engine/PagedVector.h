@@ -2,10 +2,7 @@
 // A sequence that grows in fixed pages: elements never move, so growth never copies what is
 // there (no stall in the middle of matching) and references stay valid. Unlike std::deque, whose
 // blocks hold a single element once elements are large, a page holds many, so indexing reads a
-// short, hot page table instead of one map pointer per element. Pages of a megabyte or more are
-// in huge pages (HugePageMemory): the large sequences (orders) are read at random.
-#include "core/engine/HugePageMemory.h"
-
+// short, hot page table instead of one map pointer per element.
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -22,7 +19,6 @@ class PagedVector {
   PagedVector& operator=(const PagedVector&) = delete;
   ~PagedVector() {
     while (size_ > 0) pop_back();
-    for (Storage* p : pages_) freePage(p);
   }
 
   std::size_t size() const { return size_; }
@@ -33,11 +29,7 @@ class PagedVector {
   template <typename... Args>
   T& emplace_back(Args&&... args) {
     // Not zeroed first: every element is constructed in place before it is read.
-    if ((size_ >> PageBits) == pages_.size()) {
-      // Room first, so that a failed push cannot lose the page.
-      if (pages_.size() == pages_.capacity()) pages_.reserve(2 * pages_.size() + 1);
-      pages_.push_back(allocatePage());
-    }
+    if ((size_ >> PageBits) == pages_.size()) pages_.push_back(std::make_unique_for_overwrite<Storage[]>(kPageSize));
     T* p = ::new (static_cast<void*>(&pages_[size_ >> PageBits][size_ & kMask])) T(std::forward<Args>(args)...);
     ++size_;
     return *p;
@@ -55,19 +47,9 @@ class PagedVector {
   struct alignas(T) Storage {
     unsigned char bytes[sizeof(T)];
   };
-  T* page(std::size_t i) const { return std::launder(reinterpret_cast<T*>(pages_[i >> PageBits])); }
-  static constexpr std::size_t kPageBytes = kPageSize * sizeof(Storage);
-  static constexpr bool kHuge = kPageBytes >= (std::size_t{1} << 20);
-  static Storage* allocatePage() {
-    if constexpr (kHuge) return static_cast<Storage*>(allocateHugePages(kPageBytes));
-    else return new Storage[kPageSize];
-  }
-  static void freePage(Storage* p) noexcept {
-    if constexpr (kHuge) freeHugePages(p, kPageBytes);
-    else delete[] p;
-  }
+  T* page(std::size_t i) const { return std::launder(reinterpret_cast<T*>(pages_[i >> PageBits].get())); }
 
-  std::vector<Storage*> pages_;
+  std::vector<std::unique_ptr<Storage[]>> pages_;
   std::size_t size_ = 0;
 };
 
