@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 namespace tessera {
 namespace {
@@ -292,12 +293,14 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     __builtin_prefetch(&r.seq);
     __builtin_prefetch(&r.req.limit);
   }
-  // An hour-by-hour walk starts each run in its first hour, in priority order there.
-  std::sort(takes.begin(), takes.end(), [](const Take& a, const Take& b) {
-    return WalkPoint{a.start, a.key, a.seq} < WalkPoint{b.start, b.key, b.seq};
-  });
+  // An hour-by-hour walk starts each run in its first hour, in priority order there. A plan lists
+  // its takes level by level, best first, each level's orders in time order and each order's
+  // runs by hour: in (key, seq, start) order. So a stable sort by first hour alone gives the
+  // walk's (start, key, seq), and a counting sort over the hours does that in two passes.
+  std::vector<Take>& sorted = sortedTakes_;
+  sortByStart(takes, sorted);
   std::int64_t taken = 0;
-  for (const Take& t : takes) {
+  for (const Take& t : sorted) {
     Order& r = orders_[t.slot];
     PriceLevels::Level& l = levels.at(r.level);
     GpuCount* qty = explicitQty(r);
@@ -319,6 +322,20 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
     }
   }
   return taken;
+}
+
+void MatchingEngine::sortByStart(const std::vector<Take>& takes, std::vector<Take>& sorted) {
+  sorted.resize(takes.size());
+  if (takes.empty()) return;
+  const auto [lo, hi] = std::minmax_element(takes.begin(), takes.end(),
+                                            [](const Take& a, const Take& b) { return a.start < b.start; });
+  const Hour first = lo->start;
+  std::vector<std::uint32_t>& at = takesPerHour_;
+  at.assign(static_cast<std::size_t>(hi->start - first) + 1, 0);
+  for (const Take& t : takes) ++at[static_cast<std::size_t>(t.start - first)];
+  std::uint32_t before = 0;
+  for (std::uint32_t& n : at) before += std::exchange(n, before);  // each hour's first place
+  for (const Take& t : takes) sorted[at[static_cast<std::size_t>(t.start - first)]++] = t;
 }
 
 bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,

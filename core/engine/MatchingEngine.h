@@ -215,6 +215,8 @@ class MatchingEngine final : public Matcher {
   // Takes the planned runs, in the order an hour-by-hour walk takes them, and records the trades.
   // Returns the GPU-hours taken.
   std::int64_t applyTakes(PriceLevels& levels, std::vector<Take>& takes);
+  // `takes` (as a plan lists them) into `sorted` by first hour, keeping their order within an hour.
+  void sortByStart(const std::vector<Take>& takes, std::vector<Take>& sorted);
 
   bool wouldTrade(const Order& o, Price limit, Hour from, const std::vector<GpuCount>& need) const;
   bool fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need);
@@ -276,6 +278,8 @@ class MatchingEngine final : public Matcher {
   std::uint64_t lastSeq_ = 0;
   std::vector<GpuCount> scratchNeed_;
   Plan scratchPlan_;
+  std::vector<Take> sortedTakes_;            // applyTakes'
+  std::vector<std::uint32_t> takesPerHour_;  // sortByStart's
   // bestPlacement's, which is asked for every resting all-or-none bid an ask may complete
   mutable std::vector<Money> scratchCost_;
   mutable std::vector<GpuCount> scratchWant_;
