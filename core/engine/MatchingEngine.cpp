@@ -686,8 +686,10 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   Order o;
   o.req = req;
   if (req.side == Side::Sell) o.terms = terms_.intern(req.terms);
-  o.accepted = candidates;
-  o.candidates = std::move(candidates);
+  // Only an all-or-none order searches its candidates again; a divisible one trades on its one
+  // cluster and keeps what amend validation reads (a copy here was a heap allocation per add).
+  if (o.aon()) o.candidates = candidates;
+  o.accepted = std::move(candidates);
   o.liveFrom = req.start;
   const bool aon = o.aon();
   std::vector<GpuCount>& need = scratchNeed_;
