@@ -163,14 +163,7 @@ class MatchingEngine final : public Matcher {
       const Entry& e = l.fifo[cursor];
       if (!levels.meets(e, from, to)) continue;
       __builtin_prefetch(&liveSeq_[e.slot]);
-      if (const GpuCount* q = levels.quantityFrom(e, from)) {
-        // Every line of the hours the walk will read, not only the first: a week's window is
-        // eleven lines, and the hardware prefetcher starts too late for a stream that short.
-        const GpuCount* last = levels.quantityFrom(e, std::min(to, levels.endOf(e)) - 1);
-        for (const char* a = reinterpret_cast<const char*>(q); a <= reinterpret_cast<const char*>(last); a += 64)
-          __builtin_prefetch(a);
-        __builtin_prefetch(last);
-      }
+      levels.prefetchQuantities(e, from, to);
       ++cursor;
       return;
     }
