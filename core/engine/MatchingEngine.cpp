@@ -448,7 +448,7 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
 
 // ---- all-or-none ----------------------------------------------------------------------------
 
-bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
+MatchingEngine::Fit MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
                             std::vector<Money>& bound) {
   // Per hour, a lower bound on the cost of `gpus` GPUs: the best price resting in that hour
   // times `gpus`, or -1 if the hour does not even hold that many (reading no order). A window
@@ -458,7 +458,7 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
   // with each hour's best found in the levels (and cached for the next question).
   const PriceLevels& asks = b.sides[side(Side::Sell)];
   // Every hour costs at least the best ask there is.
-  if (asks.levelCount() == 0 || static_cast<Money>(asks.level(0).key) * gpus * d > budget) return false;
+  if (asks.levelCount() == 0 || static_cast<Money>(asks.level(0).key) * gpus * d > budget) return Fit::Not;
   auto fitsSomewhere = [&] {
     bool fits = false;
     forEachWindowWithin(bound, d, budget, [&](std::size_t, Money) {
@@ -468,7 +468,7 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
     return fits;
   };
   asks.lowerBoundCosts(from, to, gpus, bound.data());
-  if (!fitsSomewhere()) return false;
+  if (!fitsSomewhere()) return Fit::NotByHours;
   // Each hour's exact best: no level better than the hour's bound holds GPUs there, so the search
   // starts at the bound's level, which usually still holds some and ends it at once. Neighbouring
   // hours mostly share a bound, so its rank is looked up once per run of them.
@@ -494,7 +494,7 @@ bool MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, 
     hourBound = best == PriceLevels::kNoKey ? -1 : static_cast<Money>(best) * gpus;
     asks.tighten(h, best);
   }
-  return fitsSomewhere();
+  return fitsSomewhere() ? Fit::May : Fit::NotByHours;
 }
 
 std::pair<Hour, Hour> MatchingEngine::placementHours(Hour start, Hour end, Hour d, const NewAsks* onlyNear) const {
@@ -524,7 +524,7 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
   for (ClusterId cid : candidates) {
     if (onlyNear && cid != onlyNear->cluster) continue;
     const Book* b = findBook(cid);
-    if (!b || !mayFit(*b, gpus, d, budget, from, to, cost)) continue;
+    if (!b || mayFit(*b, gpus, d, budget, from, to, cost) != Fit::May) continue;
     // Cost of the cheapest `gpus` GPUs of other accounts in each hour, or -1 if too few: the
     // asks taken level by level, as an all-or-none fill takes them.
     const PriceLevels& asks = b->sides[side(Side::Sell)];
@@ -632,6 +632,51 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
   return completes;
 }
 
+MatchingEngine::ListedBid::Shortfall MatchingEngine::shortfallOf(const std::vector<Money>& bound, Hour from,
+                                                                 Money budget) {
+  ListedBid::Shortfall f;
+  f.known = true;
+  f.missingFirst = 0;
+  f.missingLast = -1;
+  Money sum = 0;
+  for (std::size_t i = 0; i < bound.size(); ++i) {
+    const Money c = bound[i];
+    if (c < 0) {
+      const Hour h = from + static_cast<Hour>(i);
+      if (f.missingFirst > f.missingLast) f.missingFirst = h;
+      f.missingLast = h;
+      continue;
+    }
+    sum += c;
+    f.dearestHour = std::max(f.dearestHour, c);
+  }
+  f.excess = sum - budget;
+  return f;
+}
+
+bool MatchingEngine::stillShort(ListedBid& bid, const OrderRequest& ask) {
+  ListedBid::Shortfall& f = bid.shortfall;
+  if (!f.known) return false;
+  // The ask lowers the cost of each hour it shares with the bid to no less than its own price
+  // for the bid's GPUs, and no other hour: the hours' lower bounds drop by at most this.
+  const Hour shared = std::min(bid.end, ask.end) - std::max(bid.start, ask.start);
+  const Money drop = shared * std::max<Money>(0, f.dearestHour - ask.limit * bid.gpus);
+  // An hour that held too few GPUs stays short unless the ask rests there.
+  auto covered = [&](Hour h) { return h >= ask.start && h < ask.end; };
+  const bool missing = f.missingFirst <= f.missingLast;
+  const bool missingElsewhere = missing && (!covered(f.missingFirst) || !covered(f.missingLast));
+  if (!missingElsewhere && drop >= f.excess) return false;
+  f.excess -= drop;
+  // The hours known to be short are no longer known to be where the ask rests (a later ask may
+  // fill the rest): only one it did not cover is kept.
+  if (missing) {
+    if (covered(f.missingFirst)) f.missingFirst = f.missingLast;
+    else if (covered(f.missingLast)) f.missingLast = f.missingFirst;
+    if (covered(f.missingFirst)) f.missingLast = f.missingFirst - 1;
+  }
+  return true;
+}
+
 void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
   const OrderRequest& ask = orders_[askSlot].req;
   const OrderId askId = ask.id;
@@ -640,15 +685,22 @@ void MatchingEngine::recheckAllOrNone(Slot askSlot, std::vector<Event>& out) {
   // say so, as bestPlacement would ask it for this cluster, so those bids' orders are not read.
   // Fills only take asks away, so a bid turned down here could not have filled after the fills
   // of the bids before it either.
-  const Book& b = book(*ask.cluster);
+  Book& b = book(*ask.cluster);
   std::vector<Slot> hopeful;
-  for (const ListedBid& bid : b.allOrNoneBids) {
+  for (ListedBid& bid : b.allOrNoneBids) {
     if (!bid.touches(ask.start, ask.end)) continue;
+    if (stillShort(bid, ask)) continue;
     const Hour d = bid.hours;
     const auto [from, to] = placementHours(bid.start, bid.end, d, &added);
     if (to - from < d) continue;
     scratchCost_.resize(static_cast<std::size_t>(to - from));
-    if (mayFit(b, bid.gpus, d, bid.limit * bid.gpus * d, from, to, scratchCost_)) hopeful.push_back(bid.slot);
+    const Money budget = bid.limit * bid.gpus * d;
+    const Fit fit = mayFit(b, bid.gpus, d, budget, from, to, scratchCost_);
+    if (fit == Fit::May) hopeful.push_back(bid.slot);
+    // A bid that must use every hour of its window (as most do) remembers why it fell short.
+    bid.shortfall = {};
+    if (fit == Fit::NotByHours && d == bid.end - bid.start && from == bid.start)
+      bid.shortfall = shortfallOf(scratchCost_, from, budget);
   }
   for (Slot s : hopeful) {
     const Order& o = orders_[s];

@@ -53,6 +53,16 @@ class MatchingEngine final : public Matcher {
     Hour hours = 0;     // how long it runs (its window's length unless flexible)
     GpuCount gpus = 0;
     Slot slot = 0;
+    // What the last re-check that turned it down (from the hours' bounds alone) learned, so that
+    // most later asks can be turned away without reading the book: only arriving asks lower an
+    // hour's cost, each at most to its own price, and only where it rests.
+    struct Shortfall {
+      bool known = false;
+      Money excess = 0;       // how far the hours' lower bounds on cost exceed the budget (a lower bound)
+      Money dearestHour = 0;  // the highest of those bounds (an hour's cost, gpus x price)
+      Hour missingFirst = 0;  // hours known not to hold gpus GPUs (the same hour if one is
+      Hour missingLast = -1;  // known, none if first > last)
+    } shortfall;
     // Priority: the higher limit, then the earlier sequence.
     bool before(const ListedBid& o) const { return limit != o.limit ? limit > o.limit : seq < o.seq; }
     // May it use an ask over [s, e)?
@@ -222,10 +232,17 @@ class MatchingEngine final : public Matcher {
     Hour start = 0;
     Hour end = 0;
   };
-  // False if no d-hour window of [from, to) in `b` can hold `gpus` GPUs within `budget`, judged
+  // Whether a d-hour window of [from, to) in `b` may hold `gpus` GPUs within `budget`, judged
   // from the side's totals and each hour's best price alone. `bound` is scratch of to - from
-  // hours.
-  static bool mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
+  // hours; when the answer is NotByHours, it holds each hour's lower bound on the cost of `gpus`
+  // GPUs (-1: the hour does not hold that many).
+  enum class Fit : std::uint8_t { Not, NotByHours, May };
+  // What mayFit's bounds (NotByHours) over a bid's whole window [from, ...) say it lacks.
+  static ListedBid::Shortfall shortfallOf(const std::vector<Money>& bound, Hour from, Money budget);
+  // Can `ask`, just rested, not complete `bid` for what the bid's shortfall says? If so, the
+  // shortfall learns what the ask may have changed.
+  static bool stillShort(ListedBid& bid, const OrderRequest& ask);
+  static Fit mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
                      std::vector<Money>& bound);
   // The hours a d-hour placement of a bid over [start, end) may use from now on: with `onlyNear`,
   // only those of placements that use some of the new asks' hours.

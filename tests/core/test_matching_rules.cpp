@@ -112,6 +112,42 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(k[1].contract.price, usd(3.00));  // each hour pays its own ask
   }
 
+  // Several asks, none of which would do alone, together bring the average within the limit:
+  // the bid fills on the one that completes it, not before and not later.
+  void allOrNoneFillsOnceEnoughCheaperAsksHaveArrived() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 8, usd(3.00)));
+    auto ev = m->send(allOrNone(2, kAlice, 1, 8, 0, 8, usd(2.50)));
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    for (OrderId id = 3; id <= 5; ++id) {  // hours 0, 1, 2 at $2.00: the average is still above $2.50
+      const Hour h = static_cast<Hour>(id - 3);
+      ev = m->send(ask(id, kProvider2, 1, 8, h, h + 1, usd(2.00)));
+      QVERIFY2(eventsOf<ContractCreated>(ev).empty(), qPrintable(QString("hour %1").arg(h)));
+    }
+    ev = m->send(ask(6, kProvider2, 1, 8, 3, 4, usd(2.00)));  // four hours at $2.00, four at $3.00
+    auto k = eventsOf<ContractCreated>(ev);
+    QCOMPARE(m->matcher().order(2)->status, OrderStatus::Filled);
+    Money paid = 0;
+    for (const auto& c : k) paid += c.contract.notional();
+    QCOMPARE(paid, usd(2.50) * 8 * 8);
+  }
+
+  // Hours that held no asks at all arrive one ask at a time, each elsewhere in the window.
+  void allOrNoneFillsWhenItsEmptyHoursArriveOneByOne() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 8, 0, 1, usd(2.00)));
+    auto ev = m->send(allOrNone(2, kAlice, 1, 8, 0, 4, usd(3.00)));
+    QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    for (OrderId id : {3, 4}) {
+      const Hour h = static_cast<Hour>(id - 2);
+      ev = m->send(ask(id, kProvider, 1, 8, h, h + 1, usd(2.00)));
+      QVERIFY(eventsOf<ContractCreated>(ev).empty());
+    }
+    ev = m->send(ask(5, kProvider, 1, 8, 3, 4, usd(2.00)));
+    QCOMPARE(eventsOf<ContractCreated>(ev).size(), std::size_t(4));
+    QCOMPARE(m->matcher().order(2)->status, OrderStatus::Filled);
+  }
+
   void allOrNoneIsNeverSplitAcrossClusters() {
     auto m = market();
     m->send(ask(1, kProvider, 1, 8, 0, 2, usd(1.00)));
