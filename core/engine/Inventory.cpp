@@ -87,7 +87,10 @@ bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour 
 }
 
 void Inventory::offer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount delta) {
-  auto& s = seriesOf(account, cluster);
+  offer(seriesOf(account, cluster), start, end, delta);
+}
+
+void Inventory::offer(Series& s, Hour start, Hour end, GpuCount delta) {
   s.cover(start, end);
   for (Hour h = start; h < end; ++h) s.offered[static_cast<std::size_t>(h - s.base)] += delta;
 }

@@ -48,6 +48,8 @@ class Inventory {
   Series& seriesOf(AccountId account, ClusterId cluster) { return series_[key(account, cluster)]; }
   // transfer() between two series of the same cluster.
   static void transfer(Series& seller, Series& buyer, Hour start, Hour end, GpuCount gpus);
+  // offer() on the series of the account and cluster.
+  static void offer(Series& s, Hour start, Hour end, GpuCount delta);
   // Asks for the lines transfer() will read of `s` in [start, end), so that a caller with many
   // transfers to make can have their memory loads overlap.
   static void prefetch(const Series& s, Hour start, Hour end);

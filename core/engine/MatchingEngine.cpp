@@ -136,8 +136,7 @@ namespace {
 // listing returns its offer in one inventory call instead of 168.
 class OfferReturn {
  public:
-  OfferReturn(Inventory& inv, AccountId account, ClusterId cluster)
-      : inv_(inv), account_(account), cluster_(cluster) {}
+  explicit OfferReturn(Inventory::Series* holdings) : holdings_(holdings) {}
   ~OfferReturn() { flush(); }
   void add(Hour h, GpuCount gpus) {
     if (gpus != gpus_ || h != end_) {
@@ -150,29 +149,32 @@ class OfferReturn {
 
  private:
   void flush() {
-    if (gpus_ != 0 && end_ > start_) inv_.offer(account_, cluster_, start_, end_, -gpus_);
+    if (gpus_ != 0 && end_ > start_) Inventory::offer(*holdings_, start_, end_, -gpus_);
     gpus_ = 0;
   }
-  Inventory& inv_;
-  AccountId account_;
-  ClusterId cluster_;
+  Inventory::Series* holdings_;
   Hour start_ = 0, end_ = 0;
   GpuCount gpus_ = 0;
 };
 }  // namespace
 
+Inventory::Series* MatchingEngine::sellHoldings(const Order& o) {
+  if (o.req.side != Side::Sell) return nullptr;
+  return o.holdings ? o.holdings : &state_.inventory.seriesOf(o.req.account, *o.req.cluster);
+}
+
 void MatchingEngine::retireEntries(const Order& o) {
   PriceLevels& levels = *o.restsIn;
-  OfferReturn offers(state_.inventory, o.req.account, *o.req.cluster);
   PriceLevels::Level& l = levels.at(o.level);
+  Inventory::Series* held = sellHoldings(o);
   // The levels no longer count hours the clock has passed; the inventory still does.
   const Hour counted = std::max(state_.now, levels.base());
+  OfferReturn offers(held);
   if (!o.qty) {
     // Nothing has traded against it: the same GPUs in every live hour, taken off in one sweep.
     const Hour from = std::max(o.liveFrom, counted);
     if (from < o.req.end) levels.change(l, from, o.req.end, o.req.gpus, 0);
-    if (o.req.side == Side::Sell && o.liveFrom < o.req.end)
-      state_.inventory.offer(o.req.account, *o.req.cluster, o.liveFrom, o.req.end, -o.req.gpus);
+    if (held && o.liveFrom < o.req.end) Inventory::offer(*held, o.liveFrom, o.req.end, -o.req.gpus);
     retireEntry(o);
     return;
   }
@@ -580,7 +582,7 @@ void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor
 
 void MatchingEngine::restAllOrNone(Slot s) {
   Order& o = orders_[s];
-  const ListedBid bid{o.req.limit, o.seq, o.req.start, o.req.end, o.req.hours(), o.req.gpus, s};
+  const ListedBid bid{o.req.limit, o.seq, o.req.start, o.req.end, o.req.hours(), o.req.gpus, s, {}};
   for (ClusterId c : o.candidates) {
     auto& v = book(c).allOrNoneBids;
     v.insert(std::upper_bound(v.begin(), v.end(), bid, [](const ListedBid& a, const ListedBid& b) { return a.before(b); }),
@@ -762,7 +764,12 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   const Slot s = store(std::move(o));
   slotOf_.insert(req.id, s);
   out.emplace_back(OrderAccepted{req.id, req.account});
-  if (req.side == Side::Sell) state_.inventory.offer(req.account, *req.cluster, req.start, req.end, req.gpus);
+  if (req.side == Side::Sell) {
+    // Its holdings stay with it, for the trades against it and for taking its offer back.
+    Inventory::Series& held = state_.inventory.seriesOf(req.account, *req.cluster);
+    Inventory::offer(held, req.start, req.end, req.gpus);
+    orders_[s].holdings = &held;
+  }
 
   if (aon) {
     Order& order = orders_[s];
@@ -909,7 +916,7 @@ void MatchingEngine::advance(const ClockAdvance& c, std::vector<Event>& out) {
     std::int64_t removed = 0;
     const Hour until = std::min(c.now, o.req.end);
     {
-      OfferReturn offers(state_.inventory, o.req.account, *o.req.cluster);
+      OfferReturn offers(sellHoldings(o));
       for (Hour h = o.liveFrom; h < until; ++h) {
         const GpuCount q = storedAt(o, h);
         if (q == 0) continue;

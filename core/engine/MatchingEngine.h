@@ -94,8 +94,9 @@ class MatchingEngine final : public Matcher {
     OrderStatus status = OrderStatus::Working;
     std::uint32_t level = 0;            // ... and the level there (PriceLevels::at)
     std::uint32_t terms = 0;            // sell: req.terms in terms_, which a trade reads instead
-    // Divisible, once traded against: its account's holdings on its cluster, so later trades
-    // find them without a lookup.
+    // Divisible: its account's holdings on its cluster, so that trades against it and taking a
+    // sell's offer back find them without a lookup (a sell's from when it rests; a buy's once
+    // traded against).
     Inventory::Series* holdings = nullptr;
     OrderRequest req;
     std::vector<ClusterId> accepted;    // all-or-none: clusters it could trade on when accepted
@@ -156,6 +157,8 @@ class MatchingEngine final : public Matcher {
   void retireEntry(const Order& o) {
     o.restsIn->retire(o.level, [this](const Entry& e) { return isLive(e); });
   }
+  // A divisible sell's holdings (those of its account on its cluster); null for a buy.
+  Inventory::Series* sellHoldings(const Order& o);
   // Takes what a divisible order that just stopped working still had off its level (its entry
   // is dead already) and returns a sell's offers to the inventory.
   void retireEntries(const Order& o);

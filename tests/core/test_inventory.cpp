@@ -106,6 +106,10 @@ class TestInventory : public QObject {
     QCOMPARE(inv.held(2, 5, 5), 1);
     QCOMPARE(inv.held(1, 5, 5), 7);
     QCOMPARE(inv.held(2, 5, 6), 0);
+    // An offer through a kept series is the account's offer.
+    Inventory::offer(seller, 6, 10, -2);
+    QCOMPARE(inv.offered(1, 5, 6), 6);
+    QCOMPARE(inv.offered(1, 5, 5), 7);
   }
 
   void aCopyIsIndependent() {
