@@ -566,13 +566,41 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
 }
 
 void MatchingEngine::fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out) {
-  Order& o = orders_[s];
-  PriceLevels& asks = book(p.cluster).sides[side(Side::Sell)];
-  const Hour d = o.req.hours();
-  state_.recorder.begin(p.cluster, {o.req.id, o.req.account, s}, Side::Buy, aggressor);
-  std::vector<GpuCount> need(static_cast<std::size_t>(d), o.req.gpus);
+  const Order& o = orders_[s];
+  const PriceLevels& asks = book(p.cluster).sides[side(Side::Sell)];
+  std::vector<GpuCount> need(static_cast<std::size_t>(o.req.hours()), o.req.gpus);
   plan(o, asks, std::nullopt, p.start, need, OwnOrders::Skip, scratchPlan_);
-  applyTakes(asks, scratchPlan_.takes);
+  applyAllOrNoneFill(s, p.cluster, aggressor, out);
+}
+
+std::optional<bool> MatchingEngine::fillFixedAllOrNone(Slot s, std::vector<Event>& out) {
+  const Order& o = orders_[s];
+  const Hour d = o.req.hours();
+  if (o.candidates.size() != 1 || d != o.req.end - o.req.start) return std::nullopt;
+  // As bestPlacement for this one placement: none once the clock has passed its start, and
+  // mayFit's bounds first.
+  const ClusterId cid = o.candidates.front();
+  const Book* b = findBook(cid);
+  if (!b || o.req.start < state_.now) return false;
+  const Money budget = o.req.limit * o.req.gpus * d;
+  scratchCost_.resize(static_cast<std::size_t>(d));
+  if (mayFit(*b, o.req.gpus, d, budget, o.req.start, o.req.end, scratchCost_) != Fit::May) return false;
+  std::vector<GpuCount>& need = scratchNeed_;
+  need.assign(static_cast<std::size_t>(d), o.req.gpus);
+  plan(o, b->sides[side(Side::Sell)], std::nullopt, o.req.start, need, OwnOrders::Skip, scratchPlan_);
+  if (std::any_of(need.begin(), need.end(), [](GpuCount q) { return q > 0; })) return false;
+  Money cost = 0;
+  for (const Take& t : scratchPlan_.takes) cost += static_cast<Money>(t.key) * t.gpus * (t.end - t.start);
+  if (cost > budget) return false;
+  applyAllOrNoneFill(s, cid, o.req.id, out);
+  return true;
+}
+
+void MatchingEngine::applyAllOrNoneFill(Slot s, ClusterId cluster, OrderId aggressor, std::vector<Event>& out) {
+  Order& o = orders_[s];
+  const Hour d = o.req.hours();
+  state_.recorder.begin(cluster, {o.req.id, o.req.account, s}, Side::Buy, aggressor);
+  applyTakes(book(cluster).sides[side(Side::Sell)], scratchPlan_.takes);
   o.filled = static_cast<std::int64_t>(o.req.gpus) * d;
   o.leaves = 0;
   stop(s, OrderStatus::Filled);
@@ -772,9 +800,15 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   }
 
   if (aon) {
-    Order& order = orders_[s];
-    if (auto p = bestPlacement(order, req.gpus, req.limit, order.candidates)) fillAllOrNone(s, *p, req.id, out);
-    else if (req.tif == TimeInForce::IOC) removeRemaining(s, CancelReason::ImmediateOrCancel, out);
+    std::optional<bool> filled = fillFixedAllOrNone(s, out);
+    if (!filled) {
+      const Order& order = orders_[s];
+      const auto p = bestPlacement(order, req.gpus, req.limit, order.candidates);
+      if (p) fillAllOrNone(s, *p, req.id, out);
+      filled = p.has_value();
+    }
+    if (*filled) return;
+    if (req.tif == TimeInForce::IOC) removeRemaining(s, CancelReason::ImmediateOrCancel, out);
     else if (req.tif == TimeInForce::FOK) removeRemaining(s, CancelReason::FillOrKill, out);
     else restAllOrNone(s);
     return;

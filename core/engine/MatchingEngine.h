@@ -258,6 +258,13 @@ class MatchingEngine final : public Matcher {
                                          const std::vector<ClusterId>& candidates,
                                          const NewAsks* onlyNear = nullptr) const;
   void fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out);
+  // An arriving all-or-none bid with one candidate cluster and no choice of hours: its one
+  // placement is planned once, and that plan both decides whether it fills and, if so, fills it
+  // (bestPlacement and then fillAllOrNone walked the same levels twice). Nullopt if the bid is
+  // not of that kind; otherwise whether it filled.
+  std::optional<bool> fillFixedAllOrNone(Slot s, std::vector<Event>& out);
+  // fillAllOrNone once scratchPlan_ holds the takes that fill bid `s` on `cluster`.
+  void applyAllOrNoneFill(Slot s, ClusterId cluster, OrderId aggressor, std::vector<Event>& out);
   // Resting all-or-none bids that may use an ask on `cluster` over [start, end), in priority order.
   std::vector<Slot> allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end);
   void recheckAllOrNone(Slot ask, std::vector<Event>& out);
