@@ -246,22 +246,30 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
       Hour runStart = 0, runEnd = 0;
       GpuCount runGpus = 0;
       auto push = [&] { p.takes.push_back(Take{r.slot, runStart, runEnd, runGpus, l.key, r.seq}); };
-      for (Hour h = lo; h < hi; ++h) {
-        GpuCount& n = need[static_cast<std::size_t>(h - from)];
-        const GpuCount rest = n == 0 ? 0 : r.wantsAt(h);
-        if (rest == 0) continue;
-        const GpuCount q = std::min(n, rest);
-        n -= q;
-        wanting -= n == 0;
-        if (runGpus == q && runEnd == h) {
+      // One loop for each way an entry says what it wants, so that an order nothing has traded
+      // against (one count for every hour) is not asked per hour which way it is; `want` in a
+      // local, which the compiler otherwise reloads from the vector after every store to it.
+      GpuCount* const want = need.data();
+      auto walkHours = [&](auto restAt) {
+        for (Hour h = lo; h < hi; ++h) {
+          GpuCount& n = want[h - from];
+          const GpuCount rest = n == 0 ? 0 : restAt(h);
+          if (rest == 0) continue;
+          const GpuCount q = std::min(n, rest);
+          n -= q;
+          wanting -= n == 0;
+          if (runGpus == q && runEnd == h) {
+            runEnd = h + 1;
+            continue;
+          }
+          if (runGpus > 0) push();
+          runStart = h;
           runEnd = h + 1;
-          continue;
+          runGpus = q;
         }
-        if (runGpus > 0) push();
-        runStart = h;
-        runEnd = h + 1;
-        runGpus = q;
-      }
+      };
+      if (r.qty) walkHours([qty = r.qty, start = r.start](Hour h) { return qty[h - start]; });
+      else walkHours([gpus = r.gpus](Hour) { return gpus; });
       if (runGpus > 0) push();
       return wanting > 0;
     });
@@ -755,16 +763,20 @@ void MatchingEngine::removeRemaining(Slot s, CancelReason reason, std::vector<Ev
 // ---- inputs ---------------------------------------------------------------------------------
 
 void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
+  // A divisible order that does not fill rests: what resting writes is cold, and validating and
+  // storing the order and (for a crossing one) planning come first, so it is asked for now, with
+  // the other side's bounds that say whether it may cross. Before validation, so that a sell's
+  // holdings and these arrive together; a request that turns out invalid only asked for lines.
+  if (req.fill != FillStyle::AllOrNone && req.cluster)
+    if (const Book* b = findBook(*req.cluster)) {
+      b->sides[side(opposite(req.side))].prefetchBounds(req.start, req.end);
+      b->sides[side(req.side)].prefetchAdd(entryKey(req.side, req.limit), req.start, req.end);
+    }
   std::vector<ClusterId> candidates;
   if (auto r = validateNewOrder(req, slotOf_.contains(req.id), state_.view(), candidates)) {
     out.emplace_back(std::move(*r));
     return;
   }
-  // A divisible order that does not fill rests: what resting writes is cold, and storing the
-  // order and (for a crossing one) planning come first, so it is asked for now.
-  if (req.fill != FillStyle::AllOrNone && req.cluster)
-    if (const Book* b = findBook(*req.cluster))
-      b->sides[side(req.side)].prefetchAdd(entryKey(req.side, req.limit), req.start, req.end);
   Order o;
   o.req = req;
   if (req.side == Side::Sell) o.terms = terms_.intern(req.terms);

@@ -100,12 +100,21 @@ void PriceLevels::prefetchAdd(std::int32_t key, Hour from, Hour to) const {
   // A level's hours never reach past the side's (cover grows both).
   const auto [first, last] = offsetsIn(from, to, bestBound_.size());
   if (first == last) return;
-  const Level* l = find(key);
-  if (l)
-    for (std::size_t i = first; i < std::min(last, l->wanting.size()); i += 64 / sizeof(std::uint32_t))
-      __builtin_prefetch(l->wanting.data() + i, 1);
+  // The side's arrays first: their lines are known at once, while the level's wait for its
+  // record to arrive.
+  for (std::size_t i = first; i < last; i += 64 / sizeof(std::int32_t)) __builtin_prefetch(bestBound_.data() + i, 1);
   if (keepsTotals_)
     for (std::size_t i = first; i < last; i += 64 / sizeof(std::int64_t)) __builtin_prefetch(total_.data() + i, 1);
+  const Level* l = find(key);
+  if (!l) return;
+  for (std::size_t i = first; i < std::min(last, l->wanting.size()); i += 64 / sizeof(std::uint32_t))
+    __builtin_prefetch(l->wanting.data() + i, 1);
+  __builtin_prefetch(l->fifo.data() + l->fifo.size(), 1);  // where the entry goes
+}
+
+void PriceLevels::prefetchBounds(Hour from, Hour to) const {
+  const auto [first, last] = offsetsIn(from, to, bestBound_.size());
+  for (std::size_t i = first; i < last; i += 64 / sizeof(std::int32_t)) __builtin_prefetch(bestBound_.data() + i);
 }
 
 void PriceLevels::lowerBoundCosts(Hour from, Hour to, GpuCount gpus, Money* out) const {
