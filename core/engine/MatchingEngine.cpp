@@ -585,17 +585,17 @@ std::optional<bool> MatchingEngine::fillFixedAllOrNone(Slot s, std::vector<Event
   const Order& o = orders_[s];
   const Hour d = o.req.hours();
   if (o.candidates.size() != 1 || d != o.req.end - o.req.start) return std::nullopt;
-  // As bestPlacement for this one placement: none once the clock has passed its start, and
-  // mayFit's bounds first.
+  // As bestPlacement for this one placement: its hours from now on, and mayFit's bounds first.
   const ClusterId cid = o.candidates.front();
   const Book* b = findBook(cid);
-  if (!b || o.req.start < state_.now) return false;
+  const auto [from, to] = placementHours(o.req.start, o.req.end, d, nullptr);
+  if (!b || to - from < d) return false;
   const Money budget = o.req.limit * o.req.gpus * d;
   scratchCost_.resize(static_cast<std::size_t>(d));
-  if (mayFit(*b, o.req.gpus, d, budget, o.req.start, o.req.end, scratchCost_) != Fit::May) return false;
+  if (mayFit(*b, o.req.gpus, d, budget, from, to, scratchCost_) != Fit::May) return false;
   std::vector<GpuCount>& need = scratchNeed_;
   need.assign(static_cast<std::size_t>(d), o.req.gpus);
-  plan(o, b->sides[side(Side::Sell)], std::nullopt, o.req.start, need, OwnOrders::Skip, scratchPlan_);
+  plan(o, b->sides[side(Side::Sell)], std::nullopt, from, need, OwnOrders::Skip, scratchPlan_);
   if (std::any_of(need.begin(), need.end(), [](GpuCount q) { return q > 0; })) return false;
   Money cost = 0;
   for (const Take& t : scratchPlan_.takes) cost += static_cast<Money>(t.key) * t.gpus * (t.end - t.start);
@@ -672,10 +672,8 @@ bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
 
 MatchingEngine::ListedBid::Shortfall MatchingEngine::shortfallOf(const std::vector<Money>& bound, Hour from,
                                                                  Money budget) {
-  ListedBid::Shortfall f;
+  ListedBid::Shortfall f;  // no hour known short until one is found
   f.known = true;
-  f.missingFirst = 0;
-  f.missingLast = -1;
   Money sum = 0;
   for (std::size_t i = 0; i < bound.size(); ++i) {
     const Money c = bound[i];
