@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -14,7 +15,8 @@ void printUsage(std::ostream& os) {
   os << "usage: tessera-exchange [options]\n"
         "       tessera-exchange --hash-key <salt> <key>\n\n"
         "options:\n"
-        "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits, record)\n"
+        "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits, record,\n"
+        "                      fee_ppm, engine_prefault_mb)\n"
         "  --listen <address>  address to listen on (default 127.0.0.1)\n"
         "  --port <port>       TCP port (default 7400; 0 picks a free one)\n"
         "  --db <file>         SQLite journal (default tessera-exchange.db; :memory: for none)\n"
@@ -22,6 +24,9 @@ void printUsage(std::ostream& os) {
         "  --record <file>     also record every accepted input and its market events to this\n"
         "                      market-history file, for tessera-backtest (docs/history-schema.md)\n"
         "  --sync-full         fsync every commit (survives power loss, slower)\n"
+        "  --prefault-mb <N>   memory the matching engine takes in huge pages and faults in at\n"
+        "                      start, so that a book of up to about that size never waits for\n"
+        "                      the kernel mid-order (default 0: ordinary pages as it grows)\n"
         "  --no-wall-clock     do not advance the exchange clock with UTC hours\n"
         "  --hash-key S K      print the key_hash of key K with salt S, for the accounts file\n"
         "  --help              this text\n\n"
@@ -34,7 +39,7 @@ void printUsage(std::ostream& os) {
 int main(int argc, char** argv) {
   using namespace tessera::net;
   ExchangeConfig config;
-  std::string configFile, accountsFile, listen, db, port, record;
+  std::string configFile, accountsFile, listen, db, port, record, prefaultMb;
   bool syncFull = false, noWallClock = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
@@ -61,6 +66,7 @@ int main(int argc, char** argv) {
     else if (a == "--port") value(port);
     else if (a == "--db") value(db);
     else if (a == "--record") value(record);
+    else if (a == "--prefault-mb") value(prefaultMb);
     else if (a == "--sync-full") syncFull = true;
     else if (a == "--no-wall-clock") noWallClock = true;
     else {
@@ -102,6 +108,15 @@ int main(int argc, char** argv) {
     }
     config.port = static_cast<std::uint16_t>(p);
   }
+  if (!prefaultMb.empty()) {
+    char* end = nullptr;
+    const long mb = std::strtol(prefaultMb.c_str(), &end, 10);
+    if (*end != '\0' || mb < 0 || mb > kMaxEnginePrefaultMb) {
+      std::cerr << "tessera-exchange: bad --prefault-mb '" << prefaultMb << "' (0 to " << kMaxEnginePrefaultMb << ")\n";
+      return 2;
+    }
+    config.enginePrefaultMb = static_cast<int>(mb);
+  }
   if (config.accounts.empty()) {
     std::cerr << "tessera-exchange: warning: no accounts configured (use --accounts); nobody can log on\n";
   }
@@ -116,6 +131,9 @@ int main(int argc, char** argv) {
     const ServerStats s = server.stats();
     std::cout << "tessera-exchange: stopped after " << s.messages << " requests in " << s.batches
               << " commits, " << s.sessions << " sessions" << std::endl;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tessera-exchange: not enough memory to start (engine prefault " << config.enginePrefaultMb << " MB)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "tessera-exchange: " << e.what() << "\n";
     return 1;

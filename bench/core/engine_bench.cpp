@@ -5,12 +5,15 @@
 // Each flat-out run is broken down by input kind, and each workload's output floor (the time just
 // to materialise its output, OutputFloor.h) is printed beside it.
 // Usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds] [--digest]
+//                     [--prefault-mb N]
 //   --only runs one workload, --flat skips the open-loop runs (both for profiling), --floor
 //   measures only the output floor, --repeat measures flat out N times (each on a fresh engine)
 //   and prints the median: on a shared machine one run can be off by a fifth. --passive-adds
 //   prices every add behind the opposite best of its window, so that adds rest (MarketLoad.h).
 //   --digest also prints a hash of every event the workload produces (as JSON, untimed): an
-//   optimisation must leave it unchanged.
+//   optimisation must leave it unchanged. --prefault-mb sets the memory each timed engine faults
+//   in, in huge pages, before its inputs (makeMatchingEngine; 0 for none; default 256, which
+//   holds (b)'s book).
 #include "InputKindReport.h"
 #include "MarketLoad.h"
 #include "OutputFloor.h"
@@ -80,8 +83,8 @@ double percentile(std::vector<double>& v, double q) {
 }
 
 // Replays setup + warm-up into a fresh engine, then times the rest (timedReplay).
-Result measure(const Load& load, std::size_t warmup, double ratePerSecond) {
-  auto engine = makeMatchingEngine();
+Result measure(const Load& load, std::size_t warmup, double ratePerSecond, std::size_t prefaultBytes) {
+  auto engine = makeMatchingEngine(prefaultBytes);
   std::vector<Event> out;
   out.reserve(1024);
   for (const auto& e : load.setup) engine->apply(e, out);
@@ -141,7 +144,21 @@ struct Options {
   bool floorOnly = false;
   int repeat = 1;
   bool passiveAdds = false;
+  std::size_t prefaultBytes = std::size_t{256} << 20;
 };
+
+// The process's anonymous memory in transparent huge pages, from the kernel (0 where it does not
+// say): whether a prefault got the huge pages it asked for.
+std::size_t anonHugePageBytes() {
+  std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
+  if (!f) return 0;
+  char line[256];
+  std::size_t kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "AnonHugePages: %zu kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb << 10;
+}
 
 void run(const char* name, const LoadShape& shape, std::size_t warmup, const Options& opt) {
   const auto t0 = Clock::now();
@@ -154,12 +171,19 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, const Opt
     printOutputFloor(name, measureOutputFloor(load, warmup));
     return;
   }
-  Result flat = measure(load, warmup, 0);
+  if (opt.prefaultBytes > 0) {
+    const std::size_t before = anonHugePageBytes();
+    const auto t = Clock::now();
+    const auto engine = makeMatchingEngine(opt.prefaultBytes);
+    std::printf("%s: an engine prefaults %zu MB in %.0f ms, %zu MB of it in huge pages\n", name, opt.prefaultBytes >> 20,
+                std::chrono::duration<double, std::milli>(Clock::now() - t).count(), (anonHugePageBytes() - before) >> 20);
+  }
+  Result flat = measure(load, warmup, 0, opt.prefaultBytes);
   report(name, "flat out", flat, n);
   if (opt.repeat > 1) {
     std::vector<double> rates{flat.eventsPerSecond};
     for (int k = 1; k < opt.repeat; ++k) {
-      flat = measure(load, warmup, 0);
+      flat = measure(load, warmup, 0, opt.prefaultBytes);
       report(name, "flat out", flat, n);
       rates.push_back(flat.eventsPerSecond);
     }
@@ -174,7 +198,7 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, const Opt
     const double rate = flat.eventsPerSecond * fraction;
     char mode[32];
     std::snprintf(mode, sizeof mode, "open %.0fk/s", rate / 1000);
-    report(name, mode, measure(load, warmup, rate), n);
+    report(name, mode, measure(load, warmup, rate, opt.prefaultBytes), n);
   }
 }
 
@@ -191,8 +215,11 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--digest") == 0) opt.digest = true;
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) > 0) opt.repeat = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i][0];
+    else if (std::strcmp(argv[i], "--prefault-mb") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) >= 0)
+      opt.prefaultBytes = static_cast<std::size_t>(std::atoi(argv[++i])) << 20;
     else {
-      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds] [--digest]\n");
+      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds] [--digest] "
+                           "[--prefault-mb N]\n");
       return 2;
     }
   }

@@ -36,7 +36,7 @@ const Inventory::Series* Inventory::findSeries(AccountId a, ClusterId c) const {
   return it == series_.end() ? nullptr : &it->second;
 }
 
-GpuCount Inventory::at(const Series* s, const std::vector<GpuCount> Series::*field, Hour h) {
+GpuCount Inventory::at(const Series* s, const std::pmr::vector<GpuCount> Series::*field, Hour h) {
   if (!s) return 0;
   const auto& v = s->*field;
   if (h < s->base || h >= s->base + static_cast<Hour>(v.size())) return 0;
@@ -45,7 +45,7 @@ GpuCount Inventory::at(const Series* s, const std::vector<GpuCount> Series::*fie
 
 bool Inventory::grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
                       GpuCount clusterSize) {
-  auto& total = granted_[cluster];
+  auto& total = granted_.try_emplace(cluster, memory_).first->second;
   total.cover(start, end);
   for (Hour h = start; h < end; ++h)
     if (total.held[static_cast<std::size_t>(h - total.base)] + gpus > clusterSize) return false;

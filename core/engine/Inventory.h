@@ -4,6 +4,7 @@
 // moves GPU-hours from seller to buyer, so the total per (cluster, hour) never changes.
 #include "core/domain/Types.h"
 
+#include <memory_resource>
 #include <unordered_map>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct Holding;
 
 class Inventory {
  public:
+  // The per-hour arrays come from `memory` (a matcher's: see EngineMemory).
+  explicit Inventory(std::pmr::memory_resource* memory = std::pmr::get_default_resource()) : memory_(memory) {}
+
   // Capacity a provider puts on the market. Returns false (and changes nothing) if it would
   // exceed `clusterSize` GPUs granted in any hour.
   bool grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
@@ -31,9 +35,14 @@ class Inventory {
   // One account's holdings on one cluster, per hour.
   class Series {
     friend class Inventory;
+
+   public:
+    explicit Series(std::pmr::memory_resource* memory) : held(memory), offered(memory) {}
+
+   private:
     Hour base = 0;
-    std::vector<GpuCount> held;
-    std::vector<GpuCount> offered;
+    std::pmr::vector<GpuCount> held;
+    std::pmr::vector<GpuCount> offered;
     // Makes the arrays cover [start, end). Nearly always they already do (every trade asks twice),
     // so that answer is inline and only growing is a call.
     void cover(Hour start, Hour end) {
@@ -45,7 +54,9 @@ class Inventory {
   // The series of `account` on `cluster` (empty if new). It stays where it is for the
   // inventory's lifetime, so a matcher may keep a reference to it with a resting order and skip
   // the lookup on every trade.
-  Series& seriesOf(AccountId account, ClusterId cluster) { return series_[key(account, cluster)]; }
+  Series& seriesOf(AccountId account, ClusterId cluster) {
+    return series_.try_emplace(key(account, cluster), memory_).first->second;
+  }
   // transfer() between two series of the same cluster.
   static void transfer(Series& seller, Series& buyer, Hour start, Hour end, GpuCount gpus);
   // offer() on the series of the account and cluster.
@@ -58,7 +69,9 @@ class Inventory {
   static std::uint64_t key(AccountId a, ClusterId c) { return (std::uint64_t{a} << 32) | c; }
   const Series* findSeries(AccountId a, ClusterId c) const;
   // What `field` of `s` holds in hour h (0 outside it, or without a series).
-  static GpuCount at(const Series* s, const std::vector<GpuCount> Series::*field, Hour h);
+  static GpuCount at(const Series* s, const std::pmr::vector<GpuCount> Series::*field, Hour h);
+
+  std::pmr::memory_resource* memory_;
 
   // Never erased from, so references to its series stay valid through rehashing.
   std::unordered_map<std::uint64_t, Series> series_;

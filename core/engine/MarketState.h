@@ -10,6 +10,9 @@
 namespace tessera {
 
 struct MarketState {
+  // Holdings' per-hour arrays come from `memory` (see EngineMemory).
+  explicit MarketState(std::pmr::memory_resource* memory = std::pmr::get_default_resource()) : inventory(memory) {}
+
   Hour now = 0;
   ClusterRegistry clusters;
   Inventory inventory;

@@ -3,6 +3,7 @@
 // be run side by side on the same scripts and compared event for event.
 #include "core/engine/Events.h"
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -64,7 +65,10 @@ class Matcher {
   virtual Holding holding(AccountId account, ClusterId cluster, Hour hour) const = 0;
 };
 
-std::unique_ptr<Matcher> makeMatchingEngine();
+// `prefaultBytes`: memory the engine takes in huge pages and faults in before it returns, so
+// that a book up to about that size never waits for the kernel mid-input (see EngineMemory).
+// Beyond it, and with 0, the engine's memory comes in ordinary pages as it is needed.
+std::unique_ptr<Matcher> makeMatchingEngine(std::size_t prefaultBytes = 0);
 std::unique_ptr<Matcher> makeReferenceMatcher();
 
 }  // namespace tessera

@@ -42,9 +42,12 @@ void forEachWindowWithin(const std::vector<Money>& perHour, Hour d, Money budget
 
 }  // namespace
 
-std::unique_ptr<Matcher> makeMatchingEngine() { return std::make_unique<MatchingEngine>(); }
+std::unique_ptr<Matcher> makeMatchingEngine(std::size_t prefaultBytes) {
+  return std::make_unique<MatchingEngine>(prefaultBytes);
+}
 
-MatchingEngine::MatchingEngine() = default;
+MatchingEngine::MatchingEngine(std::size_t prefaultBytes)
+    : memory_(prefaultBytes), state_(&memory_), orders_(&memory_) {}
 
 void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
   if (state_.applyNonOrder(in, out)) return;
@@ -93,7 +96,7 @@ void MatchingEngine::releaseStopped() {
     if (o.leaves != 0) throw std::logic_error("an order stopped with GPU-hours left");
     slotOf_.assign(o.req.id, kFinishedTag | finished_.add(o.req, o.status, o.filled));
     // Its entries stay dead: liveSeq_ says 0 until the slot is reused, and then a newer sequence.
-    o.qty.reset();
+    releaseQty(o);
     o.accepted = {};
     o.candidates = {};
     o.req.costFactors = {};
@@ -107,7 +110,7 @@ void MatchingEngine::releaseStopped() {
 
 MatchingEngine::Book& MatchingEngine::book(ClusterId c) {
   auto it = books_.find(c);
-  if (it == books_.end()) it = books_.try_emplace(c, state_.now).first;
+  if (it == books_.end()) it = books_.try_emplace(c, state_.now, &memory_).first;
   return it->second;
 }
 
@@ -124,11 +127,23 @@ GpuCount* MatchingEngine::explicitQty(Order& o) {
     const Resting r = o.restsIn->read(e);
     o.qtyBase = std::min(o.liveFrom, r.start);
     const auto n = static_cast<std::size_t>(r.end - o.qtyBase);
-    o.qty = std::make_unique_for_overwrite<GpuCount[]>(n);
-    std::fill_n(o.qty.get(), n, o.req.gpus);
-    e.viewQuantities(o.qty.get() + (r.start - o.qtyBase));
+    std::fill_n(allocateQty(o, n), n, o.req.gpus);
+    e.viewQuantities(o.qty + (r.start - o.qtyBase));
   }
-  return o.qty.get();
+  return o.qty;
+}
+
+GpuCount* MatchingEngine::allocateQty(Order& o, std::size_t hours) {
+  releaseQty(o);
+  o.qty = static_cast<GpuCount*>(memory_.allocate(hours * sizeof(GpuCount), alignof(GpuCount)));
+  o.qtyHours = static_cast<std::uint32_t>(hours);
+  return o.qty;
+}
+
+void MatchingEngine::releaseQty(Order& o) {
+  if (o.qty) memory_.deallocate(o.qty, o.qtyHours * sizeof(GpuCount), alignof(GpuCount));
+  o.qty = nullptr;
+  o.qtyHours = 0;
 }
 
 namespace {
@@ -419,14 +434,13 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   } else if (!cancelIncoming) {
     const bool uniform = std::all_of(need.begin(), need.end(), [&](GpuCount q) { return q == o.req.gpus; });
     if (uniform) {
-      o.qty.reset();
+      releaseQty(o);
     } else {
-      o.qty = std::make_unique_for_overwrite<GpuCount[]>(need.size());
-      std::copy(need.begin(), need.end(), o.qty.get());
+      std::copy(need.begin(), need.end(), allocateQty(o, need.size()));
       o.qtyBase = from;
     }
     o.restsIn = &b.sides[side(mySide)];
-    const Resting e{o.seq, from, o.req.end, s, me, o.qty.get(), o.req.gpus};
+    const Resting e{o.seq, from, o.req.end, s, me, o.qty, o.req.gpus};
     o.level = o.restsIn->add(entryKey(mySide, o.req.limit), e, from, need);
   }
   flushTrades(out);

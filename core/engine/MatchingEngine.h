@@ -8,6 +8,7 @@
 // re-checked when asks arrive on those clusters. An order that stops working moves to
 // FinishedOrders at the end of the input, and its slot takes the next order.
 #include "core/engine/FinishedOrders.h"
+#include "core/engine/HugePageMemory.h"
 #include "core/engine/MarketState.h"
 #include "core/engine/OrderIdIndex.h"
 #include "core/engine/PagedVector.h"
@@ -22,7 +23,7 @@ namespace tessera {
 
 class MatchingEngine final : public Matcher {
  public:
-  MatchingEngine();
+  explicit MatchingEngine(std::size_t prefaultBytes = 0);
   void apply(const InputEvent& in, std::vector<Event>& out) override;
 
   Hour now() const override { return state_.now; }
@@ -69,8 +70,9 @@ class MatchingEngine final : public Matcher {
     bool touches(Hour s, Hour e) const { return start < e && s < end; }
   };
   struct Book {
-    explicit Book(Hour base)
-        : sides{PriceLevels(base, PriceLevels::Totals::NotKept), PriceLevels(base, PriceLevels::Totals::Kept)} {}
+    Book(Hour base, std::pmr::memory_resource* memory)
+        : sides{PriceLevels(base, PriceLevels::Totals::NotKept, memory),
+                PriceLevels(base, PriceLevels::Totals::Kept, memory)} {}
     PriceLevels sides[2];                   // indexed by Side; the sell side's GPUs are what is offered
     std::vector<ListedBid> allOrNoneBids;   // resting all-or-none bids that may trade here, in priority
   };
@@ -84,9 +86,9 @@ class MatchingEngine final : public Matcher {
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
     // Divisible: what it still wants per hour from `qtyBase` until `req.end`; null while that
     // is `req.gpus` in every live hour, which is the common case of an order nothing has traded
-    // against yet. (An array, not a vector: its length follows from the window, and the sixteen
-    // bytes saved keep the limit in the second line.)
-    std::unique_ptr<GpuCount[]> qty;
+    // against yet. In the engine's memory, `qtyHours` of them (allocateQty, releaseQty); an
+    // array, not a vector, so that the limit stays in the second line.
+    GpuCount* qty = nullptr;
     Hour qtyBase = 0;
     std::int64_t filled = 0;
     std::int64_t leaves = 0;
@@ -94,6 +96,7 @@ class MatchingEngine final : public Matcher {
     OrderStatus status = OrderStatus::Working;
     std::uint32_t level = 0;            // ... and the level there (PriceLevels::at)
     std::uint32_t terms = 0;            // sell: req.terms in terms_, which a trade reads instead
+    std::uint32_t qtyHours = 0;
     // Divisible: its account's holdings on its cluster, so that trades against it and taking a
     // sell's offer back find them without a lookup (a sell's from when it rests; a buy's once
     // traded against).
@@ -146,6 +149,10 @@ class MatchingEngine final : public Matcher {
   // The per-hour quantities of a resting order (hour h at [h - o.qtyBase]), made explicit the
   // first time they change; its entry then views them.
   GpuCount* explicitQty(Order& o);
+  // Room in the engine's memory for `hours` per-hour quantities of `o`, whose earlier ones (if
+  // any) are given back; and giving them back.
+  GpuCount* allocateQty(Order& o, std::size_t hours);
+  void releaseQty(Order& o);
   // The order in `s` gets a new sequence: entries made with the old one are dead.
   void setSeq(Slot s, std::uint64_t seq) {
     orders_[s].seq = seq;
@@ -282,10 +289,12 @@ class MatchingEngine final : public Matcher {
   // with this bit, once it has stopped.
   static constexpr Slot kFinishedTag = Slot{1} << 31;
 
+  // First, so that it outlives everything that holds its memory.
+  EngineMemory memory_;
   MarketState state_;
   // Working orders by slot, and free slots; growth never moves orders. A stopped order's slot is
   // reused, so this stays the size of the live book.
-  PagedVector<Order> orders_;
+  PagedVector<Order, 12> orders_;
   // By slot: the order's sequence while it works, else 0. What a walk asks of every entry it
   // passes (is it live?), in 8 bytes a slot that stay in the cache, not in the order's record.
   std::vector<std::uint64_t> liveSeq_;

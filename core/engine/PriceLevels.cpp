@@ -30,7 +30,7 @@ std::size_t PriceLevels::rankFor(std::int32_t key) {
     freeLevels_.pop_back();
   } else {
     index = static_cast<std::uint32_t>(pool_.size());
-    pool_.emplace_back();
+    pool_.emplace_back(memory_);
   }
   ranks_.insert(ranks_.begin() + static_cast<std::ptrdiff_t>(r), Rank{key, index, 0});
   pool_[index].key = key;

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <memory_resource>
 #include <utility>
 #include <vector>
 
@@ -69,16 +70,17 @@ class PriceLevels {
   };
   static_assert(sizeof(Entry) == 32 && alignof(GpuCount) > 1);
   struct Level {
+    explicit Level(std::pmr::memory_resource* memory) : fifo(memory), wanting(memory) {}
     std::int32_t key = 0;       // asks: price; bids: -price, so smaller is better on both sides
     std::int64_t live = 0;      // live entries
     std::size_t head = 0;       // entries before this are dead
-    std::vector<Entry> fifo;    // time order
+    std::pmr::vector<Entry> fifo;  // time order
     // Per hour from the side's base, how many live entries want GPUs in that hour. Readers ask
     // only whether the level holds any (the side's totals count GPUs), and a count of entries
     // fits 32 bits where a sum of GPUs needs 64: half the lines for every rest, fill, cancel and
     // scan. Exact from the clock on; hours before it may hold what they held when the level, or
     // one made before it in the same slot, was emptied (nothing reads them).
-    std::vector<std::uint32_t> wanting;
+    std::pmr::vector<std::uint32_t> wanting;
 
     bool holdsAt(Hour h, Hour base) const {
       const auto i = static_cast<std::size_t>(h - base);
@@ -92,8 +94,10 @@ class PriceLevels {
   // in an hour), so a side keeps them only if asked: on the buy side they were a third of the
   // lines every rest, fill and cancel wrote.
   enum class Totals : std::uint8_t { Kept, NotKept };
-  explicit PriceLevels(Hour base = 0, Totals totals = Totals::Kept)
-      : base_(base), keepsTotals_(totals == Totals::Kept) {}
+  // Levels' entries and per-hour arrays come from `memory` (a matcher's: see EngineMemory).
+  explicit PriceLevels(Hour base = 0, Totals totals = Totals::Kept,
+                       std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+      : memory_(memory), base_(base), keepsTotals_(totals == Totals::Kept) {}
 
   // Levels, best first. Empty levels are taken out only by `retire`/`removeNewest`, never during
   // a walk, so a walk may hold ranks and references.
@@ -292,6 +296,7 @@ class PriceLevels {
   // and indexing it (for every level a walk passes) divided by that and read a block pointer.
   PagedVector<Level, 6> pool_;
   std::vector<std::uint32_t> freeLevels_;
+  std::pmr::memory_resource* memory_;
   std::vector<std::int64_t> total_;  // empty unless keepsTotals_
   // A cache of a bound (see bestBound): changing it changes no answer, only how fast one is found.
   mutable std::vector<std::int32_t> bestBound_;

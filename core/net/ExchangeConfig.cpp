@@ -89,7 +89,7 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   auto read = readJson(path);
   if (auto* e = std::get_if<ConfigError>(&read)) return *e;
   const json& j = std::get<json>(read);
-  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record", "fee_ppm"};
+  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record", "fee_ppm", "engine_prefault_mb"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || key == k;
@@ -106,6 +106,9 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   if (port < 0 || port > 65535) return ConfigError{path + ": port out of range"};
   if (!get(j, "fee_ppm", cfg.feePpm, err, path)) return ConfigError{err};
   if (cfg.feePpm < 0 || cfg.feePpm > 1'000'000) return ConfigError{path + ": fee_ppm must be 0 to 1000000"};
+  if (!get(j, "engine_prefault_mb", cfg.enginePrefaultMb, err, path)) return ConfigError{err};
+  if (cfg.enginePrefaultMb < 0 || cfg.enginePrefaultMb > kMaxEnginePrefaultMb)
+    return ConfigError{path + ": engine_prefault_mb must be 0 to " + std::to_string(kMaxEnginePrefaultMb)};
   cfg.port = static_cast<std::uint16_t>(port);
   if (auto it = j.find("limits"); it != j.end()) {
     if (!it->is_object()) return ConfigError{path + ": 'limits' must be an object"};

@@ -74,6 +74,9 @@ class FeederReports {
   std::vector<FeederOutage> pending_;
 };
 
+// The most engine_prefault_mb may ask for (1 TB).
+inline constexpr int kMaxEnginePrefaultMb = 1 << 20;
+
 struct ExchangeConfig {
   std::string listenAddress = "127.0.0.1";
   std::uint16_t port = 7400;               // 0: an ephemeral port
@@ -91,6 +94,10 @@ struct ExchangeConfig {
   std::string recordPath;
   // Exchange fee, ppm of every payment to a provider, paid into account "exchange"'s fees book.
   int feePpm = 0;
+  // Memory the matching engine faults in, in huge pages, at start (makeMatchingEngine): a book
+  // that fits never waits for the kernel mid-order, and reads it through fewer TLB misses. 0: the
+  // engine's memory comes in ordinary pages as the book grows.
+  int enginePrefaultMb = 0;
   // Set by EmbeddedExchange: outages from its in-process feeder.
   std::shared_ptr<FeederReports> feederReports;
 };

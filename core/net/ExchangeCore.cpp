@@ -71,7 +71,7 @@ void Outbox::clear() {
 }
 
 ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
-    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine()) {
+    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)) {
   epoch_ = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::system_clock::now().time_since_epoch())
