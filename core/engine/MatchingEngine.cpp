@@ -173,10 +173,6 @@ class OfferReturn {
 };
 }  // namespace
 
-Inventory::Series* MatchingEngine::sellHoldings(const Order& o) {
-  if (o.req.side != Side::Sell) return nullptr;
-  return o.holdings ? o.holdings : &state_.inventory.seriesOf(o.req.account, *o.req.cluster);
-}
 
 void MatchingEngine::retireEntries(const Order& o) {
   PriceLevels& levels = *o.restsIn;

@@ -98,7 +98,7 @@ class MatchingEngine final : public Matcher {
     std::uint32_t terms = 0;            // sell: req.terms in terms_, which a trade reads instead
     std::uint32_t qtyHours = 0;
     // Divisible: its account's holdings on its cluster, so that trades against it and taking a
-    // sell's offer back find them without a lookup (a sell's from when it rests; a buy's once
+    // sell's offer back find them without a lookup (a sell's from submit; a buy's once
     // traded against).
     Inventory::Series* holdings = nullptr;
     OrderRequest req;
@@ -164,8 +164,8 @@ class MatchingEngine final : public Matcher {
   void retireEntry(const Order& o) {
     o.restsIn->retire(o.level, [this](const Entry& e) { return isLive(e); });
   }
-  // A divisible sell's holdings (those of its account on its cluster); null for a buy.
-  Inventory::Series* sellHoldings(const Order& o);
+  // A sell's holdings (those of its account on its cluster, kept since submit); null for a buy.
+  static Inventory::Series* sellHoldings(const Order& o) { return o.req.side == Side::Sell ? o.holdings : nullptr; }
   // Takes what a divisible order that just stopped working still had off its level (its entry
   // is dead already) and returns a sell's offers to the inventory.
   void retireEntries(const Order& o);
