@@ -43,7 +43,22 @@ struct Result {
   long pageFaults = 0;     // minor faults while timed: each first touch of a fresh page
   double cpuSeconds = 0;   // this thread's user + system time while timed
   PerInput perInput;  // flat out only: open-loop latencies include queueing, not just service
+  double prefaultMs = 0;               // making the engine, its prefault included
+  std::size_t prefaultHugeBytes = 0;   // of that prefault, what the kernel gave as huge pages
 };
+
+// The process's anonymous memory in transparent huge pages, from the kernel (0 where it does not
+// say): whether a prefault got the huge pages it asked for.
+std::size_t anonHugePageBytes() {
+  std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
+  if (!f) return 0;
+  char line[256];
+  std::size_t kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "AnonHugePages: %zu kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb << 10;
+}
 
 double percentile(std::vector<double>& v, double q) {
   const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
@@ -84,7 +99,12 @@ double percentile(std::vector<double>& v, double q) {
 
 // Replays setup + warm-up into a fresh engine, then times the rest (timedReplay).
 Result measure(const Load& load, std::size_t warmup, double ratePerSecond, std::size_t prefaultBytes) {
+  const std::size_t hugeBefore = anonHugePageBytes();
+  const auto made = Clock::now();
   auto engine = makeMatchingEngine(prefaultBytes);
+  const double prefaultMs = std::chrono::duration<double, std::milli>(Clock::now() - made).count();
+  const std::size_t hugeAfter = anonHugePageBytes();  // less if the kernel split pages meanwhile
+  const std::size_t prefaultHugeBytes = hugeAfter > hugeBefore ? hugeAfter - hugeBefore : 0;
   std::vector<Event> out;
   out.reserve(1024);
   for (const auto& e : load.setup) engine->apply(e, out);
@@ -95,6 +115,8 @@ Result measure(const Load& load, std::size_t warmup, double ratePerSecond, std::
   const std::size_t n = load.events.size() - warmup;
   std::vector<double> latency(n);
   Result r;
+  r.prefaultMs = prefaultMs;
+  r.prefaultHugeBytes = prefaultHugeBytes;
   const bool flat = ratePerSecond <= 0;
   if (flat) {
     r.perInput.events.resize(n);
@@ -147,19 +169,6 @@ struct Options {
   std::size_t prefaultBytes = std::size_t{256} << 20;
 };
 
-// The process's anonymous memory in transparent huge pages, from the kernel (0 where it does not
-// say): whether a prefault got the huge pages it asked for.
-std::size_t anonHugePageBytes() {
-  std::FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
-  if (!f) return 0;
-  char line[256];
-  std::size_t kb = 0;
-  while (std::fgets(line, sizeof line, f))
-    if (std::sscanf(line, "AnonHugePages: %zu kB", &kb) == 1) break;
-  std::fclose(f);
-  return kb << 10;
-}
-
 void run(const char* name, const LoadShape& shape, std::size_t warmup, const Options& opt) {
   const auto t0 = Clock::now();
   const Load load = makeLoad(shape);
@@ -171,14 +180,10 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, const Opt
     printOutputFloor(name, measureOutputFloor(load, warmup));
     return;
   }
-  if (opt.prefaultBytes > 0) {
-    const std::size_t before = anonHugePageBytes();
-    const auto t = Clock::now();
-    const auto engine = makeMatchingEngine(opt.prefaultBytes);
-    std::printf("%s: an engine prefaults %zu MB in %.0f ms, %zu MB of it in huge pages\n", name, opt.prefaultBytes >> 20,
-                std::chrono::duration<double, std::milli>(Clock::now() - t).count(), (anonHugePageBytes() - before) >> 20);
-  }
   Result flat = measure(load, warmup, 0, opt.prefaultBytes);
+  if (opt.prefaultBytes > 0)
+    std::printf("%s: an engine prefaults %zu MB in %.0f ms, %zu MB of it in huge pages\n", name, opt.prefaultBytes >> 20,
+                flat.prefaultMs, flat.prefaultHugeBytes >> 20);
   report(name, "flat out", flat, n);
   if (opt.repeat > 1) {
     std::vector<double> rates{flat.eventsPerSecond};
