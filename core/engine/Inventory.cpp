@@ -95,6 +95,13 @@ void Inventory::offer(Series& s, Hour start, Hour end, GpuCount delta) {
   for (Hour h = start; h < end; ++h) s.offered[static_cast<std::size_t>(h - s.base)] += delta;
 }
 
+void Inventory::withdraw(Series& s, Hour start, Hour end, const GpuCount* gpus) {
+  s.cover(start, end);
+  GpuCount* __restrict offered = s.offered.data() + (start - s.base);
+  const auto n = static_cast<std::size_t>(end - start);
+  for (std::size_t i = 0; i < n; ++i) offered[i] -= gpus[i];
+}
+
 void Inventory::transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
                          GpuCount gpus) {
   transfer(seriesOf(seller, cluster), seriesOf(buyer, cluster), start, end, gpus);

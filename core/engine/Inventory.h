@@ -59,6 +59,8 @@ class Inventory {
   }
   // transfer() between two series of the same cluster.
   static void transfer(Series& seller, Series& buyer, Hour start, Hour end, GpuCount gpus);
+  // Takes back gpus[i] of the GPUs offered in hour start + i, for every hour of [start, end).
+  static void withdraw(Series& s, Hour start, Hour end, const GpuCount* gpus);
   // offer() on the series of the account and cluster.
   static void offer(Series& s, Hour start, Hour end, GpuCount delta);
   // Asks for the lines transfer() will read of `s` in [start, end), so that a caller with many

@@ -180,20 +180,15 @@ void MatchingEngine::retireEntries(const Order& o) {
   Inventory::Series* held = sellHoldings(o);
   // The levels no longer count hours the clock has passed; the inventory still does.
   const Hour counted = std::max(state_.now, levels.base());
-  OfferReturn offers(held);
+  const Hour from = std::max(o.liveFrom, counted);
   if (!o.qty) {
     // Nothing has traded against it: the same GPUs in every live hour, taken off in one sweep.
-    const Hour from = std::max(o.liveFrom, counted);
     if (from < o.req.end) levels.change(l, from, o.req.end, o.req.gpus, 0);
     if (held && o.liveFrom < o.req.end) Inventory::offer(*held, o.liveFrom, o.req.end, -o.req.gpus);
-    retireEntry(o);
-    return;
-  }
-  for (Hour h = o.liveFrom; h < o.req.end; ++h) {
-    const GpuCount q = storedAt(o, h);
-    if (q == 0) continue;
-    if (h >= counted) levels.change(l, h, q, 0);
-    if (o.req.side == Side::Sell) offers.add(h, q);
+  } else {
+    // Its quantities per hour, taken off as they are: an hour it no longer wants counts 0.
+    if (from < o.req.end) levels.takeOut(l, from, o.req.end, o.qty + (from - o.qtyBase));
+    if (held && o.liveFrom < o.req.end) Inventory::withdraw(*held, o.liveFrom, o.req.end, o.qty + (o.liveFrom - o.qtyBase));
   }
   retireEntry(o);
 }
@@ -324,12 +319,7 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
   for (const Take& t : sorted) {
     Order& r = orders_[t.slot];
     PriceLevels::Level& l = levels.at(r.level);
-    GpuCount* qty = explicitQty(r);
-    for (Hour h = t.start; h < t.end; ++h) {
-      GpuCount& q = qty[h - r.qtyBase];
-      levels.change(l, h, q, q - t.gpus);
-      q -= t.gpus;
-    }
+    levels.take(l, t.start, t.end, explicitQty(r) + (t.start - r.qtyBase), t.gpus);
     const std::int64_t q = static_cast<std::int64_t>(t.gpus) * (t.end - t.start);
     taken += q;
     r.filled += q;
