@@ -81,9 +81,14 @@ bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour 
   // The seller's hours are cold and a sell's window spans up to a week of them: all their lines
   // are asked for at once rather than one after another as the loop reaches them.
   prefetch(*s, lo, hi);
+  // Counted over every hour rather than stopping at the first short one, so that the loop is
+  // vectorised: a sell is nearly always valid, and then every hour is read anyway.
+  const GpuCount* held = s->held.data();
+  const GpuCount* offered = s->offered.data();
+  std::uint32_t shortHours = 0;
   for (auto i = static_cast<std::size_t>(lo - s->base); i < static_cast<std::size_t>(hi - s->base); ++i)
-    if (s->held[i] - s->offered[i] < gpus) return false;
-  return true;
+    shortHours += held[i] - offered[i] < gpus;
+  return shortHours == 0;
 }
 
 void Inventory::offer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount delta) {

@@ -378,7 +378,8 @@ bool MatchingEngine::fillOrKillPossible(const Order& o, Hour from, const std::ve
   return std::all_of(left.begin(), left.end(), [](GpuCount q) { return q == 0; });
 }
 
-void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need, std::vector<Event>& out) {
+void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need, bool wantsEveryHour,
+                                  std::vector<Event>& out) {
   Order& o = orders_[s];
   const Side mySide = o.req.side;
   const AccountId me = o.req.account;
@@ -398,6 +399,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
                         theirs.mayHoldAtOrBetter(entryKey(opposite(mySide), o.req.limit), from, to);
   Plan& p = scratchPlan_;
   bool cancelIncoming = false;
+  bool took = false;
   std::vector<Event> selfTradeCancels;
   if (mayCross) {
     plan(o, theirs, o.req.limit, from, need, own, p);
@@ -408,7 +410,8 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
       std::sort(p.own.begin(), p.own.end());
       for (const auto& [at, rs] : p.own) removeRemaining(rs, CancelReason::SelfTrade, selfTradeCancels);
     }
-    if (!p.takes.empty()) {
+    took = !p.takes.empty();
+    if (took) {
       const std::int64_t taken = applyTakes(theirs, p.takes);
       o.filled += taken;
       o.leaves -= taken;
@@ -418,7 +421,9 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   if (o.leaves == 0) {
     stop(s, OrderStatus::Filled);
   } else if (!cancelIncoming) {
-    const bool uniform = std::all_of(need.begin(), need.end(), [&](GpuCount q) { return q == o.req.gpus; });
+    // Every take lowers some hour below the order's GPUs, so an order that wanted them in every
+    // hour and took nothing still does (what a self-trade cut gave back is what it had taken).
+    const bool uniform = wantsEveryHour && !took;
     if (uniform) {
       releaseQty(o);
     } else {
@@ -427,7 +432,8 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
     }
     o.restsIn = &b.sides[side(mySide)];
     const Resting e{o.seq, from, o.req.end, s, me, o.qty, o.req.gpus};
-    o.level = o.restsIn->add(entryKey(mySide, o.req.limit), e, from, need);
+    const std::int32_t key = entryKey(mySide, o.req.limit);
+    o.level = uniform ? o.restsIn->add(key, e, from, o.req.end, o.req.gpus) : o.restsIn->add(key, e, from, need);
   }
   flushTrades(out);
   for (auto& e : selfTradeCancels) out.push_back(std::move(e));
@@ -831,7 +837,7 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
     stop(s, OrderStatus::Cancelled);
     return;
   }
-  matchAndRest(s, req.start, need, out);
+  matchAndRest(s, req.start, need, true, out);
   if (orders_[s].status == OrderStatus::Working && req.side == Side::Sell) recheckAllOrNone(s, out);
   if (orders_[s].status == OrderStatus::Working && req.tif == TimeInForce::IOC)
     removeRemaining(s, CancelReason::ImmediateOrCancel, out);
@@ -932,7 +938,7 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
   o.leaves = nextTotal;
   out.emplace_back(OrderAmended{o.req.id, o.req.account, limit, gpus, keepPriority});
   if (keepPriority) return;
-  matchAndRest(s, from, next, out);
+  matchAndRest(s, from, next, std::all_of(next.begin(), next.end(), [gpus](GpuCount q) { return q == gpus; }), out);
   if (orders_[s].status == OrderStatus::Working && orders_[s].req.side == Side::Sell) recheckAllOrNone(s, out);
 }
 
