@@ -213,10 +213,22 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
   const Side mySide = o.req.side;
   const Side other = opposite(mySide);
   const AccountId me = o.req.account;
-  const Hour to = from + static_cast<Hour>(need.size());
   std::size_t wanting = 0;
   for (GpuCount q : need) wanting += q > 0;
-  auto nextLevel = [&](std::size_t rank) { return nextCrossingLevel(levels, rank, mySide, limit, from, to); };
+  // The hours still wanted lie in [from + first, from + last). A walk fills a window from its
+  // edges inwards as often as not, and nearly half the hours an entry shared with the whole
+  // window were hours already filled; levels and entries that offer only there are skipped too.
+  std::size_t first = 0, last = need.size();
+  auto trim = [&] {
+    while (first < last && need[first] == 0) ++first;
+    while (last > first && need[last - 1] == 0) --last;
+  };
+  trim();
+  auto wantedFrom = [&] { return from + static_cast<Hour>(first); };
+  auto wantedTo = [&] { return from + static_cast<Hour>(last); };
+  auto nextLevel = [&](std::size_t rank) {
+    return nextCrossingLevel(levels, rank, mySide, limit, wantedFrom(), wantedTo());
+  };
   bool anyGpus = false;
   for (std::size_t rank = nextLevel(0), next = 0; rank < levels.levelCount() && wanting > 0; rank = next) {
     anyGpus = true;
@@ -227,13 +239,14 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
     if (next < levels.levelCount()) {
       const PriceLevels::Level& n = levels.level(next);
       std::size_t cursor = n.head;
-      for (int i = 0; i < 4; ++i) prefetchNextIn(levels, n, from, to, cursor);
+      for (int i = 0; i < 4; ++i) prefetchNextIn(levels, n, wantedFrom(), wantedTo(), cursor);
     }
     // The walk reads entries, not orders (the clock is at or before `from`, so the entries'
     // quantities are up to date in every hour it reads).
-    forEachLiveIn(levels, l, from, to, [&](const Resting& r) {
-      const Hour lo = std::max(from, r.start);
-      const Hour hi = std::min(to, r.end);
+    forEachLiveIn(levels, l, wantedFrom(), wantedTo(), [&](const Resting& r) {
+      const Hour lo = std::max(wantedFrom(), r.start);
+      const Hour hi = std::min(wantedTo(), r.end);
+      if (lo >= hi) return true;
       if (r.account == me) {
         if (own == OwnOrders::Skip) return true;
         // An hour-by-hour walk meets this order in the first hour where it still offers
@@ -277,6 +290,7 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
       if (r.qty) walkHours([qty = r.qty, start = r.start](Hour h) { return qty[h - start]; });
       else walkHours([gpus = r.gpus](Hour) { return gpus; });
       if (runGpus > 0) push();
+      trim();
       return wanting > 0;
     });
   }
@@ -284,7 +298,7 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
   // next order like this one is turned away before a plan (matchAndRest).
   if (limit && !anyGpus && wanting > 0) {
     const std::int64_t worst = keyOf(other, *limit);  // the worst key that still crosses
-    if (worst < PriceLevels::kNoKey) levels.raiseBounds(from, to, static_cast<std::int32_t>(worst + 1));
+    if (worst < PriceLevels::kNoKey) levels.raiseBounds(wantedFrom(), wantedTo(), static_cast<std::int32_t>(worst + 1));
   }
 }
 
