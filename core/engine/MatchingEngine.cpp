@@ -407,7 +407,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
                                                                            : OwnOrders::Collect;
   // Most orders cross nothing: the other side's best level, and then the hours' bounds on its
   // best prices, say so without a plan (a plan would ask every crossing level for the window).
-  const Hour to = from + static_cast<Hour>(need.size());
+  const Hour to = o.req.end;
   const bool mayCross = theirs.levelCount() > 0 &&
                         crosses(mySide, o.req.limit, keyOf(opposite(mySide), theirs.level(0).key)) &&
                         theirs.mayHoldAtOrBetter(entryKey(opposite(mySide), o.req.limit), from, to);
@@ -416,6 +416,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   bool took = false;
   std::vector<Event> selfTradeCancels;
   if (mayCross) {
+    if (wantsEveryHour) need.assign(static_cast<std::size_t>(to - from), o.req.gpus);
     plan(o, theirs, o.req.limit, from, need, own, p);
     cancelIncoming = p.stop.has_value();
     if (cancelIncoming) cutAt(p, *p.stop, from, need);
@@ -804,8 +805,11 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   o.accepted = std::move(candidates);
   o.liveFrom = req.start;
   const bool aon = o.aon();
+  // What it wants per hour: matchAndRest fills it only if the order may cross, which most adds
+  // do not; the checks before need it now.
   std::vector<GpuCount>& need = scratchNeed_;
-  if (!aon) need.assign(static_cast<std::size_t>(req.end - req.start), req.gpus);
+  if (!aon && (req.postOnly || req.tif == TimeInForce::FOK))
+    need.assign(static_cast<std::size_t>(req.end - req.start), req.gpus);
   if (req.postOnly) {
     const bool trades = aon ? bestPlacement(o, req.gpus, req.limit, o.candidates).has_value()
                             : wouldTrade(o, req.limit, req.start, need) ||

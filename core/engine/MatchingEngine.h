@@ -234,8 +234,9 @@ class MatchingEngine final : public Matcher {
   bool wouldTrade(const Order& o, Price limit, Hour from, const std::vector<GpuCount>& need) const;
   bool fillOrKillPossible(const Order& o, Hour from, const std::vector<GpuCount>& need);
   // Matches `need` (GPUs per hour from `from` to the order's end) against the other side, then
-  // rests what is left. `wantsEveryHour`: need holds the order's GPUs in every hour. Emits the
-  // trades and any self-trade cancellations.
+  // rests what is left. `wantsEveryHour`: the order wants its GPUs in every one of those hours,
+  // and `need` is only scratch, filled here if a plan needs it. Emits the trades and any
+  // self-trade cancellations.
   void matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need, bool wantsEveryHour, std::vector<Event>& out);
   // Asks that just started resting on `cluster` within [start, end).
   struct NewAsks {
