@@ -112,17 +112,6 @@ void Inventory::transfer(AccountId seller, AccountId buyer, ClusterId cluster, H
   transfer(seriesOf(seller, cluster), seriesOf(buyer, cluster), start, end, gpus);
 }
 
-void Inventory::prefetch(const Series& s, Hour start, Hour end) {
-  // Hours outside what the series covers yet are not there to ask for.
-  const Hour lo = std::max(start, s.base);
-  const Hour hi = std::min(end, s.base + static_cast<Hour>(s.held.size()));
-  constexpr Hour kPerLine = 64 / sizeof(GpuCount);
-  for (Hour h = lo; h < hi; h += kPerLine) {
-    __builtin_prefetch(s.held.data() + (h - s.base));
-    __builtin_prefetch(s.offered.data() + (h - s.base));
-  }
-}
-
 void Inventory::transfer(Series& from, Series& to, Hour start, Hour end, GpuCount gpus) {
   from.cover(start, end);
   for (Hour h = start; h < end; ++h) {

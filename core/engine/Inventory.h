@@ -4,6 +4,7 @@
 // moves GPU-hours from seller to buyer, so the total per (cluster, hour) never changes.
 #include "core/domain/Types.h"
 
+#include <algorithm>
 #include <memory_resource>
 #include <unordered_map>
 #include <vector>
@@ -64,8 +65,18 @@ class Inventory {
   // offer() on the series of the account and cluster.
   static void offer(Series& s, Hour start, Hour end, GpuCount delta);
   // Asks for the lines transfer() will read of `s` in [start, end), so that a caller with many
-  // transfers to make can have their memory loads overlap.
-  static void prefetch(const Series& s, Hour start, Hour end);
+  // transfers to make can have their memory loads overlap. Always inlined: GCC 12 drops calls to
+  // a function that only prefetches, as it did in canOffer (see PriceLevels::prefetchQuantities).
+  [[gnu::always_inline]] static void prefetch(const Series& s, Hour start, Hour end) {
+    // Hours outside what the series covers yet are not there to ask for.
+    const Hour lo = std::max(start, s.base);
+    const Hour hi = std::min(end, s.base + static_cast<Hour>(s.held.size()));
+    constexpr Hour kPerLine = 64 / sizeof(GpuCount);
+    for (Hour h = lo; h < hi; h += kPerLine) {
+      __builtin_prefetch(s.held.data() + (h - s.base));
+      __builtin_prefetch(s.offered.data() + (h - s.base));
+    }
+  }
 
  private:
   static std::uint64_t key(AccountId a, ClusterId c) { return (std::uint64_t{a} << 32) | c; }

@@ -125,7 +125,9 @@ class PriceLevels {
   // the entry's window meets, reads (none if it keeps one count). Every line, not only the
   // first: a week's window is eleven lines, and the hardware prefetcher starts too late for a
   // stream that short.
-  void prefetchQuantities(const Entry& e, Hour from, Hour to) const {
+  // Always inlined: GCC 12 finds that a function which only prefetches has no effect and drops
+  // every call to it, and until 2026-12-06 it had dropped this one (see bench/core/README.md).
+  [[gnu::always_inline]] void prefetchQuantities(const Entry& e, Hour from, Hour to) const {
     const GpuCount* qty = quantitiesOf(e);
     if (!qty) return;
     const auto* first = reinterpret_cast<const char*>(qty + std::max<Hour>(from - base_ - e.start_, 0));
