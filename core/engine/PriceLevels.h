@@ -190,10 +190,12 @@ class PriceLevels {
   template <typename IsLive>
   void skipDeadFront(Level& l, IsLive&& isLive);
   // Asks for the lines `add` at `key` over [from, to) will write, so that a caller with other
-  // work to do first can have them arrive meanwhile.
-  void prefetchAdd(std::int32_t key, Hour from, Hour to) const;
+  // work to do first can have them arrive meanwhile. Both prefetchers are kept out of the
+  // callers' sight (noipa): seen whole, as under link-time optimisation, GCC would drop the calls
+  // (see prefetchQuantities).
+  [[gnu::noipa]] void prefetchAdd(std::int32_t key, Hour from, Hour to) const;
   // Asks for the hours' bounds over [from, to) (mayHoldAtOrBetter's reads).
-  void prefetchBounds(Hour from, Hour to) const;
+  [[gnu::noipa]] void prefetchBounds(Hour from, Hour to) const;
   // Takes out the entry added last at `key`, with the GPUs it added over [from, to).
   void removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus);
 
