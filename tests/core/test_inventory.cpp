@@ -24,6 +24,11 @@ class TestInventory : public QObject {
   void offerNeverExceedsHolding() {
     Inventory inv;
     QVERIFY(inv.grant(1, 5, 0, 10, 8, 100));
+    inv.offer(1, 5, 6, 7, 3);                 // one hour in the middle is partly offered
+    QVERIFY(inv.canOffer(1, 5, 0, 10, 5));
+    QVERIFY(!inv.canOffer(1, 5, 0, 10, 6));   // ... and so holds too little for 6 more
+    QVERIFY(inv.canOffer(1, 5, 7, 10, 8));
+    inv.offer(1, 5, 6, 7, -3);
     QVERIFY(inv.canOffer(1, 5, 0, 10, 8));
     QVERIFY(!inv.canOffer(1, 5, 0, 11, 8));   // hour 10 is not held
     QVERIFY(!inv.canOffer(2, 5, 0, 1, 1));    // nothing held at all
@@ -35,6 +40,20 @@ class TestInventory : public QObject {
     QVERIFY(inv.canOffer(1, 5, 0, 10, 2));
     QCOMPARE(inv.offered(1, 5, 3), 6);
     QCOMPARE(inv.offered(1, 5, 4), 0);
+  }
+
+  void withdrawTakesBackWhatEachHourOffered() {
+    Inventory inv;
+    QVERIFY(inv.grant(1, 5, 0, 10, 8, 100));
+    inv.offer(1, 5, 2, 6, 5);
+    const std::vector<GpuCount> back{5, 0, 3, 1};
+    Inventory::withdraw(inv.seriesOf(1, 5), 2, 6, back.data());
+    QCOMPARE(inv.offered(1, 5, 2), 0);
+    QCOMPARE(inv.offered(1, 5, 3), 5);
+    QCOMPARE(inv.offered(1, 5, 4), 2);
+    QCOMPARE(inv.offered(1, 5, 5), 4);
+    QCOMPARE(inv.offered(1, 5, 6), 0);
+    QCOMPARE(inv.held(1, 5, 4), 8);  // holdings themselves do not move
   }
 
   void transferMovesOfferedHoursToTheBuyer() {

@@ -117,6 +117,37 @@ class PriceLevelsTest : public QObject {
     QCOMPARE(keys(p), (std::vector<std::int32_t>{-30}));
   }
 
+  void aRunTakenOrAllTakenOutMovesCountsAndTotals() {
+    // take() and takeOut() are change() over many hours at once, with per-hour quantities.
+    PriceLevels p(0);
+    std::vector<GpuCount> q{3, 0, 2, 5};
+    p.add(10, Resting{1, 2, 6, 1, 7, q.data()}, 2, q);
+    p.add(10, Resting{2, 0, 8, 2}, 0, 8, 1);
+    PriceLevels::Level& l = p.level(0);
+    QCOMPARE(wantingAt(p, l, 2), 2u);
+    QCOMPARE(p.total(5), 6);
+    p.take(l, 4, 6, q.data() + 2, 2);  // hours 4 and 5: 2 -> 0, 5 -> 3
+    QCOMPARE(q, (std::vector<GpuCount>{3, 0, 0, 3}));
+    QCOMPARE(wantingAt(p, l, 4), 1u);  // only the other entry still wants hour 4
+    QCOMPARE(wantingAt(p, l, 5), 2u);
+    QCOMPARE(p.total(4), 1);
+    QCOMPARE(p.total(5), 4);
+    p.takeOut(l, 2, 6, q.data());
+    for (Hour h = 2; h < 6; ++h) {
+      QCOMPARE(wantingAt(p, l, h), 1u);
+      QCOMPARE(p.total(h), 1);
+    }
+    QCOMPARE(wantingAt(p, l, 0), 1u);  // hours outside the run are untouched
+    QCOMPARE(p.total(7), 1);
+    // Without totals, only the counts move.
+    PriceLevels buys(0, PriceLevels::Totals::NotKept);
+    std::vector<GpuCount> b{4, 4};
+    buys.add(-10, Resting{3, 0, 2, 3, 8, b.data()}, 0, b);
+    buys.take(buys.level(0), 0, 2, b.data(), 4);
+    QVERIFY(!buys.anyIn(buys.level(0), 0, 2));
+    QCOMPARE(b, (std::vector<GpuCount>{0, 0}));
+  }
+
   void blockSummariesAnswerAsTheLevelsDo() {
     PriceLevels p(0);
     p.add(10, Resting{1, 20, 40, 1}, 20, 40, 3);
