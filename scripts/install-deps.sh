@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   qt6-base-dev libqt6sql6-sqlite libqt6svg6
   libqcustomplot-dev
   libsqlite3-dev sqlite3
