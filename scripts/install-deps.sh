@@ -10,6 +10,8 @@ PACKAGES=(
   libsqlite3-dev sqlite3
   libboost-dev
   nlohmann-json3-dev
+  libssl-dev libsodium-dev libspdlog-dev libcli11-dev
+  clang
   xvfb xauth
 )
 
