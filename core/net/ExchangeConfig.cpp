@@ -57,7 +57,9 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
         !get(a, "house", ac.house, err, where)) {
       return ConfigError{err.empty() ? where + " must be an object" : err};
     }
+    if (!get(a, "credit_limit", ac.creditLimit, err, where)) return ConfigError{err};
     if (ac.name.empty()) return ConfigError{where + " without a name"};
+    if (ac.creditLimit < 0) return ConfigError{where + " '" + ac.name + "' has a negative credit_limit"};
     if (ac.cash < 0) return ConfigError{where + " '" + ac.name + "' has negative cash"};
     cfg.accounts.push_back(std::move(ac));
   }

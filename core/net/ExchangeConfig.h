@@ -21,7 +21,10 @@ struct AccountConfig {
   std::string salt;     // per-account salt of the API key hash
   std::string keyHash;  // hashApiKey(salt, key), hex
   Money cash = 0;       // starting cash, micro-dollars
-  bool house = false;   // house accounts (simulated market makers) are not cash-checked
+  bool house = false;   // house accounts (simulated market makers) are funded from outside
+  // What the account's bids may commit beyond its cash, micro-dollars (`credit_limit`): a house
+  // market maker with no cash trades on this line, and no further.
+  Money creditLimit = 0;
 };
 
 // A provider's capacity, by cluster name so the file stays readable.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <chrono>
 #include <stdexcept>
 
@@ -19,6 +20,11 @@ namespace {
 
 constexpr std::size_t kPublishedLevels = 20;
 constexpr Hour kIndexHistoryHours = 30 * kHoursPerDay;
+// A `subscribe` with `from_seq` replays at most this many bytes of kept market data; beyond it
+// the answer is a snapshot.
+constexpr std::size_t kMaxResumeBytes = 1 << 20;
+// One outage report covers at most a month; a longer one is several reports.
+constexpr Hour kMaxOutageHours = 31 * kHoursPerDay;
 constexpr const char* kFeeAccount = "exchange";
 
 template <class... F>
@@ -81,6 +87,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     a.salt = ac.salt;
     a.keyHash = ac.keyHash;
     a.house = ac.house;
+    a.creditLimit = ac.creditLimit;
     a.configured = true;
     if (ac.cash > 0) ledger_.post({a.id, Book::External}, {a.id, Book::Cash}, ac.cash, "deposit");
   }
@@ -113,8 +120,12 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     m.lostGpus = j.at("lost_gpus").get<GpuCount>();
     m.problem = parseDeliveryProblem(j.at("problem").get<std::string>()).value();
     const AccountId provider = accountNamed(j.at("account").get<std::string>()).id;
+    // Journals written before outages were bounded may hold reports the rules now refuse (from
+    // an account that sold nothing on the cluster, or over an unbounded window). Such a report
+    // reached no contract, so skipping it leaves the state as it was.
     if (auto err = applyOutage(provider, m, nullptr, nullptr))
-      throw std::runtime_error("outage report is refused on replay (" + *err + ")");
+      std::cerr << "tessera-exchange: journal outage on cluster " << m.cluster << " by "
+                << directory_.name(provider) << " skipped (" << *err << ")\n";
   });
   // Recording starts before the market opens, so a fresh exchange's history has its clusters
   // and grants; inputs replayed from the journal on a restart were recorded the first time.
@@ -230,7 +241,6 @@ void ExchangeCore::replay() {
       info.clOrdId = e.clOrdId;
       info.limit = o->limit;
       info.side = o->side;
-      info.reserved = a.house ? 0 : reservationFor(*o);
       orders_.put(o->id, std::move(info));
       if (!a.byClOrdId.claim(e.clOrdId, o->id)) {
         a.byClOrdId.erase(e.clOrdId);  // the later entry names it, as it did when it was written
@@ -355,7 +365,8 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
   }
   std::visit(
       Overloaded{
-          [&](const NewOrder& n) { onNewOrder(s, *a, n, out, !a->house); },
+          // Every session is cash-checked, house accounts too (against their credit line).
+          [&](const NewOrder& n) { onNewOrder(s, *a, n, out, true); },
           [&](const CancelOrder& c) {
             auto id = resolve(*a, c.ref);
             if (!id) {
@@ -482,13 +493,12 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
            "at most " + std::to_string(limits_.maxOpenOrdersPerAccount) + " open orders");
     return;
   }
-  const Money reservation = a.house ? 0 : reservationFor(m.order);
+  const Money reservation = reservationFor(m.order);
   const Money available = spendable(a);
   if (checks && reservation > available) {
     a.byClOrdId.erase(m.clOrdId);
-    reject("insufficient_cash", "the bid needs " + std::to_string(reservation) +
-                                    " micro-dollars, " + std::to_string(available) +
-                                    " are available");
+    reject("insufficient_cash", "the bid needs " + toDollars(reservation) + ", " +
+                                    toDollars(std::max<Money>(available, 0)) + " is available");
     return;
   }
   OrderRequest o = m.order;
@@ -499,7 +509,6 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
   info.clOrdId = m.clOrdId;
   info.limit = o.limit;
   info.side = o.side;
-  info.reserved = reservation;
   orders_.put(o.id, std::move(info));
   if (auto rej = applyInput(o, m.clOrdId, &out)) {
     orders_.erase(o.id);
@@ -524,7 +533,7 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
     return;
   }
   OrderInfo& info = orders_.at(*id);
-  if (!a.house && info.side == Side::Buy && !view->request.sellBack) {
+  if (info.side == Side::Buy && !view->request.sellBack) {
     const Price limit = m.limit.value_or(view->request.limit);
     const GpuCount gpus = m.gpus.value_or(view->request.gpus);
     if (limit <= limits::kMaxPrice && gpus <= limits::kMaxClusterGpus && view->request.gpus > 0) {
@@ -533,7 +542,8 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
       const Money needed = limit * leaves;
       if (needed - info.reserved > spendable(a)) {
         appendError(out.toSession[s], "insufficient_cash",
-                    "the amended bid needs " + std::to_string(needed) + " micro-dollars",
+                    "the amended bid needs " + toDollars(needed) + ", " +
+                        toDollars(std::max<Money>(info.reserved + spendable(a), 0)) + " is available",
                     "amend", req);
         return;
       }
@@ -547,14 +557,23 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
 void ExchangeCore::onSubscribe(SessionId s, const Subscribe& m, Outbox& out) {
   sessions_.at(s).subscribed = true;
   std::string& o = out.toSession[s];
-  if (m.fromSeq && *m.fromSeq <= mdSeq_ + 1 &&
-      (*m.fromSeq == mdSeq_ + 1 || (!recent_.empty() && recent_.front().first <= *m.fromSeq))) {
-    o += "{\"type\":\"md_resume\",\"from_seq\":" + std::to_string(*m.fromSeq) +
-         ",\"seq\":" + std::to_string(mdSeq_) + "}\n";
-    for (const auto& [seq, line] : recent_) {
-      if (seq >= *m.fromSeq) o += line;
+  if (m.fromSeq && *m.fromSeq <= mdSeq_ + 1) {
+    // A resume is answered only while the missed lines fit kMaxResumeBytes; a longer gap costs
+    // the client less as a snapshot, and one short request can never ask for megabytes.
+    std::size_t bytes = 0;
+    auto first = recent_.end();
+    while (first != recent_.begin() && std::prev(first)->first >= *m.fromSeq &&
+           bytes + std::prev(first)->second.size() <= kMaxResumeBytes) {
+      --first;
+      bytes += first->second.size();
     }
-    return;
+    const std::uint64_t resumesAt = first == recent_.end() ? mdSeq_ + 1 : first->first;
+    if (resumesAt == *m.fromSeq) {
+      o += "{\"type\":\"md_resume\",\"from_seq\":" + std::to_string(*m.fromSeq) +
+           ",\"seq\":" + std::to_string(mdSeq_) + "}\n";
+      for (; first != recent_.end(); ++first) o += first->second;
+      return;
+    }
   }
   o += "{\"type\":\"md_snapshot\",\"seq\":" + std::to_string(mdSeq_) +
        ",\"epoch\":" + std::to_string(epoch_) + ",\"now\":" + std::to_string(engine_->now()) +
@@ -583,7 +602,7 @@ Money ExchangeCore::spendable(const Account& a) const {
 }
 
 Money ExchangeCore::cashFreeOfBids(const Account& a) const {
-  return cash(a.id) - a.reserved;
+  return cash(a.id) + a.creditLimit - a.reserved;
 }
 
 void ExchangeCore::onForward(Account& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out) {
@@ -674,20 +693,30 @@ void ExchangeCore::touch(const OrderRequest& o, Hour from, Hour to) {
   for (Hour h = std::max(from, engine_->now()); h < to; ++h) touched_.insert({*o.cluster, h, o.side});
 }
 
+// The one place a bid's reservation changes. It is derived from the engine's view of the order
+// after the whole input (limit x GPU-hours still working), never accumulated from events, so
+// however the engine orders an input's events (an amend before the fills it causes, a fill
+// before a cancel) the hold equals what the bid can still spend.
+void ExchangeCore::syncReservation(OrderId id, OrderInfo& info) {
+  Money target = 0;
+  if (info.open && info.side == Side::Buy) {
+    if (auto v = engine_->order(id); v && v->status == OrderStatus::Working && !v->request.sellBack)
+      target = v->request.limit * v->leavesGpuHours;
+  }
+  if (target == info.reserved) return;
+  Account& a = accounts_.at(info.account);
+  a.reserved += target - info.reserved;
+  info.reserved = target;
+  dirtyBalances_.insert(a.id);
+}
+
 void ExchangeCore::account(const Event& ev, Outbox* out) {
   auto closeOrder = [this](OrderInfo& info) {
     if (!info.open) return;
     Account& a = accounts_.at(info.account);
-    a.reserved -= info.reserved;
-    info.reserved = 0;
     info.open = false;
     --a.openOrders;
     dirtyBalances_.insert(a.id);
-  };
-  auto release = [this](OrderInfo& info, Money amount) {
-    amount = std::min(amount, info.reserved);
-    info.reserved -= amount;
-    accounts_.at(info.account).reserved -= amount;
   };
   std::visit(
       Overloaded{
@@ -696,8 +725,7 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             Account& a = accounts_.at(info.account);
             info.open = true;
             ++a.openOrders;
-            a.reserved += info.reserved;
-            if (info.reserved) dirtyBalances_.insert(a.id);
+            syncReservation(e.order, info);
             if (auto v = engine_->order(e.order)) touch(v->request, v->request.start, v->request.end);
             if (out) {
               scratch_.clear();
@@ -711,7 +739,6 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             const Hour hours = f.end - f.start;
             // Money moves with the contract (ContractCreated: escrow) and its delivery, not here.
             if (f.side == Side::Buy) {
-              release(info, info.limit * f.gpus * hours);
               if (const Cluster* cl = engine_->cluster(f.cluster)) {
                 index_.record(TradePrint{engine_->now(), cl->accelerator, f.start,
                                          static_cast<std::int64_t>(f.gpus) * hours, f.price});
@@ -721,6 +748,7 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             dirtyBalances_.insert(a.id);
             if (auto v = engine_->order(f.order)) touch(v->request, f.start, f.end);
             if (f.leavesGpuHours == 0) closeOrder(info);
+            syncReservation(f.order, info);
             if (out) {
               scratch_.clear();
               appendFill(scratch_, f, info.clOrdId);
@@ -735,10 +763,10 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
           },
           [&](const OrderCancelled& c) {
             OrderInfo& info = orders_.at(c.order);
-            release(info, info.limit * c.cancelledGpuHours);
             dirtyBalances_.insert(info.account);
             if (auto v = engine_->order(c.order)) touch(v->request, v->request.start, v->request.end);
             if (c.leavesGpuHours == 0) closeOrder(info);
+            syncReservation(c.order, info);
             if (out) {
               scratch_.clear();
               appendCancelled(scratch_, c, info.clOrdId);
@@ -749,16 +777,8 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             OrderInfo& info = orders_.at(am.order);
             Account& a = accounts_.at(info.account);
             info.limit = am.limit;
-            auto v = engine_->order(am.order);
-            if (v) {
-              if (info.side == Side::Buy && !a.house && !v->request.sellBack) {
-                const Money now = am.limit * v->leavesGpuHours;
-                a.reserved += now - info.reserved;
-                info.reserved = now;
-                dirtyBalances_.insert(a.id);
-              }
-              touch(v->request, v->request.start, v->request.end);
-            }
+            syncReservation(am.order, info);
+            if (auto v = engine_->order(am.order)) touch(v->request, v->request.start, v->request.end);
             if (out) {
               scratch_.clear();
               appendAmended(scratch_, am, info.clOrdId);
@@ -949,7 +969,11 @@ void ExchangeCore::onOutage(SessionId s, Account& a, const OutageRequest& m,
     appendError(o, *err,
                 *err == "unknown_cluster"       ? "no such cluster"
                 : *err == "hours_already_settled" ? "those hours are already over"
-                                                  : "an outage needs start < end and lost_gpus > 0 (or a link/power problem)",
+                : *err == "not_your_cluster"      ? "only the cluster's provider reports outages on it"
+                : *err == "nothing_sold"          ? "you sold nothing on this cluster in those hours"
+                                                  : "an outage needs 0 <= start < end, at most " +
+                                                        std::to_string(kMaxOutageHours) +
+                                                        " hours, and lost_gpus > 0 (or a link/power problem)",
                 "outage", req);
     return;
   }
@@ -993,12 +1017,31 @@ std::optional<std::string> ExchangeCore::applyDeliveryReport(AccountId provider,
 // provider can neither dump a failure on its buyers nor hide it in idle capacity.
 std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const OutageRequest& m,
                                                      Outbox* out, std::vector<ContractId>* affected) {
-  if (!engine_->cluster(m.cluster)) return std::string("unknown_cluster");
+  const Cluster* cluster = engine_->cluster(m.cluster);
+  if (!cluster) return std::string("unknown_cluster");
+  // Only the cluster's provider reports on it (a cluster that names none: whoever sold on it).
+  if (!cluster->provider.empty() && cluster->provider != directory_.name(provider))
+    return std::string("not_your_cluster");
   const bool degraded = m.problem != DeliveryProblem::MissingGpus;
-  if (m.start >= m.end || m.lostGpus < 0 || (m.lostGpus == 0 && !degraded))
+  if (m.start < 0 || m.start >= m.end || m.end - m.start > kMaxOutageHours || m.lostGpus < 0 ||
+      m.lostGpus > limits::kMaxClusterGpus || (m.lostGpus == 0 && !degraded))
     return std::string("invalid_report");
   const Hour from = std::max(m.start, engine_->now());
   if (from >= m.end) return std::string("hours_already_settled");
+  // The report covers only hours the provider sold: the work below is bounded by its contracts'
+  // hours inside [from, end), itself at most kMaxOutageHours long.
+  std::vector<Contract> contracts;
+  Hour first = m.end;
+  Hour last = from;
+  for (ContractId id : settlement_.openContracts()) {
+    const Contract* k = settlement_.contract(id);
+    if (k->seller == provider && k->cluster == m.cluster && k->start < m.end && k->end > from) {
+      contracts.push_back(*k);
+      first = std::min(first, std::max(k->start, from));
+      last = std::max(last, std::min(k->end, m.end));
+    }
+  }
+  if (contracts.empty()) return std::string("nothing_sold");
   appendJournalEntry({{"type", "outage"},
                       {"account", directory_.name(provider)},
                       {"cluster", m.cluster},
@@ -1006,15 +1049,9 @@ std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const O
                       {"end", m.end},
                       {"lost_gpus", m.lostGpus},
                       {"problem", std::string(toString(m.problem))}});
-  std::vector<Contract> contracts;
-  for (ContractId id : settlement_.openContracts()) {
-    const Contract* k = settlement_.contract(id);
-    if (k->seller == provider && k->cluster == m.cluster && k->start < m.end && k->end > from)
-      contracts.push_back(*k);
-  }
-  std::map<ContractId, std::vector<GpuCount>> missing;  // per hour of [from, end)
-  const Hour hours = m.end - from;
-  for (Hour h = from; h < m.end; ++h) {
+  std::map<ContractId, std::vector<GpuCount>> missing;  // per hour of [first, last)
+  const Hour hours = last - first;
+  for (Hour h = first; h < last; ++h) {
     std::vector<std::pair<std::size_t, GpuCount>> shares;  // (index into contracts or npos, weight)
     std::int64_t total = 0;
     for (std::size_t i = 0; i < contracts.size(); ++i) {
@@ -1045,7 +1082,7 @@ std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const O
     for (std::size_t j = 0; j < shares.size(); ++j) {
       auto& v = missing[contracts[shares[j].first].id];
       if (v.empty()) v.assign(static_cast<std::size_t>(hours), -1);
-      v[static_cast<std::size_t>(h - from)] = static_cast<GpuCount>(got[j]);
+      v[static_cast<std::size_t>(h - first)] = static_cast<GpuCount>(got[j]);
     }
   }
   // Runs of equal loss become one report per contract.
@@ -1059,7 +1096,7 @@ std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const O
       std::size_t j = i;
       while (j < v.size() && v[j] == v[i]) ++j;
       if (v[i] > 0 || (v[i] == 0 && degraded)) {
-        const DeliveryReport r{k.id, from + static_cast<Hour>(i), from + static_cast<Hour>(j),
+        const DeliveryReport r{k.id, first + static_cast<Hour>(i), first + static_cast<Hour>(j),
                                k.gpus - v[i], m.problem};
         if (!settlement_.report(r)) {
           any = true;

@@ -89,8 +89,9 @@ class ExchangeCore {
     std::string name;
     std::string salt;
     std::string keyHash;
-    Money reserved = 0;  // held on Cash for working bids (the ledger's Cash book holds it all)
+    Money reserved = 0;  // sum of its open orders' OrderInfo::reserved (held on the ledger's Cash)
     bool house = false;
+    Money creditLimit = 0;  // what its bids may commit beyond its cash (AccountConfig::creditLimit)
     bool configured = false;
     int openOrders = 0;
     ClOrdIdIndex byClOrdId;
@@ -101,7 +102,7 @@ class ExchangeCore {
     std::string clOrdId;
     Price limit = 0;
     Side side = Side::Buy;
-    Money reserved = 0;
+    Money reserved = 0;  // limit x leaves of a working bid; set only by syncReservation
     bool open = false;
   };
   struct Session {
@@ -154,6 +155,7 @@ class ExchangeCore {
   std::optional<OrderRejected> applyInput(const InputEvent& in, const std::string& clOrdId,
                                           Outbox* out);
   void account(const Event& e, Outbox* out);
+  void syncReservation(OrderId id, OrderInfo& info);
   void toAccount(AccountId a, Outbox& out, const std::string& line);
   void touch(const OrderRequest& o, Hour from, Hour to);
   void publishCells(Outbox* out);

@@ -43,8 +43,14 @@ std::string_view toString(SettlementError e) {
 }
 
 std::string toDollars(Money m) {
-  const Money cents = (m + 5'000) / 10'000;
-  return "$" + std::to_string(cents / 100) + "." + (cents % 100 < 10 ? "0" : "") + std::to_string(cents % 100);
+  // Rounded to the cent, half away from zero, with thousands separators: "-$1,224.50".
+  const bool negative = m < 0;
+  const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(m);
+  const std::uint64_t cents = (magnitude + 5'000) / 10'000;
+  std::string whole = std::to_string(cents / 100);
+  for (std::size_t i = whole.size(); i > 3; i -= 3) whole.insert(i - 3, ",");
+  const std::uint64_t c = cents % 100;
+  return std::string(negative ? "-$" : "$") + whole + "." + (c < 10 ? "0" : "") + std::to_string(c);
 }
 
 namespace {

@@ -29,7 +29,7 @@ std::string_view toString(ContractState s);
 enum class DeliveryProblem : std::uint8_t { MissingGpus, LinkDegraded, PowerCurtailed };
 std::string_view toString(DeliveryProblem p);
 std::optional<DeliveryProblem> parseDeliveryProblem(std::string_view s);
-// "$12.34": money for a person, rounded to the cent.
+// Money for a person: "$1,234.56", "-$0.50" (rounded to the cent).
 std::string toDollars(Money m);
 
 // What a provider (or the simulated market) reports: for hours [start, end) only `usableGpus`

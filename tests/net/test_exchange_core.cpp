@@ -7,6 +7,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <limits>
+#include <map>
 #include <random>
 
 using namespace tessera;
@@ -138,6 +141,192 @@ class TestExchangeCore : public QObject {
     QCOMPARE(b["cash"].get<Money>(), (10'000 - 40) * kDollar);  // 4 x 10 x $1
     QCOMPARE(b["reserved"].get<Money>(), 80 * kDollar);          // 4 x 10 x $2 still resting
   }
+  void amendThatFillsKeepsTheRestReserved() {
+    // The sequence, scaled: alice bids 20 GPUs x 5 h at $1, the provider asks 10 x 5 h
+    // at $50, alice amends her bid to $60. The amend fills half at $50; the other half still
+    // stands at $60, so $3,000 stays reserved. When the engine emitted the amend before its
+    // fills, the hold was booked from the filled leaves and each fill released its share again:
+    // reserved read 0 and alice could commit the same cash twice.
+    // Fails when: OrderAmended's hold is booked and then the fill's limit x GPU-hours is
+    // released from it (the event-accumulated reservation this replaced).
+    Driver d;
+    const SessionId alice = d.connect("alice");  // $10,000
+    const SessionId provider = d.connect("provider");
+    QVERIFY(d.find(d.send(alice, order("a1", "buy", 1, 20, kNow + 10, kNow + 15, kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 10, kNow + 10, kNow + 15, 50 * kDollar)), "exec", "accepted").is_object());
+    auto r = d.send(alice, "{\"type\":\"amend\",\"cl_ord_id\":\"a1\",\"limit\":" + std::to_string(60 * kDollar) + "}");
+    QVERIFY(d.find(r, "exec", "amended").is_object());
+    QVERIFY(d.find(r, "exec", "partially_filled").is_object());
+    json b = d.balance(alice);
+    QCOMPARE(b["cash"].get<Money>(), (10'000 - 2'500) * kDollar);  // 10 x 5 h x $50 in escrow
+    QCOMPARE(b["reserved"].get<Money>(), 3'000 * kDollar);          // 10 x 5 h x $60 still bid
+    QCOMPARE(d.core().reserved(*d.core().accounts().find("alice")), 3'000 * kDollar);
+    // $4,500 is free: a bid for $4,800 is refused, one for $4,500 is taken.
+    r = d.send(alice, order("a2", "buy", 2, 16, kNow + 20, kNow + 23, 100 * kDollar));
+    QCOMPARE(d.find(r, "exec", "rejected")["code"].get<std::string>(), std::string("insufficient_cash"));
+    QVERIFY(d.find(d.send(alice, order("a3", "buy", 2, 15, kNow + 20, kNow + 23, 100 * kDollar)), "exec", "accepted").is_object());
+  }
+
+  void reservationsEqualWhatBidsCanSpendAfterEveryRequest() {
+    // Random orders, amends (price and GPUs), cancels and clock steps from three buyers and the
+    // provider. After every request, for every buyer, checked against the engine's own view of
+    // its working orders: reserved == sum of limit x leaves of its working bids, the cash left
+    // covers it, and no contract was ever funded from outside (money created) for a
+    // cash-checked buyer.
+    // Fails when: the syncReservation call is removed from the OrderCancelled handler (a
+    // cancelled bid keeps its hold), or from the OrderAmended handler (a repriced bid holds
+    // its old price); and on the event-accumulated bookkeeping this replaced (amend-then-fill
+    // released the hold twice: reserved fell below limit x leaves within a few dozen steps).
+    std::mt19937_64 rng(30);
+    int amendsThatFilled = 0;
+    for (int round = 0; round < 6; ++round) {
+      Driver d;
+      const std::vector<std::string> buyers{"alice", "carol", "bob"};
+      std::map<std::string, SessionId> s;
+      for (const std::string& b : buyers) s[b] = d.connect(b);
+      const SessionId provider = d.connect("provider");
+      std::vector<std::pair<std::string, std::string>> placed;  // (buyer, cl_ord_id)
+      Hour now = kNow;
+      int n = 0;
+      for (int step = 0; step < 150; ++step) {
+        const int what = static_cast<int>(rng() % 10);
+        const Hour start = now + static_cast<Hour>(rng() % 8);
+        const Hour end = start + 1 + static_cast<Hour>(rng() % 6);
+        const int cluster = 1 + static_cast<int>(rng() % 2);
+        const int gpus = 1 + static_cast<int>(rng() % 6);
+        const Price price = kDollar / 2 + static_cast<Price>(rng() % 40) * (kDollar / 10);
+        if (what < 3) {
+          d.send(provider, order("p" + std::to_string(++n), "sell", cluster, gpus, start, end, price));
+        } else if (what < 6) {
+          const std::string& b = buyers[rng() % buyers.size()];
+          const std::string id = "b" + std::to_string(++n);
+          const char* fill[] = {"", ",\"fill\":\"all_or_none\""};
+          d.send(s[b], order(id, "buy", cluster, gpus, start, end, price, fill[rng() % 2]));
+          placed.emplace_back(b, id);
+        } else if (what < 8 && !placed.empty()) {
+          const auto& [b, id] = placed[rng() % placed.size()];
+          std::string amend = "{\"type\":\"amend\",\"cl_ord_id\":\"" + id + "\"";
+          if (rng() % 3) amend += ",\"limit\":" + std::to_string(price + static_cast<Price>(rng() % 3) * kDollar);
+          else amend += ",\"gpus\":" + std::to_string(gpus);
+          const auto r = d.send(s[b], amend + "}");
+          if (d.find(r, "exec", "amended").is_object() &&
+              (d.find(r, "exec", "filled").is_object() || d.find(r, "exec", "partially_filled").is_object()))
+            ++amendsThatFilled;
+        } else if (what < 9 && !placed.empty()) {
+          const auto& [b, id] = placed[rng() % placed.size()];
+          d.send(s[b], "{\"type\":\"cancel\",\"cl_ord_id\":\"" + id + "\"}");
+        } else {
+          now += 1;
+          Outbox out;
+          d.core().inject(ClockAdvance{now}, "", out);
+          d.core().finishBatch(out);
+        }
+        for (const std::string& b : buyers) {
+          const AccountId a = *d.core().accounts().find(b);
+          Money expected = 0;
+          for (const OrderView& v : d.core().engine().workingOrders(a))
+            if (v.request.side == Side::Buy && !v.request.sellBack) expected += v.request.limit * v.leavesGpuHours;
+          QCOMPARE(d.core().reserved(a), expected);
+          QVERIFY2(d.core().cash(a) >= d.core().reserved(a), (b + " has bids beyond its cash").c_str());
+        }
+        for (const Posting& p : d.core().ledger().postings())
+          QVERIFY2(p.memo.find("overdraft") == std::string::npos, ("money created: " + p.memo).c_str());
+      }
+    }
+    QVERIFY2(amendsThatFilled > 10, "the sequences never amended a bid into a fill");
+  }
+
+  void houseAccountsTradeWithinTheirCreditLine() {
+    // A house account logged on over the protocol is cash-checked like anyone else, against its
+    // cash plus its credit line: a $25.6M bid from a house account with no cash is refused.
+    // Fails when: sessions of house accounts skip the cash check (onNewOrder's `checks`).
+    ExchangeConfig c = marketConfig();
+    AccountConfig mm = account("house-mm", 0, /*house=*/true);
+    mm.creditLimit = 1'000 * kDollar;
+    c.accounts.push_back(mm);
+    Driver d(c);
+    const SessionId house = d.connect("house-mm");
+    auto r = d.send(house, order("h1", "buy", 1, 64, kNow, kNow + 40, 100 * kDollar));  // $256,000
+    QCOMPARE(d.find(r, "exec", "rejected")["code"].get<std::string>(), std::string("insufficient_cash"));
+    QVERIFY(d.find(d.send(house, order("h2", "buy", 1, 10, kNow, kNow + 10, 10 * kDollar)), "exec", "accepted").is_object());
+    r = d.send(house, order("h3", "buy", 1, 1, kNow, kNow + 1, kDollar));  // the line is used up
+    QCOMPARE(d.find(r, "exec", "rejected")["code"].get<std::string>(), std::string("insufficient_cash"));
+    QVERIFY(d.find(r, "exec", "rejected")["reason"].get<std::string>().find("$1.00") != std::string::npos);
+  }
+
+  void outagesAreBoundedAndOnlyFromTheProvider() {
+    // One outage message used to loop hour by hour to its end (INT64_MAX: forever) on the
+    // matching thread, or allocate a vector per contract for every hour up to it.
+    // Fails when: the provider check, the 744-hour bound or the nothing-sold check in
+    // ExchangeCore::applyOutage is removed (each changes an answer below; checked for the
+    // first two). Without the bounds to its contracts' hours as well, the matching thread
+    // loops to the end of time.
+    Driver d;
+    const SessionId bob = d.connect("bob");
+    const SessionId provider = d.connect("provider");
+    const SessionId alice = d.connect("alice");
+    auto outage = [](int cluster, Hour start, Hour end, int lost) {
+      return "{\"type\":\"outage\",\"cluster\":" + std::to_string(cluster) + ",\"start\":" + std::to_string(start) +
+             ",\"end\":" + std::to_string(end) + ",\"lost_gpus\":" + std::to_string(lost) + "}";
+    };
+    const Hour endOfTime = std::numeric_limits<Hour>::max();
+    auto code = [&](const std::vector<json>& r) { return d.find(r, "error")["code"].get<std::string>(); };
+    const auto t0 = std::chrono::steady_clock::now();
+    QCOMPARE(code(d.send(bob, outage(1, kNow, endOfTime, 1))), std::string("not_your_cluster"));
+    QCOMPARE(code(d.send(provider, outage(1, kNow, endOfTime, 1))), std::string("invalid_report"));
+    QCOMPARE(code(d.send(provider, outage(1, kNow, kNow + 1'000'000'000, 1))), std::string("invalid_report"));
+    QCOMPARE(code(d.send(provider, outage(1, kNow, kNow + 24, 1))), std::string("nothing_sold"));
+    // With a contract on the cluster: a month-long report is worked through the contract's hours.
+    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 8, kNow + 2, kNow + 6, kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(alice, order("a1", "buy", 1, 8, kNow + 2, kNow + 6, kDollar)), "exec", "filled").is_object());
+    QCOMPARE(code(d.send(provider, outage(1, kNow, endOfTime, 8))), std::string("invalid_report"));
+    QCOMPARE(code(d.send(provider, outage(1, kNow, kNow + 10'000, 8))), std::string("invalid_report"));
+    const json ack = d.find(d.send(provider, outage(1, kNow, kNow + 31 * 24, 64)), "outage_ack");
+    QCOMPARE(ack["contracts"].size(), std::size_t(1));
+    QCOMPARE(code(d.send(bob, outage(1, kNow, kNow + 4, 1))), std::string("not_your_cluster"));
+    QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+    // Every hour of the contract lost all 8 GPUs (64 lost of 64 held): nothing is delivered.
+    Outbox out;
+    d.core().inject(ClockAdvance{kNow + 7}, "", out);
+    d.core().finishBatch(out);
+    const json pos = d.find(d.send(alice, "{\"type\":\"positions\"}"), "positions");
+    QCOMPARE(pos["contracts"][0]["delivered_gpu_hours"].get<std::int64_t>(), std::int64_t(0));
+  }
+
+  void resumeRepliesAreBounded() {
+    // A 38-byte subscribe with an old from_seq was answered with every kept line (99,001 lines,
+    // 8.9 MB). A resume now replays at most 1 MiB; an older from_seq gets a snapshot.
+    // Fails when: onSubscribe replays from `from_seq` whatever the size (the byte budget
+    // removed).
+    Driver d;
+    const SessionId provider = d.connect("provider");
+    const SessionId watcher = d.connect("alice");
+    d.send(watcher, "{\"type\":\"subscribe\"}");
+    std::uint64_t firstSeq = 0;
+    for (int i = 0; i < 150; ++i) {  // each listing and its cancel change 48 cells
+      const std::string id = "p" + std::to_string(i);
+      d.send(provider, order(id, "sell", 1, 8, kNow, kNow + 48, kDollar + i * 1000));
+      d.send(provider, "{\"type\":\"cancel\",\"cl_ord_id\":\"" + id + "\"}");
+      if (i == 0) {
+        for (const json& j : d.drain(watcher))
+          if (j.contains("seq") && !firstSeq) firstSeq = j["seq"].get<std::uint64_t>();
+      }
+    }
+    QVERIFY(firstSeq > 0);
+    d.drain(watcher);  // what the listings published
+    auto r = d.send(watcher, "{\"type\":\"subscribe\",\"from_seq\":" + std::to_string(firstSeq) + "}");
+    std::size_t bytes = 0;
+    for (const json& j : r) bytes += j.dump().size();
+    QVERIFY2(d.find(r, "md_snapshot").is_object(), "an old from_seq is answered with a snapshot");
+    QVERIFY(!d.find(r, "md_resume").is_object());
+    QVERIFY2(bytes < (1u << 20), std::to_string(bytes).c_str());
+    // A recent gap is still resumed line by line.
+    const std::uint64_t last = d.core().mdSeq();
+    r = d.send(watcher, "{\"type\":\"subscribe\",\"from_seq\":" + std::to_string(last - 9) + "}");
+    QCOMPARE(d.find(r, "md_resume")["from_seq"].get<std::uint64_t>(), last - 9);
+    QCOMPARE(r.size(), std::size_t(11));
+  }
+
   void sellerNeedsCapacity() {
     Driver d;
     const SessionId alice = d.connect("alice");
