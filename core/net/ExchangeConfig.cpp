@@ -1,6 +1,7 @@
 #include "core/net/ExchangeConfig.h"
 
 #include "core/engine/EventJson.h"
+#include "core/engine/MarketLimits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -123,9 +124,12 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
         !get(*it, "max_pending_outbound_bytes", l.maxPendingOutboundBytes, err, where) ||
         !get(*it, "heartbeat_seconds", l.heartbeatSeconds, err, where) ||
         !get(*it, "idle_timeout_seconds", l.idleTimeoutSeconds, err, where) ||
-        !get(*it, "md_replay_depth", l.mdReplayDepth, err, where)) {
+        !get(*it, "md_replay_depth", l.mdReplayDepth, err, where) ||
+        !get(*it, "md_horizon_hours", l.mdHorizonHours, err, where)) {
       return ConfigError{err};
     }
+    if (l.mdHorizonHours < 1 || l.mdHorizonHours > limits::kMaxHorizonHours)
+      return ConfigError{where + ": md_horizon_hours must be 1 to " + std::to_string(limits::kMaxHorizonHours)};
   }
   if (!accounts.empty()) {
     std::filesystem::path p(accounts);

@@ -45,6 +45,9 @@ struct Limits {
   int heartbeatSeconds = 5;    // the server sends a heartbeat after this much outbound silence
   int idleTimeoutSeconds = 30; // and drops a session that sent nothing for this long
   std::size_t mdReplayDepth = 100'000;  // market-data messages kept for re-requests after a gap
+  // Book cells are published for the hours before now + this (90 days): an order further out
+  // trades as usual, and its cells are published as they come within it.
+  Hour mdHorizonHours = 90 * 24;
 };
 
 // A cluster outage reported by an in-process feeder (a simulated market) for `provider`, applied

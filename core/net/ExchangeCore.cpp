@@ -690,7 +690,9 @@ void ExchangeCore::toAccount(AccountId a, Outbox& out, const std::string& line) 
 
 void ExchangeCore::touch(const OrderRequest& o, Hour from, Hour to) {
   if (o.fill != FillStyle::Divisible || !o.cluster) return;
-  for (Hour h = std::max(from, engine_->now()); h < to; ++h) touched_.insert({*o.cluster, h, o.side});
+  const Hour horizon = engine_->now() + limits_.mdHorizonHours;
+  for (Hour h = std::max(from, engine_->now()); h < std::min(to, horizon); ++h)
+    touched_.insert({*o.cluster, h, o.side});
 }
 
 // The one place a bid's reservation changes. It is derived from the engine's view of the order
@@ -799,6 +801,12 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
                 ++it;
               }
             }
+            // Hours that came within the market-data horizon are published as they stand.
+            const Hour horizon = c.now + limits_.mdHorizonHours;
+            for (Hour h = std::max(publishedThrough_, c.now); h < horizon; ++h)
+              for (const Cluster& cl : engine_->clusters())
+                for (Side side : {Side::Buy, Side::Sell}) touched_.insert({cl.id, h, side});
+            publishedThrough_ = horizon;
             if (out) {
               std::string line;
               appendClock(line, ++mdSeq_, c.now);

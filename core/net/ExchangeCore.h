@@ -203,6 +203,9 @@ class ExchangeCore {
   // Market data.
   std::map<CellKey, std::vector<BookLevel>> published_;
   std::set<CellKey> touched_;
+  // Cells are published for hours before now + Limits::mdHorizonHours; this is where the
+  // horizon stood at the last clock step.
+  Hour publishedThrough_ = 0;
   std::uint64_t mdSeq_ = 0;
   std::deque<std::pair<std::uint64_t, std::string>> recent_;  // for re-requests after a gap
 };

@@ -38,17 +38,19 @@ class Driver {
     if (r.empty() || r[0]["type"] != "logon_ack") qFatal("logon failed");
     return s;
   }
+  // The exchange clock moves to `now` (as the server's wall clock or a feeder moves it).
+  void clock(Hour now) {
+    Outbox out;
+    core_->inject(ClockAdvance{now}, "", out);
+    deliver(out);
+  }
   std::vector<json> send(SessionId s, const std::string& line) {
     Outbox out;
     auto parsed = parseClientMessage(line);
     if (auto* m = std::get_if<ClientMessage>(&parsed)) core_->handle(s, *m, out);
     else core_->handleParseError(s, std::get<ParseError>(parsed), out);
-    core_->finishBatch(out);
-    journal_->commit();
-    lastDisconnect_ = out.disconnect;
+    deliver(out);
     std::vector<json> lines;
-    for (auto& [id, bytes] : out.toSession) pending_[id] += bytes;
-    for (SessionId sub : out.subscribers) pending_[sub] += out.marketData;
     std::string& mine = pending_[s];
     std::size_t pos = 0, nl;
     while ((nl = mine.find('\n', pos)) != std::string::npos) {
@@ -75,6 +77,13 @@ class Driver {
   const std::vector<SessionId>& lastDisconnect() const { return lastDisconnect_; }
 
  private:
+  void deliver(Outbox& out) {
+    core_->finishBatch(out);
+    journal_->commit();
+    lastDisconnect_ = out.disconnect;
+    for (auto& [id, bytes] : out.toSession) pending_[id] += bytes;
+    for (SessionId sub : out.subscribers) pending_[sub] += out.marketData;
+  }
   std::unique_ptr<Journal> journal_;
   std::unique_ptr<ExchangeCore> core_;
   SessionId next_ = 1;
@@ -216,10 +225,7 @@ class TestExchangeCore : public QObject {
           const auto& [b, id] = placed[rng() % placed.size()];
           d.send(s[b], "{\"type\":\"cancel\",\"cl_ord_id\":\"" + id + "\"}");
         } else {
-          now += 1;
-          Outbox out;
-          d.core().inject(ClockAdvance{now}, "", out);
-          d.core().finishBatch(out);
+          d.clock(++now);
         }
         for (const std::string& b : buyers) {
           const AccountId a = *d.core().accounts().find(b);
@@ -286,9 +292,7 @@ class TestExchangeCore : public QObject {
     QCOMPARE(code(d.send(bob, outage(1, kNow, kNow + 4, 1))), std::string("not_your_cluster"));
     QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
     // Every hour of the contract lost all 8 GPUs (64 lost of 64 held): nothing is delivered.
-    Outbox out;
-    d.core().inject(ClockAdvance{kNow + 7}, "", out);
-    d.core().finishBatch(out);
+    d.clock(kNow + 7);
     const json pos = d.find(d.send(alice, "{\"type\":\"positions\"}"), "positions");
     QCOMPARE(pos["contracts"][0]["delivered_gpu_hours"].get<std::int64_t>(), std::int64_t(0));
   }
@@ -325,6 +329,36 @@ class TestExchangeCore : public QObject {
     r = d.send(watcher, "{\"type\":\"subscribe\",\"from_seq\":" + std::to_string(last - 9) + "}");
     QCOMPARE(d.find(r, "md_resume")["from_seq"].get<std::uint64_t>(), last - 9);
     QCOMPARE(r.size(), std::size_t(11));
+  }
+
+  void aFiveYearBidPublishesOnlyTheHorizon() {
+    // A 5-year bid at 1 micro-dollar per GPU-hour (reserving $0.04), placed and cancelled, sent
+    // 90,241 lines to every subscriber. Cells are published for the 90-day horizon, and hours
+    // further out as the clock brings them within it.
+    // Fails when: touch() marks every hour of the window instead of stopping at the horizon
+    // (87,600 lines), or the clock step does not publish the hour it brings within it.
+    Driver d;
+    const SessionId alice = d.connect("alice");
+    const SessionId watcher = d.connect("carol");
+    d.send(watcher, "{\"type\":\"subscribe\"}");
+    d.drain(watcher);
+    const Hour fiveYears = 5 * 365 * 24;
+    QVERIFY(d.find(d.send(alice, order("far", "buy", 1, 1, kNow, kNow + fiveYears, 1)), "exec", "accepted").is_object());
+    std::size_t cells = 0;
+    for (const json& j : d.drain(watcher)) cells += j["type"] == "md_cell";
+    QCOMPARE(cells, std::size_t(90 * 24));
+    d.clock(kNow + 1);
+    std::size_t added = 0;
+    for (const json& j : d.drain(watcher))
+      if (j["type"] == "md_cell" && !j["levels"].empty()) {
+        ++added;
+        QCOMPARE(j["hour"].get<Hour>(), kNow + 90 * 24);
+      }
+    QCOMPARE(added, std::size_t(1));
+    d.send(alice, "{\"type\":\"cancel\",\"cl_ord_id\":\"far\"}");
+    cells = 0;
+    for (const json& j : d.drain(watcher)) cells += j["type"] == "md_cell";
+    QCOMPARE(cells, std::size_t(90 * 24));
   }
 
   void sellerNeedsCapacity() {
