@@ -25,6 +25,11 @@ bool parseLoadOptions(int argc, char** argv, LoadOptions& o, const char* usage) 
     else if (a == "--seconds") o.seconds = std::stod(next());
     else if (a == "--db") o.db = next();
     else if (a == "--md-subscribers") o.mdSubscribers = std::stoi(next());
+    else if (a == "--sync") {
+      const std::string v = next();
+      if (v != "normal" && v != "full") throw std::runtime_error("--sync is normal or full");
+      o.syncFull = v == "full";
+    }
     else if (a == "--rates") {
       o.rates.clear();
       const std::string list = next();

@@ -31,6 +31,7 @@ struct LoadOptions {
   std::string db;
   std::vector<double> rates = {20'000, 50'000, 100'000};
   int mdSubscribers = 1;  // sessions that take the full market-data stream, as a terminal does
+  bool syncFull = true;   // the journal's fsync per commit (--sync normal|full), as the server's default
 };
 
 // Parses the flags both loopback benchmarks share; returns false (after printing `usage`) on a

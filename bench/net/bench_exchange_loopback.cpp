@@ -27,6 +27,7 @@ ExchangeConfig benchConfig(const LoadOptions& o, const std::string& db) {
   ExchangeConfig c;
   c.port = 0;
   c.dbPath = db;
+  c.syncFull = o.syncFull;
   c.initialClock = kNow;
   c.followWallClock = false;
   c.limits.maxOpenOrdersPerAccount = 1'000'000;
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
   LoadOptions o;
   if (!parseLoadOptions(argc, argv, o,
                         "usage: bench_exchange_loopback [--clients N] [--window W] [--seconds S] [--db PATH] "
-                        "[--rates R1,R2] [--md-subscribers N]"))
+                        "[--rates R1,R2] [--md-subscribers N] [--sync normal|full]"))
     return 2;
   const std::string db = o.db.empty() ? (std::filesystem::temp_directory_path() / "tessera-bench-journal.db").string() : o.db;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);

@@ -87,7 +87,10 @@ struct ExchangeConfig {
   std::string listenAddress = "127.0.0.1";
   std::uint16_t port = 7400;               // 0: an ephemeral port
   std::string dbPath = "tessera-exchange.db";  // ":memory:" for a journal that dies with the process
-  bool syncFull = false;  // fsync every commit (survives power loss); default survives kill -9
+  // The journal's durability (docs/protocol.md, "Durability"): true fsyncs the WAL at every
+  // group commit, so an acknowledged request survives power loss; false (synchronous=NORMAL)
+  // survives the process being killed but may lose the last commits to a power cut.
+  bool syncFull = true;
   Limits limits;
   std::vector<AccountConfig> accounts;
   std::vector<Cluster> clusters;  // opened on the first start only (the journal remembers them)
