@@ -120,14 +120,31 @@ class ProgressBar {
   std::chrono::steady_clock::time_point last_{};
 };
 
-std::unique_ptr<store::MarketHistoryStore> openStore(const std::string& path, store::OpenMode mode, std::ostream& err) {
+// The exit code for a history that cannot be used (docs/backtest.md, "Exit codes").
+int exitCodeOf(const store::StoreError& e) {
+  switch (e.kind) {
+    case store::StoreErrorKind::NotHistory:
+    case store::StoreErrorKind::Corrupt:
+    case store::StoreErrorKind::Version: return 4;
+    case store::StoreErrorKind::Empty: return 5;
+    case store::StoreErrorKind::Io:
+    case store::StoreErrorKind::NotFound: return 1;
+  }
+  return 1;
+}
+
+// Opens the history, or says why not and sets `code` to the exit code.
+std::unique_ptr<store::MarketHistoryStore> openStore(const std::string& path, store::OpenMode mode, std::ostream& err,
+                                                     int& code) {
   if (path.empty()) {
     err << "missing --history FILE\n";
+    code = 2;
     return nullptr;
   }
   auto r = store::MarketHistoryStore::open(path, mode);
   if (auto* e = std::get_if<store::StoreError>(&r)) {
     err << e->message << '\n';
+    code = exitCodeOf(*e);
     return nullptr;
   }
   return std::move(std::get<std::unique_ptr<store::MarketHistoryStore>>(r));
@@ -167,8 +184,9 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
     err << "generate: '" << path << "' exists; pick a new file (histories are append-only)\n";
     return 2;
   }
-  auto store = openStore(path, store::OpenMode::ReadWrite, err);
-  if (!store) return 1;
+  int code = 0;
+  auto store = openStore(path, store::OpenMode::ReadWrite, err, code);
+  if (!store) return code;
   AccountDirectory accounts;
   SimulatedMarket market(cfg, accounts);
   auto engine = makeMatchingEngine();
@@ -202,8 +220,9 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
 }
 
 int info(const Args& a, std::ostream& out, std::ostream& err) {
-  auto store = openStore(a.get("history"), store::OpenMode::ReadOnly, err);
-  if (!store) return 1;
+  int code = 0;
+  auto store = openStore(a.get("history"), store::OpenMode::ReadOnly, err, code);
+  if (!store) return code;
   auto s = store->summary();
   if (auto* e = std::get_if<store::StoreError>(&s)) {
     err << e->message << '\n';
@@ -222,8 +241,9 @@ int info(const Args& a, std::ostream& out, std::ostream& err) {
 }
 
 int importCmd(const Args& a, std::ostream& out, std::ostream& err) {
-  auto store = openStore(a.get("history"), store::OpenMode::ReadWrite, err);
-  if (!store) return 1;
+  int code = 0;
+  auto store = openStore(a.get("history"), store::OpenMode::ReadWrite, err, code);
+  if (!store) return code;
   const std::string from = a.get("from");
   std::ifstream in(from);
   if (from.empty() || !in) {
@@ -249,8 +269,9 @@ int importCmd(const Args& a, std::ostream& out, std::ostream& err) {
 }
 
 int exportCmd(const Args& a, std::ostream& out, std::ostream& err) {
-  auto store = openStore(a.get("history"), store::OpenMode::ReadOnly, err);
-  if (!store) return 1;
+  int code = 0;
+  auto store = openStore(a.get("history"), store::OpenMode::ReadOnly, err, code);
+  if (!store) return code;
   const std::string to = a.get("to");
   if (to.empty()) {
     err << "export: missing --to FILE.jsonl|FILE.csv\n";
@@ -321,12 +342,16 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err, const ChartRende
   auto history = loadHistory(path);
   if (auto* e = std::get_if<store::StoreError>(&history)) {
     err << "run: " << e->message << '\n';
-    return 1;
+    return exitCodeOf(*e);
   }
   const History& h = std::get<History>(history);
   ProgressBar bar(err, "replay", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
   BacktestResult r = runBacktest(h, *std::get<std::unique_ptr<Strategy>>(made), cfg, std::ref(bar));
+  if (!r.setupError.empty()) {
+    err << "run: " << r.setupError << '\n';
+    return 2;
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunInfo info{path, name, *params, cfg.latency.orderLatencyMicros};
   std::vector<std::string> png;
@@ -380,10 +405,14 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
   LatencyModel lat;
   lat.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
   const int jobs = static_cast<int>(a.integer("jobs", err).value_or(0));
+  if (a.get("history").empty()) {
+    err << "sweep: missing --history FILE\n";
+    return 2;
+  }
   auto history = loadHistory(a.get("history"));
   if (auto* e = std::get_if<store::StoreError>(&history)) {
     err << "sweep: " << e->message << '\n';
-    return 1;
+    return exitCodeOf(*e);
   }
   ProgressBar bar(err, "sweep", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
@@ -400,7 +429,11 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
   for (const auto& p : run.points) bad += p.error.empty() ? 0 : 1;
   out << "sweep shard " << shard.index << "/" << shard.count << ": " << run.points.size() << " of " << run.totalPoints
       << " points in " << secs << " s -> " << outPath << '\n';
-  if (bad) err << "sweep: " << bad << " points had invalid parameters (see \"error\" in the file)\n";
+  if (bad) {
+    err << "sweep: " << bad << " of " << run.points.size()
+        << " points had invalid parameters (see \"error\" in the file)\n";
+    return 2;
+  }
   return 0;
 }
 

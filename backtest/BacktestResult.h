@@ -56,6 +56,7 @@ struct BacktestResult {
   std::int64_t engineEvents = 0;
   std::uint64_t outputHash = 0;        // FNV-1a of every engine event, in order (0: not computed)
   bool cancelled = false;
+  std::string setupError;              // Strategy::setupError(): the run stopped at the start
 };
 
 }  // namespace tessera::backtest

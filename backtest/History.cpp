@@ -15,6 +15,11 @@ std::variant<History, store::StoreError> loadHistory(const std::string& path, co
         return true;
       }))
     return *e;
+  if (h.inputs.empty())
+    return store::StoreError{"'" + path + "' holds no market inputs" +
+                                 (q.fromMicros || q.toMicros || q.cluster || q.fromSeq ? " in the range asked for" : "") +
+                                 ": record a market or generate one first",
+                             store::StoreErrorKind::Empty};
   return h;
 }
 

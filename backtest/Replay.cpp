@@ -45,6 +45,10 @@ bool Replay::feed(const store::RecordedInput& in) {
     started_ = true;
     time_ = std::max(time_, in.timeMicros);
     strategy_.onStart(*this);
+    if (strategy_.setupError()) {
+      result_.setupError = *strategy_.setupError();
+      return false;
+    }
   }
   deliverUpTo(in.timeMicros, false);
   time_ = std::max(time_, in.timeMicros);
@@ -65,7 +69,7 @@ void Replay::deliverUpTo(std::int64_t t, bool everything) {
 }
 
 BacktestResult Replay::finish() {
-  if (!result_.cancelled) {
+  if (!result_.cancelled && result_.setupError.empty()) {
     if (!started_) {
       started_ = true;
       strategy_.onStart(*this);

@@ -63,6 +63,17 @@ class Strategy {
   // GPU-hours the strategy set out to buy for jobs; 0 for pure traders. Results report the
   // part of it that was not bought as unfilled demand.
   virtual std::int64_t demandGpuHours() const { return 0; }
+
+  // Why the strategy cannot run on this market (its parameters name a cluster the market does
+  // not have, ...), found in onStart; the replay and the live runner stop and report it
+  // instead of a result.
+  const std::optional<std::string>& setupError() const { return setupError_; }
+
+ protected:
+  void failSetup(std::string why) { setupError_ = std::move(why); }
+
+ private:
+  std::optional<std::string> setupError_;
 };
 
 }  // namespace tessera::backtest

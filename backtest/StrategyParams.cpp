@@ -117,4 +117,12 @@ std::optional<Cluster> findCluster(const std::vector<Cluster>& clusters, const s
   return std::nullopt;
 }
 
+std::variant<Cluster, std::string> requireCluster(const std::vector<Cluster>& clusters, const std::string& name) {
+  if (auto c = findCluster(clusters, name)) return *c;
+  std::string why = "unknown cluster '" + name + "'; the market has: ";
+  if (clusters.empty()) return why + "no clusters at all";
+  for (std::size_t i = 0; i < clusters.size(); ++i) why += (i ? ", " : "") + clusters[i].name;
+  return why;
+}
+
 }  // namespace tessera::backtest

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace tessera::backtest {
@@ -37,5 +38,8 @@ class StrategyParams {
 
 // The cluster called `name` (or with that numeric id) among `clusters`.
 std::optional<Cluster> findCluster(const std::vector<Cluster>& clusters, const std::string& name);
+// The same, or why not, naming the clusters there are: "unknown cluster 'x'; the market has:
+// a, b, c".
+std::variant<Cluster, std::string> requireCluster(const std::vector<Cluster>& clusters, const std::string& name);
 
 }  // namespace tessera::backtest

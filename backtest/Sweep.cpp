@@ -91,7 +91,8 @@ SweepRun runSweep(const History& history, const std::string& strategy, const Swe
         cfg.cancel = cancel;
         const BacktestResult r = runBacktest(history, *std::get<std::unique_ptr<Strategy>>(made), cfg);
         if (r.cancelled) return;
-        p.summary = summaryJson(r.summary);
+        if (!r.setupError.empty()) p.error = r.setupError;
+        else p.summary = summaryJson(r.summary);
         char hash[24];
         std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
         p.outputHash = hash;

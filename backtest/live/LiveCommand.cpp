@@ -62,7 +62,8 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   }
   opts.account = o["account"];
   opts.key = o.count("key") ? o["key"] : o["account"];
-  LiveStrategyRunner runner(*std::get<std::unique_ptr<Strategy>>(made), opts);
+  Strategy& strategy = *std::get<std::unique_ptr<Strategy>>(made);
+  LiveStrategyRunner runner(strategy, opts);
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
   runner.start();
@@ -74,6 +75,11 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
       err << "live: the exchange refused the credentials of '" << opts.account << "'\n";
       runner.stop();
       return 1;
+    }
+    if (const auto& why = strategy.setupError()) {
+      err << "live: " << *why << '\n';
+      runner.stop();
+      return 2;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

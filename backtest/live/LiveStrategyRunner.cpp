@@ -38,8 +38,9 @@ void LiveStrategyRunner::start() {
 void LiveStrategyRunner::stop() {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    if (started_) strategy_.onFinish(*this);
+    if (stopped_) return;
+    stopped_ = true;
+    if (started_ && !stopping_) strategy_.onFinish(*this);
     stopping_ = true;
   }
   timerWake_.notify_all();
@@ -152,6 +153,10 @@ void LiveStrategyRunner::onBook(const std::vector<net::BookCell>& changed, bool 
   if (!started_) {
     started_ = true;  // logged on and holding a snapshot: the market is there
     strategy_.onStart(*this);
+    if (strategy_.setupError()) {
+      stopping_ = true;  // no more callbacks; the command reports it and calls stop()
+      return;
+    }
   }
   for (const auto& c : changed) strategy_.onBookUpdate(*this, BookChange{c.key.cluster, c.key.side, c.key.hour, c.key.hour + 1});
 }

@@ -74,7 +74,8 @@ class LiveStrategyRunner : private StrategyContext {
   std::unique_ptr<net::ExchangeClient> client_;
   mutable std::recursive_mutex mutex_;  // recursive: a strategy's actions may run inside a callback
   bool started_ = false;
-  bool stopping_ = false;
+  bool stopping_ = false;  // no strategy callbacks any more
+  bool stopped_ = false;   // stop() ran
   OrderId nextLocal_ = 1;
   std::unordered_map<OrderId, Local> locals_;            // strategy id -> state
   std::unordered_map<std::string, OrderId> byClOrdId_;    // client order id -> strategy id

@@ -11,9 +11,9 @@ Price scaled(Price p, double f) { return std::max<Price>(1000, static_cast<Price
 }  // namespace
 
 void CalendarStrategy::onStart(StrategyContext& ctx) {
-  auto c = findCluster(ctx.clusters(), p_.cluster);
-  if (!c) return;
-  cluster_ = c->id;
+  auto c = requireCluster(ctx.clusters(), p_.cluster);
+  if (auto* why = std::get_if<std::string>(&c)) return failSetup(*why);
+  cluster_ = std::get<Cluster>(c).id;
   blockStart_ = ctx.now() + std::max<Hour>(1, p_.startInHours);
   OrderRequest o;
   o.side = Side::Buy;

@@ -12,7 +12,9 @@ Price onTick(double micros) { return std::max<Price>(1000, static_cast<Price>(st
 }  // namespace
 
 void MarketMakerStrategy::onStart(StrategyContext& ctx) {
-  if (auto c = findCluster(ctx.clusters(), p_.cluster)) cluster_ = c->id;
+  auto c = requireCluster(ctx.clusters(), p_.cluster);
+  if (auto* why = std::get_if<std::string>(&c)) return failSetup(*why);
+  cluster_ = std::get<Cluster>(c).id;
   requote(ctx);
 }
 

@@ -7,18 +7,15 @@ namespace tessera::backtest {
 void StandingBidStrategy::onStart(StrategyContext& ctx) {
   deadline_ = ctx.now() + p_.deadlineHours;
   if (!p_.cluster.empty()) {
-    auto c = findCluster(ctx.clusters(), p_.cluster);
-    if (!c) {
-      impossible_ = true;  // reported through unfilled demand; nothing to trade on
-      return;
-    }
-    cluster_ = c->id;
+    auto c = requireCluster(ctx.clusters(), p_.cluster);
+    if (auto* why = std::get_if<std::string>(&c)) return failSetup(*why);
+    cluster_ = std::get<Cluster>(c).id;
   }
   enter(ctx);
 }
 
 void StandingBidStrategy::enter(StrategyContext& ctx) {
-  if (filled_ || impossible_ || working_) return;
+  if (filled_ || working_ || setupError()) return;
   const Hour start = ctx.now() + std::max<Hour>(1, p_.earliestStartHours);
   const Hour latestStart = deadline_ - p_.hours;
   if (start > latestStart) return;  // too late: the run no longer fits before the deadline

@@ -40,7 +40,6 @@ class StandingBidStrategy final : public Strategy {
   Hour deadline_ = 0;
   std::optional<OrderId> working_;
   bool filled_ = false;
-  bool impossible_ = false;
 };
 
 }  // namespace tessera::backtest

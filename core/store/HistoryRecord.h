@@ -34,8 +34,19 @@ struct RecordedEvent {
   std::string json;
 };
 
+// What went wrong with a history file, so that a command can say it and exit with its own code.
+enum class StoreErrorKind : std::uint8_t {
+  Io,          // cannot open, read or write (permissions, disk full, a missing folder)
+  NotFound,    // no such file
+  NotHistory,  // a file, but not a Tessera market history (not SQLite, or without its tables)
+  Corrupt,     // a history whose bytes are damaged or cut short
+  Version,     // a history of another schema version
+  Empty,       // a valid history with no inputs
+};
+
 struct StoreError {
   std::string message;
+  StoreErrorKind kind = StoreErrorKind::Io;
 };
 
 }  // namespace tessera::store

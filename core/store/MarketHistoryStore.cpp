@@ -3,8 +3,12 @@
 #include "core/store/InputRow.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <array>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 namespace tessera::store {
 namespace {
@@ -92,22 +96,90 @@ void bindQuery(sqlite3_stmt* s, const HistoryQuery& q) {
   if (q.fromSeq) sqlite3_bind_int64(s, 4, *q.fromSeq);
 }
 
+// A read-only "file:" URI for the path (percent-encoded where a URI needs it).
+std::string readOnlyUri(const std::string& path, bool immutable) {
+  std::string u = "file:";
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      u += hex;
+    } else {
+      u += static_cast<char>(c);
+    }
+  }
+  return u + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
+// Reading a WAL history normally needs its -shm file beside it. Where neither the file nor its
+// folder can be written (a shared data folder, a read-only mount), nobody can be writing it
+// either, and SQLite reads it as immutable instead.
+bool writable(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string folder = p.has_parent_path() ? p.parent_path().string() : ".";
+  return ::access(path.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+}
+
+// An SQLite file whose header promises more pages than the file holds was cut short (a copy
+// that stopped, a full disk). Nothing when the header is not SQLite's or does not say.
+std::optional<StoreError> cutShort(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<unsigned char, 100> h{};
+  in.read(reinterpret_cast<char*>(h.data()), h.size());
+  static constexpr char kMagic[] = "SQLite format 3";
+  if (!std::equal(kMagic, kMagic + sizeof kMagic, h.begin())) return std::nullopt;
+  const auto size = std::filesystem::file_size(path);
+  if (in.gcount() < static_cast<std::streamsize>(h.size()))
+    return StoreError{"'" + path + "' is corrupt: cut short inside its header (" + std::to_string(size) + " bytes)",
+                      StoreErrorKind::Corrupt};
+  auto be32 = [&](std::size_t at) {
+    return (std::uint32_t{h[at]} << 24) | (std::uint32_t{h[at + 1]} << 16) | (std::uint32_t{h[at + 2]} << 8) | h[at + 3];
+  };
+  const std::uint32_t pageSize = h[16] == 0 && h[17] == 1 ? 65536u : (std::uint32_t{h[16]} << 8) | h[17];
+  const std::uint32_t pages = be32(28);
+  // The page count is valid only while the "valid-for" number equals the change counter.
+  if (pages == 0 || be32(92) != be32(24)) return std::nullopt;
+  const std::uintmax_t expected = std::uintmax_t{pageSize} * pages;
+  if (size >= expected) return std::nullopt;
+  return StoreError{"'" + path + "' is corrupt: cut short (" + std::to_string(size) + " of " +
+                        std::to_string(expected) + " bytes)",
+                    StoreErrorKind::Corrupt};
+}
+
+// What a failed first read of a file says about it.
+StoreError unreadable(sqlite3* db, const std::string& path) {
+  switch (sqlite3_errcode(db)) {
+    case SQLITE_NOTADB:
+      return {"'" + path + "' is not a Tessera market history (not an SQLite database)", StoreErrorKind::NotHistory};
+    case SQLITE_CORRUPT:
+      return {"'" + path + "' is corrupt (" + sqlite3_errmsg(db) + ")", StoreErrorKind::Corrupt};
+    default:
+      return {"cannot read history '" + path + "': " + sqlite3_errmsg(db), StoreErrorKind::Io};
+  }
+}
+
 }  // namespace
 
 std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> MarketHistoryStore::open(
     const std::string& path, OpenMode mode) {
-  if (mode == OpenMode::ReadOnly && !std::filesystem::exists(path))
-    return StoreError{"history file '" + path + "' does not exist"};
+  const bool readOnly = mode == OpenMode::ReadOnly;
+  if (readOnly && !std::filesystem::exists(path))
+    return StoreError{"history file '" + path + "' does not exist", StoreErrorKind::NotFound};
+  if (readOnly) {
+    if (auto e = cutShort(path)) return *e;
+  }
   sqlite3* db = nullptr;
-  const int flags = mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY
-                                               : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  const std::string name = readOnly ? readOnlyUri(path, !writable(path)) : path;
+  const int flags = readOnly ? (SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     StoreError e{"cannot open history '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory")};
     sqlite3_close(db);
     return e;
   }
   sqlite3_busy_timeout(db, 5000);
-  std::unique_ptr<MarketHistoryStore> store(new MarketHistoryStore(db, path, mode == OpenMode::ReadWrite));
+  std::unique_ptr<MarketHistoryStore> store(new MarketHistoryStore(db, path, !readOnly));
+  if (readOnly && sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return unreadable(db, path);
   if (mode == OpenMode::ReadWrite) {
     if (auto e = store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")) return *e;
     if (auto e = store->exec(kSchema)) return *e;
@@ -117,10 +189,13 @@ std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> MarketHistoryStore
   }
   // A file that is not SQLite, or SQLite without our tables, fails here with a clear message.
   const auto version = store->meta("schema_version");
-  if (!version) return StoreError{"'" + path + "' is not a Tessera market history (no schema_version)"};
+  if (!version)
+    return StoreError{"'" + path + "' is not a Tessera market history (an SQLite database without its tables)",
+                      StoreErrorKind::NotHistory};
   if (*version != std::to_string(kHistorySchemaVersion))
     return StoreError{"'" + path + "' has history schema version " + *version + ", this build reads " +
-                      std::to_string(kHistorySchemaVersion)};
+                          std::to_string(kHistorySchemaVersion),
+                      StoreErrorKind::Version};
   auto s = store->summary();
   if (auto* e = std::get_if<StoreError>(&s)) return *e;
   store->nextInputSeq_ = std::get<HistorySummary>(s).lastInputSeq + 1;
@@ -141,7 +216,10 @@ MarketHistoryStore::~MarketHistoryStore() {
 }
 
 StoreError MarketHistoryStore::error(const std::string& what) const {
-  return {what + " in '" + path_ + "': " + sqlite3_errmsg(db_)};
+  const int code = sqlite3_errcode(db_);
+  const bool damaged = code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+  return {what + " in '" + path_ + "': " + sqlite3_errmsg(db_) + (damaged ? " (the file is corrupt)" : ""),
+          damaged ? StoreErrorKind::Corrupt : StoreErrorKind::Io};
 }
 
 std::optional<StoreError> MarketHistoryStore::exec(const char* sql) const {
