@@ -910,7 +910,8 @@ void ExchangeCore::finishBatch(Outbox& out) {
 // ---- settlement ----
 
 void ExchangeCore::notify(const SettlementEvent& e, Outbox* out) {
-  const Contract* k = settlement_.contract(e.contract);
+  // The engine's copy: a contract that has just settled has already left the settlement's books.
+  const auto k = engine_->contract(e.contract);
   if (!k) return;
   dirtyBalances_.insert(k->buyer);
   dirtyBalances_.insert(k->seller);
@@ -997,10 +998,12 @@ void ExchangeCore::onOutage(SessionId s, Account& a, const OutageRequest& m,
 
 std::optional<std::string> ExchangeCore::applyDeliveryReport(AccountId provider,
                                                              const DeliveryReport& r, Outbox* out) {
-  const Contract* k = settlement_.contract(r.contract);
-  // Someone else's contract is reported exactly like a missing one.
-  if (!k || k->seller != provider) return std::string("unknown_contract");
+  // Someone else's contract is reported exactly like a missing one. The engine knows every
+  // contract; settlement only the ones not yet settled.
+  const auto owned = engine_->contract(r.contract);
+  if (!owned || owned->seller != provider) return std::string("unknown_contract");
   if (auto err = settlement_.report(r)) return std::string(toString(*err));
+  const Contract* k = settlement_.contract(r.contract);
   appendJournalEntry({{"type", "delivery_report"},
                       {"account", directory_.name(provider)},
                       {"contract", r.contract},

@@ -59,7 +59,7 @@ std::string dollars(Money m) { return toDollars(m); }
 
 std::optional<SettlementError> ContractSettlement::open(const Contract& k, const OfferTerms& terms,
                                                         Book fundedFrom, Hour now) {
-  if (contracts_.count(k.id)) return SettlementError::AlreadyOpen;
+  if (contracts_.count(k.id) || settled(k.id)) return SettlementError::AlreadyOpen;
   const Money notional = k.notional();
   if (ledger_.post({k.buyer, fundedFrom}, {k.buyer, Book::Escrow}, notional,
                    "escrow for contract " + std::to_string(k.id)))
@@ -118,7 +118,7 @@ GpuCount ContractSettlement::unreplacedShortfall(ContractId id, Hour h) const {
 
 std::optional<SettlementError> ContractSettlement::report(const DeliveryReport& r) {
   auto it = contracts_.find(r.contract);
-  if (it == contracts_.end()) return SettlementError::UnknownContract;
+  if (it == contracts_.end()) return settled(r.contract) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;
   Open& o = it->second;
   const Contract& k = o.contract;
   if (r.start >= r.end || r.start < k.start || r.end > k.end || r.usableGpus < 0 || r.usableGpus > k.gpus ||
@@ -199,8 +199,9 @@ void ContractSettlement::finish(Open& o, std::vector<SettlementEvent>& out) {
 
 std::vector<SettlementEvent> ContractSettlement::advance(Hour now) {
   std::vector<SettlementEvent> out;
-  for (auto& [id, o] : contracts_) {
-    if (o.state == ContractState::Settled) continue;
+  for (auto it = contracts_.begin(); it != contracts_.end();) {
+    const ContractId id = it->first;
+    Open& o = it->second;
     if (o.state == ContractState::PendingStart && now >= o.contract.start) {
       o.state = ContractState::Delivering;
       out.push_back({id, o.state, "delivery started"});
@@ -208,13 +209,20 @@ std::vector<SettlementEvent> ContractSettlement::advance(Hour now) {
     const Hour until = std::min(now, o.contract.end);
     if (until > o.settledUntil) settleHours(o, until, out);
     if (o.settledUntil == o.contract.end) finish(o, out);
+    if (o.state == ContractState::Settled) {
+      if (id >= settledDelivered_.size()) settledDelivered_.resize(std::max<std::size_t>(id + 1, settledDelivered_.size() * 2), -1);
+      settledDelivered_[id] = o.delivered;
+      it = contracts_.erase(it);
+    } else {
+      ++it;
+    }
   }
   return out;
 }
 
 std::optional<ContractState> ContractSettlement::state(ContractId id) const {
   auto it = contracts_.find(id);
-  if (it == contracts_.end()) return std::nullopt;
+  if (it == contracts_.end()) return settled(id) ? std::optional(ContractState::Settled) : std::nullopt;
   return it->second.state;
 }
 
@@ -235,14 +243,15 @@ Money ContractSettlement::creditsReceived(AccountId a) const {
 
 std::vector<ContractId> ContractSettlement::openContracts() const {
   std::vector<ContractId> ids;
-  for (const auto& [id, o] : contracts_)
-    if (o.state != ContractState::Settled) ids.push_back(id);
+  ids.reserve(contracts_.size());
+  for (const auto& [id, o] : contracts_) ids.push_back(id);
   return ids;
 }
 
 std::int64_t ContractSettlement::deliveredGpuHours(ContractId id) const {
   auto it = contracts_.find(id);
-  return it == contracts_.end() ? 0 : it->second.delivered;
+  if (it != contracts_.end()) return it->second.delivered;
+  return settled(id) ? settledDelivered_[id] : 0;
 }
 
 Money ContractSettlement::escrow(ContractId id) const {

@@ -80,6 +80,7 @@ class ContractSettlement {
   void setHeldCash(std::function<Money(AccountId)> held) { heldCash_ = std::move(held); }
 
   std::optional<ContractState> state(ContractId id) const;
+  // The contract and its terms while it is open (nullptr once settled).
   const Contract* contract(ContractId id) const;
   const OfferTerms* terms(ContractId id) const;
   Money creditsReceived(AccountId a) const;
@@ -105,7 +106,14 @@ class ContractSettlement {
   void finish(Open& o, std::vector<SettlementEvent>& out);
 
   SettlementLedger& ledger_;
+  // Contracts not yet settled. A settled contract leaves this map (so memory and the hourly
+  // walk grow with the open contracts, not with every contract ever made) and keeps only its
+  // delivered GPU-hours, by id: settledDelivered_[id] (-1: not settled here).
   std::map<ContractId, Open> contracts_;
+  std::vector<std::int64_t> settledDelivered_;
+  bool settled(ContractId id) const {
+    return id < settledDelivered_.size() && settledDelivered_[id] >= 0;
+  }
   std::map<AccountId, Money> credits_;
   int feePpm_ = 0;
   AccountId feeAccount_ = 0;

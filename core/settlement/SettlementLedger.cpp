@@ -20,7 +20,8 @@ std::optional<PostingError> SettlementLedger::post(BalanceKey from, BalanceKey t
   if (from.book != Book::External && balance(from) < amount) return PostingError::InsufficientFunds;
   balances_[from] -= amount;
   balances_[to] += amount;
-  postings_.push_back(Posting{postings_.size() + 1, from, to, amount, std::move(memo)});
+  postings_.push_back(Posting{++count_, from, to, amount, std::move(memo)});
+  if (postings_.size() > kKeptPostings) postings_.pop_front();
   return std::nullopt;
 }
 

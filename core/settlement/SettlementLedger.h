@@ -46,13 +46,18 @@ class SettlementLedger {
   std::optional<PostingError> post(BalanceKey from, BalanceKey to, Money amount, std::string memo);
   Money balance(BalanceKey k) const;
   Money total() const;  // always 0
+  // The latest postings (at most kKeptPostings), for inspection and tests; balances are exact
+  // whatever was dropped, and every posting is rebuilt from the journal by a replay.
   const std::deque<Posting>& postings() const { return postings_; }
   std::vector<Posting> postingsOf(AccountId a) const;
+  std::uint64_t postingCount() const { return count_; }  // every posting ever made
+  static constexpr std::size_t kKeptPostings = 100'000;
 
  private:
   std::map<BalanceKey, Money> balances_;
-  // Only grows: a deque, so growth never moves millions of postings inside one matching batch.
+  // A deque: dropping the oldest and adding the newest never moves the others.
   std::deque<Posting> postings_;
+  std::uint64_t count_ = 0;
 };
 
 }  // namespace tessera
