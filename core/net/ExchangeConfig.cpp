@@ -1,6 +1,7 @@
 #include "core/net/ExchangeConfig.h"
 
 #include "core/engine/EventJson.h"
+#include "core/net/ExchangeLog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -162,6 +163,9 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
       if (!known) return ConfigError{where + ": unknown setting '" + key + "'"};
     }
     if (auto e = checkLimits(l); !e.empty()) return ConfigError{where + ": " + e};
+  }
+  if (!isLogLevel(cfg.logLevel)) {
+    return ConfigError{path + ": log_level must be trace, debug, info, warn, error, critical or off"};
   }
   if ((cfg.tlsCertFile.empty()) != (cfg.tlsKeyFile.empty())) {
     return ConfigError{path + ": tls_cert and tls_key go together"};
