@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
     // Tests and scripts read this line to learn the port (useful with --port 0).
     std::cout << "tessera-exchange: listening on " << config.listenAddress << ":" << server.port()
               << " journal " << config.dbPath << " (replayed " << server.replayedEntries()
-              << " entries)" << std::endl;
+              << " entries)" << (config.tlsCertFile.empty() ? "" : ", TLS") << std::endl;
     server.runUntilSignalled();
     const ServerStats s = server.stats();
     std::cout << "tessera-exchange: stopped after " << s.messages << " requests in " << s.batches

@@ -51,6 +51,7 @@ enum class LogKind {
   AddressLimit,    // refused: max_sessions_per_address reached for that address
   AcceptBackoff,   // accept failed for want of descriptors; retrying after a pause
   RateLimited,     // requests over max_messages_per_second
+  TlsFailed,       // a TLS handshake failed (plaintext to a TLS port, a client refusing our cert)
   Backpressure,    // a session's requests held until its replies drain (outbound_budget_bytes)
   Logon,
   FailedLogon,

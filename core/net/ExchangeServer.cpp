@@ -8,6 +8,7 @@
 
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
@@ -31,14 +32,17 @@ namespace tessera::net {
 namespace {
 
 namespace asio = boost::asio;
+namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+using TlsStream = ssl::stream<tcp::socket&>;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 
 // Why a session was closed, for the log.
 enum class Why : std::uint8_t {
-  PeerClosed, LoggedOff, IdleTimeout, LogonTimeout, LineTimeout, Oversized, SlowReader, Shutdown
+  PeerClosed, LoggedOff, IdleTimeout, LogonTimeout, LineTimeout, Oversized, SlowReader, TlsFailed,
+  Shutdown
 };
 
 struct WhyText {
@@ -56,6 +60,7 @@ WhyText whyText(Why w) {
     case Why::LineTimeout: return {LogKind::LineTimeout, spdlog::level::warn, "line timeout (partial line)"};
     case Why::Oversized: return {LogKind::Oversized, spdlog::level::warn, "oversized line"};
     case Why::SlowReader: return {LogKind::SlowReader, spdlog::level::warn, "slow reader"};
+    case Why::TlsFailed: return {LogKind::TlsFailed, spdlog::level::warn, "TLS handshake failed"};
     case Why::Shutdown: break;
   }
   return {LogKind::PeerClosed, spdlog::level::debug, "shutdown"};
@@ -74,6 +79,27 @@ bool outOfDescriptors(const boost::system::error_code& ec) {
   return ec == boost::system::errc::too_many_files_open ||
          ec == boost::system::errc::too_many_files_open_in_system ||
          ec == boost::system::errc::no_buffer_space || ec == boost::system::errc::not_enough_memory;
+}
+
+std::unique_ptr<ssl::context> makeServerTlsContext(const std::string& cert, const std::string& key) {
+  if (cert.empty() || key.empty()) throw std::runtime_error("TLS needs both a certificate and a key");
+  auto ctx = std::make_unique<ssl::context>(ssl::context::tls_server);
+  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                   ssl::context::single_dh_use);
+  SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
+  boost::system::error_code ec;
+  ctx->use_certificate_chain_file(cert, ec);
+  if (ec) throw std::runtime_error("cannot use TLS certificate '" + cert + "': " + ec.message());
+  ctx->use_private_key_file(key, ssl::context::pem, ec);
+  if (ec) {
+    throw std::runtime_error("cannot use TLS key '" + key + "' with certificate '" + cert + "': " +
+                             ec.message());
+  }
+  if (SSL_CTX_check_private_key(ctx->native_handle()) != 1) {
+    throw std::runtime_error("TLS key '" + key + "' does not match certificate '" + cert + "'");
+  }
+  return ctx;
 }
 
 }  // namespace
@@ -100,10 +126,16 @@ class ExchangeServer::Impl {
         : impl(server), socket(std::move(s)), id(i), remote(std::move(a)), address(std::move(text)),
           readBuffer(new char[kReadBufferBytes]), tokens(server.config.limits.burstMessages) {
       server.sessionObjects.fetch_add(1, std::memory_order_relaxed);
+      if (server.sslContext) tls = std::make_unique<TlsStream>(socket, *server.sslContext);
     }
     ~Session() { impl.sessionObjects.fetch_sub(1, std::memory_order_relaxed); }
     Impl& impl;
     tcp::socket socket;
+    // TLS sessions read and write through this stream, on the io thread only (the matching
+    // thread queues their replies instead of sending them itself). Set before the session is
+    // shared and kept to the end, so either thread may test it.
+    std::unique_ptr<TlsStream> tls;
+    bool ready = false;  // io thread: plaintext, or the TLS handshake is done
     SessionId id;
     asio::ip::address remote;
     std::string address;  // "ip:port", for the log
@@ -148,6 +180,7 @@ class ExchangeServer::Impl {
       : config(std::move(c)), acceptor(io), acceptTimer(io), drainTimer(io) {}
 
   ExchangeConfig config;
+  std::unique_ptr<ssl::context> sslContext;  // TLS on the client port (config.tlsCertFile)
   asio::io_context io;
   tcp::acceptor acceptor;
   asio::steady_timer acceptTimer;  // the pause after running out of descriptors
@@ -278,9 +311,12 @@ class ExchangeServer::Impl {
     }
     if (refusal) {
       ++statRefused;
-      // One line saying why, if the socket takes it at once; never waits for the peer.
-      const std::string line = errorLine(refusal, "the exchange has too many sessions open; try later");
-      ::send(socket.native_handle(), line.data(), line.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      // One line saying why, if the socket takes it at once; never waits for the peer. (Over
+      // TLS it would take a handshake: the peer only sees the connection close.)
+      if (!sslContext) {
+        const std::string line = errorLine(refusal, "the exchange has too many sessions open; try later");
+        ::send(socket.native_handle(), line.data(), line.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      }
       socket.close(ec);
       return;
     }
@@ -293,7 +329,25 @@ class ExchangeServer::Impl {
     logEvent(LogKind::Accepted, spdlog::level::info,
              "session " + std::to_string(s->id) + " accepted from " + s->address);
     toMatching(Opened{s});
-    read(s);
+    if (!s->tls) {
+      s->ready = true;
+      read(s);
+      return;
+    }
+    // The logon deadline covers the handshake too: a peer that never finishes it is closed.
+    s->tls->async_handshake(ssl::stream_base::server, [this, s](boost::system::error_code e) {
+      if (s->closed) return;
+      if (e) {
+        s->why = Why::TlsFailed;
+        logEvent(LogKind::TlsFailed, spdlog::level::warn,
+                 "session " + std::to_string(s->id) + " from " + s->address +
+                     " closed: TLS handshake failed (" + e.message() + ")");
+        close(s, Why::TlsFailed, false);
+        return;
+      }
+      s->ready = true;
+      read(s);
+    });
   }
 
   // A rate-limited line (ExchangeLog.h): at most one per kind per second.
@@ -312,25 +366,26 @@ class ExchangeServer::Impl {
       return;
     }
     s->reading = true;
-    s->socket.async_read_some(
-        asio::buffer(s->readBuffer.get(), kReadBufferBytes),
-        [this, s](boost::system::error_code ec, std::size_t n) {
-          s->reading = false;
-          if (s->closed) {
-            s->readBuffer.reset();
-            return;
-          }
-          if (ec) {
-            // A half-sent line is dropped with the connection: it was never a request.
-            close(s, Why::PeerClosed);
-            return;
-          }
-          // stop() has begun: what arrives now is neither applied nor answered.
-          if (draining) return;
-          s->lastRead = Clock::now();
-          onData(s, std::string_view(s->readBuffer.get(), n));
-          read(s);
-        });
+    auto done = [this, s](boost::system::error_code ec, std::size_t n) {
+      s->reading = false;
+      if (s->closed) {
+        s->readBuffer.reset();
+        return;
+      }
+      if (ec) {
+        // A half-sent line is dropped with the connection: it was never a request.
+        close(s, Why::PeerClosed);
+        return;
+      }
+      // stop() has begun: what arrives now is neither applied nor answered.
+      if (draining) return;
+      s->lastRead = Clock::now();
+      onData(s, std::string_view(s->readBuffer.get(), n));
+      read(s);
+    };
+    const auto buffer = asio::buffer(s->readBuffer.get(), kReadBufferBytes);
+    if (s->tls) s->tls->async_read_some(buffer, std::move(done));
+    else s->socket.async_read_some(buffer, std::move(done));
   }
 
   // io thread, posted by the matching thread when a paused session's requests are all done.
@@ -433,7 +488,7 @@ class ExchangeServer::Impl {
                       const std::shared_ptr<const std::string>& owner) {
     if (s.writeClosed || bytes.empty()) return Offered::Done;
     std::size_t sent = 0;
-    if (s.writeQueue.empty()) {
+    if (s.writeQueue.empty() && !s.tls) {
       const ssize_t n = ::send(s.socket.native_handle(), bytes.data(), bytes.size(),
                                MSG_DONTWAIT | MSG_NOSIGNAL);
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return Offered::Drop;
@@ -515,7 +570,7 @@ class ExchangeServer::Impl {
       for (std::size_t i = 0; i < n; ++i) buffers.emplace_back(asio::buffer(*s->writeQueue[i]));
       s->writing = n;
     }
-    asio::async_write(s->socket, buffers, [this, s](boost::system::error_code ec, std::size_t bytes) {
+    auto done = [this, s](boost::system::error_code ec, std::size_t bytes) {
       if (s->closed) return;
       if (ec) {
         close(s, Why::PeerClosed);
@@ -534,7 +589,9 @@ class ExchangeServer::Impl {
       outstandingDown(s, bytes);
       if (more) write(s);
       else if (closeNow) close(s, Why::PeerClosed);
-    });
+    };
+    if (s->tls) asio::async_write(*s->tls, buffers, std::move(done));
+    else asio::async_write(s->socket, buffers, std::move(done));
   }
 
   // io thread. `why` is logged unless an earlier decision (s->why) says otherwise.
@@ -595,7 +652,7 @@ class ExchangeServer::Impl {
       const auto now = Clock::now();
       const Limits& l = config.limits;
       static const auto heartbeat = std::make_shared<const std::string>("{\"type\":\"heartbeat\"}\n");
-      enum class Due { None, Heartbeat, Idle, Logon, Line, Stuck };
+      enum class Due { None, Heartbeat, Idle, Logon, Line, Stuck, Handshake };
       std::vector<std::pair<SessionPtr, Due>> due;
       for (const SessionPtr& s : sessions) {
         bool queued, stuck, quiet;
@@ -607,6 +664,11 @@ class ExchangeServer::Impl {
           if (quiet) s->lastWrite = now;
         }
         const bool paused = s->readIdle || s->readPaused.load(std::memory_order_relaxed);
+        if (!s->ready) {
+          // Still in its TLS handshake: no line can be sent to it yet.
+          if (now - s->opened > std::chrono::seconds(l.logonTimeoutSeconds)) due.emplace_back(s, Due::Handshake);
+          continue;
+        }
         if (stuck) {
           due.emplace_back(s, Due::Stuck);  // has not taken a byte for idle_timeout_seconds
         } else if (s->readingStopped) {
@@ -641,6 +703,10 @@ class ExchangeServer::Impl {
                        " seconds; closing the session");
             break;
           case Due::Stuck: drop(s, true); break;
+          case Due::Handshake:
+            ++statTimedOut;
+            close(s, Why::LogonTimeout);
+            break;
           case Due::None: break;
         }
       }
@@ -920,6 +986,15 @@ void ExchangeServer::start() {
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(m.config.listenAddress, ec);
   if (ec) throw std::runtime_error("bad listen address '" + m.config.listenAddress + "'");
+  if (!m.config.tlsCertFile.empty() || !m.config.tlsKeyFile.empty()) {
+    m.sslContext = makeServerTlsContext(m.config.tlsCertFile, m.config.tlsKeyFile);
+  } else if (!address.is_loopback()) {
+    throw std::runtime_error(
+        "refusing to listen on " + m.config.listenAddress +
+        " in plaintext: API keys and orders would cross the network readable by anyone on the "
+        "path. Give a certificate and key (--tls-cert/--tls-key, or tls_cert/tls_key in the "
+        "config), or listen on a loopback address (127.0.0.1, ::1)");
+  }
   const tcp::endpoint endpoint(address, m.config.port);
   m.acceptor.open(endpoint.protocol(), ec);
   if (!ec) m.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
@@ -930,8 +1005,9 @@ void ExchangeServer::start() {
                              std::to_string(m.config.port) + ": " + ec.message());
   }
   m.boundPort = m.acceptor.local_endpoint().port();
-  exchangeLog().info("listening on {}:{}, journal {} (replayed {} entries)", m.config.listenAddress,
-                     m.boundPort, m.config.dbPath, m.replayed);
+  exchangeLog().info("listening on {}:{}{}, journal {} (replayed {} entries)", m.config.listenAddress,
+                     m.boundPort, m.sslContext ? " (TLS)" : " (plaintext, loopback only)",
+                     m.config.dbPath, m.replayed);
   m.work.emplace(m.io.get_executor());
   m.ticker = std::make_unique<asio::steady_timer>(m.io);
   m.accept();
