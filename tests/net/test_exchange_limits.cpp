@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -192,13 +193,15 @@ class TestExchangeLimits : public QObject {
     // fails with EMFILE.
     const int client = ::socket(AF_INET, SOCK_STREAM, 0);
     QVERIFY(client >= 0);
+    const int any = ::open("/dev/null", O_RDONLY);  // (standard input may be closed under CI)
+    QVERIFY(any >= 0);
     rlimit old{};
     QCOMPARE(getrlimit(RLIMIT_NOFILE, &old), 0);
     rlimit low = old;
     low.rlim_cur = std::min<rlim_t>(old.rlim_cur, 4096);
     QCOMPARE(setrlimit(RLIMIT_NOFILE, &low), 0);
     std::vector<int> fillers;
-    for (int fd; (fd = ::dup(0)) >= 0;) fillers.push_back(fd);
+    for (int fd; (fd = ::dup(any)) >= 0;) fillers.push_back(fd);
     sockaddr_in to{};
     to.sin_family = AF_INET;
     to.sin_port = htons(server.port());
@@ -209,7 +212,9 @@ class TestExchangeLimits : public QObject {
     std::this_thread::sleep_for(1000ms);
     const std::uint64_t failures = server.stats().acceptFailures - before;
     for (int fd : fillers) ::close(fd);
+    ::close(any);
     QCOMPARE(setrlimit(RLIMIT_NOFILE, &old), 0);
+    QVERIFY(fillers.size() > 0);
     // About one try per 100 ms, not a spinning loop.
     QVERIFY2(failures >= 3 && failures <= 15, qPrintable(QString::number(failures)));
     // With descriptors back, the waiting connection is accepted and served.
