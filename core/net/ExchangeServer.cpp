@@ -177,9 +177,14 @@ class ExchangeServer::Impl {
   };
 
   explicit Impl(ExchangeConfig c)
-      : config(std::move(c)), acceptor(io), acceptTimer(io), drainTimer(io) {}
+      : config(std::move(c)), acceptor(io), acceptTimer(io), drainTimer(io) {
+    // A budget over the cap would never pause a session before dropping it.
+    Limits& l = config.limits;
+    l.outboundBudgetBytes = std::min(l.outboundBudgetBytes, l.maxPendingOutboundBytes);
+  }
 
   ExchangeConfig config;
+  std::atomic<std::int64_t> sessionObjects{0};  // before io: its handlers may hold sessions
   std::unique_ptr<ssl::context> sslContext;  // TLS on the client port (config.tlsCertFile)
   asio::io_context io;
   tcp::acceptor acceptor;
@@ -215,7 +220,6 @@ class ExchangeServer::Impl {
   std::atomic<std::uint64_t> statMessages{0}, statBatches{0}, statSessions{0}, statDropped{0};
   std::atomic<std::uint64_t> statRefused{0}, statAcceptFailures{0}, statTimedOut{0},
       statPaused{0}, statPeakOutbound{0};
-  std::atomic<std::int64_t> sessionObjects{0};
   std::atomic<std::size_t> openSessions{0};
   // Matching thread: sessions paused in this batch, and those whose queue drained since.
   std::vector<SessionPtr> pausedNow, resumable;
@@ -977,12 +981,7 @@ ExchangeServer::~ExchangeServer() { stop(); }
 void ExchangeServer::start() {
   Impl& m = *impl_;
   if (m.started) return;
-  auto opened = Journal::open(m.config.dbPath, m.config.syncFull);
-  if (auto* err = std::get_if<std::string>(&opened)) throw std::runtime_error(*err);
-  m.journal = std::move(std::get<std::unique_ptr<Journal>>(opened));
-  m.core = std::make_unique<ExchangeCore>(m.config, *m.journal);
-  m.replayed = m.core->replayedEntries();
-
+  // Address and TLS first: a refusal should not wait for a journal replay.
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(m.config.listenAddress, ec);
   if (ec) throw std::runtime_error("bad listen address '" + m.config.listenAddress + "'");
@@ -995,6 +994,13 @@ void ExchangeServer::start() {
         "path. Give a certificate and key (--tls-cert/--tls-key, or tls_cert/tls_key in the "
         "config), or listen on a loopback address (127.0.0.1, ::1)");
   }
+
+  auto opened = Journal::open(m.config.dbPath, m.config.syncFull);
+  if (auto* err = std::get_if<std::string>(&opened)) throw std::runtime_error(*err);
+  m.journal = std::move(std::get<std::unique_ptr<Journal>>(opened));
+  m.core = std::make_unique<ExchangeCore>(m.config, *m.journal);
+  m.replayed = m.core->replayedEntries();
+
   const tcp::endpoint endpoint(address, m.config.port);
   m.acceptor.open(endpoint.protocol(), ec);
   if (!ec) m.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
