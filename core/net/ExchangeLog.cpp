@@ -91,7 +91,7 @@ std::string setupExchangeLog(const LogOptions& o) {
   return {};
 }
 
-spdlog::logger& exchangeLog() { return *current(); }
+std::shared_ptr<spdlog::logger> exchangeLog() { return current(); }
 
 void setExchangeLogger(std::shared_ptr<spdlog::logger> logger) {
   std::lock_guard lock(loggerMutex());

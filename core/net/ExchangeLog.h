@@ -32,8 +32,8 @@ struct LogOptions {
 std::string setupExchangeLog(const LogOptions& options);
 // True if `level` is one of LogOptions::level's names.
 bool isLogLevel(std::string_view level);
-// The exchange's logger.
-spdlog::logger& exchangeLog();
+// The exchange's logger (held while in use: setExchangeLogger may replace it meanwhile).
+std::shared_ptr<spdlog::logger> exchangeLog();
 // Replaces the logger (tests read the log back from a file sink). nullptr: the default again.
 void setExchangeLogger(std::shared_ptr<spdlog::logger> logger);
 

@@ -276,9 +276,10 @@ class ExchangeServer::Impl {
           // The connection stays in the backlog; accepting again at once would only fail again,
           // as fast as the loop can go. Wait, then try.
           ++statAcceptFailures;
-          logEvent(LogKind::AcceptBackoff, spdlog::level::warn,
-                   "accept failed: " + ec.message() + "; retrying in " +
-                       std::to_string(config.limits.acceptBackoffMs) + " ms");
+          logEvent(LogKind::AcceptBackoff, spdlog::level::warn, [&] {
+            return "accept failed: " + ec.message() + "; retrying in " +
+                std::to_string(config.limits.acceptBackoffMs) + " ms";
+          });
           acceptTimer.expires_after(std::chrono::milliseconds(config.limits.acceptBackoffMs));
           acceptTimer.async_wait([this](boost::system::error_code e) {
             if (!e && !draining) accept();
@@ -304,14 +305,16 @@ class ExchangeServer::Impl {
     const char* refusal = nullptr;
     if (sessions.size() >= static_cast<std::size_t>(l.maxSessions)) {
       refusal = "too_many_sessions";
-      logEvent(LogKind::SessionLimit, spdlog::level::warn,
-               "refused " + text + ": max_sessions (" + std::to_string(l.maxSessions) + ") reached");
+      logEvent(LogKind::SessionLimit, spdlog::level::warn, [&] {
+        return "refused " + text + ": max_sessions (" + std::to_string(l.maxSessions) + ") reached";
+      });
     } else if (auto it = perAddress.find(addr);
                it != perAddress.end() && it->second >= l.maxSessionsPerAddress) {
       refusal = "too_many_sessions";
-      logEvent(LogKind::AddressLimit, spdlog::level::warn,
-               "refused " + text + ": max_sessions_per_address (" +
-                   std::to_string(l.maxSessionsPerAddress) + ") reached for " + addr.to_string());
+      logEvent(LogKind::AddressLimit, spdlog::level::warn, [&] {
+        return "refused " + text + ": max_sessions_per_address (" +
+            std::to_string(l.maxSessionsPerAddress) + ") reached for " + addr.to_string();
+      });
     }
     if (refusal) {
       ++statRefused;
@@ -330,8 +333,9 @@ class ExchangeServer::Impl {
     sessions.insert(s);
     openSessions.store(sessions.size(), std::memory_order_relaxed);
     ++statSessions;
-    logEvent(LogKind::Accepted, spdlog::level::info,
-             "session " + std::to_string(s->id) + " accepted from " + s->address);
+    logEvent(LogKind::Accepted, spdlog::level::info, [&] {
+      return "session " + std::to_string(s->id) + " accepted from " + s->address;
+    });
     toMatching(Opened{s});
     if (!s->tls) {
       s->ready = true;
@@ -343,9 +347,10 @@ class ExchangeServer::Impl {
       if (s->closed) return;
       if (e) {
         s->why = Why::TlsFailed;
-        logEvent(LogKind::TlsFailed, spdlog::level::warn,
-                 "session " + std::to_string(s->id) + " from " + s->address +
-                     " closed: TLS handshake failed (" + e.message() + ")");
+        logEvent(LogKind::TlsFailed, spdlog::level::warn, [&] {
+          return "session " + std::to_string(s->id) + " from " + s->address +
+              " closed: TLS handshake failed (" + e.message() + ")";
+        });
         close(s, Why::TlsFailed, false);
         return;
       }
@@ -354,13 +359,15 @@ class ExchangeServer::Impl {
     });
   }
 
-  // A rate-limited line (ExchangeLog.h): at most one per kind per second.
-  static void logEvent(LogKind kind, spdlog::level::level_enum level, const std::string& text) {
-    spdlog::logger& log = exchangeLog();
-    if (!log.should_log(level)) return;
+  // A rate-limited line (ExchangeLog.h): at most one per kind per second. `text()` makes the
+  // line only when it is written, so a flood costs no allocation.
+  template <class F>
+  static void logEvent(LogKind kind, spdlog::level::level_enum level, F&& text) {
+    const auto log = exchangeLog();
+    if (!log->should_log(level)) return;
     const long long n = logAdmit(kind);
     if (n < 0) return;
-    log.log(level, "{}{}", text, logLeftOut(n));
+    log->log(level, "{}{}", text(), logLeftOut(n));
   }
 
   void read(const SessionPtr& s) {
@@ -417,9 +424,10 @@ class ExchangeServer::Impl {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) return;
     if (!takeToken(*s)) {
-      logEvent(LogKind::RateLimited, spdlog::level::warn,
-               "session " + std::to_string(s->id) + " from " + s->address +
-                   ": over max_messages_per_second, requests dropped");
+      logEvent(LogKind::RateLimited, spdlog::level::warn, [&] {
+        return "session " + std::to_string(s->id) + " from " + s->address +
+            ": over max_messages_per_second, requests dropped";
+      });
       items.push_back(BadLine{s.get(), ParseError{"rate_limited",
                                                 "more than " +
                                                     std::to_string(static_cast<long long>(
@@ -552,12 +560,13 @@ class ExchangeServer::Impl {
       pending = s->pendingBytes;
     }
     s->why = Why::SlowReader;
-    logEvent(LogKind::SlowReader, spdlog::level::warn,
-             "session " + std::to_string(s->id) + " from " + s->address +
-                 " dropped: slow reader (" + std::to_string(pending) + " bytes waiting" +
-                 (stuck ? ", none taken for " + std::to_string(config.limits.idleTimeoutSeconds) + " s)"
-                        : ", max_pending_outbound_bytes " +
-                              std::to_string(config.limits.maxPendingOutboundBytes) + ")"));
+    logEvent(LogKind::SlowReader, spdlog::level::warn, [&] {
+      return "session " + std::to_string(s->id) + " from " + s->address +
+          " dropped: slow reader (" + std::to_string(pending) + " bytes waiting" +
+          (stuck ? ", none taken for " + std::to_string(config.limits.idleTimeoutSeconds) + " s)"
+                 : ", max_pending_outbound_bytes " +
+                       std::to_string(config.limits.maxPendingOutboundBytes) + ")");
+    });
     close(s, Why::SlowReader, false);
   }
 
@@ -621,8 +630,9 @@ class ExchangeServer::Impl {
     }
     if (log && why != Why::Shutdown) {
       const WhyText w = whyText(why);
-      logEvent(w.kind, w.level,
-               "session " + std::to_string(s->id) + " from " + s->address + " closed: " + w.text);
+      logEvent(w.kind, w.level, [&] {
+        return "session " + std::to_string(s->id) + " from " + s->address + " closed: " + w.text;
+      });
     }
     toMatching(Closed{s->id});
     if (draining && sessions.empty()) drainTimer.cancel();
@@ -851,9 +861,10 @@ class ExchangeServer::Impl {
     s.readPaused.store(true, std::memory_order_release);
     ++statPaused;
     pausedNow.push_back(s.shared_from_this());
-    logEvent(LogKind::Backpressure, spdlog::level::info,
-             "session " + std::to_string(s.id) + " from " + s.address + ": " +
-                 std::to_string(total) + " bytes of replies waiting; its requests wait until they drain");
+    logEvent(LogKind::Backpressure, spdlog::level::info, [&] {
+      return "session " + std::to_string(s.id) + " from " + s.address + ": " +
+          std::to_string(total) + " bytes of replies waiting; its requests wait until they drain";
+    });
   }
 
   // Matching thread: runs a paused session's held requests until they are done or the budget
@@ -1011,7 +1022,7 @@ void ExchangeServer::start() {
                              std::to_string(m.config.port) + ": " + ec.message());
   }
   m.boundPort = m.acceptor.local_endpoint().port();
-  exchangeLog().info("listening on {}:{}{}, journal {} (replayed {} entries)", m.config.listenAddress,
+  exchangeLog()->info("listening on {}:{}{}, journal {} (replayed {} entries)", m.config.listenAddress,
                      m.boundPort, m.sslContext ? " (TLS)" : " (plaintext, loopback only)",
                      m.config.dbPath, m.replayed);
   m.work.emplace(m.io.get_executor());
@@ -1039,7 +1050,7 @@ void ExchangeServer::stop() {
   Impl& m = *impl_;
   if (!m.started || m.stopped) return;
   m.stopped = true;
-  exchangeLog().info("stopping: {} sessions open", m.openSessions.load());
+  exchangeLog()->info("stopping: {} sessions open", m.openSessions.load());
   // 1. The io thread stops accepting and reading, and hands the matching thread what it has
   //    read. From here on nothing new is taken in.
   std::promise<void> quiet;
@@ -1072,7 +1083,7 @@ void ExchangeServer::stop() {
         if (ec) return;
         std::vector<Impl::SessionPtr> left(m.sessions.begin(), m.sessions.end());
         if (!left.empty()) {
-          exchangeLog().warn("stopping: {} sessions did not take their replies within {} s; closed",
+          exchangeLog()->warn("stopping: {} sessions did not take their replies within {} s; closed",
                              left.size(), m.config.limits.shutdownDrainSeconds);
         }
         for (const auto& s : left) m.close(s, Why::Shutdown);
@@ -1083,7 +1094,7 @@ void ExchangeServer::stop() {
   m.ioThread.join();
   m.journal->commit();
   const ServerStats st = stats();
-  exchangeLog().info("stopped after {} requests in {} commits, {} sessions ({} dropped, {} refused)",
+  exchangeLog()->info("stopped after {} requests in {} commits, {} sessions ({} dropped, {} refused)",
                      st.messages, st.batches, st.sessions, st.dropped, st.refused);
 }
 

@@ -103,7 +103,7 @@ void Journal::checkpointLoop(std::string path) {
   pthread_setname_np(pthread_self(), "tx-checkpoint");
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    exchangeLog().error("journal {}: cannot open a connection for checkpoints ({}); the WAL will only grow",
+    exchangeLog()->error("journal {}: cannot open a connection for checkpoints ({}); the WAL will only grow",
                         path, db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return;  // without checkpoints the WAL only grows; the journal itself stays correct
@@ -141,7 +141,7 @@ void Journal::checkpointLoop(std::string path) {
       // Routine (twice a second under load) at debug; a slow one, which shows a slow disk, at info.
       const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::steady_clock::now() - roundStart).count();
-      exchangeLog().log(ms >= 100 ? spdlog::level::info : spdlog::level::debug,
+      exchangeLog()->log(ms >= 100 ? spdlog::level::info : spdlog::level::debug,
                         "journal checkpoint: {} of {} WAL frames copied in {} ms{}", copied, frames,
                         ms, finish ? "" : " (more to copy)");
     }
