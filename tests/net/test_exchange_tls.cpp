@@ -3,6 +3,7 @@
 // server will not listen in plaintext anywhere but on loopback. The certificates come from
 // scripts/make-dev-cert.sh, as a developer's do.
 #include "NetTestSupport.h"
+#include "core/net/ClientCommand.h"
 #include "core/net/ExchangeClient.h"
 #include "core/net/ExchangeServer.h"
 
@@ -13,6 +14,7 @@
 #include <boost/asio/ssl.hpp>
 
 #include <mutex>
+#include <sstream>
 
 using namespace tessera;
 using namespace tessera::net;
@@ -144,6 +146,19 @@ class TestExchangeTls : public QObject {
       alice.placeOrder(request(Side::Buy, 1, kNow + 10, kNow + 11, 1000 + i), "b" + std::to_string(i));
     }
     QVERIFY(eventually([&] { return a.hasOrder("b299", OrderState::Accepted); }));
+  }
+
+  void cliSpeaksTlsWithItsCa() {
+    ExchangeServer server(tlsConfig(good_));
+    server.start();
+    std::vector<std::string> args = {"--connect", "localhost:" + std::to_string(server.port()),
+                                     "--account", "alice", "--key", "alice-key",
+                                     "--ca", good_ + "/ca.crt", "balance"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    std::ostringstream out, err;
+    QCOMPARE(runClientCommand(static_cast<int>(argv.size()), argv.data(), out, err), 0);
+    QVERIFY2(out.str().find("cash=$10000") != std::string::npos, (out.str() + err.str()).c_str());
   }
 
   void clientWithAnotherCaRefusesTheServer() {
