@@ -328,7 +328,9 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
     if (!a || !a->configured || a->keyHash.empty() ||
         !constantTimeEquals(hashApiKey(a->salt, logon->key), a->keyHash)) {
       appendError(o, "auth_failed", "unknown account or wrong key", type, m.req);
-      logFailedLogon(logon->account, session.address, a ? "wrong key" : "unknown account");
+      logFailedLogon(logon->account, session.address,
+                     !a ? "unknown account"
+                        : (!a->configured || a->keyHash.empty()) ? "account cannot log on" : "wrong key");
       if (++session.failedLogons >= 3) out.disconnect.push_back(s);
       return;
     }
