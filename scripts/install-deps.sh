@@ -10,7 +10,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3
   libboost-dev
   nlohmann-json3-dev
-  libssl-dev libsodium-dev libspdlog-dev libcli11-dev
+  libssl-dev openssl libsodium-dev libspdlog-dev libcli11-dev
   clang
   xvfb xauth
 )

@@ -6,5 +6,11 @@ cd "$(dirname "$0")/.."
 BUILD_DIR="${BUILD_DIR:-build}"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" --parallel "$(nproc)"
+# A development TLS certificate for tessera-exchange (self-signed CA + localhost server
+# certificate), made once; TESSERA_TLS_DIR puts it elsewhere (e.g. your data folder).
+TLS_DIR="${TESSERA_TLS_DIR:-$BUILD_DIR/tls}"
+./scripts/make-dev-cert.sh "$TLS_DIR"
 echo
 echo "Built. Run the terminal with: ./$BUILD_DIR/tessera"
+echo "A TLS exchange: ./$BUILD_DIR/app/tessera-exchange --tls-cert $TLS_DIR/server.crt --tls-key $TLS_DIR/server.key ..."
+echo "   and its clients: --ca $TLS_DIR/ca.crt"

@@ -1,5 +1,6 @@
 // tessera-exchange: the exchange server. See docs/protocol.md for the wire protocol.
 #include "core/net/ExchangeConfig.h"
+#include "core/net/ExchangeLog.h"
 #include "core/net/ExchangeServer.h"
 #include "core/net/Sha256.h"
 
@@ -16,8 +17,12 @@ void printUsage(std::ostream& os) {
         "       tessera-exchange --hash-key <salt> <key>\n\n"
         "options:\n"
         "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits, record,\n"
-        "                      fee_ppm, engine_prefault_mb)\n"
-        "  --listen <address>  address to listen on (default 127.0.0.1)\n"
+        "                      fee_ppm, engine_prefault_mb, tls_cert, tls_key, log_file, log_level)\n"
+        "  --listen <address>  address to listen on (default 127.0.0.1; any other address needs TLS)\n"
+        "  --tls-cert <file>   TLS on the client port: PEM certificate (chain) of the server\n"
+        "  --tls-key <file>    and its PEM private key (scripts/setup.sh makes a development pair)\n"
+        "  --log-file <file>   also log to this file, rotated at 64 MiB, 5 kept (stderr always)\n"
+        "  --log-level <l>     trace, debug, info (default), warn, error, critical, off\n"
         "  --port <port>       TCP port (default 7400; 0 picks a free one)\n"
         "  --db <file>         SQLite journal (default tessera-exchange.db; :memory: for none)\n"
         "  --accounts <file>   accounts file: accounts, clusters, capacity grants\n"
@@ -30,7 +35,8 @@ void printUsage(std::ostream& os) {
         "  --no-wall-clock     do not advance the exchange clock with UTC hours\n"
         "  --hash-key S K      print the key_hash of key K with salt S, for the accounts file\n"
         "  --help              this text\n\n"
-        "Flags override the config file. SIGTERM or SIGINT shuts down cleanly.\n"
+        "Flags override the config file. SIGTERM or SIGINT shuts down cleanly: the exchange stops\n"
+        "accepting and reading, answers every request it had taken, then closes the sessions.\n"
         "Example: tessera-exchange --accounts resources/exchange/accounts.json --db /tmp/x.db\n";
 }
 
@@ -39,7 +45,8 @@ void printUsage(std::ostream& os) {
 int main(int argc, char** argv) {
   using namespace tessera::net;
   ExchangeConfig config;
-  std::string configFile, accountsFile, listen, db, port, record, prefaultMb;
+  std::string configFile, accountsFile, listen, db, port, record, prefaultMb, tlsCert, tlsKey,
+      logFile, logLevel;
   bool syncFull = false, noWallClock = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
@@ -67,6 +74,10 @@ int main(int argc, char** argv) {
     else if (a == "--db") value(db);
     else if (a == "--record") value(record);
     else if (a == "--prefault-mb") value(prefaultMb);
+    else if (a == "--tls-cert") value(tlsCert);
+    else if (a == "--tls-key") value(tlsKey);
+    else if (a == "--log-file") value(logFile);
+    else if (a == "--log-level") value(logLevel);
     else if (a == "--sync-full") syncFull = true;
     else if (a == "--no-wall-clock") noWallClock = true;
     else {
@@ -117,6 +128,23 @@ int main(int argc, char** argv) {
     }
     config.enginePrefaultMb = static_cast<int>(mb);
   }
+  if (!tlsCert.empty()) config.tlsCertFile = tlsCert;
+  if (!tlsKey.empty()) config.tlsKeyFile = tlsKey;
+  if (config.tlsCertFile.empty() != config.tlsKeyFile.empty()) {
+    std::cerr << "tessera-exchange: --tls-cert and --tls-key go together\n";
+    return 2;
+  }
+  if (!logFile.empty()) config.logFile = logFile;
+  if (!logLevel.empty()) config.logLevel = logLevel;
+  {
+    LogOptions log;
+    log.file = config.logFile;
+    log.level = config.logLevel;
+    if (const std::string err = setupExchangeLog(log); !err.empty()) {
+      std::cerr << "tessera-exchange: " << err << "\n";
+      return 2;
+    }
+  }
   if (config.accounts.empty()) {
     std::cerr << "tessera-exchange: warning: no accounts configured (use --accounts); nobody can log on\n";
   }
@@ -126,7 +154,7 @@ int main(int argc, char** argv) {
     // Tests and scripts read this line to learn the port (useful with --port 0).
     std::cout << "tessera-exchange: listening on " << config.listenAddress << ":" << server.port()
               << " journal " << config.dbPath << " (replayed " << server.replayedEntries()
-              << " entries)" << std::endl;
+              << " entries)" << (config.tlsCertFile.empty() ? "" : ", TLS") << std::endl;
     server.runUntilSignalled();
     const ServerStats s = server.stats();
     std::cout << "tessera-exchange: stopped after " << s.messages << " requests in " << s.batches

@@ -34,6 +34,8 @@ ExchangeConfig benchConfig(const LoadOptions& o, const std::string& db) {
   c.limits.maxMessagesPerSecond = 1e9;
   c.limits.burstMessages = 1e9;
   c.limits.idleTimeoutSeconds = 3600;  // the market-data subscriber only reads
+  c.limits.maxSessions = 1 << 20;      // every client is on 127.0.0.1
+  c.limits.maxSessionsPerAddress = 1 << 20;
   Cluster k;
   k.id = 1;
   k.name = "bench-h100";

@@ -18,7 +18,9 @@ namespace tessera::net {
 namespace {
 
 void usage(std::ostream& os) {
-  os << "usage: tessera-cli --connect host:port --account NAME --key KEY <command>\n\n"
+  os << "usage: tessera-cli --connect host:port --account NAME --key KEY [--tls] [--ca FILE] <command>\n\n"
+        "  --tls        speak TLS, verifying the exchange's certificate against the system's roots\n"
+        "  --ca FILE    speak TLS, verifying it against this CA certificate (PEM) instead\n\n"
         "commands:\n"
         "  place --side buy|sell --cluster ID --gpus N --start HOUR --end HOUR --limit-usd P\n"
         "        [--fill divisible|all_or_none] [--tif GTC|IOC|FOK] [--duration H] [--cl-ord-id ID]\n"
@@ -96,7 +98,8 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
 
 namespace {
 int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  std::string endpoint, account, key, command;
+  std::string endpoint, account, key, command, caFile;
+  bool tls = false;
   std::vector<std::string> rest;
   if (const char* k = std::getenv("TESSERA_API_KEY")) key = k;
   for (int i = 0; i < argc; ++i) {
@@ -112,6 +115,11 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (!value(account)) return usage(err), 2;
     } else if (a == "--key") {
       if (!value(key)) return usage(err), 2;
+    } else if (a == "--ca") {
+      if (!value(caFile)) return usage(err), 2;
+      tls = true;
+    } else if (a == "--tls") {
+      tls = true;
     } else if (a == "--help" || a == "-h") {
       usage(out);
       return 0;
@@ -138,6 +146,8 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
   options.key = key;
   options.marketData = command == "book";
   options.backoffMax = std::chrono::milliseconds(500);
+  options.tls = tls;
+  options.caFile = caFile;
 
   std::map<std::string, std::string> flags;
   std::vector<std::string> positional;

@@ -5,6 +5,7 @@
 
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <nlohmann/json.hpp>
 
 #include <deque>
@@ -125,6 +126,17 @@ class ExchangeClient::Impl {
   Impl(ClientOptions o, ClientCallbacks c)
       : options(std::move(o)), callbacks(std::move(c)), socket(io), resolver(io),
         retryTimer(io), heartbeatTimer(io) {
+    if (!options.caFile.empty()) options.tls = true;
+    if (options.tls) {
+      sslContext = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+      SSL_CTX_set_min_proto_version(sslContext->native_handle(), TLS1_2_VERSION);
+      sslContext->set_verify_mode(asio::ssl::verify_peer);
+      boost::system::error_code ec;
+      if (options.caFile.empty()) sslContext->set_default_verify_paths(ec);
+      else sslContext->load_verify_file(options.caFile, ec);
+      // Reported at every connection attempt (the state callback is not set up yet here).
+      if (ec) tlsSetupError = "cannot read CA file '" + options.caFile + "': " + ec.message();
+    }
     idPrefix = "c" + std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count() %
@@ -137,6 +149,10 @@ class ExchangeClient::Impl {
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   tcp::socket socket;
+  // With TLS, reads and writes go through `tls`, made anew for every connection.
+  std::unique_ptr<asio::ssl::context> sslContext;
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls;
+  std::string tlsSetupError;
   tcp::resolver resolver;
   asio::steady_timer retryTimer;
   asio::steady_timer heartbeatTimer;
@@ -182,7 +198,9 @@ class ExchangeClient::Impl {
   void connect() {
     if (stopping) return;
     const std::uint64_t gen = ++generation;
+    tls.reset();
     setState(ConnectionState::Connecting, options.host + ":" + std::to_string(options.port));
+    if (!tlsSetupError.empty()) return lost(tlsSetupError);
     resolver.async_resolve(
         options.host, std::to_string(options.port),
         [this, gen](boost::system::error_code ec, tcp::resolver::results_type results) {
@@ -193,12 +211,34 @@ class ExchangeClient::Impl {
             if (ec2) return lost("cannot connect: " + ec2.message());
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
-            lastInbound = Clock::now();
-            json logon{{"type", "logon"}, {"account", options.account}, {"key", options.key}};
-            sendLine(logon.dump());
-            read(gen);
+            if (!sslContext) return loggedOnStart(gen);
+            // The handlers of the last connection's stream have all run by now (its socket was
+            // closed a backoff ago), so it can go.
+            tls = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket, *sslContext);
+            SSL_set_tlsext_host_name(tls->native_handle(), options.host.c_str());  // SNI
+            tls->set_verify_callback(asio::ssl::host_name_verification(options.host));
+            tls->async_handshake(asio::ssl::stream_base::client, [this, gen](boost::system::error_code ec3) {
+              if (gen != generation || stopping) return;
+              if (ec3) return lost("TLS handshake with " + options.host + " failed: " + ec3.message());
+              loggedOnStart(gen);
+            });
           });
         });
+  }
+
+  // Connected (and, with TLS, handshaken): log on and start reading.
+  void loggedOnStart(std::uint64_t gen) {
+    lastInbound = Clock::now();
+    json logon{{"type", "logon"}, {"account", options.account}, {"key", options.key}};
+    sendLine(logon.dump());
+    read(gen);
+  }
+
+  // Runs f on the connection's stream: the TLS stream, or the plain socket.
+  template <class F>
+  void onStream(F&& f) {
+    if (tls) f(*tls);
+    else f(socket);
   }
 
   void lost(const std::string& why) {
@@ -221,16 +261,18 @@ class ExchangeClient::Impl {
   }
 
   void read(std::uint64_t gen) {
-    asio::async_read_until(socket, asio::dynamic_buffer(inbound, kMaxInboundLine), '\n',
-                           [this, gen](boost::system::error_code ec, std::size_t n) {
-                             if (gen != generation || stopping) return;
-                             if (ec) return lost(ec == asio::error::eof ? "the exchange closed the connection" : ec.message());
-                             lastInbound = Clock::now();
-                             std::string line = inbound.substr(0, n - 1);
-                             inbound.erase(0, n);
-                             onLine(line);
-                             if (gen == generation && !stopping) read(gen);
-                           });
+    onStream([&](auto& stream) {
+      asio::async_read_until(stream, asio::dynamic_buffer(inbound, kMaxInboundLine), '\n',
+                             [this, gen](boost::system::error_code ec, std::size_t n) {
+                               if (gen != generation || stopping) return;
+                               if (ec) return lost(ec == asio::error::eof ? "the exchange closed the connection" : ec.message());
+                               lastInbound = Clock::now();
+                               std::string line = inbound.substr(0, n - 1);
+                               inbound.erase(0, n);
+                               onLine(line);
+                               if (gen == generation && !stopping) read(gen);
+                             });
+    });
   }
 
   void sendLine(std::string line) {
@@ -246,11 +288,13 @@ class ExchangeClient::Impl {
     }
     writing = true;
     const std::uint64_t gen = generation;
-    asio::async_write(socket, asio::buffer(outbound.front()), [this, gen](boost::system::error_code ec, std::size_t) {
-      if (gen != generation || stopping) return;
-      if (ec) return lost("write failed: " + ec.message());
-      outbound.pop_front();
-      writeNext();
+    onStream([&](auto& stream) {
+      asio::async_write(stream, asio::buffer(outbound.front()), [this, gen](boost::system::error_code ec, std::size_t) {
+        if (gen != generation || stopping) return;
+        if (ec) return lost("write failed: " + ec.message());
+        outbound.pop_front();
+        writeNext();
+      });
     });
   }
 

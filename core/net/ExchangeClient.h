@@ -117,6 +117,11 @@ struct ClientOptions {
   std::chrono::milliseconds backoffMin{100};
   std::chrono::milliseconds backoffMax{5000};
   std::chrono::seconds heartbeat{5};
+  // TLS: the exchange's certificate is verified against `caFile` (PEM; empty: the system's
+  // trusted roots) and must name `host`. A tessera-exchange listening anywhere but on loopback
+  // speaks only TLS.
+  bool tls = false;
+  std::string caFile;  // implies tls
 };
 
 struct ClientCallbacks {

@@ -2,6 +2,7 @@
 
 #include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
+#include "core/net/ExchangeLog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,22 @@ bool get(const json& j, const char* key, T& out, std::string& err, const std::st
 }
 
 }  // namespace
+
+std::string checkLimits(const Limits& l) {
+  if (l.maxSessions < 1) return "max_sessions must be at least 1";
+  if (l.maxSessionsPerAddress < 1) return "max_sessions_per_address must be at least 1";
+  if (l.logonTimeoutSeconds < 1) return "logon_timeout_seconds must be at least 1";
+  if (l.lineTimeoutSeconds < 1) return "line_timeout_seconds must be at least 1";
+  if (l.idleTimeoutSeconds < 1) return "idle_timeout_seconds must be at least 1";
+  if (l.heartbeatSeconds < 1) return "heartbeat_seconds must be at least 1";
+  if (l.acceptBackoffMs < 1 || l.acceptBackoffMs > 60'000) return "accept_backoff_ms must be 1 to 60000";
+  if (l.shutdownDrainSeconds < 0) return "shutdown_drain_seconds must not be negative";
+  if (l.outboundBudgetBytes < 1024) return "outbound_budget_bytes must be at least 1024";
+  if (l.maxPendingOutboundBytes < l.outboundBudgetBytes) {
+    return "max_pending_outbound_bytes must be at least outbound_budget_bytes";
+  }
+  return {};
+}
 
 std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path,
                                                            ExchangeConfig cfg) {
@@ -92,7 +109,8 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   auto read = readJson(path);
   if (auto* e = std::get_if<ConfigError>(&read)) return *e;
   const json& j = std::get<json>(read);
-  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record", "fee_ppm", "engine_prefault_mb"};
+  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record", "fee_ppm", "engine_prefault_mb",
+                                 "tls_cert", "tls_key", "log_file", "log_level"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || key == k;
@@ -103,7 +121,9 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   std::string accounts;
   if (!get(j, "listen", cfg.listenAddress, err, path) || !get(j, "port", port, err, path) ||
       !get(j, "db", cfg.dbPath, err, path) || !get(j, "record", cfg.recordPath, err, path) || !get(j, "sync_full", cfg.syncFull, err, path) ||
-      !get(j, "accounts", accounts, err, path)) {
+      !get(j, "accounts", accounts, err, path) || !get(j, "tls_cert", cfg.tlsCertFile, err, path) ||
+      !get(j, "tls_key", cfg.tlsKeyFile, err, path) || !get(j, "log_file", cfg.logFile, err, path) ||
+      !get(j, "log_level", cfg.logLevel, err, path)) {
     return ConfigError{err};
   }
   if (port < 0 || port > 65535) return ConfigError{path + ": port out of range"};
@@ -125,11 +145,36 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
         !get(*it, "heartbeat_seconds", l.heartbeatSeconds, err, where) ||
         !get(*it, "idle_timeout_seconds", l.idleTimeoutSeconds, err, where) ||
         !get(*it, "md_replay_depth", l.mdReplayDepth, err, where) ||
+        !get(*it, "outbound_budget_bytes", l.outboundBudgetBytes, err, where) ||
+        !get(*it, "max_sessions", l.maxSessions, err, where) ||
+        !get(*it, "max_sessions_per_address", l.maxSessionsPerAddress, err, where) ||
+        !get(*it, "logon_timeout_seconds", l.logonTimeoutSeconds, err, where) ||
+        !get(*it, "line_timeout_seconds", l.lineTimeoutSeconds, err, where) ||
+        !get(*it, "accept_backoff_ms", l.acceptBackoffMs, err, where) ||
+        !get(*it, "shutdown_drain_seconds", l.shutdownDrainSeconds, err, where) ||
         !get(*it, "md_horizon_hours", l.mdHorizonHours, err, where)) {
       return ConfigError{err};
     }
     if (l.mdHorizonHours < 1 || l.mdHorizonHours > limits::kMaxHorizonHours)
       return ConfigError{where + ": md_horizon_hours must be 1 to " + std::to_string(limits::kMaxHorizonHours)};
+    static const char* kKnownLimits[] = {
+        "max_message_bytes", "max_open_orders_per_account", "max_messages_per_second",
+        "burst_messages", "max_pending_outbound_bytes", "heartbeat_seconds", "idle_timeout_seconds",
+        "md_replay_depth", "outbound_budget_bytes", "max_sessions", "max_sessions_per_address",
+        "logon_timeout_seconds", "line_timeout_seconds", "accept_backoff_ms",
+        "shutdown_drain_seconds", "md_horizon_hours"};
+    for (const auto& [key, value] : it->items()) {
+      bool known = false;
+      for (const char* k : kKnownLimits) known = known || key == k;
+      if (!known) return ConfigError{where + ": unknown setting '" + key + "'"};
+    }
+    if (auto e = checkLimits(l); !e.empty()) return ConfigError{where + ": " + e};
+  }
+  if (!isLogLevel(cfg.logLevel)) {
+    return ConfigError{path + ": log_level must be trace, debug, info, warn, error, critical or off"};
+  }
+  if ((cfg.tlsCertFile.empty()) != (cfg.tlsKeyFile.empty())) {
+    return ConfigError{path + ": tls_cert and tls_key go together"};
   }
   if (!accounts.empty()) {
     std::filesystem::path p(accounts);

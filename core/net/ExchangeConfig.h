@@ -42,12 +42,26 @@ struct Limits {
   double maxMessagesPerSecond = 200'000;   // per session, token bucket
   double burstMessages = 20'000;
   std::size_t maxPendingOutboundBytes = 16 * 1024 * 1024;  // beyond this a session is dropped
+  // Backpressure: once a session's replies waiting to be sent (queued, plus those being built in
+  // the current batch) pass this, its further requests wait (unread) until the queue has
+  // drained to half of it. So N requests for large replies cost one budget, not N replies.
+  std::size_t outboundBudgetBytes = 4 * 1024 * 1024;
   int heartbeatSeconds = 5;    // the server sends a heartbeat after this much outbound silence
-  int idleTimeoutSeconds = 30; // and drops a session that sent nothing for this long
+  int idleTimeoutSeconds = 30; // and drops a session that sent nothing for this long (or, while
+                               // its requests wait for its replies to drain, that read nothing)
   std::size_t mdReplayDepth = 100'000;  // market-data messages kept for re-requests after a gap
   // Book cells are published for the hours before now + this (90 days): an order further out
   // trades as usual, and its cells are published as they come within it.
   Hour mdHorizonHours = 90 * 24;
+  // Connections.
+  int maxSessions = 1024;           // open sessions at once; more are refused
+  int maxSessionsPerAddress = 64;   // open sessions from one remote address
+  int logonTimeoutSeconds = 10;     // a session not logged on by then is closed (heartbeats or
+                                    // other requests do not extend it)
+  int lineTimeoutSeconds = 10;      // a line begun must be completed within this
+  int acceptBackoffMs = 100;        // pause before accepting again when out of descriptors
+  int shutdownDrainSeconds = 5;     // at stop, how long replies may take to leave before the
+                                    // sessions are closed regardless
 };
 
 // A cluster outage reported by an in-process feeder (a simulated market) for `provider`, applied
@@ -107,6 +121,13 @@ struct ExchangeConfig {
   // that fits never waits for the kernel mid-order, and reads it through fewer TLB misses. 0: the
   // engine's memory comes in ordinary pages as the book grows.
   int enginePrefaultMb = 0;
+  // TLS on the client port: PEM certificate (chain) and private key. Both empty: plaintext,
+  // which the server allows only on a loopback address.
+  std::string tlsCertFile;
+  std::string tlsKeyFile;
+  // The log (core/net/ExchangeLog.h); tessera-exchange sets it up from these.
+  std::string logFile;          // empty: stderr only
+  std::string logLevel = "info";
   // Set by EmbeddedExchange: outages from its in-process feeder.
   std::shared_ptr<FeederReports> feederReports;
 };
@@ -114,6 +135,9 @@ struct ExchangeConfig {
 struct ConfigError {
   std::string message;
 };
+
+// What is wrong with `limits` for a person (a timeout of 0, a budget over the cap...), or "".
+std::string checkLimits(const Limits& limits);
 
 // Reads the accounts file (see resources/exchange/accounts.json): accounts, clusters, grants.
 std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path,

@@ -1,4 +1,5 @@
 #include "core/net/ExchangeCore.h"
+#include "core/net/ExchangeLog.h"
 
 #include <iostream>
 
@@ -278,7 +279,16 @@ void ExchangeCore::openMarket(const ExchangeConfig& config) {
   journal_.commit();
 }
 
-void ExchangeCore::sessionOpened(SessionId s) { sessions_[s] = Session{}; }
+void ExchangeCore::sessionOpened(SessionId s, std::string address) {
+  Session session;
+  session.address = std::move(address);
+  sessions_[s] = std::move(session);
+}
+
+bool ExchangeCore::loggedOn(SessionId s) const {
+  auto it = sessions_.find(s);
+  return it != sessions_.end() && it->second.account != 0;
+}
 
 void ExchangeCore::sessionClosed(SessionId s) {
   auto it = sessions_.find(s);
@@ -328,9 +338,13 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
     if (!a || !a->configured || a->keyHash.empty() ||
         !constantTimeEquals(hashApiKey(a->salt, logon->key), a->keyHash)) {
       appendError(o, "auth_failed", "unknown account or wrong key", type, m.req);
+      logFailedLogon(logon->account, session.address,
+                     !a ? "unknown account"
+                        : (!a->configured || a->keyHash.empty()) ? "account cannot log on" : "wrong key");
       if (++session.failedLogons >= 3) out.disconnect.push_back(s);
       return;
     }
+    logLogon(a->name, session.address);
     session.account = a->id;
     accounts_.at(a->id).sessions.push_back(s);
     nlohmann::json clusters = nlohmann::json::array();

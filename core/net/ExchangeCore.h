@@ -52,7 +52,9 @@ class ExchangeCore {
   ExchangeCore(const ExchangeConfig& config, Journal& journal);
   ~ExchangeCore();
 
-  void sessionOpened(SessionId s);
+  // `address`: the peer's "ip:port", for the log (logons and failed logons).
+  void sessionOpened(SessionId s, std::string address = {});
+  bool loggedOn(SessionId s) const;
   void sessionClosed(SessionId s);
   void handle(SessionId s, const ClientMessage& m, Outbox& out);
   void handleParseError(SessionId s, const ParseError& e, Outbox& out);
@@ -109,6 +111,7 @@ class ExchangeCore {
     AccountId account = 0;
     int failedLogons = 0;
     bool subscribed = false;
+    std::string address;
   };
 
   Account& accountNamed(const std::string& name);

@@ -18,7 +18,16 @@ struct ServerStats {
   std::uint64_t messages = 0;   // requests processed by the matching thread
   std::uint64_t batches = 0;    // journal commits
   std::uint64_t sessions = 0;   // sessions accepted so far
-  std::uint64_t dropped = 0;    // sessions dropped for being slow, too chatty or oversized
+  std::uint64_t dropped = 0;    // sessions dropped for being slow readers
+  std::uint64_t refused = 0;    // connections refused (max_sessions, max_sessions_per_address)
+  std::uint64_t acceptFailures = 0;  // accepts that failed for want of descriptors (then a pause)
+  std::uint64_t timedOut = 0;   // sessions closed by the logon, line or idle timeout
+  std::uint64_t paused = 0;     // times a session's requests were held back (outbound budget)
+  // The most bytes of replies one session had waiting (outstanding + being built) when it was
+  // paused: about outbound_budget_bytes plus one request's replies.
+  std::uint64_t peakOutboundBytes = 0;
+  std::uint64_t openSessions = 0;    // sessions open now (io thread's count)
+  std::uint64_t sessionObjects = 0;  // session objects alive (closed ones are freed promptly)
 };
 
 // One batch of the matching thread, for finding where latency comes from (bench/net prints
@@ -41,7 +50,10 @@ class ExchangeServer {
   // Opens and replays the journal, binds, starts the threads. Throws std::runtime_error with a
   // message for a person if the journal is unusable or the address cannot be bound.
   void start();
-  // Stops accepting, closes sessions, commits what was processed, closes the journal.
+  // Stops accepting and reading; lets the matching thread apply and commit what it was handed
+  // and send every reply; then closes the sessions (those that do not take their replies after
+  // limits.shutdownDrainSeconds) and the journal. A request is thus either answered or not
+  // applied.
   void stop();
   // Blocks until SIGINT or SIGTERM arrives, then stops. For main().
   void runUntilSignalled();

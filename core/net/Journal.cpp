@@ -1,5 +1,9 @@
 #include "core/net/Journal.h"
 
+#include "core/net/ExchangeLog.h"
+
+#include <spdlog/spdlog.h>
+
 #include <pthread.h>
 #include <sqlite3.h>
 
@@ -99,6 +103,8 @@ void Journal::checkpointLoop(std::string path) {
   pthread_setname_np(pthread_self(), "tx-checkpoint");
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    exchangeLog()->error("journal {}: cannot open a connection for checkpoints ({}); the WAL will only grow",
+                        path, db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return;  // without checkpoints the WAL only grows; the journal itself stays correct
   }
@@ -114,6 +120,7 @@ void Journal::checkpointLoop(std::string path) {
     // checkpoint is a silent no-op.
     sqlite3_exec(db, "SELECT count(*) FROM meta", nullptr, nullptr, nullptr);
     int frames = 0, copied = 0;
+    const auto roundStart = std::chrono::steady_clock::now();
     for (int pass = 0; pass < kUnlockedPasses; ++pass) {
       if (sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) !=
               SQLITE_OK ||
@@ -129,6 +136,14 @@ void Journal::checkpointLoop(std::string path) {
     if (frames > 0 && finish) {
       std::lock_guard between(between_);
       sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    }
+    if (frames > 0) {
+      // Routine (twice a second under load) at debug; a slow one, which shows a slow disk, at info.
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - roundStart).count();
+      exchangeLog()->log(ms >= 100 ? spdlog::level::info : spdlog::level::debug,
+                        "journal checkpoint: {} of {} WAL frames copied in {} ms{}", copied, frames,
+                        ms, finish ? "" : " (more to copy)");
     }
     lock.lock();
     if (!finish) checkpointWanted_ = true;

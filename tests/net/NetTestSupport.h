@@ -8,6 +8,8 @@
 #include <boost/asio.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -63,12 +65,24 @@ inline std::string order(const std::string& clOrdId, const std::string& side, in
 
 class LineClient {
  public:
-  explicit LineClient(std::uint16_t port) : socket_(io_) {
+  // `from`: the local address to connect from (any of 127.0.0.0/8 on Linux), for limits per
+  // remote address.
+  explicit LineClient(std::uint16_t port, const std::string& from = "") : socket_(io_) {
+    if (!from.empty()) {
+      socket_.open(boost::asio::ip::tcp::v4());
+      socket_.bind({boost::asio::ip::make_address(from), 0});
+    }
     socket_.connect({boost::asio::ip::make_address("127.0.0.1"), port});
     socket_.set_option(boost::asio::ip::tcp::no_delay(true));
   }
   void sendRaw(const std::string& bytes) { boost::asio::write(socket_, boost::asio::buffer(bytes)); }
   void send(const std::string& line) { sendRaw(line + "\n"); }
+  // Sends without blocking; false if the socket did not take all of `bytes` (then a part of
+  // them may have gone).
+  bool trySend(const std::string& bytes) {
+    const ssize_t n = ::send(socket_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    return n == static_cast<ssize_t>(bytes.size());
+  }
   void close() {
     boost::system::error_code ignored;
     socket_.close(ignored);
@@ -129,6 +143,8 @@ class LineClient {
     auto j = read();
     return j && (*j)["type"] == "logon_ack";
   }
+  // Whether a read has seen the server close the connection (reads nothing itself).
+  bool sawClose() const { return closed_; }
   bool closedByServer(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000)) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {

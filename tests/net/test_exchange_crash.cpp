@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <signal.h>
+
 #include <atomic>
 #include <map>
 #include <set>
@@ -63,6 +65,12 @@ class Exchange {
   }
   std::uint16_t port() const { return port_; }
   QString startLine() const { return startLine_; }
+  // SIGTERM without waiting (the test reads its replies meanwhile); then waitExit().
+  void sigterm() { ::kill(static_cast<pid_t>(process_.processId()), SIGTERM); }
+  int waitExit() {
+    if (!process_.waitForFinished(10000)) return -2;
+    return process_.exitStatus() == QProcess::NormalExit ? process_.exitCode() : -1;
+  }
   void kill9() {
     process_.kill();  // SIGKILL: no chance to flush or commit anything
     process_.waitForFinished(5000);
@@ -192,6 +200,64 @@ class TestExchangeCrash : public QObject {
     QVERIFY2(ack["state"].get<std::string>() == "accepted", ack.dump().c_str());
     for (const auto& [cl, id] : acked) QVERIFY(ack["order_id"].get<OrderId>() != id);
     QCOMPARE(again.terminate(), 0);  // SIGTERM: clean exit
+  }
+
+  // SIGTERM in the middle of a stream of orders: every order the exchange applied was answered
+  // before it exited, and none it answered is missing after a restart.
+  void sigtermAnswersWhatItApplied() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("journal.db");
+    const QString accounts = dir.filePath("accounts.json");
+    {
+      QFile f(accounts);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(accountsFile()));
+    }
+    std::set<std::string> acked;
+    int sent = 0;
+    {
+      Exchange exchange(db, accounts);
+      LineClient alice(exchange.port());
+      QVERIFY(alice.logon("alice"));
+      bool sending = true, terminated = false;
+      auto burst = [&](int chunks) {
+        for (int c = 0; c < chunks && sending; ++c) {
+          std::string bytes;
+          for (int k = sent; k < sent + 50; ++k) bytes += order("t" + std::to_string(k), "buy", 1, 1, kNow + 10, kNow + 11, 10) + "\n";
+          if (alice.trySend(bytes)) sent += 50;
+          else sending = false;
+        }
+      };
+      for (int round = 0; round < 2000 && !alice.sawClose(); ++round) {
+        burst(1);
+        while (auto j = alice.read(std::chrono::milliseconds(2))) {
+          if ((*j)["type"] == "exec" && (*j)["state"] == "accepted") acked.insert((*j)["cl_ord_id"].get<std::string>());
+        }
+        if (!terminated && acked.size() >= 500) {
+          burst(20);  // still being worked through when the signal comes
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          exchange.sigterm();
+          terminated = true;
+        }
+      }
+      while (auto j = alice.read(std::chrono::milliseconds(5000))) {
+        if ((*j)["type"] == "exec" && (*j)["state"] == "accepted") acked.insert((*j)["cl_ord_id"].get<std::string>());
+      }
+      QVERIFY(terminated);
+      QCOMPARE(exchange.waitExit(), 0);
+    }
+    QVERIFY(acked.size() >= 500);
+    qInfo("sent %d orders, %zu acknowledged before the exchange exited", sent, acked.size());
+    Exchange again(db, accounts);
+    LineClient alice(again.port());
+    QVERIFY(alice.logon("alice"));
+    alice.send("{\"type\":\"orders\"}");
+    const auto orders = alice.until("orders", std::chrono::milliseconds(10000));
+    QVERIFY(orders.has_value());
+    std::set<std::string> applied;
+    for (const json& o : (*orders)["orders"]) applied.insert(o["cl_ord_id"].get<std::string>());
+    QCOMPARE(applied.size(), acked.size());
+    QVERIFY(applied == acked);
   }
 };
 

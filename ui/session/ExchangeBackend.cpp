@@ -53,6 +53,8 @@ void ExchangeBackend::start() {
   o.port = endpoint_.port;
   o.account = endpoint_.account;
   o.key = endpoint_.key;
+  o.tls = endpoint_.tls;
+  o.caFile = endpoint_.caFile;
   // Callbacks arrive on the client's io thread: hop to ours before touching anything.
   net::ClientCallbacks cb;
   cb.onConnection = [this](net::ConnectionState s, const std::string& d) {

@@ -21,6 +21,8 @@ struct ExchangeEndpoint {
   std::uint16_t port = 0;
   std::string account;
   std::string key;
+  bool tls = false;    // verify the exchange's certificate against caFile (or the system's roots)
+  std::string caFile;
 };
 
 class ExchangeBackend : public MarketBackend {

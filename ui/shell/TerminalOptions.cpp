@@ -29,6 +29,8 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption speed("speed", "Simulated hours per wall-clock minute (default: 6).", "hours", "6");
   const QCommandLineOption activity("activity", "Scale of the simulated market's order flow (default: 1).", "x", "1");
   const QCommandLineOption connect("connect", "Trade on a remote exchange instead of the embedded one.", "host:port");
+  const QCommandLineOption ca("ca", "With --connect: speak TLS and verify the exchange's certificate against this CA (PEM).", "file");
+  const QCommandLineOption tls("tls", "With --connect: speak TLS, verifying the exchange's certificate against the system's roots.");
   const QCommandLineOption key("key", "API key of --account on the remote exchange (default: the account name).", "key");
   const QCommandLineOption shot("screenshot", "Save a PNG of the main window after a few seconds, then quit.", "file.png");
   const QCommandLineOption shotDocks("screenshot-docks", "With --screenshot: also save each dock into this folder.", "dir");
@@ -42,7 +44,7 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption inProcess("in-process",
                                      "Run the simulated market on the matching engine directly, without the embedded "
                                      "exchange server and client.");
-  p.addOptions({account, seed, speed, activity, connect, key, shot, shotDocks, shotAfter, reset, inProcess, tour, record});
+  p.addOptions({account, seed, speed, activity, connect, ca, tls, key, shot, shotDocks, shotAfter, reset, inProcess, tour, record});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -60,6 +62,8 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   if (!ok || o.activity <= 0 || o.activity > 50) return QStringLiteral("--activity must be in (0, 50]");
   o.connect = p.value(connect);
   o.record = p.value(record);
+  o.ca = p.value(ca);
+  o.tls = p.isSet(tls) || !o.ca.isEmpty();
   o.key = p.isSet(key) ? p.value(key) : o.account;
   if (!o.connect.isEmpty()) {
     const int colon = o.connect.lastIndexOf(':');
@@ -85,6 +89,8 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
     e.port = static_cast<std::uint16_t>(o.connect.mid(colon + 1).toInt());
     e.account = o.account.toStdString();
     e.key = o.key.toStdString();
+    e.tls = o.tls;
+    e.caFile = o.ca.toStdString();
     std::unique_ptr<MarketBackend> b = std::make_unique<ExchangeBackend>(e);
     return b;
 #else

@@ -16,6 +16,8 @@ struct TerminalOptions {
   double simulatedHoursPerMinute = 6;   // pace of the embedded simulated market
   double activity = 1.0;
   QString connect;                      // host:port of a remote exchange; empty: embedded
+  QString ca;                           // with connect: CA (PEM) to verify the exchange's certificate; implies TLS
+  bool tls = false;                     // with connect: TLS, verified against the system's roots (or ca)
   QString key;                          // API key of the account on the remote exchange
   QString screenshot;                   // save the main window here and quit
   QString screenshotDocks;              // and each dock into this folder
