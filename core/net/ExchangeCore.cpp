@@ -6,7 +6,6 @@
 #include "core/engine/MarketLimits.h"
 #include "core/net/JournalForm.h"
 #include "core/net/ServerMessage.h"
-#include "core/net/Sha256.h"
 
 #include <nlohmann/json.hpp>
 
@@ -78,8 +77,6 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
           .count());
   for (const AccountConfig& ac : config.accounts) {
     Account& a = accountNamed(ac.name);
-    a.salt = ac.salt;
-    a.keyHash = ac.keyHash;
     a.house = ac.house;
     a.configured = true;
     if (ac.cash > 0) ledger_.post({a.id, Book::External}, {a.id, Book::Cash}, ac.cash, "deposit");
@@ -315,8 +312,12 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
     auto id = directory_.find(logon->account);
     auto found = id ? accounts_.find(*id) : accounts_.end();
     const Account* a = found == accounts_.end() ? nullptr : &found->second;
-    if (!a || !a->configured || a->keyHash.empty() ||
-        !constantTimeEquals(hashApiKey(a->salt, logon->key), a->keyHash)) {
+    if (logon->check == LogonCheck::Throttled) {
+      appendThrottled(o, logon->retryAfterMs, m.req);
+      return;
+    }
+    // The key was checked off this thread (LogonGate): an Argon2id check takes milliseconds.
+    if (!a || !a->configured || logon->check != LogonCheck::Verified) {
       appendError(o, "auth_failed", "unknown account or wrong key", type, m.req);
       if (++session.failedLogons >= 3) out.disconnect.push_back(s);
       return;

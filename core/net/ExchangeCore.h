@@ -87,8 +87,6 @@ class ExchangeCore {
   struct Account {
     AccountId id = 0;
     std::string name;
-    std::string salt;
-    std::string keyHash;
     Money reserved = 0;  // held on Cash for working bids (the ledger's Cash book holds it all)
     bool house = false;
     bool configured = false;

@@ -3,6 +3,7 @@
 #include "core/net/ClientMessage.h"
 #include "core/net/ExchangeCore.h"
 #include "core/net/Journal.h"
+#include "core/net/LogonGate.h"
 #include "core/net/ServerMessage.h"
 
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
@@ -55,6 +56,11 @@ class ExchangeServer::Impl {
     std::string partial;
     bool closed = false;  // io thread: no more reads, no more handlers
     bool readingStopped = false;
+    // A logon is at the LogonGate: what arrives after it waits in `held` (and no more is read)
+    // so that the session's requests reach the matching thread in the order sent.
+    bool logonPending = false;
+    std::string held;
+    std::string remote;  // the peer's address, for the logon throttle
     Clock::time_point lastRead = Clock::now();
     // Outbound state, shared by the two threads: the matching thread sends a batch's replies
     // itself when nothing is queued (saving a hop through the io thread); what the socket does
@@ -72,11 +78,12 @@ class ExchangeServer::Impl {
     Clock::time_point lastRefill = Clock::now();
   };
 
-  explicit Impl(ExchangeConfig c) : config(std::move(c)), acceptor(io) {}
+  explicit Impl(ExchangeConfig c) : config(std::move(c)), acceptor(io), gate(config.accounts) {}
 
   ExchangeConfig config;
   asio::io_context io;
   tcp::acceptor acceptor;
+  LogonGate gate;  // destroyed before io: its callbacks post there
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::unique_ptr<asio::steady_timer> ticker;
   std::thread ioThread;
@@ -157,6 +164,7 @@ class ExchangeServer::Impl {
       boost::system::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       auto s = std::make_shared<Session>(*this, std::move(socket), nextSession++);
+      s->remote = s->socket.remote_endpoint(ignored).address().to_string();
       sessions.insert(s);
       ++statSessions;
       toMatching(Opened{s});
@@ -177,7 +185,7 @@ class ExchangeServer::Impl {
                                 }
                                 s->lastRead = Clock::now();
                                 onData(s, std::string_view(s->readBuffer.data(), n));
-                                if (!s->closed && !s->readingStopped) read(s);
+                                if (!s->closed && !s->readingStopped && !s->logonPending) read(s);
                               });
   }
 
@@ -206,6 +214,10 @@ class ExchangeServer::Impl {
     }
     auto parsed = parseClientMessage(line);
     if (auto* m = std::get_if<ClientMessage>(&parsed)) {
+      if (std::holds_alternative<Logon>(m->request)) {
+        checkLogon(s, std::move(*m), readAt);
+        return;
+      }
       items.push_back(Request{s->id, std::move(*m), readAt});
     } else {
       items.push_back(BadLine{s->id, std::get<ParseError>(std::move(parsed))});
@@ -218,6 +230,10 @@ class ExchangeServer::Impl {
     const Clock::time_point readAt = s->lastRead;
     const std::size_t maxBytes = config.limits.maxMessageBytes;
     while (!data.empty()) {
+      if (s->logonPending) {
+        s->held.append(data);
+        break;
+      }
       const std::size_t nl = data.find('\n');
       if (nl == std::string_view::npos) {
         s->partial.append(data);
@@ -237,6 +253,29 @@ class ExchangeServer::Impl {
     }
     if (!s->readingStopped && s->partial.size() > maxBytes) tooLarge(s, items);
     if (items.size() > before) flushSoon();
+  }
+
+  // The key is checked on the gate's thread; the logon goes on to the matching thread with the
+  // verdict, and the session's reading resumes with what arrived meanwhile.
+  void checkLogon(const SessionPtr& s, ClientMessage m, Clock::time_point readAt) {
+    s->logonPending = true;
+    auto& logon = std::get<Logon>(m.request);
+    std::string account = logon.account, key = std::move(logon.key);
+    logon.key.clear();
+    gate.check(std::move(account), std::move(key), s->remote,
+               [this, s, m = std::move(m), readAt](LogonVerdict v) mutable {
+                 asio::post(io, [this, s, m = std::move(m), readAt, v]() mutable {
+                   auto& logon = std::get<Logon>(m.request);
+                   logon.check = v.check;
+                   logon.retryAfterMs = v.retryAfter.count();
+                   s->logonPending = false;
+                   if (s->closed) return;
+                   toMatching(Request{s->id, std::move(m), readAt});
+                   const std::string held = std::exchange(s->held, {});
+                   onData(s, held);
+                   if (!s->closed && !s->readingStopped && !s->logonPending) read(s);
+                 });
+               });
   }
 
   // An oversized line cannot be skipped safely (its end may never come), so the session is

@@ -40,7 +40,7 @@ class Scanner {
       Field& f = fields[count];
       if (!string(f.key)) return false;
       for (std::size_t i = 0; i < count; ++i)
-        if (fields[i].key == f.key) return false;  // the tree parser keeps the last: its call
+        if (fields[i].key == f.key) return false;  // the tree parser words the error
       space();
       if (!take(':')) return false;
       space();
@@ -60,8 +60,9 @@ class Scanner {
     space();
     return i_ == s_.size();
   }
+  // Spaces only: a line holds no control characters, tabs included (the tree parser refuses them).
   void space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+    while (i_ < s_.size() && s_[i_] == ' ') ++i_;
   }
   bool take(char c) {
     if (i_ < s_.size() && s_[i_] == c) {

@@ -2,7 +2,8 @@
 // Shared by the tests of tests/net: a small market config and a blocking line client over a
 // real TCP socket (the tests speak the wire protocol themselves, byte for byte).
 #include "core/net/ExchangeConfig.h"
-#include "core/net/Sha256.h"
+#include "core/net/LogonGate.h"
+#include "core/net/ApiKey.h"
 
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
@@ -19,11 +20,19 @@ inline constexpr Hour kNow = 600'000;  // far ahead of the wall clock, so it nev
 inline AccountConfig account(const std::string& name, Money cash, bool house = false) {
   AccountConfig a;
   a.name = name;
-  a.salt = "salt-" + name;
-  a.keyHash = hashApiKey(a.salt, name + "-key");
+  // The cheapest Argon2id: test keys are no secret, and the tests log on thousands of times.
+  a.keyHash = hashApiKey(name + "-key", KeyHashCost::minimal());
   a.cash = cash;
   a.house = house;
   return a;
+}
+
+// What ExchangeServer's LogonGate does before a logon reaches ExchangeCore, done on the
+// caller's thread: for tests that drive ExchangeCore without a server.
+inline void checkLogonKey(const ExchangeConfig& config, ClientMessage& m) {
+  if (auto* l = std::get_if<Logon>(&m.request)) {
+    l->check = logonKeyMatches(config.accounts, l->account, l->key) ? LogonCheck::Verified : LogonCheck::Refused;
+  }
 }
 
 // alice and bob trade ($10,000 and $100 of cash), provider owns 64 GPUs of cluster 1 and 16
@@ -80,9 +89,9 @@ class LineClient {
     for (;;) {
       const auto nl = buffer_.find('\n');
       if (nl != std::string::npos) {
-        std::string line = buffer_.substr(0, nl);
+        lastLine_ = buffer_.substr(0, nl);
         buffer_.erase(0, nl + 1);
-        return nlohmann::json::parse(line);
+        return nlohmann::json::parse(lastLine_);
       }
       if (closed_) return std::nullopt;
       const auto left = deadline - std::chrono::steady_clock::now();
@@ -129,6 +138,8 @@ class LineClient {
     auto j = read();
     return j && (*j)["type"] == "logon_ack";
   }
+  // The bytes of the line read last, as they came.
+  const std::string& lastLine() const { return lastLine_; }
   bool closedByServer(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000)) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -141,6 +152,7 @@ class LineClient {
   boost::asio::io_context io_;
   boost::asio::ip::tcp::socket socket_;
   std::string buffer_;
+  std::string lastLine_;
   bool closed_ = false;
 };
 

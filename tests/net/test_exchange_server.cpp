@@ -84,6 +84,87 @@ class TestExchangeServer : public QObject {
     QCOMPARE((*c.until("error"))["code"].get<std::string>(), std::string("unknown_order"));
   }
 
+  // A non-ASCII client order id comes back byte for byte in every report (it came back as
+  // caf\u00c3\u00a9-1 in exec reports while jsonString escaped bytes >= 0x80 one by one; the
+  // test fails with that escaper restored).
+  void utf8ClOrdIdComesBackIntact() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient provider(server.port()), alice(server.port());
+    QVERIFY(provider.logon("provider"));
+    QVERIFY(alice.logon("alice"));
+    const std::string id = "caf\xc3\xa9-1";
+    const std::string quoted = "\"cl_ord_id\":\"" + id + "\"";
+    provider.send(order("p1", "sell", 1, 4, kNow, kNow + 4, kDollar));
+    QVERIFY(provider.exec("p1").has_value());
+    alice.send(order(id, "buy", 1, 8, kNow, kNow + 4, 2 * kDollar));
+    auto ack = alice.exec(id);
+    QVERIFY(ack.has_value());
+    QCOMPARE((*ack)["state"].get<std::string>(), std::string("accepted"));
+    QVERIFY2(alice.lastLine().find(quoted) != std::string::npos, alice.lastLine().c_str());
+    auto fill = alice.exec(id);
+    QVERIFY(fill.has_value());
+    QCOMPARE((*fill)["state"].get<std::string>(), std::string("partially_filled"));
+    QVERIFY2(alice.lastLine().find(quoted) != std::string::npos, alice.lastLine().c_str());
+    alice.send("{\"type\":\"orders\"}");
+    auto orders = alice.until("orders");
+    QVERIFY(orders.has_value());
+    QCOMPARE((*orders)["orders"].size(), std::size_t(1));
+    QCOMPARE((*orders)["orders"][0]["cl_ord_id"].get<std::string>(), id);
+    QVERIFY2(alice.lastLine().find(quoted) != std::string::npos, alice.lastLine().c_str());
+    // The order is found by the same bytes.
+    alice.send("{\"type\":\"order_status\"," + quoted + "}");
+    auto status = alice.until("order_status");
+    QVERIFY(status.has_value());
+    QCOMPARE((*status)["cl_ord_id"].get<std::string>(), id);
+  }
+
+  // What the JSON parser used to read loosely is refused with a reason, and nothing of it is
+  // acted on: a heartbeat followed by a NUL and garbage (it stopped at the NUL), an order that
+  // names its side twice (the last one won: a buy that would trade), bytes after the object, bytes that are not UTF-8.
+  // Fails with ClientMessage.cpp's lineShapeError or the duplicate-key check taken out.
+  void looseLinesAreRefusedOverTheSocket() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient bystander(server.port()), provider(server.port()), c(server.port());
+    QVERIFY(bystander.logon("carol"));
+    QVERIFY(provider.logon("provider"));
+    QVERIFY(c.logon("alice"));
+    provider.send(order("p1", "sell", 1, 8, kNow, kNow + 4, kDollar));
+    QVERIFY(provider.exec("p1").has_value());
+    const std::string twoSides = "{\"type\":\"new_order\",\"cl_ord_id\":\"dup\",\"side\":\"sell\",\"side\":\"buy\","
+                                 "\"cluster\":1,\"gpus\":8,\"start\":" + std::to_string(kNow) +
+                                 ",\"end\":" + std::to_string(kNow + 4) + ",\"limit\":2000000}";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {std::string("{\"type\":\"heartbeat\",\"req\":11}\0garbage", 37), "control byte 0x00"},
+        {twoSides, "duplicate key 'side'"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"a\",\"cl_ord_id\":\"b\"}", "duplicate key 'cl_ord_id'"},
+        {"{\"type\":\"heartbeat\",\"req\":12} {\"type\":\"logout\"}", "after the JSON object"},
+        {"{\"type\":\"heartbeat\",\t\"req\":13}", "control byte 0x09"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"caf\xc3\"}", "invalid UTF-8"},
+    };
+    for (const auto& [line, reason] : cases) {
+      c.send(line);
+      auto j = c.read();
+      QVERIFY2(j.has_value(), line.c_str());
+      QCOMPARE((*j)["type"].get<std::string>(), std::string("error"));
+      QCOMPARE((*j)["code"].get<std::string>(), std::string("malformed"));
+      QVERIFY2((*j)["reason"].get<std::string>().find(reason) != std::string::npos,
+               (*j)["reason"].get<std::string>().c_str());
+    }
+    // Nothing was placed and nobody traded.
+    c.send("{\"type\":\"order_status\",\"cl_ord_id\":\"dup\"}");
+    QCOMPARE((*c.until("error"))["code"].get<std::string>(), std::string("unknown_order"));
+    provider.send("{\"type\":\"orders\"}");
+    auto o = provider.until("orders");
+    QCOMPARE((*o)["orders"][0]["leaves_gpu_hours"].get<int>(), 32);
+    // The session and everyone else are still served.
+    c.send("{\"type\":\"heartbeat\",\"req\":14}");
+    QCOMPARE((*c.until("heartbeat"))["req"].get<int>(), 14);
+    bystander.send("{\"type\":\"heartbeat\",\"req\":1}");
+    QVERIFY(bystander.until("heartbeat").has_value());
+  }
+
   void oversizedLineClosesTheSession() {
     ExchangeConfig cfg = marketConfig();
     cfg.limits.maxMessageBytes = 1024;
