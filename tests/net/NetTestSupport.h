@@ -72,7 +72,13 @@ inline std::string order(const std::string& clOrdId, const std::string& side, in
 
 class LineClient {
  public:
-  explicit LineClient(std::uint16_t port) : socket_(io_) {
+  // `from`: the local address to connect from (any of 127.0.0.0/8 on Linux), so that a test
+  // can be several remote addresses.
+  explicit LineClient(std::uint16_t port, const std::string& from = "") : socket_(io_) {
+    if (!from.empty()) {
+      socket_.open(boost::asio::ip::tcp::v4());
+      socket_.bind({boost::asio::ip::make_address(from), 0});
+    }
     socket_.connect({boost::asio::ip::make_address("127.0.0.1"), port});
     socket_.set_option(boost::asio::ip::tcp::no_delay(true));
   }
@@ -133,10 +139,12 @@ class LineClient {
       if ((*j)["cl_ord_id"] == clOrdId) return j;
     }
   }
-  bool logon(const std::string& account) {
-    send("{\"type\":\"logon\",\"account\":\"" + account + "\",\"key\":\"" + account + "-key\"}");
+  bool logon(const std::string& account) { return logonReply(account, account + "-key")["type"] == "logon_ack"; }
+  // The reply to a logon (null if none came).
+  nlohmann::json logonReply(const std::string& account, const std::string& key) {
+    send("{\"type\":\"logon\",\"account\":\"" + account + "\",\"key\":\"" + key + "\"}");
     auto j = read();
-    return j && (*j)["type"] == "logon_ack";
+    return j ? *j : nlohmann::json();
   }
   // The bytes of the line read last, as they came.
   const std::string& lastLine() const { return lastLine_; }
