@@ -111,11 +111,12 @@ class Scanner {
     const std::size_t from = i_;
     std::int64_t x = 0;
     while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
+      if (i_ - from == 18) return false;  // a 19th digit could overflow: the tree parser's
       x = x * 10 + (s_[i_] - '0');
       ++i_;
     }
     const std::size_t digits = i_ - from;
-    if (digits == 0 || digits > 18) return false;
+    if (digits == 0) return false;
     if (digits > 1 && s_[from] == '0') return false;
     if (negative && x == 0) return false;
     if (i_ < s_.size() && (s_[i_] == '.' || s_[i_] == 'e' || s_[i_] == 'E')) return false;
