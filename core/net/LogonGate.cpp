@@ -75,10 +75,12 @@ LogonVerdict LogonGate::decide(const Job& job) {
     return LogonVerdict{LogonCheck::Throttled, wait};
   }
   bool ok = false;
-  if (known) {
+  if (known && isArgon2idHash(it->second)) {
     ok = verifyApiKey(it->second, job.key);
   } else if (!decoy_.empty()) {
-    (void)verifyApiKey(decoy_, job.key);  // as long as a wrong key for a real account
+    // As long as a wrong key for an account with a key: an unknown name or an account
+    // without a key (house accounts) is not told apart by the time the answer takes.
+    (void)verifyApiKey(decoy_, job.key);
   }
   if (ok) {
     throttle_.succeeded(account, job.address);
