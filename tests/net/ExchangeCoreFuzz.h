@@ -7,7 +7,9 @@
 // Input: lines separated by '\n'. A line is sent by alice unless it starts with "@N " (N = 1
 // alice, 2 provider, 3 house-mm, 4 a session that never logged on), which is taken off. The
 // line "@tick" advances the exchange clock one hour. Logons are checked the way the server's
-// LogonGate checks them (the accounts' keys are "<name>-key").
+// LogonGate checks them (the accounts' keys are "<name>-key"). Every reply line must be a JSON
+// object, the fast parser must agree with the tree parser, and the journal replayed into a
+// fresh core must give every account the same cash, reservations and escrow.
 #include "core/net/ClientMessage.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ExchangeCore.h"
@@ -128,6 +130,17 @@ inline void runExchange(const std::uint8_t* data, std::size_t size) {
     journal.commit();
     for (const auto& [id, bytes] : out.toSession) checkLines(bytes);
     checkLines(out.marketData);
+  }
+  // The journal is the exchange's state: replayed into a fresh core it gives the same books
+  // of account.
+  ExchangeCore again(config, journal);
+  for (const char* name : {"alice", "provider", "house-mm"}) {
+    const auto a = core.accounts().find(name), b = again.accounts().find(name);
+    if (!a || !b) std::abort();
+    if (core.cash(*a) != again.cash(*b) || core.reserved(*a) != again.reserved(*b) ||
+        core.escrow(*a) != again.escrow(*b)) {
+      std::abort();
+    }
   }
 }
 
