@@ -50,7 +50,10 @@ std::string errnoText() { return std::strerror(errno); }
 std::optional<AccountsFileError> writeAtomically(const std::string& path, const std::string& text) {
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-  std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  std::string hidden = ".";  // appended, not "." + name: GCC 12 warns (-Wrestrict) on that
+  hidden += target.filename().string();
+  hidden += ".XXXXXX";
+  std::string tmpl = (dir / hidden).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) return AccountsFileError{"cannot create a temporary file in '" + dir.string() + "': " + errnoText()};
   struct stat st {};
