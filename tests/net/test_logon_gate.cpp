@@ -84,7 +84,7 @@ class TestLogonGate : public QObject {
       if (x.check == LogonCheck::Throttled) ++(x.retryAfter == LogonGate::kBusyRetry ? busy : throttled);
     }
     QCOMPARE(refused, 1);
-    QVERIFY2(busy >= 80 - 1 - int(LogonGate::kMaxQueued), qPrintable(QString::number(busy)));
+    QVERIFY2(busy >= 15, qPrintable(QString::number(busy)));  // 80 - 1 checking - 64 queued
     QCOMPARE(refused + throttled + busy, 80);
     QVERIFY2(took < 1s, qPrintable(QString::number(std::chrono::duration<double>(took).count())));
   }
