@@ -1,8 +1,8 @@
 // tessera-exchange: the exchange server. See docs/protocol.md for the wire protocol.
+#include "AccountsCommand.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ExchangeLog.h"
 #include "core/net/ExchangeServer.h"
-#include "core/net/Sha256.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -14,7 +14,8 @@ namespace {
 
 void printUsage(std::ostream& os) {
   os << "usage: tessera-exchange [options]\n"
-        "       tessera-exchange --hash-key <salt> <key>\n\n"
+        "       tessera-exchange accounts add NAME --cash USD [--house] --file ACCOUNTS.json\n"
+        "       tessera-exchange accounts rotate-key NAME --file ACCOUNTS.json\n\n"
         "options:\n"
         "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits, record,\n"
         "                      fee_ppm, engine_prefault_mb, tls_cert, tls_key, log_file, log_level)\n"
@@ -33,7 +34,6 @@ void printUsage(std::ostream& os) {
         "                      start, so that a book of up to about that size never waits for\n"
         "                      the kernel mid-order (default 0: ordinary pages as it grows)\n"
         "  --no-wall-clock     do not advance the exchange clock with UTC hours\n"
-        "  --hash-key S K      print the key_hash of key K with salt S, for the accounts file\n"
         "  --help              this text\n\n"
         "Flags override the config file. SIGTERM or SIGINT shuts down cleanly: the exchange stops\n"
         "accepting and reading, answers every request it had taken, then closes the sessions.\n"
@@ -44,6 +44,9 @@ void printUsage(std::ostream& os) {
 
 int main(int argc, char** argv) {
   using namespace tessera::net;
+  if (argc > 1 && std::string_view(argv[1]) == "accounts") {
+    return tessera::exchange_app::runAccountsCommand(argc - 1, argv + 1);
+  }
   ExchangeConfig config;
   std::string configFile, accountsFile, listen, db, port, record, prefaultMb, tlsCert, tlsKey,
       logFile, logLevel;
@@ -59,13 +62,6 @@ int main(int argc, char** argv) {
     };
     if (a == "--help" || a == "-h") {
       printUsage(std::cout);
-      return 0;
-    } else if (a == "--hash-key") {
-      if (i + 2 >= argc) {
-        std::cerr << "tessera-exchange: --hash-key needs a salt and a key\n";
-        return 2;
-      }
-      std::cout << hashApiKey(argv[i + 1], argv[i + 2]) << "\n";
       return 0;
     } else if (a == "--config") value(configFile);
     else if (a == "--accounts") value(accountsFile);

@@ -545,7 +545,10 @@ std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
   std::optional<Placement> best;
   const Hour d = o.req.hours();
   const Money budget = limit * gpus * d;
-  const auto [from, to] = placementHours(o.req.start, o.req.end, d, onlyNear);
+  // Not a structured binding: a lambda below uses the two, which clang before 16 (the fuzz
+  // build's compiler) does not allow for bindings.
+  const std::pair<Hour, Hour> span = placementHours(o.req.start, o.req.end, d, onlyNear);
+  const Hour from = span.first, to = span.second;
   if (to - from < d) return best;
   const auto hours = static_cast<std::size_t>(to - from);
   std::vector<Money>& cost = scratchCost_;

@@ -2,9 +2,11 @@
 
 #include "core/engine/EventJson.h"
 #include "core/net/FlatMessageParser.h"
+#include "core/net/Utf8.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <initializer_list>
 #include <limits>
 
@@ -13,25 +15,69 @@ namespace {
 
 using nlohmann::json;
 
-// Rejects nesting deeper than kMaxJsonDepth before the JSON parser sees it: no valid message
-// nests deeply, and a line of 60,000 '[' should cost nothing.
-bool depthWithinLimit(std::string_view s) {
+// Checks what the JSON parser would let through or read loosely: control bytes (it stops at a
+// NUL and ignores the rest), bytes that are not UTF-8, nesting deeper than kMaxJsonDepth (no
+// valid message nests deeply, and a line of 60,000 '[' should cost nothing) and anything after
+// the object. Returns the reason a line is malformed, or nothing.
+std::optional<std::string> lineShapeError(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
   int depth = 0;
   bool inString = false;
+  bool closed = false;  // the top-level object or array has ended
   for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return std::string("control byte 0x") + kHex[c >> 4] + kHex[c & 15] + " at offset " +
+             std::to_string(i) + " (a line may hold no control characters)";
+    }
+    if (closed) {
+      if (c != ' ') return "bytes after the JSON object at offset " + std::to_string(i);
+      continue;
+    }
+    if (c >= 0x80) {
+      const std::size_t n = utf8SequenceLength(s, i);
+      if (n == 0) return "invalid UTF-8 at offset " + std::to_string(i);
+      i += n - 1;
+      continue;
+    }
     if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
+      if (c == '\\') {
+        // The escaped character is skipped unless it is a byte the checks above must see.
+        if (i + 1 < s.size() && s[i + 1] >= 0x20 && s[i + 1] < 0x7f) ++i;
+      } else if (c == '"') {
+        inString = false;
+      }
     } else if (c == '"') {
       inString = true;
     } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return false;
+      if (++depth > kMaxJsonDepth) {
+        return "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+      }
     } else if (c == '}' || c == ']') {
-      --depth;
+      if (--depth == 0) closed = true;
     }
   }
-  return true;
+  return std::nullopt;
+}
+
+// Parses with the JSON parser, noting the first key that repeats within one object (the
+// parser itself keeps the last, so `"side":"buy","side":"sell"` would be a sell).
+json parseRejectingDuplicates(std::string_view line, std::optional<std::string>& duplicate) {
+  std::vector<std::vector<std::string>> keys;  // one list per open object
+  auto callback = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      if (!keys.empty()) keys.pop_back();
+    } else if (event == json::parse_event_t::key && !keys.empty()) {
+      const auto& k = parsed.get_ref<const std::string&>();
+      auto& seen = keys.back();
+      if (!duplicate && std::find(seen.begin(), seen.end(), k) != seen.end()) duplicate = k;
+      seen.push_back(k);
+    }
+    return true;
+  };
+  return json::parse(line.begin(), line.end(), callback, /*allow_exceptions=*/false);
 }
 
 struct Reader {
@@ -65,6 +111,11 @@ struct Reader {
     if (s.empty() || s.size() > maxLen) {
       return fail("bad_field", std::string("field '") + name + "' must be 1 to " +
                                    std::to_string(maxLen) + " characters");
+    }
+    for (const char c : s) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        return fail("bad_field", std::string("field '") + name + "' may not hold control characters");
+      }
     }
     out = s;
     return true;
@@ -124,15 +175,21 @@ struct Reader {
 
 std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_view line) {
   ParseError err;
-  if (!depthWithinLimit(line)) {
+  if (auto shape = lineShapeError(line)) {
     err.code = "malformed";
-    err.reason = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    err.reason = std::move(*shape);
     return err;
   }
-  json j = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  std::optional<std::string> duplicate;
+  json j = parseRejectingDuplicates(line, duplicate);
   if (j.is_discarded()) {
     err.code = "malformed";
     err.reason = "not valid JSON";
+    return err;
+  }
+  if (duplicate) {
+    err.code = "malformed";
+    err.reason = "duplicate key '" + std::string(utf8Prefix(*duplicate, 64)) + "'";
     return err;
   }
   if (!j.is_object()) {
@@ -158,7 +215,7 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
     return err;
   }
   const std::string& type = typeIt->get_ref<const std::string&>();
-  err.type = type.size() <= 32 ? type : type.substr(0, 32);
+  err.type = std::string(utf8Prefix(type, 32));
 
   bool ok = true;
   if (type == "logon") {

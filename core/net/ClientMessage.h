@@ -20,7 +20,15 @@ struct OrderRef {
   std::optional<std::string> clOrdId;
 };
 
-struct Logon { std::string account; std::string key; };
+// What the server found of a logon's key (LogonGate.h). The parser always leaves it
+// Unchecked; only the server sets it, and ExchangeCore logs on Verified logons only.
+enum class LogonCheck { Unchecked, Verified, Refused, Throttled };
+struct Logon {
+  std::string account;
+  std::string key;
+  LogonCheck check = LogonCheck::Unchecked;
+  std::int64_t retryAfterMs = 0;  // Throttled: when the client may try again
+};
 struct Logout {};
 struct Heartbeat {};
 struct NewOrder { std::string clOrdId; OrderRequest order; };  // order.id/account unset

@@ -1,7 +1,7 @@
 #include "core/net/EmbeddedExchange.h"
 
 #include "core/net/ExchangeServer.h"
-#include "core/net/Sha256.h"
+#include "core/net/ApiKey.h"
 
 #include <string>
 
@@ -63,17 +63,18 @@ ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
   c.port = 0;
   c.dbPath = ":memory:";
   c.initialClock = now;
+  // The cheapest Argon2id: this market listens on loopback only and its keys are handed to
+  // the terminal in-process; a costly hash would only slow the terminal's start and logons.
+  const KeyHashCost cost = KeyHashCost::minimal();
   AccountConfig t;
   t.name = std::string(trader);
-  t.salt = "embedded-" + t.name;
-  t.keyHash = hashApiKey(t.salt, traderKey);
+  t.keyHash = hashApiKey(traderKey, cost);
   t.cash = 1'000'000 * kMicrosPerDollar;
   c.accounts.push_back(t);
   // The demo's forward dealer (ForwardDealer) trades over the protocol like any member.
   AccountConfig dealer;
   dealer.name = std::string(kForwardDealerAccount);
-  dealer.salt = "embedded-" + dealer.name;
-  dealer.keyHash = hashApiKey(dealer.salt, kForwardDealerAccount);
+  dealer.keyHash = hashApiKey(kForwardDealerAccount, cost);
   dealer.cash = 5'000'000 * kMicrosPerDollar;
   c.accounts.push_back(dealer);
   for (const char* house : {"house-mm", "house-provider"}) {

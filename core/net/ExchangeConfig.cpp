@@ -3,6 +3,7 @@
 #include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
 #include "core/net/ExchangeLog.h"
+#include "core/net/ApiKey.h"
 
 #include <nlohmann/json.hpp>
 
@@ -70,7 +71,7 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
   for (const json& a : j.value("accounts", json::array())) {
     AccountConfig ac;
     const std::string where = path + ": account";
-    if (!a.is_object() || !get(a, "name", ac.name, err, where) || !get(a, "salt", ac.salt, err, where) ||
+    if (!a.is_object() || !get(a, "name", ac.name, err, where) ||
         !get(a, "key_hash", ac.keyHash, err, where) || !get(a, "cash", ac.cash, err, where) ||
         !get(a, "house", ac.house, err, where)) {
       return ConfigError{err.empty() ? where + " must be an object" : err};
@@ -78,6 +79,13 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
     if (!get(a, "credit_limit", ac.creditLimit, err, where)) return ConfigError{err};
     if (ac.name.empty()) return ConfigError{where + " without a name"};
     if (ac.creditLimit < 0) return ConfigError{where + " '" + ac.name + "' has a negative credit_limit"};
+    // Keys used to be stored as one round of salted SHA-256, which a stolen file gives up to
+    // brute force; such an account cannot be kept working, only given a new key.
+    if (a.contains("salt") || (!ac.keyHash.empty() && !isArgon2idHash(ac.keyHash))) {
+      return ConfigError{where + " '" + ac.name +
+                         "' has an old-style key hash (salted SHA-256); give it a new key with "
+                         "`tessera-exchange accounts rotate-key " + ac.name + " --file " + path + "`"};
+    }
     if (ac.cash < 0) return ConfigError{where + " '" + ac.name + "' has negative cash"};
     cfg.accounts.push_back(std::move(ac));
   }

@@ -18,8 +18,7 @@ namespace tessera::net {
 
 struct AccountConfig {
   std::string name;
-  std::string salt;     // per-account salt of the API key hash
-  std::string keyHash;  // hashApiKey(salt, key), hex
+  std::string keyHash;  // Argon2id string of the API key (ApiKey.h); empty: cannot log on
   Money cash = 0;       // starting cash, micro-dollars
   bool house = false;   // house accounts (simulated market makers) are funded from outside
   // What the account's bids may commit beyond its cash, micro-dollars (`credit_limit`): a house

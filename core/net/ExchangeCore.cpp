@@ -7,7 +7,6 @@
 #include "core/engine/MarketLimits.h"
 #include "core/net/JournalForm.h"
 #include "core/net/ServerMessage.h"
-#include "core/net/Sha256.h"
 
 #include <nlohmann/json.hpp>
 
@@ -85,8 +84,6 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
           .count());
   for (const AccountConfig& ac : config.accounts) {
     Account& a = accountNamed(ac.name);
-    a.salt = ac.salt;
-    a.keyHash = ac.keyHash;
     a.house = ac.house;
     a.creditLimit = ac.creditLimit;
     a.configured = true;
@@ -335,12 +332,17 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
     auto id = directory_.find(logon->account);
     auto found = id ? accounts_.find(*id) : accounts_.end();
     const Account* a = found == accounts_.end() ? nullptr : &found->second;
-    if (!a || !a->configured || a->keyHash.empty() ||
-        !constantTimeEquals(hashApiKey(a->salt, logon->key), a->keyHash)) {
+    if (logon->check == LogonCheck::Throttled) {
+      appendThrottled(o, logon->retryAfterMs, m.req);
+      logFailedLogon(logon->account, session.address, "throttled after failed logons");
+      return;
+    }
+    // The key was checked off this thread (LogonGate): an Argon2id check takes milliseconds.
+    if (!a || !a->configured || logon->check != LogonCheck::Verified) {
       appendError(o, "auth_failed", "unknown account or wrong key", type, m.req);
       logFailedLogon(logon->account, session.address,
                      !a ? "unknown account"
-                        : (!a->configured || a->keyHash.empty()) ? "account cannot log on" : "wrong key");
+                        : !a->configured ? "account cannot log on" : "wrong key");
       if (++session.failedLogons >= 3) out.disconnect.push_back(s);
       return;
     }

@@ -89,8 +89,6 @@ class ExchangeCore {
   struct Account {
     AccountId id = 0;
     std::string name;
-    std::string salt;
-    std::string keyHash;
     Money reserved = 0;  // sum of its open orders' OrderInfo::reserved (held on the ledger's Cash)
     bool house = false;
     Money creditLimit = 0;  // what its bids may commit beyond its cash (AccountConfig::creditLimit)

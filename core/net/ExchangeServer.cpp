@@ -4,6 +4,7 @@
 #include "core/net/ExchangeCore.h"
 #include "core/net/ExchangeLog.h"
 #include "core/net/Journal.h"
+#include "core/net/LogonGate.h"
 #include "core/net/ServerMessage.h"
 
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
@@ -149,6 +150,10 @@ class ExchangeServer::Impl {
     bool readingStopped = false;
     bool readIdle = false;  // no read in flight because of readPaused
     std::optional<Why> why;  // set when a close is decided
+    // A logon is at the LogonGate: what arrives after it waits in `held` (and no more is read)
+    // so that the session's requests reach the matching thread in the order sent.
+    bool logonPending = false;
+    std::string held;
     Clock::time_point lastRead = Clock::now();
     std::atomic<bool> loggedOn{false};  // set by the matching thread
     // Backpressure. `outstanding`: bytes handed over for sending and not yet written (queued
@@ -177,7 +182,7 @@ class ExchangeServer::Impl {
   };
 
   explicit Impl(ExchangeConfig c)
-      : config(std::move(c)), acceptor(io), acceptTimer(io), drainTimer(io) {
+      : config(std::move(c)), acceptor(io), acceptTimer(io), drainTimer(io), gate(config.accounts) {
     // A budget over the cap would never pause a session before dropping it.
     Limits& l = config.limits;
     l.outboundBudgetBytes = std::min(l.outboundBudgetBytes, l.maxPendingOutboundBytes);
@@ -192,6 +197,7 @@ class ExchangeServer::Impl {
   asio::steady_timer drainTimer;   // stop(): the most time replies may take to leave
   bool draining = false;           // io thread: stop() has begun; nothing more is read
   std::map<asio::ip::address, int> perAddress;  // io thread: open sessions by remote address
+  LogonGate gate;  // destroyed before io: its callbacks post there
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::unique_ptr<asio::steady_timer> ticker;
   std::thread ioThread;
@@ -371,7 +377,7 @@ class ExchangeServer::Impl {
   }
 
   void read(const SessionPtr& s) {
-    if (s->closed || s->readingStopped || draining) return;
+    if (s->closed || s->readingStopped || draining || s->logonPending) return;
     if (s->readPaused.load(std::memory_order_acquire)) {
       s->readIdle = true;  // resumeReading() starts it again
       return;
@@ -438,6 +444,10 @@ class ExchangeServer::Impl {
     }
     auto parsed = parseClientMessage(line);
     if (auto* m = std::get_if<ClientMessage>(&parsed)) {
+      if (std::holds_alternative<Logon>(m->request)) {
+        checkLogon(s, std::move(*m), readAt);
+        return;
+      }
       items.push_back(Request{s.get(), std::move(*m), readAt});
     } else {
       items.push_back(BadLine{s.get(), std::get<ParseError>(std::move(parsed))});
@@ -450,6 +460,10 @@ class ExchangeServer::Impl {
     const Clock::time_point readAt = s->lastRead;
     const std::size_t maxBytes = config.limits.maxMessageBytes;
     while (!data.empty()) {
+      if (s->logonPending) {
+        s->held.append(data);
+        break;
+      }
       const std::size_t nl = data.find('\n');
       if (nl == std::string_view::npos) {
         if (s->partial.empty()) s->partialSince = readAt;
@@ -470,6 +484,30 @@ class ExchangeServer::Impl {
     }
     if (!s->readingStopped && s->partial.size() > maxBytes) tooLarge(s, items);
     if (items.size() > before) flushSoon();
+  }
+
+  // The key is checked on the gate's thread; the logon goes on to the matching thread with the
+  // verdict, and the session's reading resumes with what arrived meanwhile.
+  void checkLogon(const SessionPtr& s, ClientMessage m, Clock::time_point readAt) {
+    s->logonPending = true;
+    auto& logon = std::get<Logon>(m.request);
+    std::string account = logon.account, key = std::move(logon.key);
+    logon.key.clear();
+    gate.check(std::move(account), std::move(key), s->remote.to_string(),
+               [this, s, m = std::move(m), readAt](LogonVerdict v) mutable {
+                 asio::post(io, [this, s, m = std::move(m), readAt, v]() mutable {
+                   auto& logon = std::get<Logon>(m.request);
+                   logon.check = v.check;
+                   logon.retryAfterMs = v.retryAfter.count();
+                   s->logonPending = false;
+                   // After stop() has begun nothing more goes to the matching thread.
+                   if (s->closed || draining) return;
+                   toMatching(Request{s.get(), std::move(m), readAt});
+                   const std::string held = std::exchange(s->held, {});
+                   onData(s, held);
+                   if (!s->closed && !s->readingStopped && !s->logonPending) read(s);
+                 });
+               });
   }
 
   // An oversized line cannot be skipped safely (its end may never come), so the session is

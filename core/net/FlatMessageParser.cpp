@@ -40,7 +40,7 @@ class Scanner {
       Field& f = fields[count];
       if (!string(f.key)) return false;
       for (std::size_t i = 0; i < count; ++i)
-        if (fields[i].key == f.key) return false;  // the tree parser keeps the last: its call
+        if (fields[i].key == f.key) return false;  // the tree parser words the error
       space();
       if (!take(':')) return false;
       space();
@@ -60,8 +60,9 @@ class Scanner {
     space();
     return i_ == s_.size();
   }
+  // Spaces only: a line holds no control characters, tabs included (the tree parser refuses them).
   void space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+    while (i_ < s_.size() && s_[i_] == ' ') ++i_;
   }
   bool take(char c) {
     if (i_ < s_.size() && s_[i_] == c) {
@@ -110,11 +111,12 @@ class Scanner {
     const std::size_t from = i_;
     std::int64_t x = 0;
     while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
+      if (i_ - from == 18) return false;  // a 19th digit could overflow: the tree parser's
       x = x * 10 + (s_[i_] - '0');
       ++i_;
     }
     const std::size_t digits = i_ - from;
-    if (digits == 0 || digits > 18) return false;
+    if (digits == 0) return false;
     if (digits > 1 && s_[from] == '0') return false;
     if (negative && x == 0) return false;
     if (i_ < s_.size() && (s_[i_] == '.' || s_[i_] == 'e' || s_[i_] == 'E')) return false;

@@ -4,8 +4,9 @@
 // its nodes, a large share of the io thread's time per order (bench/net/README.md).
 //
 // It answers only when it is sure: a message of one of those types, every field one it knows,
-// with a valid value, in plain JSON (no escapes, no non-ASCII bytes, no nulls, no duplicate
-// keys, integers without fraction or exponent). Anything else, every error included, gets
+// with a valid value, in plain JSON (no escapes, no non-ASCII bytes, no control bytes, no
+// whitespace but spaces, no nulls, no duplicate keys, nothing after the object, integers
+// without fraction or exponent). Anything else, every error included, gets
 // nullopt and is left to the tree parser, so errors are always worded by one parser.
 // tests/net/test_flat_message_parser.cpp holds it to the tree parser on many random lines.
 #include "core/net/ClientMessage.h"

@@ -1,6 +1,7 @@
 #include "core/net/ServerMessage.h"
 
 #include "core/engine/EventJson.h"
+#include "core/net/Utf8.h"
 
 #include <charconv>
 
@@ -44,7 +45,23 @@ std::string jsonString(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
   out.push_back('"');
-  for (unsigned char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // Well-formed UTF-8 goes out as it came in. The parser refuses anything else, but a
+      // string from elsewhere (or cut short) must still make a line the other end can parse:
+      // a stray byte becomes U+FFFD.
+      const std::size_t n = utf8SequenceLength(s, i);
+      if (n == 0) {
+        out += "\\ufffd";
+        ++i;
+      } else {
+        out.append(s.substr(i, n));
+        i += n;
+      }
+      continue;
+    }
+    ++i;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -52,9 +69,7 @@ std::string jsonString(std::string_view s) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20 || c >= 0x7f) {
-          // Non-ASCII bytes are escaped one by one, so invalid UTF-8 from a client can never
-          // make a line the other end cannot parse.
+        if (c < 0x20 || c == 0x7f) {
           out += "\\u00";
           out.push_back(kHex[c >> 4]);
           out.push_back(kHex[c & 15]);
@@ -73,6 +88,16 @@ void appendError(std::string& out, std::string_view code, std::string_view reaso
   fieldS(out, "code", code);
   fieldS(out, "reason", reason);
   if (!reqType.empty()) fieldS(out, "req_type", reqType);
+  if (req) fieldU(out, "req", *req);
+  out += "}\n";
+}
+
+void appendThrottled(std::string& out, std::int64_t retryAfterMs, std::optional<std::uint64_t> req) {
+  out += "{\"type\":\"error\",\"code\":\"auth_throttled\"";
+  fieldS(out, "reason", "too many failed logons for this account or address; retry after " +
+                            std::to_string(retryAfterMs) + " ms");
+  out += ",\"req_type\":\"logon\"";
+  field(out, "retry_after_ms", retryAfterMs);
   if (req) fieldU(out, "req", *req);
   out += "}\n";
 }

@@ -19,6 +19,8 @@ std::string jsonString(std::string_view s);  // a quoted, escaped JSON string
 
 void appendError(std::string& out, std::string_view code, std::string_view reason,
                  std::string_view reqType, std::optional<std::uint64_t> req);
+// A logon refused before its key was checked: too many failures for the account or address.
+void appendThrottled(std::string& out, std::int64_t retryAfterMs, std::optional<std::uint64_t> req);
 void appendAccepted(std::string& out, OrderId id, std::string_view clOrdId);
 void appendRejected(std::string& out, std::string_view clOrdId, std::string_view code,
                     std::string_view reason);

@@ -2,7 +2,8 @@
 // Shared by the tests of tests/net: a small market config and a blocking line client over a
 // real TCP socket (the tests speak the wire protocol themselves, byte for byte).
 #include "core/net/ExchangeConfig.h"
-#include "core/net/Sha256.h"
+#include "core/net/LogonGate.h"
+#include "core/net/ApiKey.h"
 
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
@@ -21,11 +22,19 @@ inline constexpr Hour kNow = 600'000;  // far ahead of the wall clock, so it nev
 inline AccountConfig account(const std::string& name, Money cash, bool house = false) {
   AccountConfig a;
   a.name = name;
-  a.salt = "salt-" + name;
-  a.keyHash = hashApiKey(a.salt, name + "-key");
+  // The cheapest Argon2id: test keys are no secret, and the tests log on thousands of times.
+  a.keyHash = hashApiKey(name + "-key", KeyHashCost::minimal());
   a.cash = cash;
   a.house = house;
   return a;
+}
+
+// What ExchangeServer's LogonGate does before a logon reaches ExchangeCore, done on the
+// caller's thread: for tests that drive ExchangeCore without a server.
+inline void checkLogonKey(const ExchangeConfig& config, ClientMessage& m) {
+  if (auto* l = std::get_if<Logon>(&m.request)) {
+    l->check = logonKeyMatches(config.accounts, l->account, l->key) ? LogonCheck::Verified : LogonCheck::Refused;
+  }
 }
 
 // alice and bob trade ($10,000 and $100 of cash), provider owns 64 GPUs of cluster 1 and 16
@@ -65,8 +74,8 @@ inline std::string order(const std::string& clOrdId, const std::string& side, in
 
 class LineClient {
  public:
-  // `from`: the local address to connect from (any of 127.0.0.0/8 on Linux), for limits per
-  // remote address.
+  // `from`: the local address to connect from (any of 127.0.0.0/8 on Linux), so that a test
+  // can be several remote addresses.
   explicit LineClient(std::uint16_t port, const std::string& from = "") : socket_(io_) {
     if (!from.empty()) {
       socket_.open(boost::asio::ip::tcp::v4());
@@ -94,9 +103,9 @@ class LineClient {
     for (;;) {
       const auto nl = buffer_.find('\n');
       if (nl != std::string::npos) {
-        std::string line = buffer_.substr(0, nl);
+        lastLine_ = buffer_.substr(0, nl);
         buffer_.erase(0, nl + 1);
-        return nlohmann::json::parse(line);
+        return nlohmann::json::parse(lastLine_);
       }
       if (closed_) return std::nullopt;
       const auto left = deadline - std::chrono::steady_clock::now();
@@ -138,13 +147,17 @@ class LineClient {
       if ((*j)["cl_ord_id"] == clOrdId) return j;
     }
   }
-  bool logon(const std::string& account) {
-    send("{\"type\":\"logon\",\"account\":\"" + account + "\",\"key\":\"" + account + "-key\"}");
+  bool logon(const std::string& account) { return logonReply(account, account + "-key")["type"] == "logon_ack"; }
+  // The reply to a logon (null if none came).
+  nlohmann::json logonReply(const std::string& account, const std::string& key) {
+    send("{\"type\":\"logon\",\"account\":\"" + account + "\",\"key\":\"" + key + "\"}");
     auto j = read();
-    return j && (*j)["type"] == "logon_ack";
+    return j ? *j : nlohmann::json();
   }
   // Whether a read has seen the server close the connection (reads nothing itself).
   bool sawClose() const { return closed_; }
+  // The bytes of the line read last, as they came.
+  const std::string& lastLine() const { return lastLine_; }
   bool closedByServer(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000)) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -157,6 +170,7 @@ class LineClient {
   boost::asio::io_context io_;
   boost::asio::ip::tcp::socket socket_;
   std::string buffer_;
+  std::string lastLine_;
   bool closed_ = false;
 };
 

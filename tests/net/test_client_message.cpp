@@ -108,6 +108,67 @@ class TestClientMessage : public QObject {
     QCOMPARE(QString::fromStdString(e.code), code);
     QVERIFY(!e.reason.empty());
   }
+  // Lines the JSON parser read loosely: it stopped at a NUL, kept the last of two equal keys
+  // and let raw control bytes through as whitespace. Both parsers refuse them (the flat one by
+  // not answering), as `malformed` with a reason. Fails with lineShapeError or the duplicate-key
+  // check in ClientMessage.cpp taken out, or with the flat parser's space() taking tabs again.
+  void looseLinesAreMalformed() {
+    const std::string order = "\"type\":\"new_order\",\"cl_ord_id\":\"o\",\"cluster\":1,\"gpus\":8,"
+                              "\"start\":600000,\"end\":600024,\"limit\":2500000";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {std::string("{\"type\":\"heartbeat\",\"req\":11}\0garbage", 37), "control byte 0x00 at offset 29"},
+        {std::string("{\"type\":\"cancel\",\"order_id\":1}\0", 32), "control byte 0x00"},
+        {"{\"type\":\"cancel\",\"order_id\":1}\x1f", "control byte 0x1f"},
+        {"{\"type\":\"cancel\",\t\"order_id\":1}", "control byte 0x09"},
+        {"{\"type\":\"cancel\",\"order_id\":1}\r", "control byte 0x0d"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"a\x7f\"}", "control byte 0x7f"},
+        {"{" + order + ",\"side\":\"buy\",\"side\":\"sell\"}", "duplicate key 'side'"},
+        {"{\"type\":\"cancel\",\"order_id\":1,\"order_id\":2}", "duplicate key 'order_id'"},
+        {"{\"type\":\"heartbeat\",\"type\":\"logout\"}", "duplicate key 'type'"},
+        {"{\"type\":\"balance\",\"req\":1,\"req\":2}", "duplicate key 'req'"},
+        {"{" + order + ",\"side\":\"buy\",\"constraints\":{\"regions\":[\"eu\"],\"regions\":[]}}",
+         "duplicate key 'regions'"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"a\",\"cl_\\u006frd_id\":\"b\"}", "duplicate key 'cl_ord_id'"},
+        {"{\"type\":\"cancel\",\"order_id\":1}x", "bytes after the JSON object at offset 30"},
+        {"{\"type\":\"cancel\",\"order_id\":1} {\"type\":\"logout\"}", "bytes after the JSON object"},
+        {"{\"type\":\"cancel\",\"order_id\":1}}", "bytes after the JSON object"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"caf\xc3\"}", "invalid UTF-8"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"\xc0\xaf\"}", "invalid UTF-8"},          // overlong '/'
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"\xed\xa0\x80\"}", "invalid UTF-8"},      // a surrogate
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"\xf4\x90\x80\x80\"}", "invalid UTF-8"}, // above U+10FFFF
+        {"{\"type\":\"cancel\",\"order_id\":1}\xc3\xa9", "bytes after the JSON object"},
+    };
+    for (const auto& [line, reason] : cases) {
+      for (auto r : {parseClientMessage(line), parseClientMessageWithTree(line)}) {
+        QVERIFY2(std::holds_alternative<ParseError>(r), line.c_str());
+        const ParseError& e = std::get<ParseError>(r);
+        QCOMPARE(e.code, std::string("malformed"));
+        QVERIFY2(e.reason.find(reason) != std::string::npos, (line + " -> " + e.reason).c_str());
+      }
+      QVERIFY2(!parseFlatMessage(line).has_value(), line.c_str());
+    }
+    // Spaces around and inside the object are still fine, for both parsers.
+    for (const std::string line : {"  {\"type\":\"cancel\",\"order_id\":1}  ", "{ \"type\" : \"cancel\" , \"order_id\" : 1 }"}) {
+      QVERIFY(std::holds_alternative<ClientMessage>(parseClientMessageWithTree(line)));
+      QVERIFY(parseFlatMessage(line).has_value());
+    }
+  }
+  // Well-formed UTF-8 is kept as it is; control characters written as escapes are refused in
+  // the strings the exchange keeps and echoes.
+  void utf8AndEscapedControls() {
+    auto r = parse("{\"type\":\"cancel\",\"cl_ord_id\":\"caf\xc3\xa9-1 \xe2\x82\xac \xf0\x9f\x98\x80\"}");
+    QVERIFY(std::holds_alternative<ClientMessage>(r));
+    QCOMPARE(*std::get<CancelOrder>(std::get<ClientMessage>(r).request).ref.clOrdId,
+             std::string("caf\xc3\xa9-1 \xe2\x82\xac \xf0\x9f\x98\x80"));
+    auto escaped = parse("{\"type\":\"cancel\",\"cl_ord_id\":\"caf\\u00e9-1\"}");
+    QCOMPARE(*std::get<CancelOrder>(std::get<ClientMessage>(escaped).request).ref.clOrdId, std::string("caf\xc3\xa9-1"));
+    auto nul = parse("{\"type\":\"cancel\",\"cl_ord_id\":\"a\\u0000b\"}");
+    QVERIFY(std::holds_alternative<ParseError>(nul));
+    QCOMPARE(std::get<ParseError>(nul).code, std::string("bad_field"));
+    // The type echoed in an error is cut at a character boundary, never inside one.
+    auto longType = parse("{\"type\":\"" + std::string(31, 'x') + "\xc3\xa9\"}");
+    QCOMPARE(std::get<ParseError>(longType).type, std::string(31, 'x'));
+  }
   void binaryGarbage() {
     const char bytes[] = {'{', '\0', '\xff', '\xfe', '"', 't', '}', '\x80'};
     auto r = parseClientMessage(std::string_view(bytes, sizeof bytes));

@@ -29,7 +29,7 @@ std::unique_ptr<Journal> openJournal(const std::string& path) {
 class Driver {
  public:
   explicit Driver(ExchangeConfig config = marketConfig(), std::string path = ":memory:")
-      : journal_(openJournal(path)), core_(std::make_unique<ExchangeCore>(config, *journal_)) {}
+      : config_(config), journal_(openJournal(path)), core_(std::make_unique<ExchangeCore>(config, *journal_)) {}
 
   SessionId connect(const std::string& account) {
     const SessionId s = next_++;
@@ -47,7 +47,10 @@ class Driver {
   std::vector<json> send(SessionId s, const std::string& line) {
     Outbox out;
     auto parsed = parseClientMessage(line);
-    if (auto* m = std::get_if<ClientMessage>(&parsed)) core_->handle(s, *m, out);
+    if (auto* m = std::get_if<ClientMessage>(&parsed)) {
+      checkLogonKey(config_, *m);
+      core_->handle(s, *m, out);
+    }
     else core_->handleParseError(s, std::get<ParseError>(parsed), out);
     deliver(out);
     std::vector<json> lines;
@@ -84,6 +87,7 @@ class Driver {
     for (auto& [id, bytes] : out.toSession) pending_[id] += bytes;
     for (SessionId sub : out.subscribers) pending_[sub] += out.marketData;
   }
+  ExchangeConfig config_;
   std::unique_ptr<Journal> journal_;
   std::unique_ptr<ExchangeCore> core_;
   SessionId next_ = 1;
@@ -440,6 +444,20 @@ class TestExchangeCore : public QObject {
     const SessionId ok = d.connect("alice");
     r = d.send(ok, "{\"type\":\"logon\",\"account\":\"bob\",\"key\":\"bob-key\"}");
     QCOMPARE(r[0]["code"].get<std::string>(), std::string("already_logged_on"));
+    // The core takes the gate's word and checks no key itself (that costs milliseconds of
+    // Argon2id, which must not be spent on the matching thread): a logon that did not go
+    // through the gate is refused even with the right key, and a throttled one says when to
+    // retry. Fails if ExchangeCore logs on Unchecked logons.
+    d.core().sessionOpened(102);
+    for (const LogonCheck c : {LogonCheck::Unchecked, LogonCheck::Refused, LogonCheck::Throttled}) {
+      Outbox out;
+      ClientMessage m{Logon{"carol", "carol-key", c, 1500}, 7};
+      d.core().handle(102, m, out);
+      const json e = json::parse(out.toSession[102]);
+      QCOMPARE(e["code"].get<std::string>(), std::string(c == LogonCheck::Throttled ? "auth_throttled" : "auth_failed"));
+      QCOMPARE(e["req"].get<int>(), 7);
+      if (c == LogonCheck::Throttled) QCOMPARE(e["retry_after_ms"].get<int>(), 1500);
+    }
   }
   void unconfiguredAccountsCannotLogOn() {
     // "ghost" exists only through a capacity grant (as a feeder's account would).

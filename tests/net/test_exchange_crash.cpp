@@ -27,7 +27,7 @@ constexpr Price kDollar = kMicrosPerDollar;
 std::string accountsFile() {
   json accounts = json::array();
   for (const AccountConfig& a : marketConfig().accounts) {
-    accounts.push_back({{"name", a.name}, {"salt", a.salt}, {"key_hash", a.keyHash}, {"cash", a.cash}});
+    accounts.push_back({{"name", a.name}, {"key_hash", a.keyHash}, {"cash", a.cash}});
   }
   json doc{{"initial_clock", kNow},
            {"accounts", accounts},

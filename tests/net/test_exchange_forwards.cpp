@@ -45,7 +45,10 @@ class Exchange {
     const SessionId s = sessions_.at(account);
     Outbox out;
     auto parsed = parseClientMessage(line);
-    if (auto* m = std::get_if<ClientMessage>(&parsed)) core_->handle(s, *m, out);
+    if (auto* m = std::get_if<ClientMessage>(&parsed)) {
+      checkLogonKey(marketConfig(), *m);
+      core_->handle(s, *m, out);
+    }
     else core_->handleParseError(s, std::get<ParseError>(parsed), out);
     return finish(out, s);
   }

@@ -18,6 +18,7 @@ class ExchangeRecordingTest : public QObject {
     Outbox out;
     auto parsed = parseClientMessage(line);
     QVERIFY(std::holds_alternative<ClientMessage>(parsed));
+    checkLogonKey(marketConfig(), std::get<ClientMessage>(parsed));
     core.handle(s, std::get<ClientMessage>(parsed), out);
     core.finishBatch(out);
   }

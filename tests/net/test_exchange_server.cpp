@@ -1,6 +1,7 @@
 // The server over real loopback sockets, spoken to byte for byte: bad input of every kind,
 // limits, slow consumers, many clients trading at once.
 #include "NetTestSupport.h"
+#include "core/net/ApiKey.h"
 #include "core/net/ExchangeServer.h"
 
 #include <QtTest>
@@ -82,6 +83,173 @@ class TestExchangeServer : public QObject {
     QVERIFY(bystander.until("heartbeat").has_value());
     c.send("{\"type\":\"order_status\",\"cl_ord_id\":\"half\"}");
     QCOMPARE((*c.until("error"))["code"].get<std::string>(), std::string("unknown_order"));
+  }
+
+  // A non-ASCII client order id comes back byte for byte in every report (it came back as
+  // caf\u00c3\u00a9-1 in exec reports while jsonString escaped bytes >= 0x80 one by one; the
+  // test fails with that escaper restored).
+  void utf8ClOrdIdComesBackIntact() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient provider(server.port()), alice(server.port());
+    QVERIFY(provider.logon("provider"));
+    QVERIFY(alice.logon("alice"));
+    const std::string id = "caf\xc3\xa9-1";
+    const std::string quoted = "\"cl_ord_id\":\"" + id + "\"";
+    provider.send(order("p1", "sell", 1, 4, kNow, kNow + 4, kDollar));
+    QVERIFY(provider.exec("p1").has_value());
+    alice.send(order(id, "buy", 1, 8, kNow, kNow + 4, 2 * kDollar));
+    auto ack = alice.exec(id);
+    QVERIFY(ack.has_value());
+    QCOMPARE((*ack)["state"].get<std::string>(), std::string("accepted"));
+    QVERIFY2(alice.lastLine().find(quoted) != std::string::npos, alice.lastLine().c_str());
+    auto fill = alice.exec(id);
+    QVERIFY(fill.has_value());
+    QCOMPARE((*fill)["state"].get<std::string>(), std::string("partially_filled"));
+    QVERIFY2(alice.lastLine().find(quoted) != std::string::npos, alice.lastLine().c_str());
+    alice.send("{\"type\":\"orders\"}");
+    auto orders = alice.until("orders");
+    QVERIFY(orders.has_value());
+    QCOMPARE((*orders)["orders"].size(), std::size_t(1));
+    QCOMPARE((*orders)["orders"][0]["cl_ord_id"].get<std::string>(), id);
+    QVERIFY2(alice.lastLine().find(quoted) != std::string::npos, alice.lastLine().c_str());
+    // The order is found by the same bytes.
+    alice.send("{\"type\":\"order_status\"," + quoted + "}");
+    auto status = alice.until("order_status");
+    QVERIFY(status.has_value());
+    QCOMPARE((*status)["cl_ord_id"].get<std::string>(), id);
+  }
+
+  // What the JSON parser used to read loosely is refused with a reason, and nothing of it is
+  // acted on: a heartbeat followed by a NUL and garbage (it stopped at the NUL), an order that
+  // names its side twice (the last one won: a buy that would trade), bytes after the object, bytes that are not UTF-8.
+  // Fails with ClientMessage.cpp's lineShapeError or the duplicate-key check taken out.
+  void looseLinesAreRefusedOverTheSocket() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient bystander(server.port()), provider(server.port()), c(server.port());
+    QVERIFY(bystander.logon("carol"));
+    QVERIFY(provider.logon("provider"));
+    QVERIFY(c.logon("alice"));
+    provider.send(order("p1", "sell", 1, 8, kNow, kNow + 4, kDollar));
+    QVERIFY(provider.exec("p1").has_value());
+    const std::string twoSides = "{\"type\":\"new_order\",\"cl_ord_id\":\"dup\",\"side\":\"sell\",\"side\":\"buy\","
+                                 "\"cluster\":1,\"gpus\":8,\"start\":" + std::to_string(kNow) +
+                                 ",\"end\":" + std::to_string(kNow + 4) + ",\"limit\":2000000}";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {std::string("{\"type\":\"heartbeat\",\"req\":11}\0garbage", 37), "control byte 0x00"},
+        {twoSides, "duplicate key 'side'"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"a\",\"cl_ord_id\":\"b\"}", "duplicate key 'cl_ord_id'"},
+        {"{\"type\":\"heartbeat\",\"req\":12} {\"type\":\"logout\"}", "after the JSON object"},
+        {"{\"type\":\"heartbeat\",\t\"req\":13}", "control byte 0x09"},
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"caf\xc3\"}", "invalid UTF-8"},
+    };
+    for (const auto& [line, reason] : cases) {
+      c.send(line);
+      auto j = c.read();
+      QVERIFY2(j.has_value(), line.c_str());
+      QCOMPARE((*j)["type"].get<std::string>(), std::string("error"));
+      QCOMPARE((*j)["code"].get<std::string>(), std::string("malformed"));
+      QVERIFY2((*j)["reason"].get<std::string>().find(reason) != std::string::npos,
+               (*j)["reason"].get<std::string>().c_str());
+    }
+    // Nothing was placed and nobody traded.
+    c.send("{\"type\":\"order_status\",\"cl_ord_id\":\"dup\"}");
+    QCOMPARE((*c.until("error"))["code"].get<std::string>(), std::string("unknown_order"));
+    provider.send("{\"type\":\"orders\"}");
+    auto o = provider.until("orders");
+    QCOMPARE((*o)["orders"][0]["leaves_gpu_hours"].get<int>(), 32);
+    // The session and everyone else are still served.
+    c.send("{\"type\":\"heartbeat\",\"req\":14}");
+    QCOMPARE((*c.until("heartbeat"))["req"].get<int>(), 14);
+    bystander.send("{\"type\":\"heartbeat\",\"req\":1}");
+    QVERIFY(bystander.until("heartbeat").has_value());
+  }
+
+  // A guessing loop over a real socket is throttled (auth_throttled with the time left, no
+  // key checked), per account and per remote address, while a correct logon from another
+  // address to another account goes through at once. Fails with LogonGate::decide's throttle
+  // check taken out (every guess is then answered auth_failed).
+  void guessingIsThrottled() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient guesser(server.port(), "127.0.0.1");
+    QCOMPARE(guesser.logonReply("alice", "guess-0")["code"].get<std::string>(), std::string("auth_failed"));
+    int throttled = 0;
+    std::int64_t retry = 0;
+    for (int i = 1; i <= 20; ++i) {  // as fast as the replies come
+      const json r = guesser.logonReply("alice", "guess-" + std::to_string(i));
+      QCOMPARE(r["type"].get<std::string>(), std::string("error"));
+      if (r["code"] == "auth_throttled") {
+        ++throttled;
+        retry = r["retry_after_ms"].get<std::int64_t>();
+        QVERIFY(retry > 0 && retry <= 500);
+        QCOMPARE(r["req_type"].get<std::string>(), std::string("logon"));
+      }
+    }
+    QVERIFY2(throttled >= 18, qPrintable(QString::number(throttled)));  // a slow machine may let one through after 0.5 s
+    // Another account from another address is unaffected.
+    LineClient bob(server.port(), "127.0.0.2");
+    QVERIFY(bob.logon("bob"));
+    // The throttle is per account (alice from elsewhere waits too) and per address (bob's
+    // key from the guesser's address waits too).
+    LineClient alice(server.port(), "127.0.0.3");
+    QCOMPARE(alice.logonReply("alice", "alice-key")["code"].get<std::string>(), std::string("auth_throttled"));
+    LineClient sameAddress(server.port(), "127.0.0.1");
+    QCOMPARE(sameAddress.logonReply("carol", "carol-key")["code"].get<std::string>(), std::string("auth_throttled"));
+    // After the wait, a right key logs on and clears the account's count.
+    std::this_thread::sleep_for(std::chrono::milliseconds(retry + 600));  // bounded: at most 1.1 s
+    QVERIFY(alice.logon("alice"));
+  }
+
+  // Key checks run on the logon gate's thread: a burst of logons under the production
+  // Argon2id cost (tens of ms each) does not hold up a logged-on session's requests. With the
+  // check on the matching thread (or inline on the io thread: checked, the heartbeat then took
+  // 732 ms of 732) the heartbeat waits behind all of them (16 x 25-50 ms).
+  void logonsDoNotStallTheMatchingThread() {
+    ExchangeConfig cfg = marketConfig();
+    cfg.accounts.push_back(account("dave", 0));
+    cfg.accounts.back().keyHash = hashApiKey("dave-key", KeyHashCost::production());
+    ExchangeServer server(cfg);
+    server.start();
+    LineClient carol(server.port());
+    QVERIFY(carol.logon("carol"));
+    std::vector<std::unique_ptr<LineClient>> loggers;
+    for (int i = 0; i < 16; ++i) {  // all connected and served before the burst
+      loggers.push_back(std::make_unique<LineClient>(server.port(), "127.0.1." + std::to_string(i + 1)));
+      loggers.back()->send("{\"type\":\"heartbeat\"}");
+      QVERIFY(loggers.back()->until("heartbeat").has_value());
+    }
+    for (auto& c : loggers) c->send("{\"type\":\"logon\",\"account\":\"dave\",\"key\":\"dave-key\"}");
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // all read, the checks under way
+    const auto t0 = std::chrono::steady_clock::now();
+    carol.send("{\"type\":\"heartbeat\",\"req\":5}");
+    QVERIFY(carol.until("heartbeat").has_value());
+    const auto heartbeat = std::chrono::steady_clock::now() - t0;
+    int acks = 0;
+    for (auto& c : loggers) acks += (*c->read(std::chrono::milliseconds(10'000)))["type"] == "logon_ack";
+    const auto all = std::chrono::steady_clock::now() - t0;
+    qInfo("heartbeat answered in %.1f ms while 16 production-cost logons took %.1f ms",
+          std::chrono::duration<double, std::milli>(heartbeat).count(),
+          std::chrono::duration<double, std::milli>(all).count());
+    QCOMPARE(acks, 16);
+    QVERIFY(heartbeat * 3 < all);
+  }
+
+  // Requests sent right behind a logon wait for its verdict and keep their order: the orders
+  // query is answered as logged on, the garbage line after it as malformed.
+  void requestsBehindALogonKeepTheirOrder() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    LineClient c(server.port());
+    c.sendRaw("{\"type\":\"logon\",\"account\":\"alice\",\"key\":\"alice-key\",\"req\":1}\n"
+              "{\"type\":\"orders\",\"req\":2}\n{bad\n{\"type\":\"heartbeat\",\"req\":3}\n");
+    QCOMPARE((*c.read())["type"].get<std::string>(), std::string("logon_ack"));
+    auto orders = c.read();
+    QCOMPARE((*orders)["type"].get<std::string>(), std::string("orders"));
+    QCOMPARE((*orders)["req"].get<int>(), 2);
+    QCOMPARE((*c.until("error"))["code"].get<std::string>(), std::string("malformed"));
+    QCOMPARE((*c.until("heartbeat"))["req"].get<int>(), 3);
   }
 
   void oversizedLineClosesTheSession() {

@@ -72,7 +72,10 @@ class Driver {
   std::vector<json> send(SessionId s, const std::string& line) {
     Outbox out;
     auto parsed = parseClientMessage(line);
-    if (auto* m = std::get_if<ClientMessage>(&parsed)) core_->handle(s, *m, out);
+    if (auto* m = std::get_if<ClientMessage>(&parsed)) {
+      checkLogonKey(config_, *m);
+      core_->handle(s, *m, out);
+    }
     else core_->handleParseError(s, std::get<ParseError>(parsed), out);
     return finish(out, s);
   }
