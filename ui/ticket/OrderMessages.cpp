@@ -35,7 +35,8 @@ QString describeOrder(const OrderRequest& o, const ClusterNameOf& clusterName) {
   const QString where = o.cluster ? clusterName(*o.cluster) : tr("any cluster matching the constraints");
   const std::int64_t gpuHours = static_cast<std::int64_t>(o.gpus) * o.hours();
   QString window = tr("%1 to %2 UTC").arg(formatHour(o.start), formatHour(o.end));
-  if (o.duration) window = tr("%1 consecutive hours between %2").arg(grouped(*o.duration), window);
+  if (o.duration)
+    window = tr("%1 consecutive hours between %2 and %3 UTC").arg(grouped(*o.duration), formatHour(o.start), formatHour(o.end));
   const QString price = o.side == Side::Buy ? tr("at up to %1/GPU-h: at most %2") : tr("at no less than %1/GPU-h: at least %2");
   return tr("%1 %2 GPUs on %3, %4 (%5 h, %6 GPU-hours) %7, %8%9")
       .arg(what, grouped(o.gpus), where, window, grouped(o.hours()), grouped(gpuHours),
