@@ -37,6 +37,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -159,6 +160,8 @@ void MainWindow::buildDocks() {
 
   ticket_ = new OrderTicket(this);
   ticketDock_ = addDock(tr("Order ticket"), "ticketDock", ticket_, Qt::RightDockWidgetArea, true);
+  // The ticket is never narrower than its fields and their reasons: it scrolls up and down only.
+  ticketDock_->widget()->setMinimumWidth(ticket_->minimumSizeHint().width() + 20);
   account_ = new AccountPanel(this);
   auto* accountDock = addDock(tr("Account"), "accountDock", account_, Qt::LeftDockWidgetArea);
   splitDockWidget(clusterDock, accountDock, Qt::Vertical);
@@ -617,7 +620,12 @@ void MainWindow::setTheme(Theme theme) {
 
 void MainWindow::restoreLayout() {
   QSettings s;
-  if (!restoreGeometry(s.value("window/geometry").toByteArray())) resize(1600, 1000);
+  if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
+    // First start: 1600 x 1000, or the screen's free area if that is smaller (a laptop's 1366 x 768).
+    QSize size(1600, 1000);
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) size = size.boundedTo(screen->availableGeometry().size());
+    resize(size);
+  }
   if (!restoreState(s.value("window/state").toByteArray())) {
     // First start: size the docks once the window has its real size.
     QTimer::singleShot(0, this, [this] {
@@ -625,7 +633,24 @@ void MainWindow::restoreLayout() {
       const char* names[] = {"clustersDock", "ticketDock", "blotterDock", "chartDock"};
       for (int i = 0; i < 4; ++i) byName[i] = findChild<QDockWidget*>(names[i]);
       if (!byName[0] || !byName[1]) return;
-      resizeDocks({byName[0], byName[1]}, {width() * 23 / 100, width() * 24 / 100}, Qt::Horizontal);
+      // The ticket gets its full width and height (with room for a reason under two fields),
+      // so that on a small screen it is not cut off or scrolled; the clusters give way first.
+      const QScreen* screen = QGuiApplication::primaryScreen();
+      if (screen && screen->availableGeometry().width() < 1600 && byName[2]) {
+        // A small screen: the bottom docks share the blotter's place as tabs; side by side they
+        // would push the window past the screen's edge or squeeze the ticket.
+        for (QDockWidget* d : docks_)
+          if (d != byName[2] && dockWidgetArea(d) == Qt::BottomDockWidgetArea) tabifyDockWidget(byName[2], d);
+        byName[2]->raise();
+        resize(size().boundedTo(screen->availableGeometry().size()));
+      }
+      const int ticketWidth = std::max(width() * 24 / 100, ticket_->sizeHint().width() + 24);
+      const int clustersWidth = std::min(width() * 23 / 100, std::max(220, width() - ticketWidth - 620));
+      resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);
+      if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
+        const int ticketHeight = std::min(ticket_->sizeHint().height() + 80, height() * 75 / 100);
+        resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
+      }
       resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
       resizeDocks({byName[2], byName[3]}, {width() * 27 / 100, width() * 26 / 100}, Qt::Horizontal);
     });
