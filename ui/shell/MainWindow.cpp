@@ -160,8 +160,6 @@ void MainWindow::buildDocks() {
 
   ticket_ = new OrderTicket(this);
   ticketDock_ = addDock(tr("Order ticket"), "ticketDock", ticket_, Qt::RightDockWidgetArea, true);
-  // The ticket is never narrower than its fields and their reasons: it scrolls up and down only.
-  ticketDock_->widget()->setMinimumWidth(ticket_->minimumSizeHint().width() + 20);
   account_ = new AccountPanel(this);
   auto* accountDock = addDock(tr("Account"), "accountDock", account_, Qt::LeftDockWidgetArea);
   splitDockWidget(clusterDock, accountDock, Qt::Vertical);
