@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
@@ -50,11 +51,11 @@ class TestEmbeddedExchange : public QObject {
 
     OrderTicket* t = w.ticket();
     t->setKind(TicketKind::DivisibleBuy);
-    t->findChild<QSpinBox*>("ticketGpus")->setValue(3);
+    t->findChild<QLineEdit*>("ticketGpus")->setText(QString::number(3));
     const Hour start = session.now() + 48;
     t->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch(start * 3600, QTimeZone::utc()));
     t->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((start + 5) * 3600, QTimeZone::utc()));
-    t->findChild<QDoubleSpinBox*>("ticketLimit")->setValue(0.05);  // far below every ask: it rests
+    t->findChild<QLineEdit*>("ticketLimit")->setText(QString::number(0.05, 'f', 2));  // far below every ask: it rests
     t->submit();
     QTableView* orders = w.blotter()->ordersView();
     QTRY_COMPARE_WITH_TIMEOUT(orders->model()->rowCount(), 1, 10000);
@@ -105,10 +106,10 @@ class TestEmbeddedExchange : public QObject {
     QVERIFY(hour);
     OrderTicket* t = w.ticket();
     t->setKind(TicketKind::DivisibleBuy);
-    t->findChild<QSpinBox*>("ticketGpus")->setValue(1);
+    t->findChild<QLineEdit*>("ticketGpus")->setText(QString::number(1));
     t->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch(*hour * 3600, QTimeZone::utc()));
     t->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((*hour + 1) * 3600, QTimeZone::utc()));
-    t->findChild<QDoubleSpinBox*>("ticketLimit")->setValue(90);
+    t->findChild<QLineEdit*>("ticketLimit")->setText(QString::number(90, 'f', 2));
     QStringList problems;
     connect(&session, &TradingSession::orderRejected, &w, [&](OrderId, const QString& why) { problems << why; });
     connect(&session, &TradingSession::errorOccurred, &w, [&](const QString& why) { problems << why; });

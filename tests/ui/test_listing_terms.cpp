@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QtTest>
@@ -42,9 +43,9 @@ struct SellTicket {
     ticket.setClusters({testCluster()});
     ticket.setNow(kT0);
     ticket.setKind(TicketKind::DivisibleSell);
-    ticket.findChild<QSpinBox*>("ticketGpus")->setValue(8);
+    ticket.findChild<QLineEdit*>("ticketGpus")->setText(QString::number(8));
     setWindow(ticket, kT0 + 2, kT0 + 26);
-    ticket.findChild<QDoubleSpinBox*>("ticketLimit")->setValue(2.40);
+    ticket.findChild<QLineEdit*>("ticketLimit")->setText(QString::number(2.40, 'f', 2));
   }
   ListingTermsEditor& terms() { return *ticket.listingTerms(); }
 };

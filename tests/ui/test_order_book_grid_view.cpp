@@ -72,9 +72,10 @@ class TestOrderBookGridView : public QObject {
     v.resize(900, 520);
     v.setSnapshot(handMadeBook());
     v.setVisibleHours(kT0, 24);
+    v.setGpuStep(1);
     QSignalSpy spy(&v, &OrderBookGridView::selectionMade);
-    // From inside hour kT0+3 at the axis up to 12 GPUs inside hour kT0+7.
-    drag(&v, v.pointOf(kT0 + 3.5, 0.2), v.pointOf(kT0 + 7.4, 12.2));
+    // From near hour kT0+3 at the axis up to 12 GPUs near hour kT0+8: the nearest hour boundaries.
+    drag(&v, v.pointOf(kT0 + 3.2, 0.2), v.pointOf(kT0 + 7.6, 12.2));
     QCOMPARE(spy.count(), 1);
     const auto s = spy.at(0).at(0).value<GridSelection>();
     QVERIFY(s.side == Side::Buy);
@@ -88,9 +89,10 @@ class TestOrderBookGridView : public QObject {
     v.resize(900, 520);
     v.setSnapshot(handMadeBook());
     v.setVisibleHours(kT0, 24);
+    v.setGpuStep(1);
     QSignalSpy spy(&v, &OrderBookGridView::selectionMade);
     // Right to left works too.
-    drag(&v, v.pointOf(kT0 + 9.5, -0.3), v.pointOf(kT0 + 4.5, -5.3));
+    drag(&v, v.pointOf(kT0 + 9.7, -0.3), v.pointOf(kT0 + 4.3, -5.3));
     QCOMPARE(spy.count(), 1);
     const auto s = spy.at(0).at(0).value<GridSelection>();
     QVERIFY(s.side == Side::Sell);
@@ -161,31 +163,31 @@ class TestOrderBookGridView : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.grid()->model().column(kAskStart) && w.grid()->model().column(kAskStart)->askDepth() == 24, 5000);
     OrderBookGridView* g = w.grid();
     g->setVisibleHours(kT0, 24);
-    // 20 GPUs over hours kT0+2 .. kT0+5.
-    drag(g, g->pointOf(kAskStart + 0.5, 0.25), g->pointOf(kT0 + 5.5, 20.25));
+    // Two nodes (16 GPUs) over hours kT0+2 .. kT0+5.
+    drag(g, g->pointOf(kAskStart + 0.1, 0.25), g->pointOf(kT0 + 5.9, 16.25));
     OrderTicket* t = w.ticket();
     QCOMPARE(t->kind(), TicketKind::AllOrNoneBuy);
     QCOMPARE(t->clusterId(), kCluster);
-    QCOMPARE(t->gpus(), 20);
+    QCOMPARE(t->gpus(), 16);
     QCOMPARE(t->start(), kAskStart);
     QCOMPARE(t->end(), kT0 + 6);
-    // Each hour: 16 x $2.00 + 4 x $2.50 = $42; four hours = $168, average $2.10.
+    // Each hour: 16 x $2.00 = $32; four hours = $128, average $2.00.
     const auto q = t->quote();
     QVERIFY(q);
-    QCOMPARE(q->total, Money{168'000'000});
-    QCOMPARE(q->availableGpuHours, 80);
+    QCOMPARE(q->total, Money{128'000'000});
+    QCOMPARE(q->availableGpuHours, 64);
     QVERIFY(q->allOrNoneNow);
-    QCOMPARE(*q->averagePrice(), 2'100'000.0);
-    QVERIFY2(t->quoteText().contains("$168.00"), qPrintable(t->quoteText()));
-    QVERIFY(t->quoteText().contains("Can fill all-or-none right now"));
-    QCOMPARE(t->limit(), Price{2'100'000});  // the limit that fills now, until the trader types one
+    QCOMPARE(*q->averagePrice(), 2'000'000.0);
+    QVERIFY2(t->quoteText().contains("$128.00"), qPrintable(t->quoteText()));
+    QVERIFY2(t->quoteText().contains("Can fill all-or-none now"), qPrintable(t->quoteText()));
+    QCOMPARE(t->limit(), Price{2'000'000});  // the limit that fills now, until the trader types one
 
-    // More GPUs than are offered: it cannot fill all-or-none now.
-    drag(g, g->pointOf(kAskStart + 0.5, 0.25), g->pointOf(kAskStart + 1.5, 28.25));
-    QCOMPARE(t->gpus(), 28);
+    // More GPUs than are offered (four nodes: 32): it cannot fill all-or-none now.
+    drag(g, g->pointOf(kAskStart + 0.1, 0.25), g->pointOf(kAskStart + 1.9, 32.25));
+    QCOMPARE(t->gpus(), 32);
     QVERIFY(!t->quote()->allOrNoneNow);
     QCOMPARE(t->quote()->availableGpuHours, 48);
-    QVERIFY(t->quoteText().contains("Cannot fill all-or-none right now"));
+    QVERIFY2(t->quoteText().contains("Cannot fill all-or-none now"), qPrintable(t->quoteText()));
   }
 };
 

@@ -82,6 +82,12 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   del->setShortcutContext(Qt::WidgetShortcut);
   connect(del, &QAction::triggered, this, &BlotterWidget::cancelSelected);
   ordersView_->addAction(del);
+  auto* amend = new QAction(tr("Amend price or GPUs..."), ordersView_);
+  amend->setObjectName("amendOrderAction");
+  amend->setShortcut(QKeySequence(Qt::Key_F2 | Qt::ShiftModifier));
+  amend->setShortcutContext(Qt::WidgetShortcut);
+  connect(amend, &QAction::triggered, this, &BlotterWidget::amendSelected);
+  ordersView_->addAction(amend);
   ordersView_->setContextMenuPolicy(Qt::ActionsContextMenu);
 
   reportDelivery_ = new QAction(tr("Report delivery problem..."), contractsView_);
@@ -168,6 +174,25 @@ void BlotterWidget::cancelSelected() {
   for (const QModelIndex& i : rows) {
     if (const OrderView* o = orders_->orderAt(ordersProxy_->mapToSource(i).row())) emit cancelRequested(o->request.id);
   }
+}
+
+void BlotterWidget::amendSelected() {
+  const QModelIndex i = ordersView_->currentIndex();
+  if (!i.isValid()) return;
+  if (const OrderView* o = orders_->orderAt(ordersProxy_->mapToSource(i).row())) emit amendRequested(o->request.id);
+}
+
+bool BlotterWidget::selectOrder(OrderId id) {
+  for (int row = 0; row < orders_->rowCount(); ++row) {
+    const OrderView* o = orders_->orderAt(row);
+    if (!o || o->request.id != id) continue;
+    tabs_->setCurrentIndex(0);
+    const QModelIndex at = ordersProxy_->mapFromSource(orders_->index(row, 0));
+    ordersView_->selectRow(at.row());
+    ordersView_->scrollTo(at);
+    return true;
+  }
+  return false;
 }
 
 void BlotterWidget::exportShown() {

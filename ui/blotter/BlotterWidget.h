@@ -38,10 +38,14 @@ class BlotterWidget : public QWidget {
 
  public slots:
   void cancelSelected();
+  void amendSelected();
+  // Shows the working order `id` selected (e.g. clicked on the grid); false if not listed.
+  bool selectOrder(tessera::OrderId id);
   void exportShown();
 
  signals:
   void cancelRequested(tessera::OrderId order);
+  void amendRequested(tessera::OrderId order);
   void cancelAllRequested();
   void sellBackRequested(tessera::ContractId contract);
   void reportDeliveryRequested(const tessera::Contract& contract);

@@ -6,6 +6,7 @@
 #include <QHelpEvent>
 #include <QImage>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -76,6 +77,11 @@ OrderBookGridView::OrderBookGridView(QWidget* parent) : QWidget(parent) {
 void OrderBookGridView::setSnapshot(BookSnapshotPtr snapshot) {
   const bool hadHours = model_.hours() > 0;
   model_.setSnapshot(std::move(snapshot));
+  if (selecting_) {
+    // A drag is measured in the scales it started with: they change after the release.
+    update();
+    return;
+  }
   // Bring the view onto the book when the first real one arrives, or the book moved away from it.
   if (model_.hours() > 0 && (!hadHours || viewStart_ + viewHours_ <= model_.firstHour() ||
                              viewStart_ >= model_.firstHour() + model_.hours())) {
@@ -120,6 +126,7 @@ void OrderBookGridView::flashTrades(const std::vector<TradePrint>& trades) {
 }
 
 void OrderBookGridView::setVisibleHours(Hour first, double hours) {
+  if (selecting_) return;  // the view holds still under a drag
   viewHours_ = std::clamp(hours, kMinViewHours, kMaxViewHours);
   double lo = static_cast<double>(first);
   if (model_.snapshot()) {
@@ -349,17 +356,35 @@ void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
   const double nowX = pointOf(static_cast<double>(now_), 0).x();
   p.setPen(QPen(QColor(230, 70, 70), 1.5, Qt::DashLine));
   p.drawLine(QPointF(nowX, plot.top()), QPointF(nowX, plot.bottom()));
-  // The rectangle being dragged.
+  // The rectangle being dragged: exactly the order it will open.
   if (selecting_) {
-    const GridSelection s = selectionOf(selectFrom_, selectTo_);
-    const QRectF r = s.side == Side::Buy ? rectOf(s.start, s.end, 0, s.gpus) : rectOf(s.start, s.end, -s.gpus, 0);
+    const GridSelection& sel = current_;
+    const QRectF r = sel.side == Side::Buy ? rectOf(sel.start, sel.end, 0, sel.gpus) : rectOf(sel.start, sel.end, -sel.gpus, 0);
     QColor fill = palette().color(QPalette::Text);
     fill.setAlpha(40);
     p.setBrush(fill);
     p.setPen(QPen(palette().color(QPalette::Text), 1.5, Qt::DashLine));
     p.drawRect(r);
-    p.drawText(r.adjusted(4, 2, 200, 20).topLeft() + QPointF(0, 12),
-               tr("%1 %2 GPUs x %3 h").arg(s.side == Side::Buy ? tr("Buy") : tr("Sell")).arg(s.gpus).arg(s.end - s.start));
+    const QString nodes = gpuStep_ > 1 && sel.gpus % gpuStep_ == 0
+                              ? tr(" (%1 node%2)").arg(sel.gpus / gpuStep_).arg(sel.gpus / gpuStep_ == 1 ? "" : "s")
+                              : QString();
+    const QString label = tr("%1 %2 GPUs%3 x %4 h\n%5 to %6 UTC")
+                              .arg(sel.side == Side::Buy ? tr("Buy") : tr("Sell"))
+                              .arg(sel.gpus)
+                              .arg(nodes)
+                              .arg(sel.end - sel.start)
+                              .arg(formatHour(sel.start), formatHour(sel.end));
+    const QFontMetrics fm(font());
+    QRectF box = fm.boundingRect(QRect(0, 0, 600, 100), Qt::AlignLeft, label).adjusted(-5, -3, 5, 3);
+    box.moveTopLeft(QPointF(std::clamp(r.left() + 4, plot.left() + 2, plot.right() - box.width() - 2),
+                            std::clamp(sel.side == Side::Buy ? r.top() - box.height() - 4 : r.bottom() + 4, plot.top() + 2,
+                                       plot.bottom() - box.height() - 2)));
+    QColor bg = palette().color(QPalette::Base);
+    bg.setAlpha(225);
+    p.setPen(QPen(palette().color(QPalette::Text), 1));
+    p.setBrush(bg);
+    p.drawRect(box);
+    p.drawText(box.adjusted(5, 3, -5, -3), Qt::AlignLeft | Qt::AlignTop, label);
   }
 }
 
@@ -436,26 +461,62 @@ void OrderBookGridView::paintLegend(QPainter& p, const QRectF& plot) const {
   }
 }
 
-GridSelection OrderBookGridView::selectionOf(QPointF a, QPointF b) const {
+GridSelection OrderBookGridView::selectionOf(QPointF a, QPointF b, bool singleGpus) const {
   GridSelection s;
-  const double ha = hourAt(a.x());
-  const double hb = hourAt(b.x());
-  s.start = static_cast<Hour>(std::floor(std::min(ha, hb)));
-  s.end = static_cast<Hour>(std::floor(std::max(ha, hb))) + 1;
-  const double ga = gpuAt(a.y());
-  const double gb = gpuAt(b.y());
+  // Both edges go to the nearest hour boundary; a drag shorter than half an hour is one hour.
+  const double ha = frame_.hourAt(a.x());
+  const double hb = frame_.hourAt(b.x());
+  s.start = static_cast<Hour>(std::llround(std::min(ha, hb)));
+  s.end = std::max<Hour>(s.start + 1, static_cast<Hour>(std::llround(std::max(ha, hb))));
+  const double ga = frame_.gpuAt(a.y());
+  const double gb = frame_.gpuAt(b.y());
   // Which side is decided by where the drag started: above the axis are the asks to buy.
   s.side = ga >= 0 ? Side::Buy : Side::Sell;
-  s.gpus = std::max<GpuCount>(1, static_cast<GpuCount>(std::llround(std::abs(gb - ga))));
+  const GpuCount step = singleGpus ? 1 : gpuStep_;
+  const auto steps = std::llround(std::abs(gb - ga) / static_cast<double>(step));
+  s.gpus = static_cast<GpuCount>(std::max<long long>(1, steps)) * step;
   return s;
+}
+
+std::optional<OrderId> OrderBookGridView::ownOrderAt(QPointF pos) const {
+  const auto snap = model_.snapshot();
+  std::optional<OrderId> best;
+  double bestDistance = 6;  // pixels from the outline that still count as on it
+  for (const OrderView& o : ownOrders_) {
+    const OrderRequest& r = o.request;
+    if (!snap || (r.cluster && std::find(snap->clusters.begin(), snap->clusters.end(), *r.cluster) == snap->clusters.end()))
+      continue;
+    const QRectF rr = r.side == Side::Sell ? rectOf(r.start, r.end, 0, r.gpus) : rectOf(r.start, r.end, -r.gpus, 0);
+    if (!rr.adjusted(-bestDistance, -bestDistance, bestDistance, bestDistance).contains(pos)) continue;
+    // Inside counts too (a thin order is mostly outline); the nearest edge wins.
+    const double d = std::min({std::abs(pos.x() - rr.left()), std::abs(pos.x() - rr.right()), std::abs(pos.y() - rr.top()),
+                               std::abs(pos.y() - rr.bottom())});
+    if (!best || d < bestDistance || rr.contains(pos)) {
+      best = r.id;
+      bestDistance = std::min(bestDistance, d);
+    }
+  }
+  return best;
+}
+
+void OrderBookGridView::showOrderMenu(OrderId id, QPoint globalPos) {
+  auto* menu = new QMenu(this);
+  menu->setObjectName("gridOrderMenu");
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->addAction(tr("Amend order #%1 (price, GPUs)...").arg(id), this, [this, id] { emit amendOrderRequested(id); });
+  menu->addAction(tr("Cancel order #%1").arg(id), this, [this, id] { emit cancelOrderRequested(id); });
+  menu->popup(globalPos);
 }
 
 void OrderBookGridView::mousePressEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton && plotRect().contains(e->position())) {
     selecting_ = true;
     selectFrom_ = selectTo_ = e->position();
+    frame_ = DragFrame{plotRect(), viewStart_, viewHours_, yAskMax_, yBidMax_};
+    current_ = selectionOf(selectFrom_, selectTo_, e->modifiers() & Qt::ShiftModifier);
   } else if (e->button() == Qt::MiddleButton || e->button() == Qt::RightButton) {
     panning_ = true;
+    rightMoved_ = false;
     panFrom_ = e->position();
     panStartHour_ = viewStart_;
     setCursor(Qt::ClosedHandCursor);
@@ -464,10 +525,12 @@ void OrderBookGridView::mousePressEvent(QMouseEvent* e) {
 
 void OrderBookGridView::mouseMoveEvent(QMouseEvent* e) {
   if (selecting_) {
-    const QRectF r = plotRect();
+    const QRectF r = frame_.plot;
     selectTo_ = QPointF(std::clamp(e->position().x(), r.left(), r.right()), std::clamp(e->position().y(), r.top(), r.bottom()));
+    current_ = selectionOf(selectFrom_, selectTo_, e->modifiers() & Qt::ShiftModifier);
     update();
   } else if (panning_) {
+    if ((e->position() - panFrom_).manhattanLength() >= 3) rightMoved_ = true;
     const double dh = (panFrom_.x() - e->position().x()) / plotRect().width() * viewHours_;
     setVisibleHours(static_cast<Hour>(std::llround(panStartHour_ + dh)), viewHours_);
   }
@@ -475,12 +538,23 @@ void OrderBookGridView::mouseMoveEvent(QMouseEvent* e) {
 
 void OrderBookGridView::mouseReleaseEvent(QMouseEvent* e) {
   if (selecting_ && e->button() == Qt::LeftButton) {
+    const bool dragged = std::abs(selectTo_.y() - selectFrom_.y()) >= 3;
+    const GridSelection chosen = current_;  // what the preview showed, not measured again
     selecting_ = false;
+    updateScales();
+    syncScrollBar();
     update();
-    if (std::abs(selectTo_.y() - selectFrom_.y()) >= 3) emit selectionMade(selectionOf(selectFrom_, selectTo_));
+    if (dragged) emit selectionMade(chosen);
+    else if (const auto id = ownOrderAt(selectFrom_)) emit ownOrderClicked(*id);
   } else if (panning_) {
     panning_ = false;
     unsetCursor();
+    if (e->button() == Qt::RightButton && !rightMoved_) {
+      if (const auto id = ownOrderAt(e->position())) {
+        emit ownOrderClicked(*id);
+        showOrderMenu(*id, e->globalPosition().toPoint());
+      }
+    }
   }
 }
 

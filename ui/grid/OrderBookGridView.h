@@ -2,6 +2,10 @@
 // The centre of the terminal: delivery hours across, GPUs up (asks) and down (bids), colour
 // for price. Wheel zooms, middle-drag or the scrollbar pans, left-drag selects a rectangle of
 // GPUs x hours for an order ticket. Own orders are outlined, own contracts filled, trades flash.
+// A drag is the order: the scales and the zero line hold still from press to release, the
+// rectangle snaps to whole hours and whole nodes (Shift: single GPUs), and the selection shown
+// while dragging is the one handed on. Clicking an own order's outline selects it; its context
+// menu amends or cancels it.
 #include "ui/grid/OrderBookGridModel.h"
 #include "ui/grid/PriceColourScale.h"
 
@@ -9,6 +13,7 @@
 #include <QWidget>
 
 #include <deque>
+#include <optional>
 
 class QScrollBar;
 class QTimer;
@@ -34,6 +39,13 @@ class OrderBookGridView : public QWidget {
   void setTitle(const QString& title);
   void setNow(Hour now);
   void setOwnOrders(std::vector<OrderView> orders);
+  // GPUs per step of a drag without Shift (the cluster's GPUs per node).
+  void setGpuStep(GpuCount step) { gpuStep_ = std::max<GpuCount>(1, step); }
+  GpuCount gpuStep() const { return gpuStep_; }
+  // The rectangle being dragged, as it will be handed on at release.
+  std::optional<GridSelection> dragSelection() const { return selecting_ ? std::optional(current_) : std::nullopt; }
+  // The own working order whose outline is at `pos`, if any.
+  std::optional<OrderId> ownOrderAt(QPointF pos) const;
   void setOwnContracts(std::vector<Contract> contracts, AccountId me);
   void flashTrades(const std::vector<TradePrint>& trades);
 
@@ -55,6 +67,9 @@ class OrderBookGridView : public QWidget {
 
  signals:
   void selectionMade(const tessera::ui::GridSelection& selection);
+  void ownOrderClicked(tessera::OrderId order);
+  void amendOrderRequested(tessera::OrderId order);
+  void cancelOrderRequested(tessera::OrderId order);
   void visibleHoursChanged(double first, double hours);
 
  protected:
@@ -75,7 +90,21 @@ class OrderBookGridView : public QWidget {
   void paintAxes(QPainter& p, const QRectF& plot) const;
   void paintLegend(QPainter& p, const QRectF& plot) const;
   QRectF rectOf(Hour start, Hour end, double gpuLow, double gpuHigh) const;
-  GridSelection selectionOf(QPointF a, QPointF b) const;
+  // The scales a drag is measured in, fixed at the press.
+  struct DragFrame {
+    QRectF plot;
+    double viewStart = 0;
+    double viewHours = 1;
+    double yAskMax = 1;
+    double yBidMax = 1;
+    double hourAt(double x) const { return viewStart + (x - plot.left()) / plot.width() * viewHours; }
+    double gpuAt(double y) const {
+      const double perGpu = plot.height() / (yAskMax + yBidMax);
+      return (plot.top() + yAskMax * perGpu - y) / perGpu;
+    }
+  };
+  GridSelection selectionOf(QPointF a, QPointF b, bool singleGpus) const;
+  void showOrderMenu(OrderId id, QPoint globalPos);
 
   OrderBookGridModel model_;
   PriceColourScale colours_;
@@ -102,6 +131,10 @@ class OrderBookGridView : public QWidget {
   bool selecting_ = false;
   QPointF selectFrom_;
   QPointF selectTo_;
+  DragFrame frame_;
+  GridSelection current_;
+  GpuCount gpuStep_ = 8;
+  bool rightMoved_ = false;
   bool panning_ = false;
   QPointF panFrom_;
   double panStartHour_ = 0;

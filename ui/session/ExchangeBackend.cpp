@@ -206,6 +206,10 @@ void ExchangeBackend::cancel(OrderId order) {
   if (client_) client_->cancel(order);
 }
 
+void ExchangeBackend::amend(OrderId order, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  if (client_) client_->amend(order, limit, gpus);
+}
+
 void ExchangeBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, int hours) {
   watched_ = std::move(clusters);
   watchFirst_ = firstHour;
@@ -241,7 +245,10 @@ void ExchangeBackend::onOrder(const net::OrderUpdate& u) {
     sessionIdOf_[u.orderId] = sessionId;
   }
   switch (u.state) {
-    case net::OrderState::Accepted: emit orderAccepted(sessionId); break;
+    case net::OrderState::Accepted:
+      if (u.orderId) emit orderNumbered(sessionId, u.orderId);
+      emit orderAccepted(sessionId);
+      break;
     case net::OrderState::Rejected:
       emit orderRejected(sessionId, QString::fromStdString(u.code + (u.reason.empty() ? "" : ": " + u.reason)));
       break;

@@ -49,6 +49,7 @@ class ExchangeBackend : public MarketBackend {
   void stop() override;
   void submit(tessera::OrderRequest order) override;
   void cancel(tessera::OrderId order) override;
+  void amend(tessera::OrderId order, std::optional<tessera::Price> limit, std::optional<tessera::GpuCount> gpus) override;
   void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) override;
   void reportDelivery(tessera::DeliveryReport report) override;
   void submitForward(tessera::net::ForwardNewOrder order) override;

@@ -12,7 +12,7 @@ struct HourTake {
   bool inSnapshot = true;
 };
 
-HourTake takeHour(const BookSnapshot& book, Side side, GpuCount gpus, Hour h) {
+HourTake takeHour(const BookSnapshot& book, Side side, GpuCount gpus, Hour h, std::optional<Price> limit) {
   HourTake t;
   const BookCell* cell = book.cell(h);
   if (!cell) {
@@ -22,6 +22,7 @@ HourTake takeHour(const BookSnapshot& book, Side side, GpuCount gpus, Hour h) {
   const auto& levels = side == Side::Buy ? cell->asks : cell->bids;
   for (const BookLevel& l : levels) {
     if (t.gpus >= gpus) break;
+    if (limit && (side == Side::Buy ? l.price > *limit : l.price < *limit)) break;
     const GpuCount take = std::min(l.gpus, gpus - t.gpus);
     t.gpus += take;
     t.cost += static_cast<Money>(take) * l.price;
@@ -48,14 +49,14 @@ FillQuote quoteWindow(const std::vector<HourTake>& takes, std::size_t from, std:
 }  // namespace
 
 FillQuote quoteFill(const BookSnapshot& book, Side side, GpuCount gpus, Hour start, Hour end,
-                    std::optional<Hour> duration) {
+                    std::optional<Hour> duration, std::optional<Price> levelLimit) {
   FillQuote none;
   none.start = start;
   none.end = end;
   if (gpus <= 0 || end <= start) return none;
   std::vector<HourTake> takes;
   takes.reserve(static_cast<std::size_t>(end - start));
-  for (Hour h = start; h < end; ++h) takes.push_back(takeHour(book, side, gpus, h));
+  for (Hour h = start; h < end; ++h) takes.push_back(takeHour(book, side, gpus, h, levelLimit));
 
   const Hour span = end - start;
   const Hour len = duration ? std::clamp<Hour>(*duration, 1, span) : span;

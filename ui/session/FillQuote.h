@@ -26,7 +26,9 @@ struct FillQuote {
 // `side` is the side of the order being quoted: a buy takes asks, a sell hits bids.
 // With `duration`, the cheapest (buy) or richest (sell) fully fillable sub-window is quoted,
 // or if none fills, the one with the most GPU-hours available.
+// With `levelLimit`, levels worse than it (dearer asks for a buy, cheaper bids for a sell) are
+// not taken: what a divisible order with that limit can get.
 FillQuote quoteFill(const BookSnapshot& book, Side side, GpuCount gpus, Hour start, Hour end,
-                    std::optional<Hour> duration = std::nullopt);
+                    std::optional<Hour> duration = std::nullopt, std::optional<Price> levelLimit = std::nullopt);
 
 }  // namespace tessera::ui

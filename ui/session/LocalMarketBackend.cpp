@@ -64,6 +64,11 @@ void LocalMarketBackend::cancel(OrderId order) {
   publish(true);
 }
 
+void LocalMarketBackend::amend(OrderId order, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  apply(AmendRequest{order, me_, limit, gpus});
+  publish(true);
+}
+
 void LocalMarketBackend::watch(std::vector<ClusterId> clusters, Hour firstHour, int hours) {
   watched_ = std::move(clusters);
   watchFirst_ = firstHour;

@@ -40,6 +40,7 @@ class LocalMarketBackend : public MarketBackend {
   void stop() override;
   void submit(tessera::OrderRequest order) override;
   void cancel(tessera::OrderId order) override;
+  void amend(tessera::OrderId order, std::optional<tessera::Price> limit, std::optional<tessera::GpuCount> gpus) override;
   void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) override;
   // Applies inputs as if they came from the feed; for tests and replays.
   void inject(std::vector<tessera::InputEvent> inputs);

@@ -54,6 +54,8 @@ class MarketBackend : public QObject {
   // `order.account` is filled in by the backend with the terminal's own account.
   virtual void submit(tessera::OrderRequest order) = 0;
   virtual void cancel(tessera::OrderId order) = 0;
+  // Amend a working order's limit and/or GPUs (`order` as the working orders name it).
+  virtual void amend(tessera::OrderId order, std::optional<tessera::Price> limit, std::optional<tessera::GpuCount> gpus) = 0;
   // Which clusters and delivery hours the book snapshots cover.
   virtual void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) = 0;
   // Provider side: for hours [start, end) only `usableGpus` of a contract we sold worked. A
@@ -85,6 +87,9 @@ class MarketBackend : public QObject {
   void clockChanged(tessera::Hour now);
   // The terminal's own account.
   void orderAccepted(tessera::OrderId order);
+  // The market numbers orders itself (an exchange): `sent` is now known to it as `numbered`,
+  // the id its working orders, fills and cancels use. Sent before orderAccepted.
+  void orderNumbered(tessera::OrderId sent, tessera::OrderId numbered);
   void orderRejected(tessera::OrderId order, QString reason);
   void orderCancelled(tessera::OrderId order, QString reason);
   void workingOrdersChanged(std::vector<tessera::OrderView> orders);

@@ -97,6 +97,7 @@ void TradingSession::connectBackend() {
     noteReply(id);
     emit orderAccepted(id);
   });
+  connect(b, &MarketBackend::orderNumbered, this, [this](OrderId sent, OrderId numbered) { numbered_.insert(sent, numbered); });
   connect(b, &MarketBackend::orderRejected, this, [this](OrderId id, QString why) {
     noteReply(id);
     emit orderRejected(id, why);
@@ -212,7 +213,7 @@ void TradingSession::noteReply(OrderId order) {
 void TradingSession::start() { QMetaObject::invokeMethod(backend_, &MarketBackend::start, Qt::QueuedConnection); }
 
 OrderId TradingSession::submit(OrderRequest order) {
-  order.id = nextOrderId_++;
+  if (order.id == 0) order.id = nextOrderId_++;
   sentAtNs_.insert(order.id, clock_.nsecsElapsed());
   QMetaObject::invokeMethod(backend_, [b = backend_, order] { b->submit(order); }, Qt::QueuedConnection);
   return order.id;
@@ -220,6 +221,10 @@ OrderId TradingSession::submit(OrderRequest order) {
 
 void TradingSession::cancel(OrderId order) {
   QMetaObject::invokeMethod(backend_, [b = backend_, order] { b->cancel(order); }, Qt::QueuedConnection);
+}
+
+void TradingSession::amend(OrderId order, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, order, limit, gpus] { b->amend(order, limit, gpus); }, Qt::QueuedConnection);
 }
 
 void TradingSession::cancelAllWorking() {

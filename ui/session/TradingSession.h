@@ -24,9 +24,15 @@ class TradingSession : public QObject {
   ~TradingSession() override;
 
   void start();
-  // Fills in a fresh order id and sends the order; returns the id.
+  // Sends the order; an order with id 0 gets a fresh id. Returns the id it was sent with (its
+  // client order id: the same id sent twice is one order, the exchange refuses the second).
   OrderId submit(OrderRequest order);
+  OrderId newOrderId() { return nextOrderId_++; }
+  // The id a person sees for an order: the market's own number once it has one (what the
+  // blotter lists and cancels go by), else the id it was sent with.
+  OrderId shownId(OrderId id) const { return numbered_.value(id, id); }
   void cancel(OrderId order);
+  void amend(OrderId order, std::optional<Price> limit, std::optional<GpuCount> gpus);
   void cancelAllWorking();
   void watch(std::vector<ClusterId> clusters, Hour firstHour, int hours);
   // Runs `job` against the backend's engine on its thread (see MarketBackend::runOnBook).
@@ -109,6 +115,7 @@ class TradingSession : public QObject {
   MarketBackend* backend_ = nullptr;  // owned, deleted on the worker thread when it finishes
   OrderId nextOrderId_ = 0;
   QHash<OrderId, qint64> sentAtNs_;
+  QHash<OrderId, OrderId> numbered_;
   QElapsedTimer clock_;
 
   ConnectionState connection_ = ConnectionState::Connecting;

@@ -11,6 +11,8 @@
 #include "ui/forwards/ForwardsPanel.h"
 #include "ui/market/TradesTapeModel.h"
 #include "ui/shell/DisplayFormat.h"
+#include "ui/ticket/AmendDialog.h"
+#include "ui/ticket/OrderMessages.h"
 #include "ui/ticket/OrderTicket.h"
 
 #ifdef HAVE_TESSERA_UI_BACKTEST
@@ -31,9 +33,11 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -266,11 +270,7 @@ void MainWindow::buildMenus() {
   });
   add(order, tr("Su&bmit ticket"), QKeySequence(tr("Ctrl+Return")), [this] { ticket_->submit(); });
   add(order, tr("&Cancel selected order"), QKeySequence(tr("Ctrl+K")), [this] { blotter_->cancelSelected(); });
-  add(order, tr("Cancel &all my orders"), QKeySequence(tr("Ctrl+Shift+K")), [this] {
-    if (QMessageBox::question(this, tr("Cancel all"), tr("Cancel all %1 working orders?").arg(session_.workingOrders().size())) ==
-        QMessageBox::Yes)
-      session_.cancelAllWorking();
-  });
+  add(order, tr("Cancel &all my orders"), QKeySequence(tr("Ctrl+Shift+K")), [this] { confirmCancelAll(); });
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   add(viewMenu_, tr("Show &2 days"), QKeySequence(tr("Ctrl+1")), [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 48); });
@@ -327,6 +327,9 @@ void MainWindow::showShortcuts() {
   row(tr("Submit the order ticket (in the ticket)"), tr("Enter"));
   row(tr("Cancel the order ticket (in the ticket)"), tr("Esc"));
   row(tr("Cancel the selected working order (in the blotter)"), tr("Del"));
+  row(tr("Amend the selected working order (in the blotter)"), tr("Shift+F2"));
+  row(tr("Drag single GPUs instead of whole nodes"), tr("Shift+drag"));
+  row(tr("Amend or cancel an own order on the grid"), tr("Right-click its outline"));
   row(tr("Zoom / pan the grid (grid focused)"), tr("+ / -, Left / Right, wheel, Shift+wheel"));
   row(tr("Open a ticket for a rectangle"), tr("Left-drag on the grid"));
   table->resizeColumnsToContents();
@@ -368,6 +371,8 @@ void MainWindow::watchSelected() {
   if (ids.empty()) return;
   watchedFrom_ = session_.now();
   session_.watch(ids, watchedFrom_, kWatchedHours);
+  // A drag steps by whole nodes of the (first) cluster shown.
+  if (const Cluster* c = session_.cluster(ids.front())) grid_->setGpuStep(c->gpusPerNode);
   grid_->setTitle(watchedTitle());
   chart_->setClusters(ids, ids.size() == 1 ? clusterName(ids.front()) : tr("group of %1 clusters").arg(ids.size()));
   chartDirty_ = true;
@@ -385,12 +390,16 @@ void MainWindow::updateForwardsAvailability() {
 
 void MainWindow::connectSession() {
   connect(forwards_, &ForwardsPanel::submitRequested, this, [this](const net::ForwardNewOrder& o) {
+    const QString what = tr("%1 %2 GPU-hours of the %3 index, week of %4, at %5/GPU-h (notional %6)")
+                             .arg(o.side == Side::Buy ? tr("Buy (long)") : tr("Sell (short)"))
+                             .arg(QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(o.gpuHours)))
+                             .arg(toQString(toString(o.accelerator)), formatDay(o.weekStart), formatPrice(o.price),
+                                  formatMoney(o.price * o.gpuHours));
+    if (o.price * o.gpuHours > confirmForwardAbove_ &&
+        QMessageBox::question(this, tr("Confirm forward order"), tr("Send this forward order?\n\n%1").arg(what)) != QMessageBox::Yes)
+      return;
     session_.submitForward(o);
-    statusBar()->showMessage(tr("Forward order sent: %1 %2 GPU-h of the %3 index, week of %4, at %5")
-                                 .arg(o.side == Side::Buy ? tr("buy") : tr("sell"))
-                                 .arg(o.gpuHours)
-                                 .arg(toQString(toString(o.accelerator)), formatDay(o.weekStart), formatPrice(o.price)),
-                             6000);
+    statusBar()->showMessage(tr("Forward order sent: %1").arg(what), 6000);
   });
   connect(forwards_, &ForwardsPanel::cancelRequested, this, [this](std::uint64_t id) { session_.cancelForward(id); });
   connect(forwards_, &ForwardsPanel::bookWanted, this,
@@ -481,34 +490,89 @@ void MainWindow::connectSession() {
   });
   connect(&session_, &TradingSession::indexChanged, this, [this] { indexDirty_ = true; });
   connect(blotter_, &BlotterWidget::reportDeliveryRequested, this, &MainWindow::openDeliveryReport);
-  connect(&session_, &TradingSession::orderAccepted, this,
-          [this](OrderId id) { statusBar()->showMessage(tr("Order %1 accepted").arg(id), 5000); });
-  connect(&session_, &TradingSession::orderCancelled, this, [this](OrderId id, const QString& why) {
-    statusBar()->showMessage(tr("Order %1 cancelled (%2)").arg(id).arg(why), 5000);
+  // One id for an order wherever the trader sees it: the market's own number (the blotter's).
+  const auto names = [this](ClusterId id) { return clusterName(id); };
+  connect(&session_, &TradingSession::orderAccepted, this, [this, names](OrderId id) {
+    const OrderId shown = session_.shownId(id);
+    const auto it = pending_.find(id);
+    statusBar()->showMessage(it != pending_.end() ? tr("Order #%1 accepted: %2").arg(shown).arg(describeOrder(it->second, names))
+                                                  : tr("Order #%1 accepted").arg(shown),
+                             8000);
+    if (it != pending_.end()) pending_.erase(it);
+    ticket_->noteAccepted(id, shown);
   });
-  connect(&session_, &TradingSession::orderRejected, this, [this](OrderId id, const QString& why) {
-    showError(tr("Order rejected"), tr("The exchange rejected order %1:\n%2").arg(id).arg(why));
+  connect(&session_, &TradingSession::orderCancelled, this, [this](OrderId id, const QString& why) {
+    statusBar()->showMessage(tr("Order #%1 cancelled: %2").arg(session_.shownId(id)).arg(describeCancel(why)), 6000);
+  });
+  connect(&session_, &TradingSession::orderRejected, this, [this, names](OrderId id, const QString& why) {
+    const QString plain = describeReject(why);
+    const auto it = pending_.find(id);
+    const QString what = it != pending_.end() ? describeOrder(it->second, names) : QString();
+    if (it != pending_.end()) pending_.erase(it);
+    ticket_->noteRejected(id, plain);
+    showError(tr("Order not accepted"), what.isEmpty() ? tr("The exchange did not accept the order.\n\n%1").arg(plain)
+                                                       : tr("The exchange did not accept the order:\n%1\n\n%2").arg(what, plain));
   });
   connect(&session_, &TradingSession::errorOccurred, this, [this](const QString& m) { showError(tr("Error"), m); });
   connect(&session_, &TradingSession::latencyMeasured, this,
           [this](double ms) { latency_->setText(tr("latency %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0)); });
 
   connect(grid_, &OrderBookGridView::selectionMade, this, &MainWindow::openTicketFromGrid);
-  connect(ticket_, &OrderTicket::submitRequested, this, [this](const OrderRequest& o) {
+  ticket_->setOrderIdSource([this] { return session_.newOrderId(); });
+  ticket_->setBookReader([this](std::function<void(const Matcher&)> job) { session_.runOnBook(std::move(job)); });
+  connect(ticket_, &OrderTicket::submitRequested, this, [this, names](const OrderRequest& o) {
     const OrderId id = session_.submit(o);
-    statusBar()->showMessage(tr("Order %1 sent").arg(id), 5000);
+    pending_[id] = o;
+    statusBar()->showMessage(tr("Order sent, waiting for the exchange: %1").arg(describeOrder(o, names)), 8000);
   });
   connect(ticket_, &OrderTicket::cancelled, this, [this] {
     statusBar()->showMessage(tr("Ticket cancelled"), 3000);
     grid_->setFocus();
   });
   connect(blotter_, &BlotterWidget::cancelRequested, this, [this](OrderId id) { session_.cancel(id); });
-  connect(blotter_, &BlotterWidget::cancelAllRequested, this, [this] { session_.cancelAllWorking(); });
+  connect(blotter_, &BlotterWidget::cancelAllRequested, this, &MainWindow::confirmCancelAll);
+  connect(blotter_, &BlotterWidget::amendRequested, this, &MainWindow::openAmendDialog);
+  connect(grid_, &OrderBookGridView::ownOrderClicked, this, [this](OrderId id) {
+    blotter_->selectOrder(id);
+    statusBar()->showMessage(tr("Order #%1 selected in the blotter (right-click it on the grid to amend or cancel)").arg(id), 5000);
+  });
+  connect(grid_, &OrderBookGridView::amendOrderRequested, this, &MainWindow::openAmendDialog);
+  connect(grid_, &OrderBookGridView::cancelOrderRequested, this, [this](OrderId id) { session_.cancel(id); });
   connect(blotter_, &BlotterWidget::sellBackRequested, this, [this](ContractId) {
     ticket_->setKind(TicketKind::SellBack);
     ticketDock_->show();
     ticketDock_->raise();
   });
+}
+
+void MainWindow::confirmCancelAll() {
+  const std::size_t n = session_.workingOrders().size();
+  if (n == 0) {
+    statusBar()->showMessage(tr("No working orders to cancel"), 4000);
+    return;
+  }
+  if (QMessageBox::question(this, tr("Cancel all"), tr("Cancel all %1 working orders?").arg(n)) == QMessageBox::Yes)
+    session_.cancelAllWorking();
+}
+
+void MainWindow::openAmendDialog(OrderId id) {
+  const OrderView* o = nullptr;
+  for (const OrderView& x : session_.workingOrders())
+    if (x.request.id == id) o = &x;
+  if (!o) {
+    statusBar()->showMessage(tr("Order #%1 is no longer working").arg(id), 5000);
+    return;
+  }
+  GpuCount most = 1'000'000;
+  if (o->request.cluster)
+    if (const Cluster* c = session_.cluster(*o->request.cluster)) most = c->totalGpus();
+  auto* d = new AmendDialog(o->request, id, most, describeOrder(o->request, [this](ClusterId c) { return clusterName(c); }), this);
+  d->setAttribute(Qt::WA_DeleteOnClose);
+  connect(d, &QDialog::accepted, this, [this, d, id] {
+    session_.amend(id, d->newLimit(), d->newGpus());
+    statusBar()->showMessage(tr("Amendment of order #%1 sent").arg(id), 5000);
+  });
+  d->open();
 }
 
 void MainWindow::openTicketFromGrid(const GridSelection& selection) {
@@ -554,7 +618,12 @@ void MainWindow::setTheme(Theme theme) {
 
 void MainWindow::restoreLayout() {
   QSettings s;
-  if (!restoreGeometry(s.value("window/geometry").toByteArray())) resize(1600, 1000);
+  if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
+    // First start: 1600 x 1000, or the screen's free area if that is smaller (a laptop's 1366 x 768).
+    QSize size(1600, 1000);
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) size = size.boundedTo(screen->availableGeometry().size());
+    resize(size);
+  }
   if (!restoreState(s.value("window/state").toByteArray())) {
     // First start: size the docks once the window has its real size.
     QTimer::singleShot(0, this, [this] {
@@ -562,7 +631,24 @@ void MainWindow::restoreLayout() {
       const char* names[] = {"clustersDock", "ticketDock", "blotterDock", "chartDock"};
       for (int i = 0; i < 4; ++i) byName[i] = findChild<QDockWidget*>(names[i]);
       if (!byName[0] || !byName[1]) return;
-      resizeDocks({byName[0], byName[1]}, {width() * 23 / 100, width() * 24 / 100}, Qt::Horizontal);
+      // The ticket gets its full width and height (with room for a reason under two fields),
+      // so that on a small screen it is not cut off or scrolled; the clusters give way first.
+      const QScreen* screen = QGuiApplication::primaryScreen();
+      if (screen && screen->availableGeometry().width() < 1600 && byName[2]) {
+        // A small screen: the bottom docks share the blotter's place as tabs; side by side they
+        // would push the window past the screen's edge or squeeze the ticket.
+        for (QDockWidget* d : docks_)
+          if (d != byName[2] && dockWidgetArea(d) == Qt::BottomDockWidgetArea) tabifyDockWidget(byName[2], d);
+        byName[2]->raise();
+        resize(size().boundedTo(screen->availableGeometry().size()));
+      }
+      const int ticketWidth = std::max(width() * 24 / 100, ticket_->sizeHint().width() + 24);
+      const int clustersWidth = std::min(width() * 23 / 100, std::max(220, width() - ticketWidth - 620));
+      resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);
+      if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
+        const int ticketHeight = std::min(ticket_->sizeHint().height() + 80, height() * 75 / 100);
+        resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
+      }
       resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
       resizeDocks({byName[2], byName[3]}, {width() * 27 / 100, width() * 26 / 100}, Qt::Horizontal);
     });

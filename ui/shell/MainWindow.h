@@ -7,6 +7,8 @@
 
 #include <QMainWindow>
 
+#include <map>
+
 class QAction;
 class QDockWidget;
 class QLabel;
@@ -53,6 +55,10 @@ class MainWindow : public QMainWindow {
   // The delivery-problem dialog for a contract the account sold; the report goes to the market.
   void openDeliveryReport(const tessera::Contract& contract);
   void showShortcuts();
+  // Asks, then cancels every working order (menu, shortcut and the blotter's button).
+  void confirmCancelAll();
+  // The amend dialog for working order `id` (grid context menu, blotter).
+  void openAmendDialog(tessera::OrderId id);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -100,6 +106,10 @@ class MainWindow : public QMainWindow {
   Theme theme_ = Theme::Dark;
   QByteArray defaultState_;
   Hour watchedFrom_ = -1;
+  // Orders sent and not yet answered, by the id they were sent with: how rejects describe them.
+  std::map<OrderId, OrderRequest> pending_;
+  // Forward orders with a notional above this ask for confirmation.
+  Money confirmForwardAbove_ = 10'000 * kMicrosPerDollar;
 };
 
 }  // namespace tessera::ui

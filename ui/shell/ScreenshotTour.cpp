@@ -97,6 +97,19 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
   t->setKind(shownKind == TicketKind::DivisibleSell ? TicketKind::AllOrNoneBuy : shownKind);
   settle();
   if (auto* d = w.findChild<QDockWidget*>("ticketDock")) save(d->grab(), "ticket-buy.png");
+  // The same ticket with values that cannot be sent: the reasons by the fields, Submit off.
+  {
+    auto* gpus = t->findChild<QLineEdit*>("ticketGpus");
+    auto* limit = t->findChild<QLineEdit*>("ticketLimit");
+    const QString keepGpus = gpus->text(), keepLimit = limit->text();
+    gpus->setText(QStringLiteral("0"));
+    limit->setText(QStringLiteral("-5"));
+    settle();
+    if (auto* d = w.findChild<QDockWidget*>("ticketDock")) save(d->grab(), "ticket-validation.png");
+    save(w.grab(), "window-ticket-validation.png");
+    gpus->setText(keepGpus);
+    limit->setText(keepLimit);
+  }
 
   // The grid with the tooltip over the first hour that offers GPUs, drawn where it would pop up.
   OrderBookGridView* g = w.grid();

@@ -3,6 +3,10 @@
 #include "ui/shell/DisplayFormat.h"
 #include "ui/shell/TermsFormat.h"
 #include "ui/ticket/ListingTermsEditor.h"
+#include "ui/ticket/OrderMessages.h"
+#include "ui/ticket/TicketInput.h"
+
+#include "core/engine/Matcher.h"
 
 #include "core/engine/MarketLimits.h"
 
@@ -20,7 +24,10 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QShortcut>
+#include <QLocale>
+#include <QPointer>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -36,6 +43,36 @@ QDateTimeEdit* hourEdit(QWidget* parent) {
   e->setCalendarPopup(true);
   return e;
 }
+
+// A field with its reason under it: the reason is shown only while the value cannot be sent.
+QWidget* fieldWithReason(QWidget* parent, QWidget* field, QLabel** reason, const QString& name,
+                         const QString& prefix = {}, const QString& suffix = {}) {
+  auto* box = new QWidget(parent);
+  auto* v = new QVBoxLayout(box);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(2);
+  auto* h = new QHBoxLayout;
+  h->setContentsMargins(0, 0, 0, 0);
+  if (!prefix.isEmpty()) h->addWidget(new QLabel(prefix, box));
+  h->addWidget(field, 1);
+  if (!suffix.isEmpty()) h->addWidget(new QLabel(suffix, box));
+  v->addLayout(h);
+  *reason = new QLabel(box);
+  (*reason)->setObjectName(name);
+  (*reason)->setWordWrap(true);
+  (*reason)->setStyleSheet(QStringLiteral("color:#e5484d; font-weight:600;"));
+  (*reason)->hide();
+  v->addWidget(*reason);
+  return box;
+}
+
+void showReason(QLabel* label, QWidget* field, const QString& why) {
+  label->setText(why);
+  label->setVisible(!why.isEmpty());
+  field->setStyleSheet(why.isEmpty() ? QString() : QStringLiteral("border:1px solid #e5484d;"));
+}
+
+constexpr Hour kMaxQuotedHours = 24 * 62;  // longer windows are not quoted from the engine's book
 
 constexpr Accelerator kAccelerators[] = {Accelerator::A100,  Accelerator::H100,   Accelerator::H200,
                                          Accelerator::B200,  Accelerator::GB200,  Accelerator::MI300X,
@@ -101,31 +138,26 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   cf->addRow(tr("Max carbon"), maxCarbon_);
   form_->addRow(constraints_);
 
-  gpus_ = new QSpinBox(this);
+  gpus_ = new QLineEdit(QStringLiteral("8"), this);
   gpus_->setObjectName("ticketGpus");
-  gpus_->setRange(1, 1'000'000);
-  gpus_->setValue(8);
-  form_->addRow(tr("&GPUs"), gpus_);
+  gpusRow_ = fieldWithReason(this, gpus_, &gpusError_, "ticketGpusError");
+  form_->addRow(tr("&GPUs"), gpusRow_);
   start_ = hourEdit(this);
   start_->setObjectName("ticketStart");
-  form_->addRow(tr("&Start"), start_);
+  startRow_ = fieldWithReason(this, start_, &startError_, "ticketStartError");
+  form_->addRow(tr("&Start"), startRow_);
   end_ = hourEdit(this);
   end_->setObjectName("ticketEnd");
-  form_->addRow(tr("&End"), end_);
-  duration_ = new QSpinBox(this);
+  endRow_ = fieldWithReason(this, end_, &endError_, "ticketEndError");
+  form_->addRow(tr("&End"), endRow_);
+  duration_ = new QLineEdit(QStringLiteral("24"), this);
   duration_->setObjectName("ticketDuration");
-  duration_->setRange(1, 24 * 366);
-  duration_->setSuffix(tr(" h"));
-  duration_->setValue(24);
-  form_->addRow(tr("&Duration"), duration_);
-  limit_ = new QDoubleSpinBox(this);
+  durationRow_ = fieldWithReason(this, duration_, &durationError_, "ticketDurationError", {}, tr("h"));
+  form_->addRow(tr("&Duration"), durationRow_);
+  limit_ = new QLineEdit(QStringLiteral("2.50"), this);
   limit_->setObjectName("ticketLimit");
-  limit_->setDecimals(2);
-  limit_->setRange(0.01, dollars(limits::kMaxPrice));  // what the exchange accepts
-  limit_->setPrefix("$");
-  limit_->setSuffix(tr(" /GPU-h"));
-  limit_->setValue(2.50);
-  form_->addRow(tr("&Limit"), limit_);
+  limitRow_ = fieldWithReason(this, limit_, &limitError_, "ticketLimitError", QStringLiteral("$"), tr("/GPU-h"));
+  form_->addRow(tr("&Limit"), limitRow_);
   tif_ = new QComboBox(this);
   tif_->addItem(tr("GTC (good till cancelled)"), static_cast<int>(TimeInForce::GTC));
   tif_->addItem(tr("GTD (good till date)"), static_cast<int>(TimeInForce::GTD));
@@ -155,6 +187,15 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   quote_->setMinimumHeight(64);
   quote_->setFrameShape(QFrame::StyledPanel);
   outer->addWidget(quote_);
+  status_ = new QLabel(this);
+  status_->setObjectName("ticketStatus");
+  status_->setWordWrap(true);
+  status_->hide();
+  outer->addWidget(status_);
+  bookQuoteTimer_ = new QTimer(this);
+  bookQuoteTimer_->setSingleShot(true);
+  bookQuoteTimer_->setInterval(250);
+  connect(bookQuoteTimer_, &QTimer::timeout, this, &OrderTicket::requestBookQuote);
 
   auto* buttons = new QHBoxLayout;
   submit_ = new QPushButton(tr("Submit (Enter)"), this);
@@ -185,12 +226,26 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   connect(contract_, &QComboBox::currentIndexChanged, this, [this] {
     if (kind() == TicketKind::SellBack) fillFromContract();
   });
-  connect(gpus_, &QSpinBox::valueChanged, this, requote);
+  connect(gpus_, &QLineEdit::textChanged, this, requote);
   connect(start_, &QDateTimeEdit::dateTimeChanged, this, requote);
   connect(end_, &QDateTimeEdit::dateTimeChanged, this, requote);
-  connect(duration_, &QSpinBox::valueChanged, this, requote);
-  connect(limit_, &QDoubleSpinBox::valueChanged, this, [this] { limitTouched_ = true; });
-  connect(tif_, &QComboBox::currentIndexChanged, this, [this] { updateVisibility(); });
+  connect(duration_, &QLineEdit::textChanged, this, requote);
+  connect(limit_, &QLineEdit::textChanged, this, [this] {
+    if (!settingLimit_) limitTouched_ = true;
+    validate();
+    quote_->setText(quoteText());
+  });
+  connect(tif_, &QComboBox::currentIndexChanged, this, [this] {
+    updateVisibility();
+    refreshQuote();
+  });
+  connect(expire_, &QDateTimeEdit::dateTimeChanged, this, requote);
+  connect(postOnly_, &QCheckBox::toggled, this, requote);
+  connect(accelerators_, &QListWidget::itemChanged, this, requote);
+  connect(minMemory_, &QSpinBox::valueChanged, this, requote);
+  connect(regions_, &QLineEdit::textChanged, this, requote);
+  connect(minFabric_, &QComboBox::currentIndexChanged, this, requote);
+  connect(maxCarbon_, &QSpinBox::valueChanged, this, requote);
   connect(terms_, &ListingTermsEditor::changed, this, requote);
 
   setNow(currentWallClockHour());
@@ -262,29 +317,125 @@ void OrderTicket::setNow(Hour now) {
     start_->setDateTime(dateTimeOfHour(now + 1));
     end_->setDateTime(dateTimeOfHour(now + 25));
     expire_->setDateTime(dateTimeOfHour(now + 24));
-  } else if (start() < now) {
-    // Delivered hours cannot trade: keep the window's length, move it to the next hour.
-    const Hour len = std::max<Hour>(1, end() - start());
-    QSignalBlocker a(start_), b(end_);
-    start_->setDateTime(dateTimeOfHour(now + 1));
-    end_->setDateTime(dateTimeOfHour(now + 1 + len));
   }
+  // The window never moves by itself: a start the clock has passed is shown as a reason.
   refreshQuote();
 }
 
 ClusterId OrderTicket::clusterId() const { return static_cast<ClusterId>(cluster_->currentData().toUInt()); }
-GpuCount OrderTicket::gpus() const { return gpus_->value(); }
+GpuCount OrderTicket::gpus() const { return static_cast<GpuCount>(parsedGpus().value_or(0)); }
 Hour OrderTicket::start() const { return hourOfDateTime(start_->dateTime()); }
 Hour OrderTicket::end() const { return hourOfDateTime(end_->dateTime()); }
-Price OrderTicket::limit() const { return priceFromDollars(limit_->value()); }
+Price OrderTicket::limit() const { return parsedLimit().value_or(0); }
+
+GpuCount OrderTicket::maxGpus() const {
+  const TicketKind k = kind();
+  if (k == TicketKind::SellBack) {
+    const qulonglong id = contract_->currentData().toULongLong();
+    for (const Contract& c : contracts_)
+      if (c.id == id) return c.gpus;
+  }
+  GpuCount most = 0;
+  for (const Cluster& c : clusters_) {
+    if (k == TicketKind::ConstraintBuy || c.id == clusterId()) most = std::max<GpuCount>(most, c.totalGpus());
+  }
+  return most > 0 ? most : limits::kMaxClusterGpus;
+}
+
+std::optional<std::int64_t> OrderTicket::parsedGpus() const {
+  const auto v = parseWholeNumber(gpus_->text(), tr("GPUs"), 1, maxGpus());
+  if (const auto* n = std::get_if<std::int64_t>(&v)) return *n;
+  return std::nullopt;
+}
+
+std::optional<Price> OrderTicket::parsedLimit() const {
+  const auto v = parseLimitPrice(limit_->text());
+  if (const auto* p = std::get_if<Price>(&v)) return *p;
+  return std::nullopt;
+}
+
+std::optional<Hour> OrderTicket::parsedDuration() const {
+  const auto v = parseWholeNumber(duration_->text(), tr("hours"), 1, limits::kMaxWindowHours);
+  if (const auto* n = std::get_if<std::int64_t>(&v)) return *n;
+  return std::nullopt;
+}
+
+void OrderTicket::setLimitText(Price p) {
+  settingLimit_ = true;
+  limit_->setText(limitText(p));
+  settingLimit_ = false;
+}
+
+void OrderTicket::validate() {
+  const TicketKind k = kind();
+  const auto g = parseWholeNumber(gpus_->text(), tr("GPUs"), 1, maxGpus());
+  QString gpusWhy = std::holds_alternative<QString>(g) ? std::get<QString>(g) : QString();
+  if (gpusWhy.contains(tr("allowed here")) && k == TicketKind::SellBack)
+    gpusWhy = tr("The contract holds %1 GPUs: you can sell back at most that.").arg(maxGpus());
+  else if (gpusWhy.contains(tr("allowed here")) && maxGpus() < limits::kMaxClusterGpus)
+    gpusWhy = tr("%1 GPUs is more than the cluster has (%2).").arg(gpus_->text().trimmed()).arg(maxGpus());
+  showReason(gpusError_, gpus_, gpusWhy);
+  const auto l = parseLimitPrice(limit_->text());
+  showReason(limitError_, limit_, std::holds_alternative<QString>(l) ? std::get<QString>(l) : QString());
+  QString startWhy, endWhy;
+  if (start() < now_)
+    startWhy = tr("The start has been delivered: exchange time is %1 UTC. Choose a later start.").arg(formatHour(now_));
+  if (end() <= start()) endWhy = tr("The end must be after the start (%1 UTC).").arg(formatHour(start()));
+  else if (end() - start() > limits::kMaxWindowHours) endWhy = tr("The window is longer than the exchange allows (five years).");
+  showReason(startError_, start_, startWhy);
+  showReason(endError_, end_, endWhy);
+  QString durationWhy;
+  if (k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy) {
+    const auto d = parseWholeNumber(duration_->text(), tr("hours"), 1, limits::kMaxWindowHours);
+    if (const auto* why = std::get_if<QString>(&d)) durationWhy = *why;
+    else if (end() > start() && std::get<std::int64_t>(d) > end() - start())
+      durationWhy = tr("%1 h is longer than the window (%2 h).").arg(std::get<std::int64_t>(d)).arg(end() - start());
+  }
+  showReason(durationError_, duration_, durationWhy);
+  // A form that still describes the order last sent is not sent again.
+  const auto o = order();
+  if (sentContent_ && (!std::holds_alternative<OrderRequest>(o) || std::get<OrderRequest>(o) != *sentContent_)) {
+    sentContent_.reset();
+    sentId_ = shownId_ = 0;
+    status_->hide();
+  }
+  submit_->setEnabled(canSubmit());
+}
+
+QString OrderTicket::problem() const {
+  const auto o = order();
+  if (const QString* why = std::get_if<QString>(&o)) return *why;
+  return {};
+}
+
+bool OrderTicket::canSubmit() const { return problem().isEmpty() && !sentContent_; }
+
+std::optional<OrderId> OrderTicket::sentOrderId() const {
+  if (!sentContent_) return std::nullopt;
+  return shownId_ ? shownId_ : sentId_;
+}
+
+void OrderTicket::noteAccepted(OrderId sentId, OrderId shownId) {
+  if (!sentContent_ || sentId != sentId_) return;
+  shownId_ = shownId;
+  status_->setText(tr("Accepted as order #%1. Change any field to send another order.").arg(shownId));
+  status_->show();
+}
+
+void OrderTicket::noteRejected(OrderId sentId, const QString& why) {
+  if (!sentContent_ || sentId != sentId_) return;
+  status_->setText(tr("Not accepted: %1").arg(why));
+  status_->show();
+}
 
 void OrderTicket::prefill(ClusterId cluster, const GridSelection& s) {
   const int i = cluster_->findData(cluster);
   if (i >= 0) cluster_->setCurrentIndex(i);
   if (s.side == Side::Sell) setKind(TicketKind::DivisibleSell);
   else if (kind() != TicketKind::DivisibleBuy && kind() != TicketKind::FlexibleBuy) setKind(TicketKind::AllOrNoneBuy);
-  if (kind() == TicketKind::FlexibleBuy) duration_->setValue(static_cast<int>(std::max<Hour>(1, std::min<Hour>(duration_->value(), s.end - s.start))));
-  gpus_->setValue(s.gpus);
+  if (kind() == TicketKind::FlexibleBuy && parsedDuration().value_or(0) > s.end - s.start)
+    duration_->setText(QString::number(s.end - s.start));
+  gpus_->setText(QString::number(s.gpus));
   {
     QSignalBlocker a(start_), b(end_);
     start_->setDateTime(dateTimeOfHour(s.start));
@@ -301,7 +452,7 @@ void OrderTicket::fillFromContract() {
     if (c.id != id) continue;
     const int i = cluster_->findData(c.cluster);
     if (i >= 0) cluster_->setCurrentIndex(i);
-    gpus_->setValue(c.gpus);
+    gpus_->setText(QString::number(c.gpus));
     QSignalBlocker a(start_), b(end_);
     start_->setDateTime(dateTimeOfHour(std::max(c.start, now_)));
     end_->setDateTime(dateTimeOfHour(c.end));
@@ -315,7 +466,7 @@ void OrderTicket::updateVisibility() {
   cluster_->setEnabled(k != TicketKind::SellBack);
   form_->setRowVisible(contract_, k == TicketKind::SellBack);
   form_->setRowVisible(constraints_, k == TicketKind::ConstraintBuy);
-  form_->setRowVisible(duration_, k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy);
+  form_->setRowVisible(durationRow_, k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy);
   form_->setRowVisible(expire_, static_cast<TimeInForce>(tif_->currentData().toInt()) == TimeInForce::GTD);
   // A new listing states its terms; a sell-back passes on those of the contract it resells.
   form_->setRowVisible(terms_, k == TicketKind::DivisibleSell);
@@ -325,19 +476,34 @@ void OrderTicket::updateVisibility() {
 std::variant<OrderRequest, QString> OrderTicket::order() const {
   OrderRequest o;
   const TicketKind k = kind();
-  o.gpus = gpus_->value();
+  // Every value is read exactly as shown; the first field that cannot be sent is the reason.
+  const auto g = parseWholeNumber(gpus_->text(), tr("GPUs"), 1, maxGpus());
+  if (const QString* why = std::get_if<QString>(&g)) return tr("GPUs: %1").arg(*why);
+  o.gpus = static_cast<GpuCount>(std::get<std::int64_t>(g));
   o.start = start();
   o.end = end();
-  o.limit = limit();
+  const auto l = parseLimitPrice(limit_->text());
+  if (const QString* why = std::get_if<QString>(&l)) return tr("Limit: %1").arg(*why);
+  o.limit = std::get<Price>(l);
   o.tif = static_cast<TimeInForce>(tif_->currentData().toInt());
   o.postOnly = postOnly_->isChecked();
-  if (o.tif == TimeInForce::GTD) o.expireAt = hourOfDateTime(expire_->dateTime());
-  if (o.end <= o.start) return tr("The end must be after the start.");
-  if (o.end <= now_) return tr("The window has already been delivered (exchange time %1).").arg(formatHour(now_));
+  if (o.tif == TimeInForce::GTD) {
+    o.expireAt = hourOfDateTime(expire_->dateTime());
+    if (*o.expireAt <= now_) return tr("Expires: the expiry must be after the exchange time (%1 UTC).").arg(formatHour(now_));
+  }
+  if (o.start < now_) return tr("Start: the start has been delivered (exchange time %1 UTC).").arg(formatHour(now_));
+  if (o.end <= o.start) return tr("End: the end must be after the start.");
+  if (o.end - o.start > limits::kMaxWindowHours) return tr("End: the window is longer than the exchange allows.");
   if (k != TicketKind::ConstraintBuy) {
     if (cluster_->currentIndex() < 0) return tr("Choose a cluster.");
     o.cluster = clusterId();
   }
+  auto duration = [&]() -> std::variant<Hour, QString> {
+    const auto d = parseWholeNumber(duration_->text(), tr("hours"), 1, limits::kMaxWindowHours);
+    if (const QString* why = std::get_if<QString>(&d)) return tr("Duration: %1").arg(*why);
+    if (std::get<std::int64_t>(d) > o.end - o.start) return tr("Duration: longer than the window.");
+    return static_cast<Hour>(std::get<std::int64_t>(d));
+  };
   switch (k) {
     case TicketKind::AllOrNoneBuy:
       o.side = Side::Buy;
@@ -355,12 +521,14 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       o.terms = std::get<OfferTerms>(t);
       break;
     }
-    case TicketKind::FlexibleBuy:
+    case TicketKind::FlexibleBuy: {
       o.side = Side::Buy;
       o.fill = FillStyle::AllOrNone;
-      if (duration_->value() > o.end - o.start) return tr("The duration is longer than the window.");
-      o.duration = duration_->value();
+      const auto d = duration();
+      if (const QString* why = std::get_if<QString>(&d)) return *why;
+      o.duration = std::get<Hour>(d);
       break;
+    }
     case TicketKind::ConstraintBuy: {
       o.side = Side::Buy;
       o.fill = FillStyle::AllOrNone;
@@ -376,8 +544,9 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       if (minFabric_->currentData().toInt() >= 0) c.minFabric = static_cast<FabricClass>(minFabric_->currentData().toInt());
       if (maxCarbon_->value() > 0) c.maxCarbonGramsPerKwh = maxCarbon_->value();
       o.constraints = c;
-      if (duration_->value() > o.end - o.start) return tr("The duration is longer than the window.");
-      if (duration_->value() < o.end - o.start) o.duration = duration_->value();
+      const auto d = duration();
+      if (const QString* why = std::get_if<QString>(&d)) return *why;
+      if (std::get<Hour>(d) < o.end - o.start) o.duration = std::get<Hour>(d);
       break;
     }
     case TicketKind::SellBack: {
@@ -398,46 +567,144 @@ std::optional<FillQuote> OrderTicket::quote() const {
   const auto o = order();
   if (!std::holds_alternative<OrderRequest>(o)) return std::nullopt;
   const OrderRequest& r = std::get<OrderRequest>(o);
-  // A named order can only be quoted from a book that shows exactly its cluster.
-  if (!book_ || !r.cluster || book_->clusters.size() != 1 || book_->clusters.front() != *r.cluster) return std::nullopt;
-  return quoteFill(*book_, r.side, r.gpus, r.start, r.end, r.duration);
+  // The grid's snapshot quotes a named cluster it shows alone; anything else comes from the
+  // market's own book (bookQuote_), for exactly this order.
+  if (book_ && r.cluster && book_->clusters.size() == 1 && book_->clusters.front() == *r.cluster) {
+    const bool divisible = r.fill == FillStyle::Divisible;
+    return quoteFill(*book_, r.side, r.gpus, r.start, r.end, r.duration,
+                     divisible ? std::optional<Price>(r.limit) : std::nullopt);
+  }
+  if (bookQuote_ && bookQuote_->order == r) return bookQuote_->quote;
+  return std::nullopt;
+}
+
+QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, const QString& where) const {
+  auto gh = [](std::int64_t v) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v)); };
+  const QString good = QStringLiteral("<span style='color:#3a3'>%1</span>");
+  const QString bad = QStringLiteral("<span style='color:#e5484d'>%1</span>");
+  QString t;
+  if (r.side == Side::Sell) {
+    // A sell hits bids at or above its limit; the rest rests as an ask.
+    if (q.availableGpuHours == 0) {
+      t = tr("No bids at or above your %1 limit now: the whole order would rest as an ask%2.")
+              .arg(formatPrice(r.limit), where);
+    } else {
+      t = good.arg(tr("Would sell %1 of %2 GPU-hours now for <b>%3</b> (average %4/GPU-h)%5.")
+                       .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), formatMoney(q.total),
+                            formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
+      if (q.availableGpuHours < q.wantedGpuHours) t += tr(" The other %1 GPU-hours would rest as an ask.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
+    }
+  } else if (r.fill == FillStyle::Divisible) {
+    if (q.availableGpuHours == 0) {
+      t = tr("Nothing offered at or below your %1 limit now: the whole order would rest as a bid%2.")
+              .arg(formatPrice(r.limit), where);
+    } else {
+      t = good.arg(tr("Would buy %1 of %2 GPU-hours now for <b>%3</b> (average %4/GPU-h)%5.")
+                       .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), formatMoney(q.total),
+                            formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
+      if (q.availableGpuHours < q.wantedGpuHours) t += tr(" The other %1 GPU-hours would rest as a bid.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
+    }
+  } else {
+    // All-or-none: every GPU of every hour, with the limit bounding the average price.
+    const bool all = q.allOrNoneNow && q.availableGpuHours == q.wantedGpuHours;
+    const std::optional<double> avg = q.averagePrice();
+    const QString window = r.duration ? tr(" in %1 to %2").arg(formatHour(q.start), formatHour(q.end)) : QString();
+    if (all && avg && *avg <= static_cast<double>(r.limit)) {
+      t = good.arg(tr("Can fill all-or-none now%1%2: <b>%3</b>, average %4/GPU-h, within your %5 limit.")
+                       .arg(window, where, formatMoney(q.total), formatPrice(static_cast<Price>(std::ceil(*avg))), formatPrice(r.limit)));
+    } else if (all && avg) {
+      t = bad.arg(tr("Cannot fill now: the whole rectangle%1%2 averages %3/GPU-h, above your %4 limit. It would rest as a bid.")
+                      .arg(window, where, formatPrice(static_cast<Price>(std::ceil(*avg))), formatPrice(r.limit)));
+    } else {
+      t = bad.arg(tr("Cannot fill all-or-none now: %1 of the %2 GPU-hours are offered%3%4. It would rest as a bid.")
+                      .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), window, where));
+    }
+  }
+  if (r.tif == TimeInForce::IOC) t += tr("<br>IOC: whatever does not trade at once is cancelled.");
+  if (r.tif == TimeInForce::FOK) t += tr("<br>FOK: unless it fills completely at once, nothing trades.");
+  if (r.postOnly && q.availableGpuHours > 0) t += bad.arg(tr("<br>Post only: it would trade now, so the exchange would reject it."));
+  if (!q.complete) t += tr("<br><i>Part of the window is beyond the hours the book shows.</i>");
+  return t;
 }
 
 QString OrderTicket::quoteText() const {
   const auto o = order();
-  if (const QString* why = std::get_if<QString>(&o)) return QStringLiteral("<b>%1</b>").arg(why->toHtmlEscaped());
+  if (const QString* why = std::get_if<QString>(&o))
+    return QStringLiteral("<b style='color:#e5484d'>%1</b>").arg(tr("Not ready to send: %1").arg(why->toHtmlEscaped()));
   const OrderRequest& r = std::get<OrderRequest>(o);
-  const auto q = quote();
-  QString t = tr("%1 GPUs x %2 h = %3 GPU-hours, limit %4/GPU-h = %5")
-                  .arg(r.gpus)
-                  .arg(r.hours())
-                  .arg(static_cast<qlonglong>(r.gpus) * r.hours())
-                  .arg(formatPrice(r.limit))
-                  .arg(formatMoney(r.limit * r.gpus * r.hours()));
-  if (!q) {
-    return t + tr("<br><i>No quote: show this cluster alone on the grid to quote it%1.</i>")
-                   .arg(r.constraints ? tr(" (constraint orders match several clusters)") : QString());
-  }
-  const bool buy = r.side == Side::Buy;
+  QString t = describeOrder(r, [this](ClusterId id) {
+                for (const Cluster& c : clusters_)
+                  if (c.id == id) return QString::fromStdString(c.name);
+                return tr("cluster %1").arg(id);
+              }).toHtmlEscaped();
   t += QStringLiteral("<br>");
-  if (q->availableGpuHours == 0) {
-    t += buy ? tr("Nothing offered in this window now.") : tr("No bids in this window now.");
-  } else {
-    t += tr("%1 if filled now: <b>%2</b>, average <b>%3</b>/GPU-h")
-             .arg(buy ? tr("Cost") : tr("Proceeds"))
-             .arg(formatMoney(q->total))
-             .arg(formatPrice(static_cast<Price>(std::llround(*q->averagePrice()))));
-    if (q->availableGpuHours < q->wantedGpuHours)
-      t += tr(" (for the %1 of %2 GPU-hours available)").arg(q->availableGpuHours).arg(q->wantedGpuHours);
+  const bool fromGrid = book_ && r.cluster && book_->clusters.size() == 1 && book_->clusters.front() == *r.cluster;
+  if (fromGrid) return t + describeQuote(r, *quote(), QString());
+  if (bookQuote_ && bookQuote_->order == r) {
+    if (!bookQuote_->quote) {
+      if (r.constraints)
+        return t + tr("<span style='color:#e5484d'>No cluster matches the constraints (%1 looked at).</span>").arg(bookQuote_->candidates);
+      return t + tr("<i>Cannot quote this window (longer than %1 days).</i>").arg(kMaxQuotedHours / 24);
+    }
+    QString where;
+    if (r.constraints) {
+      QString name = tr("cluster %1").arg(bookQuote_->cluster);
+      for (const Cluster& c : clusters_)
+        if (c.id == bookQuote_->cluster) name = QString::fromStdString(c.name);
+      where = tr(" on %1 (best of %2 matching clusters)").arg(name.toHtmlEscaped()).arg(bookQuote_->candidates);
+    }
+    return t + describeQuote(r, *bookQuote_->quote, where);
   }
-  t += QStringLiteral("<br>");
-  if (q->allOrNoneNow)
-    t += tr("<span style='color:#2a2'>Can fill all-or-none right now</span>");
-  else
-    t += tr("<span style='color:#d33'>Cannot fill all-or-none right now</span>");
-  if (r.duration) t += tr("<br>Best window now: %1 to %2").arg(formatHour(q->start)).arg(formatHour(q->end));
-  if (!q->complete) t += tr("<br><i>Part of the window is beyond the grid's hours.</i>");
-  return t;
+  if (!bookReader_) return t + tr("<i>No quote: show this cluster alone on the grid to quote it.</i>");
+  return t + tr("<i>Quoting from the book...</i>");
+}
+
+void OrderTicket::requestBookQuote() {
+  if (!bookReader_) return;
+  const auto o = order();
+  if (!std::holds_alternative<OrderRequest>(o)) return;
+  const OrderRequest r = std::get<OrderRequest>(o);
+  if (bookQuote_ && bookQuote_->order == r && bookQuoteAsked_ && *bookQuoteAsked_ == r) return;
+  bookQuoteAsked_ = r;
+  QPointer<OrderTicket> self(this);
+  bookReader_([self, r](const Matcher& m) {
+    BookQuote out;
+    out.order = r;
+    if (r.end - r.start <= kMaxQuotedHours) {
+      for (const Cluster& c : m.clusters()) {
+        if (r.cluster ? c.id != *r.cluster : !(r.constraints && r.constraints->matches(c) && c.totalGpus() >= r.gpus)) continue;
+        ++out.candidates;
+        BookSnapshot snap;
+        snap.clusters = {c.id};
+        snap.firstHour = r.start;
+        snap.cells.resize(static_cast<std::size_t>(r.end - r.start));
+        const Side against = r.side == Side::Buy ? Side::Sell : Side::Buy;
+        for (Hour h = r.start; h < r.end; ++h) {
+          auto& cell = snap.cells[static_cast<std::size_t>(h - r.start)];
+          (against == Side::Sell ? cell.asks : cell.bids) = m.depth(c.id, h, against, 64);
+        }
+        const bool divisible = r.fill == FillStyle::Divisible;
+        FillQuote q = quoteFill(snap, r.side, r.gpus, r.start, r.end, r.duration,
+                                divisible ? std::optional<Price>(r.limit) : std::nullopt);
+        // The cheapest fully fillable placement wins; else the one with the most available.
+        auto better = [&](const FillQuote& a, const FillQuote& b) {
+          if (a.allOrNoneNow != b.allOrNoneNow) return a.allOrNoneNow;
+          if (a.availableGpuHours != b.availableGpuHours) return a.availableGpuHours > b.availableGpuHours;
+          return a.total < b.total;
+        };
+        if (!out.quote || better(q, *out.quote)) {
+          out.quote = q;
+          out.cluster = c.id;
+        }
+      }
+    }
+    QMetaObject::invokeMethod(self.data(), [self, out] {
+      if (!self) return;
+      self->bookQuote_ = out;
+      self->quote_->setText(self->quoteText());
+      emit self->quoteChanged();
+    }, Qt::QueuedConnection);
+  });
 }
 
 QString OrderTicket::askTermsText() const {
@@ -476,47 +743,68 @@ QString OrderTicket::askTermsText() const {
 
 void OrderTicket::refreshQuote() {
   if (!limitTouched_) {
-    // Until the trader types a limit, offer the one that would fill now.
+    // Until the trader types a limit, offer the one that would fill now (shown, and sent as shown).
     if (const auto q = quote(); q && q->availableGpuHours > 0) {
       const Price cent = kMicrosPerDollar / 100;
-      const bool aon = kind() == TicketKind::AllOrNoneBuy || kind() == TicketKind::FlexibleBuy;
+      const bool aon = kind() == TicketKind::AllOrNoneBuy || kind() == TicketKind::FlexibleBuy || kind() == TicketKind::ConstraintBuy;
       const Price p = aon ? static_cast<Price>(std::ceil(*q->averagePrice())) : q->worstPrice;
-      const Price rounded = q->wantedGpuHours > 0 && kind() != TicketKind::DivisibleSell && kind() != TicketKind::SellBack
-                                ? ((p + cent - 1) / cent) * cent
-                                : (p / cent) * cent;
-      QSignalBlocker b(limit_);
-      limit_->setValue(dollars(rounded));
+      const bool buy = kind() != TicketKind::DivisibleSell && kind() != TicketKind::SellBack;
+      const Price rounded = buy ? ((p + cent - 1) / cent) * cent : (p / cent) * cent;
+      if (rounded > 0 && rounded != parsedLimit()) setLimitText(rounded);
     }
   }
+  validate();
   quote_->setText(quoteText());
   if (kind() != TicketKind::DivisibleSell && kind() != TicketKind::SellBack) askTerms_->setText(askTermsText());
+  const auto o = order();
+  const bool fromGrid = std::holds_alternative<OrderRequest>(o) && book_ && std::get<OrderRequest>(o).cluster &&
+                        book_->clusters.size() == 1 && book_->clusters.front() == *std::get<OrderRequest>(o).cluster;
+  if (!fromGrid && bookReader_ && std::holds_alternative<OrderRequest>(o) &&
+      !(bookQuote_ && bookQuote_->order == std::get<OrderRequest>(o)) && !bookQuoteTimer_->isActive())
+    bookQuoteTimer_->start();
+  emit quoteChanged();
 }
 
 void OrderTicket::submit() {
-  const auto o = order();
-  if (const QString* why = std::get_if<QString>(&o)) {
-    emit invalidOrder(*why);
-    QMessageBox::warning(this, tr("Order not sent"), *why);
+  validate();
+  if (sentContent_) {
+    // The same ticket again: nothing new is sent (Enter pressed twice, Submit clicked twice).
+    status_->setText(tr("Already sent%1. Change any field to send another order.")
+                         .arg(shownId_ ? tr(" as order #%1").arg(shownId_) : QString()));
+    status_->show();
     return;
   }
-  const OrderRequest& r = std::get<OrderRequest>(o);
+  const auto o = order();
+  if (const QString* why = std::get_if<QString>(&o)) {
+    // The reason is already shown next to the field; say it once more where the eye is.
+    status_->setText(tr("Not sent. %1").arg(*why));
+    status_->show();
+    emit invalidOrder(*why);
+    return;
+  }
+  OrderRequest r = std::get<OrderRequest>(o);
   const std::int64_t gpuHours = static_cast<std::int64_t>(r.gpus) * r.hours();
   if (gpuHours > confirmAbove_) {
-    const auto answer = QMessageBox::question(
-        this, tr("Confirm large order"),
-        tr("%1 %2 GPUs for %3 h (%4 GPU-hours) at up to %5/GPU-h, %6 in all?")
-            .arg(r.side == Side::Buy ? tr("Buy") : tr("Sell"))
-            .arg(r.gpus)
-            .arg(r.hours())
-            .arg(gpuHours)
-            .arg(formatPrice(r.limit))
-            .arg(formatMoney(r.limit * gpuHours)));
+    const QString full = describeOrder(r, [this](ClusterId id) {
+      for (const Cluster& c : clusters_)
+        if (c.id == id) return QString::fromStdString(c.name);
+      return tr("cluster %1").arg(id);
+    });
+    const auto answer = QMessageBox::question(this, tr("Confirm large order"), tr("Send this order?\n\n%1").arg(full));
     if (answer != QMessageBox::Yes) return;
   }
   if (kind() == TicketKind::DivisibleSell) {
     QSettings s;
     terms_->save(s);  // the next listing starts from these terms
   }
+  // The client order id is fixed with the content: the same ticket cannot become two orders.
+  sentContent_ = r;
+  limitTouched_ = true;  // the book moving on does not rewrite the limit of a sent ticket
+  sentId_ = r.id = newOrderId_ ? newOrderId_() : 0;
+  shownId_ = 0;
+  submit_->setEnabled(false);
+  status_->setText(tr("Sent; waiting for the exchange. Change any field to send another order."));
+  status_->show();
   emit submitRequested(r);
 }
 

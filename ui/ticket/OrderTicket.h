@@ -1,12 +1,15 @@
 #pragma once
-// The order ticket: every order type the engine trades, a live quote from the book
-// (total if filled now, average price, whether it fills all-or-none now), Enter to submit,
-// Escape to cancel, and a confirmation above a configurable size.
+// The order ticket: every order type the engine trades, a live quote from the book that takes
+// the order type and its limit into account, Enter to submit, Escape to cancel, and a
+// confirmation above a configurable size. The ticket is the order: every field is read exactly
+// as typed (no clamping, no dropped characters); a value that cannot be sent shows its reason
+// under the field and disables Submit; a sent ticket is not sent again until it changes.
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/session/FillQuote.h"
 
 #include <QWidget>
 
+#include <functional>
 #include <variant>
 
 class QCheckBox;
@@ -18,8 +21,13 @@ class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
+class QTimer;
 class QGroupBox;
 class QFormLayout;
+
+namespace tessera {
+class Matcher;
+}
 
 namespace tessera::ui {
 
@@ -40,6 +48,16 @@ class OrderTicket : public QWidget {
   void setConfirmAboveGpuHours(std::int64_t gpuHours) { confirmAbove_ = gpuHours; }
   std::int64_t confirmAboveGpuHours() const { return confirmAbove_; }
 
+  // Where new client order ids come from (the session's); without one the ticket sends id 0.
+  void setOrderIdSource(std::function<OrderId()> source) { newOrderId_ = std::move(source); }
+  // Runs a job on the market's book off the GUI thread (TradingSession::runOnBook): quotes of
+  // constraint orders and of clusters the grid does not show alone come from there.
+  using BookReader = std::function<void(std::function<void(const Matcher&)>)>;
+  void setBookReader(BookReader reader) { bookReader_ = std::move(reader); }
+  // How the terminal names an order to the trader: the exchange's id once it is known.
+  void noteAccepted(OrderId sentId, OrderId shownId);
+  void noteRejected(OrderId sentId, const QString& why);
+
   // Fills the ticket from a rectangle dragged on the grid.
   void prefill(ClusterId cluster, const GridSelection& selection);
   void setKind(TicketKind kind);
@@ -50,6 +68,11 @@ class OrderTicket : public QWidget {
   // The quote for the current form, if the book shows its cluster.
   std::optional<FillQuote> quote() const;
   QString quoteText() const;
+  // Why the form cannot be sent (empty if it can), field by field as shown under the fields.
+  QString problem() const;
+  bool canSubmit() const;
+  // The id the last submit sent, while the form still describes that order.
+  std::optional<OrderId> sentOrderId() const;
   // Buy orders: the terms of the best asks in the window the order would trade against.
   QString askTermsText() const;
   ListingTermsEditor* listingTerms() const { return terms_; }
@@ -69,20 +92,40 @@ class OrderTicket : public QWidget {
   void submitRequested(const tessera::OrderRequest& order);
   void cancelled();
   void invalidOrder(const QString& why);
+  void quoteChanged();
 
  private:
   void updateVisibility();
   void refreshQuote();
   void fillFromContract();
+  void validate();
+  void requestBookQuote();
+  QString describeQuote(const OrderRequest& r, const FillQuote& q, const QString& where) const;
+  GpuCount maxGpus() const;
+  std::optional<std::int64_t> parsedGpus() const;
+  std::optional<Price> parsedLimit() const;
+  std::optional<Hour> parsedDuration() const;
+  void setLimitText(Price p);
 
   QComboBox* kind_;
   QComboBox* cluster_;
   QComboBox* contract_;
-  QSpinBox* gpus_;
+  QLineEdit* gpus_;
   QDateTimeEdit* start_;
   QDateTimeEdit* end_;
-  QSpinBox* duration_;
-  QDoubleSpinBox* limit_;
+  QLineEdit* duration_;
+  QLineEdit* limit_;
+  QWidget* gpusRow_;
+  QWidget* durationRow_;
+  QWidget* limitRow_;
+  QWidget* startRow_;
+  QWidget* endRow_;
+  QLabel* gpusError_;
+  QLabel* startError_;
+  QLabel* endError_;
+  QLabel* durationError_;
+  QLabel* limitError_;
+  QLabel* status_;
   QComboBox* tif_;
   QDateTimeEdit* expire_;
   QCheckBox* postOnly_;
@@ -105,6 +148,23 @@ class OrderTicket : public QWidget {
   Hour now_ = 0;
   std::int64_t confirmAbove_ = 100'000;
   bool limitTouched_ = false;
+  bool settingLimit_ = false;
+  std::function<OrderId()> newOrderId_;
+  BookReader bookReader_;
+  // The order last sent and its id: the same content is not sent again.
+  std::optional<OrderRequest> sentContent_;
+  OrderId sentId_ = 0;
+  OrderId shownId_ = 0;
+  // The quote from the market's book for orders the grid's snapshot cannot quote.
+  struct BookQuote {
+    OrderRequest order;
+    std::optional<FillQuote> quote;
+    ClusterId cluster = 0;
+    int candidates = 0;
+  };
+  std::optional<BookQuote> bookQuote_;
+  std::optional<OrderRequest> bookQuoteAsked_;
+  QTimer* bookQuoteTimer_ = nullptr;
 };
 
 }  // namespace tessera::ui

@@ -1,0 +1,21 @@
+#pragma once
+// Reads what a trader typed into a ticket field. Nothing is clamped, rounded or dropped: a
+// value is either exactly what the text says or a reason, for a person, why it cannot be sent.
+#include "core/domain/Types.h"
+
+#include <QString>
+
+#include <variant>
+
+namespace tessera::ui {
+
+// A whole number in [min, max], written with or without thousands separators ("1,024").
+// `noun` names the value in the reasons ("GPUs", "hours").
+[[nodiscard]] std::variant<std::int64_t, QString> parseWholeNumber(const QString& text, const QString& noun,
+                                                                   std::int64_t min, std::int64_t max);
+// A limit in dollars per GPU-hour, whole cents, above $0.00 and at most the exchange's maximum.
+[[nodiscard]] std::variant<Price, QString> parseLimitPrice(const QString& text);
+// The text a price is written as in a ticket field: "2.50", "1,000.00".
+QString limitText(Price p);
+
+}  // namespace tessera::ui
