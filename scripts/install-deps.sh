@@ -11,7 +11,7 @@ PACKAGES=(
   libboost-dev
   nlohmann-json3-dev
   libssl-dev openssl libsodium-dev libspdlog-dev libcli11-dev
-  clang
+  clang libclang-rt-14-dev   # libFuzzer and the sanitizers' runtimes (only Recommended by clang)
   xvfb xauth
 )
 

@@ -35,7 +35,8 @@ AccountPanel::AccountPanel(QWidget* parent) : QWidget(parent) {
   f->addRow(tr("Uptime credits received"), credits_);
   f->addRow(tr("Contracts held / orders"), held_);
   f->addRow(tr("Held, marked to book"), mark_);
-  f->addRow(tr("Unrealised P&L"), pnl_);
+  // addRow gives the label a buddy, so a single & would be a shortcut marker.
+  f->addRow(tr("Unrealised P&&L"), pnl_);
   escrow_->setToolTip(tr("Paid at fill for contracted GPU-hours not yet delivered; released to the provider\n"
                          "as hours are delivered, refunded for hours that are not (by the billing basis)."));
   credits_->setToolTip(tr("Credits the providers paid when a contract missed its uptime promise."));
