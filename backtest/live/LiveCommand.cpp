@@ -62,8 +62,7 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   }
   opts.account = o["account"];
   opts.key = o.count("key") ? o["key"] : o["account"];
-  Strategy& strategy = *std::get<std::unique_ptr<Strategy>>(made);
-  LiveStrategyRunner runner(strategy, opts);
+  LiveStrategyRunner runner(*std::get<std::unique_ptr<Strategy>>(made), opts);
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
   runner.start();
@@ -76,7 +75,7 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
       runner.stop();
       return 1;
     }
-    if (const auto& why = strategy.setupError()) {
+    if (const auto why = runner.setupError()) {
       err << "live: " << *why << '\n';
       runner.stop();
       return 2;

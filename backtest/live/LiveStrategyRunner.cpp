@@ -48,6 +48,11 @@ void LiveStrategyRunner::stop() {
   if (timerThread_.joinable()) timerThread_.join();
 }
 
+std::optional<std::string> LiveStrategyRunner::setupError() const {
+  std::lock_guard lock(mutex_);
+  return strategy_.setupError();
+}
+
 bool LiveStrategyRunner::strategyStarted() const {
   std::lock_guard lock(mutex_);
   return started_;

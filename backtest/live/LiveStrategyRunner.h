@@ -41,6 +41,8 @@ class LiveStrategyRunner : private StrategyContext {
   // Calls onFinish, stops the client and the timers; no callback runs after it returns.
   void stop();
   bool strategyStarted() const;
+  // Strategy::setupError(), read under the runner's lock (onStart runs on the client's thread).
+  std::optional<std::string> setupError() const;
   net::ConnectionState connection() const { return client_->state(); }
   LiveSummary summary() const;
 

@@ -79,6 +79,9 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
     if (!get(a, "credit_limit", ac.creditLimit, err, where)) return ConfigError{err};
     if (ac.name.empty()) return ConfigError{where + " without a name"};
     if (ac.creditLimit < 0) return ConfigError{where + " '" + ac.name + "' has a negative credit_limit"};
+    // Only house accounts are funded from outside for what they spend beyond their cash.
+    if (ac.creditLimit > 0 && !ac.house)
+      return ConfigError{where + " '" + ac.name + "' has a credit_limit but is not a house account"};
     // Keys used to be stored as one round of salted SHA-256, which a stolen file gives up to
     // brute force; such an account cannot be kept working, only given a new key.
     if (a.contains("salt") || (!ac.keyHash.empty() && !isArgon2idHash(ac.keyHash))) {

@@ -92,7 +92,12 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
   feederReports_ = config.feederReports;
   if (config.feePpm > 0) settlement_.chargeFees(config.feePpm, accountNamed(kFeeAccount).id);
   // An uptime credit never takes cash a working bid has reserved.
-  settlement_.setHeldCash([this](AccountId id) { return reserved(id) + forwards_.marginHeld(id); });
+  // A house account's bids backed by its credit line hold none of its cash.
+  settlement_.setHeldCash([this](AccountId id) {
+    auto it = accounts_.find(id);
+    const Money creditLine = it == accounts_.end() ? 0 : it->second.creditLimit;
+    return std::max<Money>(0, reserved(id) - creditLine) + forwards_.marginHeld(id);
+  });
   for (const char* type : {"forward_order", "forward_cancel"}) {
     registerJournalEntry(type, [this](const nlohmann::json& j) {
       const Account& a = accountNamed(j.at("account").get<std::string>());
@@ -118,12 +123,10 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     m.lostGpus = j.at("lost_gpus").get<GpuCount>();
     m.problem = parseDeliveryProblem(j.at("problem").get<std::string>()).value();
     const AccountId provider = accountNamed(j.at("account").get<std::string>()).id;
-    // Journals written before outages were bounded may hold reports the rules now refuse (from
-    // an account that sold nothing on the cluster, or over an unbounded window). Such a report
-    // reached no contract, so skipping it leaves the state as it was.
-    if (auto err = applyOutage(provider, m, nullptr, nullptr))
-      std::cerr << "tessera-exchange: journal outage on cluster " << m.cluster << " by "
-                << directory_.name(provider) << " skipped (" << *err << ")\n";
+    // A journaled outage was accepted when it was written; one that reached no contract
+    // (possible in journals written before outages were bounded) changes nothing again.
+    if (auto err = applyOutage(provider, m, nullptr, nullptr); err && *err != "nothing_sold")
+      throw std::runtime_error("outage report is refused on replay (" + *err + ")");
   });
   // Recording starts before the market opens, so a fresh exchange's history has its clusters
   // and grants; inputs replayed from the journal on a restart were recorded the first time.
@@ -553,8 +556,13 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
     const Price limit = m.limit.value_or(view->request.limit);
     const GpuCount gpus = m.gpus.value_or(view->request.gpus);
     if (limit <= limits::kMaxPrice && gpus <= limits::kMaxClusterGpus && view->request.gpus > 0) {
+      // What the bid may still buy after the amend, never less than the engine will rest: a
+      // divisible order adds the new GPUs to every remaining hour, filled ones included
+      // (docs/matching.md, "Cancel and amend"); an all-or-none one wants gpus x its hours.
+      const OrderRequest& r = view->request;
+      const Hour hours = r.fill == FillStyle::Divisible ? r.end - std::max(r.start, engine_->now()) : r.hours();
       const std::int64_t leaves =
-          (view->leavesGpuHours * gpus + view->request.gpus - 1) / view->request.gpus;
+          view->leavesGpuHours + std::max<std::int64_t>(0, gpus - r.gpus) * std::max<Hour>(0, hours);
       const Money needed = limit * leaves;
       if (needed - info.reserved > spendable(a)) {
         appendError(out.toSession[s], "insufficient_cash",
@@ -1046,13 +1054,19 @@ std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const O
                                                      Outbox* out, std::vector<ContractId>* affected) {
   const Cluster* cluster = engine_->cluster(m.cluster);
   if (!cluster) return std::string("unknown_cluster");
-  // Only the cluster's provider reports on it (a cluster that names none: whoever sold on it).
-  if (!cluster->provider.empty() && cluster->provider != directory_.name(provider))
-    return std::string("not_your_cluster");
   const bool degraded = m.problem != DeliveryProblem::MissingGpus;
-  if (m.start < 0 || m.start >= m.end || m.end - m.start > kMaxOutageHours || m.lostGpus < 0 ||
-      m.lostGpus > limits::kMaxClusterGpus || (m.lostGpus == 0 && !degraded))
+  if (m.start < 0 || m.start >= m.end || m.lostGpus < 0 || (m.lostGpus == 0 && !degraded))
     return std::string("invalid_report");
+  // Who may report, and how much at once. A replayed entry was accepted under the rules of the
+  // version that wrote it, so replay applies it whatever these say now; the work below is
+  // bounded by the reporter's contracts' hours either way.
+  if (!replaying_) {
+    // Only the cluster's provider reports on it (a cluster that names none: whoever sold on it).
+    if (!cluster->provider.empty() && cluster->provider != directory_.name(provider))
+      return std::string("not_your_cluster");
+    if (m.end - m.start > kMaxOutageHours || m.lostGpus > limits::kMaxClusterGpus)
+      return std::string("invalid_report");
+  }
   const Hour from = std::max(m.start, engine_->now());
   if (from >= m.end) return std::string("hours_already_settled");
   // The report covers only hours the provider sold: the work below is bounded by its contracts'

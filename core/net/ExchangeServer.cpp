@@ -444,7 +444,9 @@ class ExchangeServer::Impl {
     }
     auto parsed = parseClientMessage(line);
     if (auto* m = std::get_if<ClientMessage>(&parsed)) {
-      if (std::holds_alternative<Logon>(m->request)) {
+      // A logon on a session that is logged on already is answered by the core without a key
+      // check, so nobody can keep the gate busy with a valid key.
+      if (std::holds_alternative<Logon>(m->request) && !s->loggedOn.load(std::memory_order_acquire)) {
         checkLogon(s, std::move(*m), readAt);
         return;
       }
@@ -459,7 +461,7 @@ class ExchangeServer::Impl {
     const std::size_t before = items.size();
     const Clock::time_point readAt = s->lastRead;
     const std::size_t maxBytes = config.limits.maxMessageBytes;
-    while (!data.empty()) {
+    while (!data.empty() && !s->readingStopped) {
       if (s->logonPending) {
         s->held.append(data);
         break;
@@ -500,8 +502,9 @@ class ExchangeServer::Impl {
                    logon.check = v.check;
                    logon.retryAfterMs = v.retryAfter.count();
                    s->logonPending = false;
-                   // After stop() has begun nothing more goes to the matching thread.
-                   if (s->closed || draining) return;
+                   // A session being closed (logout, failed logons, a deadline) or a server
+                   // stopping takes nothing more to the matching thread.
+                   if (s->closed || s->readingStopped || draining) return;
                    toMatching(Request{s.get(), std::move(m), readAt});
                    const std::string held = std::exchange(s->held, {});
                    onData(s, held);

@@ -169,7 +169,10 @@ std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> MarketHistoryStore
     if (auto e = cutShort(path)) return *e;
   }
   sqlite3* db = nullptr;
-  const std::string name = readOnly ? readOnlyUri(path, !writable(path)) : path;
+  // Immutable only where nobody can be writing: not writable here and no write-ahead log
+  // beside it (a recorder running as another user keeps one while it writes).
+  const bool immutable = !writable(path) && !std::filesystem::exists(path + "-wal");
+  const std::string name = readOnly ? readOnlyUri(path, immutable) : path;
   const int flags = readOnly ? (SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     StoreError e{"cannot open history '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory")};

@@ -180,6 +180,25 @@ class TestExchangeCore : public QObject {
     QVERIFY(d.find(d.send(alice, order("a3", "buy", 2, 15, kNow + 20, kNow + 23, 100 * kDollar)), "exec", "accepted").is_object());
   }
 
+  void anAmendThatGrowsAPartlyFilledBidIsCheckedInFull() {
+    // A divisible bid's new GPUs are wanted again in every remaining hour, filled ones too, so
+    // growing 1 GPU x 10 h with 9 hours filled to 20 GPUs wants 19 x 9 + 20 = 191 GPU-hours.
+    // Fails when: the amend's cash check scales the leaves by new/old GPUs (20 GPU-hours, $20):
+    // the amend passes, the bid holds $191 against $91 of cash, and its fills are funded from
+    // outside.
+    Driver d;
+    const SessionId bob = d.connect("bob");  // $100
+    const SessionId provider = d.connect("provider");
+    QVERIFY(d.find(d.send(bob, order("b1", "buy", 1, 1, kNow + 1, kNow + 11, kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 1, kNow + 1, kNow + 10, kDollar)), "exec", "accepted").is_object());
+    QCOMPARE(d.balance(bob)["reserved"].get<Money>(), kDollar);  // 1 GPU-hour left
+    auto r = d.send(bob, "{\"type\":\"amend\",\"cl_ord_id\":\"b1\",\"gpus\":20}");
+    QCOMPARE(d.find(r, "error")["code"].get<std::string>(), std::string("insufficient_cash"));
+    r = d.send(bob, "{\"type\":\"amend\",\"cl_ord_id\":\"b1\",\"gpus\":2}");
+    QVERIFY(d.find(r, "exec", "amended").is_object());
+    QCOMPARE(d.balance(bob)["reserved"].get<Money>(), 11 * kDollar);  // 1 x 9 + 2
+  }
+
   void reservationsEqualWhatBidsCanSpendAfterEveryRequest() {
     // Random orders, amends (price and GPUs), cancels and clock steps from three buyers and the
     // provider. After every request, for every buyer, checked against the engine's own view of
