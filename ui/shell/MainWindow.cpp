@@ -646,8 +646,10 @@ void MainWindow::restoreLayout() {
       const int clustersWidth = std::min(width() * 23 / 100, std::max(220, width() - ticketWidth - 620));
       resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);
       if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
-        // The whole ticket, Submit included, where the screen allows; the tape takes the rest.
-        const int ticketHeight = std::min(ticket_->sizeHint().height() + 40, height() - 120);
+        // The whole ticket, Submit included, where the screen allows (its word-wrapped terms and
+        // quote make its size hint too short to go by); the tape takes the rest.
+        const int ticketHeight = std::max(std::min(ticket_->sizeHint().height() + 40, height() - 120),
+                                          height() * 68 / 100);
         resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
       }
       resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
