@@ -15,8 +15,12 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
  public:
   // `stepMs`: wall-clock milliseconds between simulated-market steps.
   // `recordPath`, if not empty: the market-history file the exchange records to.
+  // `journalPath`: the exchange's journal, the paper account (empty or ":memory:": none kept).
+  // A journal with entries is replayed and the simulated market resumes at its clock; one
+  // that cannot be replayed is kept aside (setJournalAside) and a fresh account starts, with
+  // errorOccurred saying where the old file went.
   EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs,
-                          std::string recordPath = {});
+                          std::string recordPath = {}, std::string journalPath = {});
   ~EmbeddedExchangeBackend() override;
 
  public slots:
@@ -25,11 +29,21 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
 
  private:
   static ExchangeEndpoint endpointFor(const std::string& account);
+  bool startExchange();
   void step();
+  void inject(InputEvent event);
 
   backtest::SimulatedMarketConfig config_;
   int stepMs_;
   std::string recordPath_;
+  std::string journalPath_;
+  // The feeder's order ids are client order ids of its accounts, which an exchange never lets
+  // an account use twice: each run numbers from its own base (wall-clock seconds << 24, as the
+  // client library prefixes its ids with the time), above every id of an earlier run.
+  OrderId idBase_ = 0;
+  // On a resumed journal the capacity up to here may be granted already by the earlier run:
+  // grants before it go hour by hour, so the hours it granted are refused and the rest taken.
+  Hour grantedByEarlierRun_ = 0;
   std::unique_ptr<net::EmbeddedExchange> exchange_;
   std::unique_ptr<net::ForwardDealer> dealer_;  // quotes index forwards in the demo market
   AccountDirectory feederAccounts_;

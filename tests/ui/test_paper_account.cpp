@@ -1,0 +1,272 @@
+// The paper account survives quitting: the embedded exchange (fed by the simulated market, as
+// the terminal runs it by default) journals to a file; a terminal started again on that file
+// finds the same cash, holds, escrow, working orders and contracts, read from the exchange by a
+// client of the account, and a market that goes on from the clock it left. A second terminal
+// cannot take the file while the first holds it; an unreadable journal is kept aside.
+#include "core/net/ExchangeClient.h"
+#include "ui/session/EmbeddedExchangeBackend.h"
+#include "ui/session/PaperAccount.h"
+#include "ui/session/TradingSession.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <mutex>
+
+using namespace tessera;
+using namespace tessera::ui;
+
+namespace {
+
+backtest::SimulatedMarketConfig marketConfig() {
+  backtest::SimulatedMarketConfig c;
+  c.seed = 11;
+  c.clusterCount = 4;
+  c.ticksPerHour = 4;  // a simulated hour every 4 steps: the clock visibly moves within a test
+  return c;
+}
+constexpr int kStepMs = 250;  // a simulated hour a second: the bought hours stay two days ahead
+
+// A terminal's market on `journal`: the backend the terminal makes by default, in a session.
+struct Terminal {
+  EmbeddedExchangeBackend* backend = nullptr;  // owned by the session
+  std::unique_ptr<TradingSession> session;
+  explicit Terminal(const QString& journal) {
+    auto b = std::make_unique<EmbeddedExchangeBackend>(marketConfig(), "trader", kStepMs, std::string(), journal.toStdString());
+    backend = b.get();
+    session = std::make_unique<TradingSession>(std::move(b));
+    session->start();
+  }
+  bool ready() const {
+    return session->connection() == ConnectionState::Connected && !session->clusters().empty() &&
+           session->account().balance > 0;
+  }
+  // The port is set on the worker thread before the client connects; Connected came after it.
+  std::uint16_t port() const { return backend->endpoint().port; }
+};
+
+// What the exchange says about the account, through a client of its own.
+struct AccountState {
+  net::Balance balance;
+  std::vector<net::WorkingOrder> orders;
+  std::vector<Contract> contracts;
+  Hour now = 0;
+};
+
+std::optional<AccountState> readAccount(std::uint16_t port) {
+  std::mutex m;
+  AccountState s;
+  std::atomic<bool> loggedOn = false;
+  std::atomic<int> balances = 0, orders = 0, positions = 0;
+  net::ClientOptions o;
+  o.port = port;
+  o.account = o.key = "trader";
+  o.marketData = false;
+  net::ClientCallbacks cb;
+  cb.onConnection = [&](net::ConnectionState st, const std::string&) { loggedOn = st == net::ConnectionState::LoggedOn; };
+  cb.onBalance = [&](const net::Balance& b) {
+    std::lock_guard lock(m);
+    s.balance = b;
+    ++balances;
+  };
+  cb.onOrders = [&](const std::vector<net::WorkingOrder>& w) {
+    std::lock_guard lock(m);
+    s.orders = w;
+    ++orders;
+  };
+  cb.onPositions = [&](const std::vector<Contract>& c) {
+    std::lock_guard lock(m);
+    s.contracts = c;
+    ++positions;
+  };
+  net::ExchangeClient client(o, cb);
+  client.start();
+  // Bounded: 10 s of 10 ms waits for each.
+  for (int i = 0; i < 1000 && !loggedOn; ++i) QTest::qWait(10);
+  if (!loggedOn) return std::nullopt;
+  const int b0 = balances, o0 = orders, p0 = positions;
+  client.requestBalance();
+  client.requestOrders();
+  client.requestPositions();
+  for (int i = 0; i < 1000 && (balances == b0 || orders == o0 || positions == p0); ++i) QTest::qWait(10);
+  client.stop();
+  if (balances == b0 || orders == o0 || positions == p0) return std::nullopt;
+  s.now = client.now();
+  return s;
+}
+
+bool sameOrders(std::vector<net::WorkingOrder> a, std::vector<net::WorkingOrder> b) {
+  auto key = [](const net::WorkingOrder& w) { return w.orderId; };
+  std::sort(a.begin(), a.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
+  std::sort(b.begin(), b.end(), [&](auto& x, auto& y) { return key(x) < key(y); });
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].orderId != b[i].orderId || a[i].clOrdId != b[i].clOrdId || a[i].leavesGpuHours != b[i].leavesGpuHours ||
+        a[i].filledGpuHours != b[i].filledGpuHours || a[i].request.limit != b[i].request.limit ||
+        a[i].request.gpus != b[i].request.gpus || a[i].request.start != b[i].request.start || a[i].request.end != b[i].request.end)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+class TestPaperAccount : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("TesseraTest");
+    QCoreApplication::setApplicationName("test_paper_account");
+  }
+
+  // Fails when the embedded exchange journals to ":memory:" again (EmbeddedExchangeBackend
+  // ignoring journalPath: cash back to $1,000,000, no orders or contracts), and when the
+  // feeder resumes from its configured start instead of the restored clock (config_.start not
+  // set from clockAtStart(): the clock stays where it was, every ClockAdvance refused), and
+  // when the feeder's ids restart at 1 (idBase_ = 0: its new orders repeat the earlier run's
+  // client order ids, are refused, and nothing trades).
+  void everythingComesBackAfterARestart() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString journal = dir.filePath("paper/exchange.db");
+    PaperAccount account(journal);
+    const auto chosen = chooseJournal(account, false, [](const QString&) { return false; });
+    QVERIFY(chosen && *chosen == journal);
+
+    AccountState before;
+    {
+      Terminal t(journal);
+      QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 15000);
+      // Buy one GPU-hour two days ahead at the best ask (fills against the simulated market),
+      // and rest a bid far below the market three days ahead: a contract, escrow, a hold.
+      std::optional<std::pair<ClusterId, Hour>> where;
+      std::optional<Price> ask;
+      std::atomic<bool> looked = false;
+      const Hour now = t.session->now();
+      t.session->runOnBook([&](const Matcher& book) {
+        for (const Cluster& c : book.clusters()) {
+          for (Hour h = now + 48; h < now + 96 && !where; ++h) {
+            const auto levels = book.depth(c.id, h, Side::Sell, 1);
+            if (!levels.empty()) {
+              where = std::pair{c.id, h};
+              ask = levels.front().price;
+            }
+          }
+          if (where) break;
+        }
+        looked = true;
+      });
+      QTRY_VERIFY_WITH_TIMEOUT(looked.load(), 5000);
+      QVERIFY2(where.has_value(), "the simulated market lists nothing two to four days ahead");
+      OrderRequest buy;
+      buy.side = Side::Buy;
+      buy.cluster = where->first;
+      buy.gpus = 1;
+      buy.start = where->second;
+      buy.end = where->second + 1;
+      buy.limit = *ask;
+      t.session->submit(buy);
+      QTRY_VERIFY_WITH_TIMEOUT(!t.session->contracts().empty(), 10000);
+      OrderRequest bid;
+      bid.side = Side::Buy;
+      bid.cluster = where->first;
+      bid.gpus = 2;
+      bid.start = now + 72;
+      bid.end = now + 75;
+      bid.limit = 50'000;  // $0.05: far below every ask, it rests
+      t.session->submit(bid);
+      QTRY_VERIFY_WITH_TIMEOUT(t.session->workingOrders().size() == 1, 10000);
+      auto read = readAccount(t.port());
+      QVERIFY(read);
+      before = *read;
+    }  // quitting: the session stops the client, the feeder and the exchange
+    QVERIFY(before.balance.escrow > 0);
+    QVERIFY(before.balance.reserved > 0);
+    QCOMPARE(before.orders.size(), std::size_t{1});
+    QVERIFY(!before.contracts.empty());
+    QVERIFY(before.balance.cash < 1'000'000 * kMicrosPerDollar);
+    QVERIFY(QFile::exists(journal));
+
+    Terminal again(journal);
+    QTRY_VERIFY_WITH_TIMEOUT(again.ready(), 15000);
+    auto after = readAccount(again.port());
+    QVERIFY(after);
+    QCOMPARE(after->balance.cash, before.balance.cash);
+    QCOMPARE(after->balance.reserved, before.balance.reserved);
+    QCOMPARE(after->balance.escrow, before.balance.escrow);
+    QVERIFY(sameOrders(after->orders, before.orders));
+    QCOMPARE(after->contracts.size(), before.contracts.size());
+    for (std::size_t i = 0; i < before.contracts.size(); ++i) QVERIFY(after->contracts[i] == before.contracts[i]);
+    QVERIFY2(after->now >= before.now, "the exchange clock went backwards");
+    // The market goes on from the restored clock, and its new orders trade.
+    const Hour restored = after->now;
+    QTRY_VERIFY_WITH_TIMEOUT(again.session->now() > restored + 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!again.session->trades().empty(), 10000);
+    QCOMPARE(again.session->account().balance, before.balance.cash);
+  }
+
+  // Fails when PaperAccount::claim() does not lock (always Owned): the second terminal is
+  // handed the first one's journal file.
+  void aSecondTerminalIsOfferedAnAccountInMemory() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString journal = dir.filePath("exchange.db");
+    PaperAccount first(journal);
+    QVERIFY(chooseJournal(first, false, [](const QString&) { return false; }) == journal);
+    Terminal running(journal);
+    QTRY_VERIFY_WITH_TIMEOUT(running.ready(), 15000);
+
+    PaperAccount second(journal);
+    QString told;
+    // Refused: the terminal does not run.
+    QVERIFY(!chooseJournal(second, false, [&](const QString& why) { told = why; return false; }));
+    QVERIFY2(told.contains("another Tessera"), qPrintable(told));
+    QVERIFY(told.contains(journal));
+    // Accepted: a temporary account in memory, $1,000,000, while the first keeps its file.
+    const auto memory = chooseJournal(second, true, [](const QString&) { return true; });
+    QVERIFY(memory && *memory == QLatin1String(kMemoryJournal));
+    QVERIFY(!second.owned());
+    Terminal temporary(*memory);
+    QTRY_VERIFY_WITH_TIMEOUT(temporary.ready(), 15000);
+    QCOMPARE(temporary.session->account().balance, 1'000'000 * kMicrosPerDollar);
+    QVERIFY(temporary.port() != running.port());
+    QVERIFY(QFile::exists(journal));  // --fresh on the second did not delete the first's account
+    QVERIFY(running.ready());
+  }
+
+  // Fails when an unreadable journal is not set aside (EmbeddedExchangeBackend reporting the
+  // JournalUnreadable and stopping, or deleting the file): no fresh account, or no copy kept.
+  void anUnreadableJournalIsKeptAside() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString journal = dir.filePath("exchange.db");
+    const QByteArray garbage = QByteArray("this is not a journal\n").repeated(200);
+    {
+      QFile f(journal);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(garbage);
+    }
+    Terminal t(journal);
+    QSignalSpy errors(t.session.get(), &TradingSession::errorOccurred);
+    QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 15000);
+    QCOMPARE(t.session->account().balance, 1'000'000 * kMicrosPerDollar);
+    const QStringList aside = QDir(dir.path()).entryList({"exchange.db.unreadable-*"}, QDir::Files);
+    QCOMPARE(aside.size(), 1);
+    QFile kept(dir.filePath(aside.front()));
+    QVERIFY(kept.open(QIODevice::ReadOnly));
+    QCOMPARE(kept.readAll(), garbage);  // untouched
+    QTRY_VERIFY_WITH_TIMEOUT(!errors.isEmpty(), 5000);
+    const QString said = errors.front().front().toString();
+    QVERIFY2(said.contains(dir.filePath(aside.front())), qPrintable(said));
+    QVERIFY(QFile::exists(journal));  // the new account's journal
+  }
+};
+
+QTEST_MAIN(TestPaperAccount)
+#include "test_paper_account.moc"
