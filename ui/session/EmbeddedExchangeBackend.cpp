@@ -84,6 +84,7 @@ void EmbeddedExchangeBackend::start() {
       config_.start = exchange_->clockAtStart();
     }
     setPort(exchange_->port());
+    exchangePort_ = exchange_->port();
     net::ForwardDealerConfig dealer;
     dealer.port = exchange_->port();
     dealer.account = dealer.key = std::string(net::kForwardDealerAccount);

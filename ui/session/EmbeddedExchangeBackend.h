@@ -8,6 +8,8 @@
 #include "core/net/EmbeddedExchange.h"
 #include "core/net/ForwardDealer.h"
 
+#include <atomic>
+
 namespace tessera::ui {
 
 class EmbeddedExchangeBackend : public ExchangeBackend {
@@ -23,6 +25,10 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
                           std::string recordPath = {}, std::string journalPath = {});
   ~EmbeddedExchangeBackend() override;
 
+  // The exchange's loopback port once it started (0 before): for another client of it.
+  // Thread-safe.
+  std::uint16_t exchangePort() const { return exchangePort_.load(); }
+
  public slots:
   void start() override;
   void stop() override;
@@ -37,6 +43,7 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
   int stepMs_;
   std::string recordPath_;
   std::string journalPath_;
+  std::atomic<std::uint16_t> exchangePort_ = 0;
   // The feeder's order ids are client order ids of its accounts, which an exchange never lets
   // an account use twice: each run numbers from its own base (wall-clock seconds << 24, as the
   // client library prefixes its ids with the time), above every id of an earlier run.
