@@ -7,12 +7,18 @@
 #include "ui/session/EmbeddedExchangeBackend.h"
 #include "ui/session/PaperAccount.h"
 #include "ui/session/TradingSession.h"
+#include "ui/shell/MainWindow.h"
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QDir>
+#include <QMenuBar>
+#include <QMessageBox>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include <atomic>
@@ -245,6 +251,75 @@ class TestPaperAccount : public QObject {
     QVERIFY(temporary.port() != running.port());
     QVERIFY(QFile::exists(journal));  // --fresh on the second did not delete the first's account
     QVERIFY(running.ready());
+  }
+
+  // --fresh and File > New paper account... (after its confirmation; the terminal restarts
+  // with fresh = true). Fails when PaperAccount::erase() leaves the journal (returns without
+  // deleting): the resting bid and its hold come back.
+  void aNewPaperAccountStartsOver() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString journal = dir.filePath("exchange.db");
+    PaperAccount account(journal);
+    QVERIFY(chooseJournal(account, false, [](const QString&) { return false; }) == journal);
+    {
+      Terminal t(journal);
+      QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 15000);
+      OrderRequest bid;
+      bid.side = Side::Buy;
+      bid.cluster = t.session->clusters().front().id;
+      bid.gpus = 2;
+      bid.start = t.session->now() + 72;
+      bid.end = bid.start + 3;
+      bid.limit = 50'000;
+      t.session->submit(bid);
+      QTRY_VERIFY_WITH_TIMEOUT(t.session->workingOrders().size() == 1, 10000);
+      QTRY_VERIFY_WITH_TIMEOUT(t.session->account().reserved > 0, 10000);
+    }
+    const auto fresh = chooseJournal(account, true, [](const QString&) { return false; });
+    QVERIFY(fresh && *fresh == journal);
+    for (const QString& f : PaperAccount::journalFiles(journal)) QVERIFY2(!QFile::exists(f), qPrintable(f));
+    Terminal again(journal);
+    QTRY_VERIFY_WITH_TIMEOUT(again.ready(), 15000);
+    auto state = readAccount(again.port());
+    QVERIFY(state);
+    QCOMPARE(state->balance.cash, 1'000'000 * kMicrosPerDollar);
+    QCOMPARE(state->balance.reserved, Money{0});
+    QVERIFY(state->orders.empty());
+  }
+
+  // The menu asks first and says what is lost. Fails when the action emits
+  // newPaperAccountRequested without the confirmation (Cancel then starts over too).
+  void theMenuAsksBeforeStartingOver() {
+    Terminal t(QString::fromLatin1(kMemoryJournal));
+    MainWindow w(*t.session);
+    w.show();
+    QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 15000);
+    QAction* action = nullptr;
+    for (QAction* a : w.menuBar()->actions().front()->menu()->actions())
+      if (a->text().contains("New paper account")) action = a;
+    QVERIFY(action);
+    QVERIFY(!action->isVisible());  // not for a market without a paper account
+    w.setPaperAccount("/somewhere/exchange.db");
+    QVERIFY(action->isVisible());
+    QSignalSpy requested(&w, &MainWindow::newPaperAccountRequested);
+    QString asked;
+    auto answer = [&](QMessageBox::StandardButton b) {
+      QTimer::singleShot(0, [&, b] {
+        // Bounded: the dialog opens within the action's trigger.
+        for (int i = 0; i < 200 && !QApplication::activeModalWidget(); ++i) QTest::qWait(10);
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        asked = box->text();
+        box->button(b)->click();
+      });
+      action->trigger();
+    };
+    answer(QMessageBox::Cancel);
+    QCOMPARE(requested.count(), 0);
+    QVERIFY2(asked.contains("/somewhere/exchange.db") && asked.contains("lost"), qPrintable(asked));
+    answer(QMessageBox::Discard);
+    QCOMPARE(requested.count(), 1);
   }
 
   // Fails when an unreadable journal is not set aside (EmbeddedExchangeBackend reporting the
