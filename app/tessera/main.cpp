@@ -1,4 +1,5 @@
 // tessera: the desktop trading terminal. All logic lives in tessera_ui.
+#include "ui/session/PaperAccount.h"
 #include "ui/session/TradingSession.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/ScreenshotTour.h"
@@ -11,6 +12,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -27,28 +29,61 @@ int main(int argc, char** argv) {
   const auto& options = std::get<tessera::ui::TerminalOptions>(parsed);
   if (options.resetLayout) QSettings().remove("window");
 
-  auto backend = tessera::ui::makeBackend(options);
-  if (auto* error = std::get_if<QString>(&backend)) {
-    QMessageBox::critical(nullptr, "Tessera", *error);
-    std::fprintf(stderr, "tessera: %s\n", qPrintable(*error));
-    return 1;
+  // The paper account stays locked by this process across a restart for a new one.
+  std::unique_ptr<tessera::ui::PaperAccount> paper;
+  if (tessera::ui::usesPaperAccount(options)) {
+    paper = std::make_unique<tessera::ui::PaperAccount>(
+        options.paperAccount.isEmpty() ? tessera::ui::PaperAccount::defaultJournalPath() : options.paperAccount);
   }
-  tessera::ui::TradingSession session(std::move(std::get<0>(backend)));
-  tessera::ui::MainWindow window(session);
-  window.show();
-  session.start();
+  bool fresh = options.fresh;
+  for (;;) {
+    QString journal;
+    if (paper) {
+      auto chosen = tessera::ui::chooseJournal(*paper, fresh, [](const QString& why) {
+        std::fprintf(stderr, "tessera: %s\n", qPrintable(QString(why).replace('\n', ' ')));
+        return QMessageBox::question(nullptr, "Tessera",
+                                     why + "\n\nRun this terminal with a temporary paper account in memory instead? "
+                                           "Nothing of it is kept when it quits.",
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+      });
+      if (!chosen) return 1;
+      journal = *chosen;
+      fresh = false;
+    }
+    auto backend = tessera::ui::makeBackend(options, journal);
+    if (auto* error = std::get_if<QString>(&backend)) {
+      QMessageBox::critical(nullptr, "Tessera", *error);
+      std::fprintf(stderr, "tessera: %s\n", qPrintable(*error));
+      return 1;
+    }
+    bool startOver = false;
+    {
+      tessera::ui::TradingSession session(std::move(std::get<0>(backend)));
+      tessera::ui::MainWindow window(session);
+      if (paper && paper->owned() && journal == paper->journalPath()) window.setPaperAccount(journal);
+      QObject::connect(&window, &tessera::ui::MainWindow::newPaperAccountRequested, &window, [&] {
+        startOver = true;
+        window.close();
+        QApplication::quit();
+      });
+      window.show();
+      session.start();
 
-  if (options.screenshotTour) tessera::ui::startScreenshotTour(window, session);
-  if (!options.screenshot.isEmpty() || !options.screenshotDocks.isEmpty()) {
-    QTimer::singleShot(static_cast<int>(options.screenshotAfterSeconds * 1000), &window, [&] {
-      for (const QString& f : tessera::ui::saveScreenshots(window, options.screenshot, options.screenshotDocks))
-        std::fprintf(stdout, "%s\n", qPrintable(f));
-      if (options.screenshotTour && !options.screenshotDocks.isEmpty()) {
-        for (const QString& f : tessera::ui::saveTourShots(window, options.screenshotDocks))
-          std::fprintf(stdout, "%s\n", qPrintable(f));
+      if (options.screenshotTour) tessera::ui::startScreenshotTour(window, session);
+      if (!options.screenshot.isEmpty() || !options.screenshotDocks.isEmpty()) {
+        QTimer::singleShot(static_cast<int>(options.screenshotAfterSeconds * 1000), &window, [&] {
+          for (const QString& f : tessera::ui::saveScreenshots(window, options.screenshot, options.screenshotDocks))
+            std::fprintf(stdout, "%s\n", qPrintable(f));
+          if (options.screenshotTour && !options.screenshotDocks.isEmpty()) {
+            for (const QString& f : tessera::ui::saveTourShots(window, options.screenshotDocks))
+              std::fprintf(stdout, "%s\n", qPrintable(f));
+          }
+          QApplication::quit();
+        });
       }
-      QApplication::quit();
-    });
+      const int rc = QApplication::exec();
+      if (!startOver) return rc;
+    }  // the session stops the exchange and closes its journal here
+    fresh = true;
   }
-  return QApplication::exec();
 }

@@ -25,6 +25,8 @@ EmbeddedExchange::~EmbeddedExchange() { stop(); }
 void EmbeddedExchange::start() { server_->start(); }
 void EmbeddedExchange::stop() { server_->stop(); }
 std::uint16_t EmbeddedExchange::port() const { return server_->port(); }
+std::uint64_t EmbeddedExchange::replayedEntries() const { return server_->replayedEntries(); }
+Hour EmbeddedExchange::clockAtStart() const { return server_->clockAtStart(); }
 ExchangeServer& EmbeddedExchange::server() { return *server_; }
 
 void EmbeddedExchange::inject(const InputEvent& event, std::string_view account) {
@@ -47,8 +49,8 @@ void EmbeddedExchange::inject(const InputEvent& event, const AccountDirectory& f
 }
 
 ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trader,
-                                              std::string_view traderKey) {
-  ExchangeConfig c = demoConfig(start, trader, traderKey);
+                                              std::string_view traderKey, std::string_view journalPath) {
+  ExchangeConfig c = demoConfig(start, trader, traderKey, journalPath);
   c.clusters.clear();
   c.grants.clear();
   c.followWallClock = false;
@@ -57,11 +59,11 @@ ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trade
 }
 
 ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
-                                            std::string_view traderKey) {
+                                            std::string_view traderKey, std::string_view journalPath) {
   ExchangeConfig c;
   c.listenAddress = "127.0.0.1";
   c.port = 0;
-  c.dbPath = ":memory:";
+  c.dbPath = std::string(journalPath);
   c.initialClock = now;
   // The cheapest Argon2id: this market listens on loopback only and its keys are handed to
   // the terminal in-process; a costly hash would only slow the terminal's start and logons.

@@ -25,6 +25,9 @@ class EmbeddedExchange {
   void start();  // binds and starts serving; throws std::runtime_error if it cannot
   void stop();
   std::uint16_t port() const;
+  // After start(): journal entries replayed (0 for a fresh journal) and the clock they left.
+  std::uint64_t replayedEntries() const;
+  Hour clockAtStart() const;
 
   // Feeds an input from an in-process source (e.g. a simulated market) through the same path
   // as network orders, journaled. Thread-safe. `account` (if given) names the account for
@@ -42,14 +45,18 @@ class EmbeddedExchange {
 
   // A ready market: three H100/H200/MI300X clusters, house accounts "house-mm" and
   // "house-provider" (capacity granted on every cluster for a week from `now`), and a trader
-  // account `trader` with API key `traderKey` and $1,000,000 cash. Journal in memory, port 0.
+  // account `trader` with API key `traderKey` and $1,000,000 cash. Port 0. The journal is
+  // `journalPath` (":memory:" for one that dies with the process); a journal file that already
+  // holds entries is replayed on start instead, and this market is not opened.
   static ExchangeConfig demoConfig(Hour now, std::string_view trader = "trader",
-                                   std::string_view traderKey = "trader");
+                                   std::string_view traderKey = "trader",
+                                   std::string_view journalPath = ":memory:");
   // An empty market for a feeder that brings its own clusters, grants, orders and clock (a
   // SimulatedMarket): only the trader account, clock at `start` (the feeder's first hour or
-  // earlier), the wall clock not followed. Journal in memory, port 0.
+  // earlier), the wall clock not followed. Port 0, journal as in demoConfig.
   static ExchangeConfig feederConfig(Hour start, std::string_view trader = "trader",
-                                     std::string_view traderKey = "trader");
+                                     std::string_view traderKey = "trader",
+                                     std::string_view journalPath = ":memory:");
 
   ExchangeServer& server();
 

@@ -137,7 +137,11 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     history_ = std::move(std::get<std::unique_ptr<store::MarketHistoryStore>>(opened));
     recorder_ = std::make_unique<store::HistoryRecorder>(*history_, directory_);
   }
-  replay();
+  try {
+    replay();
+  } catch (const std::exception& e) {
+    throw JournalUnreadable(std::string("the journal cannot be replayed: ") + e.what());
+  }
   if (replayed_ == 0) openMarket(config);
   dirtyBalances_.clear();  // nobody is connected yet: there is nobody to tell
 }

@@ -205,6 +205,7 @@ class ExchangeServer::Impl {
   std::unique_ptr<Journal> journal;
   std::unique_ptr<ExchangeCore> core;
   std::uint64_t replayed = 0;
+  Hour clockAtStart = 0;
   std::uint16_t boundPort = 0;
   bool started = false;
   bool stopped = false;
@@ -1048,10 +1049,11 @@ void ExchangeServer::start() {
   }
 
   auto opened = Journal::open(m.config.dbPath, m.config.syncFull);
-  if (auto* err = std::get_if<std::string>(&opened)) throw std::runtime_error(*err);
+  if (auto* err = std::get_if<std::string>(&opened)) throw JournalUnreadable(*err);
   m.journal = std::move(std::get<std::unique_ptr<Journal>>(opened));
   m.core = std::make_unique<ExchangeCore>(m.config, *m.journal);
   m.replayed = m.core->replayedEntries();
+  m.clockAtStart = m.core->engine().now();
 
   const tcp::endpoint endpoint(address, m.config.port);
   m.acceptor.open(endpoint.protocol(), ec);
@@ -1160,6 +1162,7 @@ void ExchangeServer::runUntilSignalled() {
 
 std::uint16_t ExchangeServer::port() const { return impl_->boundPort; }
 std::uint64_t ExchangeServer::replayedEntries() const { return impl_->replayed; }
+Hour ExchangeServer::clockAtStart() const { return impl_->clockAtStart; }
 
 std::vector<BatchTiming> ExchangeServer::takeBatchTimings() {
   std::lock_guard lock(impl_->timingMutex);

@@ -48,7 +48,8 @@ class ExchangeServer {
   ExchangeServer& operator=(const ExchangeServer&) = delete;
 
   // Opens and replays the journal, binds, starts the threads. Throws std::runtime_error with a
-  // message for a person if the journal is unusable or the address cannot be bound.
+  // message for a person if the journal is unusable (JournalUnreadable) or the address cannot
+  // be bound.
   void start();
   // Stops accepting and reading; lets the matching thread apply and commit what it was handed
   // and send every reply; then closes the sessions (those that do not take their replies after
@@ -60,6 +61,8 @@ class ExchangeServer {
 
   std::uint16_t port() const;
   std::uint64_t replayedEntries() const;
+  // The exchange clock once the journal was replayed (or the market opened), before any input.
+  Hour clockAtStart() const;
   ServerStats stats() const;
   std::vector<BatchTiming> takeBatchTimings();
   void inject(const InputEvent& event, std::string account);

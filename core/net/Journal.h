@@ -12,6 +12,7 @@
 #include <thread>
 #include <memory>
 #include <string>
+#include <stdexcept>
 #include <string_view>
 #include <variant>
 
@@ -19,6 +20,13 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace tessera::net {
+
+// A journal that exists but cannot be opened or replayed (not a journal, damaged, or written by
+// an incompatible version). Its owner may keep the file aside and start afresh.
+class JournalUnreadable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct JournalEntry {
   std::uint64_t seq = 0;

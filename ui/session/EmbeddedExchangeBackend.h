@@ -8,6 +8,8 @@
 #include "core/net/EmbeddedExchange.h"
 #include "core/net/ForwardDealer.h"
 
+#include <atomic>
+
 namespace tessera::ui {
 
 class EmbeddedExchangeBackend : public ExchangeBackend {
@@ -15,9 +17,17 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
  public:
   // `stepMs`: wall-clock milliseconds between simulated-market steps.
   // `recordPath`, if not empty: the market-history file the exchange records to.
+  // `journalPath`: the exchange's journal, the paper account (empty or ":memory:": none kept).
+  // A journal with entries is replayed and the simulated market resumes at its clock; one
+  // that cannot be replayed is kept aside (setJournalAside) and a fresh account starts, with
+  // errorOccurred saying where the old file went.
   EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs,
-                          std::string recordPath = {});
+                          std::string recordPath = {}, std::string journalPath = {});
   ~EmbeddedExchangeBackend() override;
+
+  // The exchange's loopback port once it started (0 before): for another client of it.
+  // Thread-safe.
+  std::uint16_t exchangePort() const { return exchangePort_.load(); }
 
  public slots:
   void start() override;
@@ -25,11 +35,22 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
 
  private:
   static ExchangeEndpoint endpointFor(const std::string& account);
+  bool startExchange();
   void step();
+  void inject(InputEvent event);
 
   backtest::SimulatedMarketConfig config_;
   int stepMs_;
   std::string recordPath_;
+  std::string journalPath_;
+  std::atomic<std::uint16_t> exchangePort_ = 0;
+  // The feeder's order ids are client order ids of its accounts, which an exchange never lets
+  // an account use twice: each run numbers from its own base (wall-clock seconds << 24, as the
+  // client library prefixes its ids with the time), above every id of an earlier run.
+  OrderId idBase_ = 0;
+  // On a resumed journal the capacity up to here may be granted already by the earlier run:
+  // grants before it go hour by hour, so the hours it granted are refused and the rest taken.
+  Hour grantedByEarlierRun_ = 0;
   std::unique_ptr<net::EmbeddedExchange> exchange_;
   std::unique_ptr<net::ForwardDealer> dealer_;  // quotes index forwards in the demo market
   AccountDirectory feederAccounts_;

@@ -248,6 +248,22 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   add(file, tr("&Export blotter table as CSV..."), QKeySequence(tr("Ctrl+E")), [this] { blotter_->exportShown(); });
   file->addSeparator();
+  newPaperAccount_ = add(file, tr("&New paper account..."), QKeySequence(), [this] {
+    const AccountSummary& a = session_.account();
+    const QString text =
+        tr("Start a new paper account with $1,000,000?\n\nEverything in the current one is lost for good: its cash "
+           "(%1), %2 working orders, %3 contracts, forward positions and settlement history. The journal\n%4\nis deleted "
+           "and the terminal restarts.")
+            .arg(formatMoney(a.balance))
+            .arg(session_.workingOrders().size())
+            .arg(session_.contracts().size())
+            .arg(paperAccountPath_);
+    if (QMessageBox::warning(this, tr("New paper account"), text, QMessageBox::Discard | QMessageBox::Cancel,
+                             QMessageBox::Cancel) == QMessageBox::Discard)
+      emit newPaperAccountRequested();
+  });
+  newPaperAccount_->setVisible(false);
+  file->addSeparator();
   add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
   QMenu* order = menuBar()->addMenu(tr("&Order"));
@@ -597,6 +613,11 @@ void MainWindow::openDeliveryReport(const Contract& contract) {
   });
   // Window-modal and non-blocking, like the error dialogs: the market keeps updating.
   d->open();
+}
+
+void MainWindow::setPaperAccount(const QString& journalPath) {
+  paperAccountPath_ = journalPath;
+  newPaperAccount_->setVisible(!journalPath.isEmpty());
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {

@@ -59,6 +59,14 @@ class MainWindow : public QMainWindow {
   void confirmCancelAll();
   // The amend dialog for working order `id` (grid context menu, blotter).
   void openAmendDialog(tessera::OrderId id);
+  // The market is the paper account journaled at `journalPath`: File > New paper account...
+  // is offered (it asks, then emits newPaperAccountRequested).
+  void setPaperAccount(const QString& journalPath);
+
+ signals:
+  // The user confirmed starting over: whoever owns the session closes it, deletes the journal
+  // and starts again.
+  void newPaperAccountRequested();
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -95,6 +103,8 @@ class MainWindow : public QMainWindow {
   QList<QDockWidget*> docks_;
   QDockWidget* ticketDock_ = nullptr;
   QMenu* viewMenu_ = nullptr;
+  QAction* newPaperAccount_ = nullptr;
+  QString paperAccountPath_;
   QList<QAction*> actions_;
   QLabel* connection_ = nullptr;
   QLabel* accountLabel_ = nullptr;

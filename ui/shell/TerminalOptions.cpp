@@ -44,7 +44,14 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption inProcess("in-process",
                                      "Run the simulated market on the matching engine directly, without the embedded "
                                      "exchange server and client.");
-  p.addOptions({account, seed, speed, activity, connect, ca, tls, key, shot, shotDocks, shotAfter, reset, inProcess, tour, record});
+  const QCommandLineOption paper("paper-account",
+                                 "Journal file of the embedded exchange: the paper account's orders, contracts, "
+                                 "forwards, cash and clock, kept across restarts (default: paper/exchange.db in the "
+                                 "user's data folder).",
+                                 "file.db");
+  const QCommandLineOption fresh("fresh", "Start a new paper account without asking: the current one is deleted.");
+  p.addOptions({account, seed, speed, activity, connect, ca, tls, key, shot, shotDocks, shotAfter, reset, inProcess, tour, record,
+                paper, fresh});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -77,10 +84,17 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   o.resetLayout = p.isSet(reset);
   o.inProcess = p.isSet(inProcess);
   o.screenshotTour = p.isSet(tour);
+  o.paperAccount = p.value(paper);
+  o.fresh = p.isSet(fresh);
+  if ((!o.paperAccount.isEmpty() || o.fresh) && !usesPaperAccount(o))
+    return QStringLiteral("--paper-account and --fresh are for the embedded exchange, not with --connect or --in-process");
   return o;
 }
 
-std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& o) {
+bool usesPaperAccount(const TerminalOptions& o) { return o.connect.isEmpty() && !o.inProcess; }
+
+std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& o, const QString& journalPath) {
+  Q_UNUSED(journalPath);  // only the embedded exchange has a journal
   if (!o.connect.isEmpty()) {
 #ifdef HAVE_TESSERA_NET
     const int colon = o.connect.lastIndexOf(':');
@@ -112,7 +126,8 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
   if (!o.inProcess) {
     // Default: the exchange server in this process, traded through the same client as a remote one.
     std::unique_ptr<MarketBackend> b =
-        std::make_unique<EmbeddedExchangeBackend>(cfg, o.account.toStdString(), lo.tickMs, o.record.toStdString());
+        std::make_unique<EmbeddedExchangeBackend>(cfg, o.account.toStdString(), lo.tickMs, o.record.toStdString(),
+                                                  journalPath.toStdString());
     return b;
   }
 #endif

@@ -26,12 +26,19 @@ struct TerminalOptions {
   bool resetLayout = false;
   bool inProcess = false;               // the engine in this process, without the exchange server
   QString record;                       // embedded exchange: record the market history to this file
+  QString paperAccount;                 // embedded exchange: its journal; empty: PaperAccount::defaultJournalPath()
+  bool fresh = false;                   // embedded exchange: start a new paper account without asking
 };
+
+// The default market: the embedded exchange, whose journal is the paper account.
+bool usesPaperAccount(const TerminalOptions& options);
 
 // Parses the arguments (argv[0] first); returns the options or a message for the user.
 std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& arguments);
 
-// The backend the options ask for, or why it cannot be made.
-std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& options);
+// The backend the options ask for, or why it cannot be made. `journalPath`: the embedded
+// exchange's journal (see chooseJournal); empty: in memory.
+std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& options,
+                                                                  const QString& journalPath = {});
 
 }  // namespace tessera::ui
