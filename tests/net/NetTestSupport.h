@@ -14,6 +14,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace tessera::net::testing {
 
@@ -70,6 +71,17 @@ inline std::string order(const std::string& clOrdId, const std::string& side, in
          "\",\"cluster\":" + std::to_string(cluster) + ",\"gpus\":" + std::to_string(gpus) +
          ",\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) +
          ",\"limit\":" + std::to_string(limit) + extra + "}";
+}
+
+// Whether `f` becomes true within `timeout` (polled every 20 ms).
+template <class F>
+bool eventually(F f, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (f()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return f();
 }
 
 class LineClient {

@@ -44,16 +44,6 @@ std::size_t rssBytes() {
   return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
-template <class F>
-bool eventually(F f, std::chrono::milliseconds timeout = 5000ms) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return f();
-}
-
 int stopDelayMicros() {
   const char* e = std::getenv("STOP_DELAY_US");
   return e ? std::atoi(e) : 2000;
@@ -67,6 +57,21 @@ std::string fileText(const std::string& path) {
 }
 
 }  // namespace
+
+// Market data to replay: the provider lists and cancels 400 orders over 48 hours (each touches
+// 48 cells twice). True once the exchange has applied them all.
+bool publishMarketData(std::uint16_t port) {
+  LineClient provider(port);
+  if (!provider.logon("provider")) return false;
+  std::string batch;
+  for (int n = 0; n < 400; ++n) {
+    batch += order("m" + std::to_string(n), "sell", 1, 1, kNow, kNow + 48, kDollar + n) + "\n";
+    batch += "{\"type\":\"cancel\",\"cl_ord_id\":\"m" + std::to_string(n) + "\"}\n";
+  }
+  provider.sendRaw(batch);
+  provider.send("{\"type\":\"heartbeat\",\"req\":99}");
+  return provider.until("heartbeat", 20000ms).has_value();
+}
 
 // The market data's latest sequence number, from a fresh subscriber's snapshot.
 std::uint64_t lastSeq(std::uint16_t port) {
@@ -246,18 +251,7 @@ class TestExchangeLimits : public QObject {
     cfg.limits.maxPendingOutboundBytes = 4 * 1024 * 1024;
     ExchangeServer server(cfg);
     server.start();
-    LineClient provider(server.port());
-    QVERIFY(provider.logon("provider"));
-    // Market data to replay: orders over long windows touch many cells.
-    std::string batch;
-    for (int n = 0; n < 400; ++n) {
-      batch += order("m" + std::to_string(n), "sell", 1, 1, kNow, kNow + 48, kDollar + n) + "\n";
-      batch += "{\"type\":\"cancel\",\"cl_ord_id\":\"m" + std::to_string(n) + "\"}\n";
-    }
-    provider.sendRaw(batch);
-    provider.send("{\"type\":\"heartbeat\",\"req\":99}");
-    QVERIFY(provider.until("heartbeat", 20000ms).has_value());
-
+    QVERIFY(publishMarketData(server.port()));
     // One replay: the last 5,000 lines (a resume replays at most 1 MiB).
     const std::uint64_t from = lastSeq(server.port()) - 4999;
     LineClient probe(server.port());
@@ -313,16 +307,7 @@ class TestExchangeLimits : public QObject {
     cfg.limits.idleTimeoutSeconds = 2;
     ExchangeServer server(cfg);
     server.start();
-    LineClient provider(server.port());
-    QVERIFY(provider.logon("provider"));
-    std::string batch;
-    for (int n = 0; n < 400; ++n) {
-      batch += order("m" + std::to_string(n), "sell", 1, 1, kNow, kNow + 48, kDollar + n) + "\n";
-      batch += "{\"type\":\"cancel\",\"cl_ord_id\":\"m" + std::to_string(n) + "\"}\n";
-    }
-    provider.sendRaw(batch);
-    provider.send("{\"type\":\"heartbeat\",\"req\":99}");
-    QVERIFY(provider.until("heartbeat", 20000ms).has_value());
+    QVERIFY(publishMarketData(server.port()));
     const std::uint64_t from = lastSeq(server.port()) - 4999;
     LineClient hog(server.port());
     QVERIFY(hog.logon("carol"));

@@ -63,16 +63,6 @@ struct States {
   }
 };
 
-template <class F>
-bool eventually(F f, std::chrono::milliseconds timeout = 5000ms) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return f();
-}
-
 ClientOptions tlsOptions(std::uint16_t port, const std::string& account, const std::string& ca) {
   ClientOptions o;
   o.host = "127.0.0.1";
