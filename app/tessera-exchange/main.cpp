@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,7 +30,9 @@ void printUsage(std::ostream& os) {
         "  --accounts <file>   accounts file: accounts, clusters, capacity grants\n"
         "  --record <file>     also record every accepted input and its market events to this\n"
         "                      market-history file, for tessera-backtest (docs/history-schema.md)\n"
-        "  --sync-full         fsync every commit (survives power loss, slower)\n"
+        "  --sync-full         fsync the journal at every group commit (the default: an\n"
+        "                      acknowledgement survives power loss)\n"
+        "  --sync-normal       fsync only at checkpoints (survives kill -9, not power loss)\n"
         "  --prefault-mb <N>   memory the matching engine takes in huge pages and faults in at\n"
         "                      start, so that a book of up to about that size never waits for\n"
         "                      the kernel mid-order (default 0: ordinary pages as it grows)\n"
@@ -50,7 +53,8 @@ int main(int argc, char** argv) {
   ExchangeConfig config;
   std::string configFile, accountsFile, listen, db, port, record, prefaultMb, tlsCert, tlsKey,
       logFile, logLevel;
-  bool syncFull = false, noWallClock = false;
+  std::optional<bool> syncFull;
+  bool noWallClock = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     auto value = [&](std::string& out) {
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
     else if (a == "--log-file") value(logFile);
     else if (a == "--log-level") value(logLevel);
     else if (a == "--sync-full") syncFull = true;
+    else if (a == "--sync-normal") syncFull = false;
     else if (a == "--no-wall-clock") noWallClock = true;
     else {
       std::cerr << "tessera-exchange: unknown option '" << a << "'\n";
@@ -104,7 +109,7 @@ int main(int argc, char** argv) {
   if (!listen.empty()) config.listenAddress = listen;
   if (!db.empty()) config.dbPath = db;
   if (!record.empty()) config.recordPath = record;
-  if (syncFull) config.syncFull = true;
+  if (syncFull) config.syncFull = *syncFull;
   if (noWallClock) config.followWallClock = false;
   if (!port.empty()) {
     char* end = nullptr;
