@@ -17,6 +17,7 @@
 #include "core/net/Journal.h"
 #include "core/net/ApiKey.h"
 #include "core/net/LogonGate.h"
+#include "TestAccounts.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,14 +36,7 @@ inline const ExchangeConfig& exchangeFuzzConfig() {
     c.dbPath = ":memory:";
     c.initialClock = kFuzzNow;
     c.followWallClock = false;
-    auto account = [](const std::string& name, Money cash, bool house) {
-      AccountConfig a;
-      a.name = name;
-      a.keyHash = hashApiKey(name + "-key", KeyHashCost::minimal());
-      a.cash = cash;
-      a.house = house;
-      return a;
-    };
+    using testing::account;
     c.accounts = {account("alice", 10'000 * kMicrosPerDollar, false), account("provider", 0, false),
                   account("house-mm", 0, true)};
     Cluster a;
@@ -116,9 +110,7 @@ inline void runExchange(const std::uint8_t* data, std::size_t size) {
       }
       auto parsed = parseClientMessage(line);
       if (auto* m = std::get_if<ClientMessage>(&parsed)) {
-        if (auto* l = std::get_if<Logon>(&m->request)) {
-          l->check = logonKeyMatches(config.accounts, l->account, l->key) ? LogonCheck::Verified : LogonCheck::Refused;
-        }
+        testing::checkLogonKey(config, *m);
         core.handle(session, *m, out);
       } else {
         const auto& e = std::get<ParseError>(parsed);

@@ -1,9 +1,8 @@
 #pragma once
 // Shared by the tests of tests/net: a small market config and a blocking line client over a
 // real TCP socket (the tests speak the wire protocol themselves, byte for byte).
+#include "TestAccounts.h"
 #include "core/net/ExchangeConfig.h"
-#include "core/net/LogonGate.h"
-#include "core/net/ApiKey.h"
 
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
@@ -19,24 +18,6 @@
 namespace tessera::net::testing {
 
 inline constexpr Hour kNow = 600'000;  // far ahead of the wall clock, so it never moves it
-
-inline AccountConfig account(const std::string& name, Money cash, bool house = false) {
-  AccountConfig a;
-  a.name = name;
-  // The cheapest Argon2id: test keys are no secret, and the tests log on thousands of times.
-  a.keyHash = hashApiKey(name + "-key", KeyHashCost::minimal());
-  a.cash = cash;
-  a.house = house;
-  return a;
-}
-
-// What ExchangeServer's LogonGate does before a logon reaches ExchangeCore, done on the
-// caller's thread: for tests that drive ExchangeCore without a server.
-inline void checkLogonKey(const ExchangeConfig& config, ClientMessage& m) {
-  if (auto* l = std::get_if<Logon>(&m.request)) {
-    l->check = logonKeyMatches(config.accounts, l->account, l->key) ? LogonCheck::Verified : LogonCheck::Refused;
-  }
-}
 
 // alice and bob trade ($10,000 and $100 of cash), provider owns 64 GPUs of cluster 1 and 16
 // of cluster 2 for 48 hours from kNow.
