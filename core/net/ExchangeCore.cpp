@@ -1074,7 +1074,7 @@ std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const O
   const Hour from = std::max(m.start, engine_->now());
   if (from >= m.end) return std::string("hours_already_settled");
   // The report covers only hours the provider sold: the work below is bounded by its contracts'
-  // hours inside [from, end), itself at most kMaxOutageHours long.
+  // hours inside [from, end).
   std::vector<Contract> contracts;
   Hour first = m.end;
   Hour last = from;
