@@ -38,11 +38,14 @@ LogonGate::~LogonGate() {
 void LogonGate::check(std::string account, std::string key, std::string address, Done done) {
   {
     std::lock_guard lock(mutex_);
-    if (jobs_.size() < kMaxQueued) {
+    int& queued = queuedPerAddress_[address];
+    if (jobs_.size() < kMaxQueued && queued < kMaxQueuedPerAddress) {
+      ++queued;
       jobs_.push_back(Job{std::move(account), std::move(key), std::move(address), std::move(done)});
       ready_.notify_one();
       return;
     }
+    if (queued == 0) queuedPerAddress_.erase(address);
   }
   done(LogonVerdict{LogonCheck::Throttled, kBusyRetry});
 }
@@ -56,6 +59,9 @@ void LogonGate::run() {
       if (stopping_) return;
       job = std::move(jobs_.front());
       jobs_.pop_front();
+      if (auto it = queuedPerAddress_.find(job.address); it != queuedPerAddress_.end() && --it->second <= 0) {
+        queuedPerAddress_.erase(it);
+      }
     }
     const LogonVerdict v = decide(job);
     job.done(v);

@@ -36,6 +36,9 @@ class LogonGate {
   // Checks waiting beyond this are refused as Throttled at once (a flood of logons must not
   // queue unbounded work or memory).
   static constexpr std::size_t kMaxQueued = 64;
+  // One remote address's share of that queue, so that one address cannot keep everyone
+  // else's logons out.
+  static constexpr int kMaxQueuedPerAddress = 16;
   static constexpr std::chrono::milliseconds kBusyRetry{1000};
 
   explicit LogonGate(const std::vector<AccountConfig>& accounts, ThrottlePolicy policy = {});
@@ -61,6 +64,7 @@ class LogonGate {
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Job> jobs_;
+  std::unordered_map<std::string, int> queuedPerAddress_;  // under mutex_
   bool stopping_ = false;
   std::thread thread_;
 };

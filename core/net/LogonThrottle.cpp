@@ -1,9 +1,16 @@
 #include "core/net/LogonThrottle.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace tessera::net {
+
+std::string LogonThrottle::pairKey(std::string_view account, std::string_view address) {
+  std::string key;
+  key.reserve(account.size() + 1 + address.size());
+  key.append(account).push_back('\n');  // neither an account name nor an address holds one
+  key.append(address);
+  return key;
+}
 
 std::chrono::milliseconds LogonThrottle::left(const Table& t, std::string_view key,
                                               Clock::time_point now) const {
@@ -14,31 +21,49 @@ std::chrono::milliseconds LogonThrottle::left(const Table& t, std::string_view k
   return std::chrono::ceil<std::chrono::milliseconds>(it->second.until - now);
 }
 
-std::chrono::milliseconds LogonThrottle::wait(std::string_view account, std::string_view address,
-                                              Clock::time_point now) const {
-  return std::max(left(accounts_, account, now), left(addresses_, address, now));
+bool LogonThrottle::knownAddress(std::string_view account, std::string_view address) const {
+  auto it = known_.find(std::string(account));
+  return it != known_.end() && std::find(it->second.begin(), it->second.end(), address) != it->second.end();
 }
 
-void LogonThrottle::fail(Table& t, std::string_view key, Clock::time_point now) {
+std::chrono::milliseconds LogonThrottle::wait(std::string_view account, std::string_view address,
+                                              Clock::time_point now) const {
+  auto w = left(addresses_, address, now);
+  if (account.empty()) return w;
+  w = std::max(w, left(pairs_, pairKey(account, address), now));
+  if (!knownAddress(account, address)) w = std::max(w, left(accounts_, account, now));
+  return w;
+}
+
+void LogonThrottle::fail(Table& t, std::string_view key, Clock::time_point now, int free) {
   if (key.empty()) return;
   if (t.size() >= policy_.maxEntries) prune(t, now);
   Entry& e = t[std::string(key)];
   if (e.failures > 0 && now - e.last > policy_.forgetAfter) e.failures = 0;
-  e.failures = std::min(e.failures + 1, 30);  // 2^30 half-seconds is far beyond maxDelay
-  const auto delay = std::min<std::chrono::milliseconds>(policy_.firstDelay * (1LL << (e.failures - 1)),
-                                                         policy_.maxDelay);
-  e.until = now + delay;
+  e.failures = std::min(e.failures + 1, free + 30);  // 2^30 half-seconds is far beyond maxDelay
   e.last = now;
+  const int counted = e.failures - free;
+  if (counted <= 0) return;
+  e.until = now + std::min<std::chrono::milliseconds>(policy_.firstDelay * (1LL << (counted - 1)),
+                                                      policy_.maxDelay);
 }
 
 void LogonThrottle::failed(std::string_view account, std::string_view address, Clock::time_point now) {
-  fail(accounts_, account, now);
   fail(addresses_, address, now);
+  if (account.empty()) return;
+  fail(pairs_, pairKey(account, address), now);
+  fail(accounts_, account, now, policy_.accountFreeFailures);
 }
 
 void LogonThrottle::succeeded(std::string_view account, std::string_view address) {
-  accounts_.erase(std::string(account));
   addresses_.erase(std::string(address));
+  if (account.empty()) return;
+  pairs_.erase(pairKey(account, address));
+  // The account-wide count stays: a guesser elsewhere is not reset by the owner's logon.
+  std::vector<std::string>& known = known_[std::string(account)];
+  std::erase(known, address);
+  if (known.size() >= policy_.knownAddressesPerAccount) known.erase(known.begin());
+  known.emplace_back(address);
 }
 
 void LogonThrottle::prune(Table& t, Clock::time_point now) {
