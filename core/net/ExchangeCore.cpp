@@ -305,12 +305,19 @@ void ExchangeCore::sessionClosed(SessionId s) {
 }
 
 void ExchangeCore::handleParseError(SessionId s, const ParseError& e, Outbox& out) {
-  appendError(out.toSession[s], e.code, e.reason, e.type, e.req);
+  replyError(s, out, e.code, e.reason, e.type, e.req);
 }
 
 void ExchangeCore::handleRejectedLine(SessionId s, std::string_view code, std::string_view reason,
                                       Outbox& out) {
-  appendError(out.toSession[s], code, reason, "", std::nullopt);
+  replyError(s, out, code, reason, "", std::nullopt);
+}
+
+void ExchangeCore::replyError(SessionId s, Outbox& out, std::string_view code, std::string_view reason,
+                              std::string_view type, std::optional<std::uint64_t> req) {
+  const Account* a = accountOf(s);
+  logReject(a ? std::string_view(a->name) : std::string_view("(not logged on)"), code);
+  appendError(out.toSession[s], code, reason, type, req);
 }
 
 std::optional<OrderId> ExchangeCore::resolve(const Account& a, const OrderRef& ref) const {
@@ -383,7 +390,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
   }
   Account* a = accountOf(s);
   if (!a) {
-    appendError(out.toSession[s], "not_logged_on", "log on first", type, m.req);
+    replyError(s, out, "not_logged_on", "log on first", type, m.req);
     return;
   }
   std::visit(
@@ -393,7 +400,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
           [&](const CancelOrder& c) {
             auto id = resolve(*a, c.ref);
             if (!id) {
-              appendError(out.toSession[s], "unknown_order", "no such order of yours", type, m.req);
+              replyError(s, out, "unknown_order", "no such order of yours", type, m.req);
               return;
             }
             onCancel(s, *a, *id, m.req, out);
@@ -416,7 +423,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
             auto view = id ? engine_->order(*id) : std::nullopt;
             std::string& o = out.toSession[s];
             if (!view) {
-              appendError(o, "unknown_order", "no such order of yours", type, m.req);
+              replyError(s, out, "unknown_order", "no such order of yours", type, m.req);
               return;
             }
             o += "{\"type\":\"order_status\",\"order_id\":" + std::to_string(*id) +
@@ -500,6 +507,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
 
 void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& out, bool checks) {
   auto reject = [&](std::string_view code, std::string_view reason) {
+    logReject(a.name, code);
     std::string line;
     appendRejected(line, m.clOrdId, code, reason);
     toAccount(a.id, out, line);
@@ -543,7 +551,7 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
 void ExchangeCore::onCancel(SessionId s, Account& a, OrderId id, std::optional<std::uint64_t> req,
                             Outbox& out) {
   if (auto rej = applyInput(CancelRequest{id, a.id}, orders_.at(id).clOrdId, &out)) {
-    appendError(out.toSession[s], codeOf(rej->reason), rej->detail, "cancel", req);
+    replyError(s, out, codeOf(rej->reason), rej->detail, "cancel", req);
   }
 }
 
@@ -552,7 +560,7 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
   auto id = resolve(a, m.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
   if (!view) {
-    appendError(out.toSession[s], "unknown_order", "no such order of yours", "amend", req);
+    replyError(s, out, "unknown_order", "no such order of yours", "amend", req);
     return;
   }
   OrderInfo& info = orders_.at(*id);
@@ -569,7 +577,7 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
           view->leavesGpuHours + std::max<std::int64_t>(0, gpus - r.gpus) * std::max<Hour>(0, hours);
       const Money needed = limit * leaves;
       if (needed - info.reserved > spendable(a)) {
-        appendError(out.toSession[s], "insufficient_cash",
+        replyError(s, out, "insufficient_cash",
                     "the amended bid needs " + toDollars(needed) + ", " +
                         toDollars(std::max<Money>(info.reserved + spendable(a), 0)) + " is available",
                     "amend", req);
@@ -578,7 +586,7 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
     }
   }
   if (auto rej = applyInput(AmendRequest{*id, a.id, m.limit, m.gpus}, info.clOrdId, &out)) {
-    appendError(out.toSession[s], codeOf(rej->reason), rej->detail, "amend", req);
+    replyError(s, out, codeOf(rej->reason), rej->detail, "amend", req);
   }
 }
 
@@ -985,7 +993,7 @@ void ExchangeCore::onDeliveryReport(SessionId s, Account& a, const DeliveryRepor
   const DeliveryReport r{m.contract, m.start, m.end, m.usableGpus, m.problem};
   std::string& o = out.toSession[s];
   if (auto err = applyDeliveryReport(a.id, r, &out)) {
-    appendError(o, *err,
+    replyError(s, out, *err,
                 *err == "unknown_contract" ? "no such contract of yours"
                 : *err == "hours_already_settled"
                     ? "those hours are already settled"
@@ -1003,7 +1011,7 @@ void ExchangeCore::onOutage(SessionId s, Account& a, const OutageRequest& m,
   std::vector<ContractId> affected;
   std::string& o = out.toSession[s];
   if (auto err = applyOutage(a.id, m, &out, &affected)) {
-    appendError(o, *err,
+    replyError(s, out, *err,
                 *err == "unknown_cluster"       ? "no such cluster"
                 : *err == "hours_already_settled" ? "those hours are already over"
                 : *err == "not_your_cluster"      ? "only the cluster's provider reports outages on it"

@@ -112,6 +112,9 @@ class ExchangeCore {
     std::string address;
   };
 
+  // An error reply to session `s`, also written to the log (rate-limited) with its account.
+  void replyError(SessionId s, Outbox& out, std::string_view code, std::string_view reason,
+                  std::string_view type, std::optional<std::uint64_t> req);
   Account& accountNamed(const std::string& name);
   Account* accountOf(SessionId s);
   std::optional<OrderId> resolve(const Account& a, const OrderRef& ref) const;

@@ -421,6 +421,9 @@ class TestExchangeLimits : public QObject {
       }
       std::this_thread::sleep_for(600ms);  // alice's one failure delays her next logon 0.5 s
       QVERIFY(c.logon("alice"));
+      // Rejects are logged with the account and the code.
+      c.send("{\"type\":\"cancel\",\"order_id\":999}");
+      QCOMPARE((*c.read())["code"].get<std::string>(), std::string("unknown_order"));
       c.close();
       QVERIFY(eventually([&] { return server.stats().openSessions == 0; }));
       std::this_thread::sleep_for(1100ms);
@@ -439,6 +442,7 @@ class TestExchangeLimits : public QObject {
     QVERIFY2(log.find("wrong key") != std::string::npos, log.c_str());
     QVERIFY2(log.find("logon: account alice from 127.0.0.9:") != std::string::npos, log.c_str());
     QVERIFY2(log.find("closed: peer closed") != std::string::npos, log.c_str());
+    QVERIFY2(log.find("rejected: account alice: unknown_order") != std::string::npos, log.c_str());
     QVERIFY2(log.find("failed logon: account 'nobody?2026-01-01 forged'") != std::string::npos, log.c_str());
     QVERIFY2(log.find("5 more like it left out") != std::string::npos, log.c_str());
     QVERIFY2(log.find("listening on 127.0.0.1:") != std::string::npos, log.c_str());
