@@ -452,9 +452,18 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
             appendReq(o, m.req);
             o += "}\n";
           },
-          [&](const PositionsQuery&) {
+          [&](const PositionsQuery& q) {
+            std::vector<Contract> all = engine_->contractsOf(a->id);
+            std::sort(all.begin(), all.end(), [](const Contract& x, const Contract& y) { return x.id < y.id; });
+            auto from = q.after ? std::upper_bound(all.begin(), all.end(), *q.after,
+                                                   [](ContractId id, const Contract& c) { return id < c.id; })
+                                : all.begin();
+            const std::size_t limit = q.limit.value_or(kPositionsPage);
+            const auto to = static_cast<std::size_t>(all.end() - from) > limit ? from + static_cast<std::ptrdiff_t>(limit)
+                                                                               : all.end();
             nlohmann::json list = nlohmann::json::array();
-            for (const Contract& c : engine_->contractsOf(a->id)) {
+            for (auto it = from; it != to; ++it) {
+              const Contract& c = *it;
               list.push_back({{"contract", c.id},
                               {"trade", c.trade},
                               {"side", c.buyer == a->id ? "buy" : "sell"},
@@ -474,6 +483,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
             }
             std::string& o = out.toSession[s];
             o += "{\"type\":\"positions\",\"contracts\":" + list.dump();
+            if (to != all.end()) o += ",\"next_after\":" + std::to_string(std::prev(to)->id);
             appendReq(o, m.req);
             o += "}\n";
           },
