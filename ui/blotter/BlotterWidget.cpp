@@ -1,5 +1,6 @@
 #include "ui/blotter/BlotterWidget.h"
 
+#include "ui/blotter/ContractDetailDialog.h"
 #include "ui/blotter/CsvExport.h"
 
 #include <QAction>
@@ -22,7 +23,8 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
       orders_(new WorkingOrdersModel(names, this)),
       fills_(new FillsModel(names, this)),
       contracts_(new ContractsModel(names, this)),
-      notes_(new SettlementNotesModel(this)) {
+      notes_(new SettlementNotesModel(this)),
+      names_(names) {
   setObjectName("blotter");
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -95,10 +97,14 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   connect(reportDelivery_, &QAction::triggered, this, [this] {
     if (const Contract* c = currentContract(); c && c->seller == contracts_->me()) emit reportDeliveryRequested(*c);
   });
+  auto* detailAction = new QAction(tr("Details and held shape..."), contractsView_);
+  detailAction->setObjectName("contractDetailAction");
+  connect(detailAction, &QAction::triggered, this, &BlotterWidget::showContractDetail);
+  connect(contractsView_, &QAbstractItemView::doubleClicked, this, &BlotterWidget::showContractDetail);
   auto* sellBackAction = new QAction(tr("Sell back..."), contractsView_);
   connect(sellBackAction, &QAction::triggered, sellBack, &QPushButton::click);
   contractsView_->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(contractsView_, &QWidget::customContextMenuRequested, this, [this, sellBackAction](QPoint at) {
+  connect(contractsView_, &QWidget::customContextMenuRequested, this, [this, sellBackAction, detailAction](QPoint at) {
     const Contract* c = currentContract();
     if (!c) return;
     // Only the provider reports delivery; only a holder sells back.
@@ -107,10 +113,20 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
     sellBackAction->setEnabled(c->buyer == contracts_->me());
     QMenu menu(contractsView_);
     menu.setToolTipsVisible(true);
+    menu.addAction(detailAction);
     menu.addAction(reportDelivery_);
     menu.addAction(sellBackAction);
     menu.exec(contractsView_->viewport()->mapToGlobal(at));
   });
+}
+
+void BlotterWidget::showContractDetail() {
+  const Contract* c = currentContract();
+  if (!c) return;
+  const ContractMark* held = c->buyer == contracts_->me() ? contracts_->heldOf(c->id) : nullptr;
+  auto* d = new ContractDetailDialog(*c, held, now_, names_, this);
+  d->setAttribute(Qt::WA_DeleteOnClose);
+  d->show();
 }
 
 const Contract* BlotterWidget::currentContract() const {

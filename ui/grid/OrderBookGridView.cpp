@@ -107,8 +107,9 @@ void OrderBookGridView::setOwnOrders(std::vector<OrderView> orders) {
   update();
 }
 
-void OrderBookGridView::setOwnContracts(std::vector<Contract> contracts, AccountId me) {
+void OrderBookGridView::setOwnContracts(std::vector<Contract> contracts, AccountId me, std::vector<ContractMark> held) {
   ownContracts_ = std::move(contracts);
+  held_ = std::move(held);
   me_ = me;
   update();
 }
@@ -324,11 +325,19 @@ void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
       continue;
     QColor fill = accent;
     fill.setAlpha(c.buyer == me_ ? 110 : 50);
-    p.setPen(QPen(accent, 1));
-    p.setBrush(fill);
-    p.drawRect(rectOf(c.start, c.end, 0, c.gpus));
-    p.setBrush(QBrush(palette().color(QPalette::HighlightedText), Qt::BDiagPattern));
-    p.drawRect(rectOf(c.start, c.end, 0, c.gpus));
+    std::vector<HeldStep> steps{HeldStep{c.start, c.end, c.gpus}};
+    if (c.buyer == me_) {
+      const auto h = std::find_if(held_.begin(), held_.end(), [&](const ContractMark& m) { return m.contract == c.id; });
+      if (h != held_.end()) steps = h->held;  // what is left after sales
+    }
+    for (const HeldStep& s : steps) {
+      if (s.gpus <= 0) continue;
+      p.setPen(QPen(accent, 1));
+      p.setBrush(fill);
+      p.drawRect(rectOf(s.start, s.end, 0, s.gpus));
+      p.setBrush(QBrush(palette().color(QPalette::HighlightedText), Qt::BDiagPattern));
+      p.drawRect(rectOf(s.start, s.end, 0, s.gpus));
+    }
   }
   // Own working orders: bold outlines, sells above the axis, buys below.
   for (const OrderView& o : ownOrders_) {
@@ -528,12 +537,23 @@ void OrderBookGridView::mouseMoveEvent(QMouseEvent* e) {
     const QRectF r = frame_.plot;
     selectTo_ = QPointF(std::clamp(e->position().x(), r.left(), r.right()), std::clamp(e->position().y(), r.top(), r.bottom()));
     current_ = selectionOf(selectFrom_, selectTo_, e->modifiers() & Qt::ShiftModifier);
+    if (current_.end > current_.start) noteHoursUnderCursor(current_.start, current_.end);
     update();
   } else if (panning_) {
     if ((e->position() - panFrom_).manhattanLength() >= 3) rightMoved_ = true;
     const double dh = (panFrom_.x() - e->position().x()) / plotRect().width() * viewHours_;
     setVisibleHours(static_cast<Hour>(std::llround(panStartHour_ + dh)), viewHours_);
+  } else if (plotRect().contains(e->position())) {
+    const Hour h = static_cast<Hour>(std::floor(hourAt(e->position().x())));
+    noteHoursUnderCursor(h, h + 1);
   }
+}
+
+void OrderBookGridView::noteHoursUnderCursor(Hour first, Hour end) {
+  if (first == cursorFirst_ && end == cursorEnd_) return;
+  cursorFirst_ = first;
+  cursorEnd_ = end;
+  emit hoursUnderCursor(first, end);
 }
 
 void OrderBookGridView::mouseReleaseEvent(QMouseEvent* e) {

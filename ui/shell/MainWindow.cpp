@@ -1,6 +1,7 @@
 #include "ui/shell/MainWindow.h"
 
 #include "ui/account/AccountPanel.h"
+#include "ui/ladder/DepthLadder.h"
 #include "ui/blotter/BlotterWidget.h"
 #include "ui/blotter/ReportDeliveryDialog.h"
 #include "ui/blotter/CsvExport.h"
@@ -179,6 +180,10 @@ void MainWindow::buildDocks() {
   for (auto [col, w] : {std::pair{0, 118}, {1, 170}, {2, 44}, {3, 118}, {4, 44}, {5, 62}}) tapeView_->setColumnWidth(col, w);
   auto* tapeDock = addDock(tr("Trades tape"), "tapeDock", tapeView_, Qt::RightDockWidgetArea);
   splitDockWidget(ticketDock_, tapeDock, Qt::Vertical);
+  ladder_ = new DepthLadder(this);
+  ladderDock_ = addDock(tr("Depth ladder"), "ladderDock", ladder_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(tapeDock, ladderDock_);
+  ladderDock_->raise();
 
   chart_ = new PriceChartWidget(this);
   auto* chartDock = addDock(tr("Price chart"), "chartDock", chart_, Qt::BottomDockWidgetArea);
@@ -453,6 +458,18 @@ void MainWindow::connectSession() {
   connect(&session_, &TradingSession::bookChanged, this, [this] {
     grid_->setSnapshot(session_.book());
     ticket_->setBook(session_.book());
+    const auto ids = session_.watchedClusters();
+    QStringList names;
+    for (ClusterId id : ids) names << clusterName(id);
+    ladder_->setBook(session_.book(), names.join(QStringLiteral(" + ")));
+  });
+  connect(grid_, &OrderBookGridView::hoursUnderCursor, ladder_, &DepthLadder::setHours);
+  connect(ladder_, &DepthLadder::levelClicked, this, [this](Side side, Price price, GpuCount gpus, Hour first, Hour end) {
+    const auto ids = session_.watchedClusters();
+    if (ids.empty()) return;
+    ticket_->prefillAtPrice(ids.front(), side, first, end, gpus, price);
+    ticketDock_->show();
+    ticketDock_->raise();
   });
   connect(&session_, &TradingSession::tradesPrinted, this, [this](const std::vector<TradePrint>& t) {
     tape_->addTrades(t);
@@ -461,6 +478,7 @@ void MainWindow::connectSession() {
   });
   connect(&session_, &TradingSession::clockChanged, this, [this](Hour now) {
     grid_->setNow(now);
+    blotter_->setNow(now);
     ticket_->setNow(now);
     index_->setNow(now);
     forwards_->setNow(now);
@@ -471,6 +489,7 @@ void MainWindow::connectSession() {
   connect(&session_, &TradingSession::workingOrdersChanged, this, [this] {
     blotter_->workingOrders().setOrders(session_.workingOrders());
     grid_->setOwnOrders(session_.workingOrders());
+    ladder_->setOwnOrders(session_.workingOrders());
   });
   connect(&session_, &TradingSession::fillsAdded, this, [this](const std::vector<Fill>& f) {
     blotter_->fills().addFills(f);
@@ -487,15 +506,16 @@ void MainWindow::connectSession() {
   });
   connect(&session_, &TradingSession::contractsChanged, this, [this] {
     blotter_->contracts().setContracts(session_.contracts(), session_.marks(), session_.account().id);
-    grid_->setOwnContracts(session_.contracts(), session_.account().id);
-    ticket_->setContracts(session_.contracts(), session_.account().id);
+    grid_->setOwnContracts(session_.contracts(), session_.account().id, session_.marks());
+    ticket_->setContracts(session_.contracts(), session_.account().id, session_.marks());
   });
   connect(&session_, &TradingSession::accountChanged, this, [this] {
-    std::size_t held = 0;
-    for (const Contract& c : session_.contracts()) held += c.buyer == session_.account().id ? 1 : 0;
-    account_->setAccount(session_.account(), held, session_.workingOrders().size());
+    refreshAccount();
     updateStatus();
   });
+  // Forwards are in the account's total: their margin and P&L at the index.
+  connect(&session_, &TradingSession::forwardPositionsChanged, this, &MainWindow::refreshAccount);
+  connect(&session_, &TradingSession::indexChanged, this, &MainWindow::refreshAccount);
   connect(&session_, &TradingSession::contractStatusChanged, this, [this] {
     blotter_->contracts().setSettlement(session_.contractStatus(), session_.shortfallContracts(), session_.settlesContracts());
   });
@@ -554,8 +574,8 @@ void MainWindow::connectSession() {
   });
   connect(grid_, &OrderBookGridView::amendOrderRequested, this, &MainWindow::openAmendDialog);
   connect(grid_, &OrderBookGridView::cancelOrderRequested, this, [this](OrderId id) { session_.cancel(id); });
-  connect(blotter_, &BlotterWidget::sellBackRequested, this, [this](ContractId) {
-    ticket_->setKind(TicketKind::SellBack);
+  connect(blotter_, &BlotterWidget::sellBackRequested, this, [this](ContractId id) {
+    ticket_->sellBack(id);
     ticketDock_->show();
     ticketDock_->raise();
   });
@@ -599,6 +619,13 @@ void MainWindow::openTicketFromGrid(const GridSelection& selection) {
   ticketDock_->raise();
   if (ids.size() > 1)
     statusBar()->showMessage(tr("The grid shows a group: the ticket is for %1; pick another in the ticket.").arg(clusterName(ids.front())), 8000);
+}
+
+void MainWindow::refreshAccount() {
+  std::size_t held = 0;
+  for (const Contract& c : session_.contracts()) held += c.buyer == session_.account().id ? 1 : 0;
+  const auto f = session_.forwardTotals();
+  account_->setAccount(session_.account(), ForwardFigures{f.margin, f.pnl}, held, session_.workingOrders().size());
 }
 
 void MainWindow::openDeliveryReport(const Contract& contract) {
