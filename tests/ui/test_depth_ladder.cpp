@@ -94,8 +94,8 @@ class TestDepthLadder : public QObject {
   }
 
   // Mutations (each checked): prefillAtPrice() not writing the level's price into the limit
-  // field sends the ticket's previous limit; the click reading the row's side instead of the
-  // column's (a bid column click would make a sell) fails the side check.
+  // field keeps the ticket's previous limit; a click that takes the other side of the level (a
+  // bid sold to, an ask bought) instead of the column's side makes a sell ticket and fails.
   void aClickOnALevelThenSubmitSendsThatPrice() {
     OrderTicket* ticket = t->window->ticket();
     auto* limit = ticket->findChild<QLineEdit*>("ticketLimit");
