@@ -165,6 +165,7 @@ class TestSettlementViews : public QObject {
     AccountPanel local;
     AccountSummary a;
     a.balance = 1'000'000'000;
+    a.name = "local";
     local.setAccount(a, {}, 1, 0);
     QVERIFY(local.findChild<QLabel*>("accountEscrow")->text().contains("n/a"));
     a.settlementKnown = true;

@@ -36,22 +36,22 @@ AccountPanel::AccountPanel(QWidget* parent) : QWidget(parent) {
   form_ = new QFormLayout(this);
   name_ = row(tr("Account"), "accountName");
   balance_ = row(tr("Cash balance"), "accountCash");
-  reserved_ = row(tr("  of which reserved by bids"), "accountReserved",
+  reserved_ = row(tr("  reserved by bids"), "accountReserved",
                   tr("Cash held against working bids at their limits (and the margin of resting forward orders)."));
   available_ = row(tr("  available"), "accountAvailable");
-  escrow_ = row(tr("+ In escrow (undelivered)"), "accountEscrow",
-                tr("Paid at fill for contracted GPU-hours not yet delivered; released to the provider\n"
+  escrow_ = row(tr("+ In escrow"), "accountEscrow",
+                tr("In escrow: paid at fill for contracted GPU-hours not yet delivered; released to the provider\n"
                    "as hours are delivered, refunded for hours that are not (by the billing basis)."));
-  soldOn_ = row(tr("- Escrow for hours sold on"), "accountSoldOn",
+  soldOn_ = row(tr("- Escrow, hours sold on"), "accountSoldOn",
                 tr("The part of your escrow that still pays for GPU-hours you sold on to someone else:\n"
                    "it goes to the provider, not back to you."));
-  proceeds_ = row(tr("+ Proceeds due from buyers"), "accountProceeds",
-                  tr("What the buyers of contracts you sold hold in escrow for you:\n"
+  proceeds_ = row(tr("+ Proceeds due"), "accountProceeds",
+                  tr("Proceeds due: what the buyers of contracts you sold hold in escrow for you:\n"
                      "paid to your cash hour by hour as the hours are delivered."));
   forwardMargin_ = row(tr("+ Forward margin"), "accountForwardMargin",
                        tr("Margin your open forward positions hold (returned to cash when they settle)."));
-  unrealised_ = row(tr("+ Unrealised P&&L (contracts)"), "accountUnrealised",
-                    tr("Held GPU-hours still to come (after what you sold) at the best bid now\n"
+  unrealised_ = row(tr("+ Unrealised P&&L"), "accountUnrealised",
+                    tr("Unrealised P&L of contracts: held GPU-hours still to come (after what you sold) at the best bid now\n"
                        "(the last trade on the cluster when there is no bid), less what they cost."));
   forwardPnl_ = row(tr("+ Forwards' P&&L"), "accountForwardPnl",
                     tr("Open forward positions marked to the next-day price index of their class."));
@@ -63,10 +63,10 @@ AccountPanel::AccountPanel(QWidget* parent) : QWidget(parent) {
                   tr("What your sales made over the cost of the GPU-hours sold (taken from the\n"
                      "contracts bought on that cluster and hour before the sale, oldest first).\n"
                      "Already in the cash and the proceeds due above."));
-  credits_ = row(tr("Uptime credits received"), "accountCredits",
-                 tr("Credits the providers paid when a contract missed its uptime promise."));
+  credits_ = row(tr("Uptime credits"), "accountCredits",
+                 tr("Uptime credits received: what providers paid when a contract missed its uptime promise."));
   held_ = row(tr("Contracts held / orders"), "accountCounts");
-  mark_ = row(tr("Held, marked to book"), "accountMark",
+  mark_ = row(tr("Held, at marks"), "accountMark",
               tr("Remaining held GPU-hours valued at the best bid now\n"
                  "(the last trade on the cluster when there is no bid)."));
 }
@@ -85,9 +85,14 @@ void AccountPanel::setAccount(const AccountSummary& a, const ForwardFigures& f, 
     total_->setToolTip(tr("Cash + escrow - escrow for hours sold on + proceeds due + forward margin\n"
                           "+ unrealised P&L + forwards' P&L: what the account is worth with held hours at\n"
                           "the book's marks and forwards at the index."));
+  } else if (a.name.isEmpty()) {
+    for (QLabel* l : {escrow_, soldOn_, proceeds_, credits_}) l->setText(QStringLiteral("-"));  // nothing heard yet
   } else {
     // The in-process engine moves cash at fill and nothing else: say so rather than show $0.00.
-    for (QLabel* l : {escrow_, soldOn_, proceeds_, credits_}) l->setText(tr("<i>n/a (no settlement in-process)</i>"));
+    for (QLabel* l : {escrow_, soldOn_, proceeds_, credits_}) {
+      l->setText(tr("<i>n/a (in-process)</i>"));
+      l->setToolTip(tr("The in-process engine has no settlement: purchases and sales are paid in cash at the fill."));
+    }
     total_->setToolTip(tr("Cash + held hours at the book's marks (in-process, sales and purchases are paid in cash at the fill)."));
   }
   forwardMargin_->setText(formatMoney(f.margin));

@@ -13,8 +13,11 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tessera::ui {
 
@@ -168,7 +171,26 @@ QTableView* BlotterWidget::makeView(QAbstractItemModel* model, QSortFilterProxyM
   v->verticalHeader()->setDefaultSectionSize(20);
   v->horizontalHeader()->setStretchLastSection(true);
   v->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  // Left-aligned titles stay in sight over a wide column (the held shape).
+  v->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   v->horizontalHeader()->setDefaultSectionSize(96);
+  v->horizontalHeader()->setResizeContentsPrecision(200);
+  // Columns widen to what they show (never narrower than the trader made them), so cluster names
+  // and the held shape are not cut; coalesced, as fills and marks arrive in bursts.
+  auto* fit = new QTimer(v);
+  fit->setSingleShot(true);
+  fit->setInterval(150);
+  connect(fit, &QTimer::timeout, v, [v] {
+    QHeaderView* h = v->horizontalHeader();
+    for (int c = 0; c + 1 < h->count(); ++c) {
+      const int was = h->sectionSize(c);
+      v->resizeColumnToContents(c);
+      h->resizeSection(c, std::max(was, std::min(460, h->sectionSize(c))));
+    }
+  });
+  connect(*proxy, &QAbstractItemModel::modelReset, fit, qOverload<>(&QTimer::start));
+  connect(*proxy, &QAbstractItemModel::rowsInserted, fit, qOverload<>(&QTimer::start));
+  connect(*proxy, &QAbstractItemModel::layoutChanged, fit, qOverload<>(&QTimer::start));
   return v;
 }
 

@@ -40,6 +40,8 @@ ContractDetailDialog::ContractDetailDialog(const Contract& c, const ContractMark
   setObjectName("contractDetail");
   setWindowTitle(tr("Contract #%1").arg(c.id));
   auto* layout = new QVBoxLayout(this);
+  auto* heading = new QLabel(tr("<b>Contract #%1</b>").arg(c.id), this);
+  layout->addWidget(heading);
   auto* facts = new QFormLayout;
   const bool bought = held != nullptr;
   facts->addRow(tr("Side"), new QLabel(bought ? tr("Held (bought)") : tr("Sold"), this));
@@ -92,14 +94,16 @@ ContractDetailDialog::ContractDetailDialog(const Contract& c, const ContractMark
       line->point2->setCoords(secs(now), 1);
       line->setPen(QPen(QColor(230, 160, 40), 1, Qt::DotLine));
       auto* label = new QCPItemText(chart_);
-      label->position->setCoords(secs(now), c.gpus * 1.12);
+      label->position->setCoords(secs(now), c.gpus * 1.08);
       label->setText(tr("now"));
       label->setColor(QColor(230, 160, 40));
     }
     chart_->xAxis->setRange(secs(c.start) - 1800, secs(c.end) + 1800);
-    chart_->yAxis->setRange(0, std::max<double>(1, c.gpus * 1.2));
+    // Headroom above the contract for the legend, so it never covers the shape.
+    chart_->yAxis->setRange(0, std::max<double>(1, c.gpus * 1.6));
     chart_->legend->setVisible(true);
-    chart_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    chart_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    chart_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     chart_->replot();
     layout->addWidget(chart_, 1);
 

@@ -234,8 +234,11 @@ void OrderBookGridView::paintEvent(QPaintEvent*) {
   tf.setBold(true);
   p.setFont(tf);
   p.setPen(palette().color(QPalette::Text));
-  p.drawText(QRectF(kLeft, 4, plot.width(), kTop - 6), Qt::AlignLeft | Qt::AlignVCenter,
-             title_.isEmpty() ? tr("Order book") : title_);
+  // The title may run over the colour legend's column; on a narrow grid it is elided, never cut.
+  const double titleWidth = width() - kLeft - 8;
+  p.drawText(QRectF(kLeft, 4, titleWidth, kTop - 6), Qt::AlignLeft | Qt::AlignVCenter,
+             QFontMetrics(tf).elidedText(title_.isEmpty() ? tr("Order book") : title_, Qt::ElideRight,
+                                         static_cast<int>(titleWidth)));
   p.setFont(font());
   if (!model_.snapshot() || model_.hours() == 0) {
     p.drawText(plot, Qt::AlignCenter, tr("No book yet: select a cluster in the cluster list"));
@@ -447,8 +450,15 @@ void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
     p.drawText(QRectF(x - 50, plot.bottom() + 5, 100, 16), Qt::AlignHCenter | Qt::AlignTop, label);
   }
   p.setFont(font());
-  p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter,
-             tr("Delivery hour (UTC)   -   red dashed line: exchange time %1").arg(formatHour(now_)));
+  // The longest caption that fits the plot's width.
+  QString caption;
+  for (const QString& c : {tr("Delivery hour (UTC)   -   red dashed line: exchange time %1").arg(formatHour(now_)),
+                           tr("Delivery hour (UTC); red dashed line: now, %1").arg(formatHour(now_)),
+                           tr("Delivery hour (UTC)")}) {
+    caption = c;
+    if (p.fontMetrics().horizontalAdvance(c) <= plot.width()) break;
+  }
+  p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter, caption);
 }
 
 void OrderBookGridView::paintLegend(QPainter& p, const QRectF& plot) const {

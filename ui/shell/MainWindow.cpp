@@ -235,7 +235,7 @@ void MainWindow::buildDocks() {
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   resizeDocks({clusterDock, ticketDock_}, {400, 360}, Qt::Horizontal);
   resizeDocks({blotterDock}, {270}, Qt::Vertical);
-  resizeDocks({blotterDock, chartDock}, {520, 480}, Qt::Horizontal);
+  resizeDocks({blotterDock, chartDock}, {600, 400}, Qt::Horizontal);
   resizeDocks({ticketDock_, tapeDock}, {420, 380}, Qt::Vertical);
 }
 
@@ -701,7 +701,11 @@ void MainWindow::restoreLayout() {
         resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
       }
       resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
-      resizeDocks({byName[2], byName[3]}, {width() * 27 / 100, width() * 26 / 100}, Qt::Horizontal);
+      // The blotter's tables need the width more than the chart does; once the window has the
+      // size the window system gave it (the extra width would otherwise go to the chart).
+      QTimer::singleShot(300, this, [this, blotter = byName[2], chart = byName[3]] {
+        if (blotter && chart) resizeDocks({blotter, chart}, {width() * 33 / 100, width() * 20 / 100}, Qt::Horizontal);
+      });
     });
   }
   ticket_->setConfirmAboveGpuHours(s.value("ticket/confirmAboveGpuHours", 100000).toLongLong());

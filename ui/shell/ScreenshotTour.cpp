@@ -1,6 +1,8 @@
 #include "ui/shell/ScreenshotTour.h"
 
 #include "ui/blotter/BlotterWidget.h"
+#include "ui/blotter/ContractDetailDialog.h"
+#include "ui/ladder/DepthLadder.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/ticket/ListingTermsEditor.h"
@@ -13,6 +15,7 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolTip>
 
@@ -50,8 +53,35 @@ void startScreenshotTour(MainWindow& w, TradingSession& session) {
         o.limit = o.limit * 85 / 100;
         session.submit(o);
       }
-      // Leave a ticket open from a fresh drag, as a trader would see it.
-      w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
+      // Once the bought window is in the account (a moment later).
+      QTimer::singleShot(900, &w, [&w, &session] {
+        // Sell back half the GPUs of the bought window for its middle hours at the best bid of the
+        // first of them: the contract is then held as a step shape.
+        for (const Contract& c : session.contracts()) {
+          if (c.buyer != session.account().id || c.end - c.start < 6) continue;
+          w.ticket()->sellBack(c.id);
+          OrderRequest o;
+          if (auto r = w.ticket()->order(); std::holds_alternative<OrderRequest>(r)) {
+            o = std::get<OrderRequest>(r);
+            o.gpus = c.gpus / 2;
+            o.id = 0;
+            // The first hour after the contract's first two with a bid for them.
+            const BookSnapshotPtr book = session.book();
+            for (Hour h = std::max(c.start, session.now() + 1) + 2; book && h + 2 <= c.end; ++h) {
+              const BookCell* cell = book->cell(h);
+              if (!cell || cell->bids.empty()) continue;
+              o.start = h;
+              o.end = std::min(c.end, h + 4);
+              o.limit = cell->bids.front().price;
+              session.submit(o);
+              break;
+            }
+          }
+          break;
+        }
+        // Leave a ticket open from a fresh drag, as a trader would see it.
+        w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
+      });
     });
   });
 }
@@ -110,6 +140,46 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
     gpus->setText(keepGpus);
     limit->setText(keepLimit);
   }
+
+  // The depth ladder of the first hour with bids and asks.
+  raise("ladderDock");
+  {
+    const OrderBookGridModel& m = w.grid()->model();
+    for (Hour h = m.firstHour() + 1; h < m.firstHour() + m.hours(); ++h) {
+      const GridColumn* c = m.column(h);
+      if (!c || c->askDepth() == 0 || c->bidDepth() == 0) continue;
+      w.depthLadder()->setHours(h, h + 1);
+      break;
+    }
+    settle();
+    if (auto* d = w.findChild<QDockWidget*>("ladderDock")) save(d->grab(), "ladder.png");
+  }
+  // A contract after a sell-back: the blotter's contracts and the detail view of the first
+  // bought contract that was partly sold.
+  raise("blotterDock");
+  tabs->setCurrentIndex(2);
+  settle();
+  {
+    QTableView* v = w.blotter()->contractsView();
+    const ContractsModel& cm = w.blotter()->contracts();
+    for (int r = 0; r < v->model()->rowCount(); ++r) {
+      const ContractId id = v->model()->index(r, ContractsModel::Id).data().toULongLong();
+      const ContractMark* held = cm.heldOf(id);
+      if (!held || held->soldGpuHours == 0) continue;
+      v->setCurrentIndex(v->model()->index(r, 0));
+      save(w.blotter()->grab(), "blotter-after-sellback.png");
+      w.blotter()->showContractDetail();
+      settle();
+      if (auto* d = w.blotter()->findChild<ContractDetailDialog*>()) {
+        d->adjustSize();
+        settle();
+        save(d->grab(), "contract-after-sellback.png");
+        d->close();
+      }
+      break;
+    }
+  }
+  tabs->setCurrentIndex(shownTab);
 
   // The grid with the tooltip over the first hour that offers GPUs, drawn where it would pop up.
   OrderBookGridView* g = w.grid();
