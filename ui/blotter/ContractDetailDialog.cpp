@@ -119,14 +119,22 @@ ContractDetailDialog::ContractDetailDialog(const Contract& c, const ContractMark
       steps_->setItem(r, 2, new QTableWidgetItem(QString::number(s.gpus)));
       steps_->setItem(r, 3, new QTableWidgetItem(QString::number(c.gpus - s.gpus)));
     }
+    steps_->verticalHeader()->setDefaultSectionSize(steps_->fontMetrics().height() + 8);
     steps_->resizeColumnsToContents();
     steps_->horizontalHeader()->setStretchLastSection(true);
-    steps_->setMaximumHeight(steps_->verticalHeader()->length() + steps_->horizontalHeader()->height() + 6);
+    // Every step in sight up to eight of them; more scroll.
+    const int shown = std::min<int>(8, steps_->rowCount());
+    steps_->setFixedHeight(shown * steps_->verticalHeader()->defaultSectionSize() +
+                           steps_->horizontalHeader()->sizeHint().height() + 2 * steps_->frameWidth() + 2);
     layout->addWidget(steps_);
   }
   auto* box = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
   layout->addWidget(box);
+  // Wide enough that the wrapped facts (terms, held shape) take two lines at most, and as tall
+  // as they then need.
+  setMinimumWidth(660);
+  resize(660, layout->heightForWidth(660) > 0 ? layout->heightForWidth(660) : sizeHint().height());
 }
 
 }  // namespace tessera::ui

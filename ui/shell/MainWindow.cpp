@@ -39,6 +39,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollBar>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -353,6 +354,9 @@ void MainWindow::showShortcuts() {
   row(tr("Amend or cancel an own order on the grid"), tr("Right-click its outline"));
   row(tr("Zoom / pan the grid (grid focused)"), tr("+ / -, Left / Right, wheel, Shift+wheel"));
   row(tr("Open a ticket for a rectangle"), tr("Left-drag on the grid"));
+  row(tr("Order at a price (bid side: buy, ask side: sell)"), tr("Click a level in the Depth ladder"));
+  row(tr("A contract's held shape after sales"), tr("Double-click it in the blotter"));
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);  // every row on a 768-pixel screen
   table->resizeColumnsToContents();
   table->horizontalHeader()->setStretchLastSection(true);
   table->verticalHeader()->hide();
@@ -361,7 +365,11 @@ void MainWindow::showShortcuts() {
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &d);
   connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
   l->addWidget(buttons);
-  d.resize(560, 520);
+  // Wide enough for both columns, tall enough for every row, within the screen.
+  QSize want(table->horizontalHeader()->length() + table->verticalScrollBar()->sizeHint().width() + 48,
+             table->verticalHeader()->length() + table->horizontalHeader()->height() + 110);
+  if (const QScreen* screen = this->screen()) want = want.boundedTo(screen->availableGeometry().size() - QSize(40, 60));
+  d.resize(want);
   d.exec();
 }
 
@@ -691,7 +699,7 @@ void MainWindow::restoreLayout() {
         resize(size().boundedTo(screen->availableGeometry().size()));
       }
       const int ticketWidth = std::max(width() * 24 / 100, ticket_->sizeHint().width() + 24);
-      const int clustersWidth = std::min(width() * 23 / 100, std::max(220, width() - ticketWidth - 620));
+      const int clustersWidth = std::min(width() * 26 / 100, std::max(220, width() - ticketWidth - 620));
       resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);
       if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
         // The whole ticket, Submit included, where the screen allows (its word-wrapped terms and

@@ -10,6 +10,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
 #include <QLineEdit>
@@ -141,16 +142,19 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
     limit->setText(keepLimit);
   }
 
-  // The depth ladder of the first hour with bids and asks.
+  // The depth ladder of the hour with the most price levels, bids and asks both, in the next two days.
   raise("ladderDock");
   {
     const OrderBookGridModel& m = w.grid()->model();
-    for (Hour h = m.firstHour() + 1; h < m.firstHour() + m.hours(); ++h) {
+    std::size_t most = 0;
+    Hour best = m.firstHour() + 1;
+    for (Hour h = m.firstHour() + 1; h < std::min(m.firstHour() + m.hours(), m.firstHour() + 48); ++h) {
       const GridColumn* c = m.column(h);
-      if (!c || c->askDepth() == 0 || c->bidDepth() == 0) continue;
-      w.depthLadder()->setHours(h, h + 1);
-      break;
+      if (!c || c->asks.empty() || c->bids.empty() || c->asks.size() + c->bids.size() <= most) continue;
+      most = c->asks.size() + c->bids.size();
+      best = h;
     }
+    w.depthLadder()->setHours(best, best + 1);
     settle();
     if (auto* d = w.findChild<QDockWidget*>("ladderDock")) save(d->grab(), "ladder.png");
   }
@@ -171,7 +175,6 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
       w.blotter()->showContractDetail();
       settle();
       if (auto* d = w.blotter()->findChild<ContractDetailDialog*>()) {
-        d->adjustSize();
         settle();
         save(d->grab(), "contract-after-sellback.png");
         d->close();
@@ -180,6 +183,15 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
     }
   }
   tabs->setCurrentIndex(shownTab);
+
+  // The F1 list of shortcuts: a modal dialog, shot and closed from the event loop it runs.
+  QTimer::singleShot(300, &w, [&] {
+    if (auto* d = qobject_cast<QDialog*>(QApplication::activeModalWidget())) {
+      save(d->grab(), "shortcuts.png");
+      d->reject();
+    }
+  });
+  w.showShortcuts();
 
   // The grid with the tooltip over the first hour that offers GPUs, drawn where it would pop up.
   OrderBookGridView* g = w.grid();
