@@ -7,8 +7,10 @@
 // - every figure of the account panel equals the exchange's (cash, reserved, escrow, what the
 //   buyer's escrow owes us) or the hand-worked value (realised, sold-on, unrealised at the
 //   resting bid), and the total is the deposit plus realised plus unrealised P&L;
-// - after the clock delivers 8 hours, the total is still that less what the delivered held
-//   hours cost (the ledger moved the money; the figures follow it);
+// - a long forward's margin and P&L are the exchange's, and in the total;
+// - after the clock delivers 8 hours (and marks the forward to the index those trades made, with
+//   a margin call), the total is still that less what the delivered held hours cost (the ledger
+//   moved the money; the figures follow it);
 // - quit and relaunch on the same journal: the held shape, cash and P&L are as before, and
 //   equal to the exchange's.
 #include "ExchangeAccountReader.h"
@@ -29,6 +31,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+
 using namespace tessera;
 using namespace tessera::ui;
 using namespace tessera::ui::testing;
@@ -43,6 +47,11 @@ constexpr Hour kSoldTo = kNow + 14;    // sold back: 8 GPUs x [kSoldFrom, kSoldT
 constexpr Price kBuy = 2'000'000;
 constexpr Price kSell = 2'500'000;
 constexpr Price kRestingBid = 2'200'000;  // the house's bid under everything: the mark
+// A long forward on the H100 next-day index for the week from Monday kNow + 72 (weeks start at
+// hour 96 + 168k), bought from the forward dealer's account.
+constexpr Hour kWeek = 96 + 168 * ((kNow - 96) / 168 + 1);
+constexpr Price kForwardPrice = 2'400'000;
+constexpr std::int64_t kForwardGpuHours = 1000;
 
 QDateTime at(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
 
@@ -81,8 +90,9 @@ class TestPositions : public QObject {
   std::string journal() const { return dir.filePath("exchange.db").toStdString(); }
   ContractId bought = 0;
   ContractId sold = 0;
-  const QStringList kFigures = {"accountCash",       "accountReserved", "accountEscrow", "accountSoldOn",
-                                "accountProceeds",   "accountUnrealised", "accountTotal", "accountRealised"};
+  const QStringList kFigures = {"accountCash",       "accountReserved",   "accountEscrow",        "accountSoldOn",
+                                "accountProceeds",   "accountUnrealised", "accountForwardMargin", "accountForwardPnl",
+                                "accountTotal",      "accountRealised"};
   QStringList before;
   QString shapeBefore;
 
@@ -136,11 +146,20 @@ class TestPositions : public QObject {
     const Money unrealised = heldToCome * (kRestingBid - kBuy);
     QCOMPARE(plain(label(t, "accountUnrealised")), formatMoney(unrealised));
     QCOMPARE(label(t, "accountSoldOn"), formatMoney(soldToCome * kBuy));
+    // The forward: margin and P&L at the exchange's mark of the position.
+    QCOMPARE(ex->forwards.size(), std::size_t{1});
+    const net::ForwardPositionView& fwd = ex->forwards.front();
+    QVERIFY(fwd.isLong && fwd.status == "open");
+    QTRY_COMPARE_WITH_TIMEOUT(label(t, "accountForwardMargin"), formatMoney(fwd.margin), 5000);
+    const Money forwardPnl = fwd.pnlAt(fwd.lastMark);
+    QTRY_COMPARE_WITH_TIMEOUT(plain(label(t, "accountForwardPnl")), formatMoney(forwardPnl), 5000);
     // The sum of the rows: the deposit, plus what was made, less what was used.
-    const Money total = kDeposit + realised + unrealised - heldDelivered * kBuy;
+    const Money total = kDeposit + realised + unrealised - heldDelivered * kBuy + forwardPnl;
     QCOMPARE(plain(label(t, "accountTotal")), formatMoney(total));
     // And the rows above it add up to it with the exchange's own figures.
-    QCOMPARE(ex->balance.cash + ex->balance.escrow - soldToCome * kBuy + escrowAtExchange(*ex, sold) + unrealised, total);
+    QCOMPARE(ex->balance.cash + ex->balance.escrow - soldToCome * kBuy + escrowAtExchange(*ex, sold) + fwd.margin +
+                 unrealised + forwardPnl,
+             total);
   }
 
  private slots:
@@ -155,7 +174,7 @@ class TestPositions : public QObject {
   // Mutations that make it fail (each checked): heldPositions() not taking sold GPU-hours out of
   // the contract (the held text, the sell-back limit and every P&L figure); soldOnCost counted
   // for delivered hours too (the sold-on figure after the clock moves); accountTotal() without
-  // the sold-on term (the total).
+  // the sold-on term (the total); forwardTotals() leaving out the margin (the margin figure).
   void buySellBackPartAndEveryFigureIsTheExchanges() {
     ExchangeTerminal t({1600, 1000}, journal());
     QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 10000);
@@ -235,8 +254,28 @@ class TestPositions : public QObject {
     QCOMPARE(detail->findChild<QLabel*>("contractRealised")->text(), formatMoney(8 * 6 * (kSell - kBuy)));
     detail->close();
 
+    // A long forward, bought from the dealer's resting offer.
+    {
+      net::ClientOptions o;
+      o.port = t.exchange.port();
+      o.account = o.key = std::string(net::kForwardDealerAccount);
+      o.marketData = false;
+      std::atomic<bool> on = false;
+      net::ClientCallbacks cb;
+      cb.onConnection = [&](net::ConnectionState st, const std::string&) { on = st == net::ConnectionState::LoggedOn; };
+      net::ExchangeClient dealer(o, cb);
+      dealer.start();
+      QTRY_VERIFY_WITH_TIMEOUT(on, 5000);
+      dealer.placeForward(net::ForwardNewOrder{"", Side::Sell, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
+      QTest::qWait(200);
+      dealer.stop();
+    }
+    t.session->submitForward(net::ForwardNewOrder{"", Side::Buy, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
+    QTRY_COMPARE_WITH_TIMEOUT(t.session->forwardPositions().size(), std::size_t{1}, 5000);
+
     checkFigures(t, kNow);
     if (QTest::currentTestFailed()) return;
+    QCOMPARE(label(t, "accountForwardMargin"), formatMoney(kForwardPrice * kForwardGpuHours * 15 / 100));  // initial margin
 
     // The clock delivers [kStart, kNow + 10): the ledger pays the provider from our escrow and
     // us from the buyer's; every figure follows.
@@ -244,6 +283,12 @@ class TestPositions : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(t.session->now(), kNow + 10, 5000);
     checkFigures(t, kNow + 10);
     if (QTest::currentTestFailed()) return;
+    // The forward was marked to the index of this morning's trades (below its price): a loss,
+    // and margin called beyond the initial margin.
+    const auto ex = readAccount(t.exchange.port());
+    QVERIFY(ex && ex->forwards.size() == 1);
+    QVERIFY2(ex->forwards.front().lastMark < kForwardPrice, qPrintable(formatPrice(ex->forwards.front().lastMark)));
+    QVERIFY(ex->forwards.front().margin > kForwardPrice * kForwardGpuHours * 15 / 100);
     // What the trader sees as the terminal quits.
     for (const QString& n : kFigures) before << label(t, qPrintable(n));
     shapeBefore = heldText(t, bought);
