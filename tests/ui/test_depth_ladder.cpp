@@ -72,8 +72,9 @@ class TestDepthLadder : public QObject {
 
   void cleanup() { t.reset(); }
 
-  // Mutation: a grid that does not report the hour under the cursor (no hoursUnderCursor in
-  // mouseMoveEvent) leaves the ladder on its first hour and fails the hour and level checks.
+  // Mutations (each checked): a grid that does not report the hour under the cursor (no
+  // hoursUnderCursor in mouseMoveEvent) leaves the ladder on its first hour and fails the hour
+  // and level checks; followHours() showing each hour at once fails the sweep check.
   void theHourUnderTheCursorShowsItsLevels() {
     QTest::mouseMove(g, g->pointOf(kNow + 6.5, 4).toPoint());
     QTRY_COMPARE_WITH_TIMEOUT(ladder->model().first(), kNow + 6, 3000);
@@ -86,6 +87,13 @@ class TestDepthLadder : public QObject {
     QTest::mouseMove(g, g->pointOf(kNow + 3.5, 4).toPoint());
     QTRY_COMPARE_WITH_TIMEOUT(ladder->model().first(), kNow + 3, 3000);
     QCOMPARE(ladder->rowOf(Side::Buy, 1'900'000), 2);
+    // Sweeping across the grid (each hour for less than the dwell) leaves the ladder where it was.
+    for (double h = kNow + 4.5; h < kNow + 40; h += 1.0) {
+      QTest::mouseMove(g, g->pointOf(h, 4).toPoint());
+      QTest::qWait(DepthLadder::kDwellMs / 10);
+    }
+    QTest::qWait(DepthLadder::kDwellMs / 2);
+    QCOMPARE(ladder->model().first(), kNow + 3);
     // An hour nobody trades says so.
     QTest::mouseMove(g, g->pointOf(kNow + 30.5, 4).toPoint());
     QTRY_COMPARE_WITH_TIMEOUT(ladder->model().first(), kNow + 30, 3000);

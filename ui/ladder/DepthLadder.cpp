@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace tessera::ui {
@@ -41,7 +42,22 @@ DepthLadder::DepthLadder(QWidget* parent) : QWidget(parent), model_(new DepthLad
     if (i.column() == DepthLadderModel::Asks || i.column() == DepthLadderModel::MyAsks) side = Side::Sell;
     emit levelClicked(side, r->price, std::max<GpuCount>(r->gpus, 1), model_->first(), model_->end());
   });
+  dwell_ = new QTimer(this);
+  dwell_->setSingleShot(true);
+  dwell_->setInterval(kDwellMs);
+  connect(dwell_, &QTimer::timeout, this, [this] { setHours(pendingFirst_, pendingEnd_); });
   refresh();
+}
+
+void DepthLadder::followHours(Hour first, Hour end) {
+  if (end - first > 1) {
+    dwell_->stop();
+    setHours(first, end);
+    return;
+  }
+  pendingFirst_ = first;
+  pendingEnd_ = end;
+  dwell_->start();
 }
 
 void DepthLadder::setHours(Hour first, Hour end) {

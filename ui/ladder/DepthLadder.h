@@ -9,6 +9,7 @@
 
 class QLabel;
 class QTableView;
+class QTimer;
 
 namespace tessera::ui {
 
@@ -16,8 +17,13 @@ class DepthLadder : public QWidget {
   Q_OBJECT
  public:
   explicit DepthLadder(QWidget* parent = nullptr);
-  // Which hours [first, end) the ladder shows (the grid's cursor or drag).
+  // Which hours [first, end) the ladder shows.
   void setHours(Hour first, Hour end);
+  // The hours under the grid's cursor: one hour is shown once the cursor rests on it for a
+  // moment (kDwellMs), so sweeping across the grid on the way to the ladder changes nothing;
+  // the hours of a drag are shown at once.
+  void followHours(Hour first, Hour end);
+  static constexpr int kDwellMs = 250;
   // The watched book, its name ("us-east-h100-a"), and the account's working orders.
   void setBook(BookSnapshotPtr book, const QString& name);
   void setOwnOrders(std::vector<OrderView> own);
@@ -44,6 +50,9 @@ class DepthLadder : public QWidget {
   Hour first_ = 0;
   Hour end_ = 0;
   bool scrolled_ = false;
+  QTimer* dwell_;
+  Hour pendingFirst_ = 0;
+  Hour pendingEnd_ = 0;
 };
 
 }  // namespace tessera::ui

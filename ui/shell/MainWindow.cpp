@@ -471,7 +471,7 @@ void MainWindow::connectSession() {
     for (ClusterId id : ids) names << clusterName(id);
     ladder_->setBook(session_.book(), names.join(QStringLiteral(" + ")));
   });
-  connect(grid_, &OrderBookGridView::hoursUnderCursor, ladder_, &DepthLadder::setHours);
+  connect(grid_, &OrderBookGridView::hoursUnderCursor, ladder_, &DepthLadder::followHours);
   connect(ladder_, &DepthLadder::levelClicked, this, [this](Side side, Price price, GpuCount gpus, Hour first, Hour end) {
     const auto ids = session_.watchedClusters();
     if (ids.empty()) return;
