@@ -178,7 +178,7 @@ void MainWindow::buildDocks() {
   tapeView_->horizontalHeader()->setStretchLastSection(true);
   tapeView_->setSelectionBehavior(QAbstractItemView::SelectRows);
   // Fixed widths: measuring a 2000-row tape on every print would cost more than drawing it.
-  for (auto [col, w] : {std::pair{0, 118}, {1, 170}, {2, 44}, {3, 118}, {4, 44}, {5, 62}}) tapeView_->setColumnWidth(col, w);
+  for (auto [col, w] : {std::pair{0, 48}, {1, 64}, {2, 44}, {3, 44}, {4, 118}, {5, 170}}) tapeView_->setColumnWidth(col, w);
   auto* tapeDock = addDock(tr("Trades tape"), "tapeDock", tapeView_, Qt::RightDockWidgetArea);
   splitDockWidget(ticketDock_, tapeDock, Qt::Vertical);
   ladder_ = new DepthLadder(this);
