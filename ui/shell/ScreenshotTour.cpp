@@ -33,6 +33,43 @@ std::optional<Hour> firstFullWindow(const OrderBookGridModel& m, Hour from, Hour
   return std::nullopt;
 }
 
+// Sells back half the GPUs of a bought contract for up to four of its hours (never all) at the
+// best bid of the first of them, so the contract is then held as a step shape; retries while no
+// bought contract has an hour with a bid.
+void sellBackPart(MainWindow& w, TradingSession& session, int attempts) {
+  QTimer::singleShot(500, &w, [&w, &session, attempts] {
+    // Bought contracts of two hours or more, longest first (the window may have filled in pieces).
+    std::vector<const Contract*> bought;
+    for (const Contract& c : session.contracts())
+      if (c.buyer == session.account().id && c.end - c.start >= 2) bought.push_back(&c);
+    std::stable_sort(bought.begin(), bought.end(),
+                     [](const Contract* a, const Contract* b) { return a->end - a->start > b->end - b->start; });
+    const BookSnapshotPtr book = session.book();
+    for (const Contract* c : bought) {
+      // From the contract's first hour with a bid, up to four hours, never the whole window.
+      for (Hour h = std::max(c->start, session.now() + 1); book && h < c->end; ++h) {
+        const BookCell* cell = book->cell(h);
+        if (!cell || cell->bids.empty()) continue;
+        w.ticket()->sellBack(c->id);
+        auto r = w.ticket()->order();
+        if (!std::holds_alternative<OrderRequest>(r)) break;
+        OrderRequest o = std::get<OrderRequest>(r);
+        o.id = 0;
+        o.gpus = std::max<GpuCount>(1, c->gpus / 2);
+        o.start = h;
+        o.end = std::min(c->end, h + 4);
+        if (o.start == c->start && o.end == c->end) o.end -= 1;
+        o.limit = cell->bids.front().price;
+        session.submit(o);
+        // The ticket shown again as the trader left it: a fresh drag.
+        w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
+        return;
+      }
+    }
+    if (attempts > 1) sellBackPart(w, session, attempts - 1);
+  });
+}
+
 }  // namespace
 
 void startScreenshotTour(MainWindow& w, TradingSession& session) {
@@ -54,35 +91,10 @@ void startScreenshotTour(MainWindow& w, TradingSession& session) {
         o.limit = o.limit * 85 / 100;
         session.submit(o);
       }
-      // Once the bought window is in the account (a moment later).
-      QTimer::singleShot(900, &w, [&w, &session] {
-        // Sell back half the GPUs of the bought window for its middle hours at the best bid of the
-        // first of them: the contract is then held as a step shape.
-        for (const Contract& c : session.contracts()) {
-          if (c.buyer != session.account().id || c.end - c.start < 6) continue;
-          w.ticket()->sellBack(c.id);
-          OrderRequest o;
-          if (auto r = w.ticket()->order(); std::holds_alternative<OrderRequest>(r)) {
-            o = std::get<OrderRequest>(r);
-            o.gpus = c.gpus / 2;
-            o.id = 0;
-            // The first hour after the contract's first two with a bid for them.
-            const BookSnapshotPtr book = session.book();
-            for (Hour h = std::max(c.start, session.now() + 1) + 2; book && h + 2 <= c.end; ++h) {
-              const BookCell* cell = book->cell(h);
-              if (!cell || cell->bids.empty()) continue;
-              o.start = h;
-              o.end = std::min(c.end, h + 4);
-              o.limit = cell->bids.front().price;
-              session.submit(o);
-              break;
-            }
-          }
-          break;
-        }
-        // Leave a ticket open from a fresh drag, as a trader would see it.
-        w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
-      });
+      // Leave a ticket open from a fresh drag, as a trader would see it.
+      w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
+      // Once the bought window is in the account: tried every half second, ten times at most.
+      sellBackPart(w, session, 10);
     });
   });
 }
