@@ -261,13 +261,16 @@ class TestPositions : public QObject {
       o.account = o.key = std::string(net::kForwardDealerAccount);
       o.marketData = false;
       std::atomic<bool> on = false;
+      std::atomic<std::size_t> resting = 0;
       net::ClientCallbacks cb;
       cb.onConnection = [&](net::ConnectionState st, const std::string&) { on = st == net::ConnectionState::LoggedOn; };
+      cb.onForwardOrders = [&](const std::vector<net::ForwardWorkingOrder>& w, Money) { resting = w.size(); };
       net::ExchangeClient dealer(o, cb);
       dealer.start();
       QTRY_VERIFY_WITH_TIMEOUT(on, 5000);
       dealer.placeForward(net::ForwardNewOrder{"", Side::Sell, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
-      QTest::qWait(200);
+      // The offer rests at the exchange before the trader takes it.
+      QTRY_VERIFY_WITH_TIMEOUT((dealer.requestForwardOrders(), QTest::qWait(20), resting == 1), 5000);
       dealer.stop();
     }
     t.session->submitForward(net::ForwardNewOrder{"", Side::Buy, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
