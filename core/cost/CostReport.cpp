@@ -47,8 +47,6 @@ nlohmann::json toJson(const CostBreakdown& b) {
   return j;
 }
 
-namespace {
-
 std::string money(double v) {
   std::ostringstream os;
   os.setf(std::ios::fixed);
@@ -57,6 +55,8 @@ std::string money(double v) {
   else os << std::setprecision(2) << "$" << v;
   return os.str();
 }
+
+namespace {
 
 std::string number(double v, int decimals) {
   std::ostringstream os;
