@@ -10,6 +10,7 @@
 #include "ui/planner/TopologyMapView.h"
 
 #include <QComboBox>
+#include <qcustomplot.h>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QMenu>
@@ -104,27 +105,24 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   budget_->setToolTip(tr("Most the completed work may cost (effective cost), in millions of dollars"));
   auto* q = new QHBoxLayout(questionRow_);
   q->setContentsMargins(0, 0, 0, 0);
-  q->addWidget(new QLabel(tr("GPU kinds:"), this));
+  q->addWidget(new QLabel(tr("Kinds:"), this));
   q->addWidget(kinds_);
-  q->addSpacing(12);
-  q->addWidget(new QLabel(tr("start between"), this));
+  q->addSpacing(8);
+  q->addWidget(new QLabel(tr("start in"), this));
   q->addWidget(earliest_);
-  q->addWidget(new QLabel(tr("and"), this));
+  q->addWidget(new QLabel(tr("to"), this));
   q->addWidget(latest_);
-  q->addWidget(new QLabel(tr("from now"), this));
-  q->addSpacing(12);
+  q->addSpacing(8);
   q->addWidget(new QLabel(tr("budget:"), this));
   q->addWidget(budget_);
   q->addStretch(1);
-  q->addWidget(rerank_);
-  q->addWidget(buy_);
   rerank_->setToolTip(tr("Sort the rows by the current effective cost (rows keep their places while prices update)"));
   buy_->setToolTip(tr("Open an order ticket with an all-or-none bid for the selected placement"));
   questionRow_->setVisible(false);
   legend_->setWordWrap(true);
   legend_->setVisible(false);
-  legend_->setText(tr("Rows keep their places while prices update; ▲ ▼ mark effective costs that moved since the "
-                      "table was ranked (Re-rank sorts again). Grey rows cannot serve: the last column says why."));
+  legend_->setText(tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
+                      "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
@@ -142,7 +140,13 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   auto* tableLayout = new QVBoxLayout(tableBox);
   tableLayout->setContentsMargins(0, 0, 0, 0);
   tableLayout->addWidget(table_, 1);
-  tableLayout->addWidget(legend_);
+  auto* below = new QHBoxLayout;
+  below->addWidget(legend_, 1);
+  below->addWidget(rerank_);
+  below->addWidget(buy_);
+  tableLayout->addLayout(below);
+  rerank_->setVisible(false);
+  buy_->setVisible(false);
   splitter_->addWidget(tableBox);
   tabs_->addTab(costChart_, "Effective cost");
   tabs_->addTab(bandwidthChart_, "Bandwidth sensitivity");
@@ -241,6 +245,8 @@ void PlannerPanel::setPlanRunner(PlanRunner runner) {
   }
   questionRow_->setVisible(true);
   legend_->setVisible(true);
+  rerank_->setVisible(true);
+  buy_->setVisible(true);
   askQuestion(true);
 }
 
@@ -350,6 +356,12 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
 void PlannerPanel::updateButtons() {
   buy_->setEnabled(planMode() && placements_->placementAt(table_->currentIndex().row()) != nullptr);
   rerank_->setEnabled(planMode() && placements_->orderIsStale());
+}
+
+void PlannerPanel::setPlotStyle(const std::function<void(QCustomPlot*)>& style) {
+  costChart_->setPlotStyle(style);
+  style(bandwidthChart_->plot());
+  bandwidthChart_->plot()->replot();
 }
 
 void PlannerPanel::showClusterTopology(const Cluster& cluster) {

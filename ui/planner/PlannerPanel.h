@@ -21,6 +21,7 @@
 #include <vector>
 
 class QComboBox;
+class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
@@ -78,6 +79,8 @@ class PlannerPanel : public QWidget {
   QPushButton* buyButton() const { return buy_; }
   QPushButton* rerankButton() const { return rerank_; }
   QLabel* summary() const { return summary_; }
+  // The terminal's chart style (its theme) for the planner's charts.
+  void setPlotStyle(const std::function<void(QCustomPlot*)>& style);
   // Shows `cluster` on the topology tab (with the plan's placement if it has one).
   void showClusterTopology(const Cluster& cluster);
   // Loads every *.json of a directory; returns one message per file that could not be read.

@@ -6,6 +6,7 @@
 #include "ui/blotter/CsvExport.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/market/ClusterListWidget.h"
+#include "ui/market/PlotStyle.h"
 #include "ui/market/PriceChartWidget.h"
 #include "ui/market/PriceIndexWidget.h"
 #include "ui/forwards/ForwardsPanel.h"
@@ -670,6 +671,10 @@ void MainWindow::setTheme(Theme theme) {
   if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyTheme(*app, theme);
   chart_->setDark(theme == Theme::Dark);
   index_->setDark(theme == Theme::Dark);
+#ifdef HAVE_TESSERA_UI_PLANNER
+  if (auto* planner = findChild<planner::PlannerPanel*>("plannerPanel"))
+    planner->setPlotStyle([dark = theme == Theme::Dark](QCustomPlot* plot) { stylePlot(plot, dark); });
+#endif
   QSettings().setValue("ui/theme", theme == Theme::Dark ? "dark" : "light");
   update();
 }
