@@ -8,6 +8,7 @@
 #include "ui/planner/PlannerFormat.h"
 #include "ui/planner/RegionMapView.h"
 #include "ui/planner/TopologyMapView.h"
+#include "ui/planner/WorkloadEditor.h"
 
 #include <QComboBox>
 #include <qcustomplot.h>
@@ -53,6 +54,7 @@ Cluster clusterSummary(const cost::Topology& t) {
 PlannerPanel::PlannerPanel(QWidget* parent)
     : QWidget(parent),
       workloadBox_(new QComboBox(this)),
+      newWorkload_(new QPushButton(tr("New workload..."), this)),
       questionRow_(new QWidget(this)),
       kinds_(new QToolButton(this)),
       earliest_(new QSpinBox(this)),
@@ -74,6 +76,11 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel("Workload:", this));
   top->addWidget(workloadBox_, 1);
+  top->addWidget(newWorkload_);
+  newWorkload_->setObjectName("plannerNewWorkload");
+  newWorkload_->setToolTip(tr("Describe your own workload, starting from the current one"));
+  newWorkload_->setVisible(false);
+  connect(newWorkload_, &QPushButton::clicked, this, [this] { openWorkloadEditor(); });
   summary_->setWordWrap(true);
 
   // The question: which kinds, when to start, how much at most.
@@ -193,6 +200,48 @@ void PlannerPanel::setWorkloads(std::vector<cost::WorkloadProfile> workloads) {
                               .arg(QString::fromStdString(w.name), QString::fromUtf8(cost::toString(w.kind).data()))
                               .arg(w.gpus()));
   recompute();
+}
+
+void PlannerPanel::addWorkload(const cost::WorkloadProfile& w, bool select) {
+  auto same = std::find_if(workloads_.begin(), workloads_.end(), [&](const auto& k) { return k.name == w.name; });
+  const int current = workloadBox_->currentIndex();
+  int index = 0;
+  if (same != workloads_.end()) {
+    *same = w;
+    index = static_cast<int>(same - workloads_.begin());
+  } else {
+    workloads_.push_back(w);
+    index = static_cast<int>(workloads_.size()) - 1;
+  }
+  {
+    const QSignalBlocker block(workloadBox_);
+    workloadBox_->clear();
+    for (const auto& k : workloads_)
+      workloadBox_->addItem(QString("%1  (%2, %3 GPUs)")
+                                .arg(QString::fromStdString(k.name), QString::fromUtf8(cost::toString(k.kind).data()))
+                                .arg(k.gpus()));
+    workloadBox_->setCurrentIndex(select ? index : std::max(0, current));
+  }
+  recompute();
+}
+
+void PlannerPanel::setWorkloadFolder(const QString& folder) {
+  workloadFolder_ = folder;
+  newWorkload_->setVisible(!folder.isEmpty());
+}
+
+WorkloadEditor* PlannerPanel::openWorkloadEditor() {
+  auto* editor = new WorkloadEditor(workloadFolder_, this);
+  editor->setAttribute(Qt::WA_DeleteOnClose);
+  if (const auto q = question()) {
+    cost::WorkloadProfile start = q->workload;
+    start.name += "-mine";
+    editor->load(start);
+  }
+  connect(editor, &WorkloadEditor::saved, this,
+          [this](const QString&, const cost::WorkloadProfile& w) { addWorkload(w, true); });
+  editor->show();
+  return editor;
 }
 
 std::vector<std::string> PlannerPanel::loadWorkloadDirectory(const std::filesystem::path& dir) {

@@ -37,6 +37,7 @@ class BandwidthSensitivityChart;
 class EffectiveCostChart;
 class OfferRankingModel;
 class PlacementTableModel;
+class WorkloadEditor;
 class RegionMapView;
 class TopologyMapView;
 
@@ -50,6 +51,12 @@ class PlannerPanel : public QWidget {
   ~PlannerPanel() override;
 
   void setWorkloads(std::vector<cost::WorkloadProfile> workloads);
+  // Adds a workload (replacing one of the same name); `select` makes it the current one.
+  void addWorkload(const cost::WorkloadProfile& w, bool select);
+  // Where "New workload..." saves (the user's own workloads); without one the button is hidden.
+  void setWorkloadFolder(const QString& folder);
+  // Opens the workload editor on a copy of the current workload (what "New workload..." does).
+  WorkloadEditor* openWorkloadEditor();
   void setCandidates(std::vector<cost::CandidateOffer> candidates);
   // Offers that depend on the workload (e.g. the book's asks for its GPU count, via
   // cost::candidatesFromBook): called on the GUI thread whenever the workload changes or
@@ -121,6 +128,8 @@ class PlannerPanel : public QWidget {
   quint64 questionGeneration_ = 0;  // bumped whenever the question changes
   quint64 shownGeneration_ = 0;     // the generation the table shows
   QComboBox* workloadBox_;
+  QPushButton* newWorkload_;
+  QString workloadFolder_;
   QWidget* questionRow_;
   QToolButton* kinds_;
   QSpinBox* earliest_;

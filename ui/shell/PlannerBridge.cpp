@@ -1,9 +1,11 @@
 #include "ui/shell/PlannerBridge.h"
 
 #include "core/cost/PlanSearch.h"
+#include "core/cost/WorkloadJson.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QStandardPaths>
 
 namespace tessera::ui {
 
@@ -26,12 +28,22 @@ QStringList PlannerBridge::loadWorkloads() {
   where << qEnvironmentVariable("TESSERA_RESOURCES") + "/workloads" << app + "/../share/tessera/workloads"
         << QStringLiteral(TESSERA_SOURCE_RESOURCES) + "/workloads";
   QStringList problems;
+  bool shipped = false;
   for (const QString& dir : where) {
     if (!QDir(dir).exists() || QDir(dir).entryList({"*.json"}).isEmpty()) continue;
     for (const std::string& p : panel_->loadWorkloadDirectory(dir.toStdString())) problems << QString::fromStdString(p);
-    return problems;
+    shipped = true;
+    break;
   }
-  problems << tr("No workload profiles found (looked in %1).").arg(where.join(", "));
+  if (!shipped) problems << tr("No workload profiles found (looked in %1).").arg(where.join(", "));
+  // The user's own workloads (saved by the planner's workload editor) come after the shipped ones.
+  const QString mine = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/workloads";
+  panel_->setWorkloadFolder(mine);
+  for (const QString& f : QDir(mine).entryList({"*.json"}, QDir::Files, QDir::Name)) {
+    auto loaded = cost::loadWorkloadFile(QDir(mine).filePath(f).toStdString());
+    if (auto* w = std::get_if<cost::WorkloadProfile>(&loaded)) panel_->addWorkload(*w, false);
+    else problems << QString::fromStdString(std::get<cost::LoadError>(loaded).message);
+  }
   return problems;
 }
 
