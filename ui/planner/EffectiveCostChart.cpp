@@ -45,7 +45,7 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
-  plot_->setMinimumSize(480, 320);
+  plot_->setMinimumSize(320, 260);  // fits the planner dock on a 1366 x 768 screen
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold)));
   plot_->plotLayout()->insertRow(1);

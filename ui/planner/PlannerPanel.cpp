@@ -54,7 +54,7 @@ Cluster clusterSummary(const cost::Topology& t) {
 PlannerPanel::PlannerPanel(QWidget* parent)
     : QWidget(parent),
       workloadBox_(new QComboBox(this)),
-      newWorkload_(new QPushButton(tr("New workload..."), this)),
+      newWorkload_(new QPushButton(tr("New..."), this)),
       questionRow_(new QWidget(this)),
       kinds_(new QToolButton(this)),
       earliest_(new QSpinBox(this)),
@@ -75,10 +75,13 @@ PlannerPanel::PlannerPanel(QWidget* parent)
       regionMap_(new RegionMapView(this)) {
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel("Workload:", this));
+  // The combo shrinks with the dock instead of widening it to its longest workload name.
+  workloadBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  workloadBox_->setMinimumContentsLength(14);
   top->addWidget(workloadBox_, 1);
   top->addWidget(newWorkload_);
   newWorkload_->setObjectName("plannerNewWorkload");
-  newWorkload_->setToolTip(tr("Describe your own workload, starting from the current one"));
+  newWorkload_->setToolTip(tr("New workload: describe your own, starting from the current one"));
   newWorkload_->setVisible(false);
   connect(newWorkload_, &QPushButton::clicked, this, [this] { openWorkloadEditor(); });
   summary_->setWordWrap(true);
@@ -110,19 +113,25 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   budget_->setSuffix("M");
   budget_->setSpecialValueText(tr("no budget"));
   budget_->setToolTip(tr("Most the completed work may cost (effective cost), in millions of dollars"));
-  auto* q = new QHBoxLayout(questionRow_);
+  // Two short rows rather than one long one, so the question fits a narrow dock (1366 x 768).
+  auto* q = new QVBoxLayout(questionRow_);
   q->setContentsMargins(0, 0, 0, 0);
-  q->addWidget(new QLabel(tr("Kinds:"), this));
-  q->addWidget(kinds_);
-  q->addSpacing(8);
-  q->addWidget(new QLabel(tr("start in"), this));
-  q->addWidget(earliest_);
-  q->addWidget(new QLabel(tr("to"), this));
-  q->addWidget(latest_);
-  q->addSpacing(8);
-  q->addWidget(new QLabel(tr("budget:"), this));
-  q->addWidget(budget_);
-  q->addStretch(1);
+  auto* q1 = new QHBoxLayout;
+  q1->addWidget(new QLabel(tr("Kinds:"), this));
+  q1->addWidget(kinds_);
+  q1->addSpacing(8);
+  q1->addWidget(new QLabel(tr("budget:"), this));
+  q1->addWidget(budget_);
+  q1->addStretch(1);
+  auto* q2 = new QHBoxLayout;
+  q2->addWidget(new QLabel(tr("Start in"), this));
+  q2->addWidget(earliest_);
+  q2->addWidget(new QLabel(tr("to"), this));
+  q2->addWidget(latest_);
+  q2->addWidget(new QLabel(tr("from now"), this));
+  q2->addStretch(1);
+  q->addLayout(q1);
+  q->addLayout(q2);
   rerank_->setToolTip(tr("Sort the rows by the current effective cost (rows keep their places while prices update)"));
   buy_->setToolTip(tr("Open an order ticket with an all-or-none bid for the selected placement"));
   questionRow_->setVisible(false);
@@ -147,8 +156,9 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   auto* tableLayout = new QVBoxLayout(tableBox);
   tableLayout->setContentsMargins(0, 0, 0, 0);
   tableLayout->addWidget(table_, 1);
+  tableLayout->addWidget(legend_);
   auto* below = new QHBoxLayout;
-  below->addWidget(legend_, 1);
+  below->addStretch(1);
   below->addWidget(rerank_);
   below->addWidget(buy_);
   tableLayout->addLayout(below);

@@ -85,11 +85,23 @@ int TopologyMapView::gpuItemCount() const {
 
 double TopologyMapView::zoom() const { return transform().m11(); }
 
-void TopologyMapView::zoomIn() { scale(1.25, 1.25); }
-void TopologyMapView::zoomOut() { scale(0.8, 0.8); }
+void TopologyMapView::zoomIn() {
+  userZoomed_ = true;
+  scale(1.25, 1.25);
+}
+void TopologyMapView::zoomOut() {
+  userZoomed_ = true;
+  scale(0.8, 0.8);
+}
 
 void TopologyMapView::fitAll() {
+  userZoomed_ = false;
   if (!scene()->items().isEmpty()) fitInView(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+}
+
+void TopologyMapView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  if (!userZoomed_) fitAll();
 }
 
 void TopologyMapView::wheelEvent(QWheelEvent* event) {
@@ -97,6 +109,7 @@ void TopologyMapView::wheelEvent(QWheelEvent* event) {
   const double factor = std::pow(1.2, steps);
   const double next = zoom() * factor;
   if (next > 0.02 && next < 40) scale(factor, factor);
+  userZoomed_ = true;
   event->accept();
 }
 
