@@ -211,7 +211,7 @@ class TestPlannerViews : public QObject {
     QCOMPARE(panel.regionMap()->clusterItemCount(), 6);
   }
 
-  // "New workload...": typed with the keyboard, refused while a field is wrong (nothing
+  // "New..." (workload editor): typed with the keyboard, refused while a field is wrong (nothing
   // written), then saved as the JSON the planner and tessera-cli read, and selected. FLOPs per
   // step left blank come from 6 x parameters x tokens per step (mutation tried: 2x instead of 6x
   // fails the step time below).

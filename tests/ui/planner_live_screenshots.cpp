@@ -1,10 +1,12 @@
 // Not a test: saves PNGs of the planner dock on the terminal's default market (the embedded
 // exchange fed by the simulated market), in the dark theme, to look at them and for the README:
 //   QT_QPA_PLATFORM=offscreen ./planner_live_screenshots <output dir> [width height]
-// planner-ranked.png (a training run ranked), planner-why-chart.png (the cost chart) and
-// planner-topology-from-cluster-list.png (right-click a cluster in the cluster list -> Topology).
+// planner-live-ranked.png (a training run ranked in the terminal), planner-live-dock.png (the
+// dock on its own), planner-live-why-chart.png (its cost chart), planner-live-topology-from-cluster-list.png and
+// planner-live-topology.png (right-click a cluster in the cluster list -> Topology).
 #include "ui/market/ClusterListModel.h"
 #include "ui/market/ClusterListWidget.h"
+#include "ui/planner/EffectiveCostChart.h"
 #include "ui/planner/PlacementTableModel.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/session/EmbeddedExchangeBackend.h"
@@ -87,11 +89,12 @@ int main(int argc, char** argv) {
   window.resizeDocks({dock}, {height * 55 / 100}, Qt::Vertical);
   panel->selectOffer(0);
   panel->showView(planner::PlannerPanel::View::Cost);
-  bool ok = save(&window, out.filePath("planner-ranked" + suffix + ".png"));
+  bool ok = save(&window, out.filePath("planner-live-ranked" + suffix + ".png"));
   // The dock on its own, floated at a readable size, for the chart.
   dock->setFloating(true);
   dock->resize(std::min(width, 1600), std::min(height, 1000));
-  ok &= save(dock, out.filePath("planner-why-chart" + suffix + ".png"));
+  ok &= save(dock, out.filePath("planner-live-dock" + suffix + ".png"));
+  ok &= save(panel->costChart(), out.filePath("planner-live-why-chart" + suffix + ".png"));
   dock->setFloating(false);
   window.resizeDocks({dock}, {height * 55 / 100}, Qt::Vertical);
 
@@ -112,10 +115,10 @@ int main(int argc, char** argv) {
       }
     });
     emit clusters->customContextMenuRequested(clusters->visualRect(target).center());
-    ok &= save(&window, out.filePath("planner-topology-from-cluster-list" + suffix + ".png"));
+    ok &= save(&window, out.filePath("planner-live-topology-from-cluster-list" + suffix + ".png"));
     dock->setFloating(true);
     dock->resize(std::min(width, 1600), std::min(height, 1000));
-    ok &= save(dock, out.filePath("planner-topology-dock" + suffix + ".png"));
+    ok &= save(dock, out.filePath("planner-live-topology" + suffix + ".png"));
   } else {
     std::cerr << "no tundra cluster in the list\n";
     ok = false;
