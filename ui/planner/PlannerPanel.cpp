@@ -390,10 +390,14 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
     summary_->setText(tr("No cluster can place %1 (%2 GPUs) %3: each cluster's reason is in the table. %4")
                           .arg(name).arg(asked.workload.gpus()).arg(range, earliest));
   } else {
-    summary_->setText(tr("%1 of %2 clusters can place %3 (%4 GPUs) %5, ranked by effective cost of the completed "
-                         "work (the hourly rate is only one term).")
-                          .arg(result.placements.size()).arg(clusters.size())
-                          .arg(name).arg(asked.workload.gpus()).arg(range));
+    QString text = tr("%1 of %2 clusters can place %3 (%4 GPUs) %5, ranked by effective cost of the completed "
+                      "work (the hourly rate is only one term); each row starts at its cheapest hour.")
+                       .arg(result.placements.size()).arg(clusters.size())
+                       .arg(name).arg(asked.workload.gpus()).arg(range);
+    if (result.earliestFeasible)
+      text += tr(" Earliest possible start: %1 on %2.")
+                  .arg(hourText(result.earliestFeasible->start), QString::fromStdString(result.earliestFeasible->cluster.name));
+    summary_->setText(text);
   }
   const ClusterId selected = placements_->clusterAt(table_->currentIndex().row());
   std::vector<ChartOffer> offers;
