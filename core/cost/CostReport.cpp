@@ -95,7 +95,7 @@ void printCostTable(std::ostream& out, const std::vector<LabelledResult>& result
         money(b.terms.total()),
         money(b.rateTimesComputeHours),
         number(b.effectivePricePerGpuHour, 2),
-        number(b.wallClockHours / 24.0, 1) + (b.fitsWindow ? "" : " (!)"),
+        number(b.wallClockHours / 24.0, 1) + (b.fitsWindow ? "" : " > window"),
         b.stepSeconds > 0 ? number(b.stepSeconds, 3) : "-",
         b.stepSeconds > 0 ? number(b.exposedSyncSecondsPerStep, 3) : "-",
         number(b.commFraction, 4),
