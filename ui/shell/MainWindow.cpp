@@ -7,6 +7,7 @@
 #include "ui/blotter/CsvExport.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/market/ClusterListWidget.h"
+#include "ui/market/PlotStyle.h"
 #include "ui/market/PriceChartWidget.h"
 #include "ui/market/PriceIndexWidget.h"
 #include "ui/forwards/ForwardsPanel.h"
@@ -20,6 +21,7 @@
 #include "ui/backtest/BacktestDock.h"
 #endif
 #ifdef HAVE_TESSERA_UI_PLANNER
+#include "ui/planner/PlannerFormat.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/shell/PlannerBridge.h"
 #endif
@@ -35,6 +37,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -210,6 +213,41 @@ void MainWindow::buildDocks() {
   auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea, true);
   tabifyDockWidget(chartDock, plannerDock);
   chartDock->raise();
+  // "Buy this placement": the ticket gets the plan's all-or-none bid and effective-cost factors.
+  connect(plannerPanel, &planner::PlannerPanel::buyPlacementRequested, this,
+          [this](const cost::PlannedPlacement& p, const QString& workload) {
+            OrderTicket::PlanPrefill plan;
+            plan.cluster = p.cluster.id;
+            plan.window = GridSelection{p.start, p.end, p.gpus, Side::Buy};
+            plan.limit = p.limit;
+            plan.costFactors = {p.costFactor};
+            plan.effectiveCostNote =
+                tr("Plan for %1: effective cost %2 for the completed work (%3 per GPU-hour of compute) "
+                   "against an average ask of %4 per GPU-hour; the bid carries the plan's cost factor (x%5).")
+                    .arg(workload, planner::moneyText(p.cost.terms.total()),
+                         formatPrice(static_cast<Price>(std::llround(p.cost.effectivePricePerGpuHour * kMicrosPerDollar))),
+                         formatPrice(static_cast<Price>(std::llround(p.offer.pricePerGpuHour * kMicrosPerDollar))))
+                    .arg(static_cast<double>(p.costFactor.ppm) / 1e6, 0, 'f', 3);
+            ticket_->prefillPlan(plan);
+            ticketDock_->show();
+            ticketDock_->raise();
+          });
+  // Right-click a cluster in the cluster list: its topology in the planner dock.
+  clusters_->view()->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(clusters_->view(), &QWidget::customContextMenuRequested, this, [this, plannerPanel, plannerDock](const QPoint& pos) {
+    const QModelIndex index = clusters_->view()->indexAt(pos);
+    if (!index.isValid()) return;
+    const auto id = static_cast<ClusterId>(index.data(ClusterListModel::ClusterIdRole).toUInt());
+    const Cluster* c = session_.cluster(id);
+    if (!c) return;
+    QMenu menu(this);
+    menu.addAction(tr("Topology of %1").arg(QString::fromStdString(c->name)), this, [plannerPanel, plannerDock, c = *c] {
+      plannerDock->show();
+      plannerDock->raise();
+      plannerPanel->showClusterTopology(c);
+    });
+    menu.exec(clusters_->view()->viewport()->mapToGlobal(pos));
+  });
 #endif
 #ifdef HAVE_TESSERA_UI_BACKTEST
   auto* backtestDock = addDock(tr("Backtest"), "backtestDock", new BacktestDock(this), Qt::BottomDockWidgetArea, true);
@@ -668,6 +706,10 @@ void MainWindow::setTheme(Theme theme) {
   if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyTheme(*app, theme);
   chart_->setDark(theme == Theme::Dark);
   index_->setDark(theme == Theme::Dark);
+#ifdef HAVE_TESSERA_UI_PLANNER
+  if (auto* planner = findChild<planner::PlannerPanel*>("plannerPanel"))
+    planner->setPlotStyle([dark = theme == Theme::Dark](QCustomPlot* plot) { stylePlot(plot, dark); });
+#endif
   QSettings().setValue("ui/theme", theme == Theme::Dark ? "dark" : "light");
   update();
 }

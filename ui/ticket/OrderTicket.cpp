@@ -180,6 +180,12 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   askTerms_->setToolTip(tr("Guaranteed facts are enforced (a shortfall earns the remedy); estimates are not."));
   form_->addRow(askTerms_);
 
+  planNote_ = new QLabel(this);
+  planNote_->setObjectName("ticketPlanNote");
+  planNote_->setWordWrap(true);
+  planNote_->setFrameShape(QFrame::StyledPanel);
+  planNote_->hide();
+  outer->addWidget(planNote_);
   quote_ = new QLabel(this);
   quote_->setObjectName("ticketQuote");
   quote_->setWordWrap(true);
@@ -385,6 +391,7 @@ void OrderTicket::setLimitText(Price p) {
 }
 
 void OrderTicket::validate() {
+  if (planNote_) planNote_->setVisible(planApplies());
   const TicketKind k = kind();
   const auto g = parseWholeNumber(gpus_->text(), tr("GPUs"), 1, maxGpus());
   QString gpusWhy = std::holds_alternative<QString>(g) ? std::get<QString>(g) : QString();
@@ -447,7 +454,23 @@ void OrderTicket::noteRejected(OrderId sentId, const QString& why) {
   status_->show();
 }
 
+void OrderTicket::prefillPlan(const PlanPrefill& plan) {
+  setKind(TicketKind::AllOrNoneBuy);
+  prefill(plan.cluster, plan.window);
+  plan_ = plan;
+  planNote_->setText(plan.effectiveCostNote);
+  setLimitText(plan.limit);
+  limitTouched_ = true;  // the plan's limit, not the book's
+  validate();
+  refreshQuote();
+}
+
+bool OrderTicket::planApplies() const {
+  return plan_ && kind() == TicketKind::AllOrNoneBuy && cluster_->currentIndex() >= 0 && clusterId() == plan_->cluster;
+}
+
 void OrderTicket::prefill(ClusterId cluster, const GridSelection& s) {
+  plan_.reset();
   const int i = cluster_->findData(cluster);
   if (i >= 0) cluster_->setCurrentIndex(i);
   if (s.side == Side::Sell) setKind(TicketKind::DivisibleSell);
@@ -591,6 +614,7 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       break;
     }
   }
+  if (planApplies()) o.costFactors = plan_->costFactors;
   return o;
 }
 

@@ -67,6 +67,20 @@ class OrderTicket : public QWidget {
   // A divisible order of `side` at `price` for [start, end) (a level clicked on the depth ladder);
   // GPUs stay as typed if the field holds a valid number, else `gpus`.
   void prefillAtPrice(ClusterId cluster, Side side, Hour start, Hour end, GpuCount gpus, Price price);
+
+  // "Buy this placement" from the planner: an all-or-none bid for the plan's rectangle at its
+  // limit, carrying its effective-cost factors, with the plan's effective cost shown next to
+  // the hourly price. The factors go with the order while the ticket stays an all-or-none buy
+  // on that cluster; another prefill forgets the plan.
+  struct PlanPrefill {
+    ClusterId cluster = 0;
+    GridSelection window;
+    Price limit = 0;
+    std::vector<ClusterCostFactor> costFactors;
+    QString effectiveCostNote;  // e.g. "Plan for llm-70b: effective cost $4.1M ..."
+  };
+  void prefillPlan(const PlanPrefill& plan);
+  bool planApplies() const;
   void setKind(TicketKind kind);
   TicketKind kind() const;
 
@@ -145,6 +159,8 @@ class OrderTicket : public QWidget {
   ListingTermsEditor* terms_;
   QLabel* askTerms_;
   QLabel* quote_;
+  QLabel* planNote_ = nullptr;
+  std::optional<PlanPrefill> plan_;
   QPushButton* submit_;
   QPushButton* cancel_;
   QFormLayout* form_;
