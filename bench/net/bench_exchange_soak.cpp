@@ -89,7 +89,6 @@ std::string configFile(const Options& o) {
   }
   json doc{{"initial_clock", kNow},
            {"accounts", accounts},
-           {"limits", {{"max_open_orders_per_account", 1'000'000}}},
            {"clusters", json::array({json{{"id", 1}, {"name", "soak-h100"}, {"node_count", 512}, {"provider", "provider"}}})},
            {"grants", json::array({json{{"account", "provider"}, {"cluster", "soak-h100"}, {"gpus", 4096},
                                         {"start", kNow}, {"end", kNow + kHours}}})}};
@@ -170,8 +169,11 @@ class ExchangeProcess {
 struct Acks {
   std::map<std::string, OrderId> orders;
   std::map<std::string, std::int64_t> filledGpuHours;
+  std::map<std::string, int> refused;  // reject and error codes, counted
   void take(const json& j) {
+    if (j.value("type", "") == "error") ++refused[j.value("code", "?")];
     if (j.value("type", "") != "exec") return;
+    if (j.value("state", "") == "rejected") ++refused[j.value("code", "?")];
     const std::string state = j.value("state", "");
     const std::string cl = j.value("cl_ord_id", "");
     if (state == "accepted") orders[cl] = j["order_id"].get<OrderId>();
@@ -223,7 +225,13 @@ class Trader {
             chunk += "{\"type\":\"amend\",\"cl_ord_id\":\"" + cl + "\",\"limit\":" + std::to_string(limit) + "}\n";
           }
         }
-        if (working.size() > 2000) working.erase(working.begin(), working.begin() + 1000);
+        // Open orders stay well under the exchange's per-account limit (10,000 by default): the
+        // oldest are cancelled (those that traded meanwhile answer unknown_order).
+        if (working.size() > 2000) {
+          for (auto it = working.begin(); it != working.begin() + 1000; ++it)
+            chunk += "{\"type\":\"cancel\",\"cl_ord_id\":\"" + *it + "\"}\n";
+          working.erase(working.begin(), working.begin() + 1000);
+        }
         c.sendRaw(chunk);
         due += std::chrono::duration_cast<Clock::duration>(chunkEvery);
         // Read what has come until the next chunk is due.
@@ -262,6 +270,7 @@ struct Check {
   std::size_t lost = 0;
   Money moneyDifference = 0;
   int halfApplied = 0;
+  std::vector<std::string> examples;  // of what was lost
 };
 
 // Every order in `acks` is known with its id and fills; money and reservations add up.
@@ -279,17 +288,27 @@ Check verify(std::uint16_t port, const std::map<std::string, Acks>& acks, int tr
       for (const auto& [cl, id] : a.orders) queries += "{\"type\":\"order_status\",\"cl_ord_id\":\"" + cl + "\"}\n";
       c.sendRaw(queries);
       for (std::size_t i = 0; i < a.orders.size(); ++i) {
-        auto j = c.until("order_status", std::chrono::milliseconds(5000));
-        if (!j) {
-          r.lost += a.orders.size() - i;  // unanswered: unknown_order errors are skipped by until()
-          break;
+        std::optional<json> j;
+        while ((j = c.read(std::chrono::milliseconds(30000))) && (*j)["type"] != "order_status" &&
+               !((*j)["type"] == "error" && (*j)["req_type"] == "order_status")) {
         }
+        if (!j) throw std::runtime_error("order_status answers stopped after " + std::to_string(i));
         ++r.acked;
+        if ((*j)["type"] == "error") {  // an acknowledged order the exchange does not know
+          ++r.lost;
+          if (r.examples.size() < 3) r.examples.push_back(name + ": " + j->dump());
+          continue;
+        }
         const std::string cl = (*j)["cl_ord_id"];
         const bool sameId = (*j)["order_id"].get<OrderId>() == a.orders.at(cl);
         auto f = a.filledGpuHours.find(cl);
         const bool fills = f == a.filledGpuHours.end() || (*j)["filled_gpu_hours"].get<std::int64_t>() >= f->second;
-        if (!sameId || !fills) ++r.lost;
+        if (!sameId || !fills) {
+          ++r.lost;
+          if (r.examples.size() < 3)
+            r.examples.push_back(name + ": " + j->dump() + " acked id " + std::to_string(a.orders.at(cl)) +
+                                 " acked fills " + std::to_string(f == a.filledGpuHours.end() ? 0 : f->second));
+        }
       }
     }
     c.send("{\"type\":\"balance\"}");
@@ -357,9 +376,11 @@ int main(int argc, char** argv) {
     for (auto& t : threads) t.join();
     std::map<std::string, Acks> acks;
     std::size_t acked = 0;
+    std::map<std::string, int> refused;
     for (auto& c : clients) {
       acks[c->name()] = c->takeAcks();
       acked += acks[c->name()].orders.size();
+      for (const auto& [code, n] : acks[c->name()].refused) refused[code] += n;
     }
     process = std::make_unique<ExchangeProcess>(o, db, config);
     const Check check = verify(process->port(), acks, o.traders);
@@ -375,6 +396,12 @@ int main(int argc, char** argv) {
                 acked, ackedAll, check.lost, check.moneyDifference == 0 ? "ok" : toDollars(check.moneyDifference).c_str(),
                 check.halfApplied, static_cast<double>(rss) / 1024.0, process->startSeconds(),
                 static_cast<unsigned long long>(process->replayed()));
+    for (const std::string& e : check.examples) std::printf("      lost: %s\n", e.c_str());
+    if (!refused.empty()) {
+      std::printf("      refused:");
+      for (const auto& [code, n] : refused) std::printf(" %s %d", code.c_str(), n);
+      std::printf("\n");
+    }
     std::fflush(stdout);
   }
   std::printf("\nacknowledged %zu orders, lost %zu; money off by at most %s; half-applied %d; RSS before the kills "
