@@ -137,6 +137,13 @@ void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gp
   if (--l.live == 0) removeLevel(rankOf(key));
 }
 
+void PriceLevels::removeNewest(std::int32_t key, Hour from, const std::vector<GpuCount>& need) {
+  Level& l = *find(key);
+  l.fifo.pop_back();
+  for (std::size_t i = 0; i < need.size(); ++i) change(l, from + static_cast<Hour>(i), need[i], 0);
+  if (--l.live == 0) removeLevel(rankOf(key));
+}
+
 void PriceLevels::removeLevel(std::size_t rank) {
   const std::uint32_t index = ranks_[rank].index;
   Level& l = pool_[index];

@@ -199,6 +199,8 @@ class PriceLevels {
   [[gnu::noipa]] void prefetchBounds(Hour from, Hour to) const;
   // Takes out the entry added last at `key`, with the GPUs it added over [from, to).
   void removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus);
+  // The same for an entry added with need[i] GPUs in hour from + i.
+  void removeNewest(std::int32_t key, Hour from, const std::vector<GpuCount>& need);
 
   // GPUs resting in hour h at any price (on a side that keeps its totals).
   std::int64_t total(Hour h) const {
