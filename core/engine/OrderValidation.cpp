@@ -15,7 +15,6 @@ OrderRejected reject(const OrderRequest& o, RejectReason r, std::string detail) 
 
 std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegistry& clusters) {
   auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, 0, r, std::move(d)}; };
-  if (clusters.find(c.id)) return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
   if (c.gpusPerNode <= 0 || c.nodeCount <= 0)
     return bad(RejectReason::InvalidCluster, "gpus_per_node and node_count must be positive");
   if (static_cast<std::int64_t>(c.gpusPerNode) * c.nodeCount > limits::kMaxClusterGpus)
@@ -23,6 +22,8 @@ std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegi
   if (c.gpuMemoryGb < 0 || c.intraNodeGBps < 0 || c.fabricGbpsPerNode < 0 || c.storageTb < 0 ||
       c.carbonGramsPerKwh < 0)
     return bad(RejectReason::InvalidCluster, "cluster figures must not be negative");
+  // Its own figures first, then whether its id is taken, as every input checks (docs/matching.md).
+  if (clusters.find(c.id)) return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
   return std::nullopt;
 }
 

@@ -643,6 +643,16 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(name(eventsOf<OrderRejected>(m->send(buy)).at(0).reason), name(RejectReason::InvalidTerms));
   }
 
+  // A cluster, like every input, checks its own figures before whether its id is taken. Fails
+  // if validateCluster looks the id up first.
+  void clusterChecksItsFiguresBeforeItsId() {
+    auto m = market();
+    Cluster bad = makeCluster(1, Accelerator::H100, "us-east", 0, FabricClass::InfiniBand);
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bad)).at(0).reason), name(RejectReason::InvalidCluster));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(makeCluster(1, Accelerator::H100, "us-east", 2, FabricClass::RoCE))).at(0).reason),
+             name(RejectReason::DuplicateCluster));
+  }
+
   // A grant, like every input, checks its own fields before the cluster it names.
   void grantChecksItsFieldsBeforeItsCluster() {
     auto m = market();
