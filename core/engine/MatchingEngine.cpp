@@ -812,7 +812,7 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   o.req = req;
   if (req.side == Side::Sell) o.terms = terms_.intern(req.terms);
   // Only an all-or-none order searches its candidates again; a divisible one trades on its one
-  // cluster and keeps what amend validation reads (a copy here was a heap allocation per add).
+  // cluster and keeps what amend validation reads (a copy here would be a heap allocation per add).
   if (o.aon()) o.candidates = candidates;
   o.accepted = std::move(candidates);
   o.liveFrom = req.start;

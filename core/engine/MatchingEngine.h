@@ -98,7 +98,7 @@ class MatchingEngine final : public Matcher {
   // comes first, in one cache line. What a trade reads of it (the fill state, the level, the
   // holdings, the terms' index, and the request's ids, cluster, GPUs and limit, which
   // OrderRequest declares first) is in the first two, which applyTakes asks for together: a
-  // trade pass touches dozens of cold orders, and each line more was another miss per order.
+  // trade pass touches dozens of cold orders, and each line more is another miss per order.
   struct alignas(64) Order {
     std::uint64_t seq = 0;
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
@@ -287,7 +287,7 @@ class MatchingEngine final : public Matcher {
   void fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out);
   // An arriving all-or-none bid with one candidate cluster and no choice of hours: its one
   // placement is planned once, and that plan both decides whether it fills and, if so, fills it
-  // (bestPlacement and then fillAllOrNone walked the same levels twice). Nullopt if the bid is
+  // (bestPlacement and then fillAllOrNone would walk the same levels twice). Nullopt if the bid is
   // not of that kind; otherwise whether it filled.
   std::optional<bool> fillFixedAllOrNone(Slot s, std::vector<Event>& out);
   // fillAllOrNone once scratchPlan_ holds the takes that fill bid `s` on `cluster`.

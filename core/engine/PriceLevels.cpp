@@ -43,7 +43,7 @@ void PriceLevels::cover(Level& l, Hour to) {
   if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
   if (l.wanting.size() < n) {
     // Room for every hour the side has: a level's array grows order by order, and each
-    // reallocation copied it, cold, to fresh memory (a sixth of (b)'s last-level write misses).
+    // reallocation would copy it, cold, to fresh memory.
     if (l.wanting.capacity() < n) l.wanting.reserve(std::max(n, bestBound_.size()));
     l.wanting.resize(n, 0);
   }
@@ -150,7 +150,7 @@ void PriceLevels::removeLevel(std::size_t rank) {
   // A level with no live entry holds no GPUs in any hour still to come; the hours it may still
   // count are past ones, which nothing reads. So its per-hour array is kept as it is for the next
   // level made in this slot: zeroing a fresh one up to its last hour (hundreds of hours, each
-  // time a price level empties and refills) was a twentieth of (b)'s instructions.
+  // time a price level empties and refills) is work the next level does not need.
   l.fifo.clear();
   l.head = 0;
   l.live = 0;
