@@ -17,16 +17,17 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $SAN" \
   -DCMAKE_EXE_LINKER_FLAGS="$SAN" \
   -DTESSERA_BUILD_FUZZ=ON -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF
-cmake --build "$BUILD_DIR" --target fuzz_message_parser fuzz_exchange_core --parallel "$(nproc)"
+cmake --build "$BUILD_DIR" --target fuzz_match_input fuzz_message_parser fuzz_exchange_core --parallel "$(nproc)"
 mkdir -p "$ARTIFACTS"
-run() {  # target, seed corpus
-  local target="$1" seeds="$2" work="$BUILD_DIR/corpus-$1"
+run() {  # target, its folder in the build, seed corpus
+  local target="$1" folder="$2" seeds="$3" work="$BUILD_DIR/corpus-$1"
   mkdir -p "$work"  # what the fuzzer finds; the seeds stay as they are
   echo "== $target: ${SECONDS_PER_TARGET}s"
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
-    "$BUILD_DIR/tests/net/fuzz/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
+    "$BUILD_DIR/$folder/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 \
     -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="$ARTIFACTS/$target-" \
     "$work" "$seeds"
 }
-run fuzz_message_parser tests/net/corpus/message_parser
-run fuzz_exchange_core tests/net/corpus/exchange
+run fuzz_match_input tests/core/fuzz tests/scenarios
+run fuzz_message_parser tests/net/fuzz tests/net/corpus/message_parser
+run fuzz_exchange_core tests/net/fuzz tests/net/corpus/exchange

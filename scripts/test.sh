@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs, builds and runs the whole test suite (what CI runs), then the fuzz targets for a
+# Installs, builds and runs the whole test suite (what CI runs), then the core, settlement and
+# net tests under AddressSanitizer + UndefinedBehaviorSanitizer and the net tests under
+# ThreadSanitizer (scripts/sanitize.sh; SANITIZE=0 skips them), then the fuzz targets for a
 # bounded time each (scripts/fuzz.sh; FUZZ_SECONDS, default 60; FUZZ_SECONDS=0 skips them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --parallel "$(nproc)"
+if [ "${SANITIZE:-1}" != "0" ]; then
+  ./scripts/sanitize.sh
+fi
 if [ "${FUZZ_SECONDS:-60}" != "0" ]; then
   ./scripts/fuzz.sh
 fi

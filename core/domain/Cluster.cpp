@@ -51,4 +51,18 @@ std::optional<Accelerator> parseAccelerator(std::string_view s) { return parseEn
 std::optional<IntraNodeLink> parseIntraNodeLink(std::string_view s) { return parseEnum(s, kLinks); }
 std::optional<FabricClass> parseFabricClass(std::string_view s) { return parseEnum(s, kFabrics); }
 
+int standardGpuMemoryGb(Accelerator a) {
+  switch (a) {
+    case Accelerator::A100:
+    case Accelerator::H100: return 80;
+    case Accelerator::H200: return 141;
+    case Accelerator::B200:
+    case Accelerator::GB200:
+    case Accelerator::MI300X: return 192;
+    case Accelerator::L40S: return 48;
+    case Accelerator::RTX4090: return 24;
+  }
+  return 80;
+}
+
 }  // namespace tessera

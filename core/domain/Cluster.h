@@ -19,6 +19,10 @@ std::string_view toString(FabricClass f);
 std::optional<Accelerator> parseAccelerator(std::string_view s);
 std::optional<IntraNodeLink> parseIntraNodeLink(std::string_view s);
 std::optional<FabricClass> parseFabricClass(std::string_view s);
+// The memory of one accelerator of this kind as sold (A100 and H100: 80 GB, H200: 141 GB, B200,
+// GB200 and MI300X: 192 GB, L40S: 48 GB, RTX4090: 24 GB): a cluster that names its accelerator
+// but not its memory has this much.
+int standardGpuMemoryGb(Accelerator a);
 
 struct Cluster {
   ClusterId id = 0;

@@ -109,7 +109,14 @@ Price priceField(Fields& f) {
     const double d = v.get<double>();
     if (!std::isfinite(d) || d <= 0 || d > 1e6) throw FieldError{"field 'limit_usd' is out of range"};
     if (f.has("limit")) throw FieldError{"give either 'limit' or 'limit_usd'"};
-    return static_cast<Price>(std::llround(d * kMicrosPerDollar));
+    // Prices are whole micro-dollars: a seventh decimal is an error, not a rounding. The
+    // tolerance only absorbs the binary form of a decimal with at most six places (under 1e-4
+    // of a micro-dollar at $1M).
+    const double micros = d * kMicrosPerDollar;
+    const auto price = static_cast<Price>(std::llround(micros));
+    if (std::abs(micros - static_cast<double>(price)) > 1e-3)
+      throw FieldError{"field 'limit_usd' has more than six decimals (prices are whole micro-dollars)"};
+    return price;
   }
   return f.integer("limit", kJsonMinMoney, kJsonMaxMoney);
 }
@@ -218,6 +225,7 @@ Cluster clusterFrom(Fields& f) {
   auto small = [&](const char* k, int& out) {
     if (f.has(k)) out = static_cast<int>(f.integer(k, -kInt32Max, kInt32Max));
   };
+  c.gpuMemoryGb = standardGpuMemoryGb(c.accelerator);
   small("gpu_memory_gb", c.gpuMemoryGb);
   small("gpus_per_node", c.gpusPerNode);
   small("node_count", c.nodeCount);

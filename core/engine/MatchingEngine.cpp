@@ -669,28 +669,37 @@ std::vector<MatchingEngine::Slot> MatchingEngine::allOrNoneBidsTouching(ClusterI
   return bids;
 }
 
-bool MatchingEngine::sellWouldCompleteAllOrNone(const Order& o) {
-  const std::vector<Slot> bids = allOrNoneBidsTouching(*o.req.cluster, o.req.start, o.req.end);
+bool MatchingEngine::sellWouldCompleteAllOrNone(const OrderRequest& sell, std::optional<Slot> resting, Price limit,
+                                                Hour from, const std::vector<GpuCount>& need) {
+  const Hour to = sell.end;
+  const std::vector<Slot> bids = allOrNoneBidsTouching(*sell.cluster, from, to);
   if (bids.empty()) return false;
-  const Slot probe = static_cast<Slot>(orders_.size());
-  // Only its entry is read (with its sequence, which says it is live), never the order itself.
-  Order& stand = orders_.emplace_back();
-  stand.req = o.req;
-  stand.seq = lastSeq_ + 1;
-  liveSeq_.push_back(lastSeq_ + 1);
-  PriceLevels& asks = book(*o.req.cluster).sides[side(Side::Sell)];
-  const std::int32_t key = entryKey(Side::Sell, o.req.limit);
-  const NewAsks added{*o.req.cluster, o.req.start, o.req.end};
-  asks.add(key, Resting{lastSeq_ + 1, o.req.start, o.req.end, probe, o.req.account, nullptr, o.req.gpus}, o.req.start,
-           o.req.end, o.req.gpus);
+  // A walk reads only the stand-in's entry and whether it is live (liveSeq_ of its slot), never
+  // its order. An amended order lends its own slot: under the next sequence its resting entry,
+  // which the re-entry replaces, is dead meanwhile. A new order has no slot yet and borrows one
+  // past the end.
+  const std::uint64_t seq = lastSeq_ + 1;
+  const Slot probe = resting ? *resting : static_cast<Slot>(orders_.size());
+  if (!resting) {
+    orders_.emplace_back();
+    liveSeq_.push_back(0);
+  }
+  const std::uint64_t liveBefore = std::exchange(liveSeq_[probe], seq);
+  PriceLevels& asks = book(*sell.cluster).sides[side(Side::Sell)];
+  const std::int32_t key = entryKey(Side::Sell, limit);
+  const NewAsks added{*sell.cluster, from, to};
+  asks.add(key, Resting{seq, from, to, probe, sell.account, need.data(), 0}, from, need);
   bool completes = false;
   for (Slot s : bids) {
     const Order& bid = orders_[s];
     if ((completes = bestPlacement(bid, bid.req.gpus, bid.req.limit, bid.candidates, &added).has_value())) break;
   }
-  asks.removeNewest(key, o.req.start, o.req.end, o.req.gpus);
-  orders_.pop_back();
-  liveSeq_.pop_back();
+  asks.removeNewest(key, from, need);
+  liveSeq_[probe] = liveBefore;
+  if (!resting) {
+    orders_.pop_back();
+    liveSeq_.pop_back();
+  }
   return completes;
 }
 
@@ -803,7 +812,7 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   o.req = req;
   if (req.side == Side::Sell) o.terms = terms_.intern(req.terms);
   // Only an all-or-none order searches its candidates again; a divisible one trades on its one
-  // cluster and keeps what amend validation reads (a copy here was a heap allocation per add).
+  // cluster and keeps what amend validation reads (a copy here would be a heap allocation per add).
   if (o.aon()) o.candidates = candidates;
   o.accepted = std::move(candidates);
   o.liveFrom = req.start;
@@ -816,7 +825,8 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   if (req.postOnly) {
     const bool trades = aon ? bestPlacement(o, req.gpus, req.limit, o.candidates).has_value()
                             : wouldTrade(o, req.limit, req.start, need) ||
-                                  (req.side == Side::Sell && sellWouldCompleteAllOrNone(o));
+                                  (req.side == Side::Sell &&
+                                   sellWouldCompleteAllOrNone(req, std::nullopt, req.limit, req.start, need));
     if (trades) {
       out.emplace_back(OrderRejected{req.id, req.account, RejectReason::PostOnlyWouldTrade,
                                      "a post-only order must not trade on arrival"});
@@ -930,7 +940,9 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
       if (extra > 0 && !state_.inventory.canOffer(o.req.account, *o.req.cluster, h, h + 1, extra))
         return reject(RejectReason::InsufficientHoldings, "the account does not own or hold these GPU-hours");
     }
-  if (o.req.postOnly && !keepPriority && wouldTrade(o, limit, from, next))
+  if (o.req.postOnly && !keepPriority &&
+      (wouldTrade(o, limit, from, next) ||
+       (o.req.side == Side::Sell && sellWouldCompleteAllOrNone(o.req, s, limit, from, next))))
     return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
 
   PriceLevels& mine = *o.restsIn;

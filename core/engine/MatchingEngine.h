@@ -7,6 +7,24 @@
 // All-or-none bids rest outside the levels, indexed by the clusters they may trade on, and are
 // re-checked when asks arrive on those clusters. An order that stops working moves to
 // FinishedOrders at the end of the input, and its slot takes the next order.
+//
+// Priority is docs/matching.md's price-time priority per hour: levels are walked best price
+// first, each level's entries in sequence order, and the planned takes are applied sorted by
+// (first hour, price, sequence), which is the order of an hour-by-hour walk.
+//
+// Caches, what each guarantees, and the rule it rests on (a rule change that breaks the premise
+// must drop or rebuild the cache; test_engine_differential catches only what its scripts reach):
+// - PriceLevels' per-hour best-price bounds and each rank's block summary: never better than
+//   the truth (a bound, a set bit where GPUs may rest). Only `add` lowers or sets them; a
+//   fill, cancel, expiry or amend only takes GPUs away. Premise: every GPU that rests was added
+//   through PriceLevels::add.
+// - ListedBid::shortfall: a lower bound on how far a resting all-or-none bid is from feasible.
+//   Premise: only an arriving (or re-entered) ask lowers an hour's cost, by at most what it
+//   offers at its own price, only where it rests; everything else only raises costs.
+// - bestPlacement's `onlyNear` search, used by every re-check and by the post-only probe:
+//   premise that after every input no resting all-or-none bid can fill (docs/matching.md,
+//   "Re-check"), so a placement that became feasible uses the hours of the asks just added.
+// - A level's per-hour entry counts and the sell side's totals: exact from the clock on.
 #include "core/engine/FinishedOrders.h"
 #include "core/engine/HugePageMemory.h"
 #include "core/engine/MarketState.h"
@@ -82,7 +100,7 @@ class MatchingEngine final : public Matcher {
   // comes first, in one cache line. What a trade reads of it (the fill state, the level, the
   // holdings, the terms' index, and the request's ids, cluster, GPUs and limit, which
   // OrderRequest declares first) is in the first two, which applyTakes asks for together: a
-  // trade pass touches dozens of cold orders, and each line more was another miss per order.
+  // trade pass touches dozens of cold orders, and each line more is another miss per order.
   struct alignas(64) Order {
     std::uint64_t seq = 0;
     Hour liveFrom = 0;                  // divisible: hours before this have no entries left
@@ -271,7 +289,7 @@ class MatchingEngine final : public Matcher {
   void fillAllOrNone(Slot s, const Placement& p, OrderId aggressor, std::vector<Event>& out);
   // An arriving all-or-none bid with one candidate cluster and no choice of hours: its one
   // placement is planned once, and that plan both decides whether it fills and, if so, fills it
-  // (bestPlacement and then fillAllOrNone walked the same levels twice). Nullopt if the bid is
+  // (bestPlacement and then fillAllOrNone would walk the same levels twice). Nullopt if the bid is
   // not of that kind; otherwise whether it filled.
   std::optional<bool> fillFixedAllOrNone(Slot s, std::vector<Event>& out);
   // fillAllOrNone once scratchPlan_ holds the takes that fill bid `s` on `cluster`.
@@ -279,9 +297,11 @@ class MatchingEngine final : public Matcher {
   // Resting all-or-none bids that may use an ask on `cluster` over [start, end), in priority order.
   std::vector<Slot> allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end);
   void recheckAllOrNone(Slot ask, std::vector<Event>& out);
-  // Would a post-only sell complete a resting all-or-none bid if it rested? Tried by resting it
-  // for a moment and taking it out again.
-  bool sellWouldCompleteAllOrNone(const Order& o);
+  // Would post-only `sell`, resting at `limit` with need[i] GPUs in hour from + i, complete a
+  // resting all-or-none bid? Tried by resting a stand-in for a moment and taking it out again.
+  // `resting`: the slot of the order when an amend re-enters it (its own entry does not count).
+  bool sellWouldCompleteAllOrNone(const OrderRequest& sell, std::optional<Slot> resting, Price limit, Hour from,
+                                  const std::vector<GpuCount>& need);
   void restAllOrNone(Slot s);
   void unlistAllOrNone(Slot s);
   // Removes everything the order still has working; emits OrderCancelled.

@@ -15,7 +15,6 @@ OrderRejected reject(const OrderRequest& o, RejectReason r, std::string detail) 
 
 std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegistry& clusters) {
   auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, 0, r, std::move(d)}; };
-  if (clusters.find(c.id)) return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
   if (c.gpusPerNode <= 0 || c.nodeCount <= 0)
     return bad(RejectReason::InvalidCluster, "gpus_per_node and node_count must be positive");
   if (static_cast<std::int64_t>(c.gpusPerNode) * c.nodeCount > limits::kMaxClusterGpus)
@@ -23,35 +22,44 @@ std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegi
   if (c.gpuMemoryGb < 0 || c.intraNodeGBps < 0 || c.fabricGbpsPerNode < 0 || c.storageTb < 0 ||
       c.carbonGramsPerKwh < 0)
     return bad(RejectReason::InvalidCluster, "cluster figures must not be negative");
+  // Its own figures first, then whether its id is taken, as every input checks (docs/matching.md).
+  if (clusters.find(c.id)) return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
   return std::nullopt;
 }
 
+// Grants and transfers check, like orders, the input's own fields first (GPUs, window, past,
+// horizon), then what it refers to, then the holdings (docs/matching.md, "Validation order").
 std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketView& market) {
   auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, g.account, r, std::move(d)}; };
-  const Cluster* c = market.clusters.find(g.cluster);
-  if (!c) return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(g.cluster));
-  if (g.gpus <= 0) return bad(RejectReason::InvalidGpuCount, "gpus must be positive");
+  if (g.gpus <= 0 || g.gpus > limits::kMaxClusterGpus)
+    return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   if (g.start >= g.end || g.end - g.start > limits::kMaxWindowHours)
     return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
   if (g.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
   if (g.end > market.now + limits::kMaxHorizonHours)
     return bad(RejectReason::InvalidWindow, "window ends more than five years after the exchange clock");
+  const Cluster* c = market.clusters.find(g.cluster);
+  if (!c) return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(g.cluster));
   if (g.gpus > c->totalGpus()) return bad(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
   return std::nullopt;
 }
 
 std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const MarketView& market) {
   auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, t.from, r, std::move(d)}; };
-  const auto original = market.contracts.find(t.replaces);
-  if (!original || original->seller != t.from || original->buyer != t.to)
-    return bad(RejectReason::UnknownContract, "no contract " + std::to_string(t.replaces) + " from this provider to this buyer");
-  if (!market.clusters.find(t.cluster)) return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(t.cluster));
   if (t.gpus <= 0 || t.gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   if (t.start >= t.end || t.end - t.start > limits::kMaxWindowHours)
     return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
   if (t.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
-  if (t.price < 0 || t.price > limits::kMaxPrice)
-    return bad(RejectReason::InvalidPrice, "price must be between 0 and 100000000 micro-dollars per GPU-hour");
+  if (t.end > market.now + limits::kMaxHorizonHours)
+    return bad(RejectReason::InvalidWindow, "window ends more than five years after the exchange clock");
+  const auto original = market.contracts.find(t.replaces);
+  if (!original || original->seller != t.from || original->buyer != t.to)
+    return bad(RejectReason::UnknownContract, "no contract " + std::to_string(t.replaces) + " from this provider to this buyer");
+  if (!market.clusters.find(t.cluster)) return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(t.cluster));
+  // The buyer paid the replaced contract's price, and its escrow moves to the replacement.
+  if (t.price != original->price)
+    return bad(RejectReason::InvalidPrice, "a replacement carries the price of the contract it replaces (" +
+                                               std::to_string(original->price) + ")");
   if (!market.inventory.canOffer(t.from, t.cluster, t.start, t.end, t.gpus))
     return bad(RejectReason::InsufficientHoldings, "the provider does not hold that capacity free of offers");
   return std::nullopt;
@@ -71,9 +79,10 @@ std::optional<OrderRejected> validateAmend(const AmendRequest& a, const OrderReq
   limit = a.limit.value_or(o.limit);
   gpus = a.gpus.value_or(o.gpus);
   if (limit == o.limit && gpus == o.gpus) return bad(RejectReason::NothingToAmend, "the amend changes nothing");
+  // GPU count before price, as for a new order.
+  if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   if (limit <= 0 || limit > limits::kMaxPrice)
     return bad(RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
-  if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   candidates.clear();
   for (ClusterId c : accepted)
     if (market.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);

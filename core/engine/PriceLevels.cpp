@@ -43,7 +43,7 @@ void PriceLevels::cover(Level& l, Hour to) {
   if (bestBound_.size() < n) bestBound_.resize(n, kNoKey);
   if (l.wanting.size() < n) {
     // Room for every hour the side has: a level's array grows order by order, and each
-    // reallocation copied it, cold, to fresh memory (a sixth of (b)'s last-level write misses).
+    // reallocation would copy it, cold, to fresh memory.
     if (l.wanting.capacity() < n) l.wanting.reserve(std::max(n, bestBound_.size()));
     l.wanting.resize(n, 0);
   }
@@ -137,13 +137,20 @@ void PriceLevels::removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gp
   if (--l.live == 0) removeLevel(rankOf(key));
 }
 
+void PriceLevels::removeNewest(std::int32_t key, Hour from, const std::vector<GpuCount>& need) {
+  Level& l = *find(key);
+  l.fifo.pop_back();
+  for (std::size_t i = 0; i < need.size(); ++i) change(l, from + static_cast<Hour>(i), need[i], 0);
+  if (--l.live == 0) removeLevel(rankOf(key));
+}
+
 void PriceLevels::removeLevel(std::size_t rank) {
   const std::uint32_t index = ranks_[rank].index;
   Level& l = pool_[index];
   // A level with no live entry holds no GPUs in any hour still to come; the hours it may still
   // count are past ones, which nothing reads. So its per-hour array is kept as it is for the next
   // level made in this slot: zeroing a fresh one up to its last hour (hundreds of hours, each
-  // time a price level empties and refills) was a twentieth of (b)'s instructions.
+  // time a price level empties and refills) is work the next level does not need.
   l.fifo.clear();
   l.head = 0;
   l.live = 0;

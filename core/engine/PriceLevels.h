@@ -47,7 +47,7 @@ class PriceLevels {
     GpuCount wantsAt(Hour h) const { return qty ? qty[h - start] : gpus; }
   };
   // How a level keeps one: in 32 bytes, two to a cache line, since walks stream through the
-  // entries of every level they pass (at 48 bytes, loading them was a sixth of a walk's time).
+  // entries of every level they pass, and loading entries is a large part of a walk's time.
   // Hours are kept from the side's base, which stays within a few days of the clock, and every
   // live entry ends after the clock and spans at most the horizon, so they fit 32 bits.
   class Entry {
@@ -91,8 +91,8 @@ class PriceLevels {
   // Every order starts at or after the clock, and the clock only moves forward, so a side based
   // at the clock when its book was made (and moved up only to the clock) never needs hours before.
   // Only the sell side's totals are read (an all-or-none bid asks whether enough GPUs are offered
-  // in an hour), so a side keeps them only if asked: on the buy side they were a third of the
-  // lines every rest, fill and cancel wrote.
+  // in an hour), so a side keeps them only if asked: on the buy side they would be a third of the
+  // lines every rest, fill and cancel writes.
   enum class Totals : std::uint8_t { Kept, NotKept };
   // Levels' entries and per-hour arrays come from `memory` (a matcher's: see EngineMemory).
   explicit PriceLevels(Hour base = 0, Totals totals = Totals::Kept,
@@ -126,7 +126,7 @@ class PriceLevels {
   // first: a week's window is eleven lines, and the hardware prefetcher starts too late for a
   // stream that short.
   // Always inlined: GCC 12 finds that a function which only prefetches has no effect and drops
-  // every call to it, and until 2026-12-06 it had dropped this one (see bench/core/README.md).
+  // every call to it (the history is in git log and bench/core/README.md).
   [[gnu::always_inline]] void prefetchQuantities(const Entry& e, Hour from, Hour to) const {
     const GpuCount* qty = quantitiesOf(e);
     if (!qty) return;
@@ -199,6 +199,8 @@ class PriceLevels {
   [[gnu::noipa]] void prefetchBounds(Hour from, Hour to) const;
   // Takes out the entry added last at `key`, with the GPUs it added over [from, to).
   void removeNewest(std::int32_t key, Hour from, Hour to, GpuCount gpus);
+  // The same for an entry added with need[i] GPUs in hour from + i.
+  void removeNewest(std::int32_t key, Hour from, const std::vector<GpuCount>& need);
 
   // GPUs resting in hour h at any price (on a side that keeps its totals).
   std::int64_t total(Hour h) const {

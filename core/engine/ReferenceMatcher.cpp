@@ -3,6 +3,7 @@
 #include "core/engine/MarketLimits.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tessera {
 
@@ -200,11 +201,15 @@ bool ReferenceMatcher::sellWouldCompleteAllOrNone(const Order& o) {
   const auto bids = allOrNoneBidsTouching(*o.req.cluster, o.req.start, o.req.end);
   Order probe = o;
   probe.seq = lastSeq_ + 1;
-  auto it = orders_.emplace(o.req.id, std::move(probe)).first;
+  // An amended order is in the book already: the probe stands in for it (its re-entry replaces
+  // it), and it is put back afterwards.
+  auto [it, isNew] = orders_.try_emplace(o.req.id);
+  Order kept = std::exchange(it->second, std::move(probe));
   bool completes = false;
   for (const Order* b : bids)
     if ((completes = bestPlacement(*b).has_value())) break;
-  orders_.erase(it);
+  if (isNew) orders_.erase(it);
+  else it->second = std::move(kept);
   return completes;
 }
 
@@ -319,8 +324,14 @@ void ReferenceMatcher::amend(const AmendRequest& a, std::vector<Event>& out) {
       if (extra > 0 && !state_.inventory.canOffer(o.req.account, *o.req.cluster, h, h + 1, extra))
         return reject(RejectReason::InsufficientHoldings, "the account does not own or hold these GPU-hours");
     }
-  if (o.req.postOnly && !keepPriority && wouldTrade(o, limit, next))
-    return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
+  if (o.req.postOnly && !keepPriority) {
+    Order reentered = o;
+    reentered.req.limit = limit;
+    reentered.req.gpus = gpus;
+    reentered.remaining = next;
+    if (wouldTrade(o, limit, next) || (o.req.side == Side::Sell && sellWouldCompleteAllOrNone(reentered)))
+      return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
+  }
   if (o.req.side == Side::Sell) {
     for (const auto& [h, q] : o.remaining) state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, -q);
     for (const auto& [h, q] : next) state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, q);

@@ -61,6 +61,8 @@ class ReferenceMatcher final : public Matcher {
   // Resting all-or-none bids that may use an ask on `cluster` over [start, end), in priority order.
   std::vector<Order*> allOrNoneBidsTouching(ClusterId cluster, Hour start, Hour end);
   void recheckAllOrNone(const Order& ask, std::vector<Event>& out);
+  // Would sell `o`, resting as it is (new, or re-entered by an amend), complete a resting
+  // all-or-none bid?
   bool sellWouldCompleteAllOrNone(const Order& o);
   void removeRemaining(Order& o, OrderStatus status, CancelReason reason, std::vector<Event>& out);
   void flushTrades(std::vector<Event>& out);

@@ -87,7 +87,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     a.house = ac.house;
     a.creditLimit = ac.creditLimit;
     a.configured = true;
-    if (ac.cash > 0) ledger_.post({a.id, Book::External}, {a.id, Book::Cash}, ac.cash, "deposit");
+    if (ac.cash > 0) ledger_.postChecked({a.id, Book::External}, {a.id, Book::Cash}, ac.cash, "deposit");
   }
   feederReports_ = config.feederReports;
   if (config.feePpm > 0) settlement_.chargeFees(config.feePpm, accountNamed(kFeeAccount).id);
@@ -194,7 +194,7 @@ BalanceFigures ExchangeCore::balanceOf(const Account& a) const {
 }
 
 void ExchangeCore::fundFromOutside(AccountId a, Money amount, const char* memo) {
-  if (amount > 0) ledger_.post({a, Book::External}, {a, Book::Cash}, amount, memo);
+  if (amount > 0) ledger_.postChecked({a, Book::External}, {a, Book::Cash}, amount, memo);
 }
 
 Money ExchangeCore::reserved(AccountId a) const {

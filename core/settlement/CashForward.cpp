@@ -52,8 +52,8 @@ std::variant<std::uint64_t, ForwardError> CashForwardBook::open(AccountId buyer,
   p.terms = t;
   p.lastMark = t.price;
   if (im > 0) {
-    ledger_.post({buyer, Book::Cash}, {buyer, Book::Margin}, im, "initial margin, forward " + std::to_string(p.id));
-    ledger_.post({seller, Book::Cash}, {seller, Book::Margin}, im, "initial margin, forward " + std::to_string(p.id));
+    ledger_.postChecked({buyer, Book::Cash}, {buyer, Book::Margin}, im, "initial margin, forward " + std::to_string(p.id));
+    ledger_.postChecked({seller, Book::Cash}, {seller, Book::Margin}, im, "initial margin, forward " + std::to_string(p.id));
   }
   p.buyerMargin = p.sellerMargin = im;
   positions_.emplace(p.id, p);
@@ -70,17 +70,17 @@ void CashForwardBook::close(ForwardPosition& p, Price at, ForwardStatus status, 
   const std::string ref = "forward " + std::to_string(p.id);
   const Money fromMargin = std::min(owed, loserMargin);
   if (fromMargin > 0) {
-    ledger_.post({loser, Book::Margin}, {winner, Book::Cash}, fromMargin, "settlement, " + ref);
+    ledger_.postChecked({loser, Book::Margin}, {winner, Book::Cash}, fromMargin, "settlement, " + ref);
     loserMargin -= fromMargin;
     owed -= fromMargin;
   }
   const Money fromCash = std::min(owed, ledger_.balance({loser, Book::Cash}));
   if (fromCash > 0) {
-    ledger_.post({loser, Book::Cash}, {winner, Book::Cash}, fromCash, "settlement, " + ref);
+    ledger_.postChecked({loser, Book::Cash}, {winner, Book::Cash}, fromCash, "settlement, " + ref);
     owed -= fromCash;
   }
   for (auto [account, margin] : {std::pair{p.buyer, &p.buyerMargin}, std::pair{p.seller, &p.sellerMargin}}) {
-    if (*margin > 0) ledger_.post({account, Book::Margin}, {account, Book::Cash}, *margin, "margin returned, " + ref);
+    if (*margin > 0) ledger_.postChecked({account, Book::Margin}, {account, Book::Cash}, *margin, "margin returned, " + ref);
     *margin = 0;
   }
   p.status = status;
@@ -103,7 +103,7 @@ std::vector<ForwardEvent> CashForwardBook::mark(Accelerator accelerator, Price i
       const Money call = im + loss - *margin;
       if (call <= 0 || closedOut) continue;
       if (ledger_.balance({account, Book::Cash}) >= call) {
-        ledger_.post({account, Book::Cash}, {account, Book::Margin}, call, "margin call, forward " + std::to_string(id));
+        ledger_.postChecked({account, Book::Cash}, {account, Book::Margin}, call, "margin call, forward " + std::to_string(id));
         *margin += call;
         out.push_back({id, "margin call of " + money(call) + " met by account " + std::to_string(account)});
       } else {

@@ -155,18 +155,18 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
   const Money pay = k.price * (payAll ? delivered + missing : delivered);
   const Money refund = payAll ? 0 : k.price * missing;
   if (pay > 0) {
-    ledger_.post({k.buyer, Book::Escrow}, {k.seller, Book::Cash}, pay, "delivery of contract " + std::to_string(k.id));
+    ledger_.postChecked({k.buyer, Book::Escrow}, {k.seller, Book::Cash}, pay, "delivery of contract " + std::to_string(k.id));
     o.escrow -= pay;
     out.push_back({k.id, o.state, "paid provider " + dollars(pay) + " for " + std::to_string(payAll ? delivered + missing : delivered) + " GPU-hours"});
     __extension__ using Wide = __int128;  // pay x ppm can exceed int64
     const Money fee = static_cast<Money>(static_cast<Wide>(pay) * feePpm_ / 1'000'000);
     if (fee > 0) {
-      ledger_.post({k.seller, Book::Cash}, {feeAccount_, Book::Fees}, fee, "exchange fee, contract " + std::to_string(k.id));
+      ledger_.postChecked({k.seller, Book::Cash}, {feeAccount_, Book::Fees}, fee, "exchange fee, contract " + std::to_string(k.id));
       out.push_back({k.id, o.state, "exchange fee " + dollars(fee)});
     }
   }
   if (refund > 0) {
-    ledger_.post({k.buyer, Book::Escrow}, {k.buyer, Book::Cash}, refund, "refund of undelivered hours, contract " + std::to_string(k.id));
+    ledger_.postChecked({k.buyer, Book::Escrow}, {k.buyer, Book::Cash}, refund, "refund of undelivered hours, contract " + std::to_string(k.id));
     o.escrow -= refund;
     out.push_back({k.id, o.state, "refunded buyer " + dollars(refund) + " for " + std::to_string(missing) + " undelivered GPU-hours"});
   }
@@ -186,7 +186,7 @@ void ContractSettlement::finish(Open& o, std::vector<SettlementEvent>& out) {
     const Money held = heldCash_ ? heldCash_(k.seller) : 0;
     const Money paid = std::clamp<Money>(ledger_.balance({k.seller, Book::Cash}) - held, 0, credit);
     if (paid > 0) {
-      ledger_.post({k.seller, Book::Cash}, {k.buyer, Book::Cash}, paid, "uptime credit, contract " + std::to_string(k.id));
+      ledger_.postChecked({k.seller, Book::Cash}, {k.buyer, Book::Cash}, paid, "uptime credit, contract " + std::to_string(k.id));
       credits_[k.buyer] += paid;
     }
     std::string what = "credit " + dollars(paid) + " for " + std::to_string(o.undelivered) + " undelivered GPU-hours";

@@ -1,5 +1,7 @@
 #include "core/settlement/SettlementLedger.h"
 
+#include <stdexcept>
+
 namespace tessera {
 
 std::string_view toString(Book b) {
@@ -23,6 +25,14 @@ std::optional<PostingError> SettlementLedger::post(BalanceKey from, BalanceKey t
   postings_.push_back(Posting{++count_, from, to, amount, std::move(memo)});
   if (postings_.size() > kKeptPostings) postings_.pop_front();
   return std::nullopt;
+}
+
+void SettlementLedger::postChecked(BalanceKey from, BalanceKey to, Money amount, std::string memo) {
+  if (auto e = post(from, to, amount, memo))
+    throw std::logic_error("posting refused (" +
+                           std::string(*e == PostingError::NonPositiveAmount ? "non-positive amount" : "insufficient funds") +
+                           "): " + std::to_string(amount) + " from " + std::string(toString(from.book)) + " of account " +
+                           std::to_string(from.account) + ", " + memo);
 }
 
 Money SettlementLedger::balance(BalanceKey k) const {

@@ -42,10 +42,16 @@ enum class PostingError : std::uint8_t { NonPositiveAmount, InsufficientFunds };
 
 class SettlementLedger {
  public:
-  // Moves `amount` from one balance to another. Only External may go negative.
-  std::optional<PostingError> post(BalanceKey from, BalanceKey to, Money amount, std::string memo);
+  // Moves `amount` from one balance to another. Only External may go negative. A refused
+  // posting moves nothing, so the caller must look at the answer.
+  [[nodiscard]] std::optional<PostingError> post(BalanceKey from, BalanceKey to, Money amount, std::string memo);
+  // The same for a posting the caller has already made sure of (a positive amount that the
+  // balance covers): a refusal here is a bug, thrown as std::logic_error, never a lost posting.
+  void postChecked(BalanceKey from, BalanceKey to, Money amount, std::string memo);
   Money balance(BalanceKey k) const;
-  Money total() const;  // always 0
+  // The sum of every balance: 0 by construction (each posting moves -a/+a), so it proves
+  // nothing about conservation; tests audit the postings instead (tests/settlement/LedgerAudit.h).
+  Money total() const;
   // The latest postings (at most kKeptPostings), for inspection and tests; balances are exact
   // whatever was dropped, and every posting is rebuilt from the journal by a replay.
   const std::deque<Posting>& postings() const { return postings_; }

@@ -49,12 +49,12 @@ class OneShot final : public Strategy {
   }
   void onTimer(StrategyContext& ctx, int id) override { timers.push_back({id, ctx.timeMicros()}); }
   void onStart(StrategyContext& ctx) override {
-    if (timerAt) ctx.setTimer(*timerAt, 7);
+    for (const auto& [at, id] : timersToSet) ctx.setTimer(at, id);
   }
   std::vector<Fill> fills;
   std::vector<std::int64_t> fillTimes;
   std::vector<std::pair<int, std::int64_t>> timers;
-  std::optional<std::int64_t> timerAt;
+  std::vector<std::pair<std::int64_t, int>> timersToSet;  // (time, id), set in this order on start
   std::int64_t sentAt = 0;
 
  private:
@@ -163,11 +163,15 @@ class TestReplay : public QObject {
     m.order(5000, "p1", Side::Sell, 1, 8, 5, 6, 2.00);
     m.order(9000, "p1", Side::Sell, 1, 8, 7, 8, 2.00);
     OneShot s(Side::Buy, buy(1, 1, 2, 3, 1.0, TimeInForce::GTC));
-    s.timerAt = HandMadeHistory::kT0 + 5000;
+    // Set out of time order, two of them for the same moment. They fire in time order, the two
+    // at one moment in the order they were set, each at its own time, among the history's
+    // inputs. Fails if pending work goes by arrival alone (mutation: Pending::operator> in
+    // backtest/Replay.h compares only `order`).
+    constexpr std::int64_t t0 = HandMadeHistory::kT0;
+    s.timersToSet = {{t0 + 8000, 3}, {t0 + 2000, 1}, {t0 + 5000, 2}, {t0 + 2000, 4}};
     runBacktest(m.h, s, {});
-    QCOMPARE(s.timers.size(), std::size_t{1});
-    QCOMPARE(s.timers.front().first, 7);
-    QCOMPARE(s.timers.front().second, HandMadeHistory::kT0 + 5000);
+    const std::vector<std::pair<int, std::int64_t>> expected{{1, t0 + 2000}, {4, t0 + 2000}, {2, t0 + 5000}, {3, t0 + 8000}};
+    QVERIFY(s.timers == expected);
   }
 
   void cancelStopsTheReplay() {

@@ -113,7 +113,7 @@ std::vector<InputEvent> randomScript(const RandomScriptOptions& opt) {
       o.tif = TimeInForce::GTD;
       o.expireAt = now + uniform(1, 6);
     }
-    if (o.tif != TimeInForce::IOC && o.tif != TimeInForce::FOK && chance(8)) o.postOnly = true;
+    if (o.tif != TimeInForce::IOC && o.tif != TimeInForce::FOK && chance(opt.postOnlyPercent)) o.postOnly = true;
     if (chance(25)) o.stp = SelfTradePrevention::CancelResting;
     if (chance(3)) o.gpus = -o.gpus;   // impossible orders
     if (chance(2)) o.start = o.end;

@@ -14,6 +14,7 @@ struct RandomScriptOptions {
   int events = 400;
   int clusters = 3;
   Hour horizon = 48;
+  int postOnlyPercent = 8;  // of the orders that may be post-only (not IOC or FOK)
 };
 
 std::vector<InputEvent> randomScript(const RandomScriptOptions& options);

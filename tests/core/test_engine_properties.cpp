@@ -1,5 +1,11 @@
 // Properties that must hold for any input sequence, checked after every input of many random
 // scripts, on both matchers: GPU-hours are conserved and never sold twice.
+//
+// Mutations that make it fail (each seen failing):
+// - Inventory::transfer credits the buyer one GPU more (`to.held[...] += gpus` -> `gpus + 1`):
+//   the engine's holdings no longer match the events', and a cell holds more than was granted.
+// - Both matchers cross any two prices (`crosses` in core/engine/MarketState.h returns true):
+//   a contract below its seller's limit, or above a divisible buyer's.
 #include "MatcherComparison.h"
 #include "RandomScript.h"
 
@@ -33,6 +39,8 @@ struct EventLedger {
   }
 };
 
+constexpr AccountId kScriptAccounts = 6;  // RandomScript's providers and traders: 1 .. 6
+
 }  // namespace
 
 class EnginePropertiesTest : public QObject {
@@ -44,6 +52,7 @@ class EnginePropertiesTest : public QObject {
     opt.events = 600;
     EventLedger ledger;
     std::vector<Event> out;
+    int inputs = 0;
     for (const auto& in : randomScript(opt)) {
       out.clear();
       m.apply(in, out);
@@ -65,8 +74,8 @@ class EnginePropertiesTest : public QObject {
           QVERIFY(k->contract.price >= sell->request.limit);
         }
       }
-      // After every input: what each account holds is what the events say, never negative,
-      // offered never exceeds held, and per cell the total equals the capacity granted.
+      // After every input: what each account holds is what the events say, never negative, and
+      // offered never exceeds held.
       for (const auto& [key, gpus] : ledger.held) {
         const auto [account, cluster, hour] = key;
         const Holding h = m.holding(account, cluster, hour);
@@ -75,9 +84,16 @@ class EnginePropertiesTest : public QObject {
         QVERIFY(h.offered >= 0);
         QVERIFY2(h.offered <= h.held, "offered more than held");
       }
-      std::map<std::pair<ClusterId, Hour>, std::int64_t> total;
-      for (const auto& [key, gpus] : ledger.held) total[{std::get<1>(key), std::get<2>(key)}] += gpus;
-      for (const auto& [cell, gpus] : total) QCOMPARE(gpus, ledger.granted[cell]);
+      // Every tenth input: per cell, what the engine says every account of the script holds
+      // adds up to the capacity granted there (the events' ledger above moves -g/+g, so its own
+      // sum would say nothing; the engine's holdings can be wrong for an account the events
+      // never name).
+      if (++inputs % 10 == 0)
+        for (const auto& [cell, gpus] : ledger.granted) {
+          std::int64_t held = 0;
+          for (AccountId a = 0; a <= kScriptAccounts; ++a) held += m.holding(a, cell.first, cell.second).held;
+          QCOMPARE(held, gpus);
+        }
       if (QTest::currentTestFailed()) return;
     }
   }

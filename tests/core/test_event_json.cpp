@@ -39,6 +39,34 @@ class EventJsonTest : public QObject {
     auto r = inputEventFromJson(json::parse(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,
         "gpus":8,"start":0,"end":1,"limit_usd":2.35})"), accounts);
     QCOMPARE(std::get<OrderRequest>(std::get<InputEvent>(r)).limit, Price(2'350'000));
+    // Six decimals are exact; a seventh is an error, never rounded away (docs/matching.md).
+    // Fails if limit_usd rounds (mutation: drop the decimals check in priceField).
+    r = inputEventFromJson(json::parse(R"({"type":"amend","id":1,"account":"a","limit_usd":99.999999})"), accounts);
+    QCOMPARE(*std::get<AmendRequest>(std::get<InputEvent>(r)).limit, Price(99'999'999));
+    QCOMPARE(parseError(R"({"type":"amend","id":1,"account":"a","limit_usd":2.0000005})"),
+             std::string("field 'limit_usd' has more than six decimals (prices are whole micro-dollars)"));
+  }
+
+  void aClusterGivenByItsAcceleratorHasThatAcceleratorsMemory() {
+    AccountDirectory accounts;
+    auto memoryOf = [&](const char* line) {
+      return std::get<Cluster>(std::get<InputEvent>(inputEventFromJson(json::parse(line), accounts))).gpuMemoryGb;
+    };
+    QCOMPARE(memoryOf(R"({"type":"cluster","id":1})"), 80);
+    QCOMPARE(memoryOf(R"({"type":"cluster","id":1,"accelerator":"H200"})"), 141);
+    QCOMPARE(memoryOf(R"({"type":"cluster","id":1,"accelerator":"MI300X"})"), 192);
+    QCOMPARE(memoryOf(R"({"type":"cluster","id":1,"accelerator":"RTX4090"})"), 24);
+    QCOMPARE(memoryOf(R"({"type":"cluster","id":1,"accelerator":"H200","gpu_memory_gb":96})"), 96);
+  }
+
+  void aRejectNamesTheOrderOnlyWhenItHasAnId() {
+    AccountDirectory accounts;
+    const AccountId lab = accounts.intern("lab");
+    const json zero = toJson(Event{OrderRejected{0, lab, RejectReason::Malformed, "order id must be positive"}}, accounts);
+    QVERIFY(!zero.contains("order"));
+    QCOMPARE(zero.at("account").get<std::string>(), std::string("lab"));
+    const json seven = toJson(Event{OrderRejected{7, lab, RejectReason::UnknownOrder, "no"}}, accounts);
+    QCOMPARE(seven.at("order").get<int>(), 7);
   }
 
   void badFieldsAreNamed() {

@@ -8,7 +8,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,6 +21,39 @@ using namespace tessera;
 
 namespace {
 bool alignedTo(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
+
+// What the kernel says of the mapping that holds `p` (/proc/self/smaps): its VmFlags and how
+// many kB of it are anonymous huge pages.
+struct MappingReport {
+  bool found = false;
+  std::string flags;
+  long anonHugeKb = 0;
+};
+MappingReport reportOf(const void* p) {
+  MappingReport r;
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = at >= lo && at < hi;
+      r.found |= inside;
+      continue;
+    }
+    if (!inside) continue;
+    if (line.rfind("AnonHugePages:", 0) == 0) r.anonHugeKb = std::atol(line.c_str() + 14);
+    if (line.rfind("VmFlags:", 0) == 0) r.flags = line.substr(8) + " ";
+  }
+  return r;
+}
+// The selected value of a /sys/kernel/mm/transparent_hugepage setting ("[madvise]" -> "madvise").
+std::string thpSetting(const char* name) {
+  std::ifstream f(std::string("/sys/kernel/mm/transparent_hugepage/") + name);
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto open = all.find('['), close = all.find(']');
+  return open == std::string::npos || close == std::string::npos ? "" : all.substr(open + 1, close - open - 1);
+}
 }  // namespace
 
 class TestHugePageMemory : public QObject {
@@ -29,6 +67,28 @@ class TestHugePageMemory : public QObject {
     std::memset(p, 0xab, bytes);
     QCOMPARE(p[bytes - 1], static_cast<unsigned char>(0xab));
     unmapPages(p, bytes);
+  }
+
+  // The point of the huge mappings: the kernel is asked for huge pages there (VmFlags "hg"),
+  // and, where transparent huge pages are on for advised memory and faults may compact, it gives
+  // them. Fails if mapPages stops advising (mutation: drop its madvise call).
+  void hugeMappingsAreAdvisedAndGetHugePages() {
+    const std::string enabled = thpSetting("enabled");
+    if (enabled.empty() || enabled == "never") QSKIP("transparent huge pages are off on this machine");
+    const std::size_t bytes = 2 * kHugePageBytes;
+    auto* huge = static_cast<unsigned char*>(mapPages(bytes, true));
+    auto* plain = static_cast<unsigned char*>(mapPages(bytes, false));
+    std::memset(huge, 1, bytes);
+    std::memset(plain, 1, bytes);
+    const MappingReport h = reportOf(huge), o = reportOf(plain);
+    QVERIFY(h.found && o.found);
+    QVERIFY2(h.flags.find(" hg ") != std::string::npos, ("VmFlags:" + h.flags).c_str());
+    QVERIFY2(o.flags.find(" hg ") == std::string::npos, ("VmFlags:" + o.flags).c_str());
+    const std::string defrag = thpSetting("defrag");
+    if (defrag == "always" || defrag == "madvise" || defrag == "defer+madvise")
+      QVERIFY2(h.anonHugeKb > 0, "advised memory got no huge page although faults may compact");
+    unmapPages(huge, bytes);
+    unmapPages(plain, bytes);
   }
 
   void prefaultedMemoryIsHandedOutFirstThenOrdinaryMappings() {

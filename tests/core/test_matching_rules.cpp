@@ -550,6 +550,119 @@ class MatchingRulesTest : public QObject {
     gtd.tif = TimeInForce::GTD;
     QCOMPARE(name(reason(gtd)), name(RejectReason::InvalidTimeInForce));
   }
+
+  // A post-only order re-entered by an amend is judged as it would rest afterwards: a sell
+  // whose new price or size would complete a resting all-or-none bid is rejected and keeps its
+  // price, size and priority; one that would not is amended. Fails without the amend's
+  // all-or-none probe (mutation: drop `sellWouldCompleteAllOrNone` from either matcher's amend).
+  void postOnlyAmendThatWouldCompleteAnAllOrNoneBidIsRejected() {
+    auto m = market();
+    OrderRequest sell = ask(1, kProvider, 1, 2, 0, 2, usd(3.00));
+    sell.postOnly = true;
+    m->send(sell);
+    m->send(allOrNone(2, kAlice, 1, 2, 0, 2, usd(2.00)));
+    m->send(allOrNone(3, kBob, 1, 4, 0, 2, usd(3.00)));
+    auto r = eventsOf<OrderRejected>(m->send(AmendRequest{1, kProvider, usd(2.00), std::nullopt}));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::PostOnlyWouldTrade));
+    r = eventsOf<OrderRejected>(m->send(AmendRequest{1, kProvider, std::nullopt, 4}));
+    QCOMPARE(name(r.at(0).reason), name(RejectReason::PostOnlyWouldTrade));
+    QCOMPARE(m->matcher().order(1)->request.limit, usd(3.00));
+    QCOMPARE(m->matcher().order(1)->leavesGpuHours, 4);
+    QCOMPARE(m->matcher().depth(1, 0, Side::Sell, 5).at(0).gpus, 2);
+    QVERIFY(m->matcher().contractsOf(kProvider).empty());
+    // $2.50 completes neither bid (the first averages at most $2.00, the second needs 4 GPUs).
+    QCOMPARE(eventsOf<OrderAmended>(m->send(AmendRequest{1, kProvider, usd(2.50), std::nullopt})).size(), std::size_t(1));
+    QVERIFY(m->matcher().contractsOf(kProvider).empty());
+    // Its entry before the amend does not count either: shrinking to 1 GPU at $1.00 completes
+    // nothing (a 2-GPU bid would need the old entry's GPUs too).
+    QCOMPARE(eventsOf<OrderAmended>(m->send(AmendRequest{1, kProvider, usd(1.00), 1})).size(), std::size_t(1));
+    QVERIFY(m->matcher().contractsOf(kProvider).empty());
+  }
+
+  // An amend checks its GPU count before its price, like a new order, and its size before the
+  // holdings. Fails if validateAmend checks the price first.
+  void amendChecksGpusThenPriceThenSizeThenHoldings() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 4, 0, 2, usd(2.00)));
+    auto reason = [&](AmendRequest a) { return name(eventsOf<OrderRejected>(m->send(a)).at(0).reason); };
+    QCOMPARE(reason(AmendRequest{1, kProvider, 0, 0}), name(RejectReason::InvalidGpuCount));
+    QCOMPARE(reason(AmendRequest{1, kProvider, 0, 8}), name(RejectReason::InvalidPrice));
+    // 65 GPUs: more than cluster 1 has, and more than the provider holds: size first.
+    QCOMPARE(reason(AmendRequest{1, kProvider, std::nullopt, 65}), name(RejectReason::ExceedsClusterSize));
+    QCOMPARE(reason(AmendRequest{1, kProvider, std::nullopt, 33}), name(RejectReason::InsufficientHoldings));
+  }
+
+  // A transfer carries the replaced contract's price, and checks its own fields before what it
+  // refers to. Fails if validateTransfer accepts another price or looks the cluster up first.
+  void transferCarriesTheReplacedPriceAndChecksItsFieldsFirst() {
+    auto m = market();
+    m->send(ask(1, kProvider, 1, 4, 0, 48, usd(2.00)));
+    const ContractId k = eventsOf<ContractCreated>(m->send(bid(2, kAlice, 1, 4, 0, 48, usd(2.00)))).at(0).contract.id;
+    auto reason = [&](CapacityTransfer t) { return name(eventsOf<OrderRejected>(m->send(t)).at(0).reason); };
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 9, 1, 30, 24, usd(2.00)}), name(RejectReason::InvalidWindow));
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 9, 1, 24, 48, usd(2.00)}), name(RejectReason::UnknownCluster));
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, 48, 0}), name(RejectReason::InvalidPrice));
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, 48, usd(2.50)}), name(RejectReason::InvalidPrice));
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, Hour{1} << 20, usd(2.00)}), name(RejectReason::InvalidWindow));
+    const auto made = eventsOf<ContractCreated>(m->send(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, 48, usd(2.00)}));
+    QCOMPARE(made.at(0).contract.price, usd(2.00));
+    QCOMPARE(made.at(0).contract.buyOrder, OrderId(0));
+  }
+
+  // Each term's range, both ends in and one past each end out (docs/matching.md, "Terms").
+  // Fails if a bound moves (mutation: `> 1'000'000` -> `> 1'000'001` for the uptime promise).
+  void termsHaveInclusiveRanges() {
+    auto m = market();
+    OrderId id = 100;
+    // "accepted", or the reason of the reject.
+    auto outcome = [&](auto set) -> QString {
+      OrderRequest o = ask(++id, kProvider, 1, 1, 0, 1, usd(2.00));
+      set(o.terms);
+      const auto ev = m->send(o);
+      if (eventsOf<OrderAccepted>(ev).empty()) return name(eventsOf<OrderRejected>(ev).at(0).reason);
+      m->send(CancelRequest{id, kProvider});
+      return "accepted";
+    };
+    const QString invalid = name(RejectReason::InvalidTerms);
+    QCOMPARE(outcome([](OfferTerms& t) { t.uptimePromisePpm = 0; }), QString("accepted"));
+    QCOMPARE(outcome([](OfferTerms& t) { t.uptimePromisePpm = 1'000'000; }), QString("accepted"));
+    QCOMPARE(outcome([](OfferTerms& t) { t.uptimePromisePpm = -1; }), invalid);
+    QCOMPARE(outcome([](OfferTerms& t) { t.uptimePromisePpm = 1'000'001; }), invalid);
+    QCOMPARE(outcome([](OfferTerms& t) { t.creditPerUndeliveredGpuHour = 0; }), QString("accepted"));
+    QCOMPARE(outcome([](OfferTerms& t) { t.creditPerUndeliveredGpuHour = 100'000'000; }), QString("accepted"));
+    QCOMPARE(outcome([](OfferTerms& t) { t.creditPerUndeliveredGpuHour = -1; }), invalid);
+    QCOMPARE(outcome([](OfferTerms& t) { t.creditPerUndeliveredGpuHour = 100'000'001; }), invalid);
+    QCOMPARE(outcome([](OfferTerms& t) { t.replacementWithinHours = 0; }), QString("accepted"));
+    QCOMPARE(outcome([](OfferTerms& t) { t.replacementWithinHours = 43'920; }), QString("accepted"));
+    QCOMPARE(outcome([](OfferTerms& t) { t.replacementWithinHours = -1; }), invalid);
+    QCOMPARE(outcome([](OfferTerms& t) { t.replacementWithinHours = 43'921; }), invalid);
+    QCOMPARE(outcome([](OfferTerms& t) { t.estimatedTflopsPerGpu = 1; }), QString("accepted"));
+    QCOMPARE(outcome([](OfferTerms& t) { t.estimatedTflopsPerGpu = 0; }), invalid);
+    OrderRequest buy = bid(200, kAlice, 1, 1, 0, 1, usd(1.00));
+    buy.terms.uptimePromisePpm = 999'000;
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(buy)).at(0).reason), name(RejectReason::InvalidTerms));
+  }
+
+  // A cluster, like every input, checks its own figures before whether its id is taken. Fails
+  // if validateCluster looks the id up first.
+  void clusterChecksItsFiguresBeforeItsId() {
+    auto m = market();
+    Cluster bad = makeCluster(1, Accelerator::H100, "us-east", 0, FabricClass::InfiniBand);
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bad)).at(0).reason), name(RejectReason::InvalidCluster));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(makeCluster(1, Accelerator::H100, "us-east", 2, FabricClass::RoCE))).at(0).reason),
+             name(RejectReason::DuplicateCluster));
+  }
+
+  // A grant, like every input, checks its own fields before the cluster it names.
+  void grantChecksItsFieldsBeforeItsCluster() {
+    auto m = market();
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CapacityGrant{kProvider, 9, 0, 0, 10})).at(0).reason),
+             name(RejectReason::InvalidGpuCount));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CapacityGrant{kProvider, 9, 1, 10, 0})).at(0).reason),
+             name(RejectReason::InvalidWindow));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CapacityGrant{kProvider, 9, 1, 0, 10})).at(0).reason),
+             name(RejectReason::UnknownCluster));
+  }
 };
 
 QTEST_GUILESS_MAIN(MatchingRulesTest)

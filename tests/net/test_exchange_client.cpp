@@ -103,6 +103,12 @@ struct Recorder {
     }
     return 0;
   }
+  // f() with the recorder locked: the client's thread writes what the test reads.
+  template <typename F>
+  auto locked(F&& f) {
+    std::lock_guard l(mu);
+    return f();
+  }
   int errorCount(const std::string& code) {
     std::lock_guard l(mu);
     return static_cast<int>(std::count_if(errors.begin(), errors.end(), [&](auto& e) { return e.code == code; }));
@@ -177,10 +183,10 @@ class TestExchangeClient : public QObject {
     const std::string a1 = alice.placeOrder(buy, "alice-1");
     QCOMPARE(a1, std::string("alice-1"));
     QTRY_VERIFY_WITH_TIMEOUT(ar.hasOrder(a1, OrderState::Filled), 5000);
-    QTRY_VERIFY_WITH_TIMEOUT(!ar.trades.empty(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] { return !ar.trades.empty(); }), 5000);
     QTRY_COMPARE_WITH_TIMEOUT(bestGpus(alice.book(), {1, kNow, Side::Sell}), 5, 5000);
-    QTRY_VERIFY_WITH_TIMEOUT(ar.balance.has_value(), 5000);
-    QCOMPARE(ar.balance->cash, (10'000 - 9) * kDollar);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] { return ar.balance.has_value(); }), 5000);
+    QCOMPARE(ar.locked([&] { return ar.balance->cash; }), (10'000 - 9) * kDollar);
 
     // Cancel through the client.
     const OrderId id = pr.orderId(p1);
@@ -219,19 +225,19 @@ class TestExchangeClient : public QObject {
     buy.side = Side::Buy;
     const std::string a1 = alice.placeOrder(buy);
     QTRY_VERIFY_WITH_TIMEOUT(ar.hasOrder(a1, OrderState::Filled), 5000);
-    QTRY_VERIFY_WITH_TIMEOUT(ar.balance && ar.balance->escrow == 48 * kDollar, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] { return ar.balance && ar.balance->escrow == 48 * kDollar; }), 5000);
 
     provider.reportDelivery(1, kNow + 2, kNow + 3, 6, DeliveryProblem::MissingGpus);
-    QTRY_VERIFY_WITH_TIMEOUT(!pr.acks.empty(), 5000);
-    QCOMPARE(pr.acks[0], std::string("delivery_report_ack"));
+    QTRY_VERIFY_WITH_TIMEOUT(pr.locked([&] { return !pr.acks.empty(); }), 5000);
+    QCOMPARE(pr.locked([&] { return pr.acks[0]; }), std::string("delivery_report_ack"));
     server.inject(ClockAdvance{kNow + 5}, "");
-    QTRY_VERIFY_WITH_TIMEOUT(!ar.settlements.empty() && ar.settlements.back().state == "settled", 5000);
-    QTRY_COMPARE_WITH_TIMEOUT(pr.settlements.size(), ar.settlements.size(), 5000);
-    QCOMPARE(ar.settlements.back().now, kNow + 5);
-    QVERIFY(br.settlements.empty());
+    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] { return !ar.settlements.empty() && ar.settlements.back().state == "settled"; }), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(pr.locked([&] { return pr.settlements.size(); }), ar.locked([&] { return ar.settlements.size(); }), 5000);
+    QCOMPARE(ar.locked([&] { return ar.settlements.back().now; }), kNow + 5);
+    QVERIFY(br.locked([&] { return br.settlements.empty(); }));
 
     // The trade printed at kNow is the index as of kNow, published with the clock.
-    QTRY_VERIFY_WITH_TIMEOUT(!ar.index.empty(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] { return !ar.index.empty(); }), 5000);
     {
       std::lock_guard l(ar.mu);
       const IndexPoint& p = ar.index.front();
@@ -241,14 +247,14 @@ class TestExchangeClient : public QObject {
       QCOMPARE(p.gpuHours, std::int64_t(24));
     }
     alice.requestPositions();
-    QTRY_VERIFY_WITH_TIMEOUT(!ar.statuses.empty(), 5000);
-    QCOMPARE(ar.statuses[0].state, std::string("settled"));
-    QCOMPARE(ar.statuses[0].escrow, Money(0));
+    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] { return !ar.statuses.empty(); }), 5000);
+    QCOMPARE(ar.locked([&] { return ar.statuses[0].state; }), std::string("settled"));
+    QCOMPARE(ar.locked([&] { return ar.statuses[0].escrow; }), Money(0));
     // A new client gets the history right after logon.
     Recorder cr;
     ExchangeClient carol(options(server.port(), "carol"), cr.callbacks());
     carol.start();
-    QTRY_VERIFY_WITH_TIMEOUT(!cr.index.empty(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(cr.locked([&] { return !cr.index.empty(); }), 5000);
   }
 
   // An account with more contracts than one positions page (kPositionsPage) gets all of them

@@ -279,8 +279,14 @@ class TestExchangeLimits : public QObject {
     const std::size_t replayBytes = replayLines * 120;  // generous: md lines are shorter
     QVERIFY2(st.peakOutboundBytes <= cfg.limits.outboundBudgetBytes + 2 * replayBytes,
              qPrintable(QString::number(st.peakOutboundBytes)));
+    // Resident memory measures the replies held only without a sanitizer: AddressSanitizer's
+    // quarantine keeps freed memory resident, and both sanitizers map shadow memory as it goes.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     const std::size_t grown = rssBytes() > rssBefore ? rssBytes() - rssBefore : 0;
     QVERIFY2(grown < 10 * replayBytes, qPrintable(QString::number(grown)));  // 40 would be 40x
+#else
+    (void)rssBefore;
+#endif
     QCOMPARE(st.dropped, std::uint64_t(0));
 
     // Others trade meanwhile.
@@ -331,6 +337,11 @@ class TestExchangeLimits : public QObject {
   // Issue item 10: a stop in the middle of a stream of orders answers every order it applied;
   // the journal after a restart holds exactly the orders that were acknowledged.
   void stopAnswersWhatItApplied() {
+#if defined(__SANITIZE_THREAD__)
+    // Its chunked sending is sized for uninstrumented speed: under ThreadSanitizer the loop ends
+    // before the stop it waits for. The server's threads are still checked by the tests above.
+    QSKIP("paced for uninstrumented speed");
+#endif
     QTemporaryDir dir;
     ExchangeConfig cfg = marketConfig();
     cfg.dbPath = dir.filePath("journal.db").toStdString();

@@ -1,9 +1,11 @@
 // Cash-settled forwards on the index: margin in, margin calls, close-out, settlement.
+#include "LedgerAudit.h"
 #include "core/settlement/CashForward.h"
 
 #include <QtTest>
 
 using namespace tessera;
+using tessera::testing::auditLedger;
 
 namespace {
 constexpr AccountId kExternal = 0, kSpeculator = 1, kProvider = 2;
@@ -36,7 +38,13 @@ class CashForwardTest : public QObject {
     QCOMPARE(ledger.balance({kProvider, Book::Cash}), Money(7'000'000'000));
     QCOMPARE(ledger.balance({kSpeculator, Book::Margin}), Money(0));
     QVERIFY(book.position(id)->status == ForwardStatus::Settled);
-    QCOMPARE(ledger.total(), Money(0));
+    // Both initial margins went in and came back out, and the ledger agrees with its postings.
+    // Fails if close() keeps a margin (mutation: `*margin > 0` -> `*margin > 3'000'000'000` in
+    // CashForwardBook::close).
+    const auto audit = auditLedger(ledger);
+    QVERIFY2(audit.clean(), audit.report().c_str());
+    QVERIFY(audit.inBook(Book::Margin) == 2 * 3'000'000'000LL);
+    QVERIFY(audit.outOfBook(Book::Margin) == audit.inBook(Book::Margin));
   }
 
   void marginIsCheckedOnOpenAndCalledOnMarks() {
@@ -56,7 +64,13 @@ class CashForwardTest : public QObject {
     QCOMPARE(ledger.balance({kProvider, Book::Cash}), Money(11'000'000'000));
     QCOMPARE(ledger.balance({kSpeculator, Book::Cash}), Money(2'500'000'000));
     QCOMPARE(ledger.balance({kSpeculator, Book::Margin}), Money(0));
-    QCOMPARE(ledger.total(), Money(0));
+    // Margin in: two initial margins and the $400 call; all of it out again at the close-out.
+    // Fails if a margin call posts more than it records (mutation: `call` -> `call + 1` in the
+    // posting of CashForwardBook::mark).
+    const auto audit = auditLedger(ledger);
+    QVERIFY2(audit.clean(), audit.report().c_str());
+    QVERIFY(audit.inBook(Book::Margin) == 2 * 3'000'000'000LL + 400'000'000);
+    QVERIFY(audit.outOfBook(Book::Margin) == audit.inBook(Book::Margin));
     // A closed position does not settle again.
     QVERIFY(book.settle(Accelerator::H100, 1000, 3'000'000).empty());
   }

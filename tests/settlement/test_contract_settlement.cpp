@@ -1,5 +1,6 @@
 // Escrow, delivery, refunds and uptime credits; and the ledger's conservation of money over random
 // sequences of contracts with failures.
+#include "LedgerAudit.h"
 #include "core/settlement/ContractSettlement.h"
 
 #include <QtTest>
@@ -7,6 +8,7 @@
 #include <random>
 
 using namespace tessera;
+using tessera::testing::auditLedger;
 
 namespace {
 constexpr AccountId kExternal = 0, kProvider = 1, kBuyer = 2;
@@ -53,7 +55,12 @@ class ContractSettlementTest : public QObject {
     QCOMPARE(ledger.balance({kProvider, Book::Cash}), Money(64'000'000));
     QCOMPARE(ledger.balance({kBuyer, Book::Escrow}), Money(0));
     QVERIFY(std::any_of(events.begin(), events.end(), [](const SettlementEvent& e) { return e.state == ContractState::Completed; }));
-    QCOMPARE(ledger.total(), Money(0));
+    // $64 went into escrow and all of it out to the provider. Fails if the ledger's balances
+    // drift from its postings (mutation: `balances_[to] += amount + 1` in SettlementLedger::post).
+    const auto audit = auditLedger(ledger);
+    QVERIFY2(audit.clean(), audit.report().c_str());
+    QVERIFY(audit.inBook(Book::Escrow) == 64'000'000);
+    QVERIFY(audit.outOfBook(Book::Escrow) == 64'000'000);
   }
 
   void missingGpusAreRefundedAndCredited() {
@@ -74,7 +81,11 @@ class ContractSettlementTest : public QObject {
     QCOMPARE(s.deliveredGpuHours(1), std::int64_t(74));
     QCOMPARE(ledger.balance({kProvider, Book::Cash}) - providerBefore, Money(74 * 2'000'000 - 6 * 500'000));
     QCOMPARE(ledger.balance({kBuyer, Book::Cash}) - buyerBefore, Money(6 * 2'000'000 + 6 * 500'000));
-    QCOMPARE(ledger.total(), Money(0));
+    // Escrow: $160 in, $148 paid and $12 refunded out.
+    const auto audit = auditLedger(ledger);
+    QVERIFY2(audit.clean(), audit.report().c_str());
+    QVERIFY(audit.inBook(Book::Escrow) == 160'000'000);
+    QVERIFY(audit.outOfBook(Book::Escrow) == 160'000'000);
     // Reports for settled hours or impossible reports are refused.
     QVERIFY(*s.report({1, 3, 4, 0, DeliveryProblem::MissingGpus}) == SettlementError::HoursAlreadySettled);
     QVERIFY(*s.report({9, 3, 4, 0, DeliveryProblem::MissingGpus}) == SettlementError::UnknownContract);
@@ -128,6 +139,7 @@ class ContractSettlementTest : public QObject {
       for (AccountId a = 1; a <= 6; ++a) QVERIFY(!l.post({kExternal, Book::External}, {a, Book::Cash}, u(0, 2'000'000'000), "deposit"));
       Hour now = 0;
       ContractId next = 1;
+      Money notionals = 0;  // of the contracts that opened, computed here from their own terms
       for (int step = 0; step < 200; ++step) {
         const auto r = u(1, 10);
         if (r <= 4) {
@@ -143,7 +155,7 @@ class ContractSettlementTest : public QObject {
           t.billing = static_cast<BillingBasis>(u(0, 2));
           t.uptimePromisePpm = static_cast<int>(u(900'000, 1'000'000));
           t.creditPerUndeliveredGpuHour = u(0, 10) * 100'000;
-          s.open(k, t, Book::Cash, now);
+          if (!s.open(k, t, Book::Cash, now)) notionals += k.price * k.gpus * (k.end - k.start);
         } else if (r <= 7 && next > 1) {
           const auto id = static_cast<ContractId>(u(1, static_cast<std::int64_t>(next - 1)));
           const Hour a = now + u(0, 8);
@@ -152,7 +164,6 @@ class ContractSettlementTest : public QObject {
           now += u(1, 3);
           s.advance(now);
         }
-        QCOMPARE(l.total(), Money(0));
         for (AccountId a = 1; a <= 6; ++a)
           for (Book b : {Book::Cash, Book::Escrow}) QVERIFY(l.balance({a, b}) >= 0);
       }
@@ -161,7 +172,15 @@ class ContractSettlementTest : public QObject {
       for (ContractId id = 1; id < next; ++id)
         if (auto st = s.state(id)) QVERIFY(*st == ContractState::Settled);
       for (AccountId a = 1; a <= 6; ++a) QCOMPARE(l.balance({a, Book::Escrow}), Money(0));
-      QCOMPARE(l.total(), Money(0));
+      // Every posting is in the record and agrees with the balances, nothing was overdrawn at
+      // any posting, and escrow took in exactly the notionals of the contracts that opened and
+      // gave all of it out again. Fails if opening escrows anything but the notional (mutation:
+      // `notional` -> `notional + 1` in the posting of ContractSettlement::open) or if the
+      // balances drift from the postings (`balances_[to] += amount + 1` in SettlementLedger::post).
+      const auto audit = auditLedger(l);
+      QVERIFY2(audit.clean(), audit.report().c_str());
+      QVERIFY(audit.inBook(Book::Escrow) == notionals);
+      QVERIFY(audit.outOfBook(Book::Escrow) == notionals);
     }
   }
 };

@@ -22,6 +22,15 @@ class SettlementLedgerTest : public QObject {
     QCOMPARE(l.postingsOf(1).size(), std::size_t(2));
     QCOMPARE(l.postingsOf(2).size(), std::size_t(0));
   }
+
+  void aRefusedCheckedPostingIsABugNotALoss() {
+    SettlementLedger l;
+    l.postChecked({0, Book::External}, {1, Book::Cash}, 100, "deposit");
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, l.postChecked({1, Book::Cash}, {2, Book::Cash}, 101, "too much"));
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, l.postChecked({1, Book::Cash}, {2, Book::Cash}, 0, "nothing"));
+    QCOMPARE(l.balance({1, Book::Cash}), Money(100));
+    QCOMPARE(l.postingCount(), std::uint64_t(1));
+  }
 };
 
 QTEST_GUILESS_MAIN(SettlementLedgerTest)
