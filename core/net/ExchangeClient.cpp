@@ -524,6 +524,7 @@ class ExchangeClient::Impl {
     }
     if (type == "orders") return onOrders(j);
     if (type == "positions") return onPositions(j);
+    if (type == "order_status") return onOrderStatus(j);
     if (type == "error") {
       const std::string code = str(j, "code");
       if (str(j, "req_type") == "logon" || code == "auth_failed") {
@@ -621,6 +622,20 @@ class ExchangeClient::Impl {
     if (callbacks.onOrders) callbacks.onOrders(list);
   }
 
+  void onOrderStatus(const json& j) {
+    OrderStatusReply r;
+    r.orderId = num<OrderId>(j, "order_id");
+    r.clOrdId = str(j, "cl_ord_id");
+    r.status = str(j, "status");
+    r.filledGpuHours = num<std::int64_t>(j, "filled_gpu_hours");
+    r.leavesGpuHours = num<std::int64_t>(j, "leaves_gpu_hours");
+    if (auto o = j.find("order"); o != j.end()) {
+      auto parsed = orderFromJson(*o, 0);
+      if (auto* req = std::get_if<OrderRequest>(&parsed)) r.order = *req;
+    }
+    if (callbacks.onOrderStatus) callbacks.onOrderStatus(r);
+  }
+
   void onPositions(const json& j) {
     std::vector<Contract> list;
     std::vector<ContractStatus> status;
@@ -628,7 +643,8 @@ class ExchangeClient::Impl {
       for (const json& c : *it) {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
                                         num<std::int64_t>(c, "delivered_gpu_hours"),
-                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces")});
+                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces"),
+                                        str(c, "side") == "sell" ? Side::Sell : Side::Buy});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");
@@ -723,6 +739,9 @@ void ExchangeClient::massCancel(std::optional<ClusterId> cluster) {
 void ExchangeClient::requestBalance() { impl_->request("balance", "{\"type\":\"balance\"}"); }
 void ExchangeClient::requestOrders() { impl_->request("orders", "{\"type\":\"orders\"}"); }
 void ExchangeClient::requestPositions() { impl_->request("positions", "{\"type\":\"positions\"}"); }
+void ExchangeClient::requestOrderStatus(const std::string& clOrdId) {
+  impl_->request("order_status", json{{"type", "order_status"}, {"cl_ord_id", clOrdId}}.dump());
+}
 void ExchangeClient::requestIndexHistory() {
   impl_->request("index_history", "{\"type\":\"index_history\"}");
 }

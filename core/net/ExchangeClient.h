@@ -91,6 +91,17 @@ struct ContractStatus {
   std::int64_t deliveredGpuHours = 0;
   Money escrow = 0;
   ContractId replaces = 0;  // a replacement contract: the contract whose hours it took over
+  Side side = Side::Buy;    // the account's side: Buy when it holds the contract (replacements too)
+};
+
+// The exchange's answer to an order_status query (docs/protocol.md "Queries").
+struct OrderStatusReply {
+  OrderId orderId = 0;
+  std::string clOrdId;
+  std::string status;  // working, filled, cancelled
+  std::int64_t filledGpuHours = 0;
+  std::int64_t leavesGpuHours = 0;
+  OrderRequest order;  // as accepted, after amends
 };
 
 struct WorkingOrder {
@@ -141,6 +152,8 @@ struct ClientCallbacks {
   std::function<void(const std::vector<IndexPoint>&)> onIndex;
   // With every positions reply, the settlement status of the same contracts.
   std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
+  // The reply to requestOrderStatus (an unknown order comes through onError, "unknown_order").
+  std::function<void(const OrderStatusReply&)> onOrderStatus;
   // A delivery report or outage was accepted (journaled): "delivery_report_ack" / "outage_ack".
   std::function<void(const std::string& ackType)> onReportAck;
   // Index forwards (docs/protocol.md "Forwards"). Books as they change (and all of them after a
@@ -174,6 +187,8 @@ class ExchangeClient {
   void requestBalance();
   void requestOrders();
   void requestPositions();
+  // One order of the account, named by its client order id, finished or not.
+  void requestOrderStatus(const std::string& clOrdId);
   // Provider side: for hours [start, end) only `usableGpus` of contract's GPUs work (or the
   // link/power was degraded). Only the contract's seller may report; the ack or error arrives
   // through onError (errors) and onSettlement (what the exchange did about it).
