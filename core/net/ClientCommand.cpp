@@ -1,5 +1,7 @@
 #include "core/net/ClientCommand.h"
 
+#include "core/domain/HourText.h"
+#include "core/engine/BookQuote.h"
 #include "core/engine/EventJson.h"
 #include "core/net/ClientOrderId.h"
 #include "core/net/ExchangeClient.h"
@@ -22,8 +24,9 @@ namespace tessera::net {
 namespace {
 
 constexpr const char* kFooter =
-    "The key may also come from the environment variable TESSERA_API_KEY. Hours are whole UTC hours\n"
-    "since 1970 (docs/protocol.md). Without --cl-ord-id an order's client id is derived from the\n"
+    "The key may also come from the environment variable TESSERA_API_KEY. Times are UTC: ISO 8601\n"
+    "(2026-12-08T09:00Z), now, today, tomorrow 9am, +3d, in 5 hours, or an hour number since 1970;\n"
+    "durations 72h, 3d, 3 days, 1w. Prices are dollars per GPU-hour. Without --cl-ord-id an order's client id is derived from the\n"
     "account and the order, so running the same command again after a timeout cannot trade twice:\n"
     "the exchange refuses the copy and the existing order is reported. To place an identical\n"
     "order deliberately, give it a --cl-ord-id of its own.";
@@ -78,11 +81,14 @@ struct Args {
   bool json = false;
   int timeoutSeconds = 10;
 
-  // place
+  // place, quote, buy, sell
   std::string side, fill, tif, clOrdId, orderJson;
   ClusterId cluster = 0;
   long long gpus = 0, start = 0, end = 0, duration = 0;
+  std::string startText = "now", endText, forText;  // times as people write them (HourText)
   double limitUsd = 0;
+  bool yes = false;           // buy/sell: no confirmation question
+  ContractId sellBack = 0;    // sell --contract
   // cancel, amend, forward-cancel, report-delivery (contract), outage (cluster)
   std::uint64_t id = 0;
   // report-delivery / outage
@@ -111,12 +117,12 @@ class Parser {
         ->check(CLI::Range(1, 3600));
     app_.add_flag("--json", a.json, "JSON for scripts instead of lines for a person");
 
-    auto* place = command("place", "place an order (fields as in docs/protocol.md)");
+    auto* place = command("place", "place an order as given (fields as in docs/protocol.md), no questions");
     opt(place, "--side", a.side, "buy or sell")->check(CLI::IsMember({"buy", "sell"}));
     opt(place, "--cluster", a.cluster, "cluster id (`clusters` lists them)");
     opt(place, "--gpus", a.gpus, "GPUs")->check(CLI::PositiveNumber);
-    opt(place, "--start", a.start, "first delivery hour");
-    opt(place, "--end", a.end, "end of the window (exclusive)");
+    opt(place, "--start", a.startText, "first delivery hour (a time, see below)");
+    opt(place, "--end", a.endText, "end of the window, exclusive (a time)");
     opt(place, "--limit-usd", a.limitUsd, "worst price, dollars per GPU-hour")->check(CLI::PositiveNumber);
     opt(place, "--fill", a.fill, "divisible (default) or all_or_none")->check(CLI::IsMember({"divisible", "all_or_none"}));
     opt(place, "--tif", a.tif, "GTC (default), IOC or FOK")->check(CLI::IsMember({"GTC", "IOC", "FOK"}));
@@ -125,6 +131,37 @@ class Parser {
     opt(place, "--cl-ord-id", a.clOrdId, "your id for the order (default: derived from the order)");
     // Named --json for compatibility: on `place` it takes the order, not the output format.
     opt(place, "--json", a.orderJson, "the whole order as a JSON object instead of the options above");
+
+    // quote, buy and sell describe a rectangle the same way.
+    for (const char* name : {"quote", "buy", "sell"}) {
+      const std::string verb = name;
+      auto* c = command(name, verb == "quote" ? "what a rectangle would cost (or fetch) from the book now"
+                              : verb == "buy" ? "quote, then buy a rectangle of GPUs once you confirm"
+                                              : "quote, then sell (or sell back --contract N) once you confirm");
+      if (verb == "quote")
+        opt(c, "--side", a.side, "buy (default: what buying costs) or sell (what selling fetches)")
+            ->check(CLI::IsMember({"buy", "sell"}));
+      if (verb == "sell")
+        opt(c, "--contract", a.sellBack, "sell back part of this contract you hold (default: all its hours to come)");
+      opt(c, "--cluster", a.cluster, "cluster id (`clusters` lists them)");
+      opt(c, "--gpus", a.gpus, "GPUs")->check(CLI::PositiveNumber);
+      opt(c, "--start", a.startText, "first hour (default now)");
+      opt(c, "--end", a.endText, "end of the window, exclusive");
+      opt(c, "--for", a.forText, "length of the window instead of --end: 72h, 3d, 3 days");
+      opt(c, "--duration", a.duration, "flexible: this many consecutive hours anywhere in the window")
+          ->check(CLI::PositiveNumber);
+      opt(c, "--limit-usd", a.limitUsd,
+          verb == "quote" ? "take no level worse than this"
+                          : "worst price per GPU-hour (default: the worst level the quote reaches)")
+          ->check(CLI::PositiveNumber);
+      if (verb != "quote") {
+        opt(c, "--fill", a.fill, "divisible (default) or all_or_none")
+            ->check(CLI::IsMember({"divisible", "all_or_none"}));
+        opt(c, "--tif", a.tif, "GTC (default), IOC or FOK")->check(CLI::IsMember({"GTC", "IOC", "FOK"}));
+        opt(c, "--cl-ord-id", a.clOrdId, "your id for the order (default: derived from the order)");
+        c->add_flag("--yes,-y", a.yes, "do not ask for confirmation (scripts)");
+      }
+    }
 
     auto* cancel = command("cancel", "cancel a working order");
     cancel->add_option("order_id", a.id, "the exchange's order id")->required();
@@ -136,6 +173,7 @@ class Parser {
     command("orders", "the account's working orders");
     command("balance", "cash, reserved, available, escrow and credits");
     command("positions", "the account's contracts, bought and sold, with their settlement state");
+    command("contracts", "the account's contracts as a table: state, delivered GPU-hours, escrow, replacements");
     command("clusters", "the clusters the exchange announced at logon");
     auto* book = command("book", "price levels of the current book");
     opt(book, "--cluster", a.cluster, "only this cluster");
@@ -187,11 +225,15 @@ class Parser {
   CLI::App app_;
 };
 
-int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::ostream& err);
+int runChecked(const Args& args, const Parser& parser, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace
 
 int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  return runClientCommand(argc, argv, std::cin, out, err);
+}
+
+int runClientCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Args args;
   Parser parser(args);
   // CLI11 wants the arguments last first, without the program's name.
@@ -210,13 +252,178 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
         << " --help' for the options.\n";
     return 2;
   }
-  return runChecked(args, parser, out, err);
+  return runChecked(args, parser, in, out, err);
 }
+
 
 namespace {
 
-int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::ostream& err) {
+struct Window {
+  Hour start = 0;
+  Hour end = 0;
+};
+
+// --start and --end (or --for), resolved against the exchange's clock `now`; `fallback` fills in
+// what was not given (a sell-back's contract). Returns the window or what is wrong with it.
+std::variant<Window, std::string> resolveWindow(const Args& a, const Parser& p, Hour now, std::optional<Window> fallback) {
+  Window w;
+  if (p.given("--start") || !fallback) {
+    auto start = parseHourText(a.startText, now);
+    if (auto* e = std::get_if<HourTextError>(&start)) return "--start: " + e->message;
+    w.start = std::get<Hour>(start);
+  } else {
+    w.start = fallback->start;
+  }
+  if (p.given("--end") && p.given("--for")) return std::string("give --end or --for, not both");
+  if (p.given("--end")) {
+    auto end = parseHourText(a.endText, now);
+    if (auto* e = std::get_if<HourTextError>(&end)) return "--end: " + e->message;
+    w.end = std::get<Hour>(end);
+  } else if (p.given("--for")) {
+    auto hours = parseHoursText(a.forText);
+    if (auto* e = std::get_if<HourTextError>(&hours)) return "--for: " + e->message;
+    w.end = w.start + std::get<Hour>(hours);
+  } else if (fallback) {
+    w.end = fallback->end;
+  } else {
+    return std::string("give --end or --for (the length of the window)");
+  }
+  if (w.end <= w.start)
+    return "the window ends (" + isoHour(w.end) + ") before it starts (" + isoHour(w.start) + ")";
+  return w;
+}
+
+// The levels an order on `side` takes on one cluster of a book copy: asks for a buy, bids for
+// a sell. A cell the mirror lacks is empty (it holds every cell that has anything).
+HourLevels levelsOf(const BookMirror& book, ClusterId cluster, Side side) {
+  static const std::vector<BookLevel> kNone;
+  return [&book, cluster, side](Hour h) -> const std::vector<BookLevel>* {
+    const auto* l = book.levels(CellKey{cluster, h, opposite(side)});
+    return l ? l : &kNone;
+  };
+}
+
+std::string clusterName(const std::vector<Cluster>& clusters, ClusterId id) {
+  for (const Cluster& c : clusters)
+    if (c.id == id) return c.name;
+  return "?";
+}
+
+void printQuote(std::ostream& out, bool json, Side side, ClusterId cluster, const std::string& name, GpuCount gpus,
+                Window asked, const FillQuote& q) {
+  const Hour hours = q.end - q.start;
+  if (json) {
+    nlohmann::json j{{"quote", side == Side::Buy ? "buy" : "sell"},
+                     {"cluster", cluster},
+                     {"gpus", gpus},
+                     {"start", q.start},
+                     {"end", q.end},
+                     {"start_utc", isoHour(q.start)},
+                     {"end_utc", isoHour(q.end)},
+                     {"hours", hours},
+                     {"wanted_gpu_hours", q.wantedGpuHours},
+                     {"available_gpu_hours", q.availableGpuHours},
+                     {"total_usd", usd(q.total)},
+                     {"worst_usd", usd(q.worstPrice)},
+                     {"all_or_none_now", q.allOrNoneNow}};
+    if (auto avg = q.averagePrice()) j["average_usd"] = *avg / kMicrosPerDollar;
+    out << j.dump() << "\n";
+    return;
+  }
+  out << "quote: " << (side == Side::Buy ? "buy " : "sell ") << gpus << " GPUs on cluster " << cluster << " (" << name
+      << "), " << isoHour(q.start) << " to " << isoHour(q.end) << " UTC (" << hours << " h)";
+  if (q.start != asked.start || q.end != asked.end)
+    out << ", the best " << hours << " h within " << isoHour(asked.start) << " to " << isoHour(asked.end);
+  out << "\n  the book " << (side == Side::Buy ? "offers " : "bids for ") << q.availableGpuHours << " of "
+      << q.wantedGpuHours << " GPU-hours now";
+  if (auto avg = q.averagePrice()) {
+    out << ": " << toDollars(q.total) << " in all, average $" << dollars(std::llround(*avg)) << "/GPU-h, worst $"
+        << dollars(q.worstPrice) << "/GPU-h";
+  }
+  out << "\n  all-or-none: " << (q.allOrNoneNow ? "fills now" : "does not fill now") << "\n";
+}
+
+void printContracts(std::ostream& out, bool json, bool table, const std::vector<Contract>& contracts,
+                    std::map<ContractId, ContractStatus> status) {
+  nlohmann::json rows = nlohmann::json::array();
+  char line[256];
+  if (table && !json && !contracts.empty()) {
+    std::snprintf(line, sizeof line, "%-9s %-6s %-7s %5s  %-17s  %-17s  %11s  %-16s %-17s %12s  %s\n", "contract", "side",
+                  "cluster", "GPUs", "from (UTC)", "to (UTC)", "$/GPU-h", "state", "delivered GPU-h", "escrow",
+                  "replaces");
+    out << line;
+  }
+  for (const Contract& c : contracts) {
+    const ContractStatus& s = status[c.id];
+    // The exchange says which side the account is on; buy_order is 0 for a replacement.
+    const char* side = s.side == Side::Buy ? "bought" : "sold";
+    const std::int64_t gpuHours = static_cast<std::int64_t>(c.gpus) * (c.end - c.start);
+    if (json) {
+      rows.push_back({{"contract", c.id},
+                      {"side", side},
+                      {"cluster", c.cluster},
+                      {"gpus", c.gpus},
+                      {"start", c.start},
+                      {"end", c.end},
+                      {"start_utc", isoHour(c.start)},
+                      {"end_utc", isoHour(c.end)},
+                      {"price_usd", usd(c.price)},
+                      {"state", s.state},
+                      {"delivered_gpu_hours", s.deliveredGpuHours},
+                      {"gpu_hours", gpuHours},
+                      {"escrow_usd", usd(s.escrow)},
+                      {"replaces", s.replaces}});
+    } else if (table) {
+      const std::string delivered = std::to_string(s.deliveredGpuHours) + "/" + std::to_string(gpuHours);
+      std::snprintf(line, sizeof line, "%-9llu %-6s %-7u %5d  %-17s  %-17s  %11s  %-16s %-17s %12s  %s\n",
+                    static_cast<unsigned long long>(c.id), side, static_cast<unsigned>(c.cluster), c.gpus,
+                    isoHour(c.start).c_str(), isoHour(c.end).c_str(), ("$" + dollars(c.price)).c_str(), s.state.c_str(),
+                    delivered.c_str(), toDollars(s.escrow).c_str(),
+                    s.replaces ? std::to_string(s.replaces).c_str() : "");
+      out << line;
+    } else {
+      out << "contract=" << c.id << " " << side << " cluster=" << c.cluster << " gpus=" << c.gpus << " hours=["
+          << c.start << "," << c.end << ") price=$" << dollars(c.price) << " state=" << s.state
+          << " delivered_gpu_hours=" << s.deliveredGpuHours << "/" << gpuHours << " escrow=$" << dollars(s.escrow);
+      if (s.replaces) out << " replaces=" << s.replaces;
+      out << "\n";
+    }
+  }
+  if (json) out << rows.dump() << "\n";
+  else if (contracts.empty()) out << "no contracts\n";
+}
+
+void printBook(std::ostream& out, bool json, const std::vector<BookCell>& all, std::optional<ClusterId> cluster) {
+  std::vector<BookCell> cells;
+  for (const BookCell& c : all)
+    if (!cluster || c.key.cluster == *cluster) cells.push_back(c);
+  if (json) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const BookCell& c : cells) {
+      nlohmann::json levels = nlohmann::json::array();
+      for (const BookLevel& l : c.levels) levels.push_back({{"price_usd", usd(l.price)}, {"gpus", l.gpus}});
+      a.push_back({{"cluster", c.key.cluster}, {"hour", c.key.hour}, {"hour_utc", isoHour(c.key.hour)},
+                   {"side", c.key.side == Side::Buy ? "bids" : "asks"}, {"levels", levels}});
+    }
+    out << a.dump() << "\n";
+    return;
+  }
+  for (const BookCell& c : cells) {
+    out << "cluster=" << c.key.cluster << " hour=" << c.key.hour << " " << (c.key.side == Side::Buy ? "bids" : "asks")
+        << ":";
+    for (const BookLevel& l : c.levels) out << " " << l.gpus << "@$" << dollars(l.price);
+    out << "\n";
+  }
+  if (cells.empty()) {
+    if (cluster) out << "nothing rests on cluster " << *cluster << ": no bids, no asks\n";
+    else out << "the book is empty\n";
+  }
+}
+
+int runChecked(const Args& args, const Parser& parser, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::string command = parser.command();
+  const bool quoting = command == "quote" || command == "buy" || command == "sell";
+  const bool trading = command == "place" || command == "buy" || command == "sell";
   const auto colon = args.endpoint.rfind(':');
   char* portEnd = nullptr;
   const long port = colon == std::string::npos ? 0 : std::strtol(args.endpoint.c_str() + colon + 1, &portEnd, 10);
@@ -229,16 +436,16 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
   options.port = static_cast<std::uint16_t>(port);
   options.account = args.account;
   options.key = args.key;
-  options.marketData = command == "book";
+  options.marketData = command == "book" || quoting;
   options.backoffMax = std::chrono::milliseconds(500);
   options.tls = args.tls || !args.caFile.empty();
   options.caFile = args.caFile;
   const std::chrono::seconds timeout(args.timeoutSeconds);
   const bool json = args.json;
 
-  // What can be checked before connecting is checked before connecting: a bad order never
+  // What can be checked before connecting is checked before connecting: a bad command never
   // costs a logon.
-  std::optional<OrderRequest> order;
+  std::optional<nlohmann::json> placeJson;
   if (command == "place") {
     nlohmann::json j;
     if (parser.given("--json")) {
@@ -257,20 +464,21 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
       j["side"] = args.side;
       j["cluster"] = args.cluster;
       j["gpus"] = args.gpus;
-      j["start"] = args.start;
-      j["end"] = args.end;
       j["limit"] = std::llround(args.limitUsd * kMicrosPerDollar);
       if (parser.given("--fill")) j["fill"] = args.fill;
       if (parser.given("--tif")) j["tif"] = args.tif;
       if (parser.given("--duration")) j["duration"] = args.duration;
     }
-    j["id"] = 1;  // placeholder: the exchange assigns the id
-    auto parsed = orderFromJson(j, 0);
-    if (auto* e = std::get_if<JsonError>(&parsed)) {
-      err << "tessera-cli: " << e->message << "\n";
-      return 2;
+    placeJson = std::move(j);
+  }
+  const bool sellBack = command == "sell" && parser.given("--contract");
+  if (quoting && !sellBack) {
+    for (const char* required : {"--cluster", "--gpus"}) {
+      if (!parser.given(required)) {
+        err << "tessera-cli: " << command << " needs " << required << "\n";
+        return 2;
+      }
     }
-    order = std::get<OrderRequest>(parsed);
   }
   if (command == "amend" && !parser.given("--limit-usd") && !parser.given("--gpus")) {
     err << "tessera-cli: amend needs --limit-usd and/or --gpus\n";
@@ -285,15 +493,13 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
     }
   }
 
-  Waiter w;
+  Waiter w;               // the command's answer
+  Waiter bookReady;       // the first book snapshot (book, quote, buy, sell)
+  Waiter positionsReady;  // the contracts and their status (positions, contracts, sell --contract)
   std::mutex outMu;
-  // The id the placed order goes under: the user's, or the one derived from the order.
-  const std::string placedClOrdId =
-      order ? (parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, *order)) : std::string();
-  std::optional<ClusterId> bookCluster;
-  if (command == "book" && parser.given("--cluster")) bookCluster = args.cluster;
-  std::vector<Contract> contracts;     // positions: the contracts, then their status
-  std::vector<BookCell> bookCells;     // book: the snapshot
+  std::string placedClOrdId;            // the id the order goes under; guarded by outMu
+  std::vector<Contract> contracts;      // positions: the contracts, then their status
+  std::map<ContractId, ContractStatus> contractStatus;
   ExchangeClient* clientPtr = nullptr;  // for the duplicate's order_status, from the io thread
 
   ClientCallbacks cb;
@@ -310,10 +516,14 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
     }
   };
   cb.onOrder = [&](const OrderUpdate& u) {
+    bool ours;
+    {
+      std::lock_guard lock(outMu);
+      ours = trading && !placedClOrdId.empty() && u.clOrdId == placedClOrdId;
+    }
     // The copy of an order already placed: report the order that exists instead.
-    if (command == "place" && u.clOrdId == placedClOrdId && u.state == OrderState::Rejected &&
-        u.code == "duplicate_cl_ord_id") {
-      clientPtr->requestOrderStatus(placedClOrdId);
+    if (ours && u.state == OrderState::Rejected && u.code == "duplicate_cl_ord_id") {
+      clientPtr->requestOrderStatus(u.clOrdId);
       return;
     }
     {
@@ -339,8 +549,7 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
         out << "\n";
       }
     }
-    if (command == "place" && u.clOrdId == placedClOrdId &&
-        (u.state == OrderState::Accepted || u.state == OrderState::Rejected)) {
+    if (ours && (u.state == OrderState::Accepted || u.state == OrderState::Rejected)) {
       w.finish(u.state == OrderState::Accepted, u.reason);
     }
     if ((command == "cancel" && u.state == OrderState::Cancelled) ||
@@ -349,9 +558,9 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
     }
   };
   cb.onOrderStatus = [&](const OrderStatusReply& s) {
-    if (command != "place" || s.clOrdId != placedClOrdId) return;
     {
       std::lock_guard lock(outMu);
+      if (!trading || s.clOrdId != placedClOrdId) return;
       if (json) {
         out << nlohmann::json{{"state", "already_placed"}, {"order_id", s.orderId}, {"cl_ord_id", s.clOrdId},
                               {"status", s.status}, {"filled_gpu_hours", s.filledGpuHours},
@@ -367,7 +576,10 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
     }
     w.finish(true);
   };
-  cb.onError = [&](const RequestError& e) { w.finish(false, e.code + ": " + e.reason); };
+  cb.onError = [&](const RequestError& e) {
+    w.finish(false, e.code + ": " + e.reason);
+    positionsReady.finish(false, e.code + ": " + e.reason);
+  };
   cb.onReportAck = [&](const std::string& type) {
     {
       std::lock_guard lock(outMu);
@@ -473,46 +685,22 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
     w.finish(true);
   };
   // The contracts come first, their settlement status right after on the same thread.
-  cb.onPositions = [&](const std::vector<Contract>& list) { contracts = list; };
-  cb.onContractStatus = [&](const std::vector<ContractStatus>& status) {
-    std::map<ContractId, ContractStatus> byId;
-    for (const ContractStatus& s : status) byId[s.contract] = s;
-    {
-      std::lock_guard lock(outMu);
-      nlohmann::json a = nlohmann::json::array();
-      for (const Contract& c : contracts) {
-        const ContractStatus s = byId.count(c.id) ? byId[c.id] : ContractStatus{};
-        // The exchange says which side the account is on; buy_order is 0 for a replacement.
-        const bool bought = s.side == Side::Buy;
-        if (json) {
-          a.push_back({{"contract", c.id},          {"side", bought ? "bought" : "sold"},
-                       {"cluster", c.cluster},      {"gpus", c.gpus},
-                       {"start", c.start},          {"end", c.end},
-                       {"price_usd", usd(c.price)}, {"state", s.state},
-                       {"delivered_gpu_hours", s.deliveredGpuHours},
-                       {"gpu_hours", static_cast<std::int64_t>(c.gpus) * (c.end - c.start)},
-                       {"escrow_usd", usd(s.escrow)}, {"replaces", s.replaces}});
-          continue;
-        }
-        out << "contract=" << c.id << " " << (bought ? "bought" : "sold") << " cluster=" << c.cluster
-            << " gpus=" << c.gpus << " hours=[" << c.start << "," << c.end << ") price=$" << dollars(c.price)
-            << " state=" << s.state << " delivered_gpu_hours=" << s.deliveredGpuHours << "/"
-            << static_cast<std::int64_t>(c.gpus) * (c.end - c.start) << " escrow=$" << dollars(s.escrow);
-        if (s.replaces) out << " replaces=" << s.replaces;
-        out << "\n";
-      }
-      if (json) out << a.dump() << "\n";
-      else if (contracts.empty()) out << "no contracts\n";
-    }
-    w.finish(true);
+  cb.onPositions = [&](const std::vector<Contract>& list) {
+    std::lock_guard lock(outMu);
+    contracts = list;
   };
-  cb.onBook = [&](const std::vector<BookCell>& cells, bool snapshot) {
-    if (!snapshot) return;
+  cb.onContractStatus = [&](const std::vector<ContractStatus>& status) {
     {
       std::lock_guard lock(outMu);
-      bookCells = cells;
+      for (const ContractStatus& s : status) contractStatus[s.contract] = s;
     }
-    w.finish(true);
+    positionsReady.finish(true);
+    if (command == "positions" || command == "contracts") w.finish(true);
+  };
+  cb.onBook = [&](const std::vector<BookCell>&, bool snapshot) {
+    if (!snapshot) return;
+    bookReady.finish(true);
+    if (command == "book") w.finish(true);
   };
 
   ExchangeClient client(options, cb);
@@ -530,6 +718,7 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
       return 1;
     }
   }
+  const Hour now = client.now();
   const std::vector<Cluster> clusters = client.clusters();
   auto knownCluster = [&](ClusterId id) {
     return std::any_of(clusters.begin(), clusters.end(), [&](const Cluster& c) { return c.id == id; });
@@ -540,10 +729,129 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
     err << ")\n";
     return 2;
   };
+  auto usageError = [&](const std::string& what) {
+    err << "tessera-cli: " << what << "\n";
+    return 2;
+  };
+  std::optional<ClusterId> bookCluster;
+  if (command == "book" && parser.given("--cluster")) bookCluster = args.cluster;
 
   if (command == "place") {
-    if (order->cluster && !knownCluster(*order->cluster)) return unknownCluster(*order->cluster);
-    client.placeOrder(*order, placedClOrdId);
+    nlohmann::json j = *placeJson;
+    if (!parser.given("--json")) {
+      auto window = resolveWindow(args, parser, now, std::nullopt);
+      if (auto* e = std::get_if<std::string>(&window)) return usageError(*e);
+      j["start"] = std::get<Window>(window).start;
+      j["end"] = std::get<Window>(window).end;
+    }
+    j["id"] = 1;  // placeholder: the exchange assigns the id
+    auto parsed = orderFromJson(j, 0);
+    if (auto* e = std::get_if<JsonError>(&parsed)) return usageError(e->message);
+    const OrderRequest order = std::get<OrderRequest>(parsed);
+    if (order.cluster && !knownCluster(*order.cluster)) return unknownCluster(*order.cluster);
+    {
+      std::lock_guard lock(outMu);
+      placedClOrdId = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+    }
+    client.placeOrder(order, placedClOrdId);
+  } else if (quoting) {
+    const Side side = command == "buy" ? Side::Buy
+                      : command == "sell" ? Side::Sell
+                                          : (args.side == "sell" ? Side::Sell : Side::Buy);
+    ClusterId cluster = args.cluster;
+    GpuCount gpus = static_cast<GpuCount>(args.gpus);
+    std::optional<Window> fallback;
+    if (sellBack) {
+      client.requestPositions();
+      if (!positionsReady.wait(timeout) || positionsReady.failed) {
+        err << "tessera-cli: could not list the account's contracts: " << positionsReady.failure << "\n";
+        return 1;
+      }
+      std::optional<Contract> held;
+      {
+        std::lock_guard lock(outMu);
+        for (const Contract& c : contracts)
+          if (c.id == args.sellBack && contractStatus[c.id].side == Side::Buy) held = c;
+      }
+      if (!held) return usageError("you hold no contract " + std::to_string(args.sellBack));
+      if (parser.given("--cluster") && args.cluster != held->cluster)
+        return usageError("contract " + std::to_string(held->id) + " is on cluster " + std::to_string(held->cluster));
+      cluster = held->cluster;
+      if (!parser.given("--gpus")) gpus = held->gpus;
+      fallback = Window{std::max(held->start, now), held->end};
+      if (fallback->end <= fallback->start) return usageError("contract " + std::to_string(held->id) + " is over");
+    }
+    if (!knownCluster(cluster)) return unknownCluster(cluster);
+    auto resolved = resolveWindow(args, parser, now, fallback);
+    if (auto* e = std::get_if<std::string>(&resolved)) return usageError(*e);
+    const Window window = std::get<Window>(resolved);
+    std::optional<Hour> duration;
+    if (parser.given("--duration")) duration = args.duration;
+    std::optional<Price> limit;
+    if (parser.given("--limit-usd")) limit = std::llround(args.limitUsd * kMicrosPerDollar);
+    if (!bookReady.wait(timeout)) {
+      err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
+      return 1;
+    }
+    const BookMirror book = client.book();
+    const FillQuote quote = quoteFill(levelsOf(book, cluster, side), side, gpus, window.start, window.end, duration, limit);
+    {
+      std::lock_guard lock(outMu);
+      printQuote(out, json, side, cluster, clusterName(clusters, cluster), gpus, window, quote);
+    }
+    if (command == "quote") {
+      client.stop();
+      return 0;
+    }
+    if (!limit) {
+      if (quote.availableGpuHours == 0) {
+        client.stop();
+        err << "tessera-cli: nothing on the book to " << command << " against now; give --limit-usd to rest an order\n";
+        return 1;
+      }
+      limit = quote.worstPrice;
+    }
+    OrderRequest order;
+    order.side = side;
+    order.cluster = cluster;
+    order.gpus = gpus;
+    order.start = window.start;
+    order.end = window.end;
+    order.duration = duration;
+    order.limit = *limit;
+    if (sellBack) order.sellBack = args.sellBack;
+    if (args.fill == "all_or_none") order.fill = FillStyle::AllOrNone;
+    if (args.tif == "IOC") order.tif = TimeInForce::IOC;
+    if (args.tif == "FOK") order.tif = TimeInForce::FOK;
+    const std::string id = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+    if (!json) {
+      std::lock_guard lock(outMu);
+      out << "order: " << command << " " << gpus << " GPUs on cluster " << cluster << ", " << isoHour(order.start)
+          << " to " << isoHour(order.end) << " UTC";
+      if (duration) out << " (any " << *duration << " h within)";
+      if (sellBack) out << ", sell-back of contract " << args.sellBack;
+      out << ", limit $" << dollars(order.limit) << "/GPU-h, " << toString(order.fill) << ", "
+          << toString(order.tif) << ", client order id " << id << "\n";
+    }
+    if (!args.yes) {
+      err << "Place this order? [y/N] " << std::flush;
+      std::string answer;
+      if (!std::getline(in, answer)) {
+        client.stop();
+        err << "\ntessera-cli: no answer (input closed): nothing placed; give --yes to place without asking\n";
+        return 1;
+      }
+      if (answer != "y" && answer != "Y" && answer != "yes") {
+        client.stop();
+        out << "nothing placed\n";
+        return 0;
+      }
+    }
+    {
+      std::lock_guard lock(outMu);
+      placedClOrdId = id;
+    }
+    client.placeOrder(order, id);
   } else if (command == "cancel") {
     client.cancel(args.id);
   } else if (command == "amend") {
@@ -559,7 +867,7 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
     client.requestOrders();
   } else if (command == "balance") {
     client.requestBalance();
-  } else if (command == "positions") {
+  } else if (command == "positions" || command == "contracts") {
     client.requestPositions();
   } else if (command == "clusters") {
     if (json) {
@@ -597,46 +905,24 @@ int runChecked(const Args& args, const Parser& parser, std::ostream& out, std::o
   }
   if (!w.wait(timeout)) {
     err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
-    if (command == "place")
+    if (trading) {
+      std::lock_guard lock(outMu);
       err << "The order may or may not have reached the exchange. Running the same command again is safe:\n"
              "it sends the same client order id ("
           << placedClOrdId << "), which the exchange cannot accept twice.\n";
+    }
     return 1;
   }
   // Fills that follow an acknowledgement immediately are printed too.
-  if ((command == "place" || command == "report-delivery" || command == "outage" || command == "forward") && !w.failed)
+  if ((trading || command == "report-delivery" || command == "outage" || command == "forward") && !w.failed)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
   client.stop();
   if (w.failed) {
     err << "tessera-cli: " << w.failure << "\n";
     return 1;
   }
-  if (command == "book") {
-    std::vector<BookCell> cells;
-    for (const BookCell& c : bookCells)
-      if (!bookCluster || c.key.cluster == *bookCluster) cells.push_back(c);
-    if (json) {
-      nlohmann::json a = nlohmann::json::array();
-      for (const BookCell& c : cells) {
-        nlohmann::json levels = nlohmann::json::array();
-        for (const BookLevel& l : c.levels) levels.push_back({{"price_usd", usd(l.price)}, {"gpus", l.gpus}});
-        a.push_back({{"cluster", c.key.cluster}, {"hour", c.key.hour}, {"side", c.key.side == Side::Buy ? "bids" : "asks"},
-                     {"levels", levels}});
-      }
-      out << a.dump() << "\n";
-    } else {
-      for (const BookCell& c : cells) {
-        out << "cluster=" << c.key.cluster << " hour=" << c.key.hour << " "
-            << (c.key.side == Side::Buy ? "bids" : "asks") << ":";
-        for (const BookLevel& l : c.levels) out << " " << l.gpus << "@$" << dollars(l.price);
-        out << "\n";
-      }
-      if (cells.empty()) {
-        if (bookCluster) out << "nothing rests on cluster " << *bookCluster << ": no bids, no asks\n";
-        else out << "the book is empty\n";
-      }
-    }
-  }
+  if (command == "positions" || command == "contracts") printContracts(out, json, command == "contracts", contracts, contractStatus);
+  if (command == "book") printBook(out, json, client.book().cells(), bookCluster);
   return 0;
 }
 
