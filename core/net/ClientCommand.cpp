@@ -343,6 +343,22 @@ void printQuote(std::ostream& out, bool json, Side side, ClusterId cluster, cons
   out << "\n  all-or-none: " << (q.allOrNoneNow ? "fills now" : "does not fill now") << "\n";
 }
 
+// The order a request had already placed (the exchange refused its copy as a duplicate).
+void printExisting(std::ostream& out, bool json, const OrderStatusReply& s) {
+  if (json) {
+    out << nlohmann::json{{"state", "already_placed"}, {"order_id", s.orderId}, {"cl_ord_id", s.clOrdId},
+                          {"status", s.status}, {"filled_gpu_hours", s.filledGpuHours},
+                          {"leaves_gpu_hours", s.leavesGpuHours}}
+               .dump()
+        << "\n";
+    return;
+  }
+  out << "already_placed order_id=" << s.orderId << " cl_ord_id=" << s.clOrdId << " status=" << s.status
+      << " filled_gpu_hours=" << s.filledGpuHours << " leaves_gpu_hours=" << s.leavesGpuHours << "\n"
+      << "(this order was placed before, by this command or an earlier run of it; nothing new was "
+         "placed. To place it again, give it another --cl-ord-id.)\n";
+}
+
 void printContracts(std::ostream& out, bool json, bool table, const std::vector<Contract>& contracts,
                     std::map<ContractId, ContractStatus> status) {
   nlohmann::json rows = nlohmann::json::array();
@@ -557,26 +573,28 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       w.finish(true);
     }
   };
+  // buy/sell ask for their order by id before quoting (precheck); a duplicate's status comes after.
+  bool precheck = false;  // guarded by outMu
+  std::optional<OrderStatusReply> existing;
+  Waiter statusW;
   cb.onOrderStatus = [&](const OrderStatusReply& s) {
     {
       std::lock_guard lock(outMu);
       if (!trading || s.clOrdId != placedClOrdId) return;
-      if (json) {
-        out << nlohmann::json{{"state", "already_placed"}, {"order_id", s.orderId}, {"cl_ord_id", s.clOrdId},
-                              {"status", s.status}, {"filled_gpu_hours", s.filledGpuHours},
-                              {"leaves_gpu_hours", s.leavesGpuHours}}
-                   .dump()
-            << "\n";
+      if (precheck) {
+        existing = s;
       } else {
-        out << "already_placed order_id=" << s.orderId << " cl_ord_id=" << s.clOrdId << " status=" << s.status
-            << " filled_gpu_hours=" << s.filledGpuHours << " leaves_gpu_hours=" << s.leavesGpuHours << "\n"
-            << "(this order was placed before, by this command or an earlier run of it; nothing new was "
-               "placed. To place it again, give it another --cl-ord-id.)\n";
+        printExisting(out, json, s);
       }
     }
-    w.finish(true);
+    statusW.finish(true);
+    if (!precheck) w.finish(true);
   };
   cb.onError = [&](const RequestError& e) {
+    if (e.requestType == "order_status") {
+      statusW.finish(false, e.code);  // unknown_order: not placed yet
+      return;
+    }
     w.finish(false, e.code + ": " + e.reason);
     positionsReady.finish(false, e.code + ": " + e.reason);
   };
@@ -789,6 +807,39 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (parser.given("--duration")) duration = args.duration;
     std::optional<Price> limit;
     if (parser.given("--limit-usd")) limit = std::llround(args.limitUsd * kMicrosPerDollar);
+    OrderRequest order;
+    order.side = side;
+    order.cluster = cluster;
+    order.gpus = gpus;
+    order.start = window.start;
+    order.end = window.end;
+    order.duration = duration;
+    order.limit = limit.value_or(0);  // a limit taken from the quote is not part of the request
+    if (sellBack) order.sellBack = args.sellBack;
+    if (args.fill == "all_or_none") order.fill = FillStyle::AllOrNone;
+    if (args.tif == "IOC") order.tif = TimeInForce::IOC;
+    if (args.tif == "FOK") order.tif = TimeInForce::FOK;
+    // The id comes from the request as given, before the book is read, so a retry names the
+    // same order even when the book (and so a default limit) has moved since the first run.
+    const std::string id = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+    if (command != "quote") {
+      {
+        std::lock_guard lock(outMu);
+        placedClOrdId = id;
+        precheck = true;
+      }
+      client.requestOrderStatus(id);
+      if (!statusW.wait(timeout)) {
+        err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
+        return 1;
+      }
+      std::lock_guard lock(outMu);
+      precheck = false;
+      if (existing) {
+        printExisting(out, json, *existing);
+        return 0;
+      }
+    }
     if (!bookReady.wait(timeout)) {
       err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
       return 1;
@@ -811,19 +862,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       }
       limit = quote.worstPrice;
     }
-    OrderRequest order;
-    order.side = side;
-    order.cluster = cluster;
-    order.gpus = gpus;
-    order.start = window.start;
-    order.end = window.end;
-    order.duration = duration;
     order.limit = *limit;
-    if (sellBack) order.sellBack = args.sellBack;
-    if (args.fill == "all_or_none") order.fill = FillStyle::AllOrNone;
-    if (args.tif == "IOC") order.tif = TimeInForce::IOC;
-    if (args.tif == "FOK") order.tif = TimeInForce::FOK;
-    const std::string id = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
     if (!json) {
       std::lock_guard lock(outMu);
       out << "order: " << command << " " << gpus << " GPUs on cluster " << cluster << ", " << isoHour(order.start)
@@ -846,10 +885,6 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         out << "nothing placed\n";
         return 0;
       }
-    }
-    {
-      std::lock_guard lock(outMu);
-      placedClOrdId = id;
     }
     client.placeOrder(order, id);
   } else if (command == "cancel") {

@@ -23,10 +23,11 @@ struct ProgramResult {
   std::string out, err;
 };
 
-// Runs `program` with `args` to its end (at most `timeoutMs`); `env` entries are "NAME=value"
-// added to the test's environment.
+// Runs `program` with `args` to its end (at most `timeoutMs`), `input` on its standard input
+// (then closed); `env` entries are "NAME=value" added to the test's environment.
 inline ProgramResult runProgram(const QString& program, const std::vector<std::string>& args,
-                                const QStringList& env = {}, int timeoutMs = 30'000) {
+                                const std::string& input = {}, const QStringList& env = {},
+                                int timeoutMs = 30'000) {
   QProcess p;
   QStringList list;
   for (const std::string& a : args) list << QString::fromStdString(a);
@@ -36,6 +37,8 @@ inline ProgramResult runProgram(const QString& program, const std::vector<std::s
   p.start(program, list);
   ProgramResult r;
   if (!p.waitForStarted(5000)) return r;
+  p.write(input.data(), static_cast<qint64>(input.size()));
+  p.closeWriteChannel();
   if (!p.waitForFinished(timeoutMs)) {
     p.kill();
     p.waitForFinished(2000);

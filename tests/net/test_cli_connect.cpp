@@ -16,11 +16,13 @@ namespace {
 
 constexpr Price kDollar = kMicrosPerDollar;
 
-ProgramResult cli(std::uint16_t port, const std::string& account, std::vector<std::string> args) {
+// tessera-cli --connect to `port` as `account`, `input` on its standard input.
+ProgramResult cli(std::uint16_t port, const std::string& account, std::vector<std::string> args,
+                  const std::string& input = {}) {
   std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
                                   "--key", account + "-key"};
   all.insert(all.end(), args.begin(), args.end());
-  return runProgram(QStringLiteral(TESSERA_CLI_BIN), all);
+  return runProgram(QStringLiteral(TESSERA_CLI_BIN), all, input);
 }
 
 std::string hour(Hour h) { return std::to_string(h); }
@@ -184,6 +186,94 @@ class TestCliConnect : public QObject {
     QCOMPARE(ask(exchange.port(), "alice", "orders")["orders"].size(), std::size_t(0));
   }
 
+  // quote, buy (asked, declined, unanswered, --yes), contracts and a sell-back, with times
+  // written as people write them. Fails if a phrase resolves to another hour than documented
+  // (the quote's echoed window and the contract's hours at the exchange), if buy places
+  // anything without a yes, or if the quote's sums are wrong.
+  void quoteBuySellWithPhrases() {
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());  // now: 2038-06-13T00:00Z
+    const std::uint16_t port = exchange.port();
+    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", "now",
+                                             "--end", "+2d", "--limit-usd", "2"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", "tomorrow",
+                               "--end", "2038-06-15T00:00Z", "--limit-usd", "3"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QCOMPARE(ask(port, "provider", "orders")["orders"][1]["order"]["start"].get<Hour>(), kNow + 24);
+
+    const std::vector<std::string> rectangle = {"--cluster", "1", "--gpus", "12", "--start", "tomorrow 9am", "--for", "3h"};
+    std::vector<std::string> quote = {"quote"};
+    quote.insert(quote.end(), rectangle.begin(), rectangle.end());
+    r = cli(port, "alice", quote);
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    // Each hour: 8 GPUs at $2 and 4 at $3 = $28; three hours.
+    QVERIFY2(r.out.find("quote: buy 12 GPUs on cluster 1 (test-h100), 2038-06-14T09:00Z to 2038-06-14T12:00Z UTC (3 h)\n"
+                        "  the book offers 36 of 36 GPU-hours now: $84.00 in all, average $2.3333/GPU-h, worst "
+                        "$3.0000/GPU-h\n  all-or-none: fills now\n") != std::string::npos,
+             r.out.c_str());
+    quote[4] = "20";
+    quote.push_back("--json");
+    r = cli(port, "alice", quote);
+    const json q = json::parse(r.out);
+    QCOMPARE(q["available_gpu_hours"].get<int>(), 48);
+    QCOMPARE(q["wanted_gpu_hours"].get<int>(), 60);
+    QCOMPARE(q["all_or_none_now"].get<bool>(), false);
+    QCOMPARE(q["start"].get<Hour>(), kNow + 33);
+
+    std::vector<std::string> buy = {"buy"};
+    buy.insert(buy.end(), rectangle.begin(), rectangle.end());
+    r = cli(port, "alice", buy, "n\n");
+    QVERIFY2(r.code == 0 && r.out.find("nothing placed") != std::string::npos, (r.out + r.err).c_str());
+    QVERIFY2(r.err.find("Place this order? [y/N]") != std::string::npos, r.err.c_str());
+    r = cli(port, "alice", buy);  // no answer at all: a script that forgot --yes
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.find("give --yes") != std::string::npos, r.err.c_str());
+    QCOMPARE(ask(port, "alice", "orders")["orders"].size(), std::size_t(0));
+    QCOMPARE(ask(port, "alice", "positions")["contracts"].size(), std::size_t(0));
+
+    r = cli(port, "alice", buy, "y\n");
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QVERIFY2(r.out.find("limit $3.0000/GPU-h, divisible, GTC") != std::string::npos, r.out.c_str());
+    const json held = ask(port, "alice", "positions")["contracts"];
+    std::int64_t gpuHours = 0;
+    for (const json& c : held) {
+      QCOMPARE(c["start"].get<Hour>(), kNow + 33);
+      QCOMPARE(c["end"].get<Hour>(), kNow + 36);
+      gpuHours += c["gpus"].get<std::int64_t>() * 3;
+    }
+    QCOMPARE(gpuHours, std::int64_t(36));
+    QCOMPARE(ask(port, "alice", "balance")["cash"].get<Money>(), (10'000 - 84) * kDollar);
+    r = cli(port, "alice", buy, "y\n");  // the same request again: the same order, not a second one
+    QVERIFY2(r.code == 0 && r.out.find("already_placed") != std::string::npos, (r.out + r.err).c_str());
+    QCOMPARE(ask(port, "alice", "positions")["contracts"].size(), held.size());
+
+    r = cli(port, "alice", {"contracts"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QVERIFY2(r.out.rfind("contract  side   cluster", 0) == 0, r.out.c_str());
+    QVERIFY2(r.out.find("bought 1") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("2038-06-14T09:00Z  2038-06-14T12:00Z") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("pending_start") != std::string::npos, r.out.c_str());
+
+    // carol bids $1.50 for 4 GPUs of those hours; alice sells 4 of her first contract back to her.
+    r = cli(port, "carol", {"place", "--side", "buy", "--cluster", "1", "--gpus", "4", "--start", "2038-06-14T09:00Z",
+                            "--end", "2038-06-14T12:00Z", "--limit-usd", "1.5"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    const auto first = held[0]["contract"].get<ContractId>();
+    r = cli(port, "alice", {"sell", "--contract", std::to_string(first), "--gpus", "4", "--yes"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QVERIFY2(r.out.find("sell-back of contract " + std::to_string(first)) != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("the book bids for 12 of 12 GPU-hours now: $18.00 in all") != std::string::npos, r.out.c_str());
+    const json carol = ask(port, "carol", "positions")["contracts"];
+    QCOMPARE(carol.size(), std::size_t(1));
+    QCOMPARE(carol[0]["gpus"].get<int>(), 4);
+    r = cli(port, "alice", {"sell", "--contract", "999", "--yes"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.find("you hold no contract 999") != std::string::npos, r.err.c_str());
+    r = cli(port, "alice", {"quote", "--cluster", "1", "--gpus", "1", "--start", "tomorrow 9:30", "--for", "3h"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.find("not on the hour") != std::string::npos, r.err.c_str());
+  }
+
   // Unknown options and malformed values are refused before anything is sent (exit 2, a hint).
   // Fails if an unknown option is skipped (as the hand-written parser did) or a value is read
   // leniently.
@@ -226,7 +316,8 @@ class TestCliConnect : public QObject {
 
   // Every subcommand explains itself; nothing is sent.
   void helpForEverySubcommand() {
-    for (const char* sub : {"place", "cancel", "amend", "mass-cancel", "orders", "balance", "positions", "clusters",
+    for (const char* sub : {"place", "quote", "buy", "sell", "contracts", "cancel", "amend", "mass-cancel", "orders",
+                            "balance", "positions", "clusters",
                             "book", "report-delivery", "outage", "forward", "forward-cancel", "forward-orders",
                             "forward-positions"}) {
       const ProgramResult r = runProgram(QStringLiteral(TESSERA_CLI_BIN), {"--connect", "127.0.0.1:1", sub, "--help"});
