@@ -2,7 +2,7 @@
 // program on loopback, both started here; what reached the exchange is checked over its own
 // protocol.
 #include "NetTestSupport.h"
-#include "ProgramRun.h"
+#include "ExchangeProcess.h"
 #include "TcpProxy.h"
 
 #include <QtTest>

@@ -1,10 +1,11 @@
 #pragma once
-// The real programs, as a user runs them: a tessera-exchange process on loopback started from an
-// ExchangeConfig (its accounts file written to a temporary folder), and one run of another
-// program (tessera-cli, tessera-backtest) with its exit code and output.
+// A tessera-exchange process on loopback started from an ExchangeConfig (its accounts file
+// written to a temporary folder), for tests at the boundary a user crosses.
+#include "../ProgramRun.h"
 #include "core/engine/EventJson.h"
 #include "core/net/ExchangeConfig.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -14,42 +15,11 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 namespace tessera::net::testing {
 
-struct ProgramResult {
-  int code = -1;  // -1: did not exit normally (crashed, or still running after the timeout)
-  std::string out, err;
-};
-
-// Runs `program` with `args` to its end (at most `timeoutMs`), `input` on its standard input
-// (then closed); `env` entries are "NAME=value" added to the test's environment.
-inline ProgramResult runProgram(const QString& program, const std::vector<std::string>& args,
-                                const std::string& input = {}, const QStringList& env = {},
-                                int timeoutMs = 30'000) {
-  QProcess p;
-  QStringList list;
-  for (const std::string& a : args) list << QString::fromStdString(a);
-  QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-  for (const QString& kv : env) e.insert(kv.section('=', 0, 0), kv.section('=', 1));
-  p.setProcessEnvironment(e);
-  p.start(program, list);
-  ProgramResult r;
-  if (!p.waitForStarted(5000)) return r;
-  p.write(input.data(), static_cast<qint64>(input.size()));
-  p.closeWriteChannel();
-  if (!p.waitForFinished(timeoutMs)) {
-    p.kill();
-    p.waitForFinished(2000);
-    r.err = "still running after " + std::to_string(timeoutMs) + " ms";
-    return r;
-  }
-  r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput().toStdString();
-  r.err = p.readAllStandardError().toStdString();
-  return r;
-}
+using tessera::testing::ProgramResult;
+using tessera::testing::runProgram;
 
 // A tessera-exchange process serving `config`'s accounts, clusters and grants from an in-memory
 // journal, its clock held at config.initialClock. Stopped (SIGTERM) when destroyed.
