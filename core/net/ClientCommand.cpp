@@ -371,8 +371,8 @@ void printContracts(std::ostream& out, bool json, bool table, const std::vector<
   }
   for (const Contract& c : contracts) {
     const ContractStatus& s = status[c.id];
-    // The exchange says which side the account is on; buy_order is 0 for a replacement.
-    const char* side = s.side == Side::Buy ? "bought" : "sold";
+    // Not from buy_order: a replacement contract has none, and its buyer still bought it.
+    const char* side = c.buyer == kOwnAccount ? "bought" : "sold";
     const std::int64_t gpuHours = static_cast<std::int64_t>(c.gpus) * (c.end - c.start);
     if (json) {
       rows.push_back({{"contract", c.id},
@@ -789,7 +789,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       {
         std::lock_guard lock(outMu);
         for (const Contract& c : contracts)
-          if (c.id == args.sellBack && contractStatus[c.id].side == Side::Buy) held = c;
+          if (c.id == args.sellBack && c.buyer == kOwnAccount) held = c;
       }
       if (!held) return usageError("you hold no contract " + std::to_string(args.sellBack));
       if (parser.given("--cluster") && args.cluster != held->cluster)

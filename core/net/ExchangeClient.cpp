@@ -643,12 +643,12 @@ class ExchangeClient::Impl {
       for (const json& c : *it) {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
                                         num<std::int64_t>(c, "delivered_gpu_hours"),
-                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces"),
-                                        str(c, "side") == "sell" ? Side::Sell : Side::Buy});
+                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces")});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");
         k.trade = num<TradeId>(c, "trade");
+        (str(c, "side") == "sell" ? k.seller : k.buyer) = kOwnAccount;
         k.buyOrder = num<OrderId>(c, "buy_order");
         k.sellOrder = num<OrderId>(c, "sell_order");
         k.cluster = num<ClusterId>(c, "cluster");

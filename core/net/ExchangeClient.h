@@ -91,8 +91,12 @@ struct ContractStatus {
   std::int64_t deliveredGpuHours = 0;
   Money escrow = 0;
   ContractId replaces = 0;  // a replacement contract: the contract whose hours it took over
-  Side side = Side::Buy;    // the account's side: Buy when it holds the contract (replacements too)
 };
+
+// In the contracts of onPositions the logged-on account is this id, as buyer or seller (the
+// exchange says which side it is on; a replacement contract has no buy order but a buyer), and
+// the other party, not disclosed, is 0.
+inline constexpr AccountId kOwnAccount = 1;
 
 // The exchange's answer to an order_status query (docs/protocol.md "Queries").
 struct OrderStatusReply {
