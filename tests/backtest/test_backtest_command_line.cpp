@@ -50,13 +50,17 @@ class TestBacktestCommandLine : public QObject {
         {"strategies", "--all"},
         {"frobnicate"},
         {},
+        {"live", "--strategy", "noop", "--acount", "a"},
+        {"live", "--strategy", "noop", "--account", "a", "--port", "99999"},
+        {"live", "--strategy", "noop", "--account", "a", "--seconds", "-1"},
+        {"live", "--strategy", "noop"},
     };
     for (const auto& args : bad) {
       const ProgramResult r = backtest(args);
       std::string line;
       for (const auto& a : args) line += a + " ";
       QVERIFY2(r.code == 2, (line + "-> " + std::to_string(r.code) + " " + r.out + r.err).c_str());
-      QVERIFY2(r.err.find("tessera-backtest: ") != std::string::npos, (line + "-> " + r.err).c_str());
+      QVERIFY2(r.err.find("tessera-backtest") != std::string::npos, (line + "-> " + r.err).c_str());
     }
     // Nothing ran: no report, no shard, no history.
     for (const char* f : {"r1", "r2", "r3", "r4", "r5", "r6", "shard-0.jsonl", "x.db", "y.db", "z.db"})
@@ -87,7 +91,7 @@ class TestBacktestCommandLine : public QObject {
   }
 
   void helpForEveryCommand() {
-    for (const char* c : {"generate", "info", "import", "export", "run", "sweep", "merge", "strategies"}) {
+    for (const char* c : {"generate", "info", "import", "export", "run", "sweep", "merge", "strategies", "live"}) {
       const ProgramResult r = backtest({c, "--help"});
       QVERIFY2(r.code == 0, c);
       QVERIFY2(r.out.find(std::string("tessera-backtest ") + c) != std::string::npos, r.out.c_str());
