@@ -72,6 +72,10 @@ struct Waiter {
     std::unique_lock lock(mu);
     return cv.wait_for(lock, timeout, [&] { return done; });
   }
+  bool isDone() {
+    std::lock_guard lock(mu);
+    return done;
+  }
 };
 
 // Everything the command line can say, filled in by CLI11.
@@ -671,7 +675,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     }
   };
   cb.onBalance = [&](const Balance& b) {
-    if (command != "balance") return;
+    if (command != "balance" || w.isDone()) return;  // the answer, not a later push
     {
       std::lock_guard lock(outMu);
       if (json) {
@@ -689,6 +693,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     w.finish(true);
   };
   cb.onOrders = [&](const std::vector<WorkingOrder>& list) {
+    if (w.isDone()) return;
     {
       std::lock_guard lock(outMu);
       for (const WorkingOrder& o : list) {
