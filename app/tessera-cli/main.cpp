@@ -21,7 +21,7 @@ void printUsage(std::ostream& os) {
         "  index [--window H]    run orders through the engine, print the price index per hour\n"
         "  cost --workload W.json --cluster C.json --price USD [--json]\n"
         "                        effective cost of a workload on clusters (docs/cost-model.md)\n"
-        "  --connect HOST:PORT --account A --key K place|cancel|amend|orders|balance|positions|book\n"
+        "  --connect HOST:PORT --account A --key K quote|buy|sell|place|cancel|amend|orders|contracts|balance|book\n"
         "                        trade on a running tessera-exchange (--connect x --help for more)\n"
         "  help                  this text\n\n"
         "See docs/cli.md for the formats.\n";

@@ -596,8 +596,15 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   };
   cb.onError = [&](const RequestError& e) {
     if (e.requestType == "order_status") {
-      statusW.finish(false, e.code);  // unknown_order: not placed yet
-      return;
+      bool before;
+      {
+        std::lock_guard lock(outMu);
+        before = precheck;
+      }
+      if (before) {
+        statusW.finish(false, e.code);  // unknown_order: not placed yet
+        return;
+      }
     }
     w.finish(false, e.code + ": " + e.reason);
     positionsReady.finish(false, e.code + ": " + e.reason);
