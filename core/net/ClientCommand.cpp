@@ -92,6 +92,10 @@ struct Args {
   std::string startText = "now", endText, forText;  // times as people write them (HourText)
   double limitUsd = 0;
   bool yes = false;           // buy/sell: no confirmation question
+  // quote/buy: any cluster matching these instead of --cluster (all-or-none buys)
+  std::vector<std::string> accelerators, regions;
+  std::string minFabric;
+  int maxCarbon = 0, minGpuMemory = 0;
   ContractId sellBack = 0;    // sell --contract
   // cancel, amend, forward-cancel, report-delivery (contract), outage (cluster)
   std::uint64_t id = 0;
@@ -148,6 +152,18 @@ class Parser {
       if (verb == "sell")
         opt(c, "--contract", a.sellBack, "sell back part of this contract you hold (default: all its hours to come)");
       opt(c, "--cluster", a.cluster, "cluster id (`clusters` lists them)");
+      if (verb != "sell") {
+        // Constraints instead of a cluster: the exchange picks the best matching cluster for an
+        // all-or-none buy (docs/matching.md).
+        opt(c, "--accelerator", a.accelerators, "instead of --cluster: any of these, e.g. H100,H200")->delimiter(',');
+        opt(c, "--region", a.regions, "instead of --cluster: in any of these regions, e.g. us-east")->delimiter(',');
+        opt(c, "--min-fabric", a.minFabric, "instead of --cluster: at least this fabric (Ethernet, RoCE, InfiniBand)")
+            ->check(CLI::IsMember({"Ethernet", "RoCE", "InfiniBand"}));
+        opt(c, "--max-carbon", a.maxCarbon, "instead of --cluster: at most this many gCO2/kWh")
+            ->check(CLI::NonNegativeNumber);
+        opt(c, "--min-gpu-memory", a.minGpuMemory, "instead of --cluster: at least this many GB per GPU")
+            ->check(CLI::PositiveNumber);
+      }
       opt(c, "--gpus", a.gpus, "GPUs")->check(CLI::PositiveNumber);
       opt(c, "--start", a.startText, "first hour (default now)");
       opt(c, "--end", a.endText, "end of the window, exclusive");
@@ -492,10 +508,41 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     placeJson = std::move(j);
   }
   const bool sellBack = command == "sell" && parser.given("--contract");
-  if (quoting && !sellBack) {
-    for (const char* required : {"--cluster", "--gpus"}) {
-      if (!parser.given(required)) {
-        err << "tessera-cli: " << command << " needs " << required << "\n";
+  std::optional<ClusterConstraints> constraints;
+  if (quoting) {
+    ClusterConstraints c;
+    for (const std::string& name : args.accelerators) {
+      auto a = parseAccelerator(name);
+      if (!a) {
+        err << "tessera-cli: unknown accelerator '" << name << "'\n";
+        return 2;
+      }
+      c.accelerators.push_back(*a);
+    }
+    c.regions = args.regions;
+    if (parser.given("--min-fabric")) c.minFabric = parseFabricClass(args.minFabric);
+    if (parser.given("--max-carbon")) c.maxCarbonGramsPerKwh = args.maxCarbon;
+    c.minGpuMemoryGb = args.minGpuMemory;
+    if (!(c == ClusterConstraints{})) constraints = c;
+    if (constraints && parser.given("--cluster")) {
+      err << "tessera-cli: give --cluster or constraints (--accelerator, --region, ...), not both\n";
+      return 2;
+    }
+    if (constraints && command == "quote" && args.side == "sell") {
+      err << "tessera-cli: constraints are for buying; a sell names its --cluster\n";
+      return 2;
+    }
+    if (constraints && args.fill == "divisible") {
+      err << "tessera-cli: a buy by constraints is all-or-none (it takes one whole cluster)\n";
+      return 2;
+    }
+    std::vector<const char*> required = {"--gpus"};
+    if (!constraints) required.push_back("--cluster");
+    for (const char* option : sellBack ? std::vector<const char*>{} : required) {
+      if (!parser.given(option)) {
+        err << "tessera-cli: " << command << " needs " << option
+            << (std::string_view(option) == "--cluster" ? " (or constraints: --accelerator, --region, ...)" : "")
+            << "\n";
         return 2;
       }
     }
@@ -811,7 +858,15 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       fallback = Window{std::max(held->start, now), held->end};
       if (fallback->end <= fallback->start) return usageError("contract " + std::to_string(held->id) + " is over");
     }
-    if (!knownCluster(cluster)) return unknownCluster(cluster);
+    if (!constraints && !knownCluster(cluster)) return unknownCluster(cluster);
+    std::vector<ClusterId> candidates;  // the clusters the order may trade on
+    if (constraints) {
+      for (const Cluster& c : clusters)
+        if (constraints->matches(c)) candidates.push_back(c.id);
+      if (candidates.empty()) return usageError("no cluster of the exchange matches those constraints");
+    } else {
+      candidates.push_back(cluster);
+    }
     auto resolved = resolveWindow(args, parser, now, fallback);
     if (auto* e = std::get_if<std::string>(&resolved)) return usageError(*e);
     const Window window = std::get<Window>(resolved);
@@ -821,7 +876,12 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (parser.given("--limit-usd")) limit = std::llround(args.limitUsd * kMicrosPerDollar);
     OrderRequest order;
     order.side = side;
-    order.cluster = cluster;
+    if (constraints) {
+      order.constraints = constraints;
+      order.fill = FillStyle::AllOrNone;
+    } else {
+      order.cluster = cluster;
+    }
     order.gpus = gpus;
     order.start = window.start;
     order.end = window.end;
@@ -857,9 +917,28 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       return 1;
     }
     const BookMirror book = client.book();
-    const FillQuote quote = quoteFill(levelsOf(book, cluster, side), side, gpus, window.start, window.end, duration, limit);
+    // By constraints: the cluster where the whole rectangle is cheapest now, as the engine
+    // would pick it for an all-or-none bid.
+    std::optional<FillQuote> best;
+    for (ClusterId id : candidates) {
+      const FillQuote q = quoteFill(levelsOf(book, id, side), side, gpus, window.start, window.end, duration, limit);
+      const bool better = !best || (q.allOrNoneNow != best->allOrNoneNow ? q.allOrNoneNow
+                                    : q.availableGpuHours != best->availableGpuHours
+                                        ? q.availableGpuHours > best->availableGpuHours
+                                        : q.total < best->total);
+      if (better) {
+        best = q;
+        cluster = id;
+      }
+    }
+    const FillQuote quote = *best;
     {
       std::lock_guard lock(outMu);
+      if (constraints && !json) {
+        out << "matching clusters:";
+        for (ClusterId id : candidates) out << " " << id << " " << clusterName(clusters, id);
+        out << "; the best now is " << cluster << "\n";
+      }
       printQuote(out, json, side, cluster, clusterName(clusters, cluster), gpus, window, quote);
     }
     if (command == "quote") {
@@ -872,12 +951,21 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         err << "tessera-cli: nothing on the book to " << command << " against now; give --limit-usd to rest an order\n";
         return 1;
       }
-      limit = quote.worstPrice;
+      // All-or-none by constraints: the limit bounds the average, and the quote's average is
+      // what the best cluster costs now (rounded up to a micro-dollar).
+      if (constraints && !quote.allOrNoneNow) {
+        client.stop();
+        err << "tessera-cli: no matching cluster can fill all of it now; give --limit-usd to rest a bid\n";
+        return 1;
+      }
+      limit = constraints ? (quote.total + quote.availableGpuHours - 1) / quote.availableGpuHours : quote.worstPrice;
     }
     order.limit = *limit;
     if (!json) {
       std::lock_guard lock(outMu);
-      out << "order: " << command << " " << gpus << " GPUs on cluster " << cluster << ", " << isoHour(order.start)
+      out << "order: " << command << " " << gpus << " GPUs on "
+          << (constraints ? "the best matching cluster" : "cluster " + std::to_string(cluster)) << ", "
+          << isoHour(order.start)
           << " to " << isoHour(order.end) << " UTC";
       if (duration) out << " (any " << *duration << " h within)";
       if (sellBack) out << ", sell-back of contract " << args.sellBack;

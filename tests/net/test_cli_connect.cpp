@@ -274,6 +274,46 @@ class TestCliConnect : public QObject {
     QVERIFY2(r.err.find("not on the hour") != std::string::npos, r.err.c_str());
   }
 
+  // A buy by constraints goes to the cluster where the whole rectangle is cheapest now.
+  // Fails if the first matching cluster is taken instead of the best (ClientCommand.cpp:
+  // `better = !best`), or if constraints that match nothing are let through.
+  void constraintsPickTheBestCluster() {
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
+    const std::uint16_t port = exchange.port();
+    for (const auto& [cluster, price] : {std::pair<const char*, const char*>{"1", "3"}, {"2", "2.5"}}) {
+      const ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", cluster, "--gpus", "8",
+                                                     "--start", "tomorrow", "--end", "+2d", "--limit-usd", price});
+      QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    }
+    const std::vector<std::string> rectangle = {"--gpus", "8", "--start", "tomorrow", "--for", "3h"};
+    auto with = [&](std::vector<std::string> head) {
+      head.insert(head.end(), rectangle.begin(), rectangle.end());
+      return head;
+    };
+    ProgramResult r = cli(port, "alice", with({"quote", "--accelerator", "H100,H200", "--region", "us-east"}));
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QVERIFY2(r.out.find("matching clusters: 1 test-h100 2 test-h200; the best now is 2") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("$60.00 in all, average $2.5000/GPU-h") != std::string::npos, r.out.c_str());
+    r = cli(port, "alice", with({"quote", "--accelerator", "H100"}));
+    QVERIFY2(r.out.find("the best now is 1") != std::string::npos, r.out.c_str());
+
+    r = cli(port, "alice", with({"buy", "--accelerator", "H100,H200", "--yes"}));
+    QVERIFY2(r.code == 0 && r.out.find("filled") != std::string::npos, (r.out + r.err).c_str());
+    const json held = ask(port, "alice", "positions")["contracts"];
+    QCOMPARE(held.size(), std::size_t(1));
+    QCOMPARE(held[0]["cluster"].get<int>(), 2);
+    QCOMPARE(held[0]["gpus"].get<int>(), 8);
+    QCOMPARE(ask(port, "alice", "balance")["cash"].get<Money>(), (10'000 - 60) * kDollar);
+
+    for (const auto& bad : {with({"buy", "--accelerator", "Z80", "--yes"}), with({"buy", "--region", "mars", "--yes"}),
+                            with({"buy", "--cluster", "1", "--accelerator", "H100", "--yes"}),
+                            with({"buy", "--accelerator", "H100", "--fill", "divisible", "--yes"})}) {
+      r = cli(port, "alice", bad);
+      QVERIFY2(r.code == 2, (r.out + r.err).c_str());
+    }
+    QCOMPARE(ask(port, "alice", "positions")["contracts"].size(), std::size_t(1));
+  }
+
   // Unknown options and malformed values are refused before anything is sent (exit 2, a hint).
   // Fails if an unknown option is skipped (as the hand-written parser did) or a value is read
   // leniently.
