@@ -5,6 +5,7 @@
 #include "backtest/SimulatedMarket.h"
 #include "backtest/StrategyRegistry.h"
 #include "backtest/Sweep.h"
+#include "core/cli/Checks.h"
 #include "core/engine/Matcher.h"
 #include "core/store/HistoryFiles.h"
 #include "core/store/HistoryRecorder.h"
@@ -113,14 +114,6 @@ const std::vector<CommandSpec>& commandSpecs() {
   return specs;
 }
 
-// A whole number, all of it (CLI11's numeric checks accept 1.5 and 1e3).
-const CLI::Validator kWholeNumber(
-    [](std::string& s) {
-      std::int64_t v = 0;
-      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      return ec == std::errc() && end == s.data() + s.size() ? std::string() : "'" + s + "' is not a whole number";
-    },
-    "INT");
 
 // Parses argv into the command's name and its Args, or returns the exit code: 0 after --help,
 // 2 for a command line that is wrong (with the message and a hint on `err`).
@@ -146,10 +139,10 @@ std::variant<std::pair<std::string, Args>, int> parseCommandLine(int argc, char*
         continue;
       }
       CLI::Option* opt = c->add_option(flag, values[key], o.help);
-      if (o.value == Value::Integer) opt->check(kWholeNumber);
-      if (o.value == Value::Count) opt->check(kWholeNumber & CLI::NonNegativeNumber);
-      if (o.value == Value::Positive) opt->check(kWholeNumber & CLI::PositiveNumber);
-      if (o.value == Value::PositiveNumber) opt->check(CLI::PositiveNumber);
+      if (o.value == Value::Integer) opt->check(cli::WholeNumber);
+      if (o.value == Value::Count) opt->check(cli::WholeNumber & cli::NonNegative);
+      if (o.value == Value::Positive) opt->check(cli::WholeNumber & cli::Positive);
+      if (o.value == Value::PositiveNumber) opt->check(cli::Positive);
     }
     if (spec.files) c->add_option("files", files[spec.name], spec.files);
   }
@@ -157,10 +150,8 @@ std::variant<std::pair<std::string, Args>, int> parseCommandLine(int argc, char*
     out << app.help();
     return 0;
   }
-  std::vector<std::string> rest(argv + 1, argv + argc);
-  std::reverse(rest.begin(), rest.end());
   try {
-    app.parse(rest);
+    app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e, out, err);
   } catch (const CLI::CallForAllHelp& e) {

@@ -2,6 +2,7 @@
 
 #include "backtest/StrategyRegistry.h"
 #include "backtest/live/LiveStrategyRunner.h"
+#include "core/cli/Checks.h"
 
 #include <CLI/CLI.hpp>
 
@@ -34,11 +35,9 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   app.add_option("--key", key, "its API key (default: the account name)");
   app.add_option("--host", host, "the exchange's address (default 127.0.0.1)");
   app.add_option("--port", port, "its port (default 7400)")->check(CLI::Range(1, 65535));
-  app.add_option("--seconds", seconds, "how long to run (default 0: until Ctrl+C)")->check(CLI::NonNegativeNumber);
-  std::vector<std::string> rest(argv + 2, argv + argc);  // argv[1] is "live"
-  std::reverse(rest.begin(), rest.end());
+  app.add_option("--seconds", seconds, "how long to run (default 0: until Ctrl+C)")->check(cli::WholeNumber & cli::NonNegative);
   try {
-    app.parse(rest);
+    app.parse(argc - 1, argv + 1);  // argv[1], "live", stands for the program's name
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {

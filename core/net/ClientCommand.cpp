@@ -1,5 +1,6 @@
 #include "core/net/ClientCommand.h"
 
+#include "core/cli/Checks.h"
 #include "core/domain/HourText.h"
 #include "core/engine/BookQuote.h"
 #include "core/engine/EventJson.h"
@@ -128,14 +129,14 @@ class Parser {
     auto* place = command("place", "place an order as given (fields as in docs/protocol.md), no questions");
     opt(place, "--side", a.side, "buy or sell")->check(CLI::IsMember({"buy", "sell"}));
     opt(place, "--cluster", a.cluster, "cluster id (`clusters` lists them)");
-    opt(place, "--gpus", a.gpus, "GPUs")->check(CLI::PositiveNumber);
+    opt(place, "--gpus", a.gpus, "GPUs")->check(cli::Positive);
     opt(place, "--start", a.startText, "first delivery hour (a time, see below)");
     opt(place, "--end", a.endText, "end of the window, exclusive (a time)");
-    opt(place, "--limit-usd", a.limitUsd, "worst price, dollars per GPU-hour")->check(CLI::PositiveNumber);
+    opt(place, "--limit-usd", a.limitUsd, "worst price, dollars per GPU-hour")->check(cli::Positive);
     opt(place, "--fill", a.fill, "divisible (default) or all_or_none")->check(CLI::IsMember({"divisible", "all_or_none"}));
     opt(place, "--tif", a.tif, "GTC (default), IOC or FOK")->check(CLI::IsMember({"GTC", "IOC", "FOK"}));
     opt(place, "--duration", a.duration, "flexible window: this many consecutive hours within it")
-        ->check(CLI::PositiveNumber);
+        ->check(cli::Positive);
     opt(place, "--cl-ord-id", a.clOrdId, "your id for the order (default: derived from the order)");
     // Named --json for compatibility: on `place` it takes the order, not the output format.
     opt(place, "--json", a.orderJson, "the whole order as a JSON object instead of the options above");
@@ -160,20 +161,20 @@ class Parser {
         opt(c, "--min-fabric", a.minFabric, "instead of --cluster: at least this fabric (Ethernet, RoCE, InfiniBand)")
             ->check(CLI::IsMember({"Ethernet", "RoCE", "InfiniBand"}));
         opt(c, "--max-carbon", a.maxCarbon, "instead of --cluster: at most this many gCO2/kWh")
-            ->check(CLI::NonNegativeNumber);
+            ->check(cli::NonNegative);
         opt(c, "--min-gpu-memory", a.minGpuMemory, "instead of --cluster: at least this many GB per GPU")
-            ->check(CLI::PositiveNumber);
+            ->check(cli::Positive);
       }
-      opt(c, "--gpus", a.gpus, "GPUs")->check(CLI::PositiveNumber);
+      opt(c, "--gpus", a.gpus, "GPUs")->check(cli::Positive);
       opt(c, "--start", a.startText, "first hour (default now)");
       opt(c, "--end", a.endText, "end of the window, exclusive");
       opt(c, "--for", a.forText, "length of the window instead of --end: 72h, 3d, 3 days");
       opt(c, "--duration", a.duration, "flexible: this many consecutive hours anywhere in the window")
-          ->check(CLI::PositiveNumber);
+          ->check(cli::Positive);
       opt(c, "--limit-usd", a.limitUsd,
           verb == "quote" ? "take no level worse than this"
                           : "worst price per GPU-hour (default: the worst level the quote reaches)")
-          ->check(CLI::PositiveNumber);
+          ->check(cli::Positive);
       if (verb != "quote") {
         opt(c, "--fill", a.fill, "divisible (default) or all_or_none")
             ->check(CLI::IsMember({"divisible", "all_or_none"}));
@@ -187,8 +188,8 @@ class Parser {
     cancel->add_option("order_id", a.id, "the exchange's order id")->required();
     auto* amend = command("amend", "change a working order's limit and/or GPUs");
     amend->add_option("order_id", a.id, "the exchange's order id")->required();
-    opt(amend, "--limit-usd", a.limitUsd, "new limit, dollars per GPU-hour")->check(CLI::PositiveNumber);
-    opt(amend, "--gpus", a.gpus, "new GPU count")->check(CLI::PositiveNumber);
+    opt(amend, "--limit-usd", a.limitUsd, "new limit, dollars per GPU-hour")->check(cli::Positive);
+    opt(amend, "--gpus", a.gpus, "new GPU count")->check(cli::Positive);
     command("mass-cancel", "cancel every working order of the account");
     command("orders", "the account's working orders");
     command("balance", "cash, reserved, available, escrow and credits");
@@ -207,7 +208,7 @@ class Parser {
       opt(c, "--end", a.end, "end hour (exclusive)")->required();
       opt(c, outage ? "--lost" : "--usable", a.amountGpus, outage ? "GPUs lost" : "GPUs that worked")
           ->required()
-          ->check(CLI::NonNegativeNumber);
+          ->check(cli::NonNegative);
       opt(c, "--problem", a.problem, "missing_gpus (default), link_degraded or power_curtailed")
           ->check(CLI::IsMember({"missing_gpus", "link_degraded", "power_curtailed"}));
     }
@@ -218,8 +219,8 @@ class Parser {
         ->check(CLI::IsMember({"buy", "sell"}));
     opt(forward, "--accelerator", a.accelerator, "accelerator class, e.g. H100")->required();
     opt(forward, "--week-start", a.weekStart, "a Monday 00:00 UTC hour")->required();
-    opt(forward, "--gpu-hours", a.gpuHours, "quantity")->required()->check(CLI::PositiveNumber);
-    opt(forward, "--price-usd", a.priceUsd, "index level, dollars per GPU-hour")->required()->check(CLI::PositiveNumber);
+    opt(forward, "--gpu-hours", a.gpuHours, "quantity")->required()->check(cli::Positive);
+    opt(forward, "--price-usd", a.priceUsd, "index level, dollars per GPU-hour")->required()->check(cli::Positive);
     auto* forwardCancel = command("forward-cancel", "cancel a working forward order");
     forwardCancel->add_option("order_id", a.id, "the forward order id")->required();
     command("forward-orders", "working forward orders and the margin they hold");
@@ -256,11 +257,11 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
 int runClientCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Args args;
   Parser parser(args);
-  // CLI11 wants the arguments last first, without the program's name.
-  std::vector<std::string> rest(argv, argv + argc);
-  std::reverse(rest.begin(), rest.end());
+  // CLI11 wants the program's name first; argv[0] is already "--connect", an option.
+  std::vector<char*> all{const_cast<char*>("tessera-cli")};
+  all.insert(all.end(), argv, argv + argc);
   try {
-    parser.app().parse(rest);
+    parser.app().parse(static_cast<int>(all.size()), all.data());
   } catch (const CLI::CallForHelp& e) {
     return parser.app().exit(e, out, err);
   } catch (const CLI::CallForAllHelp& e) {
