@@ -37,10 +37,8 @@ class ExchangeProcess {
       for (const GrantConfig& g : config.grants)
         grants.push_back({{"account", g.account}, {"cluster", g.cluster}, {"gpus", g.gpus}, {"start", g.start},
                           {"end", g.end}});
-      const nlohmann::json doc{{"initial_clock", config.initialClock},
-                               {"accounts", list},
-                               {"clusters", clusters},
-                               {"grants", grants}};
+      nlohmann::json doc{{"accounts", list}, {"clusters", clusters}, {"grants", grants}};
+      if (config.initialClock) doc["initial_clock"] = *config.initialClock;
       QFile f(accounts);
       if (!f.open(QIODevice::WriteOnly)) throw std::runtime_error("cannot write the accounts file");
       f.write(QByteArray::fromStdString(doc.dump(2)));

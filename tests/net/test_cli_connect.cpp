@@ -138,8 +138,8 @@ class TestCliConnect : public QObject {
     const std::string original = lineWith(r.out, "contract=1 ");
     const std::string replacement = lineWith(r.out, "replaces=1");
     QVERIFY2(original.find("contract=1 bought cluster=1 gpus=8") != std::string::npos, r.out.c_str());
-    QVERIFY2(original.find("state=pending_start") != std::string::npos, original.c_str());
-    QVERIFY2(original.find("delivered_gpu_hours=0/48") != std::string::npos, original.c_str());
+    QVERIFY2(original.find("state=delivering delivered_gpu_hours=0/48") != std::string::npos, original.c_str());
+    QVERIFY2(original.find("escrow=$36.0000") != std::string::npos, original.c_str());  // $48 less the $12 moved
     QVERIFY2(replacement.find(" bought cluster=3 gpus=4 hours=[" + hour(kNow + 2) + "," + hour(kNow + 5) + ")") !=
                  std::string::npos,
              r.out.c_str());
