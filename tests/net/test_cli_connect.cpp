@@ -54,8 +54,8 @@ class TestCliConnect : public QObject {
  private slots:
   // A buy whose replies are lost (the proxy drops every execution report) times out; the same
   // command run again reports the order the first run placed and buys nothing more.
-  // Fails if the client order id is fresh on every run (ClientCommand.cpp: placedClOrdId = ""
-  // instead of clOrdIdFor(...)): the retry buys a second contract.
+  // Fails if each run sends a fresh client order id (ClientCommand.cpp: `placedClOrdId =
+  // client.placeOrder(order, "")`, the client library's own id): the retry buys a second contract.
   void retryAfterATimeoutBuysOnce() {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     ProgramResult r = cli(exchange.port(), "provider",
@@ -103,7 +103,8 @@ class TestCliConnect : public QObject {
 
   // A replacement contract (the remedy of a failed one) is the buyer's: `positions` says
   // "bought", with its state, escrow, delivered GPU-hours and the contract it replaces.
-  // Fails if bought/sold is decided from buy_order (0 on a replacement), as it was.
+  // Fails if bought/sold is decided from buy_order (printContracts: `c.buyOrder != 0`), which is 0
+  // on a replacement.
   void positionsShowAReplacementAsBought() {
     ExchangeConfig config = marketConfig();
     Cluster spare = config.clusters[0];
@@ -156,8 +157,9 @@ class TestCliConnect : public QObject {
     QCOMPARE(rows[1]["escrow_usd"].get<double>(), 12.0);
   }
 
-  // Fails if the book filter prints nothing for an empty cluster, or accepts a cluster the
-  // exchange does not have; and if balance leaves its line open.
+  // Fails if the book filter prints nothing for an empty cluster (printBook: `if (false) out <<
+  // "nothing rests..."`), or accepts a cluster the exchange does not have; and if balance leaves
+  // its line open.
   void balanceAndBookSayWhatTheyFound() {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     ProgramResult r = cli(exchange.port(), "alice", {"balance"});
@@ -189,7 +191,8 @@ class TestCliConnect : public QObject {
   // quote, buy (asked, declined, unanswered, --yes), contracts and a sell-back, with times
   // written as people write them. Fails if a phrase resolves to another hour than documented
   // (the quote's echoed window and the contract's hours at the exchange), if buy places
-  // anything without a yes, or if the quote's sums are wrong.
+  // anything without a yes (a closed input taken as yes: `if (!std::getline(in, answer) && false)`),
+  // or if the quote's sums are wrong.
   void quoteBuySellWithPhrases() {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());  // now: 2038-06-13T00:00Z
     const std::uint16_t port = exchange.port();
@@ -315,8 +318,8 @@ class TestCliConnect : public QObject {
   }
 
   // Unknown options and malformed values are refused before anything is sent (exit 2, a hint).
-  // Fails if an unknown option is skipped (as the hand-written parser did) or a value is read
-  // leniently.
+  // Fails if an unknown option is skipped (Parser: `app_.allow_extras()`, as the hand-written
+  // parser did) or a value is read leniently.
   void badCommandLinesExit2() {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     const std::string h = hour(kNow), h1 = hour(kNow + 1);
