@@ -1,8 +1,9 @@
 // The tessera-backtest program's command line, run as a user runs it: documented command lines
 // work, and a wrong one (unknown option, malformed or negative value, an option that would
 // swallow the next) exits 2 with a hint before any work is done. Fails if an unknown option is
-// skipped (the hand-written parser's `--latncy-us 500` ran with latency 0) or if `--jobs` takes
-// `--out` as its value when a Slurm variable is empty.
+// skipped (BacktestCommand.cpp: `c->allow_extras()` on the commands; the hand-written parser's
+// `--latncy-us 500` ran with latency 0) or if `--jobs` takes `--out` as its value when a Slurm
+// variable is empty.
 #include "../ProgramRun.h"
 
 #include <QTemporaryDir>

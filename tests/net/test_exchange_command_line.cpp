@@ -1,6 +1,7 @@
 // The tessera-exchange program's command line: a wrong one exits 2 with a hint and starts
 // nothing; --help lists the options and the accounts commands. Fails if an option is skipped
-// or a value out of its range is taken (a port of 70000, a log level nobody knows).
+// (main.cpp: `app.allow_extras()`: the exchange then starts) or a value out of its range is taken
+// (a port of 70000, a log level nobody knows).
 #include "../ProgramRun.h"
 
 #include <QtTest>
