@@ -830,6 +830,11 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     {
       std::lock_guard lock(outMu);
       placedClOrdId = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+      // The times as resolved, so "tomorrow 9am" can be checked against what was meant.
+      if (!json)
+        out << "order: " << toString(order.side) << " " << order.gpus << " GPUs, " << isoHour(order.start) << " to "
+            << isoHour(order.end) << " UTC, limit $" << dollars(order.limit) << "/GPU-h, client order id "
+            << placedClOrdId << "\n";
     }
     client.placeOrder(order, placedClOrdId);
   } else if (quoting) {

@@ -202,6 +202,9 @@ class TestCliConnect : public QObject {
     r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", "tomorrow",
                                "--end", "2038-06-15T00:00Z", "--limit-usd", "3"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QVERIFY2(r.out.find("order: sell 8 GPUs, 2038-06-14T00:00Z to 2038-06-15T00:00Z UTC, limit $3.0000/GPU-h") !=
+                 std::string::npos,
+             r.out.c_str());
     QCOMPARE(ask(port, "provider", "orders")["orders"][1]["order"]["start"].get<Hour>(), kNow + 24);
 
     const std::vector<std::string> rectangle = {"--cluster", "1", "--gpus", "12", "--start", "tomorrow 9am", "--for", "3h"};
