@@ -89,7 +89,7 @@ struct Args {
   // place, quote, buy, sell
   std::string side, fill, tif, clOrdId, orderJson;
   ClusterId cluster = 0;
-  long long gpus = 0, start = 0, end = 0, duration = 0;
+  long long gpus = 0, duration = 0;
   std::string startText = "now", endText, forText;  // times as people write them (HourText)
   double limitUsd = 0;
   bool yes = false;           // buy/sell: no confirmation question
@@ -204,8 +204,8 @@ class Parser {
       auto* c = command(name, outage ? "providers: GPUs of one of your clusters were down"
                                      : "providers: only some of a contract's GPUs worked");
       c->add_option(outage ? "cluster" : "contract", a.id, outage ? "cluster id" : "contract id")->required();
-      opt(c, "--start", a.start, "first hour")->required();
-      opt(c, "--end", a.end, "end hour (exclusive)")->required();
+      opt(c, "--start", a.startText, "first hour (a time)")->required();
+      opt(c, "--end", a.endText, "end hour, exclusive (a time)")->required();
       opt(c, outage ? "--lost" : "--usable", a.amountGpus, outage ? "GPUs lost" : "GPUs that worked")
           ->required()
           ->check(cli::NonNegative);
@@ -1025,11 +1025,14 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   } else if (command == "report-delivery" || command == "outage") {
     const auto problem = parseDeliveryProblem(args.problem);  // CLI11 checked the name
     const auto gpus = static_cast<GpuCount>(args.amountGpus);
+    auto resolved = resolveWindow(args, parser, now, std::nullopt);
+    if (auto* e = std::get_if<std::string>(&resolved)) return usageError(*e);
+    const Window hours = std::get<Window>(resolved);
     if (command == "outage") {
       if (!knownCluster(static_cast<ClusterId>(args.id))) return unknownCluster(static_cast<ClusterId>(args.id));
-      client.reportOutage(static_cast<ClusterId>(args.id), args.start, args.end, gpus, *problem);
+      client.reportOutage(static_cast<ClusterId>(args.id), hours.start, hours.end, gpus, *problem);
     } else {
-      client.reportDelivery(static_cast<ContractId>(args.id), args.start, args.end, gpus, *problem);
+      client.reportDelivery(static_cast<ContractId>(args.id), hours.start, hours.end, gpus, *problem);
     }
   } else if (command == "forward") {
     ForwardNewOrder o;

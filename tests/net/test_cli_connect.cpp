@@ -127,7 +127,7 @@ class TestCliConnect : public QObject {
     r = cli(port, "alice", {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", hour(kNow), "--end",
                             hour(kNow + 6), "--limit-usd", "1"});
     QVERIFY2(r.code == 0 && r.out.find("filled") != std::string::npos, (r.out + r.err).c_str());
-    r = cli(port, "provider", {"report-delivery", "1", "--start", hour(kNow + 2), "--end", hour(kNow + 5), "--usable", "4"});
+    r = cli(port, "provider", {"report-delivery", "1", "--start", "+2h", "--end", "in 5 hours", "--usable", "4"});
     QVERIFY2(r.code == 0 && r.out.find("delivery_report_ack") != std::string::npos, (r.out + r.err).c_str());
     const json atExchange = ask(port, "alice", "positions")["contracts"];
     QCOMPARE(atExchange.size(), std::size_t(2));
