@@ -254,7 +254,7 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   SimulatedMarketConfig cfg;
   cfg.seed = static_cast<std::uint64_t>(a.integer("seed", err).value_or(1));
   cfg.activity = a.number("activity", 1.0, err);
-  cfg.clusterCount = static_cast<std::size_t>(a.integer("clusters", err).value_or(18));
+  cfg.clusterCount = static_cast<std::size_t>(a.integer("clusters", err).value_or(static_cast<std::int64_t>(kSimulatedClusterCount)));
   cfg.ticksPerHour = static_cast<int>(a.integer("ticks-per-hour", err).value_or(1));
   const std::int64_t hours = a.integer("hours", err).value_or(24 * a.integer("days", err).value_or(7));
   if (hours <= 0 || cfg.activity <= 0 || cfg.ticksPerHour <= 0) {

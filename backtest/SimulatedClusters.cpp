@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace tessera::backtest {
 namespace {
@@ -70,11 +71,27 @@ std::vector<Cluster> simulatedClusters(std::size_t count) {
            1800, F::InfiniBand, 3200, 300, 30),
       make("kestrel-eu-west-rtx4090-b", "kestrel", "eu-west", A::RTX4090, 24, 8, 40, L::PCIe, 32,
            F::Ethernet, 25, 20, 60),
+      // Leased whole (supplyOf): the capacity a 512- to 2048-GPU training run buys.
+      make("summit-us-central-h100-w", "summit", "us-central", A::H100, 80, 8, 256, L::NVSwitch,
+           900, F::InfiniBand, 3200, 2000, 420),
+      make("tundra-eu-north-h200-w", "tundra", "eu-north", A::H200, 141, 8, 128, L::NVSwitch, 900,
+           F::InfiniBand, 3200, 1500, 30),
+      make("vega-us-east-b200-w", "vega", "us-east", A::B200, 192, 8, 128, L::NVSwitch, 1800,
+           F::InfiniBand, 3200, 1500, 380),
   };
+  if (all.size() != kSimulatedClusterCount) throw std::logic_error("kSimulatedClusterCount is stale");
   count = std::clamp<std::size_t>(count, 1, all.size());
   all.resize(count);
   for (std::size_t i = 0; i < all.size(); ++i) all[i].id = static_cast<ClusterId>(i + 1);
   return all;
+}
+
+ClusterSupply supplyOf(const Cluster& c) {
+  // The 2048-GPU cluster goes as two halves, so two runs of 1024 can lease it side by side.
+  if (c.name == "summit-us-central-h100-w") return {SupplyStyle::WholeCluster, 2};
+  if (c.name == "tundra-eu-north-h200-w" || c.name == "vega-us-east-b200-w")
+    return {SupplyStyle::WholeCluster, 1};
+  return {};
 }
 
 Price referencePrice(const Cluster& c) {

@@ -58,6 +58,9 @@ OfferTerms listingTerms(const Cluster& c) {
 
 constexpr std::int64_t kMicrosPerHour = 3'600'000'000;
 
+// Leases of whole clusters run one to four weeks, cheaper per hour the longer the commitment.
+constexpr std::array<Hour, 5> kLeaseDays = {7, 10, 14, 21, 28};
+
 // Relative demand by UTC hour of day: quiet in the small hours, busiest when the US working
 // day overlaps Europe's afternoon. A table rather than a cosine, so every platform computes
 // the same history (libm results may differ in the last bit).
@@ -117,6 +120,12 @@ SimulatedMarket::SimulatedMarket(const SimulatedMarketConfig& config, AccountDir
     trainingBuyers_.push_back(accounts_.intern("train-" + std::string(i < 10 ? "0" : "") +
                                                std::to_string(i)));
   }
+  for (const Cluster& c : clusters_) {
+    const ClusterSupply supply = supplyOf(c);
+    if (supply.style != SupplyStyle::WholeCluster) continue;
+    const GpuCount nodes = c.nodeCount / std::max(1, supply.blocks);
+    for (int b = 0; b < supply.blocks; ++b) leases_.push_back({c.id, nodes * c.gpusPerNode, config_.start});
+  }
   drift_.assign(clusters_.size(), 1.0);
   for (double& d : drift_) d = rng_.uniform(0.93, 1.07);
   listed_.assign(clusters_.size(), {});
@@ -157,10 +166,17 @@ std::vector<TimedInput> SimulatedMarket::stepTimed() {
 void SimulatedMarket::open(std::vector<InputEvent>& out) {
   for (const Cluster& c : clusters_) out.emplace_back(c);
   out.emplace_back(ClockAdvance{config_.start});
-  grantUpTo(config_.start + config_.horizonHours + kHoursPerDay, out);
+  grantUpTo(config_.start + grantAheadHours(), out);
   // An opening book: providers have already listed part of the coming week.
   const std::int64_t opening = static_cast<std::int64_t>(clusters_.size()) * 12;
   for (std::int64_t i = 0; i < opening; ++i) addListing(out, true);
+  listLeases(out);
+}
+
+Hour SimulatedMarket::grantAheadHours() const {
+  // A lease listed just before the horizon reaches one longest lease past it.
+  const Hour lease = leases_.empty() ? 0 : config_.leaseHorizonHours + kLeaseDays.back() * kHoursPerDay;
+  return std::max(config_.horizonHours, lease) + kHoursPerDay;
 }
 
 void SimulatedMarket::trade(std::vector<InputEvent>& out) {
@@ -169,7 +185,8 @@ void SimulatedMarket::trade(std::vector<InputEvent>& out) {
     ++now_;
     out.emplace_back(ClockAdvance{now_});
     driftPrices();
-    if (grantedUntil_ < now_ + config_.horizonHours + 1) grantUpTo(grantedUntil_ + kHoursPerDay, out);
+    if (grantedUntil_ < now_ + grantAheadHours() - kHoursPerDay + 1) grantUpTo(grantedUntil_ + kHoursPerDay, out);
+    listLeases(out);
   }
   const double perTick = config_.activity / config_.ticksPerHour;
   const double demand = demandCycle(now_);
@@ -240,14 +257,18 @@ void SimulatedMarket::markListed(ClusterId cluster, Hour start, Hour end, GpuCou
 
 const Cluster& SimulatedMarket::pickCluster(bool training) {
   double total = 0;
+  // The flow never names a cluster that is leased whole (a constraint bid may still match one).
+  auto eligible = [training](const Cluster& c) {
+    return supplyOf(c).style == SupplyStyle::Flow && (!training || trainingGrade(c));
+  };
   for (const Cluster& c : clusters_) {
-    if (training && !trainingGrade(c)) continue;
+    if (!eligible(c)) continue;
     total += c.totalGpus() * (training || inferenceFavoured(c) ? 1.0 : 0.4);
   }
   if (total <= 0) return clusters_[rng_.between(0, static_cast<std::int64_t>(clusters_.size()) - 1)];
   double r = rng_.unit() * total;
   for (const Cluster& c : clusters_) {
-    if (training && !trainingGrade(c)) continue;
+    if (!eligible(c)) continue;
     r -= c.totalGpus() * (training || inferenceFavoured(c) ? 1.0 : 0.4);
     if (r < 0) return c;
   }
@@ -287,6 +308,36 @@ void SimulatedMarket::addListing(std::vector<InputEvent>& out, bool opening) {
   o.terms = listingTerms(c);
   out.emplace_back(o);
   listings_.push_back({o.id, o.account, c.id, start, end});
+}
+
+void SimulatedMarket::listLeases(std::vector<InputEvent>& out) {
+  for (LeaseBlock& block : leases_) {
+    while (block.listedUntil < now_ + config_.leaseHorizonHours) {
+      const Cluster& c = clusters_[block.cluster - 1];
+      const Hour days = kLeaseDays[static_cast<std::size_t>(rng_.between(0, kLeaseDays.size() - 1))];
+      const Hour start = std::max(block.listedUntil, now_ + 1);
+      const Hour end = start + days * kHoursPerDay;
+      block.listedUntil = end;
+      const GpuCount free = unlisted(c.id, start, end);
+      const GpuCount gpus = std::min(block.gpus, free - free % c.gpusPerNode);
+      if (gpus <= 0) continue;
+      markListed(c.id, start, end, gpus);
+      OrderRequest o;
+      o.id = nextOrder_++;
+      o.account = providers_[c.id - 1];
+      o.side = Side::Sell;
+      o.cluster = c.id;
+      o.gpus = gpus;
+      o.start = start;
+      o.end = end;
+      const double termDiscount = 1.0 - 0.0045 * static_cast<double>(days);
+      o.limit = roundToTick(static_cast<double>(fairPrice(c.id, start, end)) * termDiscount *
+                            rng_.uniform(1.0, 1.06));
+      o.fill = FillStyle::Divisible;
+      o.terms = listingTerms(c);
+      out.emplace_back(o);
+    }
+  }
 }
 
 void SimulatedMarket::addInferenceBid(std::vector<InputEvent>& out) {
@@ -339,7 +390,8 @@ void SimulatedMarket::addTrainingBid(std::vector<InputEvent>& out) {
     k.minGpuMemoryGb = c.gpuMemoryGb;
     k.minFabric = c.fabric;
     if (rng_.chance(0.5)) k.regions = {c.region};
-    if (rng_.chance(0.2)) k.maxCarbonGramsPerKwh = 400;
+    // A carbon cap only from a buyer whose own cluster meets it, so some cluster always can.
+    if (rng_.chance(0.2) && c.carbonGramsPerKwh <= 400) k.maxCarbonGramsPerKwh = 400;
     o.constraints = std::move(k);
   }
   // An all-or-none limit bounds the average price: training buyers pay up for contiguity.

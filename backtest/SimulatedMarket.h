@@ -12,6 +12,7 @@
 #include "core/engine/Events.h"
 
 #include "backtest/SeededRandom.h"
+#include "backtest/SimulatedClusters.h"
 
 #include <cstdint>
 #include <vector>
@@ -24,9 +25,12 @@ inline constexpr Hour kDefaultSimulationStart = 20458 * kHoursPerDay;
 struct SimulatedMarketConfig {
   std::uint64_t seed = 1;
   Hour start = kDefaultSimulationStart;
-  std::size_t clusterCount = 18;  // prefix of simulatedClusters()
+  std::size_t clusterCount = kSimulatedClusterCount;  // prefix of simulatedClusters()
   int ticksPerHour = 1;           // steps per simulated hour (more = smoother live demo)
-  Hour horizonHours = 7 * kHoursPerDay;  // how far ahead orders deliver
+  Hour horizonHours = 7 * kHoursPerDay;  // how far ahead the flow's orders deliver
+  // How far ahead the providers of whole clusters (SupplyStyle::WholeCluster) keep them listed:
+  // long enough for a run of a few weeks that starts within the flow's horizon.
+  Hour leaseHorizonHours = 42 * kHoursPerDay;
   double activity = 1.0;          // scales every arrival rate
   // Mean arrivals per simulated hour at activity 1, before the demand cycles.
   double listingsPerHour = 30;
@@ -68,6 +72,8 @@ class SimulatedMarket {
   std::uint64_t steps() const { return steps_; }
   const std::vector<Cluster>& clusters() const { return clusters_; }
   const SimulatedMarketConfig& config() const { return config_; }
+  // How far past the clock the providers' capacity grants reach (set-up and every hour).
+  Hour grantAheadHours() const;
   // The first order id this generator will never use: strategies pick ids above it.
   static constexpr OrderId kMaxOrderId = OrderId{1} << 48;
 
@@ -83,6 +89,13 @@ class SimulatedMarket {
     Hour start;
     Hour end;
   };
+  // One block of a cluster leased whole: listed back to back, a lease at a time, so that it is
+  // always on offer up to `leaseHorizonHours` ahead.
+  struct LeaseBlock {
+    ClusterId cluster;
+    GpuCount gpus;
+    Hour listedUntil;
+  };
   struct Bid {
     OrderId id;
     AccountId account;
@@ -95,6 +108,7 @@ class SimulatedMarket {
   void trade(std::vector<InputEvent>& out);
   void grantUpTo(Hour until, std::vector<InputEvent>& out);
   void addListing(std::vector<InputEvent>& out, bool opening);
+  void listLeases(std::vector<InputEvent>& out);
   void addInferenceBid(std::vector<InputEvent>& out);
   void addTrainingBid(std::vector<InputEvent>& out);
   void cancelAndAmend(std::vector<InputEvent>& out);
@@ -117,6 +131,7 @@ class SimulatedMarket {
   std::vector<double> drift_;               // per cluster: slow random walk around 1.0
   std::vector<std::vector<GpuCount>> listed_;  // per cluster, per hour since start: GPUs listed
   std::vector<Listing> listings_;
+  std::vector<LeaseBlock> leases_;
   std::vector<Bid> bids_;
   std::vector<SimulatedOutage> outages_;
   Hour now_ = 0;

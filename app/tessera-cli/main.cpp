@@ -3,6 +3,7 @@
 #include "core/settlement/IndexCommand.h"
 #if defined(HAVE_TESSERA_COST)
 #include "core/cost/CostCommand.h"
+#include "core/cost/PlanCommand.h"
 #endif
 #if defined(HAVE_TESSERA_NET)
 #include "core/net/ClientCommand.h"
@@ -21,6 +22,9 @@ void printUsage(std::ostream& os) {
         "  index [--window H]    run orders through the engine, print the price index per hour\n"
         "  cost --workload W.json --cluster C.json --price USD [--json]\n"
         "                        effective cost of a workload on clusters (docs/cost-model.md)\n"
+        "  plan --workload W.json [--kinds K,..] [--start-in H] [--latest-start-in H] [--budget USD] [--json]\n"
+        "                        where the workload can run on the book the inputs on stdin leave,\n"
+        "                        ranked by effective cost, with the order that buys each placement\n"
         "  --connect HOST:PORT --account A --key K quote|buy|sell|place|cancel|amend|orders|contracts|balance|book\n"
         "                        trade on a running tessera-exchange (--connect x --help for more)\n"
         "  help                  this text\n\n"
@@ -42,6 +46,7 @@ int main(int argc, char** argv) {
 #endif
 #if defined(HAVE_TESSERA_COST)
   if (command == "cost") return tessera::runCostCommand(argc - 1, argv + 1, std::cout, std::cerr);
+  if (command == "plan") return tessera::runPlanCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
 #endif
   if (command == "help" || command == "--help" || command == "-h") {
     printUsage(std::cout);

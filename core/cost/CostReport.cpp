@@ -47,8 +47,6 @@ nlohmann::json toJson(const CostBreakdown& b) {
   return j;
 }
 
-namespace {
-
 std::string money(double v) {
   std::ostringstream os;
   os.setf(std::ios::fixed);
@@ -57,6 +55,8 @@ std::string money(double v) {
   else os << std::setprecision(2) << "$" << v;
   return os.str();
 }
+
+namespace {
 
 std::string number(double v, int decimals) {
   std::ostringstream os;
@@ -95,7 +95,7 @@ void printCostTable(std::ostream& out, const std::vector<LabelledResult>& result
         money(b.terms.total()),
         money(b.rateTimesComputeHours),
         number(b.effectivePricePerGpuHour, 2),
-        number(b.wallClockHours / 24.0, 1) + (b.fitsWindow ? "" : " (!)"),
+        number(b.wallClockHours / 24.0, 1) + (b.fitsWindow ? "" : " > window"),
         b.stepSeconds > 0 ? number(b.stepSeconds, 3) : "-",
         b.stepSeconds > 0 ? number(b.exposedSyncSecondsPerStep, 3) : "-",
         number(b.commFraction, 4),

@@ -12,6 +12,9 @@ namespace tessera::cost {
 
 nlohmann::json toJson(const CostBreakdown& b);
 
+// Dollars as the cost views show them: "$2.160M", "$12.3k", "$840.00".
+std::string money(double dollars);
+
 struct LabelledResult {
   std::string label;
   const CostResult* result = nullptr;

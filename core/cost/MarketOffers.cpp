@@ -79,10 +79,14 @@ std::vector<ClusterCostFactor> effectiveCostFactors(const std::vector<ClusterRan
   for (const ClusterRanking& r : ranking) {
     const auto* b = std::get_if<CostBreakdown>(&r.result);
     if (!b || b->pricePerGpuHour <= 0 || b->effectivePricePerGpuHour <= 0) continue;
-    const double ppm = std::round(b->effectivePricePerGpuHour / b->pricePerGpuHour * 1e6);
-    out.push_back({r.cluster.id, static_cast<std::int64_t>(std::clamp(ppm, 1.0, 1e8))});
+    out.push_back({r.cluster.id, costFactorPpm(*b)});
   }
   return out;
+}
+
+std::int64_t costFactorPpm(const CostBreakdown& b) {
+  const double ppm = std::round(b.effectivePricePerGpuHour / b.pricePerGpuHour * 1e6);
+  return static_cast<std::int64_t>(std::clamp(ppm, 1.0, 1e8));
 }
 
 }  // namespace tessera::cost

@@ -45,5 +45,8 @@ std::vector<ClusterRanking> rankClustersByEffectiveCost(
 // so that the engine ranks the order's placements by what the work really costs. Clusters the
 // model cannot price are left out (the engine then counts them at their hourly price).
 std::vector<ClusterCostFactor> effectiveCostFactors(const std::vector<ClusterRanking>& ranking);
+// One cluster's factor: effective price per GPU-hour over the hourly price, in ppm, within the
+// engine's range. The breakdown's prices must be positive.
+std::int64_t costFactorPpm(const CostBreakdown& b);
 
 }  // namespace tessera::cost

@@ -70,6 +70,34 @@ std::variant<WorkloadProfile, LoadError> workloadFromJson(const nlohmann::json& 
   return w;
 }
 
+nlohmann::json toJson(const WorkloadProfile& w) {
+  nlohmann::json j = {
+      {"name", w.name},
+      {"kind", std::string(toString(w.kind))},
+      {"model_params_billions", w.modelParamsBillions},
+      {"reference_accelerator", std::string(toString(w.referenceAccelerator))},
+      {"parallelism", {{"data", w.parallelism.data}, {"tensor", w.parallelism.tensor}, {"pipeline", w.parallelism.pipeline}}},
+      {"checkpoint", {{"interval_hours", w.checkpointIntervalHours}, {"size_gb", w.checkpointSizeGb}}},
+      {"interruption_tolerance", std::string(toString(w.tolerance))},
+      {"startup_minutes", w.startupMinutes},
+      {"restart_minutes", w.restartMinutes},
+      {"data", {{"size_gb", w.dataSizeGb}, {"region", w.dataRegion}, {"output_gb", w.outputSizeGb}}},
+  };
+  if (w.kind == WorkloadKind::Inference) {
+    j["inference"] = {{"tokens", w.inferenceTokens},
+                      {"tokens_per_second_per_gpu", w.tokensPerSecondPerGpu},
+                      {"latency_target_ms", w.latencyTargetMs}};
+  } else {
+    j["steps"] = w.steps;
+    j["tokens_per_step"] = w.tokensPerStep;
+    j["peak_compute_seconds_per_step"] = w.peakComputeSecondsPerStep;
+    j["kernel_efficiency"] = w.kernelEfficiency;
+    j["comm_overlap"] = w.commOverlap;
+    if (w.gradientBytesPerStep) j["gradient_bytes_per_step"] = *w.gradientBytesPerStep;
+  }
+  return j;
+}
+
 std::variant<WorkloadProfile, LoadError> loadWorkloadFile(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) return LoadError{file.string() + ": cannot open file"};

@@ -11,6 +11,8 @@
 namespace tessera::cost {
 
 std::variant<WorkloadProfile, LoadError> workloadFromJson(const nlohmann::json& j);
+// The same format back: workloadFromJson(toJson(w)) gives w again (steps, not total_tokens).
+nlohmann::json toJson(const WorkloadProfile& w);
 std::variant<WorkloadProfile, LoadError> loadWorkloadFile(const std::filesystem::path& file);
 
 }  // namespace tessera::cost

@@ -57,6 +57,14 @@ class Matcher {
   // Divisible orders resting in a cell, best first, aggregated by price.
   virtual std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side,
                                        std::size_t maxLevels) const = 0;
+  // depth() of every hour of [from, to) at once: out[i] is depth(cluster, from + i, side,
+  // maxLevels). An order spanning many hours changes all their cells, and the fast engine
+  // answers them in one walk of each level instead of one walk per hour.
+  virtual void depthRange(ClusterId cluster, Hour from, Hour to, Side side, std::size_t maxLevels,
+                          std::vector<std::vector<BookLevel>>& out) const {
+    out.clear();
+    for (Hour h = from; h < to; ++h) out.push_back(depth(cluster, h, side, maxLevels));
+  }
   // Resting all-or-none bids that could trade on `cluster` (named or via constraints).
   virtual std::vector<OrderView> allOrNoneBids(ClusterId cluster) const = 0;
 

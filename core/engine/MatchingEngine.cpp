@@ -1050,6 +1050,48 @@ std::vector<BookLevel> MatchingEngine::depth(ClusterId cluster, Hour hour, Side 
   return out;
 }
 
+void MatchingEngine::depthRange(ClusterId cluster, Hour from, Hour to, Side s, std::size_t maxLevels,
+                                std::vector<std::vector<BookLevel>>& out) const {
+  out.assign(static_cast<std::size_t>(std::max<Hour>(to - from, 0)), {});
+  const Book* b = findBook(cluster);
+  if (!b || to <= from) return;
+  const Hour first = std::max(from, state_.now);  // hours before the clock stay empty, as in depth()
+  if (first >= to) return;
+  const PriceLevels& levels = b->sides[side(s)];
+  // Per hour: whether the level being walked is one of that hour's levels (depth() takes the
+  // first maxLevels levels, best first, that hold anything in the hour).
+  std::vector<char> taken(static_cast<std::size_t>(to - from), 0);
+  std::size_t full = 0;  // hours with maxLevels levels already
+  const std::size_t hours = static_cast<std::size_t>(to - first);
+  for (std::size_t rank = 0; rank < levels.levelCount() && full < hours; ++rank) {
+    const PriceLevels::Level& l = levels.level(rank);
+    bool any = false;
+    for (Hour h = first; h < to; ++h) {
+      const auto i = static_cast<std::size_t>(h - from);
+      taken[i] = out[i].size() < maxLevels && l.holdsAt(h, levels.base());
+      if (!taken[i]) continue;
+      any = true;
+      out[i].push_back(BookLevel{keyOf(s, l.key), 0, 0, {}});
+      if (out[i].size() == maxLevels) ++full;
+    }
+    if (!any) continue;
+    forEachLiveIn(levels, l, first, to, [&](const Resting& e) {
+      const Order& o = orders_[e.slot];
+      for (Hour h = std::max(first, e.start); h < std::min(to, e.end); ++h) {
+        const auto i = static_cast<std::size_t>(h - from);
+        if (!taken[i]) continue;
+        const GpuCount q = remainingAt(o, h);
+        if (q == 0) continue;
+        BookLevel& level = out[i].back();
+        if (level.orders == 0) level.terms = o.req.terms;
+        level.gpus += q;
+        level.orders += 1;
+      }
+      return true;
+    });
+  }
+}
+
 std::vector<OrderView> MatchingEngine::allOrNoneBids(ClusterId cluster) const {
   std::vector<OrderView> out;
   if (const Book* b = findBook(cluster))

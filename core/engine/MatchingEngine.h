@@ -33,6 +33,8 @@ class MatchingEngine final : public Matcher {
   std::vector<OrderView> workingOrders(AccountId account) const override;
   std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side,
                                std::size_t maxLevels) const override;
+  void depthRange(ClusterId cluster, Hour from, Hour to, Side side, std::size_t maxLevels,
+                  std::vector<std::vector<BookLevel>>& out) const override;
   std::vector<OrderView> allOrNoneBids(ClusterId cluster) const override;
   std::optional<Contract> contract(ContractId id) const override { return state_.contracts.find(id); }
   std::vector<Contract> contractsOf(AccountId account) const override { return state_.contracts.of(account); }

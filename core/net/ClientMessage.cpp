@@ -278,8 +278,12 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
     ok = r.onlyFields({});
     msg.request = OrdersQuery{};
   } else if (type == "positions") {
-    ok = r.onlyFields({});
-    msg.request = PositionsQuery{};
+    PositionsQuery m;
+    ok = r.onlyFields({"after_contract", "limit"}) && r.unsignedNumber("after_contract", m.after) &&
+         r.positiveNumber("limit", m.limit);
+    if (ok && m.limit && *m.limit > kPositionsPage)
+      ok = r.fail("bad_field", "'limit' must be 1 to " + std::to_string(kPositionsPage));
+    msg.request = std::move(m);
   } else if (type == "balance") {
     ok = r.onlyFields({});
     msg.request = BalanceQuery{};

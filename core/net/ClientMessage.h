@@ -37,7 +37,13 @@ struct AmendOrder { OrderRef ref; std::optional<Price> limit; std::optional<GpuC
 struct MassCancel { std::optional<ClusterId> cluster; };
 struct OrderStatusQuery { OrderRef ref; };
 struct OrdersQuery {};
-struct PositionsQuery {};
+// Contracts come in pages of at most `limit` (kPositionsPage when not given), in contract id
+// order from just after `after`: one reply never grows with an account's whole history.
+struct PositionsQuery {
+  std::optional<ContractId> after;
+  std::optional<std::uint32_t> limit;
+};
+inline constexpr std::uint32_t kPositionsPage = 2000;
 struct BalanceQuery {};
 // Market data: a snapshot, or (with fromSeq) the messages from fromSeq on if still kept.
 struct Subscribe { std::optional<std::uint64_t> fromSeq; };

@@ -250,6 +250,10 @@ class ExchangeClient::Impl {
     socket.close(ignored);
     outbound.clear();
     writing = false;
+    positionsPages.clear();  // a reply cut off by the loss is dropped: its asker asks again
+    statusPages.clear();
+    positionsPaging = false;
+    positionsAgain = false;
     inbound.clear();
     heartbeatTimer.cancel();
     backoff = backoff.count() == 0 ? options.backoffMin : std::min(backoff * 2, options.backoffMax);
@@ -535,6 +539,12 @@ class ExchangeClient::Impl {
         setState(ConnectionState::AuthFailed, str(j, "reason"));
         return;
       }
+      if (str(j, "req_type") == "positions") {  // the pages under way end here
+        positionsPages.clear();
+        statusPages.clear();
+        positionsPaging = false;
+        positionsAgain = false;
+      }
       return error(code, str(j, "reason"), str(j, "req_type"));
     }
   }
@@ -636,9 +646,11 @@ class ExchangeClient::Impl {
     if (callbacks.onOrderStatus) callbacks.onOrderStatus(r);
   }
 
+  // Pages (a reply with `next_after`) are gathered and the next one asked for; the callbacks
+  // get the whole list once the last page is in.
   void onPositions(const json& j) {
-    std::vector<Contract> list;
-    std::vector<ContractStatus> status;
+    std::vector<Contract>& list = positionsPages;
+    std::vector<ContractStatus>& status = statusPages;
     if (auto it = j.find("contracts"); it != j.end() && it->is_array()) {
       for (const json& c : *it) {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
@@ -659,9 +671,33 @@ class ExchangeClient::Impl {
         list.push_back(k);
       }
     }
-    if (callbacks.onPositions) callbacks.onPositions(list);
-    if (callbacks.onContractStatus) callbacks.onContractStatus(status);
+    if (auto next = j.find("next_after"); next != j.end() && next->is_number_unsigned()) {
+      sendLine("{\"type\":\"positions\",\"after_contract\":" + std::to_string(next->get<ContractId>()) + "}");
+      return;
+    }
+    const std::vector<Contract> whole = std::exchange(positionsPages, {});
+    const std::vector<ContractStatus> wholeStatus = std::exchange(statusPages, {});
+    positionsPaging = false;
+    if (callbacks.onPositions) callbacks.onPositions(whole);
+    if (callbacks.onContractStatus) callbacks.onContractStatus(wholeStatus);
+    if (std::exchange(positionsAgain, false)) askPositions();
   }
+  // One positions request is paged at a time: one asked for meanwhile is sent when it is done.
+  void askPositions() {
+    if (stopping) return;
+    if (!connected) return error("not_connected", "not connected to the exchange", "positions");
+    if (positionsPaging) {
+      positionsAgain = true;
+      return;
+    }
+    positionsPaging = true;
+    sendLine("{\"type\":\"positions\"}");
+  }
+  // io thread: the pages of the positions reply under way.
+  std::vector<Contract> positionsPages;
+  std::vector<ContractStatus> statusPages;
+  bool positionsPaging = false;
+  bool positionsAgain = false;
 
   // ---- requests from any thread ----
 
@@ -738,7 +774,9 @@ void ExchangeClient::massCancel(std::optional<ClusterId> cluster) {
 
 void ExchangeClient::requestBalance() { impl_->request("balance", "{\"type\":\"balance\"}"); }
 void ExchangeClient::requestOrders() { impl_->request("orders", "{\"type\":\"orders\"}"); }
-void ExchangeClient::requestPositions() { impl_->request("positions", "{\"type\":\"positions\"}"); }
+void ExchangeClient::requestPositions() {
+  asio::post(impl_->io, [impl = impl_.get()] { impl->askPositions(); });
+}
 void ExchangeClient::requestOrderStatus(const std::string& clOrdId) {
   impl_->request("order_status", json{{"type", "order_status"}, {"cl_ord_id", clOrdId}}.dump());
 }

@@ -452,9 +452,18 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
             appendReq(o, m.req);
             o += "}\n";
           },
-          [&](const PositionsQuery&) {
+          [&](const PositionsQuery& q) {
+            std::vector<Contract> all = engine_->contractsOf(a->id);
+            std::sort(all.begin(), all.end(), [](const Contract& x, const Contract& y) { return x.id < y.id; });
+            auto from = q.after ? std::upper_bound(all.begin(), all.end(), *q.after,
+                                                   [](ContractId id, const Contract& c) { return id < c.id; })
+                                : all.begin();
+            const std::size_t limit = q.limit.value_or(kPositionsPage);
+            const auto to = static_cast<std::size_t>(all.end() - from) > limit ? from + static_cast<std::ptrdiff_t>(limit)
+                                                                               : all.end();
             nlohmann::json list = nlohmann::json::array();
-            for (const Contract& c : engine_->contractsOf(a->id)) {
+            for (auto it = from; it != to; ++it) {
+              const Contract& c = *it;
               list.push_back({{"contract", c.id},
                               {"trade", c.trade},
                               {"side", c.buyer == a->id ? "buy" : "sell"},
@@ -474,6 +483,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
             }
             std::string& o = out.toSession[s];
             o += "{\"type\":\"positions\",\"contracts\":" + list.dump();
+            if (to != all.end()) o += ",\"next_after\":" + std::to_string(std::prev(to)->id);
             appendReq(o, m.req);
             o += "}\n";
           },
@@ -905,8 +915,26 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
 }
 
 void ExchangeCore::publishCells(Outbox* out) {
+  if (touched_.empty()) return;
+  // The depth of each run of consecutive touched hours of one cluster and side comes from one
+  // engine query (an order over a week touches 168 cells); the cells are then published in
+  // touched_'s order, as they would be one by one.
+  std::map<std::pair<ClusterId, Side>, std::vector<Hour>> hoursOf;
+  for (const CellKey& key : touched_) hoursOf[{key.cluster, key.side}].push_back(key.hour);
+  std::map<CellKey, std::vector<BookLevel>> depthOf;
+  for (const auto& [clusterSide, hours] : hoursOf) {
+    for (std::size_t i = 0; i < hours.size();) {
+      std::size_t j = i + 1;
+      while (j < hours.size() && hours[j] == hours[j - 1] + 1) ++j;
+      engine_->depthRange(clusterSide.first, hours[i], hours[j - 1] + 1, clusterSide.second, kPublishedLevels,
+                          scratchDepth_);
+      for (std::size_t k = i; k < j; ++k)
+        depthOf.emplace(CellKey{clusterSide.first, hours[k], clusterSide.second}, std::move(scratchDepth_[k - i]));
+      i = j;
+    }
+  }
   for (const CellKey& key : touched_) {
-    std::vector<BookLevel> levels = engine_->depth(key.cluster, key.hour, key.side, kPublishedLevels);
+    std::vector<BookLevel> levels = std::move(depthOf.at(key));
     auto it = published_.find(key);
     if (it == published_.end() ? levels.empty() : it->second == levels) continue;
     if (out) {

@@ -207,6 +207,8 @@ class ExchangeCore {
   // Market data.
   std::map<CellKey, std::vector<BookLevel>> published_;
   std::set<CellKey> touched_;
+  std::vector<std::vector<BookLevel>> scratchDepth_;  // publishCells'
+
   // Cells are published for hours before now + Limits::mdHorizonHours; this is where the
   // horizon stood at the last clock step.
   Hour publishedThrough_ = 0;

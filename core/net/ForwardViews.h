@@ -39,6 +39,8 @@ struct ForwardPositionView {
   std::string status;  // open, closed_out, settled
   Money margin = 0;
   Price lastMark = 0;
+  // What the position gains (negative: loses) if the index stands at `mark`.
+  Money pnlAt(Price mark) const { return (isLong ? 1 : -1) * (mark - price) * gpuHours; }
   bool operator==(const ForwardPositionView&) const = default;
 };
 

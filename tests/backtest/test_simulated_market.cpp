@@ -51,7 +51,7 @@ class TestSimulatedMarket : public QObject {
 
   void clustersAreRealisticAndPricedAroundPublicFigures() {
     const auto clusters = simulatedClusters();
-    QVERIFY(clusters.size() >= 12 && clusters.size() <= 20);
+    QVERIFY(clusters.size() >= 12 && clusters.size() <= 24);
     std::map<Accelerator, int> kinds;
     std::map<std::string, int> regions;
     for (const auto& c : clusters) {
@@ -101,7 +101,7 @@ class TestSimulatedMarket : public QObject {
         }
       }
     }
-    QCOMPARE(clusters, 18);
+    QCOMPARE(clusters, static_cast<int>(kSimulatedClusterCount));
     QVERIFY(grants >= 18);
     QCOMPARE(clock, 1 + (24 * 4 - 2));  // the opening, then every hour boundary after the first hour
     QVERIFY(sells > 100);
@@ -111,6 +111,52 @@ class TestSimulatedMarket : public QObject {
     QVERIFY(constraint > 5);
     QVERIFY(cancels > 50);
     QVERIFY(amends > 20);
+  }
+
+  // A training run needs whole clusters for weeks: the leased clusters are on offer whole, in
+  // leases of one to four weeks, back to back from the first hour up to the lease horizon, and
+  // the flow never names them. Fails if open() or the hourly step stops listing leases.
+  void wholeClustersAreLeasedForWeeksAhead() {
+    AccountDirectory accounts;
+    SimulatedMarketConfig cfg;
+    cfg.seed = 5;
+    SimulatedMarket market(cfg, accounts);
+    std::vector<InputEvent> all;
+    auto engine = makeMatchingEngine();
+    std::vector<Event> out;
+    for (int i = 0; i < 24 * 3; ++i) {
+      for (InputEvent& e : market.step()) {
+        // Every lease must be accepted: the provider was granted the capacity it lists.
+        out.clear();
+        engine->apply(e, out);
+        if (const auto* o = std::get_if<OrderRequest>(&e); o && o->side == Side::Sell && o->gpus >= 512)
+          for (const Event& ev : out)
+            if (const auto* r = std::get_if<OrderRejected>(&ev))
+              QFAIL(qPrintable(QString("lease %1 rejected: %2").arg(o->id).arg(QString::fromStdString(r->detail))));
+        all.push_back(std::move(e));
+      }
+    }
+    int leased = 0;
+    for (const Cluster& c : market.clusters()) {
+      if (supplyOf(c).style != SupplyStyle::WholeCluster) continue;
+      ++leased;
+      QVERIFY(c.totalGpus() >= 1024);
+      // Per block: hour by hour, the GPUs its leases list, from the start to the horizon.
+      std::map<Hour, GpuCount> listed;
+      for (const InputEvent& e : all) {
+        const auto* o = std::get_if<OrderRequest>(&e);
+        if (!o || o->cluster != c.id) continue;
+        QVERIFY(o->side == Side::Sell);  // the flow neither bids on nor lists these clusters
+        QVERIFY(o->gpus >= 512);
+        QVERIFY(o->end - o->start >= 7 * kHoursPerDay && o->end - o->start <= 28 * kHoursPerDay);
+        for (Hour h = o->start; h < o->end; ++h) listed[h] += o->gpus;
+      }
+      const Hour horizon = market.now() + cfg.leaseHorizonHours;
+      for (Hour h = cfg.start + 1; h < horizon; ++h)
+        QVERIFY2(listed[h] == c.totalGpus(), qPrintable(QString("%1 hour +%2: %3 GPUs listed")
+                                                            .arg(QString::fromStdString(c.name)).arg(h - cfg.start).arg(listed[h])));
+    }
+    QCOMPARE(leased, 3);
   }
 
   void engineAcceptsItAndTradesPrint() {

@@ -8,8 +8,16 @@
 #include "ui/planner/PlannerPanel.h"
 #include "ui/planner/RegionMapView.h"
 #include "ui/planner/TopologyMapView.h"
+#include "ui/planner/WorkloadEditor.h"
 
 #include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTabWidget>
 #include <QtTest>
 #include <qcustomplot.h>
@@ -201,6 +209,61 @@ class TestPlannerViews : public QObject {
     QCOMPARE(asked, (std::vector<GpuCount>{512, 8}));
     QCOMPARE(panel.model()->rowCount(), 6);
     QCOMPARE(panel.regionMap()->clusterItemCount(), 6);
+  }
+
+  // "New..." (workload editor): typed with the keyboard, refused while a field is wrong (nothing
+  // written), then saved as the JSON the planner and tessera-cli read, and selected. FLOPs per
+  // step left blank come from 6 x parameters x tokens per step (mutation tried: 2x instead of 6x
+  // fails the step time below).
+  void workloadEditorSavesWhatThePlannerReads() {
+    QTemporaryDir dir;
+    PlannerPanel panel;
+    panel.setWorkloads({loadWorkload("llm-70b-pretrain")});
+    panel.setWorkloadFolder(dir.path());
+    panel.show();
+    auto* button = panel.findChild<QPushButton*>("plannerNewWorkload");
+    QVERIFY(button && button->isVisible());
+    QTest::mouseClick(button, Qt::LeftButton);
+    auto* editor = panel.findChild<WorkloadEditor*>();
+    QVERIFY(editor);
+    auto type = [&](const char* field, const QString& text) {
+      auto* e = editor->findChild<QLineEdit*>(field);
+      QVERIFY2(e, field);
+      e->selectAll();
+      QTest::keyClick(e, Qt::Key_Delete);
+      QTest::keyClicks(e, text);
+    };
+    type("workloadName", "my-13b");
+    type("workloadParams", "13");
+    type("workloadTokensPerStep", "2000000");
+    type("workloadSteps", "50000");
+    type("workloadFlopsPerStep", "");
+    auto* data = editor->findChild<QSpinBox*>("workloadData");
+    data->selectAll();
+    QTest::keyClicks(data, "16");
+    auto* tensor = editor->findChild<QSpinBox*>("workloadTensor");
+    tensor->selectAll();
+    QTest::keyClicks(tensor, "4");
+    auto* save = editor->findChild<QPushButton*>("workloadSave");
+    type("workloadCheckpointHours", "abc");
+    QCOMPARE(editor->findChild<QLabel*>("workloadError")->text(), QString("Checkpoint every: 'abc' is not a number"));
+    QVERIFY(!save->isEnabled());
+    QTest::mouseClick(save, Qt::LeftButton);
+    QVERIFY(QDir(dir.path()).entryList({"*.json"}).isEmpty());
+    type("workloadCheckpointHours", "2");
+    QVERIFY2(save->isEnabled(), qPrintable(editor->problem()));
+    QTest::mouseClick(save, Qt::LeftButton);
+
+    auto loaded = loadWorkloadFile((dir.path() + "/my-13b.json").toStdString());
+    QVERIFY2(std::holds_alternative<WorkloadProfile>(loaded),
+             std::holds_alternative<LoadError>(loaded) ? std::get<LoadError>(loaded).message.c_str() : "");
+    const WorkloadProfile& w = std::get<WorkloadProfile>(loaded);
+    QCOMPARE(w.name, std::string("my-13b"));
+    QCOMPARE(w.gpus(), 16 * 4 * 1);
+    QCOMPARE(w.steps, 50000.0);
+    QCOMPARE(w.checkpointIntervalHours, 2.0);
+    QVERIFY(qAbs(w.peakComputeSecondsPerStep - 6.0 * 13e9 * 2e6 / (64 * 989e12)) < 1e-9);
+    QVERIFY(panel.findChild<QComboBox*>()->currentText().startsWith("my-13b"));
   }
 };
 

@@ -172,8 +172,9 @@ class TestAccountsCommand : public QObject {
     Exchange x(file);
     LineClient a(x.port());
     QCOMPARE(a.logonReply("alice", aliceKey)["code"].get<std::string>(), std::string("auth_failed"));
+    // The failure slows down that address, not alice's new key from elsewhere.
     LineClient a2(x.port(), "127.0.0.2");
-    QCOMPARE(a2.logonReply("alice", trimmed(r.out))["code"].get<std::string>(), std::string("auth_throttled"));  // per account
+    QCOMPARE(a2.logonReply("alice", trimmed(r.out))["type"].get<std::string>(), std::string("logon_ack"));
   }
 };
 

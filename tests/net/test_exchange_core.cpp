@@ -518,6 +518,37 @@ class TestExchangeCore : public QObject {
     QVERIFY(d.find(r, "md_resume").is_object());
     QCOMPARE(d.find(r, "md_cell")["seq"].get<std::uint64_t>(), seq + 1);
   }
+  // Positions in pages: limit 7 over 20 contracts gives 7, 7 and 6, each page after the last
+  // id of the one before, and only the last without next_after; together the unpaged list.
+  // Fails if next_after is off by one (a contract twice or lost) or given on the last page.
+  void positionsComeInPages() {
+    Driver d;
+    const SessionId provider = d.connect("provider");
+    const SessionId alice = d.connect("alice");
+    d.send(provider, order("ask", "sell", 1, 64, kNow, kNow + 48, kDollar));
+    for (int i = 0; i < 20; ++i)
+      d.send(alice, order("b" + std::to_string(i), "buy", 1, 1, kNow + i, kNow + i + 1, kDollar));
+    const json whole = d.find(d.send(alice, "{\"type\":\"positions\"}"), "positions");
+    QCOMPARE(whole["contracts"].size(), std::size_t(20));
+    QVERIFY(!whole.contains("next_after"));
+    json paged = json::array();
+    std::string after;
+    std::vector<std::size_t> sizes;
+    for (int page = 0; page < 5; ++page) {
+      const json r = d.find(d.send(alice, "{\"type\":\"positions\",\"limit\":7" + after + "}"), "positions");
+      sizes.push_back(r["contracts"].size());
+      for (const json& c : r["contracts"]) paged.push_back(c);
+      if (!r.contains("next_after")) break;
+      QCOMPARE(r["next_after"], r["contracts"].back()["contract"]);
+      after = ",\"after_contract\":" + r["next_after"].dump();
+    }
+    QCOMPARE(sizes, (std::vector<std::size_t>{7, 7, 6}));
+    QCOMPARE(paged, whole["contracts"]);
+    // A page larger than the exchange gives is refused, not cut short without a word.
+    const json refused = d.find(d.send(alice, "{\"type\":\"positions\",\"limit\":100000}"), "error");
+    QCOMPARE(refused["code"].get<std::string>(), std::string("bad_field"));
+  }
+
   void replayRefusesAnOverlongClientOrderId() {
     // A journal edited by hand (or damaged) must stop the server with a reason, not crash it.
     QTemporaryDir dir;

@@ -172,8 +172,14 @@ class TestExchangeCrash : public QObject {
     }
     QCOMPARE(found, acked.size());
     // Every acknowledged fill is a contract.
-    alice.send("{\"type\":\"positions\"}");
-    const json pos = *alice.until("positions", std::chrono::milliseconds(10000));
+    json pos{{"contracts", json::array()}};
+    for (std::string after;;) {  // in pages (docs/protocol.md, positions)
+      alice.send("{\"type\":\"positions\"" + after + "}");
+      const json page = *alice.until("positions", std::chrono::milliseconds(10000));
+      for (const json& c : page["contracts"]) pos["contracts"].push_back(c);
+      if (!page.contains("next_after")) break;
+      after = ",\"after_contract\":" + page["next_after"].dump();
+    }
     std::set<ContractId> contracts;
     for (const json& c : pos["contracts"]) contracts.insert(c["contract"].get<ContractId>());
     for (ContractId c : ackedContracts) QVERIFY(contracts.count(c));

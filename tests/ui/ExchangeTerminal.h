@@ -19,8 +19,9 @@ namespace tessera::ui::testing {
 inline constexpr Hour kNow = 20'000 * kHoursPerDay;  // the exchange clock, fixed
 inline constexpr ClusterId kH100 = 1;                // us-east-h100-a: 32 nodes of 8 GPUs
 
-inline net::ExchangeConfig exchangeConfig() {
-  net::ExchangeConfig c = net::EmbeddedExchange::demoConfig(kNow);
+// `journal`: ":memory:", or a file that a later exchange replays (a quit and a relaunch).
+inline net::ExchangeConfig exchangeConfig(const std::string& journal = ":memory:") {
+  net::ExchangeConfig c = net::EmbeddedExchange::demoConfig(kNow, "trader", "trader", journal);
   c.followWallClock = false;
   return c;
 }
@@ -94,12 +95,13 @@ inline OrderRequest houseAsk(OrderId id, GpuCount gpus, Hour start, Hour end, Pr
 }
 
 struct ExchangeTerminal {
-  net::EmbeddedExchange exchange{exchangeConfig()};
+  net::EmbeddedExchange exchange;
   std::unique_ptr<TradingSession> session;
   std::unique_ptr<MainWindow> window;
   std::unique_ptr<Observer> observer;
 
-  explicit ExchangeTerminal(QSize size = {1600, 1000}) {
+  explicit ExchangeTerminal(QSize size = {1600, 1000}, const std::string& journal = ":memory:")
+      : exchange(exchangeConfig(journal)) {
     exchange.start();
     ExchangeEndpoint e;
     e.host = "127.0.0.1";

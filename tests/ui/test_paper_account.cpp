@@ -3,6 +3,7 @@
 // finds the same cash, holds, escrow, working orders and contracts, read from the exchange by a
 // client of the account, and a market that goes on from the clock it left. A second terminal
 // cannot take the file while the first holds it; an unreadable journal is kept aside.
+#include "ExchangeAccountReader.h"
 #include "core/net/ExchangeClient.h"
 #include "ui/session/EmbeddedExchangeBackend.h"
 #include "ui/session/PaperAccount.h"
@@ -26,6 +27,7 @@
 
 using namespace tessera;
 using namespace tessera::ui;
+using namespace tessera::ui::testing;
 
 namespace {
 
@@ -54,56 +56,6 @@ struct Terminal {
   }
   std::uint16_t port() const { return backend->exchangePort(); }
 };
-
-// What the exchange says about the account, through a client of its own.
-struct AccountState {
-  net::Balance balance;
-  std::vector<net::WorkingOrder> orders;
-  std::vector<Contract> contracts;
-  Hour now = 0;
-};
-
-std::optional<AccountState> readAccount(std::uint16_t port) {
-  std::mutex m;
-  AccountState s;
-  std::atomic<bool> loggedOn = false;
-  std::atomic<int> balances = 0, orders = 0, positions = 0;
-  net::ClientOptions o;
-  o.port = port;
-  o.account = o.key = "trader";
-  o.marketData = false;
-  net::ClientCallbacks cb;
-  cb.onConnection = [&](net::ConnectionState st, const std::string&) { loggedOn = st == net::ConnectionState::LoggedOn; };
-  cb.onBalance = [&](const net::Balance& b) {
-    std::lock_guard lock(m);
-    s.balance = b;
-    ++balances;
-  };
-  cb.onOrders = [&](const std::vector<net::WorkingOrder>& w) {
-    std::lock_guard lock(m);
-    s.orders = w;
-    ++orders;
-  };
-  cb.onPositions = [&](const std::vector<Contract>& c) {
-    std::lock_guard lock(m);
-    s.contracts = c;
-    ++positions;
-  };
-  net::ExchangeClient client(o, cb);
-  client.start();
-  // Bounded: 10 s of 10 ms waits for each.
-  for (int i = 0; i < 1000 && !loggedOn; ++i) QTest::qWait(10);
-  if (!loggedOn) return std::nullopt;
-  const int b0 = balances, o0 = orders, p0 = positions;
-  client.requestBalance();
-  client.requestOrders();
-  client.requestPositions();
-  for (int i = 0; i < 1000 && (balances == b0 || orders == o0 || positions == p0); ++i) QTest::qWait(10);
-  client.stop();
-  if (balances == b0 || orders == o0 || positions == p0) return std::nullopt;
-  s.now = client.now();
-  return s;
-}
 
 bool sameOrders(std::vector<net::WorkingOrder> a, std::vector<net::WorkingOrder> b) {
   auto key = [](const net::WorkingOrder& w) { return w.orderId; };

@@ -165,12 +165,13 @@ class TestSettlementViews : public QObject {
     AccountPanel local;
     AccountSummary a;
     a.balance = 1'000'000'000;
-    local.setAccount(a, 1, 0);
+    a.name = "local";
+    local.setAccount(a, {}, 1, 0);
     QVERIFY(local.findChild<QLabel*>("accountEscrow")->text().contains("n/a"));
     a.settlementKnown = true;
     a.escrow = 64'000'000;
     a.credits = 2'500'000;
-    local.setAccount(a, 1, 0);
+    local.setAccount(a, {}, 1, 0);
     QCOMPARE(local.findChild<QLabel*>("accountEscrow")->text(), QString("$64.00"));
     QCOMPARE(local.findChild<QLabel*>("accountCredits")->text(), QString("$2.50"));
   }

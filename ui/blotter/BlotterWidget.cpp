@@ -1,5 +1,6 @@
 #include "ui/blotter/BlotterWidget.h"
 
+#include "ui/blotter/ContractDetailDialog.h"
 #include "ui/blotter/CsvExport.h"
 
 #include <QAction>
@@ -12,8 +13,11 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tessera::ui {
 
@@ -22,7 +26,8 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
       orders_(new WorkingOrdersModel(names, this)),
       fills_(new FillsModel(names, this)),
       contracts_(new ContractsModel(names, this)),
-      notes_(new SettlementNotesModel(this)) {
+      notes_(new SettlementNotesModel(this)),
+      names_(names) {
   setObjectName("blotter");
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -95,10 +100,14 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   connect(reportDelivery_, &QAction::triggered, this, [this] {
     if (const Contract* c = currentContract(); c && c->seller == contracts_->me()) emit reportDeliveryRequested(*c);
   });
+  auto* detailAction = new QAction(tr("Details and held shape..."), contractsView_);
+  detailAction->setObjectName("contractDetailAction");
+  connect(detailAction, &QAction::triggered, this, &BlotterWidget::showContractDetail);
+  connect(contractsView_, &QAbstractItemView::doubleClicked, this, &BlotterWidget::showContractDetail);
   auto* sellBackAction = new QAction(tr("Sell back..."), contractsView_);
   connect(sellBackAction, &QAction::triggered, sellBack, &QPushButton::click);
   contractsView_->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(contractsView_, &QWidget::customContextMenuRequested, this, [this, sellBackAction](QPoint at) {
+  connect(contractsView_, &QWidget::customContextMenuRequested, this, [this, sellBackAction, detailAction](QPoint at) {
     const Contract* c = currentContract();
     if (!c) return;
     // Only the provider reports delivery; only a holder sells back.
@@ -107,10 +116,20 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
     sellBackAction->setEnabled(c->buyer == contracts_->me());
     QMenu menu(contractsView_);
     menu.setToolTipsVisible(true);
+    menu.addAction(detailAction);
     menu.addAction(reportDelivery_);
     menu.addAction(sellBackAction);
     menu.exec(contractsView_->viewport()->mapToGlobal(at));
   });
+}
+
+void BlotterWidget::showContractDetail() {
+  const Contract* c = currentContract();
+  if (!c) return;
+  const ContractMark* held = c->buyer == contracts_->me() ? contracts_->heldOf(c->id) : nullptr;
+  auto* d = new ContractDetailDialog(*c, held, now_, names_, this);
+  d->setAttribute(Qt::WA_DeleteOnClose);
+  d->show();
 }
 
 const Contract* BlotterWidget::currentContract() const {
@@ -152,7 +171,26 @@ QTableView* BlotterWidget::makeView(QAbstractItemModel* model, QSortFilterProxyM
   v->verticalHeader()->setDefaultSectionSize(20);
   v->horizontalHeader()->setStretchLastSection(true);
   v->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  // Left-aligned titles stay in sight over a wide column (the held shape).
+  v->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   v->horizontalHeader()->setDefaultSectionSize(96);
+  v->horizontalHeader()->setResizeContentsPrecision(200);
+  // Columns widen to what they show (never narrower than the trader made them), so cluster names
+  // and the held shape are not cut; coalesced, as fills and marks arrive in bursts.
+  auto* fit = new QTimer(v);
+  fit->setSingleShot(true);
+  fit->setInterval(150);
+  connect(fit, &QTimer::timeout, v, [v] {
+    QHeaderView* h = v->horizontalHeader();
+    for (int c = 0; c + 1 < h->count(); ++c) {
+      const int was = h->sectionSize(c);
+      v->resizeColumnToContents(c);
+      h->resizeSection(c, std::max(was, std::min(460, h->sectionSize(c))));
+    }
+  });
+  connect(*proxy, &QAbstractItemModel::modelReset, fit, qOverload<>(&QTimer::start));
+  connect(*proxy, &QAbstractItemModel::rowsInserted, fit, qOverload<>(&QTimer::start));
+  connect(*proxy, &QAbstractItemModel::layoutChanged, fit, qOverload<>(&QTimer::start));
   return v;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The blotter dock: working orders, fills, contracts (with their settlement state) and
 // settlement notices in sortable tables, cancel from the row (Delete), cancel all, a delivery
-// problem report for a contract sold (context menu), and CSV export of the shown table.
+// problem report for a contract sold (context menu), a contract's detail view with its held shape
+// (double-click), and CSV export of the shown table.
 #include "ui/blotter/ContractsModel.h"
 #include "ui/blotter/FillsModel.h"
 #include "ui/blotter/SettlementNotesModel.h"
@@ -29,6 +30,8 @@ class BlotterWidget : public QWidget {
   QTableView* contractsView() const { return contractsView_; }
   QTableView* settlementView() const { return notesView_; }
   QTabWidget* tabs() const { return tabs_; }
+  // The exchange clock, for the contract detail view (hours before it are delivered).
+  void setNow(Hour now) { now_ = now; }
   // Says, in the settlement tab, whether this market settles contracts at all.
   void setSettlementAvailable(bool settles);
   // The context-menu action of the contract row, enabled for contracts the account sold.
@@ -41,6 +44,8 @@ class BlotterWidget : public QWidget {
   void amendSelected();
   // Shows the working order `id` selected (e.g. clicked on the grid); false if not listed.
   bool selectOrder(tessera::OrderId id);
+  // The detail view of the selected contract (double-click, context menu): its held shape.
+  void showContractDetail();
   void exportShown();
 
  signals:
@@ -63,10 +68,12 @@ class BlotterWidget : public QWidget {
   QSortFilterProxyModel* contractsProxy_ = nullptr;
   QSortFilterProxyModel* notesProxy_ = nullptr;
   SettlementNotesModel* notes_;
+  ClusterNames names_;
   QTableView* notesView_;
   QLabel* settlementHint_;
   QAction* reportDelivery_;
   bool settles_ = false;
+  Hour now_ = 0;
   QTabWidget* tabs_;
   QTableView* ordersView_;
   QTableView* fillsView_;

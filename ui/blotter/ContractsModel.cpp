@@ -42,6 +42,20 @@ const Contract* ContractsModel::contractAt(int row) const {
   return row >= 0 && row < static_cast<int>(contracts_.size()) ? &contracts_[static_cast<std::size_t>(row)] : nullptr;
 }
 
+const ContractMark* ContractsModel::heldOf(ContractId id) const {
+  const auto it = marks_.find(id);
+  return it != marks_.end() ? &it->second : nullptr;
+}
+
+QString ContractsModel::shapeText(const Contract& c, const ContractMark& held) {
+  if (held.soldGpuHours == 0) return tr("%1 GPUs").arg(c.gpus);
+  if (held.held.size() == 1)
+    return held.held.front().gpus == 0 ? tr("none (all sold)") : tr("%1 GPUs").arg(held.held.front().gpus);
+  QStringList runs;
+  for (const HeldStep& s : held.held) runs << tr("%1 GPUs until %2").arg(s.gpus).arg(formatHour(s.end));
+  return runs.join(tr(", then "));
+}
+
 ContractId ContractsModel::replacesOf(const Contract& c) const {
   if (c.replaces) return c.replaces;
   const auto st = status_.find(c.id);
@@ -65,6 +79,9 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && index.column() == Pnl && marked) {
     return QBrush(mark->second.pnl() >= 0 ? QColor(40, 170, 70) : QColor(220, 60, 60));
   }
+  if (role == Qt::ForegroundRole && index.column() == Realised && marked) {
+    return QBrush(mark->second.realisedPnl >= 0 ? QColor(40, 170, 70) : QColor(220, 60, 60));
+  }
   if (role == Qt::ForegroundRole && index.column() == State && shortfall) return QBrush(QColor(235, 80, 80));
   if (role == Qt::BackgroundRole) {
     if (shortfall) return QBrush(shortfallTint());
@@ -80,6 +97,9 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
     QString t = tr("Terms: %1").arg(describeTerms(c->terms));
     if (shortfall) t += tr("\nNot everything contracted was delivered: the remedy applies.");
     if (replaces) t += tr("\nA replacement for contract #%1, which failed.").arg(replaces);
+    if (marked && mark->second.soldGpuHours > 0)
+      t += tr("\nHeld after sales: %1 (%2 GPU-hours sold).").arg(shapeText(*c, mark->second)).arg(mark->second.soldGpuHours);
+    if (c->buyer == me_) t += tr("\nDouble-click for its shape over the hours.");
     return t;
   }
   if (role != Qt::DisplayRole && role != SortRole) return {};
@@ -90,6 +110,12 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
     case Side: return c->buyer == me_ ? tr("Held (bought)") : tr("Sold");
     case Cluster: return names_(c->cluster);
     case Gpus: return c->gpus;
+    case Held: {
+      if (!marked) return {};
+      const ContractMark& h = mark->second;
+      if (sort) return QVariant::fromValue<qlonglong>(static_cast<qlonglong>(c->gpus) * (c->end - c->start) - h.soldGpuHours);
+      return shapeText(*c, h);
+    }
     case Start: return sort ? QVariant::fromValue<qlonglong>(c->start) : QVariant(formatHour(c->start));
     case End: return sort ? QVariant::fromValue<qlonglong>(c->end) : QVariant(formatHour(c->end));
     case Price: return sort ? QVariant::fromValue<qlonglong>(c->price) : QVariant(formatPrice(c->price));
@@ -118,15 +144,18 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
     case Pnl:
       if (!marked) return {};
       return sort ? QVariant::fromValue<qlonglong>(mark->second.pnl()) : QVariant(formatMoney(mark->second.pnl()));
+    case Realised:
+      if (!marked || mark->second.soldGpuHours == 0) return {};
+      return sort ? QVariant::fromValue<qlonglong>(mark->second.realisedPnl) : QVariant(formatMoney(mark->second.realisedPnl));
   }
   return {};
 }
 
 QVariant ContractsModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Contract", "State", "Side", "Cluster", "GPUs", "Start", "End", "Price $/GPU-h",
-                                "Notional", "Delivered GPU-h", "Escrow", "Remedy", "Replaces",
-                                "Mark (remaining)", "P&L (remaining)"};
+  static const char* names[] = {"Contract", "State", "Side", "Cluster", "GPUs", "Held now", "Start", "End",
+                                "Price $/GPU-h", "Notional", "Delivered GPU-h", "Escrow", "Remedy", "Replaces",
+                                "Mark (remaining)", "P&L (remaining)", "Realised P&L"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

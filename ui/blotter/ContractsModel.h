@@ -1,7 +1,8 @@
 #pragma once
 // The blotter's contracts: what the account holds (bought) or has sold, with the held ones
 // marked to the current book, and where each stands in settlement (state, GPU-hours delivered,
-// escrow, remedy, the contract a replacement makes good). Failed or partly delivered
+// escrow, remedy, the contract a replacement makes good), and for a bought one what is left of it
+// after sales: its shape as GPUs over hours, and the P&L realised on what was sold. Failed or partly delivered
 // contracts and replacements are tinted so they stand out.
 #include "ui/blotter/ClusterNames.h"
 #include "ui/session/SessionTypes.h"
@@ -18,8 +19,8 @@ class ContractsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column {
-    Id, State, Side, Cluster, Gpus, Start, End, Price, Notional, Delivered, Escrow, Remedy, Replaces,
-    Mark, Pnl, ColumnCount
+    Id, State, Side, Cluster, Gpus, Held, Start, End, Price, Notional, Delivered, Escrow, Remedy, Replaces,
+    Mark, Pnl, Realised, ColumnCount
   };
   static constexpr int SortRole = Qt::UserRole;
 
@@ -30,12 +31,18 @@ class ContractsModel : public QAbstractTableModel {
   void setSettlement(std::map<ContractId, ContractSettlementStatus> status, std::set<ContractId> shortfall,
                      bool settles);
   const Contract* contractAt(int row) const;
+  // A bought contract as held after its sales (its shape and marks); null for one sold.
+  const ContractMark* heldOf(ContractId id) const;
   AccountId me() const { return me_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role) const override;
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+  // What is held of a bought contract, in words: "21 GPUs" when nothing was sold, else each run
+  // of hours with its GPUs ("21 GPUs until Mon 07 Dec 14:00, then 11 GPUs until ...").
+  static QString shapeText(const Contract& c, const ContractMark& held);
 
   static const QColor& shortfallTint();
   static const QColor& replacementTint();

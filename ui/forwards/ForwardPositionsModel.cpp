@@ -28,8 +28,7 @@ tessera::Price ForwardPositionsModel::markOf(const net::ForwardPositionView& p) 
 }
 
 Money ForwardPositionsModel::pnlOf(const net::ForwardPositionView& p) const {
-  const Money pnl = (markOf(p) - p.price) * p.gpuHours;
-  return p.isLong ? pnl : -pnl;
+  return p.pnlAt(markOf(p));
 }
 
 Money ForwardPositionsModel::totalOpenPnl() const {

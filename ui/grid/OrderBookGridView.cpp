@@ -107,8 +107,9 @@ void OrderBookGridView::setOwnOrders(std::vector<OrderView> orders) {
   update();
 }
 
-void OrderBookGridView::setOwnContracts(std::vector<Contract> contracts, AccountId me) {
+void OrderBookGridView::setOwnContracts(std::vector<Contract> contracts, AccountId me, std::vector<ContractMark> held) {
   ownContracts_ = std::move(contracts);
+  held_ = std::move(held);
   me_ = me;
   update();
 }
@@ -233,8 +234,11 @@ void OrderBookGridView::paintEvent(QPaintEvent*) {
   tf.setBold(true);
   p.setFont(tf);
   p.setPen(palette().color(QPalette::Text));
-  p.drawText(QRectF(kLeft, 4, plot.width(), kTop - 6), Qt::AlignLeft | Qt::AlignVCenter,
-             title_.isEmpty() ? tr("Order book") : title_);
+  // The title may run over the colour legend's column; on a narrow grid it is elided, never cut.
+  const double titleWidth = width() - kLeft - 8;
+  p.drawText(QRectF(kLeft, 4, titleWidth, kTop - 6), Qt::AlignLeft | Qt::AlignVCenter,
+             QFontMetrics(tf).elidedText(title_.isEmpty() ? tr("Order book") : title_, Qt::ElideRight,
+                                         static_cast<int>(titleWidth)));
   p.setFont(font());
   if (!model_.snapshot() || model_.hours() == 0) {
     p.drawText(plot, Qt::AlignCenter, tr("No book yet: select a cluster in the cluster list"));
@@ -324,11 +328,19 @@ void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
       continue;
     QColor fill = accent;
     fill.setAlpha(c.buyer == me_ ? 110 : 50);
-    p.setPen(QPen(accent, 1));
-    p.setBrush(fill);
-    p.drawRect(rectOf(c.start, c.end, 0, c.gpus));
-    p.setBrush(QBrush(palette().color(QPalette::HighlightedText), Qt::BDiagPattern));
-    p.drawRect(rectOf(c.start, c.end, 0, c.gpus));
+    std::vector<HeldStep> steps{HeldStep{c.start, c.end, c.gpus}};
+    if (c.buyer == me_) {
+      const auto h = std::find_if(held_.begin(), held_.end(), [&](const ContractMark& m) { return m.contract == c.id; });
+      if (h != held_.end()) steps = h->held;  // what is left after sales
+    }
+    for (const HeldStep& s : steps) {
+      if (s.gpus <= 0) continue;
+      p.setPen(QPen(accent, 1));
+      p.setBrush(fill);
+      p.drawRect(rectOf(s.start, s.end, 0, s.gpus));
+      p.setBrush(QBrush(palette().color(QPalette::HighlightedText), Qt::BDiagPattern));
+      p.drawRect(rectOf(s.start, s.end, 0, s.gpus));
+    }
   }
   // Own working orders: bold outlines, sells above the axis, buys below.
   for (const OrderView& o : ownOrders_) {
@@ -438,8 +450,15 @@ void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
     p.drawText(QRectF(x - 50, plot.bottom() + 5, 100, 16), Qt::AlignHCenter | Qt::AlignTop, label);
   }
   p.setFont(font());
-  p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter,
-             tr("Delivery hour (UTC)   -   red dashed line: exchange time %1").arg(formatHour(now_)));
+  // The longest caption that fits the plot's width.
+  QString caption;
+  for (const QString& c : {tr("Delivery hour (UTC)   -   red dashed line: exchange time %1").arg(formatHour(now_)),
+                           tr("Delivery hour (UTC); red dashed line: now, %1").arg(formatHour(now_)),
+                           tr("Delivery hour (UTC)")}) {
+    caption = c;
+    if (p.fontMetrics().horizontalAdvance(c) <= plot.width()) break;
+  }
+  p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter, caption);
 }
 
 void OrderBookGridView::paintLegend(QPainter& p, const QRectF& plot) const {
@@ -528,12 +547,23 @@ void OrderBookGridView::mouseMoveEvent(QMouseEvent* e) {
     const QRectF r = frame_.plot;
     selectTo_ = QPointF(std::clamp(e->position().x(), r.left(), r.right()), std::clamp(e->position().y(), r.top(), r.bottom()));
     current_ = selectionOf(selectFrom_, selectTo_, e->modifiers() & Qt::ShiftModifier);
+    if (current_.end > current_.start) noteHoursUnderCursor(current_.start, current_.end);
     update();
   } else if (panning_) {
     if ((e->position() - panFrom_).manhattanLength() >= 3) rightMoved_ = true;
     const double dh = (panFrom_.x() - e->position().x()) / plotRect().width() * viewHours_;
     setVisibleHours(static_cast<Hour>(std::llround(panStartHour_ + dh)), viewHours_);
+  } else if (plotRect().contains(e->position())) {
+    const Hour h = static_cast<Hour>(std::floor(hourAt(e->position().x())));
+    noteHoursUnderCursor(h, h + 1);
   }
+}
+
+void OrderBookGridView::noteHoursUnderCursor(Hour first, Hour end) {
+  if (first == cursorFirst_ && end == cursorEnd_) return;
+  cursorFirst_ = first;
+  cursorEnd_ = end;
+  emit hoursUnderCursor(first, end);
 }
 
 void OrderBookGridView::mouseReleaseEvent(QMouseEvent* e) {

@@ -46,7 +46,8 @@ class OrderBookGridView : public QWidget {
   std::optional<GridSelection> dragSelection() const { return selecting_ ? std::optional(current_) : std::nullopt; }
   // The own working order whose outline is at `pos`, if any.
   std::optional<OrderId> ownOrderAt(QPointF pos) const;
-  void setOwnContracts(std::vector<Contract> contracts, AccountId me);
+  // `held`: the shape left of each bought contract after its sales (drawn instead of the whole rectangle).
+  void setOwnContracts(std::vector<Contract> contracts, AccountId me, std::vector<ContractMark> held = {});
   void flashTrades(const std::vector<TradePrint>& trades);
 
   // The visible window of delivery hours.
@@ -71,6 +72,8 @@ class OrderBookGridView : public QWidget {
   void amendOrderRequested(tessera::OrderId order);
   void cancelOrderRequested(tessera::OrderId order);
   void visibleHoursChanged(double first, double hours);
+  // The delivery hours [first, end) under the cursor (one hour), or of the drag being made.
+  void hoursUnderCursor(tessera::Hour first, tessera::Hour end);
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -84,6 +87,9 @@ class OrderBookGridView : public QWidget {
 
  private:
   void updateScales();
+  void noteHoursUnderCursor(Hour first, Hour end);
+  Hour cursorFirst_ = 0;
+  Hour cursorEnd_ = 0;
   void syncScrollBar();
   void paintColumns(QPainter& p, const QRectF& plot) const;
   void paintOverlays(QPainter& p, const QRectF& plot) const;
@@ -112,6 +118,7 @@ class OrderBookGridView : public QWidget {
   Hour now_ = 0;
   std::vector<OrderView> ownOrders_;
   std::vector<Contract> ownContracts_;
+  std::vector<ContractMark> held_;
   AccountId me_ = 0;
   struct Flash {
     TradePrint trade;

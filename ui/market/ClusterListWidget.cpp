@@ -26,7 +26,7 @@ ClusterListWidget::ClusterListWidget(QWidget* parent)
   search_ = new QLineEdit(this);
   search_->setPlaceholderText(tr("Search name or provider (Ctrl+F)"));
   search_->setClearButtonEnabled(true);
-  filters->addWidget(search_, 0, 0, 1, 4);
+  filters->addWidget(search_, 0, 0, 1, 2);
   accelerator_ = new QComboBox(this);
   accelerator_->addItem(tr("any GPU"), -1);
   for (int a = 0; a <= static_cast<int>(Accelerator::RTX4090); ++a)
@@ -43,10 +43,11 @@ ClusterListWidget::ClusterListWidget(QWidget* parent)
   maxAsk_->setDecimals(2);
   maxAsk_->setSingleStep(0.25);
   maxAsk_->setSpecialValueText(tr("any price"));
+  // Two filters a row: the dock stays narrow enough for a 1366-pixel-wide screen.
   filters->addWidget(accelerator_, 1, 0);
   filters->addWidget(region_, 1, 1);
-  filters->addWidget(fabric_, 1, 2);
-  filters->addWidget(maxAsk_, 1, 3);
+  filters->addWidget(fabric_, 2, 0);
+  filters->addWidget(maxAsk_, 2, 1);
   layout->addLayout(filters);
 
   view_ = new QTableView(this);
@@ -63,6 +64,7 @@ ClusterListWidget::ClusterListWidget(QWidget* parent)
   layout->addWidget(view_);
   auto* hint = new QLabel(tr("Ctrl/Shift-click to show several clusters as one group."), this);
   hint->setEnabled(false);
+  hint->setWordWrap(true);
   layout->addWidget(hint);
 
   connect(search_, &QLineEdit::textChanged, this, &ClusterListWidget::applyFilters);

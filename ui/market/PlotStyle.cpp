@@ -13,7 +13,7 @@ void stylePlot(QCustomPlot* plot, bool dark) {
   plot->legend->setBrush(bg);
   plot->legend->setTextColor(fg);
   plot->legend->setBorderPen(QPen(fg));
-  for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
+  for (QCPAxis* a : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
     a->setBasePen(QPen(fg));
     a->setTickPen(QPen(fg));
     a->setSubTickPen(QPen(fg));

@@ -52,12 +52,21 @@ PriceChartWidget::PriceChartWidget(QWidget* parent) : QWidget(parent), plot_(new
   auto* title = new QCPTextElement(plot_, tr("Traded price"), QFont(font().family(), font().pointSize(), QFont::Bold));
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, title);
+  empty_ = new QCPItemText(plot_);
+  empty_->setObjectName("priceChartEmpty");
+  empty_->setClipToAxisRect(true);
+  empty_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  empty_->position->setCoords(0.5, 0.5);
+  empty_->setText(tr("No cluster selected: pick one in the Clusters list."));
 }
 
 void PriceChartWidget::setClusters(std::vector<ClusterId> clusters, QString title) {
   clusters_ = std::move(clusters);
+  title_ = title;
   if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
     t->setText(tr("Traded price: %1").arg(title));
+  updateEmpty(empty_->visible());
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PriceChartWidget::setTrades(const std::deque<TradePrint>& trades) {
@@ -86,6 +95,7 @@ void PriceChartWidget::setTrades(const std::deque<TradePrint>& trades) {
     }
     plot_->graph(i)->setData(x, y, true);
   }
+  updateEmpty(hi < lo);
   if (hi >= lo) {
     const double pad = std::max(0.05, (hi - lo) * 0.1);
     plot_->yAxis->setRange(lo - pad, hi + pad);
@@ -94,11 +104,20 @@ void PriceChartWidget::setTrades(const std::deque<TradePrint>& trades) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void PriceChartWidget::updateEmpty(bool empty) {
+  empty_->setVisible(empty);
+  empty_->setText(clusters_.empty() ? tr("No cluster selected: pick one in the Clusters list.")
+                                    : tr("No trades on %1 yet: the chart shows the hourly average price\n"
+                                         "(volume-weighted) of the trades printed on the tape.")
+                                          .arg(title_));
+}
+
 int PriceChartWidget::pointCount(Tenor t) const { return plot_->graph(static_cast<int>(t))->dataCount(); }
 
 void PriceChartWidget::setDark(bool dark) {
   stylePlot(plot_, dark);
   const QColor fg = plotForeground(dark);
+  empty_->setColor(fg);
   if (auto* t = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) t->setTextColor(fg);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -8,6 +8,7 @@
 #include <deque>
 
 class QCustomPlot;
+class QCPItemText;
 
 namespace tessera::ui {
 
@@ -26,8 +27,11 @@ class PriceChartWidget : public QWidget {
   int pointCount(Tenor t) const;
 
  private:
+  void updateEmpty(bool empty);
   QCustomPlot* plot_;
+  QCPItemText* empty_;  // why the chart is empty, when it is
   std::vector<ClusterId> clusters_;
+  QString title_;
 };
 
 }  // namespace tessera::ui

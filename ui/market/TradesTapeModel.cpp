@@ -44,11 +44,20 @@ QVariant TradesTapeModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && index.column() == Price) {
     return QBrush(t->aggressor == Side::Buy ? QColor(40, 170, 70) : QColor(220, 60, 60));
   }
-  if (role == Qt::TextAlignmentRole && index.column() >= Gpus && index.column() != Start)
+  if (role == Qt::TextAlignmentRole && (index.column() == Price || index.column() == Gpus || index.column() == Hours))
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ToolTipRole) {
+    return tr("Traded at exchange hour %1: %2 GPUs of %3 for %4 h from %5 at %6/GPU-h (%7)")
+        .arg(formatHour(t->exchangeTime))
+        .arg(t->gpus)
+        .arg(names_(t->cluster))
+        .arg(t->end - t->start)
+        .arg(formatHour(t->start), formatPrice(t->price),
+             t->aggressor == Side::Buy ? tr("the buyer took the offer") : tr("the seller hit the bid"));
+  }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case Time: return formatHour(t->exchangeTime);
+    case Time: return formatHourShort(t->exchangeTime);  // the day is in the tooltip
     case Cluster: return names_(t->cluster) + (t->mine ? tr("  (mine)") : QString());
     case Gpus: return t->gpus;
     case Start: return formatHour(t->start);
@@ -61,7 +70,7 @@ QVariant TradesTapeModel::data(const QModelIndex& index, int role) const {
 
 QVariant TradesTapeModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Exchange time", "Cluster", "GPUs", "Delivery from", "Hours", "$/GPU-h", "Aggressor"};
+  static const char* names[] = {"Time", "$/GPU-h", "GPUs", "Hours", "Delivery from", "Cluster", "Aggressor"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

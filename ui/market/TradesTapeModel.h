@@ -12,7 +12,8 @@ namespace tessera::ui {
 class TradesTapeModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Time, Cluster, Gpus, Start, Hours, Price, Aggressor, ColumnCount };
+  // Price and size first, as on any tape: a narrow dock shows them without scrolling.
+  enum Column { Time, Price, Gpus, Hours, Start, Cluster, Aggressor, ColumnCount };
   static constexpr std::size_t kRows = 2000;
 
   explicit TradesTapeModel(ClusterNames names, QObject* parent = nullptr);

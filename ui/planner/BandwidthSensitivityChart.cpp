@@ -33,7 +33,7 @@ BandwidthSensitivityChart::BandwidthSensitivityChart(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
-  plot_->setMinimumSize(480, 320);
+  plot_->setMinimumSize(320, 260);  // fits the planner dock on a 1366 x 768 screen
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Time and cost vs inter-node bandwidth", QFont("sans", 11, QFont::Bold)));
 

@@ -2,6 +2,8 @@
 
 #include "ui/planner/PlannerColors.h"
 
+#include "core/cost/CostReport.h"
+
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -11,9 +13,13 @@ namespace tessera::planner {
 
 namespace {
 
-double termValue(const cost::CostTerms& t, CostTerm which) {
+double termValue(const cost::CostBreakdown& b, CostTerm which) {
+  const cost::CostTerms& t = b.terms;
+  // The instance term is GPU-hours making progress: split by the step's compute and exposed sync.
+  const double computeShare = b.stepSeconds > 0 ? b.computeSecondsPerStep / b.stepSeconds : 1.0;
   switch (which) {
-    case CostTerm::Instance: return t.instance;
+    case CostTerm::Compute: return t.instance * computeShare;
+    case CostTerm::CommunicationStall: return t.instance * (1.0 - computeShare);
     case CostTerm::StorageAndEgress: return t.storageAndEgress;
     case CostTerm::Orchestration: return t.orchestration;
     case CostTerm::FailedWork: return t.failedWork;
@@ -39,9 +45,12 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
-  plot_->setMinimumSize(480, 320);
+  plot_->setMinimumSize(320, 260);  // fits the planner dock on a 1366 x 768 screen
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold)));
+  plot_->plotLayout()->insertRow(1);
+  whyLine_ = new QCPTextElement(plot_, QString(), QFont("sans", 9));
+  plot_->plotLayout()->addElement(1, 0, whyLine_);
 
   for (int i = 0; i < kCostTermCount; ++i) {
     const auto term = static_cast<CostTerm>(i);
@@ -71,11 +80,21 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   plot_->legend->setFont(lf);
   // The legend sits in its own row under the plot, so it never hides a bar or a rate marker.
   plot_->axisRect()->insetLayout()->take(plot_->legend);
-  plot_->plotLayout()->addElement(2, 0, plot_->legend);
+  plot_->plotLayout()->addElement(3, 0, plot_->legend);
   plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-  plot_->legend->setWrap(6);
-  plot_->plotLayout()->setRowStretchFactor(2, 0.001);
+  plot_->legend->setWrap(4);
+  plot_->plotLayout()->setRowStretchFactor(3, 0.001);
   setOffers({});
+}
+
+void EffectiveCostChart::setPlotStyle(const std::function<void(QCustomPlot*)>& style) {
+  style(plot_);
+  // Text elements and the rate marker follow the axes' colour.
+  const QColor text = plot_->xAxis->labelColor();
+  for (int i = 0; i < plot_->plotLayout()->elementCount(); ++i)
+    if (auto* e = qobject_cast<QCPTextElement*>(plot_->plotLayout()->elementAt(i))) e->setTextColor(text);
+  rate_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(text, 1.5), QColor(0xff, 0xeb, 0x3b), 13));
+  plot_->replot();
 }
 
 double EffectiveCostChart::stackedTotal(int index) const {
@@ -114,7 +133,7 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
   for (int i = 0; i < shown_; ++i) keys << i + 1;
   for (int t = 0; t < kCostTermCount; ++t) {
     QVector<double> values;
-    for (const auto* b : shown) values << termValue(b->terms, static_cast<CostTerm>(t)) / money.divisor;
+    for (const auto* b : shown) values << termValue(*b, static_cast<CostTerm>(t)) / money.divisor;
     bars_[t]->setData(keys, values, true);
   }
   QVector<double> rates;
@@ -137,6 +156,31 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
   plot_->yAxis->setLabel("effective cost ($" + money.suffix + ")");
   plot_->yAxis->setRange(0, maxTotal > 0 ? maxTotal / money.divisor * 1.12 : 1);
   plot_->yAxis2->setRange(0, maxRate > 0 ? maxRate * 1.12 : 1);
+  why_.clear();
+  if (shown_ >= 2) {
+    // Against the next cheapest: the term that saves the most, and the model's note that explains it.
+    int second = -1;
+    for (int i = 0; i < shown_; ++i)
+      if (i != cheapestReal_ && (second < 0 || shown[i]->terms.total() < shown[second]->terms.total())) second = i;
+    const auto* a = shown[cheapestReal_];
+    const auto* b = shown[second];
+    int term = 0;
+    double saved = -1;
+    for (int t = 0; t < kCostTermCount; ++t) {
+      const double d = termValue(*b, static_cast<CostTerm>(t)) - termValue(*a, static_cast<CostTerm>(t));
+      if (d > saved) { saved = d; term = t; }
+    }
+    why_ = QString("%1 is cheapest: its %2 is %3 less than on %4")
+               .arg(labels[cheapestReal_], QString::fromUtf8(costTermName(static_cast<CostTerm>(term))),
+                    QString::fromStdString(cost::money(saved)), labels[second]);
+    if (a->mfu && b->mfu)
+      why_ += QString("\n(MFU %1% vs %2%, %3 vs %4 per GPU-hour)")
+                  .arg(100 * *a->mfu, 0, 'f', 0).arg(100 * *b->mfu, 0, 'f', 0)
+                  .arg(QString::fromStdString(cost::money(a->pricePerGpuHour)), QString::fromStdString(cost::money(b->pricePerGpuHour)));
+    for (const auto& note : a->notes)
+      if (note.rfind("compute scaled", 0) == 0 || note.rfind("throughput scaled", 0) == 0) why_ += "; " + QString::fromStdString(note);
+  }
+  whyLine_->setText(why_);
   QString xLabel = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
   if (!unservable.isEmpty()) xLabel += "   (cannot serve it: " + unservable.join(", ") + ")";
   plot_->xAxis->setLabel(xLabel);

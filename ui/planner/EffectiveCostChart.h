@@ -1,10 +1,14 @@
 #pragma once
-// Stacked bars of the five cost terms for each offer that could serve a workload, side by
-// side, with each offer's hourly rate marked on a second axis: the cheapest-looking offer
-// (lowest rate) and the cheapest real one (lowest effective cost) are both labelled.
+// Stacked bars of the effective-cost terms (compute, communication stall, failed work,
+// restarts, storage and egress, orchestration) for each offer that could serve a workload, side
+// by side, with each offer's hourly rate marked on a second axis: the cheapest-looking offer
+// (lowest rate) and the cheapest real one (lowest effective cost) are both labelled, and a line
+// above the bars says why the cheapest one is cheapest (the term that differs most).
 #include "core/cost/EffectiveCostModel.h"
 
 #include <QWidget>
+
+#include <functional>
 
 #include <string>
 #include <vector>
@@ -12,6 +16,7 @@
 class QCustomPlot;
 class QCPBars;
 class QCPGraph;
+class QCPTextElement;
 
 namespace tessera::planner {
 
@@ -29,6 +34,10 @@ class EffectiveCostChart : public QWidget {
   void setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName = {});
 
   QCustomPlot* plot() const { return plot_; }
+  // Why the cheapest offer wins, in words (empty with fewer than two offers).
+  QString whyText() const { return why_; }
+  // The terminal's plot style (theme); called now and for every later replot's look.
+  void setPlotStyle(const std::function<void(QCustomPlot*)>& style);
   int barCount() const { return shown_; }                 // offers drawn
   int cheapestRateIndex() const { return cheapestRate_; }  // among drawn offers, -1 if none
   int cheapestRealIndex() const { return cheapestReal_; }
@@ -38,6 +47,8 @@ class EffectiveCostChart : public QWidget {
   QCustomPlot* plot_;
   std::vector<QCPBars*> bars_;
   QCPGraph* rate_ = nullptr;
+  QCPTextElement* whyLine_ = nullptr;
+  QString why_;
   int shown_ = 0;
   int cheapestRate_ = -1;
   int cheapestReal_ = -1;

@@ -1,16 +1,14 @@
 #include "ui/planner/OfferRankingModel.h"
 
+#include "ui/planner/PlannerFormat.h"
+
 #include <QBrush>
 #include <QColor>
 
 namespace tessera::planner {
 
 namespace {
-QString money(double v) {
-  if (v >= 1e6) return QString("$%1M").arg(v / 1e6, 0, 'f', 3);
-  if (v >= 1e4) return QString("$%1k").arg(v / 1e3, 0, 'f', 1);
-  return QString("$%1").arg(v, 0, 'f', 2);
-}
+QString money(double v) { return moneyText(v); }
 }  // namespace
 
 OfferRankingModel::OfferRankingModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -42,8 +40,8 @@ QVariant OfferRankingModel::data(const QModelIndex& index, int role) const {
   const cost::CandidateOffer& c = candidateAt(index.row());
   const cost::CostResult& r = resultAt(index.row());
   const auto* b = std::get_if<cost::CostBreakdown>(&r);
-  if (role == Qt::ForegroundRole && !b) return QBrush(QColor(0x9e, 0x9e, 0x9e));
-  if (role == Qt::ForegroundRole && b && !b->fitsWindow) return QBrush(QColor(0xc6, 0x28, 0x28));
+  // Grey: cannot serve, or cannot finish inside the offer's window (the detail column says which).
+  if (role == Qt::ForegroundRole && (!b || !b->fitsWindow)) return QBrush(QColor(0x8a, 0x8f, 0x98));
   if (role == Qt::TextAlignmentRole && index.column() != Cluster && index.column() != Detail)
     return int(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole) {
@@ -63,7 +61,7 @@ QVariant OfferRankingModel::data(const QModelIndex& index, int role) const {
       return raw ? QVariant(b->terms.total()) : QVariant(money(b->terms.total()));
     case WallClock:
       if (!b) return {};
-      return raw ? QVariant(b->wallClockHours / 24) : QVariant(QString::number(b->wallClockHours / 24, 'f', 1) + (b->fitsWindow ? "" : " !"));
+      return raw ? QVariant(b->wallClockHours / 24) : QVariant(QString::number(b->wallClockHours / 24, 'f', 1));
     case Mfu:
       if (!b || !b->mfu) return raw ? QVariant() : QVariant(QStringLiteral("-"));
       return raw ? QVariant(*b->mfu) : QVariant(QString::number(100 * *b->mfu, 'f', 1) + "%");
@@ -72,10 +70,13 @@ QVariant OfferRankingModel::data(const QModelIndex& index, int role) const {
       return raw ? QVariant(b->costPerUnit) : QVariant(money(b->costPerUnit) + " / " + QString::fromStdString(b->unit));
     case Detail:
       if (!b) return QString::fromStdString(std::get<cost::CostError>(r).message);
-      return QString("%1, %2 GB/s per GPU, %3 nodes")
-          .arg(QString::fromUtf8(cost::toString(b->sync.bottleneck).data()))
-          .arg(b->sync.gbytesPerSecPerGpu, 0, 'g', 3)
-          .arg(b->span.nodes);
+      if (!b->fitsWindow)
+        return QString("does not fit: needs %1 d, the offer's window is %2 d")
+            .arg(b->wallClockHours / 24, 0, 'f', 1)
+            .arg(c.offer.windowHours.value_or(0) / 24, 0, 'f', 1);
+      return QString("%1, %2 per GPU, %3")
+          .arg(QString::fromUtf8(cost::toString(b->sync.bottleneck).data()), bandwidthText(b->sync.gbytesPerSecPerGpu),
+               countText(b->span.nodes, "node", "nodes"));
   }
   return {};
 }

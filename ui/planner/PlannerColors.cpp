@@ -18,7 +18,8 @@ QColor acceleratorColor(Accelerator a) {
 
 QColor costTermColor(CostTerm t) {
   switch (t) {
-    case CostTerm::Instance: return QColor(0x42, 0x85, 0xf4);
+    case CostTerm::Compute: return QColor(0x42, 0x85, 0xf4);
+    case CostTerm::CommunicationStall: return QColor(0x00, 0xac, 0xc1);
     case CostTerm::StorageAndEgress: return QColor(0x0f, 0x9d, 0x58);
     case CostTerm::Orchestration: return QColor(0xab, 0x47, 0xbc);
     case CostTerm::FailedWork: return QColor(0xdb, 0x44, 0x37);
@@ -29,11 +30,12 @@ QColor costTermColor(CostTerm t) {
 
 const char* costTermName(CostTerm t) {
   switch (t) {
-    case CostTerm::Instance: return "instance cost";
+    case CostTerm::Compute: return "compute (at the achieved MFU)";
+    case CostTerm::CommunicationStall: return "communication stall";
     case CostTerm::StorageAndEgress: return "storage & egress";
     case CostTerm::Orchestration: return "orchestration overhead";
     case CostTerm::FailedWork: return "failed work";
-    case CostTerm::MigrationOrRestart: return "migration / restart";
+    case CostTerm::MigrationOrRestart: return "restarts";
   }
   return "?";
 }

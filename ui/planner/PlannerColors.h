@@ -9,8 +9,11 @@ namespace tessera::planner {
 
 QColor acceleratorColor(Accelerator a);
 
-enum class CostTerm { Instance, StorageAndEgress, Orchestration, FailedWork, MigrationOrRestart };
-inline constexpr int kCostTermCount = 5;
+// The effective-cost formula's terms as the charts stack them: the instance term split into the
+// GPU-hours spent computing (at the achieved MFU) and those spent waiting on gradient sync, since
+// that split is what differs between a contiguous cluster and a fragmented one.
+enum class CostTerm { Compute, CommunicationStall, FailedWork, MigrationOrRestart, StorageAndEgress, Orchestration };
+inline constexpr int kCostTermCount = 6;
 QColor costTermColor(CostTerm t);
 const char* costTermName(CostTerm t);
 

@@ -4,11 +4,21 @@
 #include "ui/planner/BandwidthSensitivityChart.h"
 #include "ui/planner/EffectiveCostChart.h"
 #include "ui/planner/OfferRankingModel.h"
+#include "ui/planner/PlacementTableModel.h"
+#include "ui/planner/PlannerFormat.h"
 #include "ui/planner/RegionMapView.h"
 #include "ui/planner/TopologyMapView.h"
+#include "ui/planner/WorkloadEditor.h"
 
 #include <QComboBox>
+#include <qcustomplot.h>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QMenu>
+#include <QPointer>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -44,6 +54,16 @@ Cluster clusterSummary(const cost::Topology& t) {
 PlannerPanel::PlannerPanel(QWidget* parent)
     : QWidget(parent),
       workloadBox_(new QComboBox(this)),
+      newWorkload_(new QPushButton(tr("New..."), this)),
+      questionRow_(new QWidget(this)),
+      kinds_(new QToolButton(this)),
+      earliest_(new QSpinBox(this)),
+      latest_(new QSpinBox(this)),
+      budget_(new QDoubleSpinBox(this)),
+      rerank_(new QPushButton(tr("Re-rank"), this)),
+      buy_(new QPushButton(tr("Buy this placement..."), this)),
+      legend_(new QLabel(this)),
+      placements_(new PlacementTableModel(this)),
       summary_(new QLabel(this)),
       splitter_(new QSplitter(Qt::Vertical, this)),
       table_(new QTableView(this)),
@@ -55,19 +75,96 @@ PlannerPanel::PlannerPanel(QWidget* parent)
       regionMap_(new RegionMapView(this)) {
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel("Workload:", this));
+  // The combo shrinks with the dock instead of widening it to its longest workload name.
+  workloadBox_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  workloadBox_->setMinimumContentsLength(14);
   top->addWidget(workloadBox_, 1);
+  top->addWidget(newWorkload_);
+  newWorkload_->setObjectName("plannerNewWorkload");
+  newWorkload_->setToolTip(tr("New workload: describe your own, starting from the current one"));
+  newWorkload_->setVisible(false);
+  connect(newWorkload_, &QPushButton::clicked, this, [this] { openWorkloadEditor(); });
   summary_->setWordWrap(true);
+
+  // The question: which kinds, when to start, how much at most.
+  auto* kindsMenu = new QMenu(kinds_);
+  for (Accelerator a : {Accelerator::H100, Accelerator::H200, Accelerator::B200, Accelerator::GB200,
+                        Accelerator::MI300X, Accelerator::A100, Accelerator::L40S, Accelerator::RTX4090}) {
+    QAction* act = kindsMenu->addAction(QString::fromUtf8(toString(a).data()));
+    act->setCheckable(true);
+    act->setData(static_cast<int>(a));
+    connect(act, &QAction::toggled, this, [this] { setKinds(question() ? question()->kinds : std::vector<Accelerator>{}); askQuestion(true); });
+  }
+  kinds_->setMenu(kindsMenu);
+  kinds_->setPopupMode(QToolButton::InstantPopup);
+  kinds_->setText(tr("any kind"));
+  kinds_->setToolTip(tr("GPU kinds that will do (none ticked: any)"));
+  earliest_->setRange(0, 60);
+  latest_->setRange(0, 60);
+  earliest_->setValue(1);
+  latest_->setValue(7);
+  earliest_->setSuffix(tr(" d"));
+  latest_->setSuffix(tr(" d"));
+  earliest_->setToolTip(tr("Earliest start, in days from now"));
+  latest_->setToolTip(tr("Latest start, in days from now"));
+  budget_->setRange(0, 1000);
+  budget_->setDecimals(2);
+  budget_->setPrefix("$");
+  budget_->setSuffix("M");
+  budget_->setSpecialValueText(tr("no budget"));
+  budget_->setToolTip(tr("Most the completed work may cost (effective cost), in millions of dollars"));
+  // Two short rows rather than one long one, so the question fits a narrow dock (1366 x 768).
+  auto* q = new QVBoxLayout(questionRow_);
+  q->setContentsMargins(0, 0, 0, 0);
+  auto* q1 = new QHBoxLayout;
+  q1->addWidget(new QLabel(tr("Kinds:"), this));
+  q1->addWidget(kinds_);
+  q1->addSpacing(8);
+  q1->addWidget(new QLabel(tr("budget:"), this));
+  q1->addWidget(budget_);
+  q1->addStretch(1);
+  auto* q2 = new QHBoxLayout;
+  q2->addWidget(new QLabel(tr("Start in"), this));
+  q2->addWidget(earliest_);
+  q2->addWidget(new QLabel(tr("to"), this));
+  q2->addWidget(latest_);
+  q2->addWidget(new QLabel(tr("from now"), this));
+  q2->addStretch(1);
+  q->addLayout(q1);
+  q->addLayout(q2);
+  rerank_->setToolTip(tr("Sort the rows by the current effective cost (rows keep their places while prices update)"));
+  buy_->setToolTip(tr("Open an order ticket with an all-or-none bid for the selected placement"));
+  questionRow_->setVisible(false);
+  legend_->setWordWrap(true);
+  legend_->setVisible(false);
+  legend_->setText(tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
+                      "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
+
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
+  layout->addWidget(questionRow_);
   layout->addWidget(summary_);
   layout->addWidget(splitter_, 1);
 
   table_->setModel(model_);
+  table_->setObjectName("plannerTable");
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
-  splitter_->addWidget(table_);
+  auto* tableBox = new QWidget(this);
+  auto* tableLayout = new QVBoxLayout(tableBox);
+  tableLayout->setContentsMargins(0, 0, 0, 0);
+  tableLayout->addWidget(table_, 1);
+  tableLayout->addWidget(legend_);
+  auto* below = new QHBoxLayout;
+  below->addStretch(1);
+  below->addWidget(rerank_);
+  below->addWidget(buy_);
+  tableLayout->addLayout(below);
+  rerank_->setVisible(false);
+  buy_->setVisible(false);
+  splitter_->addWidget(tableBox);
   tabs_->addTab(costChart_, "Effective cost");
   tabs_->addTab(bandwidthChart_, "Bandwidth sensitivity");
   tabs_->addTab(topologyMap_, "Topology");
@@ -79,6 +176,19 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   connect(workloadBox_, &QComboBox::currentIndexChanged, this, [this](int) { recompute(); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current, const QModelIndex&) { showSelected(current.row()); });
+  for (QSpinBox* box : {earliest_, latest_})
+    connect(box, &QSpinBox::valueChanged, this, [this](int) { askQuestion(true); });
+  connect(budget_, &QDoubleSpinBox::valueChanged, this, [this](double) { askQuestion(true); });
+  connect(rerank_, &QPushButton::clicked, this, [this] {
+    placements_->rerank();
+    updateButtons();
+  });
+  connect(buy_, &QPushButton::clicked, this, [this] {
+    const auto* p = placements_->placementAt(table_->currentIndex().row());
+    const int index = workloadBox_->currentIndex();
+    if (p && index >= 0 && index < static_cast<int>(workloads_.size()))
+      emit buyPlacementRequested(*p, QString::fromStdString(workloads_[static_cast<std::size_t>(index)].name));
+  });
   connect(tabs_, &QTabWidget::currentChanged, this, [this](int) { saveLayout(); });
   connect(splitter_, &QSplitter::splitterMoved, this, [this](int, int) { saveLayout(); });
   for (int i = 0; i < 4; ++i) {
@@ -100,6 +210,48 @@ void PlannerPanel::setWorkloads(std::vector<cost::WorkloadProfile> workloads) {
                               .arg(QString::fromStdString(w.name), QString::fromUtf8(cost::toString(w.kind).data()))
                               .arg(w.gpus()));
   recompute();
+}
+
+void PlannerPanel::addWorkload(const cost::WorkloadProfile& w, bool select) {
+  auto same = std::find_if(workloads_.begin(), workloads_.end(), [&](const auto& k) { return k.name == w.name; });
+  const int current = workloadBox_->currentIndex();
+  int index = 0;
+  if (same != workloads_.end()) {
+    *same = w;
+    index = static_cast<int>(same - workloads_.begin());
+  } else {
+    workloads_.push_back(w);
+    index = static_cast<int>(workloads_.size()) - 1;
+  }
+  {
+    const QSignalBlocker block(workloadBox_);
+    workloadBox_->clear();
+    for (const auto& k : workloads_)
+      workloadBox_->addItem(QString("%1  (%2, %3 GPUs)")
+                                .arg(QString::fromStdString(k.name), QString::fromUtf8(cost::toString(k.kind).data()))
+                                .arg(k.gpus()));
+    workloadBox_->setCurrentIndex(select ? index : std::max(0, current));
+  }
+  recompute();
+}
+
+void PlannerPanel::setWorkloadFolder(const QString& folder) {
+  workloadFolder_ = folder;
+  newWorkload_->setVisible(!folder.isEmpty());
+}
+
+WorkloadEditor* PlannerPanel::openWorkloadEditor() {
+  auto* editor = new WorkloadEditor(workloadFolder_, this);
+  editor->setAttribute(Qt::WA_DeleteOnClose);
+  if (const auto q = question()) {
+    cost::WorkloadProfile start = q->workload;
+    start.name += "-mine";
+    editor->load(start);
+  }
+  connect(editor, &WorkloadEditor::saved, this,
+          [this](const QString&, const cost::WorkloadProfile& w) { addWorkload(w, true); });
+  editor->show();
+  return editor;
 }
 
 std::vector<std::string> PlannerPanel::loadWorkloadDirectory(const std::filesystem::path& dir) {
@@ -126,26 +278,184 @@ std::vector<std::string> PlannerPanel::loadWorkloadDirectory(const std::filesyst
 
 void PlannerPanel::setCandidates(std::vector<cost::CandidateOffer> candidates) {
   source_ = nullptr;
+  runner_ = nullptr;
   candidates_ = std::move(candidates);
   recompute();
 }
 
 void PlannerPanel::setCandidateSource(CandidateSource source) {
   source_ = std::move(source);
+  runner_ = nullptr;
   recompute();
+}
+
+void PlannerPanel::refresh() {
+  if (planMode()) askQuestion(false);
+  else recompute();
+}
+
+void PlannerPanel::setPlanRunner(PlanRunner runner) {
+  runner_ = std::move(runner);
+  source_ = nullptr;
+  if (table_->model() != placements_) {
+    table_->setModel(placements_);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current, const QModelIndex&) { showSelected(current.row()); });
+  }
+  questionRow_->setVisible(true);
+  legend_->setVisible(true);
+  rerank_->setVisible(true);
+  buy_->setVisible(true);
+  askQuestion(true);
+}
+
+std::optional<PlannerPanel::PlanQuestion> PlannerPanel::question() const {
+  const int index = workloadBox_->currentIndex();
+  if (index < 0 || index >= static_cast<int>(workloads_.size())) return std::nullopt;
+  PlanQuestion q;
+  q.workload = workloads_[static_cast<std::size_t>(index)];
+  for (QAction* a : kinds_->menu()->actions())
+    if (a->isChecked()) q.kinds.push_back(static_cast<Accelerator>(a->data().toInt()));
+  q.earliestAhead = static_cast<Hour>(earliest_->value()) * kHoursPerDay;
+  q.latestAhead = static_cast<Hour>(latest_->value()) * kHoursPerDay;
+  if (budget_->value() > 0) q.budgetDollars = budget_->value() * 1e6;
+  return q;
+}
+
+void PlannerPanel::setStartRange(int earliestDays, int latestDays) {
+  const QSignalBlocker a(earliest_), b(latest_);
+  earliest_->setValue(earliestDays);
+  latest_->setValue(latestDays);
+  askQuestion(true);
+}
+
+void PlannerPanel::setBudget(std::optional<double> dollars) {
+  const QSignalBlocker block(budget_);
+  budget_->setValue(dollars ? *dollars / 1e6 : 0.0);
+  askQuestion(true);
+}
+
+void PlannerPanel::setKinds(const std::vector<Accelerator>& kinds) {
+  QStringList names;
+  for (QAction* a : kinds_->menu()->actions()) {
+    const bool on = std::find(kinds.begin(), kinds.end(), static_cast<Accelerator>(a->data().toInt())) != kinds.end();
+    const QSignalBlocker block(a);
+    a->setChecked(on);
+    if (on) names << a->text();
+  }
+  kinds_->setText(names.isEmpty() ? tr("any kind") : names.join(", "));
+}
+
+void PlannerPanel::askQuestion(bool newQuestion) {
+  if (!planMode()) return;
+  if (newQuestion) ++questionGeneration_;
+  const auto q = question();
+  if (!q) {
+    summary_->setText(tr("No workload loaded."));
+    return;
+  }
+  if (newQuestion) {
+    placements_->setPlan({});
+    summary_->setText(tr("Pricing %1 (%2 GPUs) on the live book...")
+                          .arg(QString::fromStdString(q->workload.name)).arg(q->workload.gpus()));
+  }
+  const quint64 generation = questionGeneration_;
+  QPointer<PlannerPanel> self(this);
+  runner_(*q, [self, generation](const cost::PlanRequest& asked, cost::PlanResult result) {
+    if (!self || generation != self->questionGeneration_) return;  // a question since replaced
+    // A new question, or a table with no placement to keep the user on (e.g. asked before the
+    // book arrived), is ranked afresh; otherwise the rows keep their places.
+    const bool fresh = self->shownGeneration_ != generation || self->placements_->plan().placements.empty();
+    self->shownGeneration_ = generation;
+    self->showPlan(asked, std::move(result), fresh);
+  });
+}
+
+void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion) {
+  const QString name = QString::fromStdString(asked.workload.name);
+  const QString range = tr("starting between %1 and %2").arg(hourText(asked.earliestStart), hourText(asked.latestStart));
+  std::vector<Cluster> clusters;
+  for (const auto& p : result.placements) clusters.push_back(p.cluster);
+  for (const auto& u : result.unfit) clusters.push_back(u.cluster);
+  regionMap_->setClusters(clusters);
+  if (!result.problem.empty()) {
+    summary_->setText(tr("The question cannot be answered: %1.").arg(QString::fromStdString(result.problem)));
+  } else if (result.placements.empty()) {
+    QString earliest = result.earliestFeasible
+                           ? tr("The earliest feasible start is %1 on %2.")
+                                 .arg(hourText(result.earliestFeasible->start),
+                                      QString::fromStdString(result.earliestFeasible->cluster.name))
+                           : tr("No cluster has the supply within %1 days after the latest start.")
+                                 .arg(asked.lookAheadHours / kHoursPerDay);
+    summary_->setText(tr("No cluster can place %1 (%2 GPUs) %3: each cluster's reason is in the table. %4")
+                          .arg(name).arg(asked.workload.gpus()).arg(range, earliest));
+  } else {
+    QString text = tr("%1 of %2 clusters can place %3 (%4 GPUs) %5, ranked by effective cost of the completed "
+                      "work (the hourly rate is only one term); each row starts at its cheapest hour.")
+                       .arg(result.placements.size()).arg(clusters.size())
+                       .arg(name).arg(asked.workload.gpus()).arg(range);
+    if (result.earliestFeasible)
+      text += tr(" Earliest possible start: %1 on %2.")
+                  .arg(hourText(result.earliestFeasible->start), QString::fromStdString(result.earliestFeasible->cluster.name));
+    summary_->setText(text);
+  }
+  const ClusterId selected = placements_->clusterAt(table_->currentIndex().row());
+  std::vector<ChartOffer> offers;
+  for (std::size_t i = 0; i < result.placements.size() && i < 8; ++i)
+    offers.push_back({result.placements[i].cluster.name, cost::CostResult{result.placements[i].cost}});
+  if (newQuestion) {
+    placements_->setPlan(std::move(result));
+    table_->resizeColumnsToContents();
+    if (placements_->rowCount() > 0) selectOffer(0);
+  } else {
+    placements_->updatePlan(std::move(result));
+    // The selection stays on its row (the rows did not move); its views follow the new prices.
+    if (selected != 0) showSelected(placements_->rowOf(selected));
+  }
+  costChart_->setOffers(offers, name);
+  updateButtons();
+}
+
+void PlannerPanel::updateButtons() {
+  buy_->setEnabled(planMode() && placements_->placementAt(table_->currentIndex().row()) != nullptr);
+  rerank_->setEnabled(planMode() && placements_->orderIsStale());
+}
+
+void PlannerPanel::setPlotStyle(const std::function<void(QCustomPlot*)>& style) {
+  costChart_->setPlotStyle(style);
+  style(bandwidthChart_->plot());
+  bandwidthChart_->plot()->replot();
+}
+
+void PlannerPanel::showClusterTopology(const Cluster& cluster) {
+  if (planMode()) {
+    const int row = placements_->rowOf(cluster.id);
+    if (row >= 0) {
+      selectOffer(row);
+      showView(View::Topology);
+      return;
+    }
+  }
+  topologyMap_->setTopology(cost::deriveTopology(cluster));
+  showView(View::Topology);
 }
 
 void PlannerPanel::selectWorkload(int index) { workloadBox_->setCurrentIndex(index); }
 
 void PlannerPanel::selectOffer(int row) {
-  if (row < 0 || row >= model_->rowCount()) return;
-  table_->selectionModel()->setCurrentIndex(model_->index(row, 0),
+  QAbstractItemModel* m = table_->model();
+  if (row < 0 || row >= m->rowCount()) return;
+  table_->selectionModel()->setCurrentIndex(m->index(row, 0),
                                             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 void PlannerPanel::showView(View v) { tabs_->setCurrentIndex(static_cast<int>(v)); }
 
 void PlannerPanel::recompute() {
+  if (planMode()) {
+    askQuestion(true);
+    return;
+  }
   const int index = workloadBox_->currentIndex();
   if (index < 0 || index >= static_cast<int>(workloads_.size())) {
     std::vector<Cluster> clusters;
@@ -176,7 +486,26 @@ void PlannerPanel::recompute() {
   if (model_->rowCount() > 0) selectOffer(0);
 }
 
+void PlannerPanel::showPlacementRow(int row) {
+  updateButtons();
+  const auto* p = placements_->placementAt(row);
+  const auto* u = placements_->unfitAt(row);
+  if (!p && !u) return;
+  const cost::Topology t = p ? p->topology : cost::deriveTopology(u->cluster);
+  if (!(topologyMap_->topology() == t)) topologyMap_->setTopology(t);
+  if (p) {
+    topologyMap_->setPlacement(p->placement);
+    if (const auto q = question()) bandwidthChart_->setScenario(q->workload, p->topology, p->offer);
+  } else {
+    topologyMap_->setPlacement({});
+  }
+}
+
 void PlannerPanel::showSelected(int row) {
+  if (planMode()) {
+    showPlacementRow(row);
+    return;
+  }
   if (row < 0 || row >= model_->rowCount()) return;
   const auto& c = model_->candidateAt(row);
   topologyMap_->setTopology(c.topology);

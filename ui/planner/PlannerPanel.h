@@ -1,9 +1,16 @@
 #pragma once
-// The planner: pick a workload, see the candidate offers ranked by effective cost, and look at
-// the chosen one on the cost chart, the bandwidth curve, the topology map and the region map.
+// The planner: pick a workload, see where it can run ranked by effective cost, and look at the
+// chosen one on the cost chart, the bandwidth curve, the topology map and the region map.
 // Selecting a row shows that cluster with the job's placement highlighted. The layout (tab,
 // splitter) persists in QSettings under "planner/". Ctrl+1..4 switch views.
+//
+// Two sources of rows. On the live market (setPlanRunner) the panel asks the planning question
+// (workload, GPU kinds, start range, budget) and shows cost::planPlacements' answer in a
+// PlacementTableModel: rows keep their places and the selection while prices update, and
+// "Buy this placement" hands the chosen placement to whoever opens the order ticket. With fixed
+// offers (setCandidates, setCandidateSource) it ranks them in an OfferRankingModel.
 #include "core/cost/EffectiveCostModel.h"
+#include "core/cost/PlanSearch.h"
 
 #include <QWidget>
 
@@ -14,8 +21,13 @@
 #include <vector>
 
 class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
+class QSpinBox;
 class QSplitter;
+class QToolButton;
 class QTableView;
 class QTabWidget;
 
@@ -24,6 +36,8 @@ namespace tessera::planner {
 class BandwidthSensitivityChart;
 class EffectiveCostChart;
 class OfferRankingModel;
+class PlacementTableModel;
+class WorkloadEditor;
 class RegionMapView;
 class TopologyMapView;
 
@@ -37,19 +51,57 @@ class PlannerPanel : public QWidget {
   ~PlannerPanel() override;
 
   void setWorkloads(std::vector<cost::WorkloadProfile> workloads);
+  // Adds a workload (replacing one of the same name); `select` makes it the current one.
+  void addWorkload(const cost::WorkloadProfile& w, bool select);
+  // Where "New workload..." saves (the user's own workloads); without one the button is hidden.
+  void setWorkloadFolder(const QString& folder);
+  // Opens the workload editor on a copy of the current workload (what "New workload..." does).
+  WorkloadEditor* openWorkloadEditor();
   void setCandidates(std::vector<cost::CandidateOffer> candidates);
   // Offers that depend on the workload (e.g. the book's asks for its GPU count, via
   // cost::candidatesFromBook): called on the GUI thread whenever the workload changes or
   // refresh() is called; replaces the fixed candidates.
   using CandidateSource = std::function<std::vector<cost::CandidateOffer>(const cost::WorkloadProfile&)>;
   void setCandidateSource(CandidateSource source);
-  void refresh() { recompute(); }
+  void refresh();
+
+  // The live market: the question is asked through `runner`, which answers on the GUI thread
+  // (possibly later) through `done` with the request it priced (absolute hours) and the result.
+  struct PlanQuestion {
+    cost::WorkloadProfile workload;
+    std::vector<Accelerator> kinds;  // empty: any
+    Hour earliestAhead = 24;         // hours from now
+    Hour latestAhead = 7 * 24;
+    std::optional<double> budgetDollars;
+  };
+  using PlanDone = std::function<void(const cost::PlanRequest&, cost::PlanResult)>;
+  using PlanRunner = std::function<void(const PlanQuestion&, PlanDone done)>;
+  void setPlanRunner(PlanRunner runner);
+  std::optional<PlanQuestion> question() const;
+  void setStartRange(int earliestDays, int latestDays);
+  void setBudget(std::optional<double> dollars);
+  void setKinds(const std::vector<Accelerator>& kinds);
+  PlacementTableModel* placements() const { return placements_; }
+  QTableView* table() const { return table_; }
+  QPushButton* buyButton() const { return buy_; }
+  QPushButton* rerankButton() const { return rerank_; }
+  QLabel* summary() const { return summary_; }
+  // The terminal's chart style (its theme) for the planner's charts.
+  void setPlotStyle(const std::function<void(QCustomPlot*)>& style);
+  // Shows `cluster` on the topology tab (with the plan's placement if it has one).
+  void showClusterTopology(const Cluster& cluster);
   // Loads every *.json of a directory; returns one message per file that could not be read.
   std::vector<std::string> loadWorkloadDirectory(const std::filesystem::path& dir);
 
   void selectWorkload(int index);
   void selectOffer(int row);
   void showView(View v);
+
+ signals:
+  // "Buy this placement": the selected feasible placement, for an all-or-none bid.
+  void buyPlacementRequested(const tessera::cost::PlannedPlacement& placement, const QString& workload);
+
+ public:
 
   OfferRankingModel* model() const { return model_; }
   EffectiveCostChart* costChart() const { return costChart_; }
@@ -60,14 +112,33 @@ class PlannerPanel : public QWidget {
 
  private:
   void recompute();
+  void askQuestion(bool newQuestion);
+  void showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion);
   void showSelected(int row);
+  void showPlacementRow(int row);
+  void updateButtons();
+  bool planMode() const { return static_cast<bool>(runner_); }
   void saveLayout() const;
   void restoreLayout();
 
   std::vector<cost::WorkloadProfile> workloads_;
   std::vector<cost::CandidateOffer> candidates_;
   CandidateSource source_;
+  PlanRunner runner_;
+  quint64 questionGeneration_ = 0;  // bumped whenever the question changes
+  quint64 shownGeneration_ = 0;     // the generation the table shows
   QComboBox* workloadBox_;
+  QPushButton* newWorkload_;
+  QString workloadFolder_;
+  QWidget* questionRow_;
+  QToolButton* kinds_;
+  QSpinBox* earliest_;
+  QSpinBox* latest_;
+  QDoubleSpinBox* budget_;
+  QPushButton* rerank_;
+  QPushButton* buy_;
+  QLabel* legend_;
+  PlacementTableModel* placements_;
   QLabel* summary_;
   QSplitter* splitter_;
   QTableView* table_;

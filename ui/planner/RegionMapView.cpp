@@ -93,17 +93,20 @@ void RegionMapView::setClusters(const std::vector<Cluster>& clusters) {
   s->clear();
   drawBackground();
   clusterItems_ = unplaced_ = 0;
-  std::map<std::pair<int, int>, int> stacked;  // clusters already at an anchor
+  std::map<std::pair<int, int>, double> stacked;  // how far down (or across) an anchor is taken
   std::set<Accelerator> seen;
   for (const Cluster& c : clusters) {
     bool known = false;
     QPointF at = regionAnchor(c.region, &known);
     if (!known) ++unplaced_;
     const auto key = std::make_pair(static_cast<int>(at.x()), static_cast<int>(at.y()));
-    const int k = stacked[key]++;
-    // Clusters in one region fan out in a column so labels stay readable.
-    at += QPointF(known ? 0 : k * 150, known ? k * 26 : 0);
     const double radius = 5 + 2.0 * std::sqrt(static_cast<double>(c.totalGpus()) / 64.0);
+    // Clusters in one region fan out in a column, each dot below the last one's, so neither
+    // dots nor labels overlap.
+    double& taken = stacked[key];
+    const double step = std::max(2 * radius + 4, 18.0);
+    at += QPointF(known ? 0 : taken, known ? taken + radius : 0);
+    taken += known ? step : 150;
     const QColor colour = acceleratorColor(c.accelerator);
     auto* dot = s->addEllipse(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius,
                               QPen(colour.darker(140), 1.2), colour);

@@ -1,6 +1,7 @@
 #include "ui/planner/TopologyMapView.h"
 
 #include "ui/planner/PlannerColors.h"
+#include "ui/planner/PlannerFormat.h"
 
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
@@ -25,10 +26,7 @@ const QColor kIdleGpu(0x9e, 0xb3, 0xc8);
 const QColor kPlacedGpu(0xff, 0x6f, 0x00);
 const QColor kNvlink(0x2e, 0x7d, 0x32);
 
-QString bandwidth(double gbytesPerSec) {
-  if (gbytesPerSec >= 1000) return QString::number(gbytesPerSec / 1000, 'g', 3) + " TB/s";
-  return QString::number(gbytesPerSec, 'g', 3) + " GB/s";
-}
+QString bandwidth(double gbytesPerSec) { return bandwidthText(gbytesPerSec); }
 
 QGraphicsSimpleTextItem* addLabel(QGraphicsScene* scene, const QString& text, QPointF at,
                                   int pointSize, const QColor& color = Qt::black,
@@ -87,11 +85,23 @@ int TopologyMapView::gpuItemCount() const {
 
 double TopologyMapView::zoom() const { return transform().m11(); }
 
-void TopologyMapView::zoomIn() { scale(1.25, 1.25); }
-void TopologyMapView::zoomOut() { scale(0.8, 0.8); }
+void TopologyMapView::zoomIn() {
+  userZoomed_ = true;
+  scale(1.25, 1.25);
+}
+void TopologyMapView::zoomOut() {
+  userZoomed_ = true;
+  scale(0.8, 0.8);
+}
 
 void TopologyMapView::fitAll() {
+  userZoomed_ = false;
   if (!scene()->items().isEmpty()) fitInView(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+}
+
+void TopologyMapView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  if (!userZoomed_) fitAll();
 }
 
 void TopologyMapView::wheelEvent(QWheelEvent* event) {
@@ -99,6 +109,7 @@ void TopologyMapView::wheelEvent(QWheelEvent* event) {
   const double factor = std::pow(1.2, steps);
   const double next = zoom() * factor;
   if (next > 0.02 && next < 40) scale(factor, factor);
+  userZoomed_ = true;
   event->accept();
 }
 
@@ -155,11 +166,11 @@ void TopologyMapView::rebuild() {
       const double cx = siteX + (sp + 0.5) * siteW / spines;
       auto* r = s->addRect(cx - spineW / 2, kSpineY, spineW, spineH, switchPen, QColor(0xcf, 0xd8, 0xdc));
       r->setToolTip(QString("spine %1").arg(sp));
-      addLabel(s, QString("spine %1").arg(sp), {cx, kSpineY + spineH / 2}, 7);
+      addLabel(s, QString("spine %1").arg(sp), {cx, kSpineY + spineH / 2}, 9);
       spineCentres.push_back({cx, kSpineY + spineH});
       ++switches_;
     }
-    addLabel(s, QString::fromStdString(t.sites[site].name) + QString("  (%1 nodes)").arg(t.sites[site].nodes),
+    addLabel(s, QString::fromStdString(t.sites[site].name) + "  (" + countText(t.sites[site].nodes, "node", "nodes") + ")",
              {siteX + siteW / 2, kSpineY - 40}, 11);
     siteSpineCentres.push_back({siteX + siteW / 2, kSpineY - 14});
 
@@ -170,14 +181,14 @@ void TopologyMapView::rebuild() {
       const double leafW = 80, leafH = 26;
       for (const QPointF& sp : spineCentres) s->addLine(QLineF(QPointF(cx, kLeafY), sp), linkPen)->setZValue(-1);
       auto* leafItem = s->addRect(cx - leafW / 2, kLeafY, leafW, leafH, switchPen, QColor(0xb0, 0xbe, 0xc5));
-      leafItem->setToolTip(QString("leaf %1: %2 nodes").arg(leaf).arg(nodesHere));
-      addLabel(s, QString("leaf %1").arg(leaf), {cx, kLeafY + leafH / 2}, 7);
+      leafItem->setToolTip(QString("leaf %1: %2").arg(leaf).arg(countText(nodesHere, "node", "nodes")));
+      addLabel(s, QString("leaf %1").arg(leaf), {cx, kLeafY + leafH / 2}, 9);
       ++switches_;
       if (!spineCentres.empty()) {
         const double uplink = nodesHere * nodeFabric / t.fabric.oversubscription;
         QString text = "up " + bandwidth(uplink);
         if (t.fabric.oversubscription > 1) text += QString(" (%1:1)").arg(t.fabric.oversubscription, 0, 'g', 2);
-        addLabel(s, text, {cx, kLeafY - 14}, 7, QColor(0x37, 0x47, 0x4f));
+        addLabel(s, text, {cx, kLeafY - 16}, 10, QColor(0x37, 0x47, 0x4f));
         ++linkLabels_;
       }
       // Node grid under the leaf, with one trunk line carrying the per-node link label.
@@ -187,7 +198,7 @@ void TopologyMapView::rebuild() {
       s->addLine(QLineF(cx, kLeafY + leafH, cx, gridTop - 6), linkPen)->setZValue(-1);
       s->addLine(QLineF(lx + 10, gridTop - 6, lx + leafColumnW - 20, gridTop - 6), linkPen)->setZValue(-1);
       addLabel(s, QString("%1 x %2 Gb/s = %3 per node").arg(t.fabric.railsPerNode).arg(t.fabric.gbpsPerRail, 0, 'g', 4).arg(bandwidth(nodeFabric)),
-               {cx, (kLeafY + leafH + gridTop) / 2}, 7, QColor(0x37, 0x47, 0x4f));
+               {cx, (kLeafY + leafH + gridTop) / 2}, 10, QColor(0x37, 0x47, 0x4f));
       ++linkLabels_;
       Q_UNUSED(gridBottom);
 
@@ -234,18 +245,17 @@ void TopologyMapView::rebuild() {
   }
   // One legend line explains the outline and the NVLink bandwidth.
   const QRectF all = s->itemsBoundingRect();
-  QString nvText = QString("dashed green: NVLink domain (%1, %2 per GPU, %3 node%4)")
+  QString nvText = QString("dashed green: NVLink domain (%1, %2 per GPU, %3)")
                        .arg(QString::fromUtf8(toString(t.intraNodeLink).data()))
                        .arg(bandwidth(t.intraNodeGBpsPerGpu))
-                       .arg(perDomain)
-                       .arg(perDomain > 1 ? "s" : "");
+                       .arg(countText(perDomain, "node", "nodes"));
   addLabel(s, nvText, {all.left(), all.bottom() + 14}, 9, kNvlink, false);
   addLabel(s, "orange: GPUs of the selected placement", {all.left(), all.bottom() + 34}, 9, kPlacedGpu.darker(120), false);
   if (undrawnNodes_ > 0)
     addLabel(s, QString("%1 more nodes not drawn (the map draws the first %2)").arg(undrawnNodes_).arg(kMaxDrawnNodes),
              {all.left(), all.bottom() + 54}, 9, Qt::darkRed, false);
   addLabel(s, QString::fromStdString(t.name) + QString("  —  %1 x %2 GPUs, %3 fabric")
-                  .arg(t.nodeCount()).arg(t.gpusPerNode).arg(QString::fromUtf8(toString(t.fabric.fabricClass).data())),
+                  .arg(countText(t.nodeCount(), "node", "nodes")).arg(t.gpusPerNode).arg(QString::fromUtf8(toString(t.fabric.fabricClass).data())),
            {all.left(), kSpineY - 80}, 13, Qt::black, false);
 
   // Site interconnect.

@@ -43,6 +43,7 @@ class TopologyMapView : public QGraphicsView {
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void rebuild();
@@ -59,6 +60,7 @@ class TopologyMapView : public QGraphicsView {
   int drawnNodes_ = 0;
   int undrawnNodes_ = 0;
   bool fitted_ = false;
+  bool userZoomed_ = false;  // the wheel or a zoom key was used: resizing keeps the user's zoom
 };
 
 }  // namespace tessera::planner

@@ -92,7 +92,7 @@ void EmbeddedExchangeBackend::start() {
     dealer_->start();
     market_ = std::make_unique<backtest::SimulatedMarket>(config_, feederAccounts_);
     if (exchange_->replayedEntries() > 0)
-      grantedByEarlierRun_ = config_.start + market_->config().horizonHours + 2 * kHoursPerDay;
+      grantedByEarlierRun_ = config_.start + market_->grantAheadHours() + kHoursPerDay;
     step();  // the set-up: clusters, clock, grants, the opening book, before the client logs on
     stepTimer_ = new QTimer(this);
     stepTimer_->setTimerType(Qt::PreciseTimer);

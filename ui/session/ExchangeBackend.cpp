@@ -145,8 +145,12 @@ void ExchangeBackend::start() {
       out.push_back(ContractSettlementStatus{x.contract, parseContractState(x.state), QString::fromStdString(x.state),
                                              x.deliveredGpuHours, x.escrow, x.replaces});
     }
-    QMetaObject::invokeMethod(this, [this, out = std::move(out)] { emit contractStatusChanged(out); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [this, out = std::move(out)] {
+      escrowOf_.clear();
+      for (const ContractSettlementStatus& x : out) escrowOf_[x.contract] = x.escrow;
+      accountDirty_ = true;
+      emit contractStatusChanged(out);
+    }, Qt::QueuedConnection);
   };
   emit connectionChanged(ConnectionState::Connecting,
                          tr("connecting to %1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port));
@@ -351,7 +355,6 @@ void ExchangeBackend::publish() {
   if (!pendingFills_.empty()) emit ownFills(std::exchange(pendingFills_, {}));
   if (accountDirty_) {
     accountDirty_ = false;
-    std::vector<ContractMark> marks;
     AccountSummary a;
     a.name = QString::fromStdString(endpoint_.account);
     a.id = kMe;
@@ -360,18 +363,18 @@ void ExchangeBackend::publish() {
     a.settlementKnown = true;
     a.escrow = balance_.escrow;
     a.credits = balance_.credits;
+    HeldPositions held = heldPositions(contracts_, kMe, now_, [&](ClusterId cluster, Hour h, Price fallback) {
+      return markPrice(book, cluster, h, fallback);
+    });
+    a.markValue = held.totals.markValue;
+    a.remainingCost = held.totals.remainingCost;
+    a.realisedPnl = held.totals.realisedPnl;
+    a.soldOnCost = held.totals.soldOnCost;
     for (const Contract& c : contracts_) {
-      if (c.buyer != kMe) continue;
-      ContractMark m;
-      m.contract = c.id;
-      for (Hour h = std::max(c.start, now_); h < c.end; ++h) {
-        m.markValue += static_cast<Money>(c.gpus) * markPrice(book, c.cluster, h, c.price);
-        m.remainingCost += static_cast<Money>(c.gpus) * c.price;
-      }
-      a.markValue += m.markValue;
-      a.remainingCost += m.remainingCost;
-      marks.push_back(m);
+      if (c.seller != kMe) continue;
+      if (const auto e = escrowOf_.find(c.id); e != escrowOf_.end()) a.proceedsDue += e->second;
     }
+    std::vector<ContractMark> marks = std::move(held.contracts);
     emit contractsChanged(contracts_, std::move(marks));
     emit accountChanged(a);
   }

@@ -82,6 +82,7 @@ class ExchangeBackend : public MarketBackend {
   std::map<OrderId, OrderId> sessionIdOf_;        // exchange id -> the session's id
   std::set<TradeId> ourTrades_;
   std::vector<Contract> contracts_;
+  std::map<ContractId, Money> escrowOf_;  // what each contract's buyer still has in escrow
   std::vector<OrderView> working_;
   net::Balance balance_;
   Hour now_ = 0;

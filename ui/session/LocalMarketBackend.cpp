@@ -203,22 +203,6 @@ Price LocalMarketBackend::markPrice(ClusterId cluster, Hour h, Price fallback) c
   return fallback;
 }
 
-std::vector<ContractMark> LocalMarketBackend::markContracts(const std::vector<Contract>& all) const {
-  std::vector<ContractMark> marks;
-  const Hour now = matcher_->now();
-  for (const Contract& c : all) {
-    if (c.buyer != me_) continue;
-    ContractMark m;
-    m.contract = c.id;
-    for (Hour h = std::max(c.start, now); h < c.end; ++h) {
-      m.markValue += static_cast<Money>(c.gpus) * markPrice(c.cluster, h, c.price);
-      m.remainingCost += static_cast<Money>(c.gpus) * c.price;
-    }
-    marks.push_back(m);
-  }
-  return marks;
-}
-
 std::vector<ClusterQuote> LocalMarketBackend::quoteClusters() const {
   std::vector<ClusterQuote> quotes;
   const Hour now = matcher_->now();
@@ -276,7 +260,9 @@ void LocalMarketBackend::publish(bool force) {
   if (accountDue) {
     contractsDirty_ = false;
     std::vector<Contract> contracts = matcher_->contractsOf(me_);
-    std::vector<ContractMark> marks = markContracts(contracts);
+    HeldPositions held = heldPositions(contracts, me_, matcher_->now(), [this](ClusterId cluster, Hour h, Price fallback) {
+      return markPrice(cluster, h, fallback);
+    });
     AccountSummary a;
     a.name = accountName_;
     a.id = me_;
@@ -284,11 +270,10 @@ void LocalMarketBackend::publish(bool force) {
     for (const OrderView& o : working) {
       if (o.request.side == Side::Buy) a.reserved += o.request.limit * o.leavesGpuHours;
     }
-    for (const ContractMark& m : marks) {
-      a.markValue += m.markValue;
-      a.remainingCost += m.remainingCost;
-    }
-    emit contractsChanged(std::move(contracts), std::move(marks));
+    a.markValue = held.totals.markValue;
+    a.remainingCost = held.totals.remainingCost;
+    a.realisedPnl = held.totals.realisedPnl;
+    emit contractsChanged(std::move(contracts), std::move(held.contracts));
     emit accountChanged(a);
   }
   if (force || sinceQuotes_.elapsed() >= 1000) {

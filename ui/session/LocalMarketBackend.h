@@ -52,7 +52,6 @@ class LocalMarketBackend : public MarketBackend {
   void apply(const InputEvent& in);
   void handle(const Event& e);
   void publish(bool force);
-  std::vector<ContractMark> markContracts(const std::vector<Contract>& held) const;
   std::vector<ClusterQuote> quoteClusters() const;
   Price markPrice(ClusterId cluster, Hour h, Price fallback) const;
   void publishIndex(Hour asOf);

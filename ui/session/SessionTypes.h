@@ -5,6 +5,7 @@
 #include "core/engine/Matcher.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/PriceIndex.h"
+#include "ui/session/HeldPositions.h"
 
 #include <QMetaType>
 #include <QString>
@@ -60,13 +61,9 @@ struct ClusterQuote {
   std::optional<Price> lastTrade;
 };
 
-// A held contract valued at the current book: what the remaining hours would sell for now.
-struct ContractMark {
-  ContractId contract = 0;
-  Money markValue = 0;
-  Money remainingCost = 0;   // what the remaining hours cost at the contract price
-  Money pnl() const { return markValue - remainingCost; }
-};
+// A bought contract as held after what was sold of it (its shape), and valued at the current
+// book: what the remaining held hours would sell for now (HeldPositions.h).
+using ContractMark = HeldContract;
 
 struct AccountSummary {
   QString name;
@@ -77,8 +74,15 @@ struct AccountSummary {
   bool settlementKnown = false;
   Money escrow = 0;     // paid for contracted GPU-hours not yet delivered
   Money credits = 0;    // uptime credits received, cumulative
+  // What buyers of contracts this account sold still hold in escrow for it: paid to the account
+  // hour by hour as the hours are delivered (settlementKnown only).
+  Money proceedsDue = 0;
+  // Held contracts after their sales (HeldPositions): remaining held hours at the marks and at
+  // cost, the P&L realised by every sale, and what the escrow still pays for hours sold on.
   Money markValue = 0;
   Money remainingCost = 0;
+  Money realisedPnl = 0;
+  Money soldOnCost = 0;
   Money unrealizedPnl() const { return markValue - remainingCost; }
 };
 

@@ -202,6 +202,19 @@ std::map<Accelerator, std::pair<Price, bool>> TradingSession::nextDayIndex() con
   return out;
 }
 
+TradingSession::ForwardTotals TradingSession::forwardTotals() const {
+  ForwardTotals t;
+  const auto index = nextDayIndex();
+  for (const net::ForwardPositionView& p : forwardPositions_) {
+    if (p.status != "open") continue;
+    const auto it = index.find(p.accelerator);
+    const Price mark = it != index.end() && it->second.first > 0 ? it->second.first : p.lastMark;
+    t.margin += p.margin;
+    t.pnl += p.pnlAt(mark);
+  }
+  return t;
+}
+
 void TradingSession::noteReply(OrderId order) {
   auto it = sentAtNs_.find(order);
   if (it == sentAtNs_.end()) return;

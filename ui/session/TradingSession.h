@@ -49,6 +49,13 @@ class TradingSession : public QObject {
   const std::vector<net::ForwardPositionView>& forwardPositions() const { return forwardPositions_; }
   // The latest next-day index per accelerator class (for marking forwards), and whether stale.
   std::map<Accelerator, std::pair<Price, bool>> nextDayIndex() const;
+  // Open forward positions: the margin they hold and their P&L at the next-day index (at their
+  // last mark while the index of their class is unknown), as the Forwards dock marks them.
+  struct ForwardTotals {
+    Money margin = 0;
+    Money pnl = 0;
+  };
+  ForwardTotals forwardTotals() const;
 
   ConnectionState connection() const { return connection_; }
   const QString& connectionDetail() const { return connectionDetail_; }

@@ -1,11 +1,13 @@
 #include "ui/shell/MainWindow.h"
 
 #include "ui/account/AccountPanel.h"
+#include "ui/ladder/DepthLadder.h"
 #include "ui/blotter/BlotterWidget.h"
 #include "ui/blotter/ReportDeliveryDialog.h"
 #include "ui/blotter/CsvExport.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/market/ClusterListWidget.h"
+#include "ui/market/PlotStyle.h"
 #include "ui/market/PriceChartWidget.h"
 #include "ui/market/PriceIndexWidget.h"
 #include "ui/forwards/ForwardsPanel.h"
@@ -19,6 +21,7 @@
 #include "ui/backtest/BacktestDock.h"
 #endif
 #ifdef HAVE_TESSERA_UI_PLANNER
+#include "ui/planner/PlannerFormat.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/shell/PlannerBridge.h"
 #endif
@@ -34,10 +37,12 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollBar>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -176,9 +181,13 @@ void MainWindow::buildDocks() {
   tapeView_->horizontalHeader()->setStretchLastSection(true);
   tapeView_->setSelectionBehavior(QAbstractItemView::SelectRows);
   // Fixed widths: measuring a 2000-row tape on every print would cost more than drawing it.
-  for (auto [col, w] : {std::pair{0, 118}, {1, 170}, {2, 44}, {3, 118}, {4, 44}, {5, 62}}) tapeView_->setColumnWidth(col, w);
+  for (auto [col, w] : {std::pair{0, 48}, {1, 64}, {2, 44}, {3, 44}, {4, 118}, {5, 170}}) tapeView_->setColumnWidth(col, w);
   auto* tapeDock = addDock(tr("Trades tape"), "tapeDock", tapeView_, Qt::RightDockWidgetArea);
   splitDockWidget(ticketDock_, tapeDock, Qt::Vertical);
+  ladder_ = new DepthLadder(this);
+  ladderDock_ = addDock(tr("Depth ladder"), "ladderDock", ladder_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(tapeDock, ladderDock_);
+  ladderDock_->raise();
 
   chart_ = new PriceChartWidget(this);
   auto* chartDock = addDock(tr("Price chart"), "chartDock", chart_, Qt::BottomDockWidgetArea);
@@ -204,6 +213,41 @@ void MainWindow::buildDocks() {
   auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea, true);
   tabifyDockWidget(chartDock, plannerDock);
   chartDock->raise();
+  // "Buy this placement": the ticket gets the plan's all-or-none bid and effective-cost factors.
+  connect(plannerPanel, &planner::PlannerPanel::buyPlacementRequested, this,
+          [this](const cost::PlannedPlacement& p, const QString& workload) {
+            OrderTicket::PlanPrefill plan;
+            plan.cluster = p.cluster.id;
+            plan.window = GridSelection{p.start, p.end, p.gpus, Side::Buy};
+            plan.limit = p.limit;
+            plan.costFactors = {p.costFactor};
+            plan.effectiveCostNote =
+                tr("Plan for %1: effective cost %2 for the completed work (%3 per GPU-hour of compute) "
+                   "against an average ask of %4 per GPU-hour; the bid carries the plan's cost factor (x%5).")
+                    .arg(workload, planner::moneyText(p.cost.terms.total()),
+                         formatPrice(static_cast<Price>(std::llround(p.cost.effectivePricePerGpuHour * kMicrosPerDollar))),
+                         formatPrice(static_cast<Price>(std::llround(p.offer.pricePerGpuHour * kMicrosPerDollar))))
+                    .arg(static_cast<double>(p.costFactor.ppm) / 1e6, 0, 'f', 3);
+            ticket_->prefillPlan(plan);
+            ticketDock_->show();
+            ticketDock_->raise();
+          });
+  // Right-click a cluster in the cluster list: its topology in the planner dock.
+  clusters_->view()->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(clusters_->view(), &QWidget::customContextMenuRequested, this, [this, plannerPanel, plannerDock](const QPoint& pos) {
+    const QModelIndex index = clusters_->view()->indexAt(pos);
+    if (!index.isValid()) return;
+    const auto id = static_cast<ClusterId>(index.data(ClusterListModel::ClusterIdRole).toUInt());
+    const Cluster* c = session_.cluster(id);
+    if (!c) return;
+    QMenu menu(this);
+    menu.addAction(tr("Topology of %1").arg(QString::fromStdString(c->name)), this, [plannerPanel, plannerDock, c = *c] {
+      plannerDock->show();
+      plannerDock->raise();
+      plannerPanel->showClusterTopology(c);
+    });
+    menu.exec(clusters_->view()->viewport()->mapToGlobal(pos));
+  });
 #endif
 #ifdef HAVE_TESSERA_UI_BACKTEST
   auto* backtestDock = addDock(tr("Backtest"), "backtestDock", new BacktestDock(this), Qt::BottomDockWidgetArea, true);
@@ -230,7 +274,7 @@ void MainWindow::buildDocks() {
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   resizeDocks({clusterDock, ticketDock_}, {400, 360}, Qt::Horizontal);
   resizeDocks({blotterDock}, {270}, Qt::Vertical);
-  resizeDocks({blotterDock, chartDock}, {520, 480}, Qt::Horizontal);
+  resizeDocks({blotterDock, chartDock}, {600, 400}, Qt::Horizontal);
   resizeDocks({ticketDock_, tapeDock}, {420, 380}, Qt::Vertical);
 }
 
@@ -348,6 +392,9 @@ void MainWindow::showShortcuts() {
   row(tr("Amend or cancel an own order on the grid"), tr("Right-click its outline"));
   row(tr("Zoom / pan the grid (grid focused)"), tr("+ / -, Left / Right, wheel, Shift+wheel"));
   row(tr("Open a ticket for a rectangle"), tr("Left-drag on the grid"));
+  row(tr("Order at a price (bid side: buy, ask side: sell)"), tr("Click a level in the Depth ladder"));
+  row(tr("A contract's held shape after sales"), tr("Double-click it in the blotter"));
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);  // every row on a 768-pixel screen
   table->resizeColumnsToContents();
   table->horizontalHeader()->setStretchLastSection(true);
   table->verticalHeader()->hide();
@@ -356,7 +403,11 @@ void MainWindow::showShortcuts() {
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &d);
   connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
   l->addWidget(buttons);
-  d.resize(560, 520);
+  // Wide enough for both columns, tall enough for every row, within the screen.
+  QSize want(table->horizontalHeader()->length() + table->verticalScrollBar()->sizeHint().width() + 48,
+             table->verticalHeader()->length() + table->horizontalHeader()->height() + 110);
+  if (const QScreen* screen = this->screen()) want = want.boundedTo(screen->availableGeometry().size() - QSize(40, 60));
+  d.resize(want);
   d.exec();
 }
 
@@ -453,6 +504,18 @@ void MainWindow::connectSession() {
   connect(&session_, &TradingSession::bookChanged, this, [this] {
     grid_->setSnapshot(session_.book());
     ticket_->setBook(session_.book());
+    const auto ids = session_.watchedClusters();
+    QStringList names;
+    for (ClusterId id : ids) names << clusterName(id);
+    ladder_->setBook(session_.book(), names.join(QStringLiteral(" + ")));
+  });
+  connect(grid_, &OrderBookGridView::hoursUnderCursor, ladder_, &DepthLadder::followHours);
+  connect(ladder_, &DepthLadder::levelClicked, this, [this](Side side, Price price, GpuCount gpus, Hour first, Hour end) {
+    const auto ids = session_.watchedClusters();
+    if (ids.empty()) return;
+    ticket_->prefillAtPrice(ids.front(), side, first, end, gpus, price);
+    ticketDock_->show();
+    ticketDock_->raise();
   });
   connect(&session_, &TradingSession::tradesPrinted, this, [this](const std::vector<TradePrint>& t) {
     tape_->addTrades(t);
@@ -461,6 +524,7 @@ void MainWindow::connectSession() {
   });
   connect(&session_, &TradingSession::clockChanged, this, [this](Hour now) {
     grid_->setNow(now);
+    blotter_->setNow(now);
     ticket_->setNow(now);
     index_->setNow(now);
     forwards_->setNow(now);
@@ -471,6 +535,7 @@ void MainWindow::connectSession() {
   connect(&session_, &TradingSession::workingOrdersChanged, this, [this] {
     blotter_->workingOrders().setOrders(session_.workingOrders());
     grid_->setOwnOrders(session_.workingOrders());
+    ladder_->setOwnOrders(session_.workingOrders());
   });
   connect(&session_, &TradingSession::fillsAdded, this, [this](const std::vector<Fill>& f) {
     blotter_->fills().addFills(f);
@@ -487,15 +552,16 @@ void MainWindow::connectSession() {
   });
   connect(&session_, &TradingSession::contractsChanged, this, [this] {
     blotter_->contracts().setContracts(session_.contracts(), session_.marks(), session_.account().id);
-    grid_->setOwnContracts(session_.contracts(), session_.account().id);
-    ticket_->setContracts(session_.contracts(), session_.account().id);
+    grid_->setOwnContracts(session_.contracts(), session_.account().id, session_.marks());
+    ticket_->setContracts(session_.contracts(), session_.account().id, session_.marks());
   });
   connect(&session_, &TradingSession::accountChanged, this, [this] {
-    std::size_t held = 0;
-    for (const Contract& c : session_.contracts()) held += c.buyer == session_.account().id ? 1 : 0;
-    account_->setAccount(session_.account(), held, session_.workingOrders().size());
+    refreshAccount();
     updateStatus();
   });
+  // Forwards are in the account's total: their margin and P&L at the index.
+  connect(&session_, &TradingSession::forwardPositionsChanged, this, &MainWindow::refreshAccount);
+  connect(&session_, &TradingSession::indexChanged, this, &MainWindow::refreshAccount);
   connect(&session_, &TradingSession::contractStatusChanged, this, [this] {
     blotter_->contracts().setSettlement(session_.contractStatus(), session_.shortfallContracts(), session_.settlesContracts());
   });
@@ -554,8 +620,8 @@ void MainWindow::connectSession() {
   });
   connect(grid_, &OrderBookGridView::amendOrderRequested, this, &MainWindow::openAmendDialog);
   connect(grid_, &OrderBookGridView::cancelOrderRequested, this, [this](OrderId id) { session_.cancel(id); });
-  connect(blotter_, &BlotterWidget::sellBackRequested, this, [this](ContractId) {
-    ticket_->setKind(TicketKind::SellBack);
+  connect(blotter_, &BlotterWidget::sellBackRequested, this, [this](ContractId id) {
+    ticket_->sellBack(id);
     ticketDock_->show();
     ticketDock_->raise();
   });
@@ -601,6 +667,13 @@ void MainWindow::openTicketFromGrid(const GridSelection& selection) {
     statusBar()->showMessage(tr("The grid shows a group: the ticket is for %1; pick another in the ticket.").arg(clusterName(ids.front())), 8000);
 }
 
+void MainWindow::refreshAccount() {
+  std::size_t held = 0;
+  for (const Contract& c : session_.contracts()) held += c.buyer == session_.account().id ? 1 : 0;
+  const auto f = session_.forwardTotals();
+  account_->setAccount(session_.account(), ForwardFigures{f.margin, f.pnl}, held, session_.workingOrders().size());
+}
+
 void MainWindow::openDeliveryReport(const Contract& contract) {
   auto* d = new ReportDeliveryDialog(contract, session_.now(), this);
   d->setAttribute(Qt::WA_DeleteOnClose);
@@ -633,6 +706,10 @@ void MainWindow::setTheme(Theme theme) {
   if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyTheme(*app, theme);
   chart_->setDark(theme == Theme::Dark);
   index_->setDark(theme == Theme::Dark);
+#ifdef HAVE_TESSERA_UI_PLANNER
+  if (auto* planner = findChild<planner::PlannerPanel*>("plannerPanel"))
+    planner->setPlotStyle([dark = theme == Theme::Dark](QCustomPlot* plot) { stylePlot(plot, dark); });
+#endif
   QSettings().setValue("ui/theme", theme == Theme::Dark ? "dark" : "light");
   update();
 }
@@ -664,7 +741,7 @@ void MainWindow::restoreLayout() {
         resize(size().boundedTo(screen->availableGeometry().size()));
       }
       const int ticketWidth = std::max(width() * 24 / 100, ticket_->sizeHint().width() + 24);
-      const int clustersWidth = std::min(width() * 23 / 100, std::max(220, width() - ticketWidth - 620));
+      const int clustersWidth = std::min(width() * 26 / 100, std::max(220, width() - ticketWidth - 620));
       resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);
       if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
         // The whole ticket, Submit included, where the screen allows (its word-wrapped terms and
@@ -674,7 +751,11 @@ void MainWindow::restoreLayout() {
         resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
       }
       resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
-      resizeDocks({byName[2], byName[3]}, {width() * 27 / 100, width() * 26 / 100}, Qt::Horizontal);
+      // The blotter's tables need the width more than the chart does; once the window has the
+      // size the window system gave it (the extra width would otherwise go to the chart).
+      QTimer::singleShot(300, this, [this, blotter = byName[2], chart = byName[3]] {
+        if (blotter && chart) resizeDocks({blotter, chart}, {width() * 33 / 100, width() * 20 / 100}, Qt::Horizontal);
+      });
     });
   }
   ticket_->setConfirmAboveGpuHours(s.value("ticket/confirmAboveGpuHours", 100000).toLongLong());

@@ -20,6 +20,7 @@ namespace tessera::ui {
 class AccountPanel;
 class BlotterWidget;
 class ClusterListWidget;
+class DepthLadder;
 class OrderBookGridView;
 class OrderTicket;
 class PriceChartWidget;
@@ -42,6 +43,8 @@ class MainWindow : public QMainWindow {
   PriceChartWidget* priceChart() const { return chart_; }
   PriceIndexWidget* priceIndex() const { return index_; }
   AccountPanel* accountPanel() const { return account_; }
+  DepthLadder* depthLadder() const { return ladder_; }
+  QDockWidget* ladderDock() const { return ladderDock_; }
   QList<QDockWidget*> docks() const { return docks_; }
   // Every action with a shortcut, as the Help lists them.
   QList<QAction*> shortcutActions() const;
@@ -54,6 +57,7 @@ class MainWindow : public QMainWindow {
   void openTicketFromGrid(const tessera::ui::GridSelection& selection);
   // The delivery-problem dialog for a contract the account sold; the report goes to the market.
   void openDeliveryReport(const tessera::Contract& contract);
+  void refreshAccount();
   void showShortcuts();
   // Asks, then cancels every working order (menu, shortcut and the blotter's button).
   void confirmCancelAll();
@@ -98,6 +102,8 @@ class MainWindow : public QMainWindow {
   void updateForwardsAvailability();
   bool indexDirty_ = false;
   AccountPanel* account_ = nullptr;
+  DepthLadder* ladder_ = nullptr;
+  QDockWidget* ladderDock_ = nullptr;
   TradesTapeModel* tape_ = nullptr;
   QTableView* tapeView_ = nullptr;
   QList<QDockWidget*> docks_;

@@ -1,26 +1,25 @@
 #include "ui/shell/PlannerBridge.h"
 
-#include "ui/planner/PlannerPanel.h"
-
-#include "core/cost/MarketOffers.h"
+#include "core/cost/PlanSearch.h"
+#include "core/cost/WorkloadJson.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QStandardPaths>
 
 namespace tessera::ui {
 
 PlannerBridge::PlannerBridge(TradingSession& session, planner::PlannerPanel* panel, QObject* parent)
     : QObject(parent), session_(session), panel_(panel) {
-  refresh();
-  // Prices moved on with the clock: recomputing asks for fresh offers, showing the old ones
-  // until they arrive.
-  connect(&session_, &TradingSession::clockChanged, this, [this](Hour) { refresh(); });
-}
-
-void PlannerBridge::refresh() {
-  // Setting the source (again) makes the panel recompute through it; setCandidates() would
-  // drop the source.
-  if (panel_) panel_->setCandidateSource([this](const cost::WorkloadProfile& w) { return candidatesFor(w); });
+  panel_->setPlanRunner([this](const Question& q, planner::PlannerPanel::PlanDone done) { ask(q, std::move(done)); });
+  // Prices moved on with the clock: the panel asks its question again and updates its rows in place.
+  connect(&session_, &TradingSession::clockChanged, this, [this](Hour) {
+    if (panel_) panel_->refresh();
+  });
+  // A question asked before the book arrived waits for its first snapshot.
+  connect(&session_, &TradingSession::bookChanged, this, [this] {
+    if (!running_ && waiting_ && session_.connection() == ConnectionState::Connected) run();
+  });
 }
 
 QStringList PlannerBridge::loadWorkloads() {
@@ -29,40 +28,54 @@ QStringList PlannerBridge::loadWorkloads() {
   where << qEnvironmentVariable("TESSERA_RESOURCES") + "/workloads" << app + "/../share/tessera/workloads"
         << QStringLiteral(TESSERA_SOURCE_RESOURCES) + "/workloads";
   QStringList problems;
+  bool shipped = false;
   for (const QString& dir : where) {
     if (!QDir(dir).exists() || QDir(dir).entryList({"*.json"}).isEmpty()) continue;
     for (const std::string& p : panel_->loadWorkloadDirectory(dir.toStdString())) problems << QString::fromStdString(p);
-    return problems;
+    shipped = true;
+    break;
   }
-  problems << tr("No workload profiles found (looked in %1).").arg(where.join(", "));
+  if (!shipped) problems << tr("No workload profiles found (looked in %1).").arg(where.join(", "));
+  // The user's own workloads (saved by the planner's workload editor) come after the shipped ones.
+  const QString mine = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/workloads";
+  panel_->setWorkloadFolder(mine);
+  for (const QString& f : QDir(mine).entryList({"*.json"}, QDir::Files, QDir::Name)) {
+    auto loaded = cost::loadWorkloadFile(QDir(mine).filePath(f).toStdString());
+    if (auto* w = std::get_if<cost::WorkloadProfile>(&loaded)) panel_->addWorkload(*w, false);
+    else problems << QString::fromStdString(std::get<cost::LoadError>(loaded).message);
+  }
   return problems;
 }
 
-std::vector<cost::CandidateOffer> PlannerBridge::candidatesFor(const cost::WorkloadProfile& w) {
-  const GpuCount gpus = w.gpus();
-  auto it = cache_.find(gpus);
-  if (it == cache_.end() || it->second.at != session_.now()) request(gpus);
-  return it != cache_.end() ? it->second.offers : std::vector<cost::CandidateOffer>{};
+void PlannerBridge::ask(const Question& q, planner::PlannerPanel::PlanDone done) {
+  waiting_ = std::make_pair(q, std::move(done));
+  if (running_ && runningFor_.elapsed() > 15000) running_ = false;  // the backend dropped it
+  if (!running_ && session_.connection() == ConnectionState::Connected && session_.book()) run();
 }
 
-void PlannerBridge::request(GpuCount gpus) {
-  // One request per GPU count and clock hour in flight; a request the backend could not run
-  // (not connected yet) is retried when the clock moves.
-  if (auto it = pending_.find(gpus); gpus <= 0 || (it != pending_.end() && it->second == session_.now())) return;
-  pending_[gpus] = session_.now();
-  const Hour start = session_.now() + kStartAhead;
+void PlannerBridge::run() {
+  if (!waiting_) return;
+  auto [q, done] = std::move(*waiting_);
+  waiting_.reset();
+  running_ = true;
+  runningFor_.start();
+  cost::PlanRequest r;
+  r.workload = q.workload;
+  r.accelerators = q.kinds;
+  r.earliestStart = session_.now() + q.earliestAhead;
+  r.latestStart = session_.now() + q.latestAhead;
+  r.budgetDollars = q.budgetDollars;
   QPointer<PlannerBridge> self(this);
-  const Hour at = session_.now();
-  session_.runOnBook([self, gpus, start, at](const Matcher& book) {
-    // On the backend's thread: price every cluster that can supply `gpus` for the window.
-    auto offers = cost::candidatesFromBook(book, gpus, start, start + kWindowHours);
+  session_.runOnBook([self, r, done = std::move(done)](const Matcher& book) mutable {
+    // On the backend's thread: the search reads the book, nothing else.
+    cost::PlanResult result = cost::planPlacements(book, r);
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),
-        [self, gpus, at, offers = std::move(offers)]() mutable {
+        [self, r = std::move(r), result = std::move(result), done = std::move(done)]() mutable {
           if (!self) return;
-          self->pending_.erase(gpus);
-          self->cache_[gpus] = Cached{at, std::move(offers)};
-          self->refresh();
+          self->running_ = false;
+          done(r, std::move(result));
+          self->run();
         },
         Qt::QueuedConnection);
   });

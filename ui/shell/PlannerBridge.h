@@ -1,19 +1,17 @@
 #pragma once
-// Feeds the planner dock (ui/planner's PlannerPanel) with candidate offers priced from the live
-// book: for the selected workload's GPU count over tomorrow's 24 hours, computed on the backend's
-// thread (cost::candidatesFromBook) and cached until the exchange clock moves.
+// Feeds the planner dock (ui/planner's PlannerPanel) from the live book: the panel's planning
+// question (workload, GPU kinds, start range from now, budget) is answered by
+// cost::planPlacements on the backend's thread, and asked again whenever the exchange clock
+// moves, so prices stay fresh while the panel keeps the user's selection.
 #include "ui/session/TradingSession.h"
 
-#include "core/cost/EffectiveCostModel.h"
+#include "ui/planner/PlannerPanel.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 
-#include <map>
-
-namespace tessera::planner {
-class PlannerPanel;
-}
+#include <optional>
 
 namespace tessera::ui {
 
@@ -23,23 +21,19 @@ class PlannerBridge : public QObject {
   PlannerBridge(TradingSession& session, planner::PlannerPanel* panel, QObject* parent = nullptr);
   // Workloads from resources/workloads (next to the binary's share/ dir or the source tree).
   QStringList loadWorkloads();
-  // Offers are priced for a day-ahead window: near-term hours are usually already taken.
-  static constexpr Hour kStartAhead = 24;
-  static constexpr Hour kWindowHours = 24;
 
  private:
-  std::vector<cost::CandidateOffer> candidatesFor(const cost::WorkloadProfile& w);
-  void request(GpuCount gpus);
-  void refresh();
+  using Question = planner::PlannerPanel::PlanQuestion;
+  void ask(const Question& q, planner::PlannerPanel::PlanDone done);
+  void run();
 
   TradingSession& session_;
   QPointer<planner::PlannerPanel> panel_;
-  struct Cached {
-    Hour at = 0;  // the exchange clock it was priced at
-    std::vector<cost::CandidateOffer> offers;
-  };
-  std::map<GpuCount, Cached> cache_;
-  std::map<GpuCount, Hour> pending_;
+  // One search at a time on the backend's thread; a question asked meanwhile waits here, and
+  // only the latest one is kept.
+  bool running_ = false;
+  QElapsedTimer runningFor_;  // a search the backend never ran (not connected) is given up on
+  std::optional<std::pair<Question, planner::PlannerPanel::PlanDone>> waiting_;
 };
 
 }  // namespace tessera::ui

@@ -1,6 +1,8 @@
 #include "ui/shell/ScreenshotTour.h"
 
 #include "ui/blotter/BlotterWidget.h"
+#include "ui/blotter/ContractDetailDialog.h"
+#include "ui/ladder/DepthLadder.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/ticket/ListingTermsEditor.h"
@@ -8,11 +10,13 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QPainter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolTip>
 
@@ -27,6 +31,43 @@ std::optional<Hour> firstFullWindow(const OrderBookGridModel& m, Hour from, Hour
     if (ok) return s;
   }
   return std::nullopt;
+}
+
+// Sells back half the GPUs of a bought contract for up to four of its hours (never all) at the
+// best bid of the first of them, so the contract is then held as a step shape; retries while no
+// bought contract has an hour with a bid.
+void sellBackPart(MainWindow& w, TradingSession& session, int attempts) {
+  QTimer::singleShot(500, &w, [&w, &session, attempts] {
+    // Bought contracts of two hours or more, longest first (the window may have filled in pieces).
+    std::vector<const Contract*> bought;
+    for (const Contract& c : session.contracts())
+      if (c.buyer == session.account().id && c.end - c.start >= 2) bought.push_back(&c);
+    std::stable_sort(bought.begin(), bought.end(),
+                     [](const Contract* a, const Contract* b) { return a->end - a->start > b->end - b->start; });
+    const BookSnapshotPtr book = session.book();
+    for (const Contract* c : bought) {
+      // From the contract's first hour with a bid, up to four hours, never the whole window.
+      for (Hour h = std::max(c->start, session.now() + 1); book && h < c->end; ++h) {
+        const BookCell* cell = book->cell(h);
+        if (!cell || cell->bids.empty()) continue;
+        w.ticket()->sellBack(c->id);
+        auto r = w.ticket()->order();
+        if (!std::holds_alternative<OrderRequest>(r)) break;
+        OrderRequest o = std::get<OrderRequest>(r);
+        o.id = 0;
+        o.gpus = std::max<GpuCount>(1, c->gpus / 2);
+        o.start = h;
+        o.end = std::min(c->end, h + 4);
+        if (o.start == c->start && o.end == c->end) o.end -= 1;
+        o.limit = cell->bids.front().price;
+        session.submit(o);
+        // The ticket shown again as the trader left it: a fresh drag.
+        w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
+        return;
+      }
+    }
+    if (attempts > 1) sellBackPart(w, session, attempts - 1);
+  });
 }
 
 }  // namespace
@@ -52,6 +93,8 @@ void startScreenshotTour(MainWindow& w, TradingSession& session) {
       }
       // Leave a ticket open from a fresh drag, as a trader would see it.
       w.openTicketFromGrid(GridSelection{session.now() + 72, session.now() + 96, 24, Side::Buy});
+      // Once the bought window is in the account: tried every half second, ten times at most.
+      sellBackPart(w, session, 10);
     });
   });
 }
@@ -110,6 +153,57 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
     gpus->setText(keepGpus);
     limit->setText(keepLimit);
   }
+
+  // The depth ladder of the hour with the most price levels, bids and asks both, in the next two days.
+  raise("ladderDock");
+  {
+    const OrderBookGridModel& m = w.grid()->model();
+    std::size_t most = 0;
+    Hour best = m.firstHour() + 1;
+    for (Hour h = m.firstHour() + 1; h < std::min(m.firstHour() + m.hours(), m.firstHour() + 48); ++h) {
+      const GridColumn* c = m.column(h);
+      if (!c || c->asks.empty() || c->bids.empty() || c->asks.size() + c->bids.size() <= most) continue;
+      most = c->asks.size() + c->bids.size();
+      best = h;
+    }
+    w.depthLadder()->setHours(best, best + 1);
+    settle();
+    if (auto* d = w.findChild<QDockWidget*>("ladderDock")) save(d->grab(), "ladder.png");
+  }
+  // A contract after a sell-back: the blotter's contracts and the detail view of the first
+  // bought contract that was partly sold.
+  raise("blotterDock");
+  tabs->setCurrentIndex(2);
+  settle();
+  {
+    QTableView* v = w.blotter()->contractsView();
+    const ContractsModel& cm = w.blotter()->contracts();
+    for (int r = 0; r < v->model()->rowCount(); ++r) {
+      const ContractId id = v->model()->index(r, ContractsModel::Id).data().toULongLong();
+      const ContractMark* held = cm.heldOf(id);
+      if (!held || held->soldGpuHours == 0) continue;
+      v->setCurrentIndex(v->model()->index(r, 0));
+      save(w.blotter()->grab(), "blotter-after-sellback.png");
+      w.blotter()->showContractDetail();
+      settle();
+      if (auto* d = w.blotter()->findChild<ContractDetailDialog*>()) {
+        settle();
+        save(d->grab(), "contract-after-sellback.png");
+        d->close();
+      }
+      break;
+    }
+  }
+  tabs->setCurrentIndex(shownTab);
+
+  // The F1 list of shortcuts: a modal dialog, shot and closed from the event loop it runs.
+  QTimer::singleShot(300, &w, [&] {
+    if (auto* d = qobject_cast<QDialog*>(QApplication::activeModalWidget())) {
+      save(d->grab(), "shortcuts.png");
+      d->reject();
+    }
+  });
+  w.showShortcuts();
 
   // The grid with the tooltip over the first hour that offers GPUs, drawn where it would pop up.
   OrderBookGridView* g = w.grid();

@@ -180,6 +180,12 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   askTerms_->setToolTip(tr("Guaranteed facts are enforced (a shortfall earns the remedy); estimates are not."));
   form_->addRow(askTerms_);
 
+  planNote_ = new QLabel(this);
+  planNote_->setObjectName("ticketPlanNote");
+  planNote_->setWordWrap(true);
+  planNote_->setFrameShape(QFrame::StyledPanel);
+  planNote_->hide();
+  outer->addWidget(planNote_);
   quote_ = new QLabel(this);
   quote_->setObjectName("ticketQuote");
   quote_->setWordWrap(true);
@@ -278,8 +284,9 @@ void OrderTicket::setClusters(const std::vector<Cluster>& clusters) {
   refreshQuote();
 }
 
-void OrderTicket::setContracts(const std::vector<Contract>& contracts, AccountId me) {
+void OrderTicket::setContracts(const std::vector<Contract>& contracts, AccountId me, const std::vector<ContractMark>& held) {
   const QVariant keep = contract_->currentData();
+  held_ = held;
   contracts_.clear();
   QSignalBlocker block(contract_);
   contract_->clear();
@@ -301,6 +308,27 @@ void OrderTicket::setContracts(const std::vector<Contract>& contracts, AccountId
   }
   const int i = contract_->findData(keep);
   if (i >= 0) contract_->setCurrentIndex(i);
+  validate();
+}
+
+void OrderTicket::sellBack(ContractId id) {
+  setKind(TicketKind::SellBack);
+  const int i = contract_->findData(QVariant::fromValue<qulonglong>(id));
+  if (i >= 0 && i != contract_->currentIndex()) contract_->setCurrentIndex(i);  // fills from it
+  else fillFromContract();
+}
+
+GpuCount OrderTicket::heldThroughout(Hour start, Hour end) const {
+  const qulonglong id = contract_->currentData().toULongLong();
+  const Contract* c = nullptr;
+  for (const Contract& x : contracts_)
+    if (x.id == id) c = &x;
+  if (!c) return 0;
+  const auto h = std::find_if(held_.begin(), held_.end(), [&](const ContractMark& m) { return m.contract == id; });
+  if (h == held_.end()) return c->gpus;  // no shape known: the contract as bought
+  GpuCount least = c->gpus;
+  for (Hour t = std::max(start, c->start); t < std::min(end, c->end); ++t) least = std::min(least, h->heldGpusAt(t));
+  return least;
 }
 
 void OrderTicket::setBook(BookSnapshotPtr book) {
@@ -330,11 +358,7 @@ Price OrderTicket::limit() const { return parsedLimit().value_or(0); }
 
 GpuCount OrderTicket::maxGpus() const {
   const TicketKind k = kind();
-  if (k == TicketKind::SellBack) {
-    const qulonglong id = contract_->currentData().toULongLong();
-    for (const Contract& c : contracts_)
-      if (c.id == id) return c.gpus;
-  }
+  if (k == TicketKind::SellBack) return heldThroughout(start(), end());
   GpuCount most = 0;
   for (const Cluster& c : clusters_) {
     if (k == TicketKind::ConstraintBuy || c.id == clusterId()) most = std::max<GpuCount>(most, c.totalGpus());
@@ -367,11 +391,13 @@ void OrderTicket::setLimitText(Price p) {
 }
 
 void OrderTicket::validate() {
+  if (planNote_) planNote_->setVisible(planApplies());
   const TicketKind k = kind();
   const auto g = parseWholeNumber(gpus_->text(), tr("GPUs"), 1, maxGpus());
   QString gpusWhy = std::holds_alternative<QString>(g) ? std::get<QString>(g) : QString();
   if (gpusWhy.contains(tr("allowed here")) && k == TicketKind::SellBack)
-    gpusWhy = tr("The contract holds %1 GPUs: you can sell back at most that.").arg(maxGpus());
+    gpusWhy = tr("You hold %1 GPUs of this contract in every hour of the window: you can sell back at most that.")
+                  .arg(heldThroughout(start(), end()));
   else if (gpusWhy.contains(tr("allowed here")) && maxGpus() < limits::kMaxClusterGpus)
     gpusWhy = tr("%1 GPUs is more than the cluster has (%2).").arg(gpus_->text().trimmed()).arg(maxGpus());
   showReason(gpusError_, gpus_, gpusWhy);
@@ -428,7 +454,23 @@ void OrderTicket::noteRejected(OrderId sentId, const QString& why) {
   status_->show();
 }
 
+void OrderTicket::prefillPlan(const PlanPrefill& plan) {
+  setKind(TicketKind::AllOrNoneBuy);
+  prefill(plan.cluster, plan.window);
+  plan_ = plan;
+  planNote_->setText(plan.effectiveCostNote);
+  setLimitText(plan.limit);
+  limitTouched_ = true;  // the plan's limit, not the book's
+  validate();
+  refreshQuote();
+}
+
+bool OrderTicket::planApplies() const {
+  return plan_ && kind() == TicketKind::AllOrNoneBuy && cluster_->currentIndex() >= 0 && clusterId() == plan_->cluster;
+}
+
 void OrderTicket::prefill(ClusterId cluster, const GridSelection& s) {
+  plan_.reset();
   const int i = cluster_->findData(cluster);
   if (i >= 0) cluster_->setCurrentIndex(i);
   if (s.side == Side::Sell) setKind(TicketKind::DivisibleSell);
@@ -446,16 +488,28 @@ void OrderTicket::prefill(ClusterId cluster, const GridSelection& s) {
   gpus_->setFocus();
 }
 
+void OrderTicket::prefillAtPrice(ClusterId cluster, Side side, Hour start, Hour end, GpuCount gpus, Price price) {
+  const auto typed = parsedGpus();
+  setKind(side == Side::Buy ? TicketKind::DivisibleBuy : TicketKind::DivisibleSell);
+  prefill(cluster, GridSelection{start, end, static_cast<GpuCount>(typed.value_or(gpus)), side});
+  setLimitText(price);
+  limitTouched_ = true;  // the price the trader chose: quotes do not replace it
+  validate();
+  refreshQuote();
+}
+
 void OrderTicket::fillFromContract() {
   const qulonglong id = contract_->currentData().toULongLong();
   for (const Contract& c : contracts_) {
     if (c.id != id) continue;
     const int i = cluster_->findData(c.cluster);
     if (i >= 0) cluster_->setCurrentIndex(i);
-    gpus_->setText(QString::number(c.gpus));
-    QSignalBlocker a(start_), b(end_);
-    start_->setDateTime(dateTimeOfHour(std::max(c.start, now_)));
-    end_->setDateTime(dateTimeOfHour(c.end));
+    {
+      QSignalBlocker a(start_), b(end_);
+      start_->setDateTime(dateTimeOfHour(std::max(c.start, now_)));
+      end_->setDateTime(dateTimeOfHour(c.end));
+    }
+    gpus_->setText(QString::number(heldThroughout(std::max(c.start, now_), c.end)));
   }
   refreshQuote();
 }
@@ -560,6 +614,7 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       break;
     }
   }
+  if (planApplies()) o.costFactors = plan_->costFactors;
   return o;
 }
 

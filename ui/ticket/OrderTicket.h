@@ -41,7 +41,11 @@ class OrderTicket : public QWidget {
   explicit OrderTicket(QWidget* parent = nullptr);
 
   void setClusters(const std::vector<Cluster>& clusters);
-  void setContracts(const std::vector<Contract>& contracts, AccountId me);
+  // `held`: what is left of each bought contract after its sales (a sell-back can sell at most
+  // the GPUs held in every hour of its window).
+  void setContracts(const std::vector<Contract>& contracts, AccountId me, const std::vector<ContractMark>& held = {});
+  // A sell-back ticket for contract `id` (its remaining hours and the GPUs still held in all of them).
+  void sellBack(ContractId id);
   void setBook(BookSnapshotPtr book);
   void setNow(Hour now);
   // Orders of more GPU-hours than this ask for confirmation first (0: always ask).
@@ -60,6 +64,23 @@ class OrderTicket : public QWidget {
 
   // Fills the ticket from a rectangle dragged on the grid.
   void prefill(ClusterId cluster, const GridSelection& selection);
+  // A divisible order of `side` at `price` for [start, end) (a level clicked on the depth ladder);
+  // GPUs stay as typed if the field holds a valid number, else `gpus`.
+  void prefillAtPrice(ClusterId cluster, Side side, Hour start, Hour end, GpuCount gpus, Price price);
+
+  // "Buy this placement" from the planner: an all-or-none bid for the plan's rectangle at its
+  // limit, carrying its effective-cost factors, with the plan's effective cost shown next to
+  // the hourly price. The factors go with the order while the ticket stays an all-or-none buy
+  // on that cluster; another prefill forgets the plan.
+  struct PlanPrefill {
+    ClusterId cluster = 0;
+    GridSelection window;
+    Price limit = 0;
+    std::vector<ClusterCostFactor> costFactors;
+    QString effectiveCostNote;  // e.g. "Plan for llm-70b: effective cost $4.1M ..."
+  };
+  void prefillPlan(const PlanPrefill& plan);
+  bool planApplies() const;
   void setKind(TicketKind kind);
   TicketKind kind() const;
 
@@ -138,12 +159,17 @@ class OrderTicket : public QWidget {
   ListingTermsEditor* terms_;
   QLabel* askTerms_;
   QLabel* quote_;
+  QLabel* planNote_ = nullptr;
+  std::optional<PlanPrefill> plan_;
   QPushButton* submit_;
   QPushButton* cancel_;
   QFormLayout* form_;
 
   std::vector<Cluster> clusters_;
   std::vector<Contract> contracts_;
+  std::vector<ContractMark> held_;
+  // The GPUs of the selected sell-back contract held in every hour of [start, end).
+  GpuCount heldThroughout(Hour start, Hour end) const;
   BookSnapshotPtr book_;
   Hour now_ = 0;
   std::int64_t confirmAbove_ = 100'000;
