@@ -5,10 +5,15 @@
 #include "backtest/SimulatedMarket.h"
 #include "backtest/StrategyRegistry.h"
 #include "backtest/Sweep.h"
+#include "core/cli/Checks.h"
 #include "core/engine/Matcher.h"
 #include "core/store/HistoryFiles.h"
 #include "core/store/HistoryRecorder.h"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -20,82 +25,158 @@
 namespace tessera::backtest {
 namespace {
 
-constexpr const char* kUsage = R"(usage: tessera-backtest <command> [options]
 
-  generate --out h.db [--days 7] [--seed 1] [--activity 1.0] [--clusters 18]
-           [--ticks-per-hour 1] [--inputs-only]
-      write a simulated market history (inputs and the engine's market data)
-  info     --history h.db
-  import   --history h.db --from file.jsonl|file.csv
-  export   --history h.db --to file.jsonl|file.csv [--events] [--cluster ID]
-           [--from-hour H] [--to-hour H] [--plain]
-      --plain: JSON lines without seq/time_us, as `tessera-cli match` reads them
-  run      --history h.db --strategy NAME [--params p.json | --params-json '{...}']
-           --report out/ [--latency-us 0] [--quiet]
-      replay the history with one strategy; writes summary.json, fills.csv,
-      contracts.csv, series.csv and report.html (+ PNG charts) into out/
-  sweep    --history h.db --strategy NAME --grid g.json --out shard.jsonl
-           [--shard i/N] [--jobs 0] [--latency-us 0] [--quiet]
-      g.json: {"base": {...}, "grid": {"param": [v1, v2, ...], ...}}
-  merge    --out merged shard1.jsonl shard2.jsonl ...
-      checks the shards form one complete sweep; writes merged.json and merged.csv
-  strategies
-      list the built-in strategies with example parameters
-  live     --strategy NAME [--params p.json] --account NAME [--key KEY]
-           [--host 127.0.0.1] [--port 7400] [--seconds N]
-      the same strategy against a running tessera-exchange (builds with core/net)
-)";
-
+// One command's options as given on the command line: CLI11 has checked their names and the
+// form of their values, so the commands read them without second-guessing.
 struct Args {
   std::map<std::string, std::string> opts;
   std::vector<std::string> positional;
-  std::string error;
 
-  Args(int argc, char** argv, int from, const std::vector<std::string>& flags) {
-    for (int i = from; i < argc; ++i) {
-      std::string a = argv[i];
-      if (a.rfind("--", 0) == 0) {
-        const std::string key = a.substr(2);
-        if (std::find(flags.begin(), flags.end(), key) != flags.end()) {
-          opts[key] = "1";
-        } else if (i + 1 < argc) {
-          opts[key] = argv[++i];
-        } else {
-          error = "option " + a + " needs a value";
-        }
-      } else {
-        positional.push_back(a);
-      }
-    }
-  }
   bool has(const std::string& k) const { return opts.count(k) > 0; }
   std::string get(const std::string& k, const std::string& d = "") const {
     auto it = opts.find(k);
     return it == opts.end() ? d : it->second;
   }
-  std::optional<std::int64_t> integer(const std::string& k, std::ostream& err) const {
+  std::optional<std::int64_t> integer(const std::string& k, std::ostream&) const {
     if (!has(k)) return std::nullopt;
-    try {
-      std::size_t pos = 0;
-      const auto v = std::stoll(get(k), &pos);
-      if (pos == get(k).size()) return v;
-    } catch (...) {
-    }
-    err << "--" << k << " wants an integer, got '" << get(k) << "'\n";
-    throw std::invalid_argument(k);
+    return std::stoll(get(k));
   }
-  double number(const std::string& k, double d, std::ostream& err) const {
-    if (!has(k)) return d;
-    try {
-      std::size_t pos = 0;
-      const auto v = std::stod(get(k), &pos);
-      if (pos == get(k).size()) return v;
-    } catch (...) {
-    }
-    err << "--" << k << " wants a number, got '" << get(k) << "'\n";
-    throw std::invalid_argument(k);
-  }
+  double number(const std::string& k, double d, std::ostream&) const { return has(k) ? std::stod(get(k)) : d; }
 };
+
+enum class Value { Flag, Text, Integer, Count, Positive, PositiveNumber };
+
+struct OptionSpec {
+  const char* name;  // without the dashes
+  Value value;
+  const char* help;
+};
+
+struct CommandSpec {
+  const char* name;
+  const char* help;
+  std::vector<OptionSpec> options;
+  const char* files = nullptr;  // positional files, if the command takes them
+};
+
+// Every command and option of tessera-backtest (docs/backtest.md, "Commands").
+const std::vector<CommandSpec>& commandSpecs() {
+  static const std::vector<CommandSpec> specs = {
+      {"generate",
+       "write a simulated market history (inputs and the engine's market data)",
+       {{"out", Value::Text, "the history file to create"},
+        {"days", Value::Positive, "days of market (default 7)"},
+        {"hours", Value::Positive, "hours of market, instead of --days"},
+        {"seed", Value::Count, "random seed (default 1)"},
+        {"activity", Value::PositiveNumber, "activity multiplier (default 1.0)"},
+        {"clusters", Value::Positive, "clusters (default 18)"},
+        {"ticks-per-hour", Value::Positive, "simulation steps per hour (default 1)"},
+        {"inputs-only", Value::Flag, "record the inputs without the market data"},
+        {"quiet", Value::Flag, "no progress bar"}}},
+      {"info", "counts, time range and provenance of a history", {{"history", Value::Text, "the history file"}}},
+      {"import",
+       "append inputs to a history; bad lines are listed and skipped (exit 3)",
+       {{"history", Value::Text, "the history file"}, {"from", Value::Text, "file.jsonl or file.csv"}}},
+      {"export",
+       "write a history's inputs (or market events) out",
+       {{"history", Value::Text, "the history file"},
+        {"to", Value::Text, "file.jsonl or file.csv"},
+        {"events", Value::Flag, "the market events instead of the inputs"},
+        {"cluster", Value::Count, "only this cluster"},
+        {"from-hour", Value::Integer, "from this hour"},
+        {"to-hour", Value::Integer, "to this hour"},
+        {"plain", Value::Flag, "JSON lines without seq/time_us, as `tessera-cli match` reads them"}}},
+      {"run",
+       "replay a history with one strategy and write its report",
+       {{"history", Value::Text, "the history file"},
+        {"strategy", Value::Text, "a strategy (`tessera-backtest strategies`)"},
+        {"params", Value::Text, "its parameters, a JSON file"},
+        {"params-json", Value::Text, "its parameters, inline JSON"},
+        {"report", Value::Text, "folder for summary.json, fills.csv, contracts.csv, series.csv, report.html"},
+        {"latency-us", Value::Count, "order latency in microseconds (default 0)"},
+        {"quiet", Value::Flag, "no progress bar"}}},
+      {"sweep",
+       "a parameter sweep, or one shard of it",
+       {{"history", Value::Text, "the history file"},
+        {"strategy", Value::Text, "a strategy"},
+        {"grid", Value::Text, "g.json: {\"base\": {...}, \"grid\": {\"param\": [v1, v2, ...]}}"},
+        {"out", Value::Text, "the shard file to write (JSON lines)"},
+        {"shard", Value::Text, "i/N: the points with index % N == i"},
+        {"jobs", Value::Count, "threads (default 0: all cores)"},
+        {"latency-us", Value::Count, "order latency in microseconds (default 0)"},
+        {"quiet", Value::Flag, "no progress bar"}}},
+      {"merge",
+       "check that shards form one complete sweep; write NAME.json and NAME.csv",
+       {{"out", Value::Text, "NAME of the merged files"}},
+       "the shard files"},
+      {"strategies", "list the built-in strategies with example parameters", {}},
+  };
+  return specs;
+}
+
+
+// Parses argv into the command's name and its Args, or returns the exit code: 0 after --help,
+// 2 for a command line that is wrong (with the message and a hint on `err`).
+std::variant<std::pair<std::string, Args>, int> parseCommandLine(int argc, char** argv, std::ostream& out,
+                                                               std::ostream& err) {
+  CLI::App app("market histories, replay, strategies and sweeps (docs/backtest.md)", "tessera-backtest");
+  app.require_subcommand(1, 1);
+  app.footer(
+      "  live --strategy NAME [--params p.json] --account NAME [--key KEY] [--host H] [--port P] [--seconds N]\n"
+      "      the same strategy against a running tessera-exchange (built with core/net)\n\n"
+      "Exit codes: 0 success, 1 a file could not be read or written, 2 a bad command line or\n"
+      "parameters, 3 import skipped lines, 4 the history cannot be used, 5 it holds no inputs.");
+  std::map<std::string, std::string> values;  // "command option" -> value; nodes never move
+  std::map<std::string, bool> flags;
+  std::map<std::string, std::vector<std::string>> files;
+  for (const CommandSpec& spec : commandSpecs()) {
+    CLI::App* c = app.add_subcommand(spec.name, spec.help);
+    for (const OptionSpec& o : spec.options) {
+      const std::string key = std::string(spec.name) + " " + o.name;
+      const std::string flag = std::string("--") + o.name;
+      if (o.value == Value::Flag) {
+        c->add_flag(flag, flags[key], o.help);
+        continue;
+      }
+      CLI::Option* opt = c->add_option(flag, values[key], o.help);
+      if (o.value == Value::Integer) opt->check(cli::WholeNumber);
+      if (o.value == Value::Count) opt->check(cli::WholeNumber & cli::NonNegative);
+      if (o.value == Value::Positive) opt->check(cli::WholeNumber & cli::Positive);
+      if (o.value == Value::PositiveNumber) opt->check(cli::Positive);
+    }
+    if (spec.files) c->add_option("files", files[spec.name], spec.files);
+  }
+  if (argc == 2 && std::string_view(argv[1]) == "help") {
+    out << app.help();
+    return 0;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    const auto subs = app.get_subcommands();
+    err << "tessera-backtest: " << e.what() << "\n";
+    if (argc < 2) err << app.help();
+    else err << "Run 'tessera-backtest " << (subs.empty() ? "" : subs.front()->get_name() + " ") << "--help' for the options.\n";
+    return 2;
+  }
+  const CLI::App* c = app.get_subcommands().front();
+  const std::string command = c->get_name();
+  Args a;
+  for (const CommandSpec& spec : commandSpecs()) {
+    if (command != spec.name) continue;
+    for (const OptionSpec& o : spec.options) {
+      if (c->get_option(std::string("--") + o.name)->count() == 0) continue;
+      const std::string key = command + " " + o.name;
+      a.opts[o.name] = o.value == Value::Flag ? "1" : values[key];
+    }
+    if (spec.files) a.positional = files[command];
+  }
+  return std::pair{command, std::move(a)};
+}
 
 // A one-line progress bar on the terminal, redrawn at most a few times per second.
 class ProgressBar {
@@ -470,30 +551,17 @@ int strategies(std::ostream& out) {
 }  // namespace
 
 int runBacktestCommand(int argc, char** argv, std::ostream& out, std::ostream& err, const ChartRenderer& charts) {
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
-    (argc < 2 ? err : out) << kUsage;
-    return argc < 2 ? 2 : 0;
-  }
-  const std::string cmd = argv[1];
-  const Args a(argc, argv, 2, {"inputs-only", "events", "quiet", "plain"});
-  if (!a.error.empty()) {
-    err << a.error << '\n';
-    return 2;
-  }
-  try {
-    if (cmd == "generate") return generate(a, out, err);
-    if (cmd == "info") return info(a, out, err);
-    if (cmd == "import") return importCmd(a, out, err);
-    if (cmd == "export") return exportCmd(a, out, err);
-    if (cmd == "run") return runCmd(a, out, err, charts);
-    if (cmd == "sweep") return sweepCmd(a, out, err);
-    if (cmd == "merge") return mergeCmd(a, out, err);
-    if (cmd == "strategies") return strategies(out);
-  } catch (const std::invalid_argument&) {
-    return 2;  // the message was printed where the bad option was read
-  }
-  err << "unknown command '" << cmd << "'\n" << kUsage;
-  return 2;
+  auto parsed = parseCommandLine(argc, argv, out, err);
+  if (auto* code = std::get_if<int>(&parsed)) return *code;
+  const auto& [cmd, a] = std::get<std::pair<std::string, Args>>(parsed);
+  if (cmd == "generate") return generate(a, out, err);
+  if (cmd == "info") return info(a, out, err);
+  if (cmd == "import") return importCmd(a, out, err);
+  if (cmd == "export") return exportCmd(a, out, err);
+  if (cmd == "run") return runCmd(a, out, err, charts);
+  if (cmd == "sweep") return sweepCmd(a, out, err);
+  if (cmd == "merge") return mergeCmd(a, out, err);
+  return strategies(out);
 }
 
 }  // namespace tessera::backtest

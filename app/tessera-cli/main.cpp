@@ -25,7 +25,7 @@ void printUsage(std::ostream& os) {
         "  plan --workload W.json [--kinds K,..] [--start-in H] [--latest-start-in H] [--budget USD] [--json]\n"
         "                        where the workload can run on the book the inputs on stdin leave,\n"
         "                        ranked by effective cost, with the order that buys each placement\n"
-        "  --connect HOST:PORT --account A --key K place|cancel|amend|orders|balance|positions|book\n"
+        "  --connect HOST:PORT --account A --key K quote|buy|sell|place|cancel|amend|orders|contracts|balance|book\n"
         "                        trade on a running tessera-exchange (--connect x --help for more)\n"
         "  help                  this text\n\n"
         "See docs/cli.md for the formats.\n";

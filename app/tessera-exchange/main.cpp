@@ -4,6 +4,8 @@
 #include "core/net/ExchangeLog.h"
 #include "core/net/ExchangeServer.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdlib>
 #include <iostream>
 #include <new>
@@ -11,82 +13,67 @@
 #include <string>
 #include <string_view>
 
-namespace {
-
-void printUsage(std::ostream& os) {
-  os << "usage: tessera-exchange [options]\n"
-        "       tessera-exchange accounts add NAME --cash USD [--house] --file ACCOUNTS.json\n"
-        "       tessera-exchange accounts rotate-key NAME --file ACCOUNTS.json\n\n"
-        "options:\n"
-        "  --config <file>     server config (JSON: listen, port, db, accounts, sync_full, limits, record,\n"
-        "                      fee_ppm, engine_prefault_mb, tls_cert, tls_key, log_file, log_level)\n"
-        "  --listen <address>  address to listen on (default 127.0.0.1; any other address needs TLS)\n"
-        "  --tls-cert <file>   TLS on the client port: PEM certificate (chain) of the server\n"
-        "  --tls-key <file>    and its PEM private key (scripts/setup.sh makes a development pair)\n"
-        "  --log-file <file>   also log to this file, rotated at 64 MiB, 5 kept (stderr always)\n"
-        "  --log-level <l>     trace, debug, info (default), warn, error, critical, off\n"
-        "  --port <port>       TCP port (default 7400; 0 picks a free one)\n"
-        "  --db <file>         SQLite journal (default tessera-exchange.db; :memory: for none)\n"
-        "  --accounts <file>   accounts file: accounts, clusters, capacity grants\n"
-        "  --record <file>     also record every accepted input and its market events to this\n"
-        "                      market-history file, for tessera-backtest (docs/history-schema.md)\n"
-        "  --sync-full         fsync the journal at every group commit (the default: an\n"
-        "                      acknowledgement survives power loss)\n"
-        "  --sync-normal       fsync only at checkpoints (survives kill -9, not power loss)\n"
-        "  --prefault-mb <N>   memory the matching engine takes in huge pages and faults in at\n"
-        "                      start, so that a book of up to about that size never waits for\n"
-        "                      the kernel mid-order (default 0: ordinary pages as it grows)\n"
-        "  --no-wall-clock     do not advance the exchange clock with UTC hours\n"
-        "  --help              this text\n\n"
-        "Flags override the config file. SIGTERM or SIGINT shuts down cleanly: the exchange stops\n"
-        "accepting and reading, answers every request it had taken, then closes the sessions.\n"
-        "Example: tessera-exchange --accounts resources/exchange/accounts.json --db /tmp/x.db\n";
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   using namespace tessera::net;
   if (argc > 1 && std::string_view(argv[1]) == "accounts") {
     return tessera::exchange_app::runAccountsCommand(argc - 1, argv + 1);
   }
   ExchangeConfig config;
-  std::string configFile, accountsFile, listen, db, port, record, prefaultMb, tlsCert, tlsKey,
-      logFile, logLevel;
-  std::optional<bool> syncFull;
-  bool noWallClock = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= argc) {
-        std::cerr << "tessera-exchange: " << a << " needs a value\n";
-        std::exit(2);
-      }
-      out = argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      printUsage(std::cout);
-      return 0;
-    } else if (a == "--config") value(configFile);
-    else if (a == "--accounts") value(accountsFile);
-    else if (a == "--listen") value(listen);
-    else if (a == "--port") value(port);
-    else if (a == "--db") value(db);
-    else if (a == "--record") value(record);
-    else if (a == "--prefault-mb") value(prefaultMb);
-    else if (a == "--tls-cert") value(tlsCert);
-    else if (a == "--tls-key") value(tlsKey);
-    else if (a == "--log-file") value(logFile);
-    else if (a == "--log-level") value(logLevel);
-    else if (a == "--sync-full") syncFull = true;
-    else if (a == "--sync-normal") syncFull = false;
-    else if (a == "--no-wall-clock") noWallClock = true;
-    else {
-      std::cerr << "tessera-exchange: unknown option '" << a << "'\n";
-      printUsage(std::cerr);
-      return 2;
-    }
+  std::string configFile, accountsFile, listen, db, record, tlsCert, tlsKey, logFile, logLevel;
+  int port = -1, prefaultMb = -1;
+  bool syncFullFlag = false, syncNormalFlag = false, noWallClock = false;
+
+  CLI::App app("the exchange server: newline-delimited JSON over TCP/TLS, journaled to SQLite (docs/protocol.md)",
+               "tessera-exchange");
+  app.add_option("--config", configFile,
+                 "server config (JSON: listen, port, db, accounts, sync_full, limits, record, fee_ppm,\n"
+                 "engine_prefault_mb, tls_cert, tls_key, log_file, log_level)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--listen", listen, "address to listen on (default 127.0.0.1; any other address needs TLS)");
+  app.add_option("--tls-cert", tlsCert, "TLS on the client port: PEM certificate (chain) of the server")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-key", tlsKey, "and its PEM private key (scripts/setup.sh makes a development pair)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--log-file", logFile, "also log to this file, rotated at 64 MiB, 5 kept (stderr always)");
+  app.add_option("--log-level", logLevel, "trace, debug, info (default), warn, error, critical, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--port", port, "TCP port (default 7400; 0 picks a free one)")->check(CLI::Range(0, 65535));
+  app.add_option("--db", db, "SQLite journal (default tessera-exchange.db; :memory: for none)");
+  app.add_option("--accounts", accountsFile, "accounts file: accounts, clusters, capacity grants")
+      ->check(CLI::ExistingFile);
+  app.add_option("--record", record,
+                 "also record every accepted input and its market events to this market-history file,\n"
+                 "for tessera-backtest (docs/history-schema.md)");
+  auto* full = app.add_flag("--sync-full", syncFullFlag,
+                            "fsync the journal at every group commit (the default: an acknowledgement survives\n"
+                            "power loss)");
+  app.add_flag("--sync-normal", syncNormalFlag, "fsync only at checkpoints (survives kill -9, not power loss)")
+      ->excludes(full);
+  app.add_option("--prefault-mb", prefaultMb,
+                 "memory the matching engine takes in huge pages and faults in at start, so that a book\n"
+                 "of up to about that size never waits for the kernel mid-order (default 0: ordinary\n"
+                 "pages as it grows)")
+      ->check(CLI::Range(0, kMaxEnginePrefaultMb));
+  app.add_flag("--no-wall-clock", noWallClock, "do not advance the exchange clock with UTC hours");
+  app.footer(
+      "Flags override the config file. SIGTERM or SIGINT shuts down cleanly: the exchange stops\n"
+      "accepting and reading, answers every request it had taken, then closes the sessions.\n"
+      "Example: tessera-exchange --accounts resources/exchange/accounts.json --db /tmp/x.db\n\n"
+      "Accounts (a new random key is printed once; the file keeps its Argon2id hash):\n"
+      "  tessera-exchange accounts add NAME --cash USD [--house] --file ACCOUNTS.json\n"
+      "  tessera-exchange accounts rotate-key NAME --file ACCOUNTS.json");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, std::cout, std::cerr);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "tessera-exchange: " << e.what() << "\nRun 'tessera-exchange --help' for the options.\n";
+    return 2;
   }
+  std::optional<bool> syncFull;
+  if (syncFullFlag) syncFull = true;
+  if (syncNormalFlag) syncFull = false;
+
   if (!configFile.empty()) {
     auto loaded = loadConfigFile(configFile, config);
     if (auto* e = std::get_if<ConfigError>(&loaded)) {
@@ -111,24 +98,8 @@ int main(int argc, char** argv) {
   if (!record.empty()) config.recordPath = record;
   if (syncFull) config.syncFull = *syncFull;
   if (noWallClock) config.followWallClock = false;
-  if (!port.empty()) {
-    char* end = nullptr;
-    const long p = std::strtol(port.c_str(), &end, 10);
-    if (*end != '\0' || p < 0 || p > 65535) {
-      std::cerr << "tessera-exchange: bad port '" << port << "'\n";
-      return 2;
-    }
-    config.port = static_cast<std::uint16_t>(p);
-  }
-  if (!prefaultMb.empty()) {
-    char* end = nullptr;
-    const long mb = std::strtol(prefaultMb.c_str(), &end, 10);
-    if (*end != '\0' || mb < 0 || mb > kMaxEnginePrefaultMb) {
-      std::cerr << "tessera-exchange: bad --prefault-mb '" << prefaultMb << "' (0 to " << kMaxEnginePrefaultMb << ")\n";
-      return 2;
-    }
-    config.enginePrefaultMb = static_cast<int>(mb);
-  }
+  if (port >= 0) config.port = static_cast<std::uint16_t>(port);
+  if (prefaultMb >= 0) config.enginePrefaultMb = prefaultMb;
   if (!tlsCert.empty()) config.tlsCertFile = tlsCert;
   if (!tlsKey.empty()) config.tlsKeyFile = tlsKey;
   if (config.tlsCertFile.empty() != config.tlsKeyFile.empty()) {

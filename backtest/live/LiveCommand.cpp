@@ -2,7 +2,11 @@
 
 #include "backtest/StrategyRegistry.h"
 #include "backtest/live/LiveStrategyRunner.h"
+#include "core/cli/Checks.h"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -22,51 +26,48 @@ extern "C" void onSignal(int) { interrupted = true; }
 }  // namespace
 
 int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  std::map<std::string, std::string> o;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    if (k.rfind("--", 0) != 0) {
-      err << "live: unexpected '" << k << "'\n";
-      return 2;
-    }
-    o[k.substr(2)] = argv[i + 1];
-  }
-  if (!o.count("strategy") || !o.count("account")) {
-    err << "usage: tessera-backtest live --strategy NAME [--params p.json] --account NAME [--key KEY]\n"
-           "                             [--host 127.0.0.1] [--port 7400] [--seconds N (0: until Ctrl+C)]\n";
+  std::string strategy, paramsFile, account, key, host = "127.0.0.1";
+  int port = 7400, seconds = 0;
+  CLI::App app("the same strategy against a running tessera-exchange", "tessera-backtest live");
+  app.add_option("--strategy", strategy, "a built-in strategy (`tessera-backtest strategies`)")->required();
+  app.add_option("--params", paramsFile, "its parameters, a JSON file")->check(CLI::ExistingFile);
+  app.add_option("--account", account, "the account to trade as")->required();
+  app.add_option("--key", key, "its API key (default: the account name)");
+  app.add_option("--host", host, "the exchange's address (default 127.0.0.1)");
+  app.add_option("--port", port, "its port (default 7400)")->check(CLI::Range(1, 65535));
+  app.add_option("--seconds", seconds, "how long to run (default 0: until Ctrl+C)")->check(cli::WholeNumber & cli::NonNegative);
+  try {
+    app.parse(argc - 1, argv + 1);  // argv[1], "live", stands for the program's name
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "tessera-backtest live: " << e.what() << "\nRun 'tessera-backtest live --help' for the options.\n";
     return 2;
   }
   nlohmann::json params = nlohmann::json::object();
-  if (o.count("params")) {
-    std::ifstream f(o["params"]);
+  if (!paramsFile.empty()) {
+    std::ifstream f(paramsFile);
     params = nlohmann::json::parse(f, nullptr, false);
     if (!f || params.is_discarded()) {
-      err << "live: cannot read JSON parameters from '" << o["params"] << "'\n";
+      err << "live: cannot read JSON parameters from '" << paramsFile << "'\n";
       return 2;
     }
   }
-  auto made = makeStrategy(o["strategy"], params);
+  auto made = makeStrategy(strategy, params);
   if (auto* e = std::get_if<std::string>(&made)) {
     err << "live: " << *e << '\n';
     return 2;
   }
   net::ClientOptions opts;
-  opts.host = o.count("host") ? o["host"] : "127.0.0.1";
-  int seconds = 0;
-  try {
-    if (o.count("port")) opts.port = static_cast<std::uint16_t>(std::stoi(o["port"]));
-    if (o.count("seconds")) seconds = std::stoi(o["seconds"]);
-  } catch (...) {
-    err << "live: --port and --seconds want integers\n";
-    return 2;
-  }
-  opts.account = o["account"];
-  opts.key = o.count("key") ? o["key"] : o["account"];
+  opts.host = host;
+  opts.port = static_cast<std::uint16_t>(port);
+  opts.account = account;
+  opts.key = key.empty() ? account : key;
   LiveStrategyRunner runner(*std::get<std::unique_ptr<Strategy>>(made), opts);
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
   runner.start();
-  out << "live: " << o["strategy"] << " as " << opts.account << " on " << opts.host << ":" << opts.port
+  out << "live: " << strategy << " as " << opts.account << " on " << opts.host << ":" << opts.port
       << (seconds > 0 ? " for " + std::to_string(seconds) + " s" : std::string(" until Ctrl+C")) << std::endl;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (!interrupted && (seconds <= 0 || std::chrono::steady_clock::now() < until)) {

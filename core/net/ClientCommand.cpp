@@ -1,10 +1,16 @@
 #include "core/net/ClientCommand.h"
 
+#include "core/cli/Checks.h"
+#include "core/domain/HourText.h"
+#include "core/engine/BookQuote.h"
 #include "core/engine/EventJson.h"
+#include "core/net/ClientOrderId.h"
 #include "core/net/ExchangeClient.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
@@ -12,32 +18,19 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tessera::net {
 namespace {
 
-void usage(std::ostream& os) {
-  os << "usage: tessera-cli --connect host:port --account NAME --key KEY [--tls] [--ca FILE] <command>\n\n"
-        "  --tls        speak TLS, verifying the exchange's certificate against the system's roots\n"
-        "  --ca FILE    speak TLS, verifying it against this CA certificate (PEM) instead\n\n"
-        "commands:\n"
-        "  place --side buy|sell --cluster ID --gpus N --start HOUR --end HOUR --limit-usd P\n"
-        "        [--fill divisible|all_or_none] [--tif GTC|IOC|FOK] [--duration H] [--cl-ord-id ID]\n"
-        "  place --json '{\"side\":\"buy\",\"cluster\":1,...}'   (order fields as in docs/protocol.md)\n"
-        "  cancel ORDER_ID\n"
-        "  amend ORDER_ID [--limit-usd P] [--gpus N]\n"
-        "  mass-cancel\n"
-        "  orders | balance | positions | clusters\n"
-        "  book [--cluster ID]    price levels of the current book\n"
-        "  report-delivery CONTRACT --start HOUR --end HOUR --usable N [--problem P]\n"
-        "  outage CLUSTER --start HOUR --end HOUR --lost N [--problem P]\n"
-        "        providers: P is missing_gpus (default), link_degraded or power_curtailed\n"
-        "  forward --side buy|sell --accelerator H100 --week-start HOUR --gpu-hours N --price-usd P\n"
-        "        a cash-settled forward on the next-day index (week-start: a Monday 00:00 UTC hour)\n"
-        "  forward-cancel ORDER_ID | forward-orders | forward-positions\n\n"
-        "The key may also come from the environment variable TESSERA_API_KEY.\n";
-}
+constexpr const char* kFooter =
+    "The key may also come from the environment variable TESSERA_API_KEY. Times are UTC: ISO 8601\n"
+    "(2026-12-08T09:00Z), now, today, tomorrow 9am, +3d, in 5 hours, or an hour number since 1970;\n"
+    "durations 72h, 3d, 3 days, 1w. Prices are dollars per GPU-hour. Without --cl-ord-id an order's client id is derived from the\n"
+    "account and the order, so running the same command again after a timeout cannot trade twice:\n"
+    "the exchange refuses the copy and the existing order is reported. To place an identical\n"
+    "order deliberately, give it a --cl-ord-id of its own.";
 
 std::string stateName(OrderState s) {
   switch (s) {
@@ -51,11 +44,14 @@ std::string stateName(OrderState s) {
   return "?";
 }
 
+// Prices per GPU-hour keep four decimals ($2.2500): they are set in fractions of a cent.
 std::string dollars(Price p) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(p) / kMicrosPerDollar);
   return buf;
 }
+
+double usd(Money m) { return static_cast<double>(m) / kMicrosPerDollar; }
 
 // Collects the replies of one command and lets the main thread wait for the one it needs.
 struct Waiter {
@@ -67,6 +63,7 @@ struct Waiter {
   std::string failure;
   void finish(bool ok, std::string why = {}) {
     std::lock_guard lock(mu);
+    if (done) return;  // the first answer decides
     done = true;
     failed = !ok;
     failure = std::move(why);
@@ -76,95 +73,502 @@ struct Waiter {
     std::unique_lock lock(mu);
     return cv.wait_for(lock, timeout, [&] { return done; });
   }
+  bool isDone() {
+    std::lock_guard lock(mu);
+    return done;
+  }
 };
 
-}  // namespace
+// Everything the command line can say, filled in by CLI11.
+struct Args {
+  std::string endpoint, account, key, caFile;
+  bool tls = false;
+  bool json = false;
+  int timeoutSeconds = 10;
 
-namespace {
-int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err);
+  // place, quote, buy, sell
+  std::string side, fill, tif, clOrdId, orderJson;
+  ClusterId cluster = 0;
+  long long gpus = 0, duration = 0;
+  std::string startText = "now", endText, forText;  // times as people write them (HourText)
+  double limitUsd = 0;
+  bool yes = false;           // buy/sell: no confirmation question
+  // quote/buy: any cluster matching these instead of --cluster (all-or-none buys)
+  std::vector<std::string> accelerators, regions;
+  std::string minFabric;
+  int maxCarbon = 0, minGpuMemory = 0;
+  ContractId sellBack = 0;    // sell --contract
+  // cancel, amend, forward-cancel, report-delivery (contract), outage (cluster)
+  std::uint64_t id = 0;
+  // report-delivery / outage
+  long long amountGpus = 0;
+  std::string problem = "missing_gpus";
+  // forward
+  std::string accelerator;
+  long long weekStart = 0, gpuHours = 0;
+  double priceUsd = 0;
+};
+
+// The subcommands and their options. `given` answers whether an option was on the command line.
+class Parser {
+ public:
+  explicit Parser(Args& a) : app_("trade on a running tessera-exchange", "tessera-cli") {
+    app_.footer(kFooter);
+    app_.fallthrough();  // global options may also follow the command
+    app_.require_subcommand(1, 1);
+    app_.add_option("--connect", a.endpoint, "the exchange, HOST:PORT")->required();
+    app_.add_option("--account", a.account, "the account to log on as")->required();
+    app_.add_option("--key", a.key, "its API key")->envname("TESSERA_API_KEY");
+    app_.add_flag("--tls", a.tls, "speak TLS, verifying the exchange's certificate against the system's roots");
+    app_.add_option("--ca", a.caFile, "speak TLS, verifying it against this CA certificate (PEM) instead")
+        ->check(CLI::ExistingFile);
+    app_.add_option("--timeout", a.timeoutSeconds, "seconds to wait for the logon and for the answer (default 10)")
+        ->check(CLI::Range(1, 3600));
+    app_.add_flag("--json", a.json, "JSON for scripts instead of lines for a person");
+
+    auto* place = command("place", "place an order as given (fields as in docs/protocol.md), no questions");
+    opt(place, "--side", a.side, "buy or sell")->check(CLI::IsMember({"buy", "sell"}));
+    opt(place, "--cluster", a.cluster, "cluster id (`clusters` lists them)");
+    opt(place, "--gpus", a.gpus, "GPUs")->check(cli::Positive);
+    opt(place, "--start", a.startText, "first delivery hour (a time, see below)");
+    opt(place, "--end", a.endText, "end of the window, exclusive (a time)");
+    opt(place, "--limit-usd", a.limitUsd, "worst price, dollars per GPU-hour")->check(cli::Positive);
+    opt(place, "--fill", a.fill, "divisible (default) or all_or_none")->check(CLI::IsMember({"divisible", "all_or_none"}));
+    opt(place, "--tif", a.tif, "GTC (default), IOC or FOK")->check(CLI::IsMember({"GTC", "IOC", "FOK"}));
+    opt(place, "--duration", a.duration, "flexible window: this many consecutive hours within it")
+        ->check(cli::Positive);
+    opt(place, "--cl-ord-id", a.clOrdId, "your id for the order (default: derived from the order)");
+    // Named --json for compatibility: on `place` it takes the order, not the output format.
+    opt(place, "--json", a.orderJson, "the whole order as a JSON object instead of the options above");
+
+    // quote, buy and sell describe a rectangle the same way.
+    for (const char* name : {"quote", "buy", "sell"}) {
+      const std::string verb = name;
+      auto* c = command(name, verb == "quote" ? "what a rectangle would cost (or fetch) from the book now"
+                              : verb == "buy" ? "quote, then buy a rectangle of GPUs once you confirm"
+                                              : "quote, then sell (or sell back --contract N) once you confirm");
+      if (verb == "quote")
+        opt(c, "--side", a.side, "buy (default: what buying costs) or sell (what selling fetches)")
+            ->check(CLI::IsMember({"buy", "sell"}));
+      if (verb == "sell")
+        opt(c, "--contract", a.sellBack, "sell back part of this contract you hold (default: all its hours to come)");
+      opt(c, "--cluster", a.cluster, "cluster id (`clusters` lists them)");
+      if (verb != "sell") {
+        // Constraints instead of a cluster: the exchange picks the best matching cluster for an
+        // all-or-none buy (docs/matching.md).
+        opt(c, "--accelerator", a.accelerators, "instead of --cluster: any of these, e.g. H100,H200")->delimiter(',');
+        opt(c, "--region", a.regions, "instead of --cluster: in any of these regions, e.g. us-east")->delimiter(',');
+        opt(c, "--min-fabric", a.minFabric, "instead of --cluster: at least this fabric (Ethernet, RoCE, InfiniBand)")
+            ->check(CLI::IsMember({"Ethernet", "RoCE", "InfiniBand"}));
+        opt(c, "--max-carbon", a.maxCarbon, "instead of --cluster: at most this many gCO2/kWh")
+            ->check(cli::NonNegative);
+        opt(c, "--min-gpu-memory", a.minGpuMemory, "instead of --cluster: at least this many GB per GPU")
+            ->check(cli::Positive);
+      }
+      opt(c, "--gpus", a.gpus, "GPUs")->check(cli::Positive);
+      opt(c, "--start", a.startText, "first hour (default now)");
+      opt(c, "--end", a.endText, "end of the window, exclusive");
+      opt(c, "--for", a.forText, "length of the window instead of --end: 72h, 3d, 3 days");
+      opt(c, "--duration", a.duration, "flexible: this many consecutive hours anywhere in the window")
+          ->check(cli::Positive);
+      opt(c, "--limit-usd", a.limitUsd,
+          verb == "quote" ? "take no level worse than this"
+                          : "worst price per GPU-hour (default: the worst level the quote reaches)")
+          ->check(cli::Positive);
+      if (verb != "quote") {
+        opt(c, "--fill", a.fill, "divisible (default) or all_or_none")
+            ->check(CLI::IsMember({"divisible", "all_or_none"}));
+        opt(c, "--tif", a.tif, "GTC (default), IOC or FOK")->check(CLI::IsMember({"GTC", "IOC", "FOK"}));
+        opt(c, "--cl-ord-id", a.clOrdId, "your id for the order (default: derived from the order)");
+        c->add_flag("--yes,-y", a.yes, "do not ask for confirmation (scripts)");
+      }
+    }
+
+    auto* cancel = command("cancel", "cancel a working order");
+    cancel->add_option("order_id", a.id, "the exchange's order id")->required();
+    auto* amend = command("amend", "change a working order's limit and/or GPUs");
+    amend->add_option("order_id", a.id, "the exchange's order id")->required();
+    opt(amend, "--limit-usd", a.limitUsd, "new limit, dollars per GPU-hour")->check(cli::Positive);
+    opt(amend, "--gpus", a.gpus, "new GPU count")->check(cli::Positive);
+    command("mass-cancel", "cancel every working order of the account");
+    command("orders", "the account's working orders");
+    command("balance", "cash, reserved, available, escrow and credits");
+    command("positions", "the account's contracts, bought and sold, with their settlement state");
+    command("contracts", "the account's contracts as a table: state, delivered GPU-hours, escrow, replacements");
+    command("clusters", "the clusters the exchange announced at logon");
+    auto* book = command("book", "price levels of the current book");
+    opt(book, "--cluster", a.cluster, "only this cluster");
+
+    for (const char* name : {"report-delivery", "outage"}) {
+      const bool outage = std::string_view(name) == "outage";
+      auto* c = command(name, outage ? "providers: GPUs of one of your clusters were down"
+                                     : "providers: only some of a contract's GPUs worked");
+      c->add_option(outage ? "cluster" : "contract", a.id, outage ? "cluster id" : "contract id")->required();
+      opt(c, "--start", a.startText, "first hour (a time)")->required();
+      opt(c, "--end", a.endText, "end hour, exclusive (a time)")->required();
+      opt(c, outage ? "--lost" : "--usable", a.amountGpus, outage ? "GPUs lost" : "GPUs that worked")
+          ->required()
+          ->check(cli::NonNegative);
+      opt(c, "--problem", a.problem, "missing_gpus (default), link_degraded or power_curtailed")
+          ->check(CLI::IsMember({"missing_gpus", "link_degraded", "power_curtailed"}));
+    }
+
+    auto* forward = command("forward", "a cash-settled forward on the next-day index");
+    opt(forward, "--side", a.side, "buy (long the index) or sell (short)")
+        ->required()
+        ->check(CLI::IsMember({"buy", "sell"}));
+    opt(forward, "--accelerator", a.accelerator, "accelerator class, e.g. H100")->required();
+    opt(forward, "--week-start", a.weekStart, "a Monday 00:00 UTC hour")->required();
+    opt(forward, "--gpu-hours", a.gpuHours, "quantity")->required()->check(cli::Positive);
+    opt(forward, "--price-usd", a.priceUsd, "index level, dollars per GPU-hour")->required()->check(cli::Positive);
+    auto* forwardCancel = command("forward-cancel", "cancel a working forward order");
+    forwardCancel->add_option("order_id", a.id, "the forward order id")->required();
+    command("forward-orders", "working forward orders and the margin they hold");
+    command("forward-positions", "forward positions");
+  }
+
+  CLI::App& app() { return app_; }
+  std::string command() const { return app_.get_subcommands().empty() ? "" : app_.get_subcommands().front()->get_name(); }
+  bool given(const std::string& option) const {
+    const auto subs = app_.get_subcommands();
+    if (subs.empty()) return false;
+    const CLI::Option* o = subs.front()->get_option_no_throw(option);
+    return o != nullptr && o->count() > 0;
+  }
+
+ private:
+  CLI::App* command(const std::string& name, const std::string& what) { return app_.add_subcommand(name, what); }
+  template <class T>
+  static CLI::Option* opt(CLI::App* c, const std::string& name, T& value, const std::string& what) {
+    return c->add_option(name, value, what);
+  }
+
+  CLI::App app_;
+};
+
+int runChecked(const Args& args, const Parser& parser, std::istream& in, std::ostream& out, std::ostream& err);
+
 }  // namespace
 
 int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  // A number that is not one ("--gpus many") is the user's mistake, not a crash.
-  try {
-    return runChecked(argc, argv, out, err);
-  } catch (const std::invalid_argument&) {
-    err << "tessera-cli: a number was expected where a word was given\n";
-  } catch (const std::out_of_range&) {
-    err << "tessera-cli: a number is out of range\n";
-  }
-  return 2;
+  return runClientCommand(argc, argv, std::cin, out, err);
 }
 
+int runClientCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
+  Args args;
+  Parser parser(args);
+  // CLI11 wants the program's name first; argv[0] is already "--connect", an option.
+  std::vector<char*> all{const_cast<char*>("tessera-cli")};
+  all.insert(all.end(), argv, argv + argc);
+  try {
+    parser.app().parse(static_cast<int>(all.size()), all.data());
+  } catch (const CLI::CallForHelp& e) {
+    return parser.app().exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return parser.app().exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "tessera-cli: " << e.what() << "\n";
+    const std::string command = parser.command();
+    err << "Run 'tessera-cli --connect HOST:PORT --account A" << (command.empty() ? "" : " " + command)
+        << " --help' for the options.\n";
+    return 2;
+  }
+  return runChecked(args, parser, in, out, err);
+}
+
+
 namespace {
-int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  std::string endpoint, account, key, command, caFile;
-  bool tls = false;
-  std::vector<std::string> rest;
-  if (const char* k = std::getenv("TESSERA_API_KEY")) key = k;
-  for (int i = 0; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](std::string& v) {
-      if (i + 1 >= argc) return false;
-      v = argv[++i];
-      return true;
-    };
-    if (a == "--connect") {
-      if (!value(endpoint)) return usage(err), 2;
-    } else if (a == "--account") {
-      if (!value(account)) return usage(err), 2;
-    } else if (a == "--key") {
-      if (!value(key)) return usage(err), 2;
-    } else if (a == "--ca") {
-      if (!value(caFile)) return usage(err), 2;
-      tls = true;
-    } else if (a == "--tls") {
-      tls = true;
-    } else if (a == "--help" || a == "-h") {
-      usage(out);
-      return 0;
-    } else if (command.empty()) {
-      command = a;
+
+struct Window {
+  Hour start = 0;
+  Hour end = 0;
+};
+
+// --start and --end (or --for), resolved against the exchange's clock `now`; `fallback` fills in
+// what was not given (a sell-back's contract). Returns the window or what is wrong with it.
+std::variant<Window, std::string> resolveWindow(const Args& a, const Parser& p, Hour now, std::optional<Window> fallback) {
+  Window w;
+  if (p.given("--start") || !fallback) {
+    auto start = parseHourText(a.startText, now);
+    if (auto* e = std::get_if<HourTextError>(&start)) return "--start: " + e->message;
+    w.start = std::get<Hour>(start);
+  } else {
+    w.start = fallback->start;
+  }
+  if (p.given("--end") && p.given("--for")) return std::string("give --end or --for, not both");
+  if (p.given("--end")) {
+    auto end = parseHourText(a.endText, now);
+    if (auto* e = std::get_if<HourTextError>(&end)) return "--end: " + e->message;
+    w.end = std::get<Hour>(end);
+  } else if (p.given("--for")) {
+    auto hours = parseHoursText(a.forText);
+    if (auto* e = std::get_if<HourTextError>(&hours)) return "--for: " + e->message;
+    w.end = w.start + std::get<Hour>(hours);
+  } else if (fallback) {
+    w.end = fallback->end;
+  } else {
+    return std::string("give --end or --for (the length of the window)");
+  }
+  if (w.end <= w.start)
+    return "the window ends (" + isoHour(w.end) + ") before it starts (" + isoHour(w.start) + ")";
+  return w;
+}
+
+// The levels an order on `side` takes on one cluster of a book copy: asks for a buy, bids for
+// a sell. A cell the mirror lacks is empty (it holds every cell that has anything).
+HourLevels levelsOf(const BookMirror& book, ClusterId cluster, Side side) {
+  static const std::vector<BookLevel> kNone;
+  return [&book, cluster, side](Hour h) -> const std::vector<BookLevel>* {
+    const auto* l = book.levels(CellKey{cluster, h, opposite(side)});
+    return l ? l : &kNone;
+  };
+}
+
+std::string clusterName(const std::vector<Cluster>& clusters, ClusterId id) {
+  for (const Cluster& c : clusters)
+    if (c.id == id) return c.name;
+  return "?";
+}
+
+void printQuote(std::ostream& out, bool json, Side side, ClusterId cluster, const std::string& name, GpuCount gpus,
+                Window asked, const FillQuote& q) {
+  const Hour hours = q.end - q.start;
+  if (json) {
+    nlohmann::json j{{"quote", side == Side::Buy ? "buy" : "sell"},
+                     {"cluster", cluster},
+                     {"gpus", gpus},
+                     {"start", q.start},
+                     {"end", q.end},
+                     {"start_utc", isoHour(q.start)},
+                     {"end_utc", isoHour(q.end)},
+                     {"hours", hours},
+                     {"wanted_gpu_hours", q.wantedGpuHours},
+                     {"available_gpu_hours", q.availableGpuHours},
+                     {"total_usd", usd(q.total)},
+                     {"worst_usd", usd(q.worstPrice)},
+                     {"all_or_none_now", q.allOrNoneNow}};
+    if (auto avg = q.averagePrice()) j["average_usd"] = *avg / kMicrosPerDollar;
+    out << j.dump() << "\n";
+    return;
+  }
+  out << "quote: " << (side == Side::Buy ? "buy " : "sell ") << gpus << " GPUs on cluster " << cluster << " (" << name
+      << "), " << isoHour(q.start) << " to " << isoHour(q.end) << " UTC (" << hours << " h)";
+  if (q.start != asked.start || q.end != asked.end)
+    out << ", the best " << hours << " h within " << isoHour(asked.start) << " to " << isoHour(asked.end);
+  out << "\n  the book " << (side == Side::Buy ? "offers " : "bids for ") << q.availableGpuHours << " of "
+      << q.wantedGpuHours << " GPU-hours now";
+  if (auto avg = q.averagePrice()) {
+    out << ": " << toDollars(q.total) << " in all, average $" << dollars(std::llround(*avg)) << "/GPU-h, worst $"
+        << dollars(q.worstPrice) << "/GPU-h";
+  }
+  out << "\n  all-or-none: " << (q.allOrNoneNow ? "fills now" : "does not fill now") << "\n";
+}
+
+// The order a request had already placed (the exchange refused its copy as a duplicate).
+void printExisting(std::ostream& out, bool json, const OrderStatusReply& s) {
+  if (json) {
+    out << nlohmann::json{{"state", "already_placed"}, {"order_id", s.orderId}, {"cl_ord_id", s.clOrdId},
+                          {"status", s.status}, {"filled_gpu_hours", s.filledGpuHours},
+                          {"leaves_gpu_hours", s.leavesGpuHours}}
+               .dump()
+        << "\n";
+    return;
+  }
+  out << "already_placed order_id=" << s.orderId << " cl_ord_id=" << s.clOrdId << " status=" << s.status
+      << " filled_gpu_hours=" << s.filledGpuHours << " leaves_gpu_hours=" << s.leavesGpuHours << "\n"
+      << "(this order was placed before, by this command or an earlier run of it; nothing new was "
+         "placed. To place it again, give it another --cl-ord-id.)\n";
+}
+
+void printContracts(std::ostream& out, bool json, bool table, const std::vector<Contract>& contracts,
+                    std::map<ContractId, ContractStatus> status) {
+  nlohmann::json rows = nlohmann::json::array();
+  char line[256];
+  if (table && !json && !contracts.empty()) {
+    std::snprintf(line, sizeof line, "%-9s %-6s %-7s %5s  %-17s  %-17s  %11s  %-16s %-17s %12s  %s\n", "contract", "side",
+                  "cluster", "GPUs", "from (UTC)", "to (UTC)", "$/GPU-h", "state", "delivered GPU-h", "escrow",
+                  "replaces");
+    out << line;
+  }
+  for (const Contract& c : contracts) {
+    const ContractStatus& s = status[c.id];
+    // Not from buy_order: a replacement contract has none, and its buyer still bought it.
+    const char* side = c.buyer == kOwnAccount ? "bought" : "sold";
+    const std::int64_t gpuHours = static_cast<std::int64_t>(c.gpus) * (c.end - c.start);
+    if (json) {
+      rows.push_back({{"contract", c.id},
+                      {"side", side},
+                      {"cluster", c.cluster},
+                      {"gpus", c.gpus},
+                      {"start", c.start},
+                      {"end", c.end},
+                      {"start_utc", isoHour(c.start)},
+                      {"end_utc", isoHour(c.end)},
+                      {"price_usd", usd(c.price)},
+                      {"state", s.state},
+                      {"delivered_gpu_hours", s.deliveredGpuHours},
+                      {"gpu_hours", gpuHours},
+                      {"escrow_usd", usd(s.escrow)},
+                      {"replaces", s.replaces}});
+    } else if (table) {
+      const std::string delivered = std::to_string(s.deliveredGpuHours) + "/" + std::to_string(gpuHours);
+      std::snprintf(line, sizeof line, "%-9llu %-6s %-7u %5d  %-17s  %-17s  %11s  %-16s %-17s %12s  %s\n",
+                    static_cast<unsigned long long>(c.id), side, static_cast<unsigned>(c.cluster), c.gpus,
+                    isoHour(c.start).c_str(), isoHour(c.end).c_str(), ("$" + dollars(c.price)).c_str(), s.state.c_str(),
+                    delivered.c_str(), toDollars(s.escrow).c_str(),
+                    s.replaces ? std::to_string(s.replaces).c_str() : "");
+      out << line;
     } else {
-      rest.push_back(a);
+      out << "contract=" << c.id << " " << side << " cluster=" << c.cluster << " gpus=" << c.gpus << " hours=["
+          << c.start << "," << c.end << ") price=$" << dollars(c.price) << " state=" << s.state
+          << " delivered_gpu_hours=" << s.deliveredGpuHours << "/" << gpuHours << " escrow=$" << dollars(s.escrow);
+      if (s.replaces) out << " replaces=" << s.replaces;
+      out << "\n";
     }
   }
-  const auto colon = endpoint.rfind(':');
-  if (endpoint.empty() || colon == std::string::npos || account.empty() || command.empty()) {
-    usage(err);
+  if (json) out << rows.dump() << "\n";
+  else if (contracts.empty()) out << "no contracts\n";
+}
+
+void printBook(std::ostream& out, bool json, const std::vector<BookCell>& all, std::optional<ClusterId> cluster) {
+  std::vector<BookCell> cells;
+  for (const BookCell& c : all)
+    if (!cluster || c.key.cluster == *cluster) cells.push_back(c);
+  if (json) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const BookCell& c : cells) {
+      nlohmann::json levels = nlohmann::json::array();
+      for (const BookLevel& l : c.levels) levels.push_back({{"price_usd", usd(l.price)}, {"gpus", l.gpus}});
+      a.push_back({{"cluster", c.key.cluster}, {"hour", c.key.hour}, {"hour_utc", isoHour(c.key.hour)},
+                   {"side", c.key.side == Side::Buy ? "bids" : "asks"}, {"levels", levels}});
+    }
+    out << a.dump() << "\n";
+    return;
+  }
+  for (const BookCell& c : cells) {
+    out << "cluster=" << c.key.cluster << " hour=" << c.key.hour << " " << (c.key.side == Side::Buy ? "bids" : "asks")
+        << ":";
+    for (const BookLevel& l : c.levels) out << " " << l.gpus << "@$" << dollars(l.price);
+    out << "\n";
+  }
+  if (cells.empty()) {
+    if (cluster) out << "nothing rests on cluster " << *cluster << ": no bids, no asks\n";
+    else out << "the book is empty\n";
+  }
+}
+
+int runChecked(const Args& args, const Parser& parser, std::istream& in, std::ostream& out, std::ostream& err) {
+  const std::string command = parser.command();
+  const bool quoting = command == "quote" || command == "buy" || command == "sell";
+  const bool trading = command == "place" || command == "buy" || command == "sell";
+  const auto colon = args.endpoint.rfind(':');
+  char* portEnd = nullptr;
+  const long port = colon == std::string::npos ? 0 : std::strtol(args.endpoint.c_str() + colon + 1, &portEnd, 10);
+  if (colon == std::string::npos || colon == 0 || *portEnd != '\0' || port <= 0 || port > 65535) {
+    err << "tessera-cli: --connect wants HOST:PORT, got '" << args.endpoint << "'\n";
     return 2;
   }
   ClientOptions options;
-  options.host = endpoint.substr(0, colon);
-  const long port = std::strtol(endpoint.c_str() + colon + 1, nullptr, 10);
-  if (port <= 0 || port > 65535) {
-    err << "tessera-cli: bad port in '" << endpoint << "'\n";
+  options.host = args.endpoint.substr(0, colon);
+  options.port = static_cast<std::uint16_t>(port);
+  options.account = args.account;
+  options.key = args.key;
+  options.marketData = command == "book" || quoting;
+  options.backoffMax = std::chrono::milliseconds(500);
+  options.tls = args.tls || !args.caFile.empty();
+  options.caFile = args.caFile;
+  const std::chrono::seconds timeout(args.timeoutSeconds);
+  const bool json = args.json;
+
+  // What can be checked before connecting is checked before connecting: a bad command never
+  // costs a logon.
+  std::optional<nlohmann::json> placeJson;
+  if (command == "place") {
+    nlohmann::json j;
+    if (parser.given("--json")) {
+      j = nlohmann::json::parse(args.orderJson, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) {
+        err << "tessera-cli: --json is not a JSON object\n";
+        return 2;
+      }
+    } else {
+      for (const char* required : {"--side", "--cluster", "--gpus", "--start", "--end", "--limit-usd"}) {
+        if (!parser.given(required)) {
+          err << "tessera-cli: place needs " << required << " (or --json)\n";
+          return 2;
+        }
+      }
+      j["side"] = args.side;
+      j["cluster"] = args.cluster;
+      j["gpus"] = args.gpus;
+      j["limit"] = std::llround(args.limitUsd * kMicrosPerDollar);
+      if (parser.given("--fill")) j["fill"] = args.fill;
+      if (parser.given("--tif")) j["tif"] = args.tif;
+      if (parser.given("--duration")) j["duration"] = args.duration;
+    }
+    placeJson = std::move(j);
+  }
+  const bool sellBack = command == "sell" && parser.given("--contract");
+  std::optional<ClusterConstraints> constraints;
+  if (quoting) {
+    ClusterConstraints c;
+    for (const std::string& name : args.accelerators) {
+      auto a = parseAccelerator(name);
+      if (!a) {
+        err << "tessera-cli: unknown accelerator '" << name << "'\n";
+        return 2;
+      }
+      c.accelerators.push_back(*a);
+    }
+    c.regions = args.regions;
+    if (parser.given("--min-fabric")) c.minFabric = parseFabricClass(args.minFabric);
+    if (parser.given("--max-carbon")) c.maxCarbonGramsPerKwh = args.maxCarbon;
+    c.minGpuMemoryGb = args.minGpuMemory;
+    if (!(c == ClusterConstraints{})) constraints = c;
+    if (constraints && parser.given("--cluster")) {
+      err << "tessera-cli: give --cluster or constraints (--accelerator, --region, ...), not both\n";
+      return 2;
+    }
+    if (constraints && command == "quote" && args.side == "sell") {
+      err << "tessera-cli: constraints are for buying; a sell names its --cluster\n";
+      return 2;
+    }
+    if (constraints && args.fill == "divisible") {
+      err << "tessera-cli: a buy by constraints is all-or-none (it takes one whole cluster)\n";
+      return 2;
+    }
+    std::vector<const char*> required = {"--gpus"};
+    if (!constraints) required.push_back("--cluster");
+    for (const char* option : sellBack ? std::vector<const char*>{} : required) {
+      if (!parser.given(option)) {
+        err << "tessera-cli: " << command << " needs " << option
+            << (std::string_view(option) == "--cluster" ? " (or constraints: --accelerator, --region, ...)" : "")
+            << "\n";
+        return 2;
+      }
+    }
+  }
+  if (command == "amend" && !parser.given("--limit-usd") && !parser.given("--gpus")) {
+    err << "tessera-cli: amend needs --limit-usd and/or --gpus\n";
     return 2;
   }
-  options.port = static_cast<std::uint16_t>(port);
-  options.account = account;
-  options.key = key;
-  options.marketData = command == "book";
-  options.backoffMax = std::chrono::milliseconds(500);
-  options.tls = tls;
-  options.caFile = caFile;
-
-  std::map<std::string, std::string> flags;
-  std::vector<std::string> positional;
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i].rfind("--", 0) == 0 && i + 1 < rest.size()) {
-      flags[rest[i].substr(2)] = rest[i + 1];
-      ++i;
-    } else {
-      positional.push_back(rest[i]);
+  std::optional<Accelerator> accelerator;
+  if (command == "forward") {
+    accelerator = parseAccelerator(args.accelerator);
+    if (!accelerator) {
+      err << "tessera-cli: unknown accelerator '" << args.accelerator << "'\n";
+      return 2;
     }
   }
 
-  Waiter w;
+  Waiter w;               // the command's answer
+  Waiter bookReady;       // the first book snapshot (book, quote, buy, sell)
+  Waiter positionsReady;  // the contracts and their status (positions, contracts, sell --contract)
   std::mutex outMu;
-  std::string placedClOrdId;
-  std::optional<ClusterId> bookCluster;
-  if (flags.count("cluster") && command == "book") bookCluster = static_cast<ClusterId>(std::stoul(flags["cluster"]));
+  std::string placedClOrdId;            // the id the order goes under; guarded by outMu
+  std::vector<Contract> contracts;      // positions: the contracts, then their status
+  std::map<ContractId, ContractStatus> contractStatus;
+  ExchangeClient* clientPtr = nullptr;  // for the duplicate's order_status, from the io thread
 
   ClientCallbacks cb;
   cb.onConnection = [&](ConnectionState s, const std::string& detail) {
@@ -180,20 +584,40 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   };
   cb.onOrder = [&](const OrderUpdate& u) {
+    bool ours;
     {
       std::lock_guard lock(outMu);
-      out << stateName(u.state) << " order_id=" << u.orderId << " cl_ord_id=" << u.clOrdId;
-      if (u.state == OrderState::Rejected) out << " code=" << u.code << " reason=\"" << u.reason << "\"";
-      if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled) {
-        out << " gpus=" << u.gpus << " hours=[" << u.start << "," << u.end << ") price=$"
-            << dollars(u.price) << " leaves_gpu_hours=" << u.leavesGpuHours;
-      }
-      if (u.state == OrderState::Cancelled) out << " code=" << u.code;
-      if (u.state == OrderState::Amended) out << " limit=$" << dollars(u.limit) << " gpus=" << u.gpus;
-      out << "\n";
+      ours = trading && !placedClOrdId.empty() && u.clOrdId == placedClOrdId;
     }
-    if (command == "place" && u.clOrdId == placedClOrdId &&
-        (u.state == OrderState::Accepted || u.state == OrderState::Rejected)) {
+    // The copy of an order already placed: report the order that exists instead.
+    if (ours && u.state == OrderState::Rejected && u.code == "duplicate_cl_ord_id") {
+      clientPtr->requestOrderStatus(u.clOrdId);
+      return;
+    }
+    {
+      std::lock_guard lock(outMu);
+      if (json) {
+        nlohmann::json j{{"state", stateName(u.state)}, {"order_id", u.orderId}, {"cl_ord_id", u.clOrdId}};
+        if (u.state == OrderState::Rejected) j.update({{"code", u.code}, {"reason", u.reason}});
+        if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled)
+          j.update({{"cluster", u.cluster}, {"gpus", u.gpus}, {"start", u.start}, {"end", u.end},
+                    {"price_usd", usd(u.price)}, {"leaves_gpu_hours", u.leavesGpuHours}});
+        if (u.state == OrderState::Cancelled) j["code"] = u.code;
+        if (u.state == OrderState::Amended) j.update({{"limit_usd", usd(u.limit)}, {"gpus", u.gpus}});
+        out << j.dump() << "\n";
+      } else {
+        out << stateName(u.state) << " order_id=" << u.orderId << " cl_ord_id=" << u.clOrdId;
+        if (u.state == OrderState::Rejected) out << " code=" << u.code << " reason=\"" << u.reason << "\"";
+        if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled) {
+          out << " gpus=" << u.gpus << " hours=[" << u.start << "," << u.end << ") price=$" << dollars(u.price)
+              << " leaves_gpu_hours=" << u.leavesGpuHours;
+        }
+        if (u.state == OrderState::Cancelled) out << " code=" << u.code;
+        if (u.state == OrderState::Amended) out << " limit=$" << dollars(u.limit) << " gpus=" << u.gpus;
+        out << "\n";
+      }
+    }
+    if (ours && (u.state == OrderState::Accepted || u.state == OrderState::Rejected)) {
       w.finish(u.state == OrderState::Accepted, u.reason);
     }
     if ((command == "cancel" && u.state == OrderState::Cancelled) ||
@@ -201,11 +625,42 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
       w.finish(true);
     }
   };
-  cb.onError = [&](const RequestError& e) { w.finish(false, e.code + ": " + e.reason); };
+  // buy/sell ask for their order by id before quoting (precheck); a duplicate's status comes after.
+  bool precheck = false;  // guarded by outMu
+  std::optional<OrderStatusReply> existing;
+  Waiter statusW;
+  cb.onOrderStatus = [&](const OrderStatusReply& s) {
+    {
+      std::lock_guard lock(outMu);
+      if (!trading || s.clOrdId != placedClOrdId) return;
+      if (precheck) {
+        existing = s;
+      } else {
+        printExisting(out, json, s);
+      }
+    }
+    statusW.finish(true);
+    if (!precheck) w.finish(true);
+  };
+  cb.onError = [&](const RequestError& e) {
+    if (e.requestType == "order_status") {
+      bool before;
+      {
+        std::lock_guard lock(outMu);
+        before = precheck;
+      }
+      if (before) {
+        statusW.finish(false, e.code);  // unknown_order: not placed yet
+        return;
+      }
+    }
+    w.finish(false, e.code + ": " + e.reason);
+    positionsReady.finish(false, e.code + ": " + e.reason);
+  };
   cb.onReportAck = [&](const std::string& type) {
     {
       std::lock_guard lock(outMu);
-      out << type << "\n";
+      out << (json ? nlohmann::json{{"ack", type}}.dump() : type) << "\n";
     }
     w.finish(true);
   };
@@ -214,7 +669,7 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
     cb.onForwardEvent = [&](const std::string& type, const std::string& text) {
       {
         std::lock_guard lock(outMu);
-        out << text << "\n";
+        out << (json ? nlohmann::json{{"event", type}, {"text", text}}.dump() : text) << "\n";
       }
       if (type == "forward_rejected") w.finish(false, text);
       else if ((command == "forward" && type == "forward_accepted") ||
@@ -225,11 +680,20 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (command != "forward-orders") return;
       {
         std::lock_guard lock(outMu);
-        for (const ForwardWorkingOrder& o : list)
-          out << "order_id=" << o.orderId << " cl_ord_id=" << o.clOrdId << " " << (o.side == Side::Buy ? "buy" : "sell")
-              << " " << toString(o.accelerator) << " week_start=" << o.weekStart << " leaves_gpu_hours="
-              << o.leavesGpuHours << " price=$" << dollars(o.price) << "\n";
-        out << "margin held by resting orders: $" << dollars(held) << "\n";
+        if (json) {
+          nlohmann::json a = nlohmann::json::array();
+          for (const ForwardWorkingOrder& o : list)
+            a.push_back({{"order_id", o.orderId}, {"cl_ord_id", o.clOrdId}, {"side", std::string(toString(o.side))},
+                         {"accelerator", std::string(toString(o.accelerator))}, {"week_start", o.weekStart},
+                         {"leaves_gpu_hours", o.leavesGpuHours}, {"price_usd", usd(o.price)}});
+          out << nlohmann::json{{"orders", a}, {"margin_held_usd", usd(held)}}.dump() << "\n";
+        } else {
+          for (const ForwardWorkingOrder& o : list)
+            out << "order_id=" << o.orderId << " cl_ord_id=" << o.clOrdId << " " << toString(o.side) << " "
+                << toString(o.accelerator) << " week_start=" << o.weekStart << " leaves_gpu_hours="
+                << o.leavesGpuHours << " price=$" << dollars(o.price) << "\n";
+          out << "margin held by resting orders: $" << dollars(held) << "\n";
+        }
       }
       w.finish(true);
     };
@@ -237,31 +701,54 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (command != "forward-positions") return;
       {
         std::lock_guard lock(outMu);
-        for (const ForwardPositionView& p : list)
-          out << "position=" << p.position << " " << (p.isLong ? "long" : "short") << " " << toString(p.accelerator)
-              << " week_start=" << p.weekStart << " gpu_hours=" << p.gpuHours << " price=$" << dollars(p.price)
-              << " status=" << p.status << " margin=$" << dollars(p.margin) << " last_mark=$" << dollars(p.lastMark)
-              << "\n";
-        if (list.empty()) out << "no forward positions\n";
+        if (json) {
+          nlohmann::json a = nlohmann::json::array();
+          for (const ForwardPositionView& p : list)
+            a.push_back({{"position", p.position}, {"side", p.isLong ? "long" : "short"},
+                         {"accelerator", std::string(toString(p.accelerator))}, {"week_start", p.weekStart},
+                         {"gpu_hours", p.gpuHours}, {"price_usd", usd(p.price)}, {"status", p.status},
+                         {"margin_usd", usd(p.margin)}, {"last_mark_usd", usd(p.lastMark)}});
+          out << a.dump() << "\n";
+        } else {
+          for (const ForwardPositionView& p : list)
+            out << "position=" << p.position << " " << (p.isLong ? "long" : "short") << " " << toString(p.accelerator)
+                << " week_start=" << p.weekStart << " gpu_hours=" << p.gpuHours << " price=$" << dollars(p.price)
+                << " status=" << p.status << " margin=$" << dollars(p.margin) << " last_mark=$"
+                << dollars(p.lastMark) << "\n";
+          if (list.empty()) out << "no forward positions\n";
+        }
       }
       w.finish(true);
     };
   }
   cb.onSettlement = [&](const SettlementNotice& n) {
     std::lock_guard lock(outMu);
-    out << "settlement contract=" << n.contract << " state=" << n.state << " " << n.what << "\n";
+    if (json) {
+      out << nlohmann::json{{"settlement", n.contract}, {"state", n.state}, {"what", n.what}}.dump() << "\n";
+    } else {
+      out << "settlement contract=" << n.contract << " state=" << n.state << " " << n.what << "\n";
+    }
   };
   cb.onBalance = [&](const Balance& b) {
-    if (command != "balance") return;
+    if (command != "balance" || w.isDone()) return;  // the answer, not a later push
     {
       std::lock_guard lock(outMu);
-      out << "cash=$" << dollars(b.cash) << " reserved=$" << dollars(b.reserved) << " available=$"
-          << dollars(b.available()) << " escrow=$" << dollars(b.escrow) << " credits=$" << dollars(b.credits)
-          << "\n";
+      if (json) {
+        out << nlohmann::json{{"cash_usd", usd(b.cash)},       {"reserved_usd", usd(b.reserved)},
+                              {"available_usd", usd(b.available())}, {"escrow_usd", usd(b.escrow)},
+                              {"credits_usd", usd(b.credits)}}
+                   .dump()
+            << "\n";
+      } else {
+        out << "cash=$" << dollars(b.cash) << " reserved=$" << dollars(b.reserved) << " available=$"
+            << dollars(b.available()) << " escrow=$" << dollars(b.escrow) << " credits=$" << dollars(b.credits)
+            << "\n";
+      }
     }
     w.finish(true);
   };
   cb.onOrders = [&](const std::vector<WorkingOrder>& list) {
+    if (w.isDone()) return;
     {
       std::lock_guard lock(outMu);
       for (const WorkingOrder& o : list) {
@@ -271,44 +758,36 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
         j["leaves_gpu_hours"] = o.leavesGpuHours;
         out << j.dump() << "\n";
       }
-      if (list.empty()) out << "no working orders\n";
+      if (list.empty() && !json) out << "no working orders\n";
     }
     w.finish(true);
   };
+  // The contracts come first, their settlement status right after on the same thread.
   cb.onPositions = [&](const std::vector<Contract>& list) {
-    {
-      std::lock_guard lock(outMu);
-      for (const Contract& c : list) {
-        out << "contract=" << c.id << " " << (c.buyOrder ? "bought" : "sold") << " cluster=" << c.cluster
-            << " gpus=" << c.gpus << " hours=[" << c.start << "," << c.end << ") price=$" << dollars(c.price)
-            << "\n";
-      }
-      if (list.empty()) out << "no contracts\n";
-    }
-    w.finish(true);
+    std::lock_guard lock(outMu);
+    contracts = list;
   };
-  cb.onBook = [&](const std::vector<BookCell>& cells, bool snapshot) {
-    if (!snapshot) return;
+  cb.onContractStatus = [&](const std::vector<ContractStatus>& status) {
     {
       std::lock_guard lock(outMu);
-      for (const BookCell& c : cells) {
-        if (bookCluster && c.key.cluster != *bookCluster) continue;
-        out << "cluster=" << c.key.cluster << " hour=" << c.key.hour << " "
-            << (c.key.side == Side::Buy ? "bids" : "asks") << ":";
-        for (const BookLevel& l : c.levels) out << " " << l.gpus << "@$" << dollars(l.price);
-        out << "\n";
-      }
-      if (cells.empty()) out << "the book is empty\n";
+      for (const ContractStatus& s : status) contractStatus[s.contract] = s;
     }
-    w.finish(true);
+    positionsReady.finish(true);
+    if (command == "positions" || command == "contracts") w.finish(true);
+  };
+  cb.onBook = [&](const std::vector<BookCell>&, bool snapshot) {
+    if (!snapshot) return;
+    bookReady.finish(true);
+    if (command == "book") w.finish(true);
   };
 
   ExchangeClient client(options, cb);
+  clientPtr = &client;
   client.start();
   {
     std::unique_lock lock(w.mu);
-    if (!w.cv.wait_for(lock, std::chrono::seconds(10), [&] { return w.loggedOn || w.done; })) {
-      err << "tessera-cli: could not log on to " << endpoint << " within 10 s\n";
+    if (!w.cv.wait_for(lock, timeout, [&] { return w.loggedOn || w.done; })) {
+      err << "tessera-cli: could not log on to " << args.endpoint << " within " << timeout.count() << " s\n";
       return 1;
     }
     // Done already is a failure only if it failed: a book snapshot can beat this wake-up.
@@ -317,58 +796,211 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return 1;
     }
   }
+  const Hour now = client.now();
+  const std::vector<Cluster> clusters = client.clusters();
+  auto knownCluster = [&](ClusterId id) {
+    return std::any_of(clusters.begin(), clusters.end(), [&](const Cluster& c) { return c.id == id; });
+  };
+  auto unknownCluster = [&](ClusterId id) {
+    err << "tessera-cli: the exchange has no cluster " << id << " (it has:";
+    for (const Cluster& c : clusters) err << " " << c.id << " " << c.name;
+    err << ")\n";
+    return 2;
+  };
+  auto usageError = [&](const std::string& what) {
+    err << "tessera-cli: " << what << "\n";
+    return 2;
+  };
+  std::optional<ClusterId> bookCluster;
+  if (command == "book" && parser.given("--cluster")) bookCluster = args.cluster;
 
   if (command == "place") {
-    nlohmann::json j;
-    if (flags.count("json")) {
-      j = nlohmann::json::parse(flags["json"], nullptr, false);
-      if (j.is_discarded() || !j.is_object()) {
-        err << "tessera-cli: --json is not a JSON object\n";
-        return 2;
-      }
-    } else {
-      for (const char* required : {"side", "cluster", "gpus", "start", "end", "limit-usd"}) {
-        if (!flags.count(required)) {
-          err << "tessera-cli: place needs --" << required << " (or --json)\n";
-          return 2;
-        }
-      }
-      j["side"] = flags["side"];
-      j["cluster"] = std::stoll(flags["cluster"]);
-      j["gpus"] = std::stoll(flags["gpus"]);
-      j["start"] = std::stoll(flags["start"]);
-      j["end"] = std::stoll(flags["end"]);
-      j["limit"] = std::llround(std::stod(flags["limit-usd"]) * kMicrosPerDollar);
-      if (flags.count("fill")) j["fill"] = flags["fill"];
-      if (flags.count("tif")) j["tif"] = flags["tif"];
-      if (flags.count("duration")) j["duration"] = std::stoll(flags["duration"]);
+    nlohmann::json j = *placeJson;
+    if (!parser.given("--json")) {
+      auto window = resolveWindow(args, parser, now, std::nullopt);
+      if (auto* e = std::get_if<std::string>(&window)) return usageError(*e);
+      j["start"] = std::get<Window>(window).start;
+      j["end"] = std::get<Window>(window).end;
     }
     j["id"] = 1;  // placeholder: the exchange assigns the id
     auto parsed = orderFromJson(j, 0);
-    if (auto* e = std::get_if<JsonError>(&parsed)) {
-      err << "tessera-cli: " << e->message << "\n";
-      return 2;
-    }
+    if (auto* e = std::get_if<JsonError>(&parsed)) return usageError(e->message);
+    const OrderRequest order = std::get<OrderRequest>(parsed);
+    if (order.cluster && !knownCluster(*order.cluster)) return unknownCluster(*order.cluster);
     {
       std::lock_guard lock(outMu);
-      placedClOrdId = flags.count("cl-ord-id") ? flags["cl-ord-id"] : "";
-      placedClOrdId = client.placeOrder(std::get<OrderRequest>(parsed), placedClOrdId);
+      placedClOrdId = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+      // The times as resolved, so "tomorrow 9am" can be checked against what was meant.
+      if (!json)
+        out << "order: " << toString(order.side) << " " << order.gpus << " GPUs, " << isoHour(order.start) << " to "
+            << isoHour(order.end) << " UTC, limit $" << dollars(order.limit) << "/GPU-h, client order id "
+            << placedClOrdId << "\n";
     }
-  } else if (command == "cancel" || command == "amend") {
-    if (positional.empty()) {
-      err << "tessera-cli: " << command << " needs an order id\n";
-      return 2;
+    client.placeOrder(order, placedClOrdId);
+  } else if (quoting) {
+    const Side side = command == "buy" ? Side::Buy
+                      : command == "sell" ? Side::Sell
+                                          : (args.side == "sell" ? Side::Sell : Side::Buy);
+    ClusterId cluster = args.cluster;
+    GpuCount gpus = static_cast<GpuCount>(args.gpus);
+    std::optional<Window> fallback;
+    if (sellBack) {
+      client.requestPositions();
+      if (!positionsReady.wait(timeout) || positionsReady.failed) {
+        err << "tessera-cli: could not list the account's contracts: " << positionsReady.failure << "\n";
+        return 1;
+      }
+      std::optional<Contract> held;
+      {
+        std::lock_guard lock(outMu);
+        for (const Contract& c : contracts)
+          if (c.id == args.sellBack && c.buyer == kOwnAccount) held = c;
+      }
+      if (!held) return usageError("you hold no contract " + std::to_string(args.sellBack));
+      if (parser.given("--cluster") && args.cluster != held->cluster)
+        return usageError("contract " + std::to_string(held->id) + " is on cluster " + std::to_string(held->cluster));
+      cluster = held->cluster;
+      if (!parser.given("--gpus")) gpus = held->gpus;
+      fallback = Window{std::max(held->start, now), held->end};
+      if (fallback->end <= fallback->start) return usageError("contract " + std::to_string(held->id) + " is over");
     }
-    const OrderId id = std::stoull(positional[0]);
-    if (command == "cancel") {
-      client.cancel(id);
+    if (!constraints && !knownCluster(cluster)) return unknownCluster(cluster);
+    std::vector<ClusterId> candidates;  // the clusters the order may trade on
+    if (constraints) {
+      for (const Cluster& c : clusters)
+        if (constraints->matches(c)) candidates.push_back(c.id);
+      if (candidates.empty()) return usageError("no cluster of the exchange matches those constraints");
     } else {
-      std::optional<Price> limit;
-      std::optional<GpuCount> gpus;
-      if (flags.count("limit-usd")) limit = std::llround(std::stod(flags["limit-usd"]) * kMicrosPerDollar);
-      if (flags.count("gpus")) gpus = static_cast<GpuCount>(std::stol(flags["gpus"]));
-      client.amend(id, limit, gpus);
+      candidates.push_back(cluster);
     }
+    auto resolved = resolveWindow(args, parser, now, fallback);
+    if (auto* e = std::get_if<std::string>(&resolved)) return usageError(*e);
+    const Window window = std::get<Window>(resolved);
+    std::optional<Hour> duration;
+    if (parser.given("--duration")) duration = args.duration;
+    std::optional<Price> limit;
+    if (parser.given("--limit-usd")) limit = std::llround(args.limitUsd * kMicrosPerDollar);
+    OrderRequest order;
+    order.side = side;
+    if (constraints) {
+      order.constraints = constraints;
+      order.fill = FillStyle::AllOrNone;
+    } else {
+      order.cluster = cluster;
+    }
+    order.gpus = gpus;
+    order.start = window.start;
+    order.end = window.end;
+    order.duration = duration;
+    order.limit = limit.value_or(0);  // a limit taken from the quote is not part of the request
+    if (sellBack) order.sellBack = args.sellBack;
+    if (args.fill == "all_or_none") order.fill = FillStyle::AllOrNone;
+    if (args.tif == "IOC") order.tif = TimeInForce::IOC;
+    if (args.tif == "FOK") order.tif = TimeInForce::FOK;
+    // The id comes from the request as given, before the book is read, so a retry names the
+    // same order even when the book (and so a default limit) has moved since the first run.
+    const std::string id = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+    if (command != "quote") {
+      {
+        std::lock_guard lock(outMu);
+        placedClOrdId = id;
+        precheck = true;
+      }
+      client.requestOrderStatus(id);
+      if (!statusW.wait(timeout)) {
+        err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
+        return 1;
+      }
+      std::lock_guard lock(outMu);
+      precheck = false;
+      if (existing) {
+        printExisting(out, json, *existing);
+        return 0;
+      }
+    }
+    if (!bookReady.wait(timeout)) {
+      err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
+      return 1;
+    }
+    const BookMirror book = client.book();
+    // By constraints: the cluster where the whole rectangle is cheapest now, as the engine
+    // would pick it for an all-or-none bid.
+    std::optional<FillQuote> best;
+    for (ClusterId id : candidates) {
+      const FillQuote q = quoteFill(levelsOf(book, id, side), side, gpus, window.start, window.end, duration, limit);
+      const bool better = !best || (q.allOrNoneNow != best->allOrNoneNow ? q.allOrNoneNow
+                                    : q.availableGpuHours != best->availableGpuHours
+                                        ? q.availableGpuHours > best->availableGpuHours
+                                        : q.total < best->total);
+      if (better) {
+        best = q;
+        cluster = id;
+      }
+    }
+    const FillQuote quote = *best;
+    {
+      std::lock_guard lock(outMu);
+      if (constraints && !json) {
+        out << "matching clusters:";
+        for (ClusterId id : candidates) out << " " << id << " " << clusterName(clusters, id);
+        out << "; the best now is " << cluster << "\n";
+      }
+      printQuote(out, json, side, cluster, clusterName(clusters, cluster), gpus, window, quote);
+    }
+    if (command == "quote") {
+      client.stop();
+      return 0;
+    }
+    if (!limit) {
+      if (quote.availableGpuHours == 0) {
+        client.stop();
+        err << "tessera-cli: nothing on the book to " << command << " against now; give --limit-usd to rest an order\n";
+        return 1;
+      }
+      // All-or-none by constraints: the limit bounds the average, and the quote's average is
+      // what the best cluster costs now (rounded up to a micro-dollar).
+      if (constraints && !quote.allOrNoneNow) {
+        client.stop();
+        err << "tessera-cli: no matching cluster can fill all of it now; give --limit-usd to rest a bid\n";
+        return 1;
+      }
+      limit = constraints ? (quote.total + quote.availableGpuHours - 1) / quote.availableGpuHours : quote.worstPrice;
+    }
+    order.limit = *limit;
+    if (!json) {
+      std::lock_guard lock(outMu);
+      out << "order: " << command << " " << gpus << " GPUs on "
+          << (constraints ? "the best matching cluster" : "cluster " + std::to_string(cluster)) << ", "
+          << isoHour(order.start)
+          << " to " << isoHour(order.end) << " UTC";
+      if (duration) out << " (any " << *duration << " h within)";
+      if (sellBack) out << ", sell-back of contract " << args.sellBack;
+      out << ", limit $" << dollars(order.limit) << "/GPU-h, " << toString(order.fill) << ", "
+          << toString(order.tif) << ", client order id " << id << "\n";
+    }
+    if (!args.yes) {
+      err << "Place this order? [y/N] " << std::flush;
+      std::string answer;
+      if (!std::getline(in, answer)) {
+        client.stop();
+        err << "\ntessera-cli: no answer (input closed): nothing placed; give --yes to place without asking\n";
+        return 1;
+      }
+      if (answer != "y" && answer != "Y" && answer != "yes") {
+        client.stop();
+        out << "nothing placed\n";
+        return 0;
+      }
+    }
+    client.placeOrder(order, id);
+  } else if (command == "cancel") {
+    client.cancel(args.id);
+  } else if (command == "amend") {
+    std::optional<Price> limit;
+    std::optional<GpuCount> gpus;
+    if (parser.given("--limit-usd")) limit = std::llround(args.limitUsd * kMicrosPerDollar);
+    if (parser.given("--gpus")) gpus = static_cast<GpuCount>(args.gpus);
+    client.amend(args.id, limit, gpus);
   } else if (command == "mass-cancel") {
     client.massCancel();
     client.requestOrders();  // the mass cancel's own ack is not surfaced; list what is left
@@ -376,70 +1008,65 @@ int runChecked(int argc, char** argv, std::ostream& out, std::ostream& err) {
     client.requestOrders();
   } else if (command == "balance") {
     client.requestBalance();
-  } else if (command == "positions") {
+  } else if (command == "positions" || command == "contracts") {
     client.requestPositions();
   } else if (command == "clusters") {
-    for (const Cluster& c : client.clusters()) out << toJson(c).dump() << "\n";
+    if (json) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const Cluster& c : clusters) a.push_back(toJson(c));
+      out << a.dump() << "\n";
+    } else {
+      for (const Cluster& c : clusters) out << toJson(c).dump() << "\n";
+    }
     w.finish(true);
   } else if (command == "book") {
+    if (bookCluster && !knownCluster(*bookCluster)) return unknownCluster(*bookCluster);
     // The snapshot arrives by itself after logon.
   } else if (command == "report-delivery" || command == "outage") {
-    const bool outage = command == "outage";
-    const char* amount = outage ? "lost" : "usable";
-    if (positional.empty() || !flags.count("start") || !flags.count("end") || !flags.count(amount)) {
-      err << "tessera-cli: " << command << " needs " << (outage ? "a cluster id" : "a contract id")
-          << ", --start, --end and --" << amount << "\n";
-      return 2;
+    const auto problem = parseDeliveryProblem(args.problem);  // CLI11 checked the name
+    const auto gpus = static_cast<GpuCount>(args.amountGpus);
+    auto resolved = resolveWindow(args, parser, now, std::nullopt);
+    if (auto* e = std::get_if<std::string>(&resolved)) return usageError(*e);
+    const Window hours = std::get<Window>(resolved);
+    if (command == "outage") {
+      if (!knownCluster(static_cast<ClusterId>(args.id))) return unknownCluster(static_cast<ClusterId>(args.id));
+      client.reportOutage(static_cast<ClusterId>(args.id), hours.start, hours.end, gpus, *problem);
+    } else {
+      client.reportDelivery(static_cast<ContractId>(args.id), hours.start, hours.end, gpus, *problem);
     }
-    auto problem = parseDeliveryProblem(flags.count("problem") ? flags["problem"] : "missing_gpus");
-    if (!problem) {
-      err << "tessera-cli: --problem takes missing_gpus, link_degraded, power_curtailed\n";
-      return 2;
-    }
-    const auto id = std::stoull(positional[0]);
-    const Hour start = std::stoll(flags["start"]), end = std::stoll(flags["end"]);
-    const auto gpus = static_cast<GpuCount>(std::stol(flags[amount]));
-    if (outage) client.reportOutage(static_cast<ClusterId>(id), start, end, gpus, *problem);
-    else client.reportDelivery(static_cast<ContractId>(id), start, end, gpus, *problem);
   } else if (command == "forward") {
     ForwardNewOrder o;
-    auto accelerator = parseAccelerator(flags.count("accelerator") ? flags["accelerator"] : "");
-    if (!accelerator || !flags.count("side") || !flags.count("week-start") || !flags.count("gpu-hours") ||
-        !flags.count("price-usd") || (flags["side"] != "buy" && flags["side"] != "sell")) {
-      err << "tessera-cli: forward needs --side buy|sell, --accelerator, --week-start, --gpu-hours and --price-usd\n";
-      return 2;
-    }
-    o.side = flags["side"] == "buy" ? Side::Buy : Side::Sell;
+    o.side = args.side == "buy" ? Side::Buy : Side::Sell;
     o.accelerator = *accelerator;
-    o.weekStart = std::stoll(flags["week-start"]);
-    o.gpuHours = std::stoll(flags["gpu-hours"]);
-    o.price = std::llround(std::stod(flags["price-usd"]) * kMicrosPerDollar);
+    o.weekStart = args.weekStart;
+    o.gpuHours = args.gpuHours;
+    o.price = std::llround(args.priceUsd * kMicrosPerDollar);
     client.placeForward(o);
   } else if (command == "forward-cancel") {
-    if (positional.empty()) {
-      err << "tessera-cli: forward-cancel needs an order id\n";
-      return 2;
-    }
-    client.cancelForward(std::stoull(positional[0]));
+    client.cancelForward(args.id);
   } else if (command == "forward-orders" || command == "forward-positions") {
     // Both lists arrive by themselves after logon (the client asks when it has the callbacks).
-  } else {
-    err << "tessera-cli: unknown --connect command '" << command << "'\n";
-    usage(err);
-    return 2;
   }
-  if (!w.wait(std::chrono::seconds(10))) {
-    err << "tessera-cli: no answer from the exchange within 10 s\n";
+  if (!w.wait(timeout)) {
+    err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
+    if (trading) {
+      std::lock_guard lock(outMu);
+      err << "The order may or may not have reached the exchange. Running the same command again is safe:\n"
+             "it sends the same client order id ("
+          << placedClOrdId << "), which the exchange cannot accept twice.\n";
+    }
     return 1;
   }
   // Fills that follow an acknowledgement immediately are printed too.
-  if ((command == "place" || command == "report-delivery" || command == "outage" || command == "forward") && !w.failed)
+  if ((trading || command == "report-delivery" || command == "outage" || command == "forward") && !w.failed)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
   client.stop();
   if (w.failed) {
     err << "tessera-cli: " << w.failure << "\n";
     return 1;
   }
+  if (command == "positions" || command == "contracts") printContracts(out, json, command == "contracts", contracts, contractStatus);
+  if (command == "book") printBook(out, json, client.book().cells(), bookCluster);
   return 0;
 }
 

@@ -528,6 +528,7 @@ class ExchangeClient::Impl {
     }
     if (type == "orders") return onOrders(j);
     if (type == "positions") return onPositions(j);
+    if (type == "order_status") return onOrderStatus(j);
     if (type == "error") {
       const std::string code = str(j, "code");
       if (str(j, "req_type") == "logon" || code == "auth_failed") {
@@ -631,6 +632,20 @@ class ExchangeClient::Impl {
     if (callbacks.onOrders) callbacks.onOrders(list);
   }
 
+  void onOrderStatus(const json& j) {
+    OrderStatusReply r;
+    r.orderId = num<OrderId>(j, "order_id");
+    r.clOrdId = str(j, "cl_ord_id");
+    r.status = str(j, "status");
+    r.filledGpuHours = num<std::int64_t>(j, "filled_gpu_hours");
+    r.leavesGpuHours = num<std::int64_t>(j, "leaves_gpu_hours");
+    if (auto o = j.find("order"); o != j.end()) {
+      auto parsed = orderFromJson(*o, 0);
+      if (auto* req = std::get_if<OrderRequest>(&parsed)) r.order = *req;
+    }
+    if (callbacks.onOrderStatus) callbacks.onOrderStatus(r);
+  }
+
   // Pages (a reply with `next_after`) are gathered and the next one asked for; the callbacks
   // get the whole list once the last page is in.
   void onPositions(const json& j) {
@@ -645,6 +660,7 @@ class ExchangeClient::Impl {
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");
         k.trade = num<TradeId>(c, "trade");
+        (str(c, "side") == "sell" ? k.seller : k.buyer) = kOwnAccount;
         k.buyOrder = num<OrderId>(c, "buy_order");
         k.sellOrder = num<OrderId>(c, "sell_order");
         k.cluster = num<ClusterId>(c, "cluster");
@@ -760,6 +776,9 @@ void ExchangeClient::requestBalance() { impl_->request("balance", "{\"type\":\"b
 void ExchangeClient::requestOrders() { impl_->request("orders", "{\"type\":\"orders\"}"); }
 void ExchangeClient::requestPositions() {
   asio::post(impl_->io, [impl = impl_.get()] { impl->askPositions(); });
+}
+void ExchangeClient::requestOrderStatus(const std::string& clOrdId) {
+  impl_->request("order_status", json{{"type", "order_status"}, {"cl_ord_id", clOrdId}}.dump());
 }
 void ExchangeClient::requestIndexHistory() {
   impl_->request("index_history", "{\"type\":\"index_history\"}");

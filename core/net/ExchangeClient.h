@@ -93,6 +93,21 @@ struct ContractStatus {
   ContractId replaces = 0;  // a replacement contract: the contract whose hours it took over
 };
 
+// In the contracts of onPositions the logged-on account is this id, as buyer or seller (the
+// exchange says which side it is on; a replacement contract has no buy order but a buyer), and
+// the other party, not disclosed, is 0.
+inline constexpr AccountId kOwnAccount = 1;
+
+// The exchange's answer to an order_status query (docs/protocol.md "Queries").
+struct OrderStatusReply {
+  OrderId orderId = 0;
+  std::string clOrdId;
+  std::string status;  // working, filled, cancelled
+  std::int64_t filledGpuHours = 0;
+  std::int64_t leavesGpuHours = 0;
+  OrderRequest order;  // as accepted, after amends
+};
+
 struct WorkingOrder {
   std::string clOrdId;
   OrderId orderId = 0;
@@ -141,6 +156,8 @@ struct ClientCallbacks {
   std::function<void(const std::vector<IndexPoint>&)> onIndex;
   // With every positions reply, the settlement status of the same contracts.
   std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
+  // The reply to requestOrderStatus (an unknown order comes through onError, "unknown_order").
+  std::function<void(const OrderStatusReply&)> onOrderStatus;
   // A delivery report or outage was accepted (journaled): "delivery_report_ack" / "outage_ack".
   std::function<void(const std::string& ackType)> onReportAck;
   // Index forwards (docs/protocol.md "Forwards"). Books as they change (and all of them after a
@@ -174,6 +191,8 @@ class ExchangeClient {
   void requestBalance();
   void requestOrders();
   void requestPositions();
+  // One order of the account, named by its client order id, finished or not.
+  void requestOrderStatus(const std::string& clOrdId);
   // Provider side: for hours [start, end) only `usableGpus` of contract's GPUs work (or the
   // link/power was degraded). Only the contract's seller may report; the ack or error arrives
   // through onError (errors) and onSettlement (what the exchange did about it).

@@ -43,6 +43,14 @@ class TcpProxy {
   void dropNextLineContaining(std::string needle) {
     std::lock_guard lock(mu_);
     dropNeedle_ = std::move(needle);
+    dropEvery_ = false;
+  }
+  // Every server-to-client line containing `needle` is silently lost from now on: the replies
+  // a client waits for never come (a timeout), while the exchange has applied the requests.
+  void dropEveryLineContaining(std::string needle) {
+    std::lock_guard lock(mu_);
+    dropNeedle_ = std::move(needle);
+    dropEvery_ = true;
   }
   int dropped() const { return dropped_; }
   // While refusing, new connections are closed as soon as they are accepted: the exchange
@@ -98,7 +106,7 @@ class TcpProxy {
   bool shouldDrop(std::string_view line) {
     std::lock_guard lock(mu_);
     if (dropNeedle_.empty() || line.find(dropNeedle_) == std::string_view::npos) return false;
-    dropNeedle_.clear();
+    if (!dropEvery_) dropNeedle_.clear();
     ++dropped_;
     return true;
   }
@@ -133,6 +141,7 @@ class TcpProxy {
   std::thread thread_;
   std::mutex mu_;
   std::string dropNeedle_;
+  bool dropEvery_ = false;
   std::atomic<int> dropped_{0};
   std::atomic<bool> refusing_{false};
 };

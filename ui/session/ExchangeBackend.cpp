@@ -298,11 +298,9 @@ void ExchangeBackend::onTrade(const net::Trade& t) {
 }
 
 void ExchangeBackend::onPositions(std::vector<Contract> contracts) {
-  for (Contract& c : contracts) {
-    // The exchange discloses only our own order of each contract.
-    if (c.buyOrder) c.buyer = kMe;
-    else c.seller = kMe;
-  }
+  // ExchangeClient names us (net::kOwnAccount) as buyer or seller from the exchange's side field:
+  // a replacement contract has no buy order and is still ours as buyer.
+  static_assert(net::kOwnAccount == kMe);
   contracts_ = std::move(contracts);
   accountDirty_ = true;
 }
