@@ -231,7 +231,9 @@ PlanResult planPlacements(const Matcher& book, const PlanRequest& request,
     }
     const std::int64_t averageMicros =
         (bestMicros + static_cast<std::int64_t>(gpus) * k.windowHours - 1) / (static_cast<std::int64_t>(gpus) * k.windowHours);
-    p.limit = (averageMicros + 999) / 1000 * 1000;
+    // Up to the cent: the ticket and the CLI show and send limits in cents, so a limit on a finer
+    // tick would be shown, and sent, below the average and rest instead of filling.
+    p.limit = (averageMicros + 9'999) / 10'000 * 10'000;
     p.costFactor = {k.cluster.id, costFactorPpm(p.cost)};
     result.placements.push_back(std::move(p));
   }

@@ -40,7 +40,7 @@ struct PlannedPlacement {
   Offer offer;            // the window's average ask price, as cost::offerFromBook prices it
   CostBreakdown cost;     // evaluate(workload, topology, offer)
   // What an all-or-none bid for this placement carries: the limit (the average ask rounded up
-  // to the $0.001 tick, so the bid fills at the plan's price) and the effective-cost factor.
+  // to the cent, so the bid fills at the plan's price) and the effective-cost factor.
   Price limit = 0;
   ClusterCostFactor costFactor;
 };

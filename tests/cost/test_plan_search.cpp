@@ -142,10 +142,10 @@ class TestPlanSearch : public QObject {
       const double total = std::get<CostBreakdown>(expected).terms.total();
       QVERIFY2(qAbs(total - p.cost.terms.total()) <= 1e-9 * total,
                qPrintable(QString("%1: model %2, plan %3").arg(QString::fromStdString(p.cluster.name)).arg(total, 0, 'f', 2).arg(p.cost.terms.total(), 0, 'f', 2)));
-      // The limit covers the window's average ask and is on the $0.001 tick.
+      // The limit covers the window's average ask and is on the cent, as the ticket shows it.
       QVERIFY(static_cast<double>(p.limit) >= ask * 1e6 - 1e-6);
-      QVERIFY(static_cast<double>(p.limit) < ask * 1e6 + 1000);
-      QCOMPARE(p.limit % 1000, Price{0});
+      QVERIFY(static_cast<double>(p.limit) < ask * 1e6 + 10'000);
+      QCOMPARE(p.limit % 10'000, Price{0});
       QCOMPARE(p.costFactor.cluster, p.cluster.id);
       QCOMPARE(p.costFactor.ppm, costFactorPpm(p.cost));
     }
