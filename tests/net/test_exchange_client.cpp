@@ -85,6 +85,10 @@ struct Recorder {
     };
     return cb;
   }
+  int positionsReplies() {
+    std::lock_guard l(mu);
+    return positionReplies;
+  }
   int count(ConnectionState s) {
     std::lock_guard l(mu);
     return static_cast<int>(std::count(states.begin(), states.end(), s));
@@ -283,7 +287,7 @@ class TestExchangeClient : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(ar.hasOrder(bids.back(), OrderState::Filled), 20000);
     alice.requestPositions();
     alice.requestPositions();  // asked again while the pages come: answered after, whole again
-    QTRY_COMPARE_WITH_TIMEOUT(ar.positionReplies, 2, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(ar.positionsReplies(), 2, 20000);
     std::lock_guard l(ar.mu);
     QCOMPARE(ar.positions.size(), std::size_t(kContracts));
     QCOMPARE(ar.statuses.size(), std::size_t(kContracts));

@@ -147,6 +147,22 @@ class TestTicketValidation : public QObject {
     QVERIFY(ticket->findChild<QLabel*>("ticketStartError")->isVisible());
   }
 
+  // F2 ("New buy ticket") on a ticket whose start the clock has passed starts the window at the
+  // next exchange hour with the same length; the exchange clock, not the wall clock, decides.
+  // Mutation: F2 without renewDeliveredWindow() leaves the start delivered and Submit disabled.
+  void aNewTicketStartsAfterTheExchangeClock() {
+    ticket->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(at(kNow + 1));
+    ticket->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(at(kNow + 5));
+    t->exchange.inject(ClockAdvance{kNow + 3});
+    QTRY_COMPARE_WITH_TIMEOUT(t->session->now(), kNow + 3, 5000);
+    QVERIFY(!submitButton()->isEnabled());
+    QTest::keyClick(t->window.get(), Qt::Key_F2);
+    QCOMPARE(ticket->start(), kNow + 4);
+    QCOMPARE(ticket->end(), kNow + 8);
+    retype(field("ticketGpus"), "8");
+    QVERIFY2(submitButton()->isEnabled(), qPrintable(ticket->problem()));
+  }
+
   // What the fields show is what the exchange holds; Enter twice is one order; the id the
   // ticket, the status bar and the blotter show is the exchange's.
   // Mutation: OrderTicket::submit() without its "already sent" check (and validate() not

@@ -313,12 +313,14 @@ void MainWindow::buildMenus() {
   QMenu* order = menuBar()->addMenu(tr("&Order"));
   add(order, tr("New &buy ticket"), QKeySequence(Qt::Key_F2), [this] {
     ticket_->setKind(TicketKind::AllOrNoneBuy);
+    ticket_->renewDeliveredWindow();
     ticketDock_->show();
     ticketDock_->raise();
     ticket_->setFocus();
   });
   add(order, tr("New &sell ticket"), QKeySequence(Qt::Key_F3), [this] {
     ticket_->setKind(TicketKind::DivisibleSell);
+    ticket_->renewDeliveredWindow();
     ticketDock_->show();
     ticketDock_->raise();
     ticket_->setFocus();

@@ -254,7 +254,9 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   connect(maxCarbon_, &QSpinBox::valueChanged, this, requote);
   connect(terms_, &ListingTermsEditor::changed, this, requote);
 
-  setNow(currentWallClockHour());
+  // A provisional window from the wall clock; the exchange's clock, when it first comes, sets
+  // the real one (a paper account's simulated clock is often days ahead of the wall clock).
+  showWindowFrom(currentWallClockHour());
   updateVisibility();
   refreshQuote();
 }
@@ -336,17 +338,26 @@ void OrderTicket::setBook(BookSnapshotPtr book) {
   refreshQuote();
 }
 
+void OrderTicket::showWindowFrom(Hour now, Hour hours) {
+  QSignalBlocker a(start_), b(end_), c(expire_);
+  start_->setDateTime(dateTimeOfHour(now + 1));
+  end_->setDateTime(dateTimeOfHour(now + 1 + hours));
+  expire_->setDateTime(dateTimeOfHour(now + 24));
+}
+
 void OrderTicket::setNow(Hour now) {
   if (now == now_) return;
   const bool first = now_ == 0;
   now_ = now;
-  if (first) {
-    QSignalBlocker a(start_), b(end_), c(expire_);
-    start_->setDateTime(dateTimeOfHour(now + 1));
-    end_->setDateTime(dateTimeOfHour(now + 25));
-    expire_->setDateTime(dateTimeOfHour(now + 24));
-  }
+  if (first) showWindowFrom(now);
   // The window never moves by itself: a start the clock has passed is shown as a reason.
+  refreshQuote();
+}
+
+void OrderTicket::renewDeliveredWindow() {
+  if (now_ == 0 || start() >= now_) return;
+  showWindowFrom(now_, std::max<Hour>(end() - start(), 1));
+  validate();
   refreshQuote();
 }
 

@@ -48,6 +48,10 @@ class OrderTicket : public QWidget {
   void sellBack(ContractId id);
   void setBook(BookSnapshotPtr book);
   void setNow(Hour now);
+  // For "New buy/sell ticket": a window whose start the exchange clock has passed moves to start
+  // at the next hour, keeping its length (the user asked for a new ticket; a window is never
+  // moved while it is being worked on).
+  void renewDeliveredWindow();
   // Orders of more GPU-hours than this ask for confirmation first (0: always ask).
   void setConfirmAboveGpuHours(std::int64_t gpuHours) { confirmAbove_ = gpuHours; }
   std::int64_t confirmAboveGpuHours() const { return confirmAbove_; }
@@ -172,6 +176,8 @@ class OrderTicket : public QWidget {
   GpuCount heldThroughout(Hour start, Hour end) const;
   BookSnapshotPtr book_;
   Hour now_ = 0;
+  // Start at the hour after `now`, for `hours`; the expiry a day after `now`.
+  void showWindowFrom(Hour now, Hour hours = 24);
   std::int64_t confirmAbove_ = 100'000;
   bool limitTouched_ = false;
   bool settingLimit_ = false;
