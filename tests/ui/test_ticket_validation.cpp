@@ -119,6 +119,15 @@ class TestTicketValidation : public QObject {
     QVERIFY2(t->observer->execs().empty(), "the exchange heard of an order that cannot be sent");
     QVERIFY(t->observer->workingOrders().empty());
     QCOMPARE(f->text(), typed);
+    // The "Not sent" line goes once the field is put right (mutation: validate() without the
+    // notSentWhy_ check keeps it under a valid ticket).
+    auto* status = ticket->findChild<QLabel*>("ticketStatus");
+    QVERIFY(status->isVisible() && status->text().startsWith("Not sent"));
+    if (fieldName == "ticketGpus") retype(f, "8");
+    else if (fieldName == "ticketLimit") retype(f, "1.25");
+    else return;
+    QVERIFY2(submitButton()->isEnabled(), qPrintable(ticket->problem()));
+    QVERIFY2(!status->isVisible(), qPrintable(status->text()));
   }
 
   // Mutation: a setNow() that moves the window, or a ticket that does not check the end

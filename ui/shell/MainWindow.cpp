@@ -57,7 +57,8 @@ namespace tessera::ui {
 
 MainWindow::MainWindow(TradingSession& session, QWidget* parent) : QMainWindow(parent), session_(session) {
   setObjectName("mainWindow");
-  setWindowTitle(tr("Tessera - GPU compute trading terminal"));
+  // Qt appends the application's display name ("Tessera"): "GPU compute trading terminal — Tessera".
+  setWindowTitle(tr("GPU compute trading terminal"));
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
 
   auto* centre = new QWidget(this);

@@ -431,6 +431,14 @@ void OrderTicket::validate() {
   showReason(durationError_, duration_, durationWhy);
   // A form that still describes the order last sent is not sent again.
   const auto o = order();
+  // "Not sent" stays only while the reason it gives is still the ticket's problem.
+  if (!notSentWhy_.isEmpty()) {
+    const QString* why = std::get_if<QString>(&o);
+    if (!why || *why != notSentWhy_) {
+      notSentWhy_.clear();
+      status_->hide();
+    }
+  }
   if (sentContent_ && (!std::holds_alternative<OrderRequest>(o) || std::get<OrderRequest>(o) != *sentContent_)) {
     sentContent_.reset();
     sentId_ = shownId_ = 0;
@@ -845,6 +853,7 @@ void OrderTicket::submit() {
     // The reason is already shown next to the field; say it once more where the eye is.
     status_->setText(tr("Not sent. %1").arg(*why));
     status_->show();
+    notSentWhy_ = *why;
     emit invalidOrder(*why);
     return;
   }

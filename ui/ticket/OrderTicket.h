@@ -176,6 +176,7 @@ class OrderTicket : public QWidget {
   GpuCount heldThroughout(Hour start, Hour end) const;
   BookSnapshotPtr book_;
   Hour now_ = 0;
+  QString notSentWhy_;  // the reason the status line gives for a refused submit, while shown
   // Start at the hour after `now`, for `hours`; the expiry a day after `now`.
   void showWindowFrom(Hour now, Hour hours = 24);
   std::int64_t confirmAbove_ = 100'000;
