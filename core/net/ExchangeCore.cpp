@@ -916,25 +916,36 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
 
 void ExchangeCore::publishCells(Outbox* out) {
   if (touched_.empty()) return;
-  // The depth of each run of consecutive touched hours of one cluster and side comes from one
-  // engine query (an order over a week touches 168 cells); the cells are then published in
-  // touched_'s order, as they would be one by one.
-  std::map<std::pair<ClusterId, Side>, std::vector<Hour>> hoursOf;
-  for (const CellKey& key : touched_) hoursOf[{key.cluster, key.side}].push_back(key.hour);
-  std::map<CellKey, std::vector<BookLevel>> depthOf;
-  for (const auto& [clusterSide, hours] : hoursOf) {
-    for (std::size_t i = 0; i < hours.size();) {
-      std::size_t j = i + 1;
-      while (j < hours.size() && hours[j] == hours[j - 1] + 1) ++j;
-      engine_->depthRange(clusterSide.first, hours[i], hours[j - 1] + 1, clusterSide.second, kPublishedLevels,
-                          scratchDepth_);
-      for (std::size_t k = i; k < j; ++k)
-        depthOf.emplace(CellKey{clusterSide.first, hours[k], clusterSide.second}, std::move(scratchDepth_[k - i]));
-      i = j;
+  // touched_ is ordered by cluster, hour, side: one side's cells of one cluster come in hour
+  // order, so one pass per side finds the runs of consecutive hours, and each run's depth comes
+  // from one engine query (an order over a week touches 168 cells). The cells are then
+  // published in touched_'s order, as they would be one by one.
+  touchedCells_.assign(touched_.begin(), touched_.end());
+  touchedDepth_.resize(touchedCells_.size());
+  std::vector<std::size_t>& run = scratchRun_;  // positions in touchedCells_
+  auto readRun = [&] {
+    if (run.empty()) return;
+    const CellKey& first = touchedCells_[run.front()];
+    engine_->depthRange(first.cluster, first.hour, touchedCells_[run.back()].hour + 1, first.side,
+                        kPublishedLevels, scratchDepth_);
+    for (std::size_t k = 0; k < run.size(); ++k) touchedDepth_[run[k]] = std::move(scratchDepth_[k]);
+    run.clear();
+  };
+  for (Side side : {Side::Buy, Side::Sell}) {
+    for (std::size_t i = 0; i < touchedCells_.size(); ++i) {
+      const CellKey& key = touchedCells_[i];
+      if (key.side != side) continue;
+      if (!run.empty()) {
+        const CellKey& last = touchedCells_[run.back()];
+        if (last.cluster != key.cluster || last.hour + 1 != key.hour) readRun();
+      }
+      run.push_back(i);
     }
+    readRun();
   }
-  for (const CellKey& key : touched_) {
-    std::vector<BookLevel> levels = std::move(depthOf.at(key));
+  for (std::size_t i = 0; i < touchedCells_.size(); ++i) {
+    const CellKey& key = touchedCells_[i];
+    std::vector<BookLevel> levels = std::move(touchedDepth_[i]);
     auto it = published_.find(key);
     if (it == published_.end() ? levels.empty() : it->second == levels) continue;
     if (out) {

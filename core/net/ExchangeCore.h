@@ -207,7 +207,11 @@ class ExchangeCore {
   // Market data.
   std::map<CellKey, std::vector<BookLevel>> published_;
   std::set<CellKey> touched_;
-  std::vector<std::vector<BookLevel>> scratchDepth_;  // publishCells'
+  // publishCells' scratch, kept between calls so the hot path does not allocate.
+  std::vector<CellKey> touchedCells_;
+  std::vector<std::vector<BookLevel>> touchedDepth_;
+  std::vector<std::vector<BookLevel>> scratchDepth_;
+  std::vector<std::size_t> scratchRun_;
 
   // Cells are published for hours before now + Limits::mdHorizonHours; this is where the
   // horizon stood at the last clock step.

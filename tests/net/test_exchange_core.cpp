@@ -549,6 +549,26 @@ class TestExchangeCore : public QObject {
     QCOMPARE(refused["code"].get<std::string>(), std::string("bad_field"));
   }
 
+  // After a replay the book cells are read in runs of consecutive hours per cluster and side:
+  // cluster 1's last touched hour and cluster 2's first are consecutive here, and each cluster's
+  // cells must still be its own. Mutation seen to fail: a run that continues across clusters.
+  void replayKeepsEachClustersCells() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("journal.db").toStdString();
+    json before;
+    {
+      Driver d(marketConfig(), path);
+      const SessionId provider = d.connect("provider");
+      d.send(provider, order("c1", "sell", 1, 8, kNow + 2, kNow + 4, 2 * kDollar));
+      d.send(provider, order("c2", "sell", 2, 4, kNow + 4, kNow + 6, 3 * kDollar));
+      before = d.find(d.send(d.connect("bob"), "{\"type\":\"subscribe\"}"), "md_snapshot")["cells"];
+    }
+    QCOMPARE(before.size(), std::size_t(4));
+    Driver again(marketConfig(), path);
+    const json after = again.find(again.send(again.connect("bob"), "{\"type\":\"subscribe\"}"), "md_snapshot")["cells"];
+    QCOMPARE(QString::fromStdString(after.dump()), QString::fromStdString(before.dump()));
+  }
+
   void replayRefusesAnOverlongClientOrderId() {
     // A journal edited by hand (or damaged) must stop the server with a reason, not crash it.
     QTemporaryDir dir;
