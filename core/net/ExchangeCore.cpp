@@ -728,7 +728,7 @@ std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
   events_.clear();
   for (const Event& e : events) account(e, out);
   // Replay publishes nothing to anyone: the cells it touches are brought up to date once, at
-  // its end (a depth query per touched cell per entry made restarts several times slower).
+  // its end (a depth query per touched cell per entry would make restarts several times slower).
   if (!replaying_) publishCells(out);
   events_ = std::move(events);
   return std::nullopt;
