@@ -399,7 +399,7 @@ std::optional<nlohmann::json> paramsOf(const Args& a, std::ostream& err) {
   return nlohmann::json::object();
 }
 
-int runCmd(const Args& a, std::ostream& out, std::ostream& err, const ChartRenderer& charts) {
+int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
   const std::string name = a.get("strategy");
   const std::string dir = a.get("report");
   if (name.empty() || dir.empty()) {
@@ -435,15 +435,9 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err, const ChartRende
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunInfo info{path, name, *params, cfg.latency.orderLatencyMicros};
-  std::vector<std::string> png;
-  if (charts) {
-    std::string why;
-    png = charts(r, dir, why);
-    if (png.empty() && !why.empty()) err << "run: PNG charts not written (" << why << "); the report uses SVG\n";
-  }
   AccountDirectory names = h.accounts;
   names.intern(r.accountName);
-  if (auto e = writeReport(r, info, names, dir, png)) {
+  if (auto e = writeReport(r, info, names, dir)) {
     err << "run: " << *e << '\n';
     return 1;
   }
@@ -550,7 +544,7 @@ int strategies(std::ostream& out) {
 
 }  // namespace
 
-int runBacktestCommand(int argc, char** argv, std::ostream& out, std::ostream& err, const ChartRenderer& charts) {
+int runBacktestCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   auto parsed = parseCommandLine(argc, argv, out, err);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
   const auto& [cmd, a] = std::get<std::pair<std::string, Args>>(parsed);
@@ -558,7 +552,7 @@ int runBacktestCommand(int argc, char** argv, std::ostream& out, std::ostream& e
   if (cmd == "info") return info(a, out, err);
   if (cmd == "import") return importCmd(a, out, err);
   if (cmd == "export") return exportCmd(a, out, err);
-  if (cmd == "run") return runCmd(a, out, err, charts);
+  if (cmd == "run") return runCmd(a, out, err);
   if (cmd == "sweep") return sweepCmd(a, out, err);
   if (cmd == "merge") return mergeCmd(a, out, err);
   return strategies(out);

@@ -74,7 +74,7 @@ nlohmann::json resultJson(const BacktestResult& r, const RunInfo& info) {
 }
 
 std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& info, const AccountDirectory& accounts,
-                                       const std::string& dir, const std::vector<std::string>& pngCharts) {
+                                       const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -148,9 +148,14 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   row("demand / unfilled demand GPU-hours", std::to_string(s.demandGpuHours) + " / " + std::to_string(s.unfilledDemandGpuHours));
   html << "</table>\n<h2>Charts</h2>\n";
   const auto charts = reportCharts(r);
+  static constexpr const char* kChartFiles[] = {"equity.svg", "price.svg", "drawdown.svg"};
   for (std::size_t i = 0; i < charts.size(); ++i) {
-    if (i < pngCharts.size()) html << "<p><img src='" << esc(pngCharts[i]) << "' alt='" << esc(charts[i].title) << "'></p>\n";
-    else html << "<p>" << svgLineChart(charts[i]) << "</p>\n";
+    const char* file = kChartFiles[i];
+    std::ofstream svg;
+    if (auto e = open(file, svg)) return e;
+    svg << "<?xml version='1.0' encoding='UTF-8'?>\n" << svgLineChart(charts[i]) << '\n';
+    if (!svg) return std::string("cannot write ") + file;
+    html << "<p><img src='" << file << "' alt='" << esc(charts[i].title) << "'></p>\n";
   }
   html << "<p>Files: <a href='summary.json'>summary.json</a>, <a href='fills.csv'>fills.csv</a>, "
           "<a href='contracts.csv'>contracts.csv</a>, <a href='series.csv'>series.csv</a>. Money in micro-dollars.</p>\n"

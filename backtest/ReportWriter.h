@@ -1,7 +1,7 @@
 #pragma once
 // Writes one run's results: summary.json (figures + run settings), fills.csv, contracts.csv,
-// series.csv and report.html. The HTML shows the charts as PNG files when a renderer made
-// them (ui/backtest's BacktestReportCharts) and as inline SVG otherwise.
+// series.csv, the charts as SVG files (equity.svg, price.svg, drawdown.svg: the one drawing of
+// the report's charts) and report.html, which shows them.
 #include "backtest/BacktestResult.h"
 #include "core/domain/AccountDirectory.h"
 
@@ -23,9 +23,8 @@ struct RunInfo {
 nlohmann::json summaryJson(const BacktestSummary& s);
 nlohmann::json resultJson(const BacktestResult& r, const RunInfo& info);
 
-// `pngCharts`: file names inside `dir` (equity, price, drawdown, in that order), or empty.
 // Returns an error message, or nothing when every file was written.
 std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& info, const AccountDirectory& accounts,
-                                       const std::string& dir, const std::vector<std::string>& pngCharts = {});
+                                       const std::string& dir);
 
 }  // namespace tessera::backtest

@@ -60,7 +60,7 @@ std::string svgLineChart(const ChartSpec& spec) {
     << "<text x='" << W / 2 << "' y='20' text-anchor='middle' font-size='15' font-weight='bold'>" << esc(spec.title)
     << "</text>\n";
   if (!any) {
-    o << "<text x='" << W / 2 << "' y='" << H / 2 << "' text-anchor='middle' fill='#666'>no data</text></svg>\n";
+    o << "<text x='" << W / 2 << "' y='" << H / 2 << "' text-anchor='middle' fill='#666'>no data: the run has no hourly series (no inputs replayed)</text></svg>\n";
     return o.str();
   }
   if (x1 <= x0) x1 = x0 + 1;
@@ -87,7 +87,8 @@ std::string svgLineChart(const ChartSpec& spec) {
   o << "<text x='" << left + pw / 2 << "' y='" << H - 10 << "' text-anchor='middle'>" << esc(spec.xLabel) << "</text>\n";
   o << "<text transform='translate(16," << top + ph / 2 << ") rotate(-90)' text-anchor='middle'>" << esc(spec.yLabel)
     << "</text>\n";
-  int legend = 0;
+  // Legend entries side by side, each as wide as its name (about 7 px a character at 12 px).
+  int lx = left + 10;
   for (const auto& s : spec.series) {
     if (s.points.empty()) continue;
     std::ostringstream path;
@@ -99,11 +100,10 @@ std::string svgLineChart(const ChartSpec& spec) {
         << "' fill-opacity='0.25' stroke='none'/>\n";
     }
     o << "<path d='" << path.str() << "' fill='none' stroke='" << s.color << "' stroke-width='2'/>\n";
-    const int lx = left + 10 + legend * 210;
     o << "<line x1='" << lx << "' x2='" << lx + 18 << "' y1='" << top + 12 << "' y2='" << top + 12 << "' stroke='"
       << s.color << "' stroke-width='3'/><text x='" << lx + 24 << "' y='" << top + 16 << "'>" << esc(s.name)
       << "</text>\n";
-    ++legend;
+    lx += 24 + 7 * static_cast<int>(s.name.size()) + 20;
   }
   o << "</svg>\n";
   return o.str();

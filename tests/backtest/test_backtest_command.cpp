@@ -67,7 +67,12 @@ class TestBacktestCommand : public QObject {
     QVERIFY(summary["summary"]["fills"].get<int>() > 0);
     QVERIFY(summary["inputs"].get<int>() > 1000);
     const std::string html = slurp(p("out/report.html"));
-    QVERIFY(html.find("<svg") != std::string::npos);
+    QVERIFY(html.find("<img src='price.svg'") != std::string::npos);
+    for (const char* f : {"equity.svg", "price.svg", "drawdown.svg"}) {
+      const std::string svg = slurp(p(std::string("out/") + f));
+      QVERIFY2(svg.find("<svg xmlns=") != std::string::npos && svg.find("</svg>") != std::string::npos, f);
+    }
+    QVERIFY(slurp(p("out/price.svg")).find("$ per GPU-hour") != std::string::npos);
     QVERIFY(html.find("Equity curve") != std::string::npos);
     QVERIFY(html.find("Drawdown") != std::string::npos);
     // One header line plus one line per fill.

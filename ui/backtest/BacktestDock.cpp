@@ -224,11 +224,8 @@ void BacktestDock::onFinished(std::shared_ptr<BacktestOutcome> outcome) {
 
 QString BacktestDock::saveReport(const QString& dir) {
   if (!last_) return tr("Nothing to save yet: run a backtest first.");
-  std::string why;
-  const auto png = renderReportChartsPng(last_->result, dir.toStdString(), why);
-  if (auto e = backtest::writeReport(last_->result, last_->info, last_->accounts, dir.toStdString(), png))
+  if (auto e = backtest::writeReport(last_->result, last_->info, last_->accounts, dir.toStdString()))
     return QString::fromStdString(*e);
-  if (png.empty() && !why.empty()) return tr("Report written with SVG charts (PNG failed: %1)").arg(QString::fromStdString(why));
   return {};
 }
 

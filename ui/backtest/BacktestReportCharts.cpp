@@ -1,7 +1,6 @@
 #include "ui/backtest/BacktestReportCharts.h"
 
 #include <QApplication>
-#include <QDir>
 #include <qcustomplot.h>
 
 namespace tessera::ui {
@@ -50,33 +49,6 @@ void drawChart(QCustomPlot& plot, const backtest::ChartSpec& spec) {
     else plot.yAxis->scaleRange(1.1, yr.center());
   }
   plot.replot();
-}
-
-std::vector<std::string> renderReportChartsPng(const backtest::BacktestResult& r, const std::string& dir,
-                                               std::string& error) {
-  if (!qApp) {
-    error = "no QApplication";
-    return {};
-  }
-  if (!QDir().mkpath(QString::fromStdString(dir))) {
-    error = "cannot create " + dir;
-    return {};
-  }
-  const auto specs = backtest::reportCharts(r);
-  const char* names[] = {"equity.png", "price.png", "drawdown.png"};
-  std::vector<std::string> written;
-  for (std::size_t i = 0; i < specs.size() && i < 3; ++i) {
-    QCustomPlot plot;
-    plot.resize(1000, 380);
-    drawChart(plot, specs[i]);
-    const QString file = QDir(QString::fromStdString(dir)).filePath(names[i]);
-    if (!plot.savePng(file, 1000, 380)) {
-      error = "cannot write " + file.toStdString();
-      return {};
-    }
-    written.push_back(names[i]);
-  }
-  return written;
 }
 
 }  // namespace tessera::ui
