@@ -704,7 +704,9 @@ class ExchangeServer::Impl {
   void tick() {
     ticker->expires_after(std::chrono::seconds(1));
     ticker->async_wait([this](boost::system::error_code ec) {
-      if (ec) return;
+      // stop() cancels the ticker, but a tick already due when it does still runs, with no
+      // error: it must not arm the next one, or the io thread never runs out of work.
+      if (ec || draining) return;
       const auto now = Clock::now();
       const Limits& l = config.limits;
       static const auto heartbeat = std::make_shared<const std::string>("{\"type\":\"heartbeat\"}\n");
