@@ -94,6 +94,7 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"params-json", Value::Text, "its parameters, inline JSON"},
         {"report", Value::Text, "folder for summary.json, fills.csv, contracts.csv, series.csv, report.html"},
         {"latency-us", Value::Count, "order latency in microseconds (default 0)"},
+        {"fee-ppm", Value::Count, "exchange fee on sales, parts per million (the exchange's fee_ppm; default 0)"},
         {"quiet", Value::Flag, "no progress bar"}}},
       {"sweep",
        "a parameter sweep, or one shard of it",
@@ -420,6 +421,11 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
   }
   ReplayConfig cfg;
   cfg.latency.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
+  cfg.feePpm = static_cast<int>(std::min<std::int64_t>(a.integer("fee-ppm", err).value_or(0), 1'000'001));
+  if (cfg.feePpm > 1'000'000) {
+    err << "run: --fee-ppm must be 0 to 1000000 (parts per million of each sale)\n";
+    return 2;
+  }
   auto history = loadHistory(path);
   if (auto* e = std::get_if<store::StoreError>(&history)) {
     err << "run: " << e->message << '\n';
@@ -434,7 +440,7 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
     return 2;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  RunInfo info{path, name, *params, cfg.latency.orderLatencyMicros};
+  RunInfo info{path, name, *params, cfg.latency.orderLatencyMicros, cfg.feePpm};
   AccountDirectory names = h.accounts;
   names.intern(r.accountName);
   if (auto e = writeReport(r, info, names, dir)) {

@@ -4,6 +4,7 @@
 #include "core/engine/Events.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,21 @@ struct SeriesPoint {
   Price averagePaid = 0;        // strategy's average buy price so far (0: nothing bought yet)
   Price marketVwapToDate = 0;   // market VWAP so far: on the clusters bought, weighted as the
                                 // purchases (before any purchase: the clusters ordered on)
+  // Exposure: GPU-hours held (bought minus sold, not yet delivered) and committed (still
+  // working on the strategy's open buy orders).
+  std::int64_t heldGpuHours = 0;
+  std::int64_t committedGpuHours = 0;
+  double fillRateToDate = 0;    // filled / ordered GPU-hours so far
+};
+
+// What the market looked like around one of the strategy's fills.
+struct FillContext {
+  std::int64_t timeMicros = 0;  // when the engine applied it
+  std::string counterparty;     // "cp1", "cp2", ... numbered as first met in the run
+  Price limit = 0;              // the order's limit (the strategy's target price)
+  Price midAtOrder = 0;         // book mid at the order's first hour when it was placed (0: no book)
+  Price index = 0;              // price index (accelerator, tenor) at the fill's hour (0: none yet)
+  Money fee = 0;                // exchange fee on a sale (fee_ppm of the proceeds)
 };
 
 struct BacktestSummary {
@@ -37,7 +53,16 @@ struct BacktestSummary {
   Money finalEquity = 0;               // P&L at the end
   Money maxDrawdown = 0;               // most negative drawdown
   Price averagePaid = 0;               // VWAP of the strategy's buys
-  Price marketVwap = 0;                // market VWAP on the same clusters, weighted like its buys
+  Price marketVwap = 0;                // market VWAP on the same clusters, weighted like its buys,
+                                       // of the other accounts' trades (its own excluded)
+  // Buys against what the strategy aimed for and what the market offered, in money (positive:
+  // paid more than the reference), over the buy fills where the reference existed.
+  Money costVsLimit = 0;               // spent minus limit x GPU-hours (<= 0 for buys)
+  Money costVsIndex = 0;               // spent minus the price index x GPU-hours at each fill
+  std::int64_t indexedGpuHours = 0;    // buy GPU-hours with an index value
+  Money slippageVsMid = 0;             // buys: (price - mid at order) x GPU-hours; sells: (mid - price)
+  std::int64_t midGpuHours = 0;        // GPU-hours of fills whose order saw a two-sided book
+  Money fees = 0;                      // exchange fees paid on sales (fee_ppm)
   std::int64_t usefulGpuHours = 0;     // bought minus sold back
   Price effectiveCostPerUsefulGpuHour = 0;  // (spent - received) / useful; 0 if none
   std::int64_t demandGpuHours = 0;
@@ -49,8 +74,10 @@ struct BacktestResult {
   std::string accountName;
   BacktestSummary summary;
   std::vector<Fill> fills;             // the strategy's side of each trade
+  std::vector<FillContext> fillContext;  // one per fill, same order
   std::vector<Contract> contracts;     // contracts it bought or sold
   std::vector<SeriesPoint> series;
+  std::map<ClusterId, std::string> clusterNames;  // of the history's clusters
   std::int64_t inputs = 0;             // history inputs replayed
   std::int64_t strategyActions = 0;
   std::int64_t engineEvents = 0;

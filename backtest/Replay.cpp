@@ -20,6 +20,14 @@ bool isSetup(const InputEvent& in) {
 
 Price vwap(Money notional, std::int64_t gpuHours) { return gpuHours > 0 ? notional / gpuHours : 0; }
 
+// The midpoint of the best bid and ask, or nothing when either side is empty.
+Price bookMid(const Matcher& engine, ClusterId cluster, Hour hour) {
+  const auto bid = engine.depth(cluster, hour, Side::Buy, 1);
+  const auto ask = engine.depth(cluster, hour, Side::Sell, 1);
+  if (bid.empty() || ask.empty()) return 0;
+  return (bid.front().price + ask.front().price) / 2;
+}
+
 }  // namespace
 
 Replay::Replay(Strategy& strategy, const AccountDirectory& accounts, ReplayConfig config)
@@ -169,6 +177,43 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
       const std::int64_t gh = static_cast<std::int64_t>(f->gpus) * (f->end - f->start);
       const Money notional = f->price * gh;
       const std::int64_t sign = f->side == Side::Buy ? 1 : -1;
+      FillContext ctx;
+      ctx.timeMicros = time_;
+      for (const Event& other : out_) {
+        const auto* made = std::get_if<ContractCreated>(&other);
+        if (!made || made->contract.trade != f->trade) continue;
+        const AccountId cp = f->side == Side::Buy ? made->contract.seller : made->contract.buyer;
+        const int n = counterparties_.try_emplace(cp, static_cast<int>(counterparties_.size()) + 1).first->second;
+        ctx.counterparty = "cp" + std::to_string(n);
+        break;
+      }
+      if (auto it = orderContext_.find(f->order); it != orderContext_.end()) {
+        ctx.limit = it->second.limit;
+        ctx.midAtOrder = it->second.midAtOrder;
+      }
+      if (auto acc = accelerator_.find(f->cluster); acc != accelerator_.end()) {
+        if (auto tenor = tenorOf(f->start - engine_->now())) {
+          if (auto v = index_.value(acc->second, *tenor, engine_->now())) ctx.index = v->price;
+        }
+      }
+      if (ctx.midAtOrder > 0) {
+        s.slippageVsMid += sign * (f->price - ctx.midAtOrder) * gh;
+        s.midGpuHours += gh;
+      }
+      if (f->side == Side::Buy) {
+        if (ctx.limit > 0) s.costVsLimit += (f->price - ctx.limit) * gh;
+        if (ctx.index > 0) {
+          s.costVsIndex += (f->price - ctx.index) * gh;
+          s.indexedGpuHours += gh;
+        }
+        if (f->leavesGpuHours > 0) workingBuyGpuHours_[f->order] = f->leavesGpuHours;
+        else workingBuyGpuHours_.erase(f->order);
+      } else {
+        __extension__ using Wide = __int128;  // notional x ppm can exceed int64
+        ctx.fee = static_cast<Money>(static_cast<Wide>(notional) * config_.feePpm / 1'000'000);
+        cash_ -= ctx.fee;
+        s.fees += ctx.fee;
+      }
       if (f->side == Side::Buy) {
         cash_ -= notional;
         s.spent += notional;
@@ -182,32 +227,58 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
       s.filledGpuHours += gh;
       for (Hour h = f->start; h < f->end; ++h) position_[{h, f->cluster}] += sign * f->gpus;
       result_.fills.push_back(*f);
+      result_.fillContext.push_back(std::move(ctx));
       strategy_.onOwnFill(*this, *f);
     } else if (const auto* c = std::get_if<ContractCreated>(&e)) {
       const Contract& k = c->contract;
       const std::int64_t gh = static_cast<std::int64_t>(k.gpus) * (k.end - k.start);
-      auto& v = marketVolume_[k.cluster];
-      v.notional += k.price * gh;
-      v.gpuHours += gh;
-      auto& hv = marketHourVolume_[k.cluster];
-      hv.notional += k.price * gh;
-      hv.gpuHours += gh;
+      const bool own = k.buyer == account_ || k.seller == account_;
+      // The market the strategy is compared with is everyone else's trades.
+      if (!own) {
+        auto& v = marketVolume_[k.cluster];
+        v.notional += k.price * gh;
+        v.gpuHours += gh;
+        auto& hv = marketHourVolume_[k.cluster];
+        hv.notional += k.price * gh;
+        hv.gpuHours += gh;
+      }
+      // The published index counts every trade, as the exchange's does.
+      if (auto acc = accelerator_.find(k.cluster); acc != accelerator_.end())
+        index_.record({engine_->now(), acc->second, k.start, gh, k.price});
       lastPrice_[k.cluster] = k.price;
       if (k.buyer == account_ || k.seller == account_) result_.contracts.push_back(k);
       strategy_.onTrade(*this, k);
     } else if (const auto* a = std::get_if<OrderAccepted>(&e)) {
       if (a->account != account_) continue;
-      if (auto it = placedGpuHours_.find(a->order); it != placedGpuHours_.end())
+      if (auto it = placedGpuHours_.find(a->order); it != placedGpuHours_.end()) {
         acceptedGpuHours_[a->order] = it->second;
+        acceptedTotalGpuHours_ += it->second;
+        if (auto v = engine_->order(a->order); v && v->request.side == Side::Buy && v->leavesGpuHours > 0)
+          workingBuyGpuHours_[a->order] = v->leavesGpuHours;
+      }
       strategy_.onOrderEvent(*this, e);
     } else if (const auto* r = std::get_if<OrderRejected>(&e)) {
       if (r->account != account_) continue;
       ++s.ordersRejected;
       strategy_.onOrderEvent(*this, e);
     } else if (const auto* x = std::get_if<OrderCancelled>(&e)) {
-      if (x->account == account_) strategy_.onOrderEvent(*this, e);
+      if (x->account != account_) continue;
+      if (x->leavesGpuHours > 0) workingBuyGpuHours_[x->order] = x->leavesGpuHours;
+      else workingBuyGpuHours_.erase(x->order);
+      strategy_.onOrderEvent(*this, e);
     } else if (const auto* m = std::get_if<OrderAmended>(&e)) {
-      if (m->account == account_) strategy_.onOrderEvent(*this, e);
+      if (m->account != account_) continue;
+      if (auto it = workingBuyGpuHours_.find(m->order); it != workingBuyGpuHours_.end()) {
+        if (auto v = engine_->order(m->order)) it->second = v->leavesGpuHours;
+      }
+      if (auto it = orderContext_.find(m->order); it != orderContext_.end()) it->second.limit = m->limit;
+      strategy_.onOrderEvent(*this, e);
+    } else if (const auto* added = std::get_if<ClusterAdded>(&e)) {
+      for (const Cluster& c : engine_->clusters()) {
+        if (c.id != added->cluster) continue;
+        accelerator_[c.id] = c.accelerator;
+        result_.clusterNames[c.id] = c.name;
+      }
     } else if (const auto* k = std::get_if<ClockAdvanced>(&e)) {
       sample(k->now);
       strategy_.onClock(*this, k->now);
@@ -231,8 +302,10 @@ void Replay::sample(Hour hour) {
   // Delivered hours have been used: they no longer count as inventory.
   while (!position_.empty() && position_.begin()->first.first < hour) position_.erase(position_.begin());
   Money inventory = 0;
+  std::int64_t held = 0;
   for (const auto& [cell, gpus] : position_) {
     if (gpus == 0) continue;
+    held += gpus;
     const auto it = lastPrice_.find(cell.second);
     if (it != lastPrice_.end()) inventory += gpus * it->second;
   }
@@ -243,6 +316,10 @@ void Replay::sample(Hour hour) {
   if (!anyEquity_ || p.equity > peakEquity_) peakEquity_ = p.equity;
   anyEquity_ = true;
   p.drawdown = p.equity - peakEquity_;
+  p.heldGpuHours = held;
+  for (const auto& [order, leaves] : workingBuyGpuHours_) p.committedGpuHours += leaves;
+  p.fillRateToDate = acceptedTotalGpuHours_ > 0
+      ? static_cast<double>(result_.summary.filledGpuHours) / static_cast<double>(acceptedTotalGpuHours_) : 0;
   Volume hourly, toDate;
   for (ClusterId c : focus_) {
     if (auto it = marketHourVolume_.find(c); it != marketHourVolume_.end()) {
@@ -294,6 +371,7 @@ OrderId Replay::place(OrderRequest order) {
   ++result_.summary.ordersPlaced;
   placedGpuHours_[order.id] = static_cast<std::int64_t>(order.gpus) * order.hours();
   if (order.cluster) focus_.insert(*order.cluster);
+  orderContext_[order.id] = {order.limit, order.cluster ? bookMid(*engine_, *order.cluster, order.start) : 0};
   const OrderId id = order.id;
   pending_.push({time_ + config_.latency.orderLatencyMicros, pendingOrder_++, false, 0, InputEvent{std::move(order)}});
   return id;

@@ -10,6 +10,7 @@
 #include "backtest/BacktestResult.h"
 #include "backtest/Strategy.h"
 #include "core/domain/AccountDirectory.h"
+#include "core/settlement/PriceIndex.h"
 #include "core/store/HistoryRecord.h"
 
 #include <atomic>
@@ -28,6 +29,7 @@ struct LatencyModel {
 
 struct ReplayConfig {
   LatencyModel latency;
+  int feePpm = 0;                       // the exchange's fee on sales, parts per million (fee_ppm)
   std::string accountName;              // default: "strategy:<name>"
   bool hashEvents = true;               // compute BacktestResult::outputHash
   const std::atomic<bool>* cancel = nullptr;  // set to stop early; the result says cancelled
@@ -108,7 +110,17 @@ class Replay : private StrategyContext {
   std::set<ClusterId> focus_;                                // clusters the strategy ordered on
   std::map<std::pair<Hour, ClusterId>, std::int64_t> position_;  // net GPUs held per (hour, cluster)
   std::unordered_map<OrderId, std::int64_t> placedGpuHours_;
+  struct OrderContext {
+    Price limit = 0;
+    Price midAtOrder = 0;
+  };
+  std::unordered_map<OrderId, OrderContext> orderContext_;
+  std::unordered_map<OrderId, std::int64_t> workingBuyGpuHours_;  // open buy orders' leaves
+  std::unordered_map<AccountId, int> counterparties_;             // numbered as first met
+  std::unordered_map<ClusterId, Accelerator> accelerator_;
+  PriceIndex index_;
   std::unordered_map<OrderId, std::int64_t> acceptedGpuHours_;
+  std::int64_t acceptedTotalGpuHours_ = 0;
   Money cash_ = 0;
   Money peakEquity_ = 0;
   bool anyEquity_ = false;

@@ -1,6 +1,8 @@
 #include "backtest/ReportWriter.h"
 
 #include "backtest/SvgChart.h"
+#include "core/domain/HourText.h"
+#include "core/store/Csv.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -50,6 +52,12 @@ nlohmann::json summaryJson(const BacktestSummary& s) {
           {"max_drawdown", s.maxDrawdown},
           {"average_paid", s.averagePaid},
           {"market_vwap", s.marketVwap},
+          {"cost_vs_limit", s.costVsLimit},
+          {"cost_vs_index", s.costVsIndex},
+          {"indexed_gpu_hours", s.indexedGpuHours},
+          {"slippage_vs_mid", s.slippageVsMid},
+          {"mid_gpu_hours", s.midGpuHours},
+          {"fees", s.fees},
           {"useful_gpu_hours", s.usefulGpuHours},
           {"effective_cost_per_useful_gpu_hour", s.effectiveCostPerUsefulGpuHour},
           {"demand_gpu_hours", s.demandGpuHours},
@@ -63,6 +71,7 @@ nlohmann::json resultJson(const BacktestResult& r, const RunInfo& info) {
           {"params", info.params},
           {"history", info.history},
           {"latency_us", info.latencyMicros},
+          {"fee_ppm", info.feePpm},
           {"account", r.accountName},
           {"inputs", r.inputs},
           {"strategy_actions", r.strategyActions},
@@ -92,12 +101,18 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   {
     std::ofstream f;
     if (auto e = open("fills.csv", f)) return e;
-    f << "trade,contract,order,side,aggressor,cluster,gpus,start_hour,end_hour,price,gpu_hours,notional,leaves_gpu_hours\n";
-    for (const Fill& x : r.fills) {
+    f << "time_utc,time_us,trade,contract,order,side,aggressor,cluster,cluster_name,counterparty,gpus,start_hour,"
+         "end_hour,price,gpu_hours,notional,leaves_gpu_hours,limit,mid_at_order,index_price,fee\n";
+    for (std::size_t i = 0; i < r.fills.size(); ++i) {
+      const Fill& x = r.fills[i];
+      const FillContext c = i < r.fillContext.size() ? r.fillContext[i] : FillContext{};
       const std::int64_t gh = static_cast<std::int64_t>(x.gpus) * (x.end - x.start);
-      f << x.trade << ',' << x.contract << ',' << x.order << ',' << (x.side == Side::Buy ? "buy" : "sell") << ','
-        << (x.aggressor ? 1 : 0) << ',' << x.cluster << ',' << x.gpus << ',' << x.start << ',' << x.end << ','
-        << x.price << ',' << gh << ',' << x.price * gh << ',' << x.leavesGpuHours << '\n';
+      const auto name = r.clusterNames.find(x.cluster);
+      f << isoTimeMicros(c.timeMicros) << ',' << c.timeMicros << ',' << x.trade << ',' << x.contract << ',' << x.order
+        << ',' << (x.side == Side::Buy ? "buy" : "sell") << ',' << (x.aggressor ? 1 : 0) << ',' << x.cluster << ','
+        << (name == r.clusterNames.end() ? std::string() : store::csvQuote(name->second)) << ',' << c.counterparty << ','
+        << x.gpus << ',' << x.start << ',' << x.end << ',' << x.price << ',' << gh << ',' << x.price * gh << ','
+        << x.leavesGpuHours << ',' << c.limit << ',' << c.midAtOrder << ',' << c.index << ',' << c.fee << '\n';
     }
   }
   {
@@ -112,10 +127,12 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   {
     std::ofstream f;
     if (auto e = open("series.csv", f)) return e;
-    f << "hour,cash,equity,drawdown,market_vwap,average_paid,market_vwap_to_date\n";
+    f << "hour,cash,equity,drawdown,market_vwap,average_paid,market_vwap_to_date,held_gpu_hours,"
+         "committed_gpu_hours,fill_rate_to_date\n";
     for (const SeriesPoint& p : r.series)
       f << p.hour << ',' << p.cash << ',' << p.equity << ',' << p.drawdown << ',' << p.marketVwap << ','
-        << p.averagePaid << ',' << p.marketVwapToDate << '\n';
+        << p.averagePaid << ',' << p.marketVwapToDate << ',' << p.heldGpuHours << ',' << p.committedGpuHours << ','
+        << p.fillRateToDate << '\n';
   }
   std::ofstream html;
   if (auto e = open("report.html", html)) return e;
@@ -128,6 +145,7 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
        << "<tr><th>history</th><td>" << esc(info.history) << "</td></tr>\n"
        << "<tr><th>account</th><td>" << esc(r.accountName) << "</td></tr>\n"
        << "<tr><th>order latency</th><td>" << info.latencyMicros << " &micro;s</td></tr>\n"
+       << "<tr><th>exchange fee on sales</th><td>" << info.feePpm << " ppm</td></tr>\n"
        << "<tr><th>inputs replayed</th><td>" << r.inputs << (r.cancelled ? " (cancelled)" : "") << "</td></tr>\n"
        << "</table>\n<h2>Parameters</h2><pre>" << esc(info.params.dump(2)) << "</pre>\n<h2>Results</h2>\n<table>\n";
   auto row = [&](const char* k, const std::string& v) { html << "<tr><th>" << k << "</th><td class='n'>" << v << "</td></tr>\n"; };
@@ -142,7 +160,19 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   row("bought / sold GPU-hours", std::to_string(s.boughtGpuHours) + " / " + std::to_string(s.soldGpuHours));
   row("spent / received", usd(s.spent) + " / " + usd(s.received));
   row("average price paid", perHour(s.averagePaid));
-  row("market VWAP on the same clusters", perHour(s.marketVwap));
+  row("market VWAP on the same clusters (others' trades)", perHour(s.marketVwap));
+  auto perGh = [](Money m, std::int64_t gh) { return gh > 0 ? perHour(m / gh) : std::string("n/a"); };
+  auto signedPerGh = [&](Money m, std::int64_t gh) {
+    if (gh == 0) return std::string("n/a");
+    std::string text(m < 0 ? "-" : "+");
+    text += perGh(m < 0 ? -m : m, gh);
+    text += " (" + usd(m) + " on " + std::to_string(gh) + " GPU-h)";
+    return text;
+  };
+  row("paid vs own limits (buys)", signedPerGh(s.costVsLimit, s.boughtGpuHours));
+  row("paid vs price index (buys)", signedPerGh(s.costVsIndex, s.indexedGpuHours));
+  row("slippage vs mid at order time", signedPerGh(s.slippageVsMid, s.midGpuHours));
+  row("exchange fees", usd(s.fees));
   row("effective cost per useful GPU-hour", perHour(s.effectiveCostPerUsefulGpuHour));
   row("useful GPU-hours", std::to_string(s.usefulGpuHours));
   row("demand / unfilled demand GPU-hours", std::to_string(s.demandGpuHours) + " / " + std::to_string(s.unfilledDemandGpuHours));

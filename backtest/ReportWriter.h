@@ -18,6 +18,7 @@ struct RunInfo {
   std::string strategy;
   nlohmann::json params;
   std::int64_t latencyMicros = 0;
+  int feePpm = 0;
 };
 
 nlohmann::json summaryJson(const BacktestSummary& s);

@@ -187,4 +187,16 @@ std::string isoHour(Hour h) {
   return buf;
 }
 
+std::string isoTimeMicros(std::int64_t micros) {
+  constexpr std::int64_t kMicrosPerHour = 3'600'000'000;
+  const Hour h = floorDiv(micros, kMicrosPerHour);
+  const std::int64_t within = micros - h * kMicrosPerHour;
+  std::string s = isoHour(h);  // "...THH:00Z"
+  char tail[24];
+  std::snprintf(tail, sizeof tail, "%02lld:%02lld.%06lldZ", static_cast<long long>(within / 60'000'000),
+                static_cast<long long>(within / 1'000'000 % 60), static_cast<long long>(within % 1'000'000));
+  s.replace(s.size() - 3, 3, tail);
+  return s;
+}
+
 }  // namespace tessera

@@ -28,5 +28,8 @@ struct HourTextError {
 
 // ISO 8601 in UTC: "2026-12-08T09:00Z".
 [[nodiscard]] std::string isoHour(Hour h);
+// An instant in microseconds since 1970 as ISO 8601 UTC to the microsecond
+// ("2026-12-07T09:41:05.000250Z").
+[[nodiscard]] std::string isoTimeMicros(std::int64_t micros);
 
 }  // namespace tessera
