@@ -95,6 +95,7 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"report", Value::Text, "folder for summary.json, fills.csv, contracts.csv, series.csv, report.html"},
         {"latency-us", Value::Count, "order latency in microseconds (default 0)"},
         {"fee-ppm", Value::Count, "exchange fee on sales, parts per million (the exchange's fee_ppm; default 0)"},
+        {"cash", Value::PositiveNumber, "the strategy's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the exchange (default: no limit)"},
         {"quiet", Value::Flag, "no progress bar"}}},
       {"sweep",
        "a parameter sweep, or one shard of it",
@@ -422,6 +423,7 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
   ReplayConfig cfg;
   cfg.latency.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
   cfg.feePpm = static_cast<int>(std::min<std::int64_t>(a.integer("fee-ppm", err).value_or(0), 1'000'001));
+  if (a.has("cash")) cfg.startingCash = static_cast<Money>(a.number("cash", 0, err) * kMicrosPerDollar + 0.5);
   if (cfg.feePpm > 1'000'000) {
     err << "run: --fee-ppm must be 0 to 1000000 (parts per million of each sale)\n";
     return 2;

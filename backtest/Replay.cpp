@@ -1,5 +1,8 @@
 #include "backtest/Replay.h"
 
+#include "core/engine/CashReservation.h"
+#include "core/settlement/ContractSettlement.h"
+
 #include <algorithm>
 
 namespace tessera::backtest {
@@ -106,7 +109,9 @@ BacktestResult Replay::finish() {
 
 void Replay::apply(const InputEvent& in, bool fromStrategy) {
   out_.clear();
-  engine_->apply(in, out_);
+  // The exchange refuses an unaffordable bid before the engine sees it.
+  if (auto refused = fromStrategy ? cashCheck(in) : std::nullopt) out_.push_back(*refused);
+  else engine_->apply(in, out_);
   result_.engineEvents += static_cast<std::int64_t>(out_.size());
   if (config_.hashEvents)
     for (const Event& e : out_) hash(e);
@@ -246,8 +251,17 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
       if (auto acc = accelerator_.find(k.cluster); acc != accelerator_.end())
         index_.record({engine_->now(), acc->second, k.start, gh, k.price});
       lastPrice_[k.cluster] = k.price;
-      if (k.buyer == account_ || k.seller == account_) result_.contracts.push_back(k);
-      strategy_.onTrade(*this, k);
+      if (own) result_.contracts.push_back(k);
+      // What the exchange's public tape says of a trade, as a live strategy gets it: no parties,
+      // orders or contract id (the strategy's own side comes through onOwnFill).
+      Contract tape;
+      tape.trade = k.trade;
+      tape.cluster = k.cluster;
+      tape.gpus = k.gpus;
+      tape.start = k.start;
+      tape.end = k.end;
+      tape.price = k.price;
+      strategy_.onTrade(*this, tape);
     } else if (const auto* a = std::get_if<OrderAccepted>(&e)) {
       if (a->account != account_) continue;
       if (auto it = placedGpuHours_.find(a->order); it != placedGpuHours_.end()) {
@@ -353,6 +367,44 @@ Price Replay::weightedMarketVwap() const {
     weight += gh;
   }
   return weight > 0 ? static_cast<Price>(weighted / static_cast<double>(weight)) : 0;
+}
+
+Money Replay::reservedByWorkingBids() const {
+  Money held = 0;
+  for (const auto& [order, leaves] : workingBuyGpuHours_) {
+    const auto it = orderContext_.find(order);
+    if (it != orderContext_.end()) held += it->second.limit * leaves;
+  }
+  return held;
+}
+
+std::optional<OrderRejected> Replay::cashCheck(const InputEvent& action) const {
+  if (!config_.startingCash) return std::nullopt;
+  const Money spendable = *config_.startingCash + cash_ - reservedByWorkingBids();
+  Money needed = 0;
+  OrderId id = 0;
+  if (const auto* o = std::get_if<OrderRequest>(&action)) {
+    needed = reservationFor(*o);
+    id = o->id;
+  } else if (const auto* a = std::get_if<AmendRequest>(&action)) {
+    // An amend holds back the new limit x the new leaves instead of the old.
+    const auto v = engine_->order(a->id);
+    const auto w = workingBuyGpuHours_.find(a->id);
+    const auto c = orderContext_.find(a->id);
+    if (!v || w == workingBuyGpuHours_.end() || c == orderContext_.end() || v->request.gpus <= 0) return std::nullopt;
+    const Price limit = a->limit.value_or(v->request.limit);
+    const GpuCount gpus = a->gpus.value_or(v->request.gpus);
+    const std::int64_t leaves = w->second / v->request.gpus * gpus;
+    needed = std::max<Money>(0, limit * leaves - c->second.limit * w->second);
+    id = a->id;
+  }
+  if (needed <= spendable) return std::nullopt;
+  OrderRejected r;
+  r.order = id;
+  r.account = account_;
+  r.reason = RejectReason::InsufficientCash;
+  r.detail = "the bid needs " + toDollars(needed) + ", " + toDollars(std::max<Money>(spendable, 0)) + " is available";
+  return r;
 }
 
 Hour Replay::now() const { return engine_->now(); }

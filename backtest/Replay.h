@@ -30,6 +30,10 @@ struct LatencyModel {
 struct ReplayConfig {
   LatencyModel latency;
   int feePpm = 0;                       // the exchange's fee on sales, parts per million (fee_ppm)
+  // The strategy's starting cash. Set, its bids (and amends that raise them) are refused with
+  // insufficient_cash when limit x GPUs x hours exceeds cash less what its working bids hold,
+  // as the exchange's risk check refuses them. Unset: no cash limit.
+  std::optional<Money> startingCash;
   std::string accountName;              // default: "strategy:<name>"
   bool hashEvents = true;               // compute BacktestResult::outputHash
   const std::atomic<bool>* cancel = nullptr;  // set to stop early; the result says cancelled
@@ -82,6 +86,9 @@ class Replay : private StrategyContext {
   void sample(Hour hour);
   void hash(const Event& e);
   Price weightedMarketVwap() const;
+  Money reservedByWorkingBids() const;
+  // The rejection the exchange's risk check would give this strategy action, if any.
+  std::optional<OrderRejected> cashCheck(const InputEvent& action) const;
 
   Strategy& strategy_;
   AccountDirectory accounts_;

@@ -49,7 +49,9 @@ class Strategy {
   virtual void onStart(StrategyContext&) {}
   virtual void onClock(StrategyContext&, Hour /*now*/) {}
   virtual void onBookUpdate(StrategyContext&, const BookChange&) {}
-  virtual void onTrade(StrategyContext&, const Contract&) {}   // every trade in the market
+  // Every trade in the market, as the public tape gives it: trade id, cluster, GPUs, window and
+  // price; no parties, orders or contract id (live and in replay alike).
+  virtual void onTrade(StrategyContext&, const Contract&) {}
   virtual void onOwnFill(StrategyContext&, const Fill&) {}     // this strategy's side of a trade
   // This strategy's OrderAccepted, OrderRejected, OrderCancelled and OrderAmended.
   virtual void onOrderEvent(StrategyContext&, const Event&) {}

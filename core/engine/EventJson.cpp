@@ -342,6 +342,7 @@ std::string_view toString(RejectReason r) {
     case RejectReason::PostOnlyWouldTrade: return "post_only_would_trade";
     case RejectReason::NothingToAmend: return "nothing_to_amend";
     case RejectReason::InvalidTerms: return "invalid_terms";
+    case RejectReason::InsufficientCash: return "insufficient_cash";
   }
   return "?";
 }

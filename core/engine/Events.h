@@ -35,6 +35,8 @@ enum class RejectReason : std::uint8_t {
   PostOnlyWouldTrade,
   NothingToAmend,
   InvalidTerms,          // offer terms out of range, or terms on a buy order
+  InsufficientCash,      // the bid's reservation exceeds spendable cash (set by the exchange's risk
+                         // check and the backtest's replay, never by the engine)
 };
 
 enum class CancelReason : std::uint8_t {

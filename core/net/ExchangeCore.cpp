@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "core/engine/CashReservation.h"
 #include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
 #include "core/net/JournalForm.h"
@@ -36,16 +37,6 @@ Overloaded(F...) -> Overloaded<F...>;
 
 // Cash a resting bid holds: limit x GPUs x hours. Orders outside the engine's bounds are
 // rejected by the engine anyway, so they reserve nothing rather than overflowing.
-Money reservationFor(const OrderRequest& o) {
-  if (o.side != Side::Buy || o.sellBack) return 0;
-  const Hour hours = o.hours();
-  if (o.limit <= 0 || o.limit > limits::kMaxPrice || o.gpus <= 0 ||
-      o.gpus > limits::kMaxClusterGpus || hours <= 0 || hours > limits::kMaxWindowHours) {
-    return 0;
-  }
-  return o.limit * o.gpus * hours;
-}
-
 Hour currentUtcHour() {
   using namespace std::chrono;
   return duration_cast<hours>(system_clock::now().time_since_epoch()).count();

@@ -79,6 +79,16 @@ class TestBacktestCommand : public QObject {
     const std::string fills = slurp(p("out/fills.csv"));
     QCOMPARE(static_cast<int>(std::count(fills.begin(), fills.end(), '\n')), 1 + summary["summary"]["fills"].get<int>());
 
+    // --cash and --fee-ppm reach the replay: $1 buys nothing, every bid is refused.
+    auto poor = cli({"run", "--history", p("h.db"), "--strategy", "market-maker", "--params", p("mm.json"), "--report",
+                     p("poor"), "--cash", "1", "--fee-ppm", "2500", "--quiet"});
+    QVERIFY2(poor.code == 0, poor.err.c_str());
+    const auto ps = nlohmann::json::parse(slurp(p("poor/summary.json")));
+    QCOMPARE(ps["fee_ppm"].get<int>(), 2500);
+    QCOMPARE(ps["summary"]["fills"].get<int>(), 0);
+    QVERIFY(ps["summary"]["orders_rejected"].get<int>() > 0);
+    QCOMPARE(cli({"run", "--history", p("h.db"), "--strategy", "noop", "--report", p("x"), "--fee-ppm", "1000001"}).code, 2);
+
     // The same run again: the same output hash.
     auto again = cli({"run", "--history", p("h.db"), "--strategy", "market-maker", "--params", p("mm.json"),
                       "--report", p("out2"), "--latency-us", "500", "--quiet"});

@@ -174,6 +174,74 @@ class TestReplay : public QObject {
     QVERIFY(s.timers == expected);
   }
 
+  // The exchange refuses a bid whose limit x GPUs x hours exceeds cash less what the account's
+  // working bids hold; the replay does the same. Fails if the replay forgets the first bid's
+  // reservation (seen failing with reservedByWorkingBids() returning 0).
+  void bidsBeyondCashAreRefusedAsOnTheExchange() {
+    class TwoBids final : public Strategy {
+     public:
+      std::string name() const override { return "two-bids"; }
+      void onStart(StrategyContext& ctx) override {
+        first = ctx.place(buy(1, 8, 2, 4, 3.50, TimeInForce::GTC));   // holds $56
+        second = ctx.place(buy(1, 8, 2, 4, 3.50, TimeInForce::GTC));  // $56 more: over $100
+      }
+      void onOrderEvent(StrategyContext&, const Event& e) override {
+        if (const auto* r = std::get_if<OrderRejected>(&e)) rejected.push_back(*r);
+        if (const auto* a = std::get_if<OrderAccepted>(&e)) accepted.push_back(a->order);
+      }
+      OrderId first = 0, second = 0;
+      std::vector<OrderRejected> rejected;
+      std::vector<OrderId> accepted;
+    };
+    HandMadeHistory m;
+    m.cluster(1, Accelerator::H100, 4);
+    m.order(100, "xena", Side::Buy, 1, 8, 2, 4, 2.00);
+    m.clock(1000, 1);
+    TwoBids s;
+    ReplayConfig cfg;
+    cfg.startingCash = 100 * kMicrosPerDollar;
+    const auto r = runBacktest(m.h, s, cfg);
+    QCOMPARE(s.accepted, std::vector<OrderId>{s.first});
+    QCOMPARE(s.rejected.size(), std::size_t{1});
+    QCOMPARE(s.rejected.front().order, s.second);
+    QVERIFY(s.rejected.front().reason == RejectReason::InsufficientCash);
+    QCOMPARE(QString::fromStdString(s.rejected.front().detail), QString("the bid needs $56.00, $44.00 is available"));
+    QCOMPARE(r.summary.ordersRejected, std::int64_t{1});
+    // Without a cash limit both stand.
+    TwoBids unlimited;
+    runBacktest(m.h, unlimited, ReplayConfig{});
+    QCOMPARE(unlimited.accepted.size(), std::size_t{2});
+  }
+
+  // A strategy sees the market's trades as a live one does: the public tape names no parties,
+  // orders or contract. Fails if the replay hands onTrade the engine's contract.
+  void tradesCarryWhatThePublicTapeCarries() {
+    class Tape final : public Strategy {
+     public:
+      std::string name() const override { return "tape"; }
+      void onTrade(StrategyContext&, const Contract& k) override { seen.push_back(k); }
+      std::vector<Contract> seen;
+    };
+    HandMadeHistory m;
+    m.cluster(1, Accelerator::H100, 4);
+    m.order(50, "p1", Side::Sell, 1, 8, 2, 4, 2.20);
+    m.order(60, "yves", Side::Buy, 1, 8, 2, 4, 2.20);
+    m.order(70, "zack", Side::Buy, 1, 1, 9, 10, 1.00);  // the strategy starts once trading does
+    Tape s;
+    runBacktest(m.h, s, ReplayConfig{});
+    QCOMPARE(s.seen.size(), std::size_t{1});
+    const Contract& k = s.seen.front();
+    QCOMPARE(k.price, Price{2'200'000});
+    QCOMPARE(k.gpus, GpuCount{8});
+    QCOMPARE(k.cluster, ClusterId{1});
+    QVERIFY(k.trade != 0);
+    QCOMPARE(k.id, ContractId{0});
+    QCOMPARE(k.buyer, AccountId{0});
+    QCOMPARE(k.seller, AccountId{0});
+    QCOMPARE(k.buyOrder, OrderId{0});
+    QCOMPARE(k.sellOrder, OrderId{0});
+  }
+
   void cancelStopsTheReplay() {
     const History h = simulated(3, 12);
     std::atomic<bool> stop{true};
