@@ -3,10 +3,10 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tessera_core tessera_store tessera_backtest ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(dir core/domain core/engine core/store backtest backtest/strategies)
+install(TARGETS tessera_core tessera_store tessera_backtest ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
+foreach(dir core/domain core/engine core/store backtest)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/${dir}
-          FILES_MATCHING PATTERN "*.h" PATTERN "live" EXCLUDE PATTERN "strategies" EXCLUDE)
+          COMPONENT Development FILES_MATCHING PATTERN "*.h" PATTERN "live" EXCLUDE PATTERN "strategies" EXCLUDE)
 endforeach()
 
 set(_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Tessera)
@@ -14,4 +14,4 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/TesseraConfig.cmake ${CMAKE_BINARY_DI
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/TesseraConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/cmake/TesseraConfig.cmake ${CMAKE_BINARY_DIR}/cmake/TesseraConfigVersion.cmake
-        DESTINATION ${_config_dir})
+        DESTINATION ${_config_dir} COMPONENT Development)
