@@ -121,3 +121,17 @@ def test_the_context_is_refused_outside_a_callback(history):
     tessera.run(history, s)
     with pytest.raises(RuntimeError, match="only valid inside a callback"):
         s.ctx.now()
+
+
+def test_the_example_notebook_runs(tmp_path):
+    # resources/examples/backtest_notebook.py as a user runs it; its own history in tmp_path.
+    import os
+    import subprocess
+    import sys
+    from conftest import SOURCE_DIR
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    env.pop("TESSERA_LIVE_PORT", None)
+    out = subprocess.run([sys.executable, str(SOURCE_DIR / "resources" / "examples" / "backtest_notebook.py")],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    assert "same events as the C++ strategy: True" in out
+    assert out.count("spread") == 6
