@@ -212,18 +212,20 @@ py::dict resultDict(const BacktestResult& r) {
 }
 
 // `strategy`: a registered strategy's name (with `params`), or a Python strategy object.
-py::dict run(const History& h, const py::object& strategy, const py::object& params, std::int64_t latencyUs,
-             const std::string& account, bool hashEvents) {
-  ErrorSink errors;
-  std::unique_ptr<Strategy> cpp;
+std::unique_ptr<Strategy> makeAny(const py::object& strategy, const py::object& params, ErrorSink& errors) {
   if (py::isinstance<py::str>(strategy)) {
     auto made = makeStrategy(strategy.cast<std::string>(), params.is_none() ? nlohmann::json::object() : toJson(params));
     if (auto* e = std::get_if<std::string>(&made)) throw py::value_error(*e);
-    cpp = std::move(std::get<std::unique_ptr<Strategy>>(made));
-  } else {
-    if (!params.is_none()) throw py::value_error("params are for a strategy given by name; pass them to your class");
-    cpp = std::make_unique<PyStrategy>(strategy, errors);
+    return std::move(std::get<std::unique_ptr<Strategy>>(made));
   }
+  if (!params.is_none()) throw py::value_error("params are for a strategy given by name; pass them to your class");
+  return std::make_unique<PyStrategy>(strategy, errors);
+}
+
+py::dict run(const History& h, const py::object& strategy, const py::object& params, std::int64_t latencyUs,
+             const std::string& account, bool hashEvents) {
+  ErrorSink errors;
+  std::unique_ptr<Strategy> cpp = makeAny(strategy, params, errors);
   ReplayConfig cfg;
   cfg.latency.orderLatencyMicros = latencyUs;
   cfg.accountName = account;
@@ -302,14 +304,7 @@ py::dict sweep(const History& h, const py::object& strategy, const py::object& g
 py::dict runLive(const py::object& strategy, const py::object& params, const std::string& host, int port,
                  const std::string& account, const std::string& key, double seconds, const py::object& until) {
   ErrorSink errors;
-  std::unique_ptr<Strategy> s;
-  if (py::isinstance<py::str>(strategy)) {
-    auto made = makeStrategy(strategy.cast<std::string>(), params.is_none() ? nlohmann::json::object() : toJson(params));
-    if (auto* e = std::get_if<std::string>(&made)) throw py::value_error(*e);
-    s = std::move(std::get<std::unique_ptr<Strategy>>(made));
-  } else {
-    s = std::make_unique<PyStrategy>(strategy, errors);
-  }
+  std::unique_ptr<Strategy> s = makeAny(strategy, params, errors);
   net::ClientOptions opts;
   opts.host = host;
   opts.port = static_cast<std::uint16_t>(port);

@@ -131,20 +131,10 @@ class SweepResult:
 
     def table(self):
         import numpy
-        keys, cols = [], {}
-        for p in self.points:
-            row = {"index": p["index"], **{f"param.{k}": v for k, v in p["params"].items()},
-                   **(p["summary"] or {}), "output_hash": p["output_hash"], "error": p["error"]}
-            for k in row:
-                if k not in cols:
-                    keys.append(k)
-                    cols[k] = []
-        for p in self.points:
-            row = {"index": p["index"], **{f"param.{k}": v for k, v in p["params"].items()},
-                   **(p["summary"] or {}), "output_hash": p["output_hash"], "error": p["error"]}
-            for k in keys:
-                cols[k].append(row.get(k))
-        return {k: numpy.array(cols[k]) for k in keys}
+        rows = [{"index": p["index"], **{f"param.{k}": v for k, v in p["params"].items()}, **(p["summary"] or {}),
+                 "output_hash": p["output_hash"], "error": p["error"]} for p in self.points]
+        keys = list(dict.fromkeys(k for row in rows for k in row))
+        return {k: numpy.array([row.get(k) for row in rows]) for k in keys}
 
     def frame(self):
         return _frame(self.table())
