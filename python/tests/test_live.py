@@ -1,8 +1,6 @@
 """Python strategies against a real tessera-exchange process started here (the sample accounts
 of resources/exchange, an in-memory journal, the clock held): a provider's strategy offers
 GPU-hours, a buyer's strategy sees the offer in the book and takes it; both see their fill."""
-import json
-import os
 import re
 import shutil
 import subprocess
@@ -35,6 +33,9 @@ def exchange(tmp_path):
         if port is None:
             proc.kill()
             pytest.fail("tessera-exchange did not start: " + proc.stderr.read())
+        # The exchange keeps logging: its pipes are drained so it never blocks on a full one.
+        for pipe in (proc.stdout, proc.stderr):
+            threading.Thread(target=pipe.read, daemon=True).start()
         yield port
     finally:
         proc.terminate()
