@@ -3,6 +3,7 @@
 #include "backtest/History.h"
 #include "backtest/ReportWriter.h"
 #include "backtest/SimulatedMarket.h"
+#include "backtest/StrategyLibrary.h"
 #include "backtest/StrategyRegistry.h"
 #include "backtest/Sweep.h"
 #include "core/cli/Checks.h"
@@ -90,6 +91,7 @@ const std::vector<CommandSpec>& commandSpecs() {
        "replay a history with one strategy and write its report",
        {{"history", Value::Text, "the history file"},
         {"strategy", Value::Text, "a strategy (`tessera-backtest strategies`)"},
+        {"strategy-lib", Value::Text, "a shared library of strategies to load first (docs/strategy-libraries.md)"},
         {"params", Value::Text, "its parameters, a JSON file"},
         {"params-json", Value::Text, "its parameters, inline JSON"},
         {"report", Value::Text, "folder for summary.json, fills.csv, contracts.csv, series.csv, report.html"},
@@ -101,6 +103,7 @@ const std::vector<CommandSpec>& commandSpecs() {
        "a parameter sweep, or one shard of it",
        {{"history", Value::Text, "the history file"},
         {"strategy", Value::Text, "a strategy"},
+        {"strategy-lib", Value::Text, "a shared library of strategies to load first (docs/strategy-libraries.md)"},
         {"grid", Value::Text, "g.json: {\"base\": {...}, \"grid\": {\"param\": [v1, v2, ...]}}"},
         {"out", Value::Text, "the shard file to write (JSON lines)"},
         {"shard", Value::Text, "i/N: the points with index % N == i"},
@@ -111,7 +114,9 @@ const std::vector<CommandSpec>& commandSpecs() {
        "check that shards form one complete sweep; write NAME.json and NAME.csv",
        {{"out", Value::Text, "NAME of the merged files"}},
        "the shard files"},
-      {"strategies", "list the built-in strategies with example parameters", {}},
+      {"strategies",
+       "list the strategies with example parameters",
+       {{"strategy-lib", Value::Text, "also those of this shared library of strategies"}}},
   };
   return specs;
 }
@@ -124,7 +129,7 @@ std::variant<std::pair<std::string, Args>, int> parseCommandLine(int argc, char*
   CLI::App app("market histories, replay, strategies and sweeps (docs/backtest.md)", "tessera-backtest");
   app.require_subcommand(1, 1);
   app.footer(
-      "  live --strategy NAME [--params p.json] --account NAME [--key KEY] [--host H] [--port P] [--seconds N]\n"
+      "  live --strategy NAME [--strategy-lib lib.so] [--params p.json] --account NAME [--key KEY] [--host H] [--port P] [--seconds N]\n"
       "      the same strategy against a running tessera-exchange (built with core/net)\n\n"
       "Exit codes: 0 success, 1 a file could not be read or written, 2 a bad command line or\n"
       "parameters, 3 import skipped lines, 4 the history cannot be used, 5 it holds no inputs.");
@@ -556,6 +561,13 @@ int runBacktestCommand(int argc, char** argv, std::ostream& out, std::ostream& e
   auto parsed = parseCommandLine(argc, argv, out, err);
   if (auto* code = std::get_if<int>(&parsed)) return *code;
   const auto& [cmd, a] = std::get<std::pair<std::string, Args>>(parsed);
+  if (a.has("strategy-lib")) {
+    auto loaded = loadStrategyLibrary(a.get("strategy-lib"));
+    if (auto* e = std::get_if<std::string>(&loaded)) {
+      err << cmd << ": " << *e << '\n';
+      return 2;
+    }
+  }
   if (cmd == "generate") return generate(a, out, err);
   if (cmd == "info") return info(a, out, err);
   if (cmd == "import") return importCmd(a, out, err);

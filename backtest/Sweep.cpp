@@ -63,6 +63,14 @@ std::variant<Shard, std::string> parseShard(const std::string& s) {
 
 SweepRun runSweep(const History& history, const std::string& strategy, const SweepGrid& grid, Shard shard, int jobs,
                   LatencyModel latency, const ProgressFn& progress, const std::atomic<bool>* cancel) {
+  return runSweep(
+      history, strategy, [&](const nlohmann::json& params) { return makeStrategy(strategy, params); }, grid, shard,
+      jobs, latency, progress, cancel);
+}
+
+SweepRun runSweep(const History& history, const std::string& strategy, const StrategyFactory& make,
+                  const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency, const ProgressFn& progress,
+                  const std::atomic<bool>* cancel) {
   SweepRun run;
   run.strategy = strategy;
   run.grid = grid;
@@ -82,7 +90,7 @@ SweepRun runSweep(const History& history, const std::string& strategy, const Swe
       const std::size_t k = next.fetch_add(1);
       if (k >= run.points.size()) return;
       SweepPoint& p = run.points[k];
-      auto made = makeStrategy(strategy, p.params);
+      auto made = make(p.params);
       if (auto* e = std::get_if<std::string>(&made)) {
         p.error = *e;
       } else {

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <iosfwd>
 #include <string>
 #include <variant>
@@ -49,9 +51,19 @@ struct SweepRun {
   bool cancelled = false;
 };
 
+// Makes the strategy of one grid point from its parameters (or says what is wrong with them).
+// Called from the sweep's worker threads.
+using StrategyFactory = std::function<std::variant<std::unique_ptr<Strategy>, std::string>(const nlohmann::json&)>;
+
 // `jobs` threads (0: one per core). Progress counts finished points of this shard.
+// `strategy` names a registered strategy (StrategyRegistry.h).
 SweepRun runSweep(const History& history, const std::string& strategy, const SweepGrid& grid, Shard shard, int jobs,
                   LatencyModel latency, const ProgressFn& progress = {}, const std::atomic<bool>* cancel = nullptr);
+// The same with strategies from `make` (the Python package's strategies); `strategy` is the
+// name the sweep records.
+SweepRun runSweep(const History& history, const std::string& strategy, const StrategyFactory& make,
+                  const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency, const ProgressFn& progress = {},
+                  const std::atomic<bool>* cancel = nullptr);
 
 // A shard file: a header line, then one JSON line per point.
 void writeSweepShard(const SweepRun& run, std::ostream& out);

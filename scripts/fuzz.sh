@@ -16,7 +16,7 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $SAN" \
   -DCMAKE_EXE_LINKER_FLAGS="$SAN" \
-  -DTESSERA_BUILD_FUZZ=ON -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF
+  -DTESSERA_BUILD_FUZZ=ON -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_PYTHON=OFF
 cmake --build "$BUILD_DIR" --target fuzz_match_input fuzz_message_parser fuzz_exchange_core --parallel "$(nproc)"
 mkdir -p "$ARTIFACTS"
 run() {  # target, its folder in the build, seed corpus

@@ -13,6 +13,7 @@ PACKAGES=(
   libssl-dev openssl libsodium-dev libspdlog-dev libcli11-dev
   clang libclang-rt-14-dev   # libFuzzer and the sanitizers' runtimes (only Recommended by clang)
   xvfb xauth
+  pybind11-dev python3-dev python3-numpy python3-pytest   # the tessera Python package and its tests
 )
 
 missing=()

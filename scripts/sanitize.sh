@@ -16,7 +16,7 @@ build_and_test() {  # folder, compiler flags, test areas[, regular expression of
   local dir="$1" flags="$2" areas="$3" only="${4:-.}"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
-    -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_TEST_AREAS="$areas"
+    -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_TEST_AREAS="$areas"
   # The test programs are the CTest tests' names.
   local tests
   tests=$(ctest --test-dir "$dir" -N -R "$only" | sed -n 's/^ *Test *#[0-9]*: //p')

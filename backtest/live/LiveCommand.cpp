@@ -1,5 +1,6 @@
 #include "backtest/live/LiveCommand.h"
 
+#include "backtest/StrategyLibrary.h"
 #include "backtest/StrategyRegistry.h"
 #include "backtest/live/LiveStrategyRunner.h"
 #include "core/cli/Checks.h"
@@ -26,10 +27,11 @@ extern "C" void onSignal(int) { interrupted = true; }
 }  // namespace
 
 int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
-  std::string strategy, paramsFile, account, key, host = "127.0.0.1";
+  std::string strategy, strategyLib, paramsFile, account, key, host = "127.0.0.1";
   int port = 7400, seconds = 0;
   CLI::App app("the same strategy against a running tessera-exchange", "tessera-backtest live");
   app.add_option("--strategy", strategy, "a built-in strategy (`tessera-backtest strategies`)")->required();
+  app.add_option("--strategy-lib", strategyLib, "a shared library of strategies to load first")->check(CLI::ExistingFile);
   app.add_option("--params", paramsFile, "its parameters, a JSON file")->check(CLI::ExistingFile);
   app.add_option("--account", account, "the account to trade as")->required();
   app.add_option("--key", key, "its API key (default: the account name)");
@@ -50,6 +52,13 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
     params = nlohmann::json::parse(f, nullptr, false);
     if (!f || params.is_discarded()) {
       err << "live: cannot read JSON parameters from '" << paramsFile << "'\n";
+      return 2;
+    }
+  }
+  if (!strategyLib.empty()) {
+    auto loaded = loadStrategyLibrary(strategyLib);
+    if (auto* e = std::get_if<std::string>(&loaded)) {
+      err << "live: " << *e << '\n';
       return 2;
     }
   }

@@ -1,6 +1,7 @@
 #include "backtest/strategies/CalendarStrategy.h"
 
 #include "backtest/StrategyParams.h"
+#include "backtest/StrategyRegistry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -60,5 +61,32 @@ void CalendarStrategy::onClock(StrategyContext& ctx, Hour now) {
     ctx.amend(id, ask.limit, std::nullopt);
   }
 }
+
+namespace {
+
+MadeStrategy makeCalendarStrategy(const nlohmann::json& j) {
+  StrategyParams p(j, {"cluster", "gpus", "start_in_hours", "hours", "max_price", "sell_back_from_hours",
+                       "sell_back_hours", "sell_markup", "floor_markup", "reprice_hours"});
+  CalendarParams c;
+  c.cluster = p.text("cluster", std::nullopt);
+  c.gpus = static_cast<GpuCount>(p.integer("gpus", 32, 1, 1'000'000));
+  c.startInHours = p.integer("start_in_hours", 24, 1, 24 * 366);
+  c.hours = p.integer("hours", 7 * 24, 2, 24 * 366);
+  c.maxPrice = p.price("max_price", std::nullopt);
+  c.sellBackFromHours = p.integer("sell_back_from_hours", 72, 0, 24 * 366);
+  c.sellBackHours = p.integer("sell_back_hours", 24, 1, 24 * 366);
+  c.sellMarkup = p.number("sell_markup", 0.05, -0.9, 10);
+  c.floorMarkup = p.number("floor_markup", -0.05, -0.9, 10);
+  c.repriceHours = p.integer("reprice_hours", 6, 1, 24 * 366);
+  if (c.sellBackFromHours + c.sellBackHours > c.hours) p.fail("sell_back window must lie inside the block");
+  if (!p.ok()) return p.errors();
+  return std::make_unique<CalendarStrategy>(c);
+}
+
+}  // namespace
+
+TESSERA_REGISTER_STRATEGY("calendar", "buy a block of hours, sell back the part not needed at a markup, lowering towards a floor",
+                          R"({"cluster": "aurora-us-east-h100-a", "gpus": 32, "start_in_hours": 24, "hours": 96, "max_price": 2.6, "sell_back_from_hours": 48, "sell_back_hours": 24, "sell_markup": 0.05})",
+                          makeCalendarStrategy);
 
 }  // namespace tessera::backtest

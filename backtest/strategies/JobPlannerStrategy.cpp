@@ -1,5 +1,8 @@
 #include "backtest/strategies/JobPlannerStrategy.h"
 
+#include "backtest/StrategyParams.h"
+#include "backtest/StrategyRegistry.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -135,5 +138,44 @@ void JobPlannerStrategy::onOrderEvent(StrategyContext&, const Event& e) {
   for (auto& j : jobs_)
     if (j.working && *j.working == id) j.working.reset();  // try again at the next plan
 }
+
+namespace {
+
+MadeStrategy makeJobPlannerStrategy(const nlohmann::json& j) {
+  StrategyParams p(j, {"jobs", "replan_hours", "price_tolerance"});
+  JobPlannerParams jp;
+  jp.replanHours = p.integer("replan_hours", 1, 1, 24 * 31);
+  jp.priceTolerance = p.number("price_tolerance", 0.005, 0.0, 0.5);
+  const auto it = p.json().find("jobs");
+  if (it == p.json().end() || !it->is_array() || it->empty()) {
+    p.fail("jobs: required, a non-empty list of {\"name\", \"gpus\", \"hours\", \"deadline_hours\", ...}");
+  } else {
+    int n = 0;
+    for (const auto& job : *it) {
+      ++n;
+      const std::string where = "jobs[" + std::to_string(n - 1) + "].";
+      StrategyParams jpar(job, {"name", "gpus", "hours", "deadline_hours", "accelerators", "regions",
+                                "min_gpu_memory_gb", "min_fabric", "max_carbon", "max_price"});
+      PlannedJob pj;
+      pj.name = jpar.text("name", "job-" + std::to_string(n));
+      pj.gpus = static_cast<GpuCount>(jpar.integer("gpus", std::nullopt, 1, 1'000'000));
+      pj.hours = jpar.integer("hours", std::nullopt, 1, 24 * 366);
+      pj.deadlineHours = jpar.integer("deadline_hours", 72, 1, 24 * 366 * 5);
+      pj.constraints = jpar.constraints(jpar.json(), where);
+      if (jpar.json().contains("max_price")) pj.maxPrice = jpar.price("max_price", std::nullopt);
+      if (pj.deadlineHours <= pj.hours) jpar.fail("deadline_hours: must exceed hours");
+      if (!jpar.ok()) p.fail(where + " " + jpar.errors());
+      jp.jobs.push_back(pj);
+    }
+  }
+  if (!p.ok()) return p.errors();
+  return std::make_unique<JobPlannerStrategy>(jp);
+}
+
+}  // namespace
+
+TESSERA_REGISTER_STRATEGY("planner", "buy the capacity for a list of jobs at the least effective cost (price / relative throughput)",
+                          R"({"jobs": [{"name": "pretrain", "gpus": 64, "hours": 24, "deadline_hours": 120, "min_fabric": "InfiniBand"}, {"name": "finetune", "gpus": 8, "hours": 12, "deadline_hours": 48}, {"name": "eval", "gpus": 4, "hours": 6, "deadline_hours": 36, "accelerators": ["L40S", "A100"]}]})",
+                          makeJobPlannerStrategy);
 
 }  // namespace tessera::backtest

@@ -1,6 +1,7 @@
 #include "backtest/strategies/MarketMakerStrategy.h"
 
 #include "backtest/StrategyParams.h"
+#include "backtest/StrategyRegistry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,5 +101,27 @@ void MarketMakerStrategy::onOrderEvent(StrategyContext&, const Event& e) {
   if (const auto* c = std::get_if<OrderCancelled>(&e); c && c->leavesGpuHours == 0) working_.erase(c->order);
   if (const auto* r = std::get_if<OrderRejected>(&e)) working_.erase(r->order);
 }
+
+namespace {
+
+MadeStrategy makeMarketMakerStrategy(const nlohmann::json& j) {
+  StrategyParams p(j, {"cluster", "gpus", "hours_ahead", "window_hours", "spread", "max_inventory_gpus", "requote_hours"});
+  MarketMakerParams m;
+  m.cluster = p.text("cluster", std::nullopt);
+  m.gpus = static_cast<GpuCount>(p.integer("gpus", 8, 1, 1'000'000));
+  m.hoursAhead = p.integer("hours_ahead", 24, 1, 24 * 366);
+  m.windowHours = p.integer("window_hours", 4, 1, 24 * 31);
+  m.spread = p.number("spread", 0.04, 0.0, 1.0);
+  m.maxInventoryGpus = static_cast<GpuCount>(p.integer("max_inventory_gpus", 64, 0, 1'000'000));
+  m.requoteHours = p.integer("requote_hours", 1, 1, 24 * 31);
+  if (!p.ok()) return p.errors();
+  return std::make_unique<MarketMakerStrategy>(m);
+}
+
+}  // namespace
+
+TESSERA_REGISTER_STRATEGY("market-maker", "quote a bid around the book's middle on one cluster, offer back what it holds at a spread",
+                          R"({"cluster": "harbor-us-west-h100-b", "gpus": 8, "hours_ahead": 12, "window_hours": 4, "spread": 0.04, "max_inventory_gpus": 64})",
+                          makeMarketMakerStrategy);
 
 }  // namespace tessera::backtest

@@ -1,6 +1,7 @@
 #include "backtest/strategies/StandingBidStrategy.h"
 
 #include "backtest/StrategyParams.h"
+#include "backtest/StrategyRegistry.h"
 
 namespace tessera::backtest {
 
@@ -50,5 +51,29 @@ void StandingBidStrategy::onOrderEvent(StrategyContext&, const Event& e) {
   if (const auto* c = std::get_if<OrderCancelled>(&e); c && working_ && c->order == *working_ && c->leavesGpuHours == 0)
     working_.reset();
 }
+
+namespace {
+
+MadeStrategy makeStandingBidStrategy(const nlohmann::json& j) {
+  StrategyParams p(j, {"cluster", "accelerators", "regions", "min_gpu_memory_gb", "min_fabric", "max_carbon", "gpus",
+                       "hours", "max_price", "deadline_hours", "earliest_start_hours"});
+  StandingBidParams s;
+  s.cluster = p.text("cluster", "");
+  s.constraints = p.constraints(p.json(), "");
+  s.gpus = static_cast<GpuCount>(p.integer("gpus", std::nullopt, 1, 1'000'000));
+  s.hours = p.integer("hours", std::nullopt, 1, 24 * 366);
+  s.maxPrice = p.price("max_price", std::nullopt);
+  s.deadlineHours = p.integer("deadline_hours", 7 * 24, 1, 24 * 366 * 5);
+  s.earliestStartHours = p.integer("earliest_start_hours", 1, 1, 24 * 366);
+  if (s.deadlineHours < s.hours + s.earliestStartHours) p.fail("deadline_hours: leaves no room for the run");
+  if (!p.ok()) return p.errors();
+  return std::make_unique<StandingBidStrategy>(s);
+}
+
+}  // namespace
+
+TESSERA_REGISTER_STRATEGY("standing-bid", "a standing all-or-none bid for a training run: N GPUs for D hours at average <= P, before a deadline",
+                          R"({"cluster": "aurora-us-east-h100-a", "gpus": 64, "hours": 24, "max_price": 2.6, "deadline_hours": 120})",
+                          makeStandingBidStrategy);
 
 }  // namespace tessera::backtest

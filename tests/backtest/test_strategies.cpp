@@ -157,6 +157,24 @@ class TestStrategies : public QObject {
     for (const auto& s : builtInStrategies())
       QVERIFY2(std::holds_alternative<std::unique_ptr<Strategy>>(makeStrategy(s.name, s.exampleParams)), s.name.c_str());
   }
+
+  // The built-in strategies register themselves from their own files (no central list): all
+  // five are there, once each, in name order; a second registration of a name and example
+  // parameters that are not JSON are refused with a reason, and change nothing.
+  // Fails if registerStrategy accepts a name twice (the list then holds two "noop").
+  void strategiesRegisterThemselvesOnce() {
+    std::vector<std::string> names;
+    for (const auto& s : builtInStrategies()) names.push_back(s.name);
+    QCOMPARE(names, (std::vector<std::string>{"calendar", "market-maker", "noop", "planner", "standing-bid"}));
+    QVERIFY(registrationErrors().empty());
+    auto noop = [](const nlohmann::json&) -> MadeStrategy { return std::string("never made"); };
+    QVERIFY(!registerStrategy("noop", "a second noop", "{}", noop));
+    QVERIFY(registrationErrors().back().find("'noop' is registered twice") != std::string::npos);
+    QVERIFY(!registerStrategy("fresh", "bad example", "{not json", noop));
+    QVERIFY(registrationErrors().back().find("not valid JSON") != std::string::npos);
+    QCOMPARE(builtInStrategies().size(), names.size());
+    QVERIFY(std::holds_alternative<std::unique_ptr<Strategy>>(makeStrategy("noop", {})));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestStrategies)
