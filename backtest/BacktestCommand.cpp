@@ -457,7 +457,9 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err, const ChartRende
                 static_cast<double>(s.averagePaid) / 1e6, static_cast<double>(s.marketVwap) / 1e6,
                 static_cast<double>(s.effectiveCostPerUsefulGpuHour) / 1e6,
                 static_cast<long long>(s.unfilledDemandGpuHours));
-  out << line << "report: " << dir << "/report.html\n";
+  out << line;
+  for (const std::string& note : r.notes) out << note << "\n";
+  out << "report: " << dir << "/report.html\n";
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "backtest/strategies/JobPlannerStrategy.h"
 #include "backtest/strategies/MarketMakerStrategy.h"
 #include "backtest/strategies/NoopStrategy.h"
+#include "backtest/strategies/ProcureStrategy.h"
 #include "backtest/strategies/StandingBidStrategy.h"
 
 namespace tessera::backtest {
@@ -61,6 +62,23 @@ Made marketMaker(const nlohmann::json& j) {
   return std::make_unique<MarketMakerStrategy>(m);
 }
 
+Made procure(const nlohmann::json& j) {
+  StrategyParams p(j, {"cluster", "accelerators", "regions", "min_gpu_memory_gb", "min_fabric", "max_carbon", "gpus",
+                       "horizon_hours", "lead_hours", "max_price", "sell_floor", "every_hours"});
+  ProcureParams s;
+  s.cluster = p.text("cluster", "");
+  s.constraints = p.constraints(p.json(), "");
+  s.gpus = static_cast<GpuCount>(p.integer("gpus", std::nullopt, 1, 1'000'000));
+  s.horizonHours = p.integer("horizon_hours", 7 * 24, 1, 24 * 366);
+  s.leadHours = p.integer("lead_hours", 0, 0, 24 * 366);
+  s.maxPrice = p.price("max_price", std::nullopt);
+  if (p.json().contains("sell_floor")) s.sellFloor = p.price("sell_floor", std::nullopt);
+  s.everyHours = p.integer("every_hours", 1, 1, 24 * 31);
+  if (!s.cluster.empty() && !(s.constraints == ClusterConstraints{})) p.fail("cluster: give a cluster or constraints, not both");
+  if (!p.ok()) return p.errors();
+  return std::make_unique<ProcureStrategy>(s);
+}
+
 Made planner(const nlohmann::json& j) {
   StrategyParams p(j, {"jobs", "replan_hours", "price_tolerance"});
   JobPlannerParams jp;
@@ -109,6 +127,9 @@ const std::vector<StrategyInfo>& builtInStrategies() {
          {{{"name", "pretrain"}, {"gpus", 64}, {"hours", 24}, {"deadline_hours", 120}, {"min_fabric", "InfiniBand"}},
           {{"name", "finetune"}, {"gpus", 8}, {"hours", 12}, {"deadline_hours", 48}},
           {{"name", "eval"}, {"gpus", 4}, {"hours", 6}, {"deadline_hours", 36}, {"accelerators", {"L40S", "A100"}}}}}}},
+      {"procure", "keep N GPUs of a kind held in every hour of a rolling horizon: buy what is missing, sell back what is over",
+       {{"accelerators", {"H100"}}, {"regions", {"us-east"}}, {"gpus", 16}, {"horizon_hours", 72}, {"max_price", 2.6},
+        {"sell_floor", 2.0}, {"every_hours", 1}}},
       {"noop", "does nothing: the baseline, and the benchmark of the replay itself", nlohmann::json::object()},
   };
   return infos;
@@ -119,6 +140,7 @@ std::variant<std::unique_ptr<Strategy>, std::string> makeStrategy(const std::str
   if (name == "calendar") return calendar(params);
   if (name == "market-maker") return marketMaker(params);
   if (name == "planner") return planner(params);
+  if (name == "procure") return procure(params);
   if (name == "noop") {
     StrategyParams p(params, {});
     if (!p.ok()) return p.errors();

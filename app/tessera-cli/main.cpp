@@ -27,6 +27,7 @@ void printUsage(std::ostream& os) {
         "                        ranked by effective cost, with the order that buys each placement\n"
         "  --connect HOST:PORT --account A --key K quote|buy|sell|place|cancel|amend|orders|contracts|balance|book\n"
         "                        trade on a running tessera-exchange (--connect x --help for more)\n"
+        "  quote|buy|sell|scale|... the same, with the connection from ~/.config/tessera/cli.toml\n"
         "  help                  this text\n\n"
         "See docs/cli.md for the formats.\n";
 }
@@ -42,7 +43,8 @@ int main(int argc, char** argv) {
   if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
   if (command == "index") return tessera::runIndexCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
 #if defined(HAVE_TESSERA_NET)
-  if (command == "--connect") return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
+  if (tessera::net::isClientCommand(command))
+    return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
 #endif
 #if defined(HAVE_TESSERA_COST)
   if (command == "cost") return tessera::runCostCommand(argc - 1, argv + 1, std::cout, std::cerr);
