@@ -142,6 +142,20 @@ class TestCliScale : public QObject {
     QCOMPARE(after["held"], json::parse(R"([{"start":)" + hour(from) + R"(,"end":)" + hour(to) + R"(,"gpus":6}])"));
     QCOMPARE(after["orders"].size(), std::size_t(0));
     QCOMPARE(heldAtExchange(port, "alice", from, to), std::vector<GpuCount>(24, 6));
+
+    // `contracts` shows the same holding per cluster, as steps: the outage's hours moved from
+    // cluster 1 to cluster 3, the sell-back netted out.
+    // Fails if the shape is printed without the sell-backs (printHeldShape skipping sold contracts).
+    r = cli(port, "alice", {"contracts"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QVERIFY2(r.out.find("  cluster 1 (test-h100): 6 from 2038-06-13T01:00Z to 2038-06-13T03:00Z, 0 from "
+                        "2038-06-13T03:00Z to 2038-06-13T06:00Z, 6 from 2038-06-13T06:00Z to 2038-06-13T12:00Z\n") !=
+                 std::string::npos,
+             r.out.c_str());
+    QVERIFY2(r.out.find("  cluster 3 (test-h100-b): 6 from 2038-06-13T03:00Z to 2038-06-13T06:00Z, 0 from "
+                        "2038-06-13T06:00Z to 2038-06-13T12:00Z, 6 from 2038-06-13T12:00Z to 2038-06-14T01:00Z\n") !=
+                 std::string::npos,
+             r.out.c_str());
   }
 
   // Nothing offered at or below the limit: the round says so, orders nothing, and exits 0; bad
