@@ -2,6 +2,7 @@
 
 #include "backtest/StrategyParams.h"
 #include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <algorithm>
 

@@ -13,6 +13,7 @@
 #include "core/net/ExchangeClient.h"
 #include "core/net/OnFill.h"
 #include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -130,7 +131,7 @@ struct Args {
   long long amountGpus = 0;
   std::string problem = "missing_gpus";
   // scale
-  std::string horizonText = "7d", leadText = "1h", everyText;
+  std::string horizonText = "7d", leadText = "0h", everyText;
   double sellFloorUsd = 0;
   int rounds = 0;
   // forward
@@ -239,7 +240,7 @@ class Parser {
     opt(scale, "--max-carbon", a.maxCarbon, "at most this many gCO2/kWh")->check(cli::NonNegative);
     opt(scale, "--min-gpu-memory", a.minGpuMemory, "at least this many GB per GPU")->check(cli::Positive);
     opt(scale, "--horizon", a.horizonText, "hold every hour of this long a window (default 7d): 72h, 3d, 1w");
-    opt(scale, "--lead", a.leadText, "the window starts this long after the exchange clock (default 1h; 0h: now)");
+    opt(scale, "--lead", a.leadText, "the window starts this long after the exchange clock (default 0h: the current hour)");
     opt(scale, "--limit-usd", a.limitUsd, "pay at most this per GPU-hour")->required()->check(cli::Positive);
     opt(scale, "--sell-floor-usd", a.sellFloorUsd,
         "sell back hours over the target for at least this per GPU-hour (default: never sell)")
@@ -716,6 +717,11 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     else s.target.cluster = args.cluster;
     for (auto [text, into, name] : {std::tuple{&args.horizonText, &s.target.horizonHours, "--horizon"},
                                     std::tuple{&args.leadText, &s.target.leadHours, "--lead"}}) {
+      // A lead may be nothing; a horizon may not (parseHoursText wants a positive span).
+      if (std::string_view(name) == "--lead" && (*text == "0" || *text == "0h")) {
+        *into = 0;
+        continue;
+      }
       auto hours = parseHoursText(*text);
       if (auto* e = std::get_if<HourTextError>(&hours)) {
         err << "tessera-cli: " << name << ": " << e->message << "\n";

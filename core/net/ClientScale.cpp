@@ -3,6 +3,7 @@
 #include "core/domain/HourText.h"
 #include "core/net/ClientOrderId.h"
 #include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,6 +2,7 @@
 
 #include "core/domain/HourText.h"
 #include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,5 @@
 #include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <algorithm>
 

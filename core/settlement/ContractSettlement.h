@@ -31,8 +31,6 @@ std::string_view toString(DeliveryProblem p);
 std::optional<DeliveryProblem> parseDeliveryProblem(std::string_view s);
 // Money for a person: "$1,234.56", "-$0.50" (rounded to the cent).
 std::string toDollars(Money m);
-// A count for a person (GPUs, GPU-hours): "12,345", "-1,000".
-std::string withThousands(std::int64_t n);
 
 // What a provider (or the simulated market) reports: for hours [start, end) only `usableGpus`
 // of the contract's GPUs work, or the link/power was degraded.

@@ -160,6 +160,9 @@ class TestProcureStrategy : public QObject {
              out.c_str());
     QVERIFY2(out.find("procure: held 16 GPUs in ") != std::string::npos, out.c_str());
     QVERIFY2(out.find("upfront at the opening book") != std::string::npos, out.c_str());
+    std::ifstream summary(dir.path().toStdString() + "/r/summary.json");
+    const nlohmann::json j = nlohmann::json::parse(summary);
+    QCOMPARE(j["notes"].size(), std::size_t(2));
   }
 };
 

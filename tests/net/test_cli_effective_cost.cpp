@@ -1,7 +1,7 @@
 // tessera-cli's cost model on a live book, as a user runs it: quote and buy --effective-cost and
 // plan --connect, the tessera-cli program against a tessera-exchange program on loopback, both
 // started here; what the order carried is checked over the exchange's own protocol.
-#include "NetTestSupport.h"
+#include "CliTestSupport.h"
 #include "ExchangeProcess.h"
 
 #include <QtTest>
@@ -12,15 +12,6 @@ using namespace tessera::net::testing;
 using nlohmann::json;
 
 namespace {
-
-ProgramResult cli(std::uint16_t port, const std::string& account, std::vector<std::string> args) {
-  std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
-                                  "--key", account + "-key"};
-  all.insert(all.end(), args.begin(), args.end());
-  return runProgram(QStringLiteral(TESSERA_CLI_BIN), all);
-}
-
-std::string hour(Hour h) { return std::to_string(h); }
 
 const std::string kWorkload = std::string(TESSERA_SOURCE_DIR) + "/resources/workloads/finetune-8b-single-node.json";
 

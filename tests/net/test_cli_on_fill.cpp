@@ -1,7 +1,7 @@
 // tessera-cli buy --on-fill and the config file, as a user runs them: the tessera-cli program
 // against a tessera-exchange program on loopback, both started here, with a temporary HOME,
 // XDG_CONFIG_HOME and XDG_DATA_HOME.
-#include "NetTestSupport.h"
+#include "CliTestSupport.h"
 #include "ExchangeProcess.h"
 
 #include <QTemporaryDir>
@@ -15,15 +15,6 @@ using namespace tessera::net::testing;
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> withConnection(std::uint16_t port, const std::string& account, std::vector<std::string> args) {
-  std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
-                                  "--key", account + "-key"};
-  all.insert(all.end(), args.begin(), args.end());
-  return all;
-}
-
-std::string hour(Hour h) { return std::to_string(h); }
 
 std::string slurp(const QString& path) {
   std::ifstream f(path.toStdString());
@@ -110,6 +101,18 @@ class TestCliOnFill : public QObject {
     QVERIFY2(r.out.find("cash=$10000.0000") != std::string::npos, r.out.c_str());
     r = runProgram(QStringLiteral(TESSERA_CLI_BIN), {"--account", "bob", "--key", "bob-key", "balance"}, {}, env);
     QVERIFY2(r.code == 0 && r.out.find("cash=$100.0000") != std::string::npos, (r.out + r.err).c_str());
+
+    // `plan` without --connect still plans on a script, config file or not.
+    const std::string script =
+        "{\"type\":\"cluster\",\"id\":1,\"name\":\"c1\"}\n"
+        "{\"type\":\"capacity\",\"account\":\"p\",\"cluster\":1,\"gpus\":8,\"start\":0,\"end\":48}\n"
+        "{\"type\":\"order\",\"id\":1,\"account\":\"p\",\"side\":\"sell\",\"cluster\":1,\"gpus\":8,"
+        "\"start\":0,\"end\":48,\"limit_usd\":2}\n";
+    r = runProgram(QStringLiteral(TESSERA_CLI_BIN),
+                   {"plan", "--workload", std::string(TESSERA_SOURCE_DIR) + "/resources/workloads/finetune-8b-single-node.json",
+                    "--start-in", "0", "--latest-start-in", "2"},
+                   script, env);
+    QVERIFY2(r.code == 0 && r.out.find("1. c1: 8 x H100") != std::string::npos, (r.out + r.err).c_str());
 
     // $XDG_CONFIG_HOME first; --config names another file.
     QVERIFY(QDir(home.path()).mkpath("xdg/tessera"));

@@ -2,7 +2,7 @@
 // program on loopback, both started here, through a scripted sequence of fills, a cancelled
 // listing, a hand-made extra purchase and a provider outage; what the account holds is checked
 // over the exchange's own protocol after every round.
-#include "NetTestSupport.h"
+#include "CliTestSupport.h"
 #include "ExchangeProcess.h"
 
 #include "core/procure/Procurement.h"
@@ -17,24 +17,6 @@ using nlohmann::json;
 namespace {
 
 constexpr Price kDollar = kMicrosPerDollar;
-
-ProgramResult cli(std::uint16_t port, const std::string& account, std::vector<std::string> args) {
-  std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
-                                  "--key", account + "-key"};
-  all.insert(all.end(), args.begin(), args.end());
-  return runProgram(QStringLiteral(TESSERA_CLI_BIN), all);
-}
-
-std::string hour(Hour h) { return std::to_string(h); }
-
-json ask(std::uint16_t port, const std::string& account, const std::string& query) {
-  LineClient c(port);
-  if (!c.logon(account)) qFatal("logon of %s failed", account.c_str());
-  c.send("{\"type\":\"" + query + "\"}");
-  auto j = c.until(query);
-  if (!j) qFatal("no %s reply", query.c_str());
-  return *j;
-}
 
 // What the exchange says `account` holds on H100 clusters (1 and 3) in each hour of [from, to).
 std::vector<GpuCount> heldAtExchange(std::uint16_t port, const std::string& account, Hour from, Hour to) {
