@@ -53,25 +53,41 @@ class Taker final : public Strategy {
   std::atomic<bool> accepted{false}, filled{false}, cancelled{false}, timer{false};
 };
 
+// An exchange in this process holding the first step of a simulated market on four clusters
+// (clusters, grants, listings); account "trader" (key "trader") trades on it.
+struct LiveMarket {
+  SimulatedMarketConfig cfg = [] {
+    SimulatedMarketConfig c;
+    c.clusterCount = 4;
+    return c;
+  }();
+  AccountDirectory feeder;
+  SimulatedMarket market{cfg, feeder};
+  net::EmbeddedExchange exchange{net::EmbeddedExchange::feederConfig(cfg.start, "trader", "trader")};
+  LiveMarket() {
+    exchange.start();
+    for (const InputEvent& e : market.step()) exchange.inject(e, feeder);
+  }
+  net::ClientOptions trader() const {
+    net::ClientOptions o;
+    o.port = exchange.port();
+    o.account = "trader";
+    o.key = "trader";
+    return o;
+  }
+};
+
 }  // namespace
 
 class TestLiveStrategyRunner : public QObject {
   Q_OBJECT
  private slots:
   void runsAStrategyAgainstTheExchange() {
-    SimulatedMarketConfig cfg;
-    cfg.clusterCount = 4;
-    AccountDirectory feeder;
-    SimulatedMarket market(cfg, feeder);
-    net::EmbeddedExchange exchange(net::EmbeddedExchange::feederConfig(cfg.start, "trader", "trader"));
-    exchange.start();
-    for (const InputEvent& e : market.step()) exchange.inject(e, feeder);  // clusters, grants, listings
+    LiveMarket live;
+    net::EmbeddedExchange& exchange = live.exchange;
 
     Taker taker;
-    net::ClientOptions opts;
-    opts.port = exchange.port();
-    opts.account = "trader";
-    opts.key = "trader";
+    const net::ClientOptions opts = live.trader();
     LiveStrategyRunner runner(taker, opts);
     runner.start();
     QVERIFY(QTest::qWaitFor([&] { return runner.strategyStarted(); }, 10000));
@@ -89,21 +105,13 @@ class TestLiveStrategyRunner : public QObject {
   // Fails if a round takes more than an hour lacks from the cheapest clusters (Procurement.cpp:
   // `take = offered[c]` instead of `std::min(need, offered[c])`).
   void procureHoldsItsTargetLive() {
-    SimulatedMarketConfig cfg;
-    cfg.clusterCount = 4;
-    AccountDirectory feeder;
-    SimulatedMarket market(cfg, feeder);
-    net::EmbeddedExchange exchange(net::EmbeddedExchange::feederConfig(cfg.start, "trader", "trader"));
-    exchange.start();
-    for (const InputEvent& e : market.step()) exchange.inject(e, feeder);
+    LiveMarket live;
+    net::EmbeddedExchange& exchange = live.exchange;
 
     auto made = makeStrategy("procure", {{"gpus", 8}, {"horizon_hours", 24}, {"lead_hours", 1}, {"max_price", 20.0}});
     QVERIFY(std::holds_alternative<std::unique_ptr<Strategy>>(made));
     Strategy& procure = *std::get<std::unique_ptr<Strategy>>(made);
-    net::ClientOptions opts;
-    opts.port = exchange.port();
-    opts.account = "trader";
-    opts.key = "trader";
+    const net::ClientOptions opts = live.trader();
     LiveStrategyRunner runner(procure, opts);
     runner.start();
     QVERIFY(QTest::qWaitFor([&] { return runner.summary().boughtGpuHours >= 8 * 24; }, 15000));

@@ -32,6 +32,18 @@ inline ProgramResult cli(std::uint16_t port, const std::string& account, std::ve
 
 inline std::string hour(Hour h) { return std::to_string(h); }
 
+// marketConfig() and a second H100 cluster of the provider, 3 "test-h100-b", 64 GPUs for 48 hours:
+// room for a replacement contract or a second place to buy.
+inline ExchangeConfig marketConfigWithSpareH100() {
+  ExchangeConfig config = marketConfig();
+  Cluster spare = config.clusters[0];
+  spare.id = 3;
+  spare.name = "test-h100-b";
+  config.clusters.push_back(spare);
+  config.grants.push_back(GrantConfig{"provider", "test-h100-b", 64, kNow, kNow + 48});
+  return config;
+}
+
 // What the exchange itself says about an account: a reply to `query` ("positions", "balance",
 // "orders") over a session of its own.
 inline nlohmann::json ask(std::uint16_t port, const std::string& account, const std::string& query) {

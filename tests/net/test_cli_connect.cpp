@@ -84,13 +84,7 @@ class TestCliConnect : public QObject {
   // Fails if bought/sold is decided from buy_order (printContracts: `c.buyOrder != 0`), which is 0
   // on a replacement.
   void positionsShowAReplacementAsBought() {
-    ExchangeConfig config = marketConfig();
-    Cluster spare = config.clusters[0];
-    spare.id = 3;
-    spare.name = "test-h100-b";
-    config.clusters.push_back(spare);
-    config.grants.push_back(GrantConfig{"provider", "test-h100-b", 64, kNow, kNow + 48});
-    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), config);
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
     const std::uint16_t port = exchange.port();
     const auto sell = [&](int gpus, Hour end, int limit, const std::string& terms) {
       return json{{"side", "sell"},   {"cluster", 1},  {"gpus", gpus}, {"start", kNow},

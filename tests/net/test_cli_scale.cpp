@@ -46,13 +46,7 @@ class TestCliScale : public QObject {
   // held in those hours. Fails if a round plans without the exchange's positions (a restart then
   // buys the day again), or if sell-backs do not name a contract the account holds.
   void holdsTheTargetThroughFillsCancelsAndAnOutage() {
-    ExchangeConfig config = marketConfig();
-    Cluster spare = config.clusters[0];
-    spare.id = 3;
-    spare.name = "test-h100-b";
-    config.clusters.push_back(spare);
-    config.grants.push_back(GrantConfig{"provider", "test-h100-b", 64, kNow, kNow + 48});
-    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), config);
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
     const std::uint16_t port = exchange.port();
     const Hour from = kNow + 1, to = kNow + 25;
     const auto sell = [&](int cluster, int gpus, Hour end, double usd, const std::string& terms) {
