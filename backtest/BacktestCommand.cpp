@@ -131,6 +131,7 @@ std::variant<std::pair<std::string, Args>, int> parseCommandLine(int argc, char*
   app.footer(
       "  live --strategy NAME [--strategy-lib lib.so] [--params p.json] --account NAME [--key KEY] [--host H] [--port P] [--seconds N]\n"
       "      the same strategy against a running tessera-exchange (built with core/net)\n\n"
+      "  --version\n      the version\n\n"
       "Exit codes: 0 success, 1 a file could not be read or written, 2 a bad command line or\n"
       "parameters, 3 import skipped lines, 4 the history cannot be used, 5 it holds no inputs.");
   std::map<std::string, std::string> values;  // "command option" -> value; nodes never move
@@ -464,7 +465,9 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
                 static_cast<double>(s.averagePaid) / 1e6, static_cast<double>(s.marketVwap) / 1e6,
                 static_cast<double>(s.effectiveCostPerUsefulGpuHour) / 1e6,
                 static_cast<long long>(s.unfilledDemandGpuHours));
-  out << line << "report: " << dir << "/report.html\n";
+  out << line;
+  for (const std::string& note : r.notes) out << note << "\n";
+  out << "report: " << dir << "/report.html\n";
   return 0;
 }
 

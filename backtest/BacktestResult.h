@@ -84,6 +84,7 @@ struct BacktestResult {
   std::uint64_t outputHash = 0;        // FNV-1a of every engine event, in order (0: not computed)
   bool cancelled = false;
   std::string setupError;              // Strategy::setupError(): the run stopped at the start
+  std::vector<std::string> notes;      // Strategy::reportLines()
 };
 
 }  // namespace tessera::backtest

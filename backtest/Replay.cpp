@@ -104,6 +104,7 @@ BacktestResult Replay::finish() {
   s.effectiveCostPerUsefulGpuHour = s.usefulGpuHours > 0 ? (s.spent - s.received) / s.usefulGpuHours : 0;
   s.demandGpuHours = strategy_.demandGpuHours();
   s.unfilledDemandGpuHours = std::max<std::int64_t>(0, s.demandGpuHours - s.usefulGpuHours);
+  result_.notes = strategy_.reportLines();
   return std::move(result_);
 }
 

@@ -79,7 +79,8 @@ nlohmann::json resultJson(const BacktestResult& r, const RunInfo& info) {
           {"output_hash", hash},
           {"cancelled", r.cancelled},
           {"money_unit", "micro-dollars (prices: per GPU-hour)"},
-          {"summary", summaryJson(r.summary)}};
+          {"summary", summaryJson(r.summary)},
+          {"notes", r.notes}};
 }
 
 std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& info, const AccountDirectory& accounts,
@@ -176,7 +177,9 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   row("effective cost per useful GPU-hour", perHour(s.effectiveCostPerUsefulGpuHour));
   row("useful GPU-hours", std::to_string(s.usefulGpuHours));
   row("demand / unfilled demand GPU-hours", std::to_string(s.demandGpuHours) + " / " + std::to_string(s.unfilledDemandGpuHours));
-  html << "</table>\n<h2>Charts</h2>\n";
+  html << "</table>\n";
+  for (const std::string& note : r.notes) html << "<p>" << esc(note) << "</p>\n";
+  html << "<h2>Charts</h2>\n";
   const auto charts = reportCharts(r);
   static constexpr const char* kChartFiles[] = {"equity.svg", "price.svg", "drawdown.svg"};
   for (std::size_t i = 0; i < charts.size(); ++i) {

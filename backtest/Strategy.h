@@ -66,6 +66,10 @@ class Strategy {
   // part of it that was not bought as unfilled demand.
   virtual std::int64_t demandGpuHours() const { return 0; }
 
+  // Lines of its own for the report (after onFinish): what only this strategy can say about
+  // its run, e.g. procure's cost against buying its horizon upfront.
+  virtual std::vector<std::string> reportLines() const { return {}; }
+
   // Why the strategy cannot run on this market (its parameters name a cluster the market does
   // not have, ...), found in onStart; the replay and the live runner stop and report it
   // instead of a result.

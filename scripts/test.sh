@@ -3,11 +3,16 @@
 # net tests under AddressSanitizer + UndefinedBehaviorSanitizer and the net tests under
 # ThreadSanitizer (scripts/sanitize.sh; SANITIZE=0 skips them), then the fuzz targets for a
 # bounded time each (scripts/fuzz.sh; FUZZ_SECONDS, default 60; FUZZ_SECONDS=0 skips them).
+# In CI (CI=true) it also builds the .deb, installs it, runs the installed programs and removes
+# it (scripts/package-check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --parallel "$(nproc)"
+if [ "${CI:-}" = "true" ]; then
+  ./scripts/package-check.sh
+fi
 if [ "${SANITIZE:-1}" != "0" ]; then
   ./scripts/sanitize.sh
 fi

@@ -9,6 +9,10 @@
 #endif
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    std::cout << "tessera-backtest " << TESSERA_VERSION << "\n";
+    return 0;
+  }
 #ifdef HAVE_TESSERA_BACKTEST_LIVE
   if (argc >= 2 && std::string_view(argv[1]) == "live") return tessera::backtest::runLiveCommand(argc, argv, std::cout, std::cerr);
 #endif

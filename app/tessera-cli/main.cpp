@@ -9,6 +9,7 @@
 #include "core/net/ClientCommand.h"
 #endif
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <string_view>
@@ -27,7 +28,9 @@ void printUsage(std::ostream& os) {
         "                        ranked by effective cost, with the order that buys each placement\n"
         "  --connect HOST:PORT --account A --key K quote|buy|sell|place|cancel|amend|orders|contracts|balance|book\n"
         "                        trade on a running tessera-exchange (--connect x --help for more)\n"
-        "  help                  this text\n\n"
+        "  quote|buy|sell|scale|... the same, with the connection from ~/.config/tessera/cli.toml\n"
+        "  help                  this text\n"
+        "  --version             the version\n\n"
         "See docs/cli.md for the formats.\n";
 }
 
@@ -42,12 +45,19 @@ int main(int argc, char** argv) {
   if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
   if (command == "index") return tessera::runIndexCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
 #if defined(HAVE_TESSERA_NET)
-  if (command == "--connect") return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
+  // `plan` reads a script on stdin unless it is given an exchange (--connect) to plan on.
+  const bool connects = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--connect"; });
+  if (tessera::net::isClientCommand(command) && (command != "plan" || connects))
+    return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
 #endif
 #if defined(HAVE_TESSERA_COST)
   if (command == "cost") return tessera::runCostCommand(argc - 1, argv + 1, std::cout, std::cerr);
   if (command == "plan") return tessera::runPlanCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
 #endif
+  if (command == "--version") {
+    std::cout << "tessera-cli " << TESSERA_VERSION << "\n";
+    return 0;
+  }
   if (command == "help" || command == "--help" || command == "-h") {
     printUsage(std::cout);
     return 0;

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
                  "pages as it grows)")
       ->check(CLI::Range(0, kMaxEnginePrefaultMb));
   app.add_flag("--no-wall-clock", noWallClock, "do not advance the exchange clock with UTC hours");
+  app.set_version_flag("--version", std::string("tessera-exchange ") + TESSERA_VERSION);
   app.footer(
       "Flags override the config file. SIGTERM or SIGINT shuts down cleanly: the exchange stops\n"
       "accepting and reading, answers every request it had taken, then closes the sessions.\n"
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, std::cout, std::cerr);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e, std::cout, std::cerr);
   } catch (const CLI::ParseError& e) {
     std::cerr << "tessera-exchange: " << e.what() << "\nRun 'tessera-exchange --help' for the options.\n";

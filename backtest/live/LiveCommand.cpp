@@ -104,6 +104,7 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
                 static_cast<long long>(s.boughtGpuHours), static_cast<long long>(s.soldGpuHours),
                 static_cast<double>(s.spent) / 1e6, static_cast<double>(s.received) / 1e6);
   out << line;
+  for (const std::string& note : std::get<std::unique_ptr<Strategy>>(made)->reportLines()) out << "live: " << note << "\n";
   return started ? 0 : 1;
 }
 

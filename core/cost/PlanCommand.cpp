@@ -134,6 +134,12 @@ int runPlanCommand(int argc, char** argv, std::istream& in, std::ostream& out, s
     err << "tessera-cli plan: " << malformed << " input line(s) could not be read; nothing planned\n";
     return 2;
   }
+  return printPlan(*engine, request, startIn, latestIn, json, out, err);
+}
+
+int printPlan(const Matcher& book, cost::PlanRequest request, Hour startIn, Hour latestIn, bool json, std::ostream& out,
+              std::ostream& err) {
+  const Matcher* engine = &book;
   request.earliestStart = engine->now() + startIn;
   request.latestStart = engine->now() + latestIn;
   const PlanResult plan = planPlacements(*engine, request);

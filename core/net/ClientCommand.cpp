@@ -4,8 +4,16 @@
 #include "core/domain/HourText.h"
 #include "core/engine/BookQuote.h"
 #include "core/engine/EventJson.h"
+#include "core/cost/MarketOffers.h"
+#include "core/cost/PlanCommand.h"
+#include "core/cost/WorkloadJson.h"
+#include "core/net/BookReplica.h"
 #include "core/net/ClientOrderId.h"
+#include "core/net/ClientScale.h"
 #include "core/net/ExchangeClient.h"
+#include "core/net/OnFill.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -25,6 +33,8 @@ namespace tessera::net {
 namespace {
 
 constexpr const char* kFooter =
+    "--connect, --account, --key, --ca, --tls and --timeout may be kept in ~/.config/tessera/cli.toml\n"
+    "(connect = \"host:port\", account = \"alice\", ...); then a command needs only its verb.\n"
     "The key may also come from the environment variable TESSERA_API_KEY. Times are UTC: ISO 8601\n"
     "(2026-12-08T09:00Z), now, today, tomorrow 9am, +3d, in 5 hours, or an hour number since 1970;\n"
     "durations 72h, 3d, 3 days, 1w. Prices are dollars per GPU-hour. Without --cl-ord-id an order's client id is derived from the\n"
@@ -77,7 +87,19 @@ struct Waiter {
     std::lock_guard lock(mu);
     return done;
   }
+  void reset() {  // for an answer asked for again
+    std::lock_guard lock(mu);
+    done = failed = false;
+    failure.clear();
+  }
 };
+
+// $XDG_CONFIG_HOME/tessera/cli.toml, or ~/.config/tessera/cli.toml; empty without either.
+std::string defaultConfigFile() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::string(xdg) + "/tessera/cli.toml";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/tessera/cli.toml";
+  return {};
+}
 
 // Everything the command line can say, filled in by CLI11.
 struct Args {
@@ -93,6 +115,11 @@ struct Args {
   std::string startText = "now", endText, forText;  // times as people write them (HourText)
   double limitUsd = 0;
   bool yes = false;           // buy/sell: no confirmation question
+  std::string onFill;         // buy: run this once per contract the order fills
+  std::string workloadFile;   // quote/buy --effective-cost, plan --workload
+  // plan
+  std::vector<std::string> kinds;
+  double startIn = 24, latestStartIn = 168, budgetUsd = 0;
   // quote/buy: any cluster matching these instead of --cluster (all-or-none buys)
   std::vector<std::string> accelerators, regions;
   std::string minFabric;
@@ -103,6 +130,10 @@ struct Args {
   // report-delivery / outage
   long long amountGpus = 0;
   std::string problem = "missing_gpus";
+  // scale
+  std::string horizonText = "7d", leadText = "0h", everyText;
+  double sellFloorUsd = 0;
+  int rounds = 0;
   // forward
   std::string accelerator;
   long long weekStart = 0, gpuHours = 0;
@@ -116,8 +147,8 @@ class Parser {
     app_.footer(kFooter);
     app_.fallthrough();  // global options may also follow the command
     app_.require_subcommand(1, 1);
-    app_.add_option("--connect", a.endpoint, "the exchange, HOST:PORT")->required();
-    app_.add_option("--account", a.account, "the account to log on as")->required();
+    app_.add_option("--connect", a.endpoint, "the exchange, HOST:PORT (or `connect` in the config file)")->required();
+    app_.add_option("--account", a.account, "the account to log on as (or `account` in the config file)")->required();
     app_.add_option("--key", a.key, "its API key")->envname("TESSERA_API_KEY");
     app_.add_flag("--tls", a.tls, "speak TLS, verifying the exchange's certificate against the system's roots");
     app_.add_option("--ca", a.caFile, "speak TLS, verifying it against this CA certificate (PEM) instead")
@@ -125,6 +156,11 @@ class Parser {
     app_.add_option("--timeout", a.timeoutSeconds, "seconds to wait for the logon and for the answer (default 10)")
         ->check(CLI::Range(1, 3600));
     app_.add_flag("--json", a.json, "JSON for scripts instead of lines for a person");
+    // The daily options in a file (TOML: connect = "host:port", account, key, ca, tls,
+    // timeout); the command line wins over it.
+    app_.set_config("--config", defaultConfigFile(),
+                    "read the options above from this TOML file (default $XDG_CONFIG_HOME/tessera/cli.toml, "
+                    "else ~/.config/tessera/cli.toml, if it exists)");
 
     auto* place = command("place", "place an order as given (fields as in docs/protocol.md), no questions");
     opt(place, "--side", a.side, "buy or sell")->check(CLI::IsMember({"buy", "sell"}));
@@ -166,6 +202,11 @@ class Parser {
             ->check(cli::Positive);
       }
       opt(c, "--gpus", a.gpus, "GPUs")->check(cli::Positive);
+      if (verb != "sell")
+        opt(c, "--effective-cost", a.workloadFile,
+            "rank the matching clusters by what this workload's work costs on each (docs/cost-model.md), "
+            "and send those factors with the all-or-none order")
+            ->check(CLI::ExistingFile);
       opt(c, "--start", a.startText, "first hour (default now)");
       opt(c, "--end", a.endText, "end of the window, exclusive");
       opt(c, "--for", a.forText, "length of the window instead of --end: 72h, 3d, 3 days");
@@ -181,8 +222,40 @@ class Parser {
         opt(c, "--tif", a.tif, "GTC (default), IOC or FOK")->check(CLI::IsMember({"GTC", "IOC", "FOK"}));
         opt(c, "--cl-ord-id", a.clOrdId, "your id for the order (default: derived from the order)");
         c->add_flag("--yes,-y", a.yes, "do not ask for confirmation (scripts)");
+        if (verb == "buy")
+          opt(c, "--on-fill", a.onFill,
+              "keep watching the order and run this shell command once for each contract it fills, "
+              "the contract in TESSERA_* variables (docs/cli.md)");
       }
     }
+
+    auto* scale = command("scale", "keep N GPUs held in every hour of a rolling horizon: buy what is missing, "
+                                   "sell back what is over, now and then every --every");
+    opt(scale, "--gpus", a.gpus, "GPUs to hold in every hour")->required()->check(cli::Positive);
+    opt(scale, "--cluster", a.cluster, "on this cluster, or on any cluster matching the constraints below");
+    opt(scale, "--accelerator", a.accelerators, "any of these accelerators, e.g. H100,H200")->delimiter(',');
+    opt(scale, "--region", a.regions, "in any of these regions, e.g. us-east")->delimiter(',');
+    opt(scale, "--min-fabric", a.minFabric, "at least this fabric (Ethernet, RoCE, InfiniBand)")
+        ->check(CLI::IsMember({"Ethernet", "RoCE", "InfiniBand"}));
+    opt(scale, "--max-carbon", a.maxCarbon, "at most this many gCO2/kWh")->check(cli::NonNegative);
+    opt(scale, "--min-gpu-memory", a.minGpuMemory, "at least this many GB per GPU")->check(cli::Positive);
+    opt(scale, "--horizon", a.horizonText, "hold every hour of this long a window (default 7d): 72h, 3d, 1w");
+    opt(scale, "--lead", a.leadText, "the window starts this long after the exchange clock (default 0h: the current hour)");
+    opt(scale, "--limit-usd", a.limitUsd, "pay at most this per GPU-hour")->required()->check(cli::Positive);
+    opt(scale, "--sell-floor-usd", a.sellFloorUsd,
+        "sell back hours over the target for at least this per GPU-hour (default: never sell)")
+        ->check(cli::Positive);
+    opt(scale, "--every", a.everyText, "then again every this long, until Ctrl+C: 30s, 10m, 1h (default: one round)");
+    opt(scale, "--rounds", a.rounds, "stop after this many rounds")->check(cli::Positive);
+
+    auto* plan = command("plan", "where a workload can run on the exchange's book now, ranked by effective cost, "
+                                 "with the order that buys each placement");
+    opt(plan, "--workload", a.workloadFile, "the workload (docs/cost-model.md)")->required()->check(CLI::ExistingFile);
+    opt(plan, "--kinds", a.kinds, "only these accelerators, e.g. H100,B200")->delimiter(',');
+    opt(plan, "--start-in", a.startIn, "earliest start, hours from now (default 24)")->check(cli::NonNegative);
+    opt(plan, "--latest-start-in", a.latestStartIn, "latest start, hours from now (default 168)")
+        ->check(cli::NonNegative);
+    opt(plan, "--budget", a.budgetUsd, "at most this effective cost, dollars")->check(cli::Positive);
 
     auto* cancel = command("cancel", "cancel a working order");
     cancel->add_option("order_id", a.id, "the exchange's order id")->required();
@@ -250,6 +323,17 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
 
 }  // namespace
 
+bool isClientCommand(std::string_view first) {
+  if (first.rfind("--", 0) == 0) return first != "--help" && first != "--version";
+  Args a;
+  Parser p(a);
+  try {
+    return p.app().get_subcommand(std::string(first)) != nullptr;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
 int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   return runClientCommand(argc, argv, std::cin, out, err);
 }
@@ -257,7 +341,7 @@ int runClientCommand(int argc, char** argv, std::ostream& out, std::ostream& err
 int runClientCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Args args;
   Parser parser(args);
-  // CLI11 wants the program's name first; argv[0] is already "--connect", an option.
+  // CLI11 wants the program's name first; argv[0] is already the first option or the verb.
   std::vector<char*> all{const_cast<char*>("tessera-cli")};
   all.insert(all.end(), argv, argv + argc);
   try {
@@ -380,6 +464,31 @@ void printExisting(std::ostream& out, bool json, const OrderStatusReply& s) {
          "placed. To place it again, give it another --cl-ord-id.)\n";
 }
 
+// What the account holds on each cluster, hour by hour, as steps: "8 GPUs from .. to ..".
+void printHeldShape(std::ostream& out, const std::vector<Cluster>& clusters, const std::vector<Contract>& contracts,
+                    const std::map<ContractId, ContractStatus>& status) {
+  const std::vector<HeldContract> held = heldContracts(contracts, status);
+  // Per cluster bought on: the first and end hour of what was bought there (a provider's sales
+  // alone are not a holding).
+  std::map<ClusterId, std::pair<Hour, Hour>> span;
+  for (const HeldContract& c : held) {
+    if (!c.bought) continue;
+    auto [it, fresh] = span.try_emplace(c.cluster, c.start, c.end);
+    if (!fresh) it->second = {std::min(it->second.first, c.start), std::max(it->second.second, c.end)};
+  }
+  if (span.empty()) return;
+  out << "held after sell-backs and replacements, GPUs by hour (UTC):\n";
+  for (const auto& [cluster, hours] : span) {
+    const auto shape = heldShape(held, [c = cluster](ClusterId id) { return id == c; }, hours.first, hours.second);
+    out << "  cluster " << cluster << " (" << clusterName(clusters, cluster) << "):";
+    const auto steps = heldSteps(shape, hours.first);
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      out << (i == 0 ? " " : ", ") << withThousands(steps[i].gpus) << " from " << isoHour(steps[i].start) << " to "
+          << isoHour(steps[i].end);
+    out << "\n";
+  }
+}
+
 void printContracts(std::ostream& out, bool json, bool table, const std::vector<Contract>& contracts,
                     std::map<ContractId, ContractStatus> status) {
   nlohmann::json rows = nlohmann::json::array();
@@ -457,6 +566,21 @@ void printBook(std::ostream& out, bool json, const std::vector<BookCell>& all, s
   }
 }
 
+// "30s", "10m", "1h", "2h" as seconds (at least one); nothing for anything else.
+std::optional<long long> parseSecondsText(const std::string& text) {
+  std::size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = text.substr(used);
+  const long long scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (scale == 0 || n <= 0 || n > 366LL * 24 * 3600 / scale) return std::nullopt;
+  return n * scale;
+}
+
 int runChecked(const Args& args, const Parser& parser, std::istream& in, std::ostream& out, std::ostream& err) {
   const std::string command = parser.command();
   const bool quoting = command == "quote" || command == "buy" || command == "sell";
@@ -473,7 +597,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   options.port = static_cast<std::uint16_t>(port);
   options.account = args.account;
   options.key = args.key;
-  options.marketData = command == "book" || quoting;
+  options.marketData = command == "book" || command == "plan" || quoting;
   options.backoffMax = std::chrono::milliseconds(500);
   options.tls = args.tls || !args.caFile.empty();
   options.caFile = args.caFile;
@@ -510,7 +634,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   }
   const bool sellBack = command == "sell" && parser.given("--contract");
   std::optional<ClusterConstraints> constraints;
-  if (quoting) {
+  if (quoting || command == "scale") {
     ClusterConstraints c;
     for (const std::string& name : args.accelerators) {
       auto a = parseAccelerator(name);
@@ -537,7 +661,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       err << "tessera-cli: a buy by constraints is all-or-none (it takes one whole cluster)\n";
       return 2;
     }
-    std::vector<const char*> required = {"--gpus"};
+    std::vector<const char*> required;
+    if (!parser.given("--effective-cost")) required.push_back("--gpus");  // else the workload's
     if (!constraints) required.push_back("--cluster");
     for (const char* option : sellBack ? std::vector<const char*>{} : required) {
       if (!parser.given(option)) {
@@ -548,9 +673,80 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       }
     }
   }
+  // The workload of --effective-cost and plan, read before connecting.
+  std::optional<cost::WorkloadProfile> workload;
+  if (!args.workloadFile.empty()) {
+    auto loaded = cost::loadWorkloadFile(args.workloadFile);
+    if (auto* e = std::get_if<cost::LoadError>(&loaded)) {
+      err << "tessera-cli: " << e->message << "\n";
+      return 2;
+    }
+    workload = std::get<cost::WorkloadProfile>(loaded);
+    if (workload->name.empty()) workload->name = args.workloadFile;
+    if (quoting && parser.given("--gpus") && args.gpus != workload->gpus()) {
+      err << "tessera-cli: the workload runs on " << workload->gpus() << " GPUs; --gpus says " << args.gpus << "\n";
+      return 2;
+    }
+    if (command == "buy" && !constraints && args.fill != "all_or_none") {
+      err << "tessera-cli: --effective-cost ranks the clusters of an all-or-none buy: give constraints "
+             "(--accelerator, --region, ...) or --fill all_or_none\n";
+      return 2;
+    }
+  }
+  cost::PlanRequest planRequest;
+  if (command == "plan") {
+    for (const std::string& name : args.kinds) {
+      auto a = parseAccelerator(name);
+      if (!a) {
+        err << "tessera-cli: unknown accelerator '" << name << "' in --kinds\n";
+        return 2;
+      }
+      planRequest.accelerators.push_back(*a);
+    }
+    planRequest.workload = *workload;
+    if (parser.given("--budget")) planRequest.budgetDollars = args.budgetUsd;
+  }
   if (command == "amend" && !parser.given("--limit-usd") && !parser.given("--gpus")) {
     err << "tessera-cli: amend needs --limit-usd and/or --gpus\n";
     return 2;
+  }
+  if (command == "scale") {
+    ScaleSettings s;
+    s.target.gpus = static_cast<GpuCount>(args.gpus);
+    if (constraints) s.target.constraints = *constraints;
+    else s.target.cluster = args.cluster;
+    for (auto [text, into, name] : {std::tuple{&args.horizonText, &s.target.horizonHours, "--horizon"},
+                                    std::tuple{&args.leadText, &s.target.leadHours, "--lead"}}) {
+      // A lead may be nothing; a horizon may not (parseHoursText wants a positive span).
+      if (std::string_view(name) == "--lead" && (*text == "0" || *text == "0h")) {
+        *into = 0;
+        continue;
+      }
+      auto hours = parseHoursText(*text);
+      if (auto* e = std::get_if<HourTextError>(&hours)) {
+        err << "tessera-cli: " << name << ": " << e->message << "\n";
+        return 2;
+      }
+      *into = std::get<Hour>(hours);
+    }
+    if (s.target.horizonHours <= 0 || s.target.horizonHours > 24 * 366) {
+      err << "tessera-cli: --horizon: between 1 hour and a year\n";
+      return 2;
+    }
+    s.target.limit = std::llround(args.limitUsd * kMicrosPerDollar);
+    if (parser.given("--sell-floor-usd")) s.target.sellFloor = std::llround(args.sellFloorUsd * kMicrosPerDollar);
+    if (parser.given("--every")) {
+      auto seconds = parseSecondsText(args.everyText);
+      if (!seconds) {
+        err << "tessera-cli: --every: a length such as 30s, 10m or 1h was expected, got '" << args.everyText << "'\n";
+        return 2;
+      }
+      s.every = std::chrono::seconds(*seconds);
+    }
+    s.rounds = args.rounds;
+    s.json = json;
+    s.timeout = timeout;
+    return runScale(options, s, out, err);
   }
   std::optional<Accelerator> accelerator;
   if (command == "forward") {
@@ -569,6 +765,10 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   std::vector<Contract> contracts;      // positions: the contracts, then their status
   std::map<ContractId, ContractStatus> contractStatus;
   ExchangeClient* clientPtr = nullptr;  // for the duplicate's order_status, from the io thread
+  OrderId ourOrder = 0;                 // --on-fill: the order watched; guarded by outMu
+  bool ourOrderDone = false;            // filled completely, cancelled or refused; guarded by outMu
+  std::uint64_t ourOrderMoves = 0;      // fills and ends seen; guarded by outMu
+  std::condition_variable ourOrderMoved;  // a fill or the end of the order (with outMu)
 
   ClientCallbacks cb;
   cb.onConnection = [&](ConnectionState s, const std::string& detail) {
@@ -593,6 +793,15 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (ours && u.state == OrderState::Rejected && u.code == "duplicate_cl_ord_id") {
       clientPtr->requestOrderStatus(u.clOrdId);
       return;
+    }
+    if (ours) {
+      std::lock_guard lock(outMu);
+      if (u.orderId != 0) ourOrder = u.orderId;
+      if ((u.state == OrderState::Filled && u.leavesGpuHours == 0) || u.state == OrderState::Cancelled ||
+          u.state == OrderState::Rejected)
+        ourOrderDone = true;
+      ++ourOrderMoves;
+      ourOrderMoved.notify_all();
     }
     {
       std::lock_guard lock(outMu);
@@ -814,6 +1023,91 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   std::optional<ClusterId> bookCluster;
   if (command == "book" && parser.given("--cluster")) bookCluster = args.cluster;
 
+  // buy --on-fill: after the order is placed (or found placed by an earlier run), list the
+  // account's contracts after every fill (and every few seconds) and run the command once for
+  // each contract of the order that the state file has not seen, until the order is done.
+  auto watchFills = [&]() -> int {
+    OnFillState state(defaultOnFillStatePath(args.endpoint, args.account));
+    if (state.error()) {
+      err << "tessera-cli: --on-fill: " << *state.error() << "\n";
+      client.stop();
+      return 1;
+    }
+    OrderId order;
+    std::string clOrdId;
+    {
+      std::lock_guard lock(outMu);
+      order = ourOrder;
+      clOrdId = placedClOrdId;
+      out << "on-fill: watching order " << order << "; `" << args.onFill
+          << "` runs once for each contract it fills (state: " << state.path() << ")\n"
+          << std::flush;
+    }
+    for (;;) {
+      bool doneBefore;
+      std::uint64_t movesBefore;
+      {
+        std::lock_guard lock(outMu);
+        doneBefore = ourOrderDone;
+        movesBefore = ourOrderMoves;
+      }
+      positionsReady.reset();
+      client.requestPositions();
+      if (!positionsReady.wait(timeout) || positionsReady.failed) {
+        err << "tessera-cli: --on-fill: could not list the account's contracts (" << positionsReady.failure
+            << "); trying again\n";
+      } else {
+        std::vector<Contract> filled;
+        {
+          std::lock_guard lock(outMu);
+          for (const Contract& c : contracts)
+            if (c.buyer == kOwnAccount && c.buyOrder == order && !state.started(c.id)) filled.push_back(c);
+        }
+        for (const Contract& c : filled) {
+          if (!state.markStarted(c.id)) {
+            err << "tessera-cli: --on-fill: cannot write " << state.path() << "; the command was not run for contract "
+                << c.id << "\n";
+            client.stop();
+            return 1;
+          }
+          {
+            std::lock_guard lock(outMu);
+            out << "on-fill: contract " << c.id << " (" << withThousands(c.gpus) << " GPUs on cluster " << c.cluster
+                << ", " << isoHour(c.start) << " to " << isoHour(c.end) << " UTC): running `" << args.onFill << "`\n"
+                << std::flush;
+          }
+          const int status = runOnFillCommand(
+              args.onFill, OnFillContract{c, clusterName(clusters, c.cluster), clOrdId, args.account, args.endpoint});
+          state.markExited(c.id, status);
+          std::lock_guard lock(outMu);
+          out << "on-fill: contract " << c.id << ": the command "
+              << (status < 0 ? std::string("could not be started") : "exited with status " + std::to_string(status))
+              << "\n"
+              << std::flush;
+        }
+        if (doneBefore) break;
+      }
+      std::unique_lock lock(outMu);
+      ourOrderMoved.wait_for(lock, std::chrono::seconds(5), [&] { return ourOrderMoves != movesBefore; });
+    }
+    {
+      std::lock_guard lock(outMu);
+      out << "on-fill: order " << order << " is done; every contract it filled has had its command\n";
+    }
+    client.stop();
+    return 0;
+  };
+
+  if (command == "plan") {
+    if (!bookReady.wait(timeout)) {
+      err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
+      return 1;
+    }
+    const auto replica = replicateAsks(clusters, now, client.book());
+    client.stop();
+    return printPlan(*replica, planRequest, static_cast<Hour>(args.startIn), static_cast<Hour>(args.latestStartIn), json,
+                     out, err);
+  }
   if (command == "place") {
     nlohmann::json j = *placeJson;
     if (!parser.given("--json")) {
@@ -842,7 +1136,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
                       : command == "sell" ? Side::Sell
                                           : (args.side == "sell" ? Side::Sell : Side::Buy);
     ClusterId cluster = args.cluster;
-    GpuCount gpus = static_cast<GpuCount>(args.gpus);
+    GpuCount gpus = static_cast<GpuCount>(parser.given("--gpus") || !workload ? args.gpus : workload->gpus());
     std::optional<Window> fallback;
     if (sellBack) {
       client.requestPositions();
@@ -900,6 +1194,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     // The id comes from the request as given, before the book is read, so a retry names the
     // same order even when the book (and so a default limit) has moved since the first run.
     const std::string id = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+    bool restartedWatcher = false;  // buy --on-fill run again for an order already placed
     if (command != "quote") {
       {
         std::lock_guard lock(outMu);
@@ -915,9 +1210,13 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       precheck = false;
       if (existing) {
         printExisting(out, json, *existing);
-        return 0;
+        if (args.onFill.empty()) return 0;
+        ourOrder = existing->orderId;
+        ourOrderDone = existing->status != "working";
+        restartedWatcher = true;
       }
     }
+    if (restartedWatcher) return watchFills();
     if (!bookReady.wait(timeout)) {
       err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
       return 1;
@@ -937,7 +1236,49 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         cluster = id;
       }
     }
-    const FillQuote quote = *best;
+    FillQuote quote = *best;
+    // --effective-cost: what the work costs on each candidate, the factors the engine ranks an
+    // all-or-none bid's placements by, and by constraints the cluster that is best by them.
+    std::vector<ClusterCostFactor> factors;
+    if (workload) {
+      const auto replica = replicateAsks(clusters, now, book);
+      auto ranking = cost::rankClustersByEffectiveCost(*replica, *workload, constraints.value_or(ClusterConstraints{}),
+                                                       quote.start, quote.end);
+      std::erase_if(ranking, [&](const cost::ClusterRanking& r) {
+        return std::find(candidates.begin(), candidates.end(), r.cluster.id) == candidates.end();
+      });
+      factors = cost::effectiveCostFactors(ranking);
+      nlohmann::json rows = nlohmann::json::array();
+      std::lock_guard lock(outMu);
+      if (!json) out << "effective cost of " << workload->name << " (" << workload->gpus() << " GPUs), "
+                     << isoHour(quote.start) << " to " << isoHour(quote.end) << " UTC:\n";
+      for (const cost::ClusterRanking& r : ranking) {
+        const auto* b = std::get_if<cost::CostBreakdown>(&r.result);
+        if (json) {
+          nlohmann::json row{{"cluster", r.cluster.id}};
+          if (b) row.update({{"ask_usd", b->pricePerGpuHour}, {"effective_usd", b->effectivePricePerGpuHour},
+                             {"factor_ppm", b->pricePerGpuHour > 0 ? cost::costFactorPpm(*b) : 0}});
+          else row["cannot"] = std::get<cost::CostError>(r.result).message;
+          rows.push_back(row);
+        } else if (b) {
+          char line[200];
+          std::snprintf(line, sizeof line, "  cluster %u (%s): ask $%.4f/GPU-h, $%.4f per GPU-hour of compute (x%.3f)\n",
+                        static_cast<unsigned>(r.cluster.id), r.cluster.name.c_str(), b->pricePerGpuHour,
+                        b->effectivePricePerGpuHour,
+                        b->pricePerGpuHour > 0 ? b->effectivePricePerGpuHour / b->pricePerGpuHour : 0.0);
+          out << line;
+        } else {
+          out << "  cluster " << r.cluster.id << " (" << r.cluster.name << "): "
+              << std::get<cost::CostError>(r.result).message << "\n";
+        }
+      }
+      if (json) out << nlohmann::json{{"effective_cost", rows}}.dump() << "\n";
+      if (constraints && !ranking.empty() && std::holds_alternative<cost::CostBreakdown>(ranking.front().result) &&
+          ranking.front().cluster.id != cluster) {
+        cluster = ranking.front().cluster.id;
+        quote = quoteFill(levelsOf(book, cluster, side), side, gpus, window.start, window.end, duration, limit);
+      }
+    }
     {
       std::lock_guard lock(outMu);
       if (constraints && !json) {
@@ -967,6 +1308,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       limit = constraints ? (quote.total + quote.availableGpuHours - 1) / quote.availableGpuHours : quote.worstPrice;
     }
     order.limit = *limit;
+    order.costFactors = factors;
     if (!json) {
       std::lock_guard lock(outMu);
       out << "order: " << command << " " << gpus << " GPUs on "
@@ -975,6 +1317,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
           << " to " << isoHour(order.end) << " UTC";
       if (duration) out << " (any " << *duration << " h within)";
       if (sellBack) out << ", sell-back of contract " << args.sellBack;
+      if (!factors.empty()) out << ", ranked by effective cost on " << factors.size() << " cluster(s)";
       out << ", limit $" << dollars(order.limit) << "/GPU-h, " << toString(order.fill) << ", "
           << toString(order.tif) << ", client order id " << id << "\n";
     }
@@ -1060,12 +1403,14 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   // Fills that follow an acknowledgement immediately are printed too.
   if ((trading || command == "report-delivery" || command == "outage" || command == "forward") && !w.failed)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
+  if (command == "buy" && !args.onFill.empty() && !w.failed) return watchFills();
   client.stop();
   if (w.failed) {
     err << "tessera-cli: " << w.failure << "\n";
     return 1;
   }
   if (command == "positions" || command == "contracts") printContracts(out, json, command == "contracts", contracts, contractStatus);
+  if (command == "contracts" && !json) printHeldShape(out, clusters, contracts, contractStatus);
   if (command == "book") printBook(out, json, client.book().cells(), bookCluster);
   return 0;
 }

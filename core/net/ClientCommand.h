@@ -3,10 +3,15 @@
 // cancel and list orders and contracts on a running tessera-exchange from the shell
 // (docs/cli.md, "tessera-cli --connect").
 #include <iosfwd>
+#include <string_view>
 
 namespace tessera::net {
 
-// argv[0] is "--connect". Returns the process exit code: 0 done, 1 refused or no answer,
+// Whether tessera-cli's first argument starts a command on the exchange: one of its verbs (the
+// connection then comes from the config file) or a global option such as --connect.
+bool isClientCommand(std::string_view first);
+
+// argv[0] is "--connect", another global option or the verb. Returns the process exit code: 0 done, 1 refused or no answer,
 // 2 a bad command line (nothing sent). `in` answers buy/sell's confirmation question.
 int runClientCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err);
 // The same, asking on std::cin.

@@ -1,4 +1,5 @@
 #include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <algorithm>
 
@@ -47,10 +48,21 @@ std::string toDollars(Money m) {
   const bool negative = m < 0;
   const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(m);
   const std::uint64_t cents = (magnitude + 5'000) / 10'000;
-  std::string whole = std::to_string(cents / 100);
-  for (std::size_t i = whole.size(); i > 3; i -= 3) whole.insert(i - 3, ",");
+  const std::string whole = withThousands(static_cast<std::int64_t>(cents / 100));
   const std::uint64_t c = cents % 100;
   return std::string(negative ? "-$" : "$") + whole + "." + (c < 10 ? "0" : "") + std::to_string(c);
+}
+
+std::string withThousands(std::int64_t n) {
+  const bool negative = n < 0;
+  const std::string digits =
+      std::to_string(negative ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n));
+  std::string out = negative ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // tessera-cli --connect as a user runs it: the tessera-cli program against a tessera-exchange
 // program on loopback, both started here; what reached the exchange is checked over its own
 // protocol.
-#include "NetTestSupport.h"
+#include "CliTestSupport.h"
 #include "ExchangeProcess.h"
 #include "TcpProxy.h"
 
@@ -15,28 +15,6 @@ using nlohmann::json;
 namespace {
 
 constexpr Price kDollar = kMicrosPerDollar;
-
-// tessera-cli --connect to `port` as `account`, `input` on its standard input.
-ProgramResult cli(std::uint16_t port, const std::string& account, std::vector<std::string> args,
-                  const std::string& input = {}) {
-  std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
-                                  "--key", account + "-key"};
-  all.insert(all.end(), args.begin(), args.end());
-  return runProgram(QStringLiteral(TESSERA_CLI_BIN), all, input);
-}
-
-std::string hour(Hour h) { return std::to_string(h); }
-
-// What the exchange itself says about an account: a reply to `query` ("positions", "balance",
-// "orders") over a session of its own.
-json ask(std::uint16_t port, const std::string& account, const std::string& query) {
-  LineClient c(port);
-  if (!c.logon(account)) qFatal("logon of %s failed", account.c_str());
-  c.send("{\"type\":\"" + query + "\"}");
-  auto j = c.until(query);
-  if (!j) qFatal("no %s reply", query.c_str());
-  return *j;
-}
 
 // The line of `out` that mentions `needle`.
 std::string lineWith(const std::string& out, const std::string& needle) {
@@ -106,13 +84,7 @@ class TestCliConnect : public QObject {
   // Fails if bought/sold is decided from buy_order (printContracts: `c.buyOrder != 0`), which is 0
   // on a replacement.
   void positionsShowAReplacementAsBought() {
-    ExchangeConfig config = marketConfig();
-    Cluster spare = config.clusters[0];
-    spare.id = 3;
-    spare.name = "test-h100-b";
-    config.clusters.push_back(spare);
-    config.grants.push_back(GrantConfig{"provider", "test-h100-b", 64, kNow, kNow + 48});
-    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), config);
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
     const std::uint16_t port = exchange.port();
     const auto sell = [&](int gpus, Hour end, int limit, const std::string& terms) {
       return json{{"side", "sell"},   {"cluster", 1},  {"gpus", gpus}, {"start", kNow},
