@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "core/domain/Fnv1a.h"
 #include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
 #include "core/net/JournalForm.h"
@@ -1129,9 +1130,9 @@ std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const O
   std::vector<Contract> contracts;
   Hour first = m.end;
   Hour last = from;
-  for (ContractId id : settlement_.openContracts()) {
+  for (ContractId id : settlement_.openContractsOf(provider, m.cluster)) {
     const Contract* k = settlement_.contract(id);
-    if (k->seller == provider && k->cluster == m.cluster && k->start < m.end && k->end > from) {
+    if (k->start < m.end && k->end > from) {
       contracts.push_back(*k);
       first = std::min(first, std::max(k->start, from));
       last = std::max(last, std::min(k->end, m.end));
@@ -1265,6 +1266,96 @@ void ExchangeCore::applyFeederOutages(Outbox& out) {
     // to tell.
     applyOutage(accountNamed(f.provider).id, m, &out, nullptr);
   }
+}
+
+}  // namespace tessera::net
+
+namespace tessera::net {
+
+std::uint64_t ExchangeCore::stateDigest() const {
+  Fnv1a h;
+  std::string line;
+  auto add = [&](const auto&... values) {
+    line.clear();
+    ((line += std::to_string(values), line += ' '), ...);
+    line += '\n';
+    h.add(line);
+  };
+  auto addJson = [&](const nlohmann::json& j) {
+    h.add(j.dump());
+    h.add("\n");
+  };
+  const Matcher& engine = *engine_;
+  // Not nextOrderId_ itself: an order the engine rejects uses up an id live but is not
+  // journaled, so a replay may hand out ids a live core skipped (no reply ever showed them).
+  add(engine.now(), directory_.size());
+  for (const Cluster& c : engine.clusters()) addJson(toJson(c));
+  // Orders: the engine's view of each (working or finished) and the exchange's record of it.
+  for (OrderId id = 1; id < nextOrderId_; ++id) {
+    if (const auto v = engine.order(id)) {
+      addJson(toJson(v->request));
+      add(v->request.account, static_cast<int>(v->status), v->filledGpuHours, v->leavesGpuHours);
+    }
+    if (const OrderInfo* info = orders_.find(id)) {
+      h.add(info->clOrdId);
+      add(info->account, info->limit, static_cast<int>(info->side), info->reserved, info->open);
+      // Which order the client's id names now (a later order may have taken it over).
+      const auto named = accounts_.at(info->account).byClOrdId.find(info->clOrdId);
+      add(named.value_or(0), accounts_.at(info->account).byClOrdId.size());
+    }
+  }
+  Hour lastHour = engine.now();
+  for (AccountId a = 1; a <= directory_.size(); ++a) {
+    h.add(directory_.name(a));
+    if (auto it = accounts_.find(a); it != accounts_.end()) {
+      const Account& acc = it->second;
+      add(acc.reserved, acc.house, acc.creditLimit, acc.configured, acc.openOrders);
+    }
+    for (const OrderView& v : engine.workingOrders(a)) add(v.request.id);
+    for (const Contract& k : engine.contractsOf(a)) {
+      addJson(toJson(k, directory_));
+      lastHour = std::max(lastHour, k.end);
+      if (const auto st = settlement_.state(k.id))
+        add(static_cast<int>(*st), settlement_.escrow(k.id), settlement_.deliveredGpuHours(k.id));
+    }
+    add(settlement_.creditsReceived(a), forwards_.marginHeld(a));
+    for (const ForwardOrder& o : forwards_.market().workingOrders(a))
+      add(o.id, o.account, static_cast<int>(o.side), static_cast<int>(o.accelerator), o.weekStart, o.gpuHours, o.price);
+    for (const ForwardPosition& p : forwards_.market().positionsOf(a))
+      add(p.id, p.buyer, p.seller, static_cast<int>(p.terms.accelerator), p.terms.weekStart, p.terms.gpuHours,
+          p.terms.price, static_cast<int>(p.status), p.buyerMargin, p.sellerMargin, p.lastMark);
+    for (Book b : {Book::Cash, Book::Reserved, Book::Escrow, Book::Margin, Book::Fees, Book::External})
+      add(ledger_.balance({a, b}));
+  }
+  // Holdings of every account on every cluster, from the clock to the last contracted hour.
+  for (const Cluster& c : engine.clusters())
+    for (AccountId a = 1; a <= directory_.size(); ++a)
+      for (Hour hour = engine.now(); hour < lastHour; ++hour) {
+        const Holding held = engine.holding(a, c.id, hour);
+        if (held.held != 0 || held.offered != 0) add(c.id, a, hour, held.held, held.offered);
+      }
+  add(ledger_.postingCount());
+  for (const Posting& p : ledger_.postings()) {
+    add(p.id, p.from.account, static_cast<int>(p.from.book), p.to.account, static_cast<int>(p.to.book), p.amount);
+    h.add(p.memo);
+  }
+  h.add(forwards_.booksJson());
+  add(indexAsOf_.value_or(-1), indexHistory_.size());
+  for (const auto& [key, p] : indexNow_)
+    add(static_cast<int>(key.first), static_cast<int>(key.second), p.asOf, p.value.price, p.value.gpuHours,
+        p.value.trades, p.value.stale);
+  for (const IndexPublication& p : indexHistory_)
+    add(static_cast<int>(p.accelerator), static_cast<int>(p.tenor), p.asOf, p.value.price, p.value.gpuHours,
+        p.value.trades, p.value.stale);
+  add(publishedThrough_, published_.size());
+  for (const auto& [cell, levels] : published_) {
+    add(cell.cluster, cell.hour, static_cast<int>(cell.side));
+    for (const BookLevel& l : levels) {
+      add(l.price, l.gpus, l.orders);
+      addJson(toJson(l.terms));
+    }
+  }
+  return h.value();
 }
 
 }  // namespace tessera::net

@@ -79,6 +79,14 @@ class ExchangeCore {
   // The latest published value of every index series (e.g. next-day prices for forwards).
   const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow() const { return indexNow_; }
 
+  // A hash of everything a restart must rebuild: every order the engine ever accepted (as
+  // order_status shows it) and its exchange record, contracts, holdings, settlement, balances,
+  // the ledger's kept postings, forwards, the price index, the published book cells and the
+  // next ids. Two cores agree on it when they answer every query alike; it leaves out only
+  // what starts over with each process (sessions, epoch, market-data sequence numbers).
+  // Its cost grows with all of that: for tests and tools, not for the matching thread.
+  std::uint64_t stateDigest() const;
+
   // Journal entries that are not engine inputs carry a "type" the engine does not know; each
   // such type has one replay handler, registered here (delivery reports, outages; forward
   // market entries the same way). Live code writes them with appendJournalEntry().

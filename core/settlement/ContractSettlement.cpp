@@ -71,6 +71,7 @@ std::optional<SettlementError> ContractSettlement::open(const Contract& k, const
   o.settledUntil = k.start;
   o.escrow = notional;
   contracts_.emplace(k.id, std::move(o));
+  opened(k);
   return std::nullopt;
 }
 
@@ -98,6 +99,7 @@ std::optional<SettlementError> ContractSettlement::openReplacement(const Contrac
   o.settledUntil = r.start;
   o.escrow = moved;
   contracts_.emplace(r.id, std::move(o));
+  opened(r);
   out.push_back({k.id, original.state, "replacement contract " + std::to_string(r.id) + " for " +
                                            std::to_string(gpuHours) + " GPU-hours; escrow " +
                                            dollars(moved) + " moved to it"});
@@ -212,6 +214,10 @@ std::vector<SettlementEvent> ContractSettlement::advance(Hour now) {
     if (o.state == ContractState::Settled) {
       if (id >= settledDelivered_.size()) settledDelivered_.resize(std::max<std::size_t>(id + 1, settledDelivered_.size() * 2), -1);
       settledDelivered_[id] = o.delivered;
+      const auto key = std::pair(o.contract.seller, o.contract.cluster);
+      auto ids = bySellerCluster_.find(key);
+      ids->second.erase(id);
+      if (ids->second.empty()) bySellerCluster_.erase(ids);
       it = contracts_.erase(it);
     } else {
       ++it;
@@ -246,6 +252,12 @@ std::vector<ContractId> ContractSettlement::openContracts() const {
   ids.reserve(contracts_.size());
   for (const auto& [id, o] : contracts_) ids.push_back(id);
   return ids;
+}
+
+const std::set<ContractId>& ContractSettlement::openContractsOf(AccountId seller, ClusterId cluster) const {
+  static const std::set<ContractId> kNone;
+  auto it = bySellerCluster_.find({seller, cluster});
+  return it == bySellerCluster_.end() ? kNone : it->second;
 }
 
 std::int64_t ContractSettlement::deliveredGpuHours(ContractId id) const {
