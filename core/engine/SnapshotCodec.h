@@ -42,6 +42,16 @@ class SnapshotWriter {
   template <typename V>
   void podVector(const V& v) { pods(v.data(), v.size()); }
   void terms(const OfferTerms& t);
+  // A length written before what it measures: reserve() leaves room, fill() writes there the
+  // bytes appended since.
+  std::size_t reserve() {
+    pod<std::uint64_t>(0);
+    return out_.size();
+  }
+  void fill(std::size_t at) {
+    const std::uint64_t n = out_.size() - at;
+    std::memcpy(out_.data() + at - sizeof n, &n, sizeof n);
+  }
 
  private:
   std::string& out_;
@@ -75,6 +85,8 @@ class SnapshotReader {
     if (n) std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
   }
   OfferTerms terms();
+  // The next `n` bytes as they are (a part that reads itself, such as the engine's).
+  std::string_view bytes(std::size_t n) { return std::string_view(take(n), n); }
   bool done() const { return pos_ == in_.size(); }
 
  private:

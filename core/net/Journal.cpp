@@ -182,12 +182,14 @@ void Journal::exec(const char* sql) {
   }
 }
 
-std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f) {
+std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f, std::uint64_t afterSeq) {
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db_, "SELECT seq, cl_ord_id, input FROM journal ORDER BY seq", -1, &s,
+  if (sqlite3_prepare_v2(db_, "SELECT seq, cl_ord_id, input FROM journal WHERE seq > ? ORDER BY seq", -1, &s,
                          nullptr) != SQLITE_OK) {
     throw std::runtime_error(std::string("journal: cannot read: ") + sqlite3_errmsg(db_));
   }
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(afterSeq));
+  if (afterSeq > lastSeq_) lastSeq_ = afterSeq;
   // Finalized however the loop ends: `f` may throw (a damaged entry), and a statement left open
   // makes the destructor's sqlite3_close fail, leaking the connection (found by LeakSanitizer).
   const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(s, sqlite3_finalize);
@@ -208,6 +210,20 @@ std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f)
     throw std::runtime_error(std::string("journal: read failed: ") + sqlite3_errmsg(db_));
   }
   return n;
+}
+
+std::optional<JournalEntry> Journal::entry(std::uint64_t seq) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT cl_ord_id, input FROM journal WHERE seq = ?", -1, &s, nullptr) != SQLITE_OK)
+    throw std::runtime_error(std::string("journal: cannot read: ") + sqlite3_errmsg(db_));
+  const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(s, sqlite3_finalize);
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(seq));
+  if (sqlite3_step(s) != SQLITE_ROW) return std::nullopt;
+  JournalEntry e;
+  e.seq = seq;
+  e.clOrdId.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), static_cast<std::size_t>(sqlite3_column_bytes(s, 0)));
+  e.input.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 1)), static_cast<std::size_t>(sqlite3_column_bytes(s, 1)));
+  return e;
 }
 
 void Journal::step(sqlite3_stmt* statement, const char* what) {

@@ -1,4 +1,5 @@
 #include "core/settlement/ContractSettlement.h"
+#include "core/engine/SnapshotCodec.h"
 
 #include <algorithm>
 
@@ -269,6 +270,99 @@ std::int64_t ContractSettlement::deliveredGpuHours(ContractId id) const {
 Money ContractSettlement::escrow(ContractId id) const {
   auto it = contracts_.find(id);
   return it == contracts_.end() ? 0 : it->second.escrow;
+}
+
+
+namespace {
+template <typename V>
+void saveHours(SnapshotWriter& w, const std::map<Hour, V>& m) {
+  w.pod<std::uint64_t>(m.size());
+  for (const auto& [h, v] : m) {
+    w.pod(h);
+    w.pod(v);
+  }
+}
+template <typename V>
+void loadHours(SnapshotReader& r, std::map<Hour, V>& m) {
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const Hour h = r.pod<Hour>();
+    m[h] = r.pod<V>();
+  }
+}
+}  // namespace
+
+void ContractSettlement::save(SnapshotWriter& w) const {
+  w.pod<std::uint64_t>(contracts_.size());
+  for (const auto& [id, o] : contracts_) {
+    const Contract& k = o.contract;
+    w.pod(k.id);
+    w.pod(k.trade);
+    w.pod(k.buyer);
+    w.pod(k.seller);
+    w.pod(k.buyOrder);
+    w.pod(k.sellOrder);
+    w.pod(k.cluster);
+    w.pod(k.gpus);
+    w.pod(k.start);
+    w.pod(k.end);
+    w.pod(k.price);
+    w.terms(k.terms);
+    w.pod(k.replaces);
+    w.terms(o.terms);
+    w.pod(o.state);
+    w.pod(o.settledUntil);
+    saveHours(w, o.shortfall);
+    saveHours(w, o.degraded);
+    saveHours(w, o.replaced);
+    w.pod(o.delivered);
+    w.pod(o.undelivered);
+    w.pod(o.replacedGpuHours);
+    w.pod(o.escrow);
+  }
+  w.podVector(settledDelivered_);
+  w.pod<std::uint64_t>(credits_.size());
+  for (const auto& [a, m] : credits_) {
+    w.pod(a);
+    w.pod(m);
+  }
+}
+
+void ContractSettlement::load(SnapshotReader& r) {
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    Open o;
+    Contract& k = o.contract;
+    k.id = r.pod<ContractId>();
+    k.trade = r.pod<TradeId>();
+    k.buyer = r.pod<AccountId>();
+    k.seller = r.pod<AccountId>();
+    k.buyOrder = r.pod<OrderId>();
+    k.sellOrder = r.pod<OrderId>();
+    k.cluster = r.pod<ClusterId>();
+    k.gpus = r.pod<GpuCount>();
+    k.start = r.pod<Hour>();
+    k.end = r.pod<Hour>();
+    k.price = r.pod<Price>();
+    k.terms = r.terms();
+    k.replaces = r.pod<ContractId>();
+    o.terms = r.terms();
+    o.state = r.pod<ContractState>();
+    o.settledUntil = r.pod<Hour>();
+    loadHours(r, o.shortfall);
+    loadHours(r, o.degraded);
+    loadHours(r, o.replaced);
+    o.delivered = r.pod<std::int64_t>();
+    o.undelivered = r.pod<std::int64_t>();
+    o.replacedGpuHours = r.pod<std::int64_t>();
+    o.escrow = r.pod<Money>();
+    opened(k);
+    const ContractId id = k.id;
+    contracts_.emplace(id, std::move(o));
+  }
+  r.podVector(settledDelivered_);
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto a = r.pod<AccountId>();
+    credits_[a] = r.pod<Money>();
+  }
 }
 
 }  // namespace tessera

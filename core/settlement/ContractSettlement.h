@@ -17,6 +17,9 @@
 
 namespace tessera {
 
+class SnapshotWriter;
+class SnapshotReader;
+
 enum class ContractState : std::uint8_t {
   PendingStart,
   Delivering,
@@ -86,6 +89,10 @@ class ContractSettlement {
   const OfferTerms* terms(ContractId id) const;
   Money creditsReceived(AccountId a) const;
   std::vector<ContractId> openContracts() const;  // not yet settled, in id order
+  // The snapshot form (core/engine/SnapshotCodec.h), without the fee and held-cash settings
+  // (the owner's configuration); load() into a fresh one.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
   // The open contracts `seller` sold on `cluster`, in id order: what an outage report reads,
   // without walking every open contract of the market.
   const std::set<ContractId>& openContractsOf(AccountId seller, ClusterId cluster) const;
