@@ -1,6 +1,8 @@
 #include "core/net/ExchangeCore.h"
 #include "core/net/ExchangeLog.h"
 
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 
 #include "core/domain/Fnv1a.h"
@@ -92,6 +94,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
     // configuration is the same).
     loadSnapshot(*from);
     fromSnapshot_ = true;
+    snapshotSeq_ = from->journalSeq;
   } else {
     for (const AccountConfig& ac : config.accounts) {
       Account& a = accountNamed(ac.name);
@@ -1542,6 +1545,39 @@ void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
     }
   }
   if (!r.done()) throw SnapshotCorrupt("bytes after the exchange's state");
+}
+
+std::unique_ptr<ExchangeCore> ExchangeCore::start(const ExchangeConfig& config, Journal& journal,
+                                                SnapshotStore* store) {
+  if (store) {
+    const std::uint64_t fingerprint = configFingerprint(config);
+    for (const SnapshotInfo& info : store->list()) {
+      const std::string which = "snapshot " + std::to_string(info.id) + " (after journal entry " +
+                                std::to_string(info.journalSeq) + ", written " + info.writtenAt + ")";
+      if (info.format != kSnapshotFormat) {
+        exchangeLog()->warn("{} is of another version ({}): not used", which, info.format);
+        continue;
+      }
+      if (info.configFingerprint != fingerprint) {
+        exchangeLog()->warn("{} was taken under other configured accounts or fee: not used", which);
+        continue;
+      }
+      auto bytes = store->read(info.id);
+      if (bytes.index() == 1) {
+        exchangeLog()->warn("{} is damaged: {}; trying an older one", which, std::get<1>(bytes));
+        continue;
+      }
+      try {
+        const SnapshotStart from{info.journalSeq, std::get<0>(bytes)};
+        auto core = std::make_unique<ExchangeCore>(config, journal, &from);
+        exchangeLog()->info("started from {} and {} later journal entries", which, core->replayedEntries());
+        return core;
+      } catch (const SnapshotCorrupt& e) {
+        exchangeLog()->warn("{} cannot be used: {}; trying an older one", which, e.what());
+      }
+    }
+  }
+  return std::make_unique<ExchangeCore>(config, journal);
 }
 
 }  // namespace tessera::net

@@ -37,6 +37,7 @@
 namespace tessera::net {
 
 using SessionId = std::uint64_t;
+class SnapshotStore;
 
 struct Outbox {
   std::unordered_map<SessionId, std::string> toSession;
@@ -105,6 +106,13 @@ class ExchangeCore {
   // cash, house flag and credit line) and the fee. A snapshot taken under another fingerprint
   // is not used (a full replay applies the configuration as it is now).
   static std::uint64_t configFingerprint(const ExchangeConfig& config);
+  // Starts from the newest snapshot in `store` that can be used (damaged ones, ones of another
+  // version, journal or configuration are passed over with a warning in the log), else by a
+  // full replay of the journal. Null `store`: a full replay.
+  static std::unique_ptr<ExchangeCore> start(const ExchangeConfig& config, Journal& journal,
+                                             SnapshotStore* store);
+  // The journal entry the snapshot it started from was taken after (0: none).
+  std::uint64_t snapshotSeq() const { return snapshotSeq_; }
   bool startedFromSnapshot() const { return fromSnapshot_; }
 
   // Journal entries that are not engine inputs carry a "type" the engine does not know; each
@@ -196,6 +204,7 @@ class ExchangeCore {
   void openMarket(const ExchangeConfig& config);
   void loadSnapshot(const SnapshotStart& from);
   bool fromSnapshot_ = false;
+  std::uint64_t snapshotSeq_ = 0;
   std::uint64_t fingerprint_ = 0;  // configFingerprint of the configuration it runs with
 
   Limits limits_;
