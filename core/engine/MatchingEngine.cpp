@@ -1124,46 +1124,67 @@ namespace tessera {
 namespace {
 constexpr std::string_view kEngineSnapshotFormat = "tessera-engine-snapshot-1";
 
-void writeContract(SnapshotWriter& w, const Contract& k) {
-  w.pod(k.id);
-  w.pod(k.trade);
-  w.pod(k.buyer);
-  w.pod(k.seller);
-  w.pod(k.buyOrder);
-  w.pod(k.sellOrder);
-  w.pod(k.cluster);
-  w.pod(k.gpus);
-  w.pod(k.start);
-  w.pod(k.end);
-  w.pod(k.price);
-  w.terms(k.terms);
-  w.pod(k.replaces);
+// Most requests in binary; one with constraints or cost factors (rare, and with lists of their
+// own) as its JSON form.
+template <typename T>
+void writeOptional(SnapshotWriter& w, const std::optional<T>& v) {
+  w.pod(v.has_value());
+  w.pod(v.value_or(T{}));
 }
-
-Contract readContract(SnapshotReader& r) {
-  Contract k;
-  k.id = r.pod<ContractId>();
-  k.trade = r.pod<TradeId>();
-  k.buyer = r.pod<AccountId>();
-  k.seller = r.pod<AccountId>();
-  k.buyOrder = r.pod<OrderId>();
-  k.sellOrder = r.pod<OrderId>();
-  k.cluster = r.pod<ClusterId>();
-  k.gpus = r.pod<GpuCount>();
-  k.start = r.pod<Hour>();
-  k.end = r.pod<Hour>();
-  k.price = r.pod<Price>();
-  k.terms = r.terms();
-  k.replaces = r.pod<ContractId>();
-  return k;
+template <typename T>
+std::optional<T> readOptional(SnapshotReader& r) {
+  const bool has = r.pod<bool>();
+  const T v = r.pod<T>();
+  return has ? std::optional<T>(v) : std::nullopt;
 }
 
 void writeRequest(SnapshotWriter& w, const OrderRequest& o) {
+  const bool binary = !o.constraints && o.costFactors.empty();
+  w.pod(binary);
+  if (!binary) {
+    w.pod(o.account);
+    w.str(toJson(o).dump());
+    return;
+  }
+  w.pod(o.id);
   w.pod(o.account);
-  w.str(toJson(o).dump());
+  w.pod(o.side);
+  w.pod(o.fill);
+  w.pod(o.tif);
+  w.pod(o.postOnly);
+  w.pod(o.stp);
+  writeOptional(w, o.cluster);
+  w.pod(o.gpus);
+  w.pod(o.limit);
+  w.pod(o.start);
+  w.pod(o.end);
+  writeOptional(w, o.duration);
+  writeOptional(w, o.expireAt);
+  writeOptional(w, o.sellBack);
+  w.terms(o.terms);
 }
 
 OrderRequest readRequest(SnapshotReader& r) {
+  if (r.pod<bool>()) {
+    OrderRequest o;
+    o.id = r.pod<OrderId>();
+    o.account = r.pod<AccountId>();
+    o.side = r.pod<Side>();
+    o.fill = r.pod<FillStyle>();
+    o.tif = r.pod<TimeInForce>();
+    o.postOnly = r.pod<bool>();
+    o.stp = r.pod<SelfTradePrevention>();
+    o.cluster = readOptional<ClusterId>(r);
+    o.gpus = r.pod<GpuCount>();
+    o.limit = r.pod<Price>();
+    o.start = r.pod<Hour>();
+    o.end = r.pod<Hour>();
+    o.duration = readOptional<Hour>(r);
+    o.expireAt = readOptional<Hour>(r);
+    o.sellBack = readOptional<ContractId>(r);
+    o.terms = r.terms();
+    return o;
+  }
   const auto account = r.pod<AccountId>();
   const auto j = nlohmann::json::parse(r.str(), nullptr, false);
   if (j.is_discarded()) throw SnapshotCorrupt("snapshot: an order is not JSON");
@@ -1192,7 +1213,7 @@ void MatchingEngine::saveSnapshot(std::string& out) const {
     contracts.push_back(std::move(*k));
   }
   w.pod<std::uint64_t>(contracts.size());
-  for (const Contract& k : contracts) writeContract(w, k);
+  for (const Contract& k : contracts) w.contract(k);
 
   // Finished orders in the order they finished, so that they keep their places.
   std::vector<std::pair<Slot, OrderId>> finished;
@@ -1254,7 +1275,7 @@ void MatchingEngine::loadSnapshot(std::string_view in) {
     state_.clusters.add(std::get<Cluster>(c));
   }
   state_.inventory.load(r);
-  for (std::size_t n = r.count(8); n > 0; --n) state_.contracts.add(readContract(r));
+  for (std::size_t n = r.count(8); n > 0; --n) state_.contracts.add(r.contract());
 
   std::vector<std::pair<OrderId, Slot>> ids;
   for (std::size_t n = r.count(8); n > 0; --n) {

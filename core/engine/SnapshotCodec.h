@@ -5,6 +5,7 @@
 // impossible value, so a damaged snapshot is never half-applied into a live state (the
 // container's checksum catches damage first; this is the second line).
 #include "core/domain/OfferTerms.h"
+#include "core/engine/Events.h"
 
 #include <cstdint>
 #include <cstring>
@@ -42,6 +43,7 @@ class SnapshotWriter {
   template <typename V>
   void podVector(const V& v) { pods(v.data(), v.size()); }
   void terms(const OfferTerms& t);
+  void contract(const Contract& k);
   // A length written before what it measures: reserve() leaves room, fill() writes there the
   // bytes appended since.
   std::size_t reserve() {
@@ -85,6 +87,7 @@ class SnapshotReader {
     if (n) std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
   }
   OfferTerms terms();
+  Contract contract();
   // The next `n` bytes as they are (a part that reads itself, such as the engine's).
   std::string_view bytes(std::size_t n) { return std::string_view(take(n), n); }
   bool done() const { return pos_ == in_.size(); }
@@ -127,6 +130,40 @@ inline OfferTerms SnapshotReader::terms() {
   t.remedy = pod<Remedy>();
   t.replacementWithinHours = pod<int>();
   return t;
+}
+
+inline void SnapshotWriter::contract(const Contract& k) {
+  pod(k.id);
+  pod(k.trade);
+  pod(k.buyer);
+  pod(k.seller);
+  pod(k.buyOrder);
+  pod(k.sellOrder);
+  pod(k.cluster);
+  pod(k.gpus);
+  pod(k.start);
+  pod(k.end);
+  pod(k.price);
+  terms(k.terms);
+  pod(k.replaces);
+}
+
+inline Contract SnapshotReader::contract() {
+  Contract k;
+  k.id = pod<ContractId>();
+  k.trade = pod<TradeId>();
+  k.buyer = pod<AccountId>();
+  k.seller = pod<AccountId>();
+  k.buyOrder = pod<OrderId>();
+  k.sellOrder = pod<OrderId>();
+  k.cluster = pod<ClusterId>();
+  k.gpus = pod<GpuCount>();
+  k.start = pod<Hour>();
+  k.end = pod<Hour>();
+  k.price = pod<Price>();
+  k.terms = terms();
+  k.replaces = pod<ContractId>();
+  return k;
 }
 
 }  // namespace tessera

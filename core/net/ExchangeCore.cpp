@@ -1399,6 +1399,8 @@ std::string ExchangeCore::snapshot() const {
   if (!engine) throw std::logic_error("snapshots need the fast matching engine");
   if (journal_.inTransaction()) throw std::logic_error("a snapshot is taken after the journal's commit");
   std::string out;
+  // Room for about what the last one took: growing by doubling would copy it all again.
+  out.reserve(lastSnapshotBytes_ + lastSnapshotBytes_ / 8);
   SnapshotWriter w(out);
   w.str(kSnapshotFormat);
   const std::uint64_t seq = journal_.lastSeq();
@@ -1464,6 +1466,7 @@ std::string ExchangeCore::snapshot() const {
       w.terms(l.terms);
     }
   }
+  lastSnapshotBytes_ = out.size();
   return out;
 }
 
@@ -1549,9 +1552,17 @@ void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
 
 std::unique_ptr<ExchangeCore> ExchangeCore::start(const ExchangeConfig& config, Journal& journal,
                                                 SnapshotStore* store) {
+  std::vector<SnapshotInfo> snapshots;
   if (store) {
+    try {
+      snapshots = store->list();
+    } catch (const std::exception& e) {
+      exchangeLog()->warn("snapshots cannot be listed ({}): replaying the whole journal", e.what());
+    }
+  }
+  {
     const std::uint64_t fingerprint = configFingerprint(config);
-    for (const SnapshotInfo& info : store->list()) {
+    for (const SnapshotInfo& info : snapshots) {
       const std::string which = "snapshot " + std::to_string(info.id) + " (after journal entry " +
                                 std::to_string(info.journalSeq) + ", written " + info.writtenAt + ")";
       if (info.format != kSnapshotFormat) {
@@ -1562,7 +1573,12 @@ std::unique_ptr<ExchangeCore> ExchangeCore::start(const ExchangeConfig& config, 
         exchangeLog()->warn("{} was taken under other configured accounts or fee: not used", which);
         continue;
       }
-      auto bytes = store->read(info.id);
+      std::variant<std::string, std::string> bytes;
+      try {
+        bytes = store->read(info.id);
+      } catch (const std::exception& e) {
+        bytes.emplace<1>(e.what());
+      }
       if (bytes.index() == 1) {
         exchangeLog()->warn("{} is damaged: {}; trying an older one", which, std::get<1>(bytes));
         continue;

@@ -205,6 +205,7 @@ class ExchangeCore {
   void loadSnapshot(const SnapshotStart& from);
   bool fromSnapshot_ = false;
   std::uint64_t snapshotSeq_ = 0;
+  mutable std::size_t lastSnapshotBytes_ = 0;
   std::uint64_t fingerprint_ = 0;  // configFingerprint of the configuration it runs with
 
   Limits limits_;

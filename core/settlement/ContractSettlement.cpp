@@ -294,20 +294,7 @@ void loadHours(SnapshotReader& r, std::map<Hour, V>& m) {
 void ContractSettlement::save(SnapshotWriter& w) const {
   w.pod<std::uint64_t>(contracts_.size());
   for (const auto& [id, o] : contracts_) {
-    const Contract& k = o.contract;
-    w.pod(k.id);
-    w.pod(k.trade);
-    w.pod(k.buyer);
-    w.pod(k.seller);
-    w.pod(k.buyOrder);
-    w.pod(k.sellOrder);
-    w.pod(k.cluster);
-    w.pod(k.gpus);
-    w.pod(k.start);
-    w.pod(k.end);
-    w.pod(k.price);
-    w.terms(k.terms);
-    w.pod(k.replaces);
+    w.contract(o.contract);
     w.terms(o.terms);
     w.pod(o.state);
     w.pod(o.settledUntil);
@@ -330,20 +317,8 @@ void ContractSettlement::save(SnapshotWriter& w) const {
 void ContractSettlement::load(SnapshotReader& r) {
   for (std::size_t n = r.count(8); n > 0; --n) {
     Open o;
-    Contract& k = o.contract;
-    k.id = r.pod<ContractId>();
-    k.trade = r.pod<TradeId>();
-    k.buyer = r.pod<AccountId>();
-    k.seller = r.pod<AccountId>();
-    k.buyOrder = r.pod<OrderId>();
-    k.sellOrder = r.pod<OrderId>();
-    k.cluster = r.pod<ClusterId>();
-    k.gpus = r.pod<GpuCount>();
-    k.start = r.pod<Hour>();
-    k.end = r.pod<Hour>();
-    k.price = r.pod<Price>();
-    k.terms = r.terms();
-    k.replaces = r.pod<ContractId>();
+    o.contract = r.contract();
+    const Contract& k = o.contract;
     o.terms = r.terms();
     o.state = r.pod<ContractState>();
     o.settledUntil = r.pod<Hour>();

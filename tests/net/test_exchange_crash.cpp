@@ -39,6 +39,15 @@ std::string accountsFile() {
   return doc.dump(2);
 }
 
+// accountsFile() in `dir`; its path, or empty if it cannot be written.
+QString writeAccountsFile(const QTemporaryDir& dir) {
+  const QString path = dir.filePath("accounts.json");
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return {};
+  f.write(QByteArray::fromStdString(accountsFile()));
+  return path;
+}
+
 class Exchange {
  public:
   Exchange(const QString& db, const QString& accounts, const QStringList& extra = {}, const QStringList& env = {}) {
@@ -130,12 +139,8 @@ class TestExchangeCrash : public QObject {
   void everyAcknowledgedOrderSurvivesKill9() {
     QTemporaryDir dir;
     const QString db = dir.filePath("journal.db");
-    const QString accounts = dir.filePath("accounts.json");
-    {
-      QFile f(accounts);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(QByteArray::fromStdString(accountsFile()));
-    }
+    const QString accounts = writeAccountsFile(dir);
+    QVERIFY(!accounts.isEmpty());
     std::map<std::string, OrderId> acked;        // cl_ord_id -> order id
     std::set<ContractId> ackedContracts;
     constexpr int kOrders = 20'000;
@@ -253,12 +258,8 @@ class TestExchangeCrash : public QObject {
   void kill9WhileASnapshotIsWrittenLosesNothing() {
     QTemporaryDir dir;
     const QString db = dir.filePath("journal.db");
-    const QString accounts = dir.filePath("accounts.json");
-    {
-      QFile f(accounts);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(QByteArray::fromStdString(accountsFile()));
-    }
+    const QString accounts = writeAccountsFile(dir);
+    QVERIFY(!accounts.isEmpty());
     std::map<std::string, OrderId> acked;
     auto readAcks = [&](LineClient& c, std::size_t until, int waitMs) {
       while (acked.size() < until) {
@@ -360,12 +361,8 @@ class TestExchangeCrash : public QObject {
   void sigtermAnswersWhatItApplied() {
     QTemporaryDir dir;
     const QString db = dir.filePath("journal.db");
-    const QString accounts = dir.filePath("accounts.json");
-    {
-      QFile f(accounts);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(QByteArray::fromStdString(accountsFile()));
-    }
+    const QString accounts = writeAccountsFile(dir);
+    QVERIFY(!accounts.isEmpty());
     std::set<std::string> acked;
     int sent = 0;
     {
