@@ -1407,6 +1407,7 @@ std::string ExchangeCore::snapshot() const {
   w.pod(seq);
   const auto last = seq ? journal_.entry(seq) : std::nullopt;
   w.pod<std::uint64_t>(last ? entryDigest(*last) : 0);
+  w.pod(journal_.id());
   w.pod(fingerprint_);
   const std::size_t engineAt = w.reserve();
   engine->saveSnapshot(out);
@@ -1478,7 +1479,8 @@ void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
   if (seq != from.journalSeq) throw SnapshotCorrupt("its bytes name another journal entry than its record");
   const auto last = seq ? journal_.entry(seq) : std::nullopt;
   if (seq && !last) throw SnapshotCorrupt("taken after journal entry " + std::to_string(seq) + ", which this journal does not have");
-  if ((last ? entryDigest(*last) : 0) != digest) throw SnapshotCorrupt("taken from another journal");
+  if ((last ? entryDigest(*last) : 0) != digest || r.pod<std::uint64_t>() != journal_.id())
+    throw SnapshotCorrupt("taken from another journal");
   if (r.pod<std::uint64_t>() != fingerprint_)
     throw SnapshotCorrupt("the configured accounts or fee changed since it was taken");
   auto* engine = dynamic_cast<MatchingEngine*>(engine_.get());

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <optional>
+#include <random>
 #include <stdexcept>
 
 namespace tessera::net {
@@ -56,6 +57,24 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   if (!format) return "journal '" + path + "' is not readable: " + sqlite3_errmsg(j->db_);
   if (*format != "tessera-journal-1") {
     return "journal '" + path + "' has unknown format '" + *format + "'";
+  }
+  {
+    // The journal's id: made once, by the first open of a journal that has none.
+    sqlite3_stmt* q = nullptr;
+    if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='id'", -1, &q, nullptr) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+      j->id_ = std::stoull(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)));
+    sqlite3_finalize(q);
+    if (j->id_ == 0) {
+      std::random_device random;
+      j->id_ = (std::uint64_t{random()} << 32 | random()) | 1;
+      const std::string insert = "INSERT OR IGNORE INTO meta(key, value) VALUES ('id', '" + std::to_string(j->id_) + "')";
+      try {
+        j->exec(insert.c_str());
+      } catch (const std::exception& e) {
+        return std::string("cannot use journal '") + path + "': " + e.what();
+      }
+    }
   }
   if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
                          -1, &j->insert_, nullptr) != SQLITE_OK ||

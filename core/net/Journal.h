@@ -59,6 +59,9 @@ class Journal {
   // snapshot names the entry it was taken after, so that it is never applied to another journal.
   std::optional<JournalEntry> entry(std::uint64_t seq);
   std::uint64_t lastSeq() const { return lastSeq_; }
+  // A random number given to the journal when it is created: snapshots name the journal they
+  // were taken from, so that one left beside a new journal is never applied to it.
+  std::uint64_t id() const { return id_; }
 
  private:
   Journal() = default;
@@ -72,6 +75,7 @@ class Journal {
   sqlite3_stmt* commit_ = nullptr;
   bool inTransaction_ = false;
   std::uint64_t lastSeq_ = 0;
+  std::uint64_t id_ = 0;
 
   // Checkpoints (copying the WAL back into the database, with an fsync) run on their own
   // thread and connection, so a commit never copies the WAL itself. PASSIVE checkpoints never

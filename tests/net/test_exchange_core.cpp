@@ -1,5 +1,6 @@
 // ExchangeCore without sockets: cash, reservations, isolation, limits, journal replay.
 #include "NetTestSupport.h"
+#include "core/engine/SnapshotCodec.h"
 #include "core/net/ExchangeCore.h"
 #include "core/settlement/ForwardMarket.h"
 
@@ -747,6 +748,30 @@ class TestExchangeCore : public QObject {
     // The digest sees a change: one more order changes it.
     again.send(again.connect("alice"), order("late", "buy", 1, 1, kNow + 41, kNow + 42, 1));
     QVERIFY(again.core().stateDigest() != before);
+  }
+
+  void snapshotOfAnotherJournalIsRefused() {
+    // Two journals with the same entries (a script run twice): a snapshot of one is not
+    // applied to the other, whose history it cannot vouch for. Seen failing with the journal
+    // id left out of the check in ExchangeCore::loadSnapshot.
+    QTemporaryDir dir;
+    std::string bytes;
+    std::uint64_t seq = 0;
+    for (const char* name : {"a.db", "b.db"}) {
+      Driver d(marketConfig(), dir.filePath(name).toStdString());
+      d.send(d.connect("provider"), order("s1", "sell", 1, 2, kNow + 1, kNow + 3, 2 * kDollar));
+      if (bytes.empty()) {
+        bytes = d.core().snapshot();
+        seq = d.journal().lastSeq();
+      }
+    }
+    const ExchangeCore::SnapshotStart from{seq, bytes};
+    {
+      Driver same(marketConfig(), dir.filePath("a.db").toStdString(), &from);
+      QVERIFY(same.core().startedFromSnapshot());
+    }
+    auto journal = openJournal(dir.filePath("b.db").toStdString());
+    QVERIFY_THROWS_EXCEPTION(SnapshotCorrupt, ExchangeCore(marketConfig(), *journal, &from));
   }
 };
 
