@@ -19,6 +19,7 @@
 #include "OutputFloor.h"
 #include "ThreadUsage.h"
 
+#include "core/domain/Fnv1a.h"
 #include "core/engine/EventJson.h"
 #include "core/engine/Matcher.h"
 
@@ -172,16 +173,15 @@ std::uint64_t outputDigest(const Load& load) {
   auto engine = makeMatchingEngine();
   const AccountDirectory accounts;
   std::vector<Event> out;
-  std::uint64_t h = 14695981039346656037ull;
+  Fnv1a h;
   auto apply = [&](const InputEvent& in) {
     out.clear();
     engine->apply(in, out);
-    for (const Event& e : out)
-      for (char c : toJson(e, accounts).dump()) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    for (const Event& e : out) h.add(toJson(e, accounts).dump());
   };
   for (const auto& e : load.setup) apply(e);
   for (const auto& e : load.events) apply(e);
-  return h;
+  return h.value();
 }
 
 struct Options {

@@ -1,4 +1,5 @@
 #include "core/engine/Inventory.h"
+#include "core/engine/SnapshotCodec.h"
 
 #include <algorithm>
 
@@ -121,6 +122,48 @@ void Inventory::transfer(Series& from, Series& to, Hour start, Hour end, GpuCoun
   }
   to.cover(start, end);
   for (Hour h = start; h < end; ++h) to.held[static_cast<std::size_t>(h - to.base)] += gpus;
+}
+
+// Series in key order, so that equal inventories give equal bytes.
+void Inventory::save(SnapshotWriter& w) const {
+  auto series = [&w](const Series& s) {
+    w.pod(s.base);
+    w.podVector(s.held);
+    w.podVector(s.offered);
+  };
+  std::vector<std::uint64_t> keys;
+  for (const auto& [k, s] : series_) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  w.pod<std::uint64_t>(keys.size());
+  for (std::uint64_t k : keys) {
+    w.pod(k);
+    series(series_.at(k));
+  }
+  std::vector<ClusterId> clusters;
+  for (const auto& [c, s] : granted_) clusters.push_back(c);
+  std::sort(clusters.begin(), clusters.end());
+  w.pod<std::uint64_t>(clusters.size());
+  for (ClusterId c : clusters) {
+    w.pod(c);
+    series(granted_.at(c));
+  }
+}
+
+void Inventory::load(SnapshotReader& r) {
+  auto series = [&r](Series& s) {
+    s.base = r.pod<Hour>();
+    r.podVector(s.held);
+    r.podVector(s.offered);
+    if (s.held.size() != s.offered.size()) throw SnapshotCorrupt("snapshot: holdings of unequal lengths");
+  };
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto k = r.pod<std::uint64_t>();
+    series(series_.try_emplace(k, memory_).first->second);
+  }
+  for (std::size_t n = r.count(4); n > 0; --n) {
+    const auto c = r.pod<ClusterId>();
+    series(granted_.try_emplace(c, memory_).first->second);
+  }
 }
 
 }  // namespace tessera

@@ -12,6 +12,8 @@
 namespace tessera {
 
 struct Holding;
+class SnapshotWriter;
+class SnapshotReader;
 
 class Inventory {
  public:
@@ -32,6 +34,10 @@ class Inventory {
   // Moves offered GPU-hours of the seller to the buyer.
   void transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
                 GpuCount gpus);
+
+  // The snapshot form (core/engine/SnapshotCodec.h); load() into an empty inventory.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
 
   // One account's holdings on one cluster, per hour.
   class Series {

@@ -1,6 +1,10 @@
 #include "core/engine/MatchingEngine.h"
 
+#include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
+#include "core/engine/SnapshotCodec.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <numeric>
@@ -1109,6 +1113,229 @@ std::vector<OrderView> MatchingEngine::allOrNoneBids(ClusterId cluster) const {
   if (const Book* b = findBook(cluster))
     for (const ListedBid& bid : b->allOrNoneBids) out.push_back(view(orders_[bid.slot]));
   return out;
+}
+
+}  // namespace tessera
+
+// ---- snapshots ------------------------------------------------------------------------------
+
+namespace tessera {
+
+namespace {
+constexpr std::string_view kEngineSnapshotFormat = "tessera-engine-snapshot-1";
+
+// Most requests in binary; one with constraints or cost factors (rare, and with lists of their
+// own) as its JSON form.
+template <typename T>
+void writeOptional(SnapshotWriter& w, const std::optional<T>& v) {
+  w.pod(v.has_value());
+  w.pod(v.value_or(T{}));
+}
+template <typename T>
+std::optional<T> readOptional(SnapshotReader& r) {
+  const bool has = r.pod<bool>();
+  const T v = r.pod<T>();
+  return has ? std::optional<T>(v) : std::nullopt;
+}
+
+void writeRequest(SnapshotWriter& w, const OrderRequest& o) {
+  const bool binary = !o.constraints && o.costFactors.empty();
+  w.pod(binary);
+  if (!binary) {
+    w.pod(o.account);
+    w.str(toJson(o).dump());
+    return;
+  }
+  w.pod(o.id);
+  w.pod(o.account);
+  w.pod(o.side);
+  w.pod(o.fill);
+  w.pod(o.tif);
+  w.pod(o.postOnly);
+  w.pod(o.stp);
+  writeOptional(w, o.cluster);
+  w.pod(o.gpus);
+  w.pod(o.limit);
+  w.pod(o.start);
+  w.pod(o.end);
+  writeOptional(w, o.duration);
+  writeOptional(w, o.expireAt);
+  writeOptional(w, o.sellBack);
+  w.terms(o.terms);
+}
+
+OrderRequest readRequest(SnapshotReader& r) {
+  if (r.pod<bool>()) {
+    OrderRequest o;
+    o.id = r.pod<OrderId>();
+    o.account = r.pod<AccountId>();
+    o.side = r.pod<Side>();
+    o.fill = r.pod<FillStyle>();
+    o.tif = r.pod<TimeInForce>();
+    o.postOnly = r.pod<bool>();
+    o.stp = r.pod<SelfTradePrevention>();
+    o.cluster = readOptional<ClusterId>(r);
+    o.gpus = r.pod<GpuCount>();
+    o.limit = r.pod<Price>();
+    o.start = r.pod<Hour>();
+    o.end = r.pod<Hour>();
+    o.duration = readOptional<Hour>(r);
+    o.expireAt = readOptional<Hour>(r);
+    o.sellBack = readOptional<ContractId>(r);
+    o.terms = r.terms();
+    return o;
+  }
+  const auto account = r.pod<AccountId>();
+  const auto j = nlohmann::json::parse(r.str(), nullptr, false);
+  if (j.is_discarded()) throw SnapshotCorrupt("snapshot: an order is not JSON");
+  auto parsed = orderFromJson(j, account);
+  if (auto* e = std::get_if<JsonError>(&parsed)) throw SnapshotCorrupt("snapshot: an order: " + e->message);
+  return std::get<OrderRequest>(std::move(parsed));
+}
+}  // namespace
+
+void MatchingEngine::saveSnapshot(std::string& out) const {
+  if (!stopped_.empty()) throw std::logic_error("a snapshot is taken between inputs");
+  SnapshotWriter w(out);
+  w.str(kEngineSnapshotFormat);
+  w.pod(state_.now);
+  w.pod(state_.lastContract);
+  w.pod(lastSeq_);
+  const std::vector<Cluster> clusters = state_.clusters.all();
+  w.pod<std::uint64_t>(clusters.size());
+  for (const Cluster& c : clusters) w.str(toJson(c).dump());
+  state_.inventory.save(w);
+  // Contracts are numbered from 1 without gaps.
+  std::vector<Contract> contracts;
+  for (ContractId id = 1;; ++id) {
+    auto k = state_.contracts.find(id);
+    if (!k) break;
+    contracts.push_back(std::move(*k));
+  }
+  w.pod<std::uint64_t>(contracts.size());
+  for (const Contract& k : contracts) w.contract(k);
+
+  // Finished orders in the order they finished, so that they keep their places.
+  std::vector<std::pair<Slot, OrderId>> finished;
+  std::vector<std::pair<std::uint64_t, Slot>> working;
+  slotOf_.forEach([&](OrderId id, Slot s) {
+    if (s & kFinishedTag) finished.emplace_back(s & ~kFinishedTag, id);
+    else working.emplace_back(orders_[s].seq, s);
+  });
+  std::sort(finished.begin(), finished.end());
+  if (finished.size() != finished_.size()) throw std::logic_error("finished orders without an id");
+  w.pod<std::uint64_t>(finished.size());
+  for (const auto& [index, id] : finished) {
+    const OrderView v = finished_.at(index, id);
+    writeRequest(w, v.request);
+    w.pod(v.status);
+    w.pod(v.filledGpuHours);
+  }
+  // Working orders in sequence order: re-rested in that order, each level's entries are in
+  // time order again.
+  std::sort(working.begin(), working.end());
+  w.pod<std::uint64_t>(working.size());
+  for (const auto& [seq, s] : working) {
+    const Order& o = orders_[s];
+    writeRequest(w, o.req);
+    w.pod(o.seq);
+    w.pod(o.arrival);
+    w.pod(o.liveFrom);
+    w.pod(o.filled);
+    w.pod(o.leaves);
+    w.pod(o.listed);
+    w.pod(o.restsIn != nullptr);
+    // Per-hour quantities from the first live hour only: what came before is never read again,
+    // and how far back an engine's array reaches depends on its history, not on its state.
+    if (o.qty && o.liveFrom >= o.qtyBase && o.req.end - o.qtyBase <= static_cast<Hour>(o.qtyHours)) {
+      w.pod(o.liveFrom);
+      w.pods(o.qty + (o.liveFrom - o.qtyBase), static_cast<std::size_t>(o.req.end - o.liveFrom));
+    } else {
+      w.pod(o.qtyBase);
+      w.pods(o.qty, o.qty ? o.qtyHours : 0);
+    }
+    w.podVector(o.accepted);
+    w.podVector(o.candidates);
+  }
+}
+
+void MatchingEngine::loadSnapshot(std::string_view in) {
+  if (orders_.size() != 0 || lastSeq_ != 0 || state_.now != 0 || !books_.empty())
+    throw std::logic_error("a snapshot is loaded into a fresh engine");
+  SnapshotReader r(in);
+  if (r.str() != kEngineSnapshotFormat) throw SnapshotCorrupt("snapshot: not an engine snapshot of this version");
+  state_.now = r.pod<Hour>();
+  state_.lastContract = r.pod<ContractId>();
+  lastSeq_ = r.pod<std::uint64_t>();
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto j = nlohmann::json::parse(r.str(), nullptr, false);
+    if (j.is_discarded()) throw SnapshotCorrupt("snapshot: a cluster is not JSON");
+    auto c = clusterFromJson(j);
+    if (auto* e = std::get_if<JsonError>(&c)) throw SnapshotCorrupt("snapshot: a cluster: " + e->message);
+    state_.clusters.add(std::get<Cluster>(c));
+  }
+  state_.inventory.load(r);
+  for (std::size_t n = r.count(8); n > 0; --n) state_.contracts.add(r.contract());
+
+  std::vector<std::pair<OrderId, Slot>> ids;
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const OrderRequest req = readRequest(r);
+    const auto status = r.pod<OrderStatus>();
+    const auto filled = r.pod<std::int64_t>();
+    ids.emplace_back(req.id, kFinishedTag | finished_.add(req, status, filled));
+  }
+  std::vector<GpuCount> need;
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    Order o;
+    o.req = readRequest(r);
+    o.seq = r.pod<std::uint64_t>();
+    o.arrival = r.pod<std::uint64_t>();
+    o.liveFrom = r.pod<Hour>();
+    o.filled = r.pod<std::int64_t>();
+    o.leaves = r.pod<std::int64_t>();
+    const bool listed = r.pod<bool>();
+    const bool resting = r.pod<bool>();
+    const Hour qtyBase = r.pod<Hour>();
+    std::vector<GpuCount> qty;
+    r.podVector(qty);
+    r.podVector(o.accepted);
+    r.podVector(o.candidates);
+    if (!o.req.cluster && !o.aon()) throw SnapshotCorrupt("snapshot: a divisible order without a cluster");
+    if (o.req.side == Side::Sell) o.terms = terms_.intern(o.req.terms);
+    const Slot s = store(std::move(o));
+    Order& stored = orders_[s];
+    ids.emplace_back(stored.req.id, s);
+    if (!qty.empty()) {
+      std::copy(qty.begin(), qty.end(), allocateQty(stored, qty.size()));
+      stored.qtyBase = qtyBase;
+    }
+    if (stored.req.side == Side::Sell && stored.req.cluster)
+      stored.holdings = &state_.inventory.seriesOf(stored.req.account, *stored.req.cluster);
+    if (listed) restAllOrNone(s);
+    if (resting) {
+      const Hour from = stored.liveFrom;
+      const Hour end = stored.req.end;
+      if (from < state_.now || from >= end || (stored.qty && (from < stored.qtyBase || end - stored.qtyBase > stored.qtyHours)))
+        throw SnapshotCorrupt("snapshot: a resting order's hours do not fit");
+      stored.restsIn = &book(*stored.req.cluster).sides[side(stored.req.side)];
+      const std::int32_t key = entryKey(stored.req.side, stored.req.limit);
+      if (stored.qty) {
+        const GpuCount* q = stored.qty + (from - stored.qtyBase);
+        need.assign(q, q + (end - from));
+        const Resting e{stored.seq, from, end, s, stored.req.account, q, stored.req.gpus};
+        stored.level = stored.restsIn->add(key, e, from, need);
+      } else {
+        const Resting e{stored.seq, from, end, s, stored.req.account, nullptr, stored.req.gpus};
+        stored.level = stored.restsIn->add(key, e, from, end, stored.req.gpus);
+      }
+    }
+  }
+  if (!r.done()) throw SnapshotCorrupt("snapshot: bytes after the engine's state");
+  std::sort(ids.begin(), ids.end());
+  for (const auto& [id, s] : ids) {
+    if (slotOf_.contains(id)) throw SnapshotCorrupt("snapshot: order " + std::to_string(id) + " twice");
+    slotOf_.insert(id, s);
+  }
 }
 
 }  // namespace tessera

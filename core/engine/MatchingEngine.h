@@ -44,6 +44,16 @@ class MatchingEngine final : public Matcher {
   explicit MatchingEngine(std::size_t prefaultBytes = 0);
   void apply(const InputEvent& in, std::vector<Event>& out) override;
 
+  // The whole state between two inputs, in the byte form of core/engine/SnapshotCodec.h
+  // (appended to `out`), and that state loaded into a fresh engine (one that has applied
+  // nothing). A loaded engine answers every query and every later input exactly as the saved
+  // one would: working orders keep their sequence numbers and re-rest in sequence order, which
+  // is each level's time order; finished orders keep their places; the caches that only speed
+  // matching up (PriceLevels' bounds, all-or-none shortfalls) start over from the truth.
+  // Throws SnapshotCorrupt on bytes that are not such a snapshot.
+  void saveSnapshot(std::string& out) const;
+  void loadSnapshot(std::string_view in);
+
   Hour now() const override { return state_.now; }
   const Cluster* cluster(ClusterId id) const override { return state_.clusters.find(id); }
   std::vector<Cluster> clusters() const override { return state_.clusters.all(); }

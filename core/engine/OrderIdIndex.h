@@ -44,6 +44,14 @@ class OrderIdIndex {
     }
   }
   Slot at(OrderId id) const { return *find(id); }
+  // Calls f(id, slot) for every id in the index, in no particular order.
+  template <typename F>
+  void forEach(F&& f) const {
+    for (std::size_t p = 0; p < pages_.size(); ++p)
+      for (std::uint64_t i = 0; i < kPageSize; ++i)
+        if ((*pages_[p])[i] != kNone) f(static_cast<OrderId>(p * kPageSize + i), (*pages_[p])[i]);
+    for (const auto& [id, s] : sparse_) f(id, s);
+  }
   // Points `id`, which must be in the index, at `s` instead.
   void assign(OrderId id, Slot s) {
     if (id < covered()) {

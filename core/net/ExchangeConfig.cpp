@@ -121,7 +121,8 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   if (auto* e = std::get_if<ConfigError>(&read)) return *e;
   const json& j = std::get<json>(read);
   static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record", "fee_ppm", "engine_prefault_mb",
-                                 "tls_cert", "tls_key", "log_file", "log_level"};
+                                 "tls_cert", "tls_key", "log_file", "log_level", "snapshots",
+                                 "snapshot_every_entries", "snapshot_every_seconds"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || key == k;
@@ -144,6 +145,12 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   if (cfg.enginePrefaultMb < 0 || cfg.enginePrefaultMb > kMaxEnginePrefaultMb)
     return ConfigError{path + ": engine_prefault_mb must be 0 to " + std::to_string(kMaxEnginePrefaultMb)};
   cfg.port = static_cast<std::uint16_t>(port);
+  if (!get(j, "snapshots", cfg.snapshots, err, path) ||
+      !get(j, "snapshot_every_entries", cfg.snapshotEveryEntries, err, path) ||
+      !get(j, "snapshot_every_seconds", cfg.snapshotEverySeconds, err, path))
+    return ConfigError{err};
+  if (cfg.snapshotEveryEntries < 0 || cfg.snapshotEverySeconds < 0)
+    return ConfigError{path + ": snapshot_every_entries and snapshot_every_seconds must be 0 or more"};
   if (auto it = j.find("limits"); it != j.end()) {
     if (!it->is_object()) return ConfigError{path + ": 'limits' must be an object"};
     Limits& l = cfg.limits;

@@ -127,6 +127,16 @@ struct ExchangeConfig {
   // The log (core/net/ExchangeLog.h); tessera-exchange sets it up from these.
   std::string logFile;          // empty: stderr only
   std::string logLevel = "info";
+  // Snapshots of the whole state in "<db>.snapshots" (docs/protocol.md, "Snapshots"): one is
+  // taken once this many journal entries, or this many seconds with new entries, have passed
+  // since the last (0: never by that measure), and one at a clean stop. Start-up loads the
+  // newest usable snapshot and replays only the later entries. With `snapshots` false they are
+  // neither written nor read; with `snapshotsAtStart` false start-up ignores them (a full
+  // replay) but they are still written.
+  bool snapshots = true;
+  bool snapshotsAtStart = true;
+  std::int64_t snapshotEveryEntries = 1'000'000;
+  std::int64_t snapshotEverySeconds = 600;
   // Set by EmbeddedExchange: outages from its in-process feeder.
   std::shared_ptr<FeederReports> feederReports;
 };

@@ -1,10 +1,16 @@
 #include "core/net/ExchangeCore.h"
 #include "core/net/ExchangeLog.h"
 
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 
+#include "core/domain/Fnv1a.h"
 #include "core/engine/CashReservation.h"
 #include "core/engine/EventJson.h"
+#include "core/engine/MatchingEngine.h"
+#include "core/engine/SnapshotCodec.h"
+#include "core/net/SnapshotStore.h"
 #include "core/engine/MarketLimits.h"
 #include "core/net/JournalForm.h"
 #include "core/net/ServerMessage.h"
@@ -67,18 +73,27 @@ void Outbox::clear() {
   disconnect.clear();
 }
 
-ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
+ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from)
     : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)) {
   epoch_ = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::system_clock::now().time_since_epoch())
           .count());
-  for (const AccountConfig& ac : config.accounts) {
-    Account& a = accountNamed(ac.name);
-    a.house = ac.house;
-    a.creditLimit = ac.creditLimit;
-    a.configured = true;
-    if (ac.cash > 0) ledger_.postChecked({a.id, Book::External}, {a.id, Book::Cash}, ac.cash, "deposit");
+  fingerprint_ = configFingerprint(config);
+  if (from) {
+    // The configured accounts and their deposits are in the snapshot (its fingerprint says the
+    // configuration is the same).
+    loadSnapshot(*from);
+    fromSnapshot_ = true;
+    snapshotSeq_ = from->journalSeq;
+  } else {
+    for (const AccountConfig& ac : config.accounts) {
+      Account& a = accountNamed(ac.name);
+      a.house = ac.house;
+      a.creditLimit = ac.creditLimit;
+      a.configured = true;
+      if (ac.cash > 0) ledger_.postChecked({a.id, Book::External}, {a.id, Book::Cash}, ac.cash, "deposit");
+    }
   }
   feederReports_ = config.feederReports;
   if (config.feePpm > 0) settlement_.chargeFees(config.feePpm, accountNamed(kFeeAccount).id);
@@ -129,11 +144,11 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal)
     recorder_ = std::make_unique<store::HistoryRecorder>(*history_, directory_);
   }
   try {
-    replay();
+    replay(from ? from->journalSeq : 0);
   } catch (const std::exception& e) {
     throw JournalUnreadable(std::string("the journal cannot be replayed: ") + e.what());
   }
-  if (replayed_ == 0) openMarket(config);
+  if (replayed_ == 0 && !from) openMarket(config);
   dirtyBalances_.clear();  // nobody is connected yet: there is nobody to tell
 }
 
@@ -193,7 +208,7 @@ Money ExchangeCore::reserved(AccountId a) const {
   return it == accounts_.end() ? 0 : it->second.reserved;
 }
 
-void ExchangeCore::replay() {
+void ExchangeCore::replay(std::uint64_t afterSeq) {
   replaying_ = true;
   replayed_ = journal_.replay([this](const JournalEntry& e) {
     const nlohmann::json j = nlohmann::json::parse(e.input, nullptr, false);
@@ -249,7 +264,7 @@ void ExchangeCore::replay() {
                                " is rejected on replay (" + rej->detail +
                                "): the journal does not match this engine");
     }
-  });
+  }, afterSeq);
   replaying_ = false;
   std::erase_if(touched_, [now = engine_->now()](const CellKey& k) { return k.hour < now; });
   publishCells(nullptr);
@@ -1120,9 +1135,9 @@ std::optional<std::string> ExchangeCore::applyOutage(AccountId provider, const O
   std::vector<Contract> contracts;
   Hour first = m.end;
   Hour last = from;
-  for (ContractId id : settlement_.openContracts()) {
+  for (ContractId id : settlement_.openContractsOf(provider, m.cluster)) {
     const Contract* k = settlement_.contract(id);
-    if (k->seller == provider && k->cluster == m.cluster && k->start < m.end && k->end > from) {
+    if (k->start < m.end && k->end > from) {
       contracts.push_back(*k);
       first = std::min(first, std::max(k->start, from));
       last = std::max(last, std::min(k->end, m.end));
@@ -1256,6 +1271,322 @@ void ExchangeCore::applyFeederOutages(Outbox& out) {
     // to tell.
     applyOutage(accountNamed(f.provider).id, m, &out, nullptr);
   }
+}
+
+}  // namespace tessera::net
+
+namespace tessera::net {
+
+std::uint64_t ExchangeCore::stateDigest() const {
+  Fnv1a h;
+  std::string line;
+  auto add = [&](const auto&... values) {
+    line.clear();
+    ((line += std::to_string(values), line += ' '), ...);
+    line += '\n';
+    h.add(line);
+  };
+  auto addJson = [&](const nlohmann::json& j) {
+    h.add(j.dump());
+    h.add("\n");
+  };
+  const Matcher& engine = *engine_;
+  // Not nextOrderId_ itself: an order the engine rejects uses up an id live but is not
+  // journaled, so a replay may hand out ids a live core skipped (no reply ever showed them).
+  add(engine.now(), directory_.size());
+  for (const Cluster& c : engine.clusters()) addJson(toJson(c));
+  // Orders: the engine's view of each (working or finished) and the exchange's record of it.
+  for (OrderId id = 1; id < nextOrderId_; ++id) {
+    if (const auto v = engine.order(id)) {
+      addJson(toJson(v->request));
+      add(v->request.account, static_cast<int>(v->status), v->filledGpuHours, v->leavesGpuHours);
+    }
+    if (const OrderInfo* info = orders_.find(id)) {
+      h.add(info->clOrdId);
+      add(info->account, info->limit, static_cast<int>(info->side), info->reserved, info->open);
+      // Which order the client's id names now (a later order may have taken it over).
+      const auto named = accounts_.at(info->account).byClOrdId.find(info->clOrdId);
+      add(named.value_or(0), accounts_.at(info->account).byClOrdId.size());
+    }
+  }
+  Hour lastHour = engine.now();
+  for (AccountId a = 1; a <= directory_.size(); ++a) {
+    h.add(directory_.name(a));
+    if (auto it = accounts_.find(a); it != accounts_.end()) {
+      const Account& acc = it->second;
+      add(acc.reserved, acc.house, acc.creditLimit, acc.configured, acc.openOrders);
+    }
+    for (const OrderView& v : engine.workingOrders(a)) add(v.request.id);
+    for (const Contract& k : engine.contractsOf(a)) {
+      addJson(toJson(k, directory_));
+      lastHour = std::max(lastHour, k.end);
+      if (const auto st = settlement_.state(k.id))
+        add(static_cast<int>(*st), settlement_.escrow(k.id), settlement_.deliveredGpuHours(k.id));
+    }
+    add(settlement_.creditsReceived(a), forwards_.marginHeld(a));
+    for (const ForwardOrder& o : forwards_.market().workingOrders(a))
+      add(o.id, o.account, static_cast<int>(o.side), static_cast<int>(o.accelerator), o.weekStart, o.gpuHours, o.price);
+    for (const ForwardPosition& p : forwards_.market().positionsOf(a))
+      add(p.id, p.buyer, p.seller, static_cast<int>(p.terms.accelerator), p.terms.weekStart, p.terms.gpuHours,
+          p.terms.price, static_cast<int>(p.status), p.buyerMargin, p.sellerMargin, p.lastMark);
+    for (Book b : {Book::Cash, Book::Reserved, Book::Escrow, Book::Margin, Book::Fees, Book::External})
+      add(ledger_.balance({a, b}));
+  }
+  // Holdings of every account on every cluster, from the clock to the last contracted hour.
+  for (const Cluster& c : engine.clusters())
+    for (AccountId a = 1; a <= directory_.size(); ++a)
+      for (Hour hour = engine.now(); hour < lastHour; ++hour) {
+        const Holding held = engine.holding(a, c.id, hour);
+        if (held.held != 0 || held.offered != 0) add(c.id, a, hour, held.held, held.offered);
+      }
+  add(ledger_.postingCount());
+  for (const Posting& p : ledger_.postings()) {
+    add(p.id, p.from.account, static_cast<int>(p.from.book), p.to.account, static_cast<int>(p.to.book), p.amount);
+    h.add(p.memo);
+  }
+  h.add(forwards_.booksJson());
+  add(indexAsOf_.value_or(-1), indexHistory_.size());
+  for (const auto& [key, p] : indexNow_)
+    add(static_cast<int>(key.first), static_cast<int>(key.second), p.asOf, p.value.price, p.value.gpuHours,
+        p.value.trades, p.value.stale);
+  for (const IndexPublication& p : indexHistory_)
+    add(static_cast<int>(p.accelerator), static_cast<int>(p.tenor), p.asOf, p.value.price, p.value.gpuHours,
+        p.value.trades, p.value.stale);
+  add(publishedThrough_, published_.size());
+  for (const auto& [cell, levels] : published_) {
+    add(cell.cluster, cell.hour, static_cast<int>(cell.side));
+    for (const BookLevel& l : levels) {
+      add(l.price, l.gpus, l.orders);
+      addJson(toJson(l.terms));
+    }
+  }
+  return h.value();
+}
+
+}  // namespace tessera::net
+
+namespace tessera::net {
+
+namespace {
+std::uint64_t entryDigest(const JournalEntry& e) {
+  Fnv1a h;
+  h.add(e.clOrdId);
+  h.add("\n");
+  h.add(e.input);
+  return h.value();
+}
+}  // namespace
+
+std::uint64_t ExchangeCore::configFingerprint(const ExchangeConfig& config) {
+  Fnv1a h;
+  for (const AccountConfig& a : config.accounts)
+    h.add(a.name + " " + std::to_string(a.cash) + " " + std::to_string(a.house) + " " + std::to_string(a.creditLimit) + "\n");
+  h.add("fee " + std::to_string(config.feePpm));
+  return h.value();
+}
+
+std::string ExchangeCore::snapshot() const {
+  const auto* engine = dynamic_cast<const MatchingEngine*>(engine_.get());
+  if (!engine) throw std::logic_error("snapshots need the fast matching engine");
+  if (journal_.inTransaction()) throw std::logic_error("a snapshot is taken after the journal's commit");
+  std::string out;
+  // Room for about what the last one took: growing by doubling would copy it all again.
+  out.reserve(lastSnapshotBytes_ + lastSnapshotBytes_ / 8);
+  SnapshotWriter w(out);
+  w.str(kSnapshotFormat);
+  const std::uint64_t seq = journal_.lastSeq();
+  w.pod(seq);
+  const auto last = seq ? journal_.entry(seq) : std::nullopt;
+  w.pod<std::uint64_t>(last ? entryDigest(*last) : 0);
+  w.pod(journal_.id());
+  w.pod(fingerprint_);
+  const std::size_t engineAt = w.reserve();
+  engine->saveSnapshot(out);
+  w.fill(engineAt);
+
+  w.pod<std::uint64_t>(directory_.size());
+  for (AccountId a = 1; a <= directory_.size(); ++a) {
+    w.str(directory_.name(a));
+    const auto it = accounts_.find(a);
+    w.pod(it != accounts_.end());
+    if (it == accounts_.end()) continue;
+    const Account& acc = it->second;
+    w.pod(acc.reserved);
+    w.pod(acc.house);
+    w.pod(acc.creditLimit);
+    w.pod(acc.configured);
+    w.pod(acc.openOrders);
+  }
+  std::vector<OrderId> ids;
+  for (OrderId id = 1; id < nextOrderId_; ++id)
+    if (orders_.find(id)) ids.push_back(id);
+  w.pod<std::uint64_t>(ids.size());
+  for (OrderId id : ids) {
+    const OrderInfo& o = orders_.at(id);
+    w.pod(id);
+    w.pod(o.account);
+    w.str(o.clOrdId);
+    w.pod(o.limit);
+    w.pod(o.side);
+    w.pod(o.reserved);
+    w.pod(o.open);
+  }
+  w.pod(nextOrderId_);
+  ledger_.save(w);
+  settlement_.save(w);
+  forwards_.save(w);
+  index_.save(w);
+  w.pod<std::uint64_t>(indexedAccelerators_.size());
+  for (Accelerator a : indexedAccelerators_) w.pod(a);
+  w.pod(indexAsOf_.has_value());
+  w.pod(indexAsOf_.value_or(0));
+  w.pod<std::uint64_t>(indexNow_.size());
+  for (const auto& [key, p] : indexNow_) w.pod(p);
+  w.pod<std::uint64_t>(indexHistory_.size());
+  for (const IndexPublication& p : indexHistory_) w.pod(p);
+  w.pod(publishedThrough_);
+  w.pod<std::uint64_t>(published_.size());
+  for (const auto& [cell, levels] : published_) {
+    w.pod(cell.cluster);
+    w.pod(cell.hour);
+    w.pod(cell.side);
+    w.pod<std::uint64_t>(levels.size());
+    for (const BookLevel& l : levels) {
+      w.pod(l.price);
+      w.pod(l.gpus);
+      w.pod(l.orders);
+      w.terms(l.terms);
+    }
+  }
+  lastSnapshotBytes_ = out.size();
+  return out;
+}
+
+void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
+  SnapshotReader r(from.bytes);
+  if (r.str() != kSnapshotFormat) throw SnapshotCorrupt("not a snapshot of this version");
+  const auto seq = r.pod<std::uint64_t>();
+  const auto digest = r.pod<std::uint64_t>();
+  if (seq != from.journalSeq) throw SnapshotCorrupt("its bytes name another journal entry than its record");
+  const auto last = seq ? journal_.entry(seq) : std::nullopt;
+  if (seq && !last) throw SnapshotCorrupt("taken after journal entry " + std::to_string(seq) + ", which this journal does not have");
+  if ((last ? entryDigest(*last) : 0) != digest || r.pod<std::uint64_t>() != journal_.id())
+    throw SnapshotCorrupt("taken from another journal");
+  if (r.pod<std::uint64_t>() != fingerprint_)
+    throw SnapshotCorrupt("the configured accounts or fee changed since it was taken");
+  auto* engine = dynamic_cast<MatchingEngine*>(engine_.get());
+  if (!engine) throw std::logic_error("snapshots need the fast matching engine");
+  engine->loadSnapshot(r.bytes(r.count(1)));
+
+  const std::size_t names = r.count(8);
+  for (AccountId a = 1; a <= names; ++a) {
+    const std::string name = r.str();
+    if (directory_.intern(name) != a) throw SnapshotCorrupt("account names out of order");
+    if (!r.pod<bool>()) continue;
+    Account& acc = accounts_[a];
+    acc.id = a;
+    acc.name = name;
+    acc.reserved = r.pod<Money>();
+    acc.house = r.pod<bool>();
+    acc.creditLimit = r.pod<Money>();
+    acc.configured = r.pod<bool>();
+    acc.openOrders = r.pod<int>();
+  }
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto id = r.pod<OrderId>();
+    OrderInfo o;
+    o.account = r.pod<AccountId>();
+    o.clOrdId = r.str();
+    o.limit = r.pod<Price>();
+    o.side = r.pod<Side>();
+    o.reserved = r.pod<Money>();
+    o.open = r.pod<bool>();
+    auto acc = accounts_.find(o.account);
+    if (acc == accounts_.end()) throw SnapshotCorrupt("an order of an unknown account");
+    // As a replay names them: a later order with the same client id takes it over.
+    if (!acc->second.byClOrdId.claim(o.clOrdId, id)) {
+      acc->second.byClOrdId.erase(o.clOrdId);
+      acc->second.byClOrdId.claim(o.clOrdId, id);
+    }
+    orders_.put(id, std::move(o));
+  }
+  nextOrderId_ = r.pod<OrderId>();
+  ledger_.load(r);
+  settlement_.load(r);
+  forwards_.load(r);
+  index_.load(r);
+  for (std::size_t n = r.count(1); n > 0; --n) indexedAccelerators_.insert(r.pod<Accelerator>());
+  const bool asOf = r.pod<bool>();
+  const auto asOfHour = r.pod<Hour>();
+  if (asOf) indexAsOf_ = asOfHour;
+  for (std::size_t n = r.count(sizeof(IndexPublication)); n > 0; --n) {
+    const auto p = r.pod<IndexPublication>();
+    indexNow_[{p.accelerator, p.tenor}] = p;
+  }
+  for (std::size_t n = r.count(sizeof(IndexPublication)); n > 0; --n) indexHistory_.push_back(r.pod<IndexPublication>());
+  publishedThrough_ = r.pod<Hour>();
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    CellKey cell;
+    cell.cluster = r.pod<ClusterId>();
+    cell.hour = r.pod<Hour>();
+    cell.side = r.pod<Side>();
+    auto& levels = published_[cell];
+    for (std::size_t k = r.count(8); k > 0; --k) {
+      BookLevel l;
+      l.price = r.pod<Price>();
+      l.gpus = r.pod<GpuCount>();
+      l.orders = r.pod<int>();
+      l.terms = r.terms();
+      levels.push_back(l);
+    }
+  }
+  if (!r.done()) throw SnapshotCorrupt("bytes after the exchange's state");
+}
+
+std::unique_ptr<ExchangeCore> ExchangeCore::start(const ExchangeConfig& config, Journal& journal,
+                                                SnapshotStore* store) {
+  std::vector<SnapshotInfo> snapshots;
+  if (store) {
+    try {
+      snapshots = store->list();
+    } catch (const std::exception& e) {
+      exchangeLog()->warn("snapshots cannot be listed ({}): replaying the whole journal", e.what());
+    }
+  }
+  {
+    const std::uint64_t fingerprint = configFingerprint(config);
+    for (const SnapshotInfo& info : snapshots) {
+      const std::string which = "snapshot " + std::to_string(info.id) + " (after journal entry " +
+                                std::to_string(info.journalSeq) + ", written " + info.writtenAt + ")";
+      if (info.format != kSnapshotFormat) {
+        exchangeLog()->warn("{} is of another version ({}): not used", which, info.format);
+        continue;
+      }
+      if (info.configFingerprint != fingerprint) {
+        exchangeLog()->warn("{} was taken under other configured accounts or fee: not used", which);
+        continue;
+      }
+      std::variant<std::string, std::string> bytes;
+      try {
+        bytes = store->read(info.id);
+      } catch (const std::exception& e) {
+        bytes.emplace<1>(e.what());
+      }
+      if (bytes.index() == 1) {
+        exchangeLog()->warn("{} is damaged: {}; trying an older one", which, std::get<1>(bytes));
+        continue;
+      }
+      try {
+        const SnapshotStart from{info.journalSeq, std::get<0>(bytes)};
+        auto core = std::make_unique<ExchangeCore>(config, journal, &from);
+        exchangeLog()->info("started from {} and {} later journal entries", which, core->replayedEntries());
+        return core;
+      } catch (const SnapshotCorrupt& e) {
+        exchangeLog()->warn("{} cannot be used: {}; trying an older one", which, e.what());
+      }
+    }
+  }
+  return std::make_unique<ExchangeCore>(config, journal);
 }
 
 }  // namespace tessera::net

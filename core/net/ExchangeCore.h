@@ -30,12 +30,14 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace tessera::net {
 
 using SessionId = std::uint64_t;
+class SnapshotStore;
 
 struct Outbox {
   std::unordered_map<SessionId, std::string> toSession;
@@ -47,9 +49,17 @@ struct Outbox {
 
 class ExchangeCore {
  public:
+  // A snapshot to start from (SnapshotStore) instead of replaying the whole journal.
+  struct SnapshotStart {
+    std::uint64_t journalSeq = 0;  // the entry it was taken after
+    std::string_view bytes;
+  };
   // Replays `journal` (if it has entries) or, on a fresh journal, opens the configured market.
-  // Throws std::runtime_error when the journal cannot be replayed.
-  ExchangeCore(const ExchangeConfig& config, Journal& journal);
+  // With `from`, loads that snapshot and replays only the entries after it. Throws
+  // SnapshotCorrupt (core/engine/SnapshotCodec.h) if `from` cannot be used (damaged, another
+  // version, another journal, a changed configuration): the caller then starts again without
+  // it. Throws std::runtime_error when the journal cannot be replayed.
+  ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from = nullptr);
   ~ExchangeCore();
 
   // `address`: the peer's "ip:port", for the log (logons and failed logons).
@@ -78,6 +88,32 @@ class ExchangeCore {
   const std::deque<IndexPublication>& indexHistory() const { return indexHistory_; }
   // The latest published value of every index series (e.g. next-day prices for forwards).
   const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow() const { return indexNow_; }
+
+  // A hash of everything a restart must rebuild: every order the engine ever accepted (as
+  // order_status shows it) and its exchange record, contracts, holdings, settlement, balances,
+  // the ledger's kept postings, forwards, the price index, the published book cells and the
+  // next ids. Two cores agree on it when they answer every query alike; it leaves out only
+  // what starts over with each process (sessions, epoch, market-data sequence numbers).
+  // Its cost grows with all of that: for tests and tools, not for the matching thread.
+  std::uint64_t stateDigest() const;
+
+  // The whole state in the snapshot form (docs/protocol.md, "Snapshots"), taken after journal
+  // entry journal.lastSeq(): call it between batches, after the journal's commit. Loading it
+  // (the constructor's `from`) and replaying the later entries gives the state a full replay
+  // gives (same stateDigest).
+  std::string snapshot() const;
+  // What a snapshot depends on besides the journal: the configured accounts (their starting
+  // cash, house flag and credit line) and the fee. A snapshot taken under another fingerprint
+  // is not used (a full replay applies the configuration as it is now).
+  static std::uint64_t configFingerprint(const ExchangeConfig& config);
+  // Starts from the newest snapshot in `store` that can be used (damaged ones, ones of another
+  // version, journal or configuration are passed over with a warning in the log), else by a
+  // full replay of the journal. Null `store`: a full replay.
+  static std::unique_ptr<ExchangeCore> start(const ExchangeConfig& config, Journal& journal,
+                                             SnapshotStore* store);
+  // The journal entry the snapshot it started from was taken after (0: none).
+  std::uint64_t snapshotSeq() const { return snapshotSeq_; }
+  bool startedFromSnapshot() const { return fromSnapshot_; }
 
   // Journal entries that are not engine inputs carry a "type" the engine does not know; each
   // such type has one replay handler, registered here (delivery reports, outages; forward
@@ -164,8 +200,13 @@ class ExchangeCore {
   void touch(const OrderRequest& o, Hour from, Hour to);
   void publishCells(Outbox* out);
   void publish(Outbox* out, std::string line);
-  void replay();
+  void replay(std::uint64_t afterSeq);
   void openMarket(const ExchangeConfig& config);
+  void loadSnapshot(const SnapshotStart& from);
+  bool fromSnapshot_ = false;
+  std::uint64_t snapshotSeq_ = 0;
+  mutable std::size_t lastSnapshotBytes_ = 0;
+  std::uint64_t fingerprint_ = 0;  // configFingerprint of the configuration it runs with
 
   Limits limits_;
   Journal& journal_;

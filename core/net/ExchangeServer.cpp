@@ -1,3 +1,4 @@
+#include "core/net/SnapshotStore.h"
 #include "core/net/ExchangeServer.h"
 
 #include "core/net/ClientMessage.h"
@@ -204,6 +205,103 @@ class ExchangeServer::Impl {
   std::thread matchThread;
   std::unique_ptr<Journal> journal;
   std::unique_ptr<ExchangeCore> core;
+
+  // Snapshots: the matching thread takes one (ExchangeCore::snapshot) after a commit when one is
+  // due and hands its bytes to the writer thread; a snapshot still being written when the next
+  // is due puts that one off to a later batch. The last is taken and written at stop.
+  std::unique_ptr<SnapshotStore> snapshots;
+  std::uint64_t fingerprint = 0;
+  std::uint64_t lastSnapshotSeq = 0;           // matching thread (then stop())
+  Clock::time_point lastSnapshotAt = Clock::now();
+  std::thread snapshotThread;
+  std::mutex snapshotMutex;
+  std::condition_variable snapshotWake;
+  std::optional<std::pair<std::uint64_t, std::string>> snapshotToWrite;
+  bool snapshotWriting = false;
+  bool snapshotStop = false;
+  std::atomic<std::uint64_t> statSnapshots{0}, statSnapshotPauseLast{0}, statSnapshotPauseMax{0};
+
+  void maybeSnapshot() {
+    if (!snapshots) return;
+    const std::uint64_t seq = journal->lastSeq();
+    if (seq == lastSnapshotSeq) return;
+    const bool byEntries = config.snapshotEveryEntries > 0 &&
+                           seq - lastSnapshotSeq >= static_cast<std::uint64_t>(config.snapshotEveryEntries);
+    const bool byTime = config.snapshotEverySeconds > 0 &&
+                        Clock::now() - lastSnapshotAt >= std::chrono::seconds(config.snapshotEverySeconds);
+    if (!byEntries && !byTime) return;
+    {
+      std::lock_guard lock(snapshotMutex);
+      if (snapshotWriting || snapshotToWrite) return;
+    }
+    std::string bytes = takeSnapshot(seq);
+    {
+      std::lock_guard lock(snapshotMutex);
+      snapshotToWrite.emplace(seq, std::move(bytes));
+    }
+    snapshotWake.notify_one();
+  }
+
+  // On the matching thread (or at stop, once it has ended): the time it takes is a pause in
+  // trading.
+  std::string takeSnapshot(std::uint64_t seq) {
+    const auto t0 = Clock::now();
+    std::string bytes = core->snapshot();
+    const auto micros = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
+    statSnapshotPauseLast = micros;
+    if (micros > statSnapshotPauseMax) statSnapshotPauseMax = micros;
+    lastSnapshotSeq = seq;
+    lastSnapshotAt = Clock::now();
+    exchangeLog()->info("snapshot after journal entry {}: {:.1f} MB taken in {} ms", seq,
+                        static_cast<double>(bytes.size()) / (1 << 20), micros / 1000);
+    return bytes;
+  }
+
+  void writeSnapshot(std::uint64_t seq, const std::string& bytes) {
+    const auto t0 = Clock::now();
+    try {
+      snapshots->write(seq, fingerprint, bytes);
+      ++statSnapshots;
+      exchangeLog()->info("snapshot after journal entry {} written in {} ms", seq,
+                          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
+    } catch (const std::exception& e) {
+      // The journal holds everything: a restart replays more, nothing is lost.
+      exchangeLog()->error("snapshot after journal entry {} not written: {}", seq, e.what());
+    }
+  }
+
+  void snapshotLoop() {
+    pthread_setname_np(pthread_self(), "tx-snapshot");
+    for (;;) {
+      std::pair<std::uint64_t, std::string> job;
+      {
+        std::unique_lock lock(snapshotMutex);
+        snapshotWake.wait(lock, [this] { return snapshotToWrite.has_value() || snapshotStop; });
+        if (!snapshotToWrite) return;
+        job = std::move(*snapshotToWrite);
+        snapshotToWrite.reset();
+        snapshotWriting = true;
+      }
+      writeSnapshot(job.first, job.second);
+      std::lock_guard lock(snapshotMutex);
+      snapshotWriting = false;
+    }
+  }
+
+  // At stop, after the last commit: the writer finishes what it has, then the state as it is
+  // now is written, if the journal moved since the last snapshot.
+  void finishSnapshots() {
+    if (!snapshots) return;
+    {
+      std::lock_guard lock(snapshotMutex);
+      snapshotStop = true;
+    }
+    snapshotWake.notify_one();
+    if (snapshotThread.joinable()) snapshotThread.join();
+    const std::uint64_t seq = journal->lastSeq();
+    if (seq != lastSnapshotSeq) writeSnapshot(seq, takeSnapshot(seq));
+  }
   std::uint64_t replayed = 0;
   Hour clockAtStart = 0;
   std::uint16_t boundPort = 0;
@@ -859,6 +957,7 @@ class ExchangeServer::Impl {
       const Clock::time_point committed = Clock::now();
       ++statBatches;
       deliver(out, live, requests);
+      maybeSnapshot();
       // A session paused in this batch whose replies already left (the socket took them) will
       // see no write complete: it goes on in the next round.
       const std::size_t low = config.limits.outboundBudgetBytes / 2;
@@ -1053,7 +1152,19 @@ void ExchangeServer::start() {
   auto opened = Journal::open(m.config.dbPath, m.config.syncFull);
   if (auto* err = std::get_if<std::string>(&opened)) throw JournalUnreadable(*err);
   m.journal = std::move(std::get<std::unique_ptr<Journal>>(opened));
-  m.core = std::make_unique<ExchangeCore>(m.config, *m.journal);
+  if (m.config.snapshots && m.config.dbPath != ":memory:" && !m.config.dbPath.empty()) {
+    auto store = SnapshotStore::open(m.config.dbPath + ".snapshots");
+    if (auto* err = std::get_if<std::string>(&store)) {
+      // The journal alone is enough: start by a full replay and take no snapshots.
+      exchangeLog()->error("{}; no snapshots", *err);
+    } else {
+      m.snapshots = std::move(std::get<std::unique_ptr<SnapshotStore>>(store));
+    }
+  }
+  m.fingerprint = ExchangeCore::configFingerprint(m.config);
+  m.core = ExchangeCore::start(m.config, *m.journal, m.config.snapshotsAtStart ? m.snapshots.get() : nullptr);
+  m.lastSnapshotSeq = m.core->snapshotSeq();
+  m.lastSnapshotAt = Clock::now();
   m.replayed = m.core->replayedEntries();
   m.clockAtStart = m.core->engine().now();
 
@@ -1075,6 +1186,7 @@ void ExchangeServer::start() {
   m.accept();
   m.tick();
   m.started = true;
+  if (m.snapshots) m.snapshotThread = std::thread([&m] { m.snapshotLoop(); });
   m.matchThread = std::thread([&m] {
     pthread_setname_np(pthread_self(), "tx-match");  // for top -H and perf
     try {
@@ -1138,6 +1250,7 @@ void ExchangeServer::stop() {
   });
   m.ioThread.join();
   m.journal->commit();
+  m.finishSnapshots();
   const ServerStats st = stats();
   exchangeLog()->info("stopped after {} requests in {} commits, {} sessions ({} dropped, {} refused)",
                      st.messages, st.batches, st.sessions, st.dropped, st.refused);
@@ -1185,6 +1298,10 @@ ServerStats ExchangeServer::stats() const {
   s.peakOutboundBytes = m.statPeakOutbound.load();
   s.openSessions = m.openSessions.load();
   s.sessionObjects = static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.sessionObjects.load()));
+  s.snapshots = m.statSnapshots.load();
+  s.lastSnapshotPauseMicros = m.statSnapshotPauseLast.load();
+  s.maxSnapshotPauseMicros = m.statSnapshotPauseMax.load();
+  s.startSnapshotSeq = m.core ? m.core->snapshotSeq() : 0;
   return s;
 }
 

@@ -27,6 +27,12 @@ struct ServerStats {
   // paused: about outbound_budget_bytes plus one request's replies.
   std::uint64_t peakOutboundBytes = 0;
   std::uint64_t openSessions = 0;    // sessions open now (io thread's count)
+  // Snapshots (ExchangeConfig::snapshots): written since start, and the time the matching thread
+  // spent taking them (it takes each between two batches; another thread writes it).
+  std::uint64_t snapshots = 0;
+  std::uint64_t lastSnapshotPauseMicros = 0;
+  std::uint64_t maxSnapshotPauseMicros = 0;
+  std::uint64_t startSnapshotSeq = 0;  // the journal entry of the snapshot it started from (0: none)
   std::uint64_t sessionObjects = 0;  // session objects alive (closed ones are freed promptly)
 };
 

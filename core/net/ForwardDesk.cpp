@@ -1,4 +1,5 @@
 #include "core/net/ForwardDesk.h"
+#include "core/engine/SnapshotCodec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -306,6 +307,26 @@ std::string ForwardDesk::booksJson() const {
   for (const auto& [accelerator, weekStart] : market_.books())
     all.push_back(json::parse(bookJson(accelerator, weekStart)));
   return all.dump();
+}
+
+
+void ForwardDesk::save(SnapshotWriter& w) const {
+  market_.save(w);
+  w.pod(nextId_);
+  w.pod<std::uint64_t>(clOrdIds_.size());
+  for (const auto& [id, cl] : clOrdIds_) {
+    w.pod(id);
+    w.str(cl);
+  }
+}
+
+void ForwardDesk::load(SnapshotReader& r) {
+  market_.load(r);
+  nextId_ = r.pod<std::uint64_t>();
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto id = r.pod<std::uint64_t>();
+    clOrdIds_[id] = r.str();
+  }
 }
 
 }  // namespace tessera::net

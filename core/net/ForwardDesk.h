@@ -62,6 +62,9 @@ class ForwardDesk {
   // The books with resting orders, for md_snapshot: [{accelerator, week_start, bids, asks}].
   std::string booksJson() const;
   const ForwardMarket& market() const { return market_; }
+  // The snapshot form (core/engine/SnapshotCodec.h); load() into a fresh one.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
 
  private:
   void apply(const std::vector<ForwardMarketEvent>& events, ForwardDeskOutput* out);

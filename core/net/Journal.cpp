@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <optional>
+#include <random>
 #include <stdexcept>
 
 namespace tessera::net {
@@ -56,6 +57,24 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   if (!format) return "journal '" + path + "' is not readable: " + sqlite3_errmsg(j->db_);
   if (*format != "tessera-journal-1") {
     return "journal '" + path + "' has unknown format '" + *format + "'";
+  }
+  {
+    // The journal's id: made once, by the first open of a journal that has none.
+    sqlite3_stmt* q = nullptr;
+    if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='id'", -1, &q, nullptr) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+      j->id_ = std::stoull(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)));
+    sqlite3_finalize(q);
+    if (j->id_ == 0) {
+      std::random_device random;
+      j->id_ = (std::uint64_t{random()} << 32 | random()) | 1;
+      const std::string insert = "INSERT OR IGNORE INTO meta(key, value) VALUES ('id', '" + std::to_string(j->id_) + "')";
+      try {
+        j->exec(insert.c_str());
+      } catch (const std::exception& e) {
+        return std::string("cannot use journal '") + path + "': " + e.what();
+      }
+    }
   }
   if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
                          -1, &j->insert_, nullptr) != SQLITE_OK ||
@@ -182,12 +201,14 @@ void Journal::exec(const char* sql) {
   }
 }
 
-std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f) {
+std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f, std::uint64_t afterSeq) {
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db_, "SELECT seq, cl_ord_id, input FROM journal ORDER BY seq", -1, &s,
+  if (sqlite3_prepare_v2(db_, "SELECT seq, cl_ord_id, input FROM journal WHERE seq > ? ORDER BY seq", -1, &s,
                          nullptr) != SQLITE_OK) {
     throw std::runtime_error(std::string("journal: cannot read: ") + sqlite3_errmsg(db_));
   }
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(afterSeq));
+  if (afterSeq > lastSeq_) lastSeq_ = afterSeq;
   // Finalized however the loop ends: `f` may throw (a damaged entry), and a statement left open
   // makes the destructor's sqlite3_close fail, leaking the connection (found by LeakSanitizer).
   const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(s, sqlite3_finalize);
@@ -208,6 +229,20 @@ std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f)
     throw std::runtime_error(std::string("journal: read failed: ") + sqlite3_errmsg(db_));
   }
   return n;
+}
+
+std::optional<JournalEntry> Journal::entry(std::uint64_t seq) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT cl_ord_id, input FROM journal WHERE seq = ?", -1, &s, nullptr) != SQLITE_OK)
+    throw std::runtime_error(std::string("journal: cannot read: ") + sqlite3_errmsg(db_));
+  const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(s, sqlite3_finalize);
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(seq));
+  if (sqlite3_step(s) != SQLITE_ROW) return std::nullopt;
+  JournalEntry e;
+  e.seq = seq;
+  e.clOrdId.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), static_cast<std::size_t>(sqlite3_column_bytes(s, 0)));
+  e.input.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 1)), static_cast<std::size_t>(sqlite3_column_bytes(s, 1)));
+  return e;
 }
 
 void Journal::step(sqlite3_stmt* statement, const char* what) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <memory>
 #include <string>
@@ -44,8 +45,9 @@ class Journal {
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
-  // Calls `f` for every entry in order. Returns the number of entries.
-  std::uint64_t replay(const std::function<void(const JournalEntry&)>& f);
+  // Calls `f` for every entry after `afterSeq`, in order (a snapshot holds those up to it).
+  // Returns the number of entries it called `f` for. Afterwards lastSeq() is the last entry's.
+  std::uint64_t replay(const std::function<void(const JournalEntry&)>& f, std::uint64_t afterSeq = 0);
 
   // append() opens a transaction if none is open; commit() makes everything appended durable.
   // A failing write is not a user error: the exchange cannot acknowledge anything any more,
@@ -53,7 +55,13 @@ class Journal {
   void append(std::string_view clOrdId, std::string_view input);
   void commit();
   bool inTransaction() const { return inTransaction_; }
+  // The stored entry `seq` (committed or in this connection's open transaction), if any: a
+  // snapshot names the entry it was taken after, so that it is never applied to another journal.
+  std::optional<JournalEntry> entry(std::uint64_t seq);
   std::uint64_t lastSeq() const { return lastSeq_; }
+  // A random number given to the journal when it is created: snapshots name the journal they
+  // were taken from, so that one left beside a new journal is never applied to it.
+  std::uint64_t id() const { return id_; }
 
  private:
   Journal() = default;
@@ -67,6 +75,7 @@ class Journal {
   sqlite3_stmt* commit_ = nullptr;
   bool inTransaction_ = false;
   std::uint64_t lastSeq_ = 0;
+  std::uint64_t id_ = 0;
 
   // Checkpoints (copying the WAL back into the database, with an fsync) run on their own
   // thread and connection, so a commit never copies the WAL itself. PASSIVE checkpoints never

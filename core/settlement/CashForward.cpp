@@ -1,4 +1,5 @@
 #include "core/settlement/CashForward.h"
+#include "core/engine/SnapshotCodec.h"
 
 #include "core/engine/MarketLimits.h"
 
@@ -128,6 +129,19 @@ std::optional<ForwardPosition> CashForwardBook::position(std::uint64_t id) const
   auto it = positions_.find(id);
   if (it == positions_.end()) return std::nullopt;
   return it->second;
+}
+
+
+void CashForwardBook::save(SnapshotWriter& w) const {
+  w.pod<std::uint64_t>(positions_.size());
+  for (const auto& [id, p] : positions_) w.pod(p);
+}
+
+void CashForwardBook::load(SnapshotReader& r) {
+  for (std::size_t n = r.count(sizeof(ForwardPosition)); n > 0; --n) {
+    const auto p = r.pod<ForwardPosition>();
+    positions_[p.id] = p;
+  }
 }
 
 }  // namespace tessera

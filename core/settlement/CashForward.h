@@ -19,6 +19,9 @@
 
 namespace tessera {
 
+class SnapshotWriter;
+class SnapshotReader;
+
 struct ForwardTerms {
   Accelerator accelerator = Accelerator::H100;
   Hour weekStart = 0;             // the delivery week [weekStart, weekStart + 168)
@@ -64,6 +67,9 @@ class CashForwardBook {
 
   std::optional<ForwardPosition> position(std::uint64_t id) const;
   Money initialMargin(const ForwardTerms& t) const;
+  // The snapshot form (core/engine/SnapshotCodec.h); load() into a fresh one.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
 
  private:
   // Pays `pnl` (positive: buyer gains) between the sides from their margins, then cash; returns

@@ -1,4 +1,5 @@
 #include "core/settlement/ContractSettlement.h"
+#include "core/engine/SnapshotCodec.h"
 #include "core/settlement/CountText.h"
 
 #include <algorithm>
@@ -83,6 +84,7 @@ std::optional<SettlementError> ContractSettlement::open(const Contract& k, const
   o.settledUntil = k.start;
   o.escrow = notional;
   contracts_.emplace(k.id, std::move(o));
+  opened(k);
   return std::nullopt;
 }
 
@@ -110,6 +112,7 @@ std::optional<SettlementError> ContractSettlement::openReplacement(const Contrac
   o.settledUntil = r.start;
   o.escrow = moved;
   contracts_.emplace(r.id, std::move(o));
+  opened(r);
   out.push_back({k.id, original.state, "replacement contract " + std::to_string(r.id) + " for " +
                                            std::to_string(gpuHours) + " GPU-hours; escrow " +
                                            dollars(moved) + " moved to it"});
@@ -224,6 +227,10 @@ std::vector<SettlementEvent> ContractSettlement::advance(Hour now) {
     if (o.state == ContractState::Settled) {
       if (id >= settledDelivered_.size()) settledDelivered_.resize(std::max<std::size_t>(id + 1, settledDelivered_.size() * 2), -1);
       settledDelivered_[id] = o.delivered;
+      const auto key = std::pair(o.contract.seller, o.contract.cluster);
+      auto ids = bySellerCluster_.find(key);
+      ids->second.erase(id);
+      if (ids->second.empty()) bySellerCluster_.erase(ids);
       it = contracts_.erase(it);
     } else {
       ++it;
@@ -260,6 +267,12 @@ std::vector<ContractId> ContractSettlement::openContracts() const {
   return ids;
 }
 
+const std::set<ContractId>& ContractSettlement::openContractsOf(AccountId seller, ClusterId cluster) const {
+  static const std::set<ContractId> kNone;
+  auto it = bySellerCluster_.find({seller, cluster});
+  return it == bySellerCluster_.end() ? kNone : it->second;
+}
+
 std::int64_t ContractSettlement::deliveredGpuHours(ContractId id) const {
   auto it = contracts_.find(id);
   if (it != contracts_.end()) return it->second.delivered;
@@ -269,6 +282,74 @@ std::int64_t ContractSettlement::deliveredGpuHours(ContractId id) const {
 Money ContractSettlement::escrow(ContractId id) const {
   auto it = contracts_.find(id);
   return it == contracts_.end() ? 0 : it->second.escrow;
+}
+
+
+namespace {
+template <typename V>
+void saveHours(SnapshotWriter& w, const std::map<Hour, V>& m) {
+  w.pod<std::uint64_t>(m.size());
+  for (const auto& [h, v] : m) {
+    w.pod(h);
+    w.pod(v);
+  }
+}
+template <typename V>
+void loadHours(SnapshotReader& r, std::map<Hour, V>& m) {
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const Hour h = r.pod<Hour>();
+    m[h] = r.pod<V>();
+  }
+}
+}  // namespace
+
+void ContractSettlement::save(SnapshotWriter& w) const {
+  w.pod<std::uint64_t>(contracts_.size());
+  for (const auto& [id, o] : contracts_) {
+    w.contract(o.contract);
+    w.terms(o.terms);
+    w.pod(o.state);
+    w.pod(o.settledUntil);
+    saveHours(w, o.shortfall);
+    saveHours(w, o.degraded);
+    saveHours(w, o.replaced);
+    w.pod(o.delivered);
+    w.pod(o.undelivered);
+    w.pod(o.replacedGpuHours);
+    w.pod(o.escrow);
+  }
+  w.podVector(settledDelivered_);
+  w.pod<std::uint64_t>(credits_.size());
+  for (const auto& [a, m] : credits_) {
+    w.pod(a);
+    w.pod(m);
+  }
+}
+
+void ContractSettlement::load(SnapshotReader& r) {
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    Open o;
+    o.contract = r.contract();
+    const Contract& k = o.contract;
+    o.terms = r.terms();
+    o.state = r.pod<ContractState>();
+    o.settledUntil = r.pod<Hour>();
+    loadHours(r, o.shortfall);
+    loadHours(r, o.degraded);
+    loadHours(r, o.replaced);
+    o.delivered = r.pod<std::int64_t>();
+    o.undelivered = r.pod<std::int64_t>();
+    o.replacedGpuHours = r.pod<std::int64_t>();
+    o.escrow = r.pod<Money>();
+    opened(k);
+    const ContractId id = k.id;
+    contracts_.emplace(id, std::move(o));
+  }
+  r.podVector(settledDelivered_);
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto a = r.pod<AccountId>();
+    credits_[a] = r.pod<Money>();
+  }
 }
 
 }  // namespace tessera

@@ -11,10 +11,14 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace tessera {
+
+class SnapshotWriter;
+class SnapshotReader;
 
 enum class ContractState : std::uint8_t {
   PendingStart,
@@ -85,6 +89,13 @@ class ContractSettlement {
   const OfferTerms* terms(ContractId id) const;
   Money creditsReceived(AccountId a) const;
   std::vector<ContractId> openContracts() const;  // not yet settled, in id order
+  // The snapshot form (core/engine/SnapshotCodec.h), without the fee and held-cash settings
+  // (the owner's configuration); load() into a fresh one.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
+  // The open contracts `seller` sold on `cluster`, in id order: what an outage report reads,
+  // without walking every open contract of the market.
+  const std::set<ContractId>& openContractsOf(AccountId seller, ClusterId cluster) const;
   std::int64_t deliveredGpuHours(ContractId id) const;
   Money escrow(ContractId id) const;
 
@@ -110,6 +121,11 @@ class ContractSettlement {
   // walk grow with the open contracts, not with every contract ever made) and keeps only its
   // delivered GPU-hours, by id: settledDelivered_[id] (-1: not settled here).
   std::map<ContractId, Open> contracts_;
+  // contracts_' ids by (seller, cluster); a key leaves when its last contract is settled.
+  // Invariant: holds exactly the ids of contracts_ (test_contract_settlement's
+  // openContractsOfListsTheOpenContractsBySellerAndCluster).
+  std::map<std::pair<AccountId, ClusterId>, std::set<ContractId>> bySellerCluster_;
+  void opened(const Contract& k) { bySellerCluster_[{k.seller, k.cluster}].insert(k.id); }
   std::vector<std::int64_t> settledDelivered_;
   bool settled(ContractId id) const {
     return id < settledDelivered_.size() && settledDelivered_[id] >= 0;

@@ -1,4 +1,5 @@
 #include "core/settlement/ForwardMarket.h"
+#include "core/engine/SnapshotCodec.h"
 
 #include "core/engine/MarketLimits.h"
 
@@ -282,6 +283,108 @@ std::vector<ForwardPosition> ForwardMarket::positionsOf(AccountId a) const {
     if (p->buyer == a || p->seller == a) out.push_back(*p);
   }
   return out;
+}
+
+
+namespace {
+template <typename Levels>
+void saveLevels(SnapshotWriter& w, const Levels& levels) {
+  w.pod<std::uint64_t>(levels.size());
+  for (const auto& [price, ids] : levels) {
+    w.pod(price);
+    w.pod<std::uint64_t>(ids.size());
+    for (std::uint64_t id : ids) w.pod(id);
+  }
+}
+template <typename Levels>
+void loadLevels(SnapshotReader& r, Levels& levels) {
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    auto& ids = levels[r.pod<Price>()];
+    for (std::size_t k = r.count(8); k > 0; --k) ids.push_back(r.pod<std::uint64_t>());
+  }
+}
+// Unordered containers in key order, so that equal markets give equal bytes.
+template <typename Map>
+std::vector<typename Map::key_type> sortedKeys(const Map& m) {
+  std::vector<typename Map::key_type> keys;
+  keys.reserve(m.size());
+  for (const auto& kv : m) {
+    if constexpr (requires { kv.first; }) keys.push_back(kv.first);
+    else keys.push_back(kv);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+}  // namespace
+
+void ForwardMarket::save(SnapshotWriter& w) const {
+  positions_.save(w);
+  w.pod<std::uint64_t>(books_.size());
+  for (const auto& [key, b] : books_) {
+    w.pod(key.accelerator);
+    w.pod(key.weekStart);
+    saveLevels(w, b.bids);
+    saveLevels(w, b.asks);
+  }
+  w.pod<std::uint64_t>(resting_.size());
+  for (std::uint64_t id : sortedKeys(resting_)) {
+    const Resting& r = resting_.at(id);
+    w.pod(r.order);
+    w.pod(r.leaves);
+  }
+  w.pod<std::uint64_t>(held_.size());
+  for (AccountId a : sortedKeys(held_)) {
+    w.pod(a);
+    w.pod(held_.at(a));
+  }
+  const auto seen = sortedKeys(seen_);
+  w.podVector(seen);
+  w.pod<std::uint64_t>(lastIndex_.size());
+  for (const auto& [a, p] : lastIndex_) {
+    w.pod(a);
+    w.pod(p);
+  }
+  w.pod<std::uint64_t>(weeks_.size());
+  for (const auto& [key, week] : weeks_) {
+    w.pod(key.accelerator);
+    w.pod(key.weekStart);
+    w.pod(week);
+  }
+  w.pod(now_);
+}
+
+void ForwardMarket::load(SnapshotReader& r) {
+  positions_.load(r);
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    Key key{r.pod<Accelerator>(), 0};
+    key.weekStart = r.pod<Hour>();
+    Book& b = books_[key];
+    loadLevels(r, b.bids);
+    loadLevels(r, b.asks);
+  }
+  for (std::size_t n = r.count(sizeof(ForwardOrder)); n > 0; --n) {
+    Resting rest;
+    rest.order = r.pod<ForwardOrder>();
+    rest.leaves = r.pod<std::int64_t>();
+    resting_[rest.order.id] = rest;
+  }
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto a = r.pod<AccountId>();
+    held_[a] = r.pod<Money>();
+  }
+  std::vector<std::uint64_t> seen;
+  r.podVector(seen);
+  seen_.insert(seen.begin(), seen.end());
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto a = r.pod<Accelerator>();
+    lastIndex_[a] = r.pod<Price>();
+  }
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    Key key{r.pod<Accelerator>(), 0};
+    key.weekStart = r.pod<Hour>();
+    weeks_[key] = r.pod<Week>();
+  }
+  now_ = r.pod<Hour>();
 }
 
 }  // namespace tessera

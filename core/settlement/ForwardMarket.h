@@ -23,6 +23,9 @@
 
 namespace tessera {
 
+class SnapshotWriter;
+class SnapshotReader;
+
 // Weeks run Monday 00:00 UTC to the next Monday; hour 96 is 1970-01-05T00:00Z, a Monday.
 inline constexpr Hour kHoursPerWeek = 168;
 inline constexpr Hour kFirstMonday = 96;
@@ -120,6 +123,9 @@ class ForwardMarket {
   std::vector<std::pair<Accelerator, Hour>> books() const;
   std::vector<ForwardPosition> positionsOf(AccountId a) const;
   const CashForwardBook& positions() const { return positions_; }
+  // The snapshot form (core/engine/SnapshotCodec.h); load() into a fresh one.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
 
  private:
   struct Resting {

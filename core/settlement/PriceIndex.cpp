@@ -1,4 +1,5 @@
 #include "core/settlement/PriceIndex.h"
+#include "core/engine/SnapshotCodec.h"
 
 namespace tessera {
 
@@ -52,6 +53,32 @@ std::optional<IndexValue> PriceIndex::value(Accelerator a, Tenor t, Hour asOf) {
   IndexValue v{static_cast<Price>((notional + volume / 2) / volume), volume, trades, false};
   s.last = v;
   return v;
+}
+
+
+void PriceIndex::save(SnapshotWriter& w) const {
+  w.pod(window_);
+  w.pod<std::uint64_t>(series_.size());
+  for (const auto& [key, s] : series_) {
+    w.pod(key.first);
+    w.pod(key.second);
+    w.pod<std::uint64_t>(s.prints.size());
+    for (const TradePrint& p : s.prints) w.pod(p);
+    w.pod(s.last.has_value());
+    w.pod(s.last.value_or(IndexValue{}));
+  }
+}
+
+void PriceIndex::load(SnapshotReader& r) {
+  window_ = r.pod<Hour>();
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    const auto a = r.pod<Accelerator>();
+    Series& s = series_[{a, r.pod<Tenor>()}];
+    for (std::size_t k = r.count(sizeof(TradePrint)); k > 0; --k) s.prints.push_back(r.pod<TradePrint>());
+    const bool last = r.pod<bool>();
+    const auto v = r.pod<IndexValue>();
+    if (last) s.last = v;
+  }
 }
 
 }  // namespace tessera

@@ -16,6 +16,9 @@
 
 namespace tessera {
 
+class SnapshotWriter;
+class SnapshotReader;
+
 enum class Tenor : std::uint8_t {
   NextDay,    // delivery starting within 24 hours of the trade
   NextWeek,   // within 24 h .. 7 days
@@ -49,6 +52,9 @@ class PriceIndex {
   // The index as of the end of hour `asOf`: trades with asOf - window < tradedAt <= asOf.
   // Drops prints that fell out of the window, so successive calls must not go back in time.
   std::optional<IndexValue> value(Accelerator a, Tenor t, Hour asOf);
+  // The snapshot form (core/engine/SnapshotCodec.h); load() into a fresh one.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
 
  private:
   struct Series {

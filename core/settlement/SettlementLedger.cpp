@@ -1,4 +1,5 @@
 #include "core/settlement/SettlementLedger.h"
+#include "core/engine/SnapshotCodec.h"
 
 #include <stdexcept>
 
@@ -51,6 +52,48 @@ std::vector<Posting> SettlementLedger::postingsOf(AccountId a) const {
   for (const auto& p : postings_)
     if (p.from.account == a || p.to.account == a) out.push_back(p);
   return out;
+}
+
+
+void SettlementLedger::save(SnapshotWriter& w) const {
+  w.pod<std::uint64_t>(balances_.size());
+  for (const auto& [k, v] : balances_) {
+    w.pod(k.account);
+    w.pod(k.book);
+    w.pod(v);
+  }
+  w.pod(count_);
+  w.pod<std::uint64_t>(postings_.size());
+  for (const Posting& p : postings_) {
+    w.pod(p.id);
+    w.pod(p.from.account);
+    w.pod(p.from.book);
+    w.pod(p.to.account);
+    w.pod(p.to.book);
+    w.pod(p.amount);
+    w.str(p.memo);
+  }
+}
+
+void SettlementLedger::load(SnapshotReader& r) {
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    BalanceKey k;
+    k.account = r.pod<AccountId>();
+    k.book = r.pod<Book>();
+    balances_[k] = r.pod<Money>();
+  }
+  count_ = r.pod<std::uint64_t>();
+  for (std::size_t n = r.count(8); n > 0; --n) {
+    Posting p;
+    p.id = r.pod<std::uint64_t>();
+    p.from.account = r.pod<AccountId>();
+    p.from.book = r.pod<Book>();
+    p.to.account = r.pod<AccountId>();
+    p.to.book = r.pod<Book>();
+    p.amount = r.pod<Money>();
+    p.memo = r.str();
+    postings_.push_back(std::move(p));
+  }
 }
 
 }  // namespace tessera

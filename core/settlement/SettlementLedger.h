@@ -13,6 +13,9 @@
 
 namespace tessera {
 
+class SnapshotWriter;
+class SnapshotReader;
+
 enum class Book : std::uint8_t {
   Cash,      // free to spend
   Reserved,  // held against working bids
@@ -58,6 +61,9 @@ class SettlementLedger {
   std::vector<Posting> postingsOf(AccountId a) const;
   std::uint64_t postingCount() const { return count_; }  // every posting ever made
   static constexpr std::size_t kKeptPostings = 100'000;
+  // The snapshot form (core/engine/SnapshotCodec.h); load() into a fresh one.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
 
  private:
   std::map<BalanceKey, Money> balances_;

@@ -1,6 +1,8 @@
 // ExchangeCore without sockets: cash, reservations, isolation, limits, journal replay.
 #include "NetTestSupport.h"
+#include "core/engine/SnapshotCodec.h"
 #include "core/net/ExchangeCore.h"
+#include "core/settlement/ForwardMarket.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -28,8 +30,9 @@ std::unique_ptr<Journal> openJournal(const std::string& path) {
 // Drives one core the way the server does: a batch per call, commit, then the replies.
 class Driver {
  public:
-  explicit Driver(ExchangeConfig config = marketConfig(), std::string path = ":memory:")
-      : config_(config), journal_(openJournal(path)), core_(std::make_unique<ExchangeCore>(config, *journal_)) {}
+  explicit Driver(ExchangeConfig config = marketConfig(), std::string path = ":memory:",
+                  const ExchangeCore::SnapshotStart* from = nullptr)
+      : config_(config), journal_(openJournal(path)), core_(std::make_unique<ExchangeCore>(config, *journal_, from)) {}
 
   SessionId connect(const std::string& account) {
     const SessionId s = next_++;
@@ -77,6 +80,7 @@ class Driver {
   }
   json balance(SessionId s) { return find(send(s, "{\"type\":\"balance\"}"), "balance"); }
   ExchangeCore& core() { return *core_; }
+  Journal& journal() { return *journal_; }
   const std::vector<SessionId>& lastDisconnect() const { return lastDisconnect_; }
 
  private:
@@ -645,6 +649,129 @@ class TestExchangeCore : public QObject {
     // New orders after the restart get fresh ids.
     const json ack = again.find(again.send(alice, order("new", "buy", 1, 1, kNow, kNow + 1, 1)), "exec", "accepted");
     QVERIFY(ack.is_object());
+  }
+
+  void replayAndSnapshotsGiveTheSameStateDigestAfterAMixedWorkload() {
+    // Orders (divisible, IOC, all-or-none), amends, cancels, sell-backs of bought hours,
+    // forwards, clock steps that deliver and settle contracts, outages and delivery reports,
+    // then a full replay of the journal: the digest of the whole state must match. Seen failing
+    // with the end-of-replay publication of book cells left out of ExchangeCore::replay.
+    // Snapshots taken along the way, each loaded with the journal's later entries replayed,
+    // must give the same digest as the full replay. Seen failing with the ledger's postings
+    // left out of SettlementLedger::save/load, and with ContractSettlement::load not indexing
+    // the open contracts by seller and cluster (the next settlement after the load crashes).
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("journal.db").toStdString();
+    std::mt19937 rng(31);
+    auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    std::uint64_t before = 0;
+    std::vector<std::pair<std::uint64_t, std::string>> snapshots;  // (journal entry, bytes)
+    {
+      Driver d(marketConfig(), path);
+      const SessionId alice = d.connect("alice");
+      const SessionId carol = d.connect("carol");
+      const SessionId provider = d.connect("provider");
+      Hour now = kNow;
+      int contracts = 0;
+      std::map<std::string, int> kinds;
+      for (int i = 0; i < 600; ++i) {
+        const Hour start = now + u(0, 30);
+        const Hour end = start + u(1, 6);
+        const Price price = u(100, 300) * 10'000;
+        const int gpus = u(1, 4);
+        const int cluster = u(1, 2);
+        const std::string id = "o" + std::to_string(i);
+        const std::string old = "o" + std::to_string(u(std::max(0, i - 12), i));  // mostly still working
+        std::vector<json> r;
+        switch (u(0, 11)) {
+          case 0: case 1: r = d.send(provider, order(id, "sell", cluster, gpus, start, end, price)); break;
+          case 2: r = d.send(alice, order(id, "buy", cluster, gpus, start, end, price)); break;
+          case 3: r = d.send(carol, order(id, "buy", cluster, gpus, start, end, price, ",\"tif\":\"IOC\"")); break;
+          case 4: r = d.send(carol, order(id, "buy", cluster, gpus, start, end, price, ",\"fill\":\"all_or_none\"")); break;
+          case 5: r = d.send(alice, "{\"type\":\"cancel\",\"cl_ord_id\":\"" + old + "\"}"); break;
+          case 6:
+            r = d.send(u(0, 1) ? alice : provider, "{\"type\":\"amend\",\"cl_ord_id\":\"" + old + "\",\"limit\":" +
+                                                      std::to_string(u(100, 300) * 10'000) + "}");
+            break;
+          case 7:  // a sell-back: alice offers hours she may have bought
+            r = d.send(alice, order(id, "sell", cluster, 1, start, end, price * 2));
+            break;
+          case 8:
+            r = d.send(u(0, 1) ? alice : carol,
+                       json{{"type", "forward_order"}, {"cl_ord_id", id}, {"side", u(0, 1) ? "buy" : "sell"},
+                            {"accelerator", "H100"}, {"week_start", nextWeekStart(kNow)},
+                            {"gpu_hours", u(1, 50)}, {"price", u(100, 300) * 10'000}}.dump());
+            break;
+          case 9:
+            r = d.send(provider, "{\"type\":\"outage\",\"cluster\":" + std::to_string(cluster) + ",\"start\":" +
+                                     std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 5)) +
+                                     ",\"lost_gpus\":" + std::to_string(u(1, 8)) + "}");
+            break;
+          case 10:
+            r = d.send(provider, "{\"type\":\"delivery_report\",\"contract\":" + std::to_string(u(1, contracts + 1)) +
+                                     ",\"start\":" + std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 3)) +
+                                     ",\"usable_gpus\":" + std::to_string(u(0, 2)) + ",\"problem\":\"missing_gpus\"}");
+            break;
+          case 11:
+            if (now < kNow + 40) d.clock(now += u(1, 2));
+            break;
+        }
+        for (const json& j : r) {
+          ++kinds[j.value("type", "") + "/" + j.value("state", "")];
+          if (j.value("type", "") == "exec" && j.contains("contract")) contracts = std::max(contracts, j["contract"].get<int>());
+        }
+        if (i == 0 || i % 97 == 50) snapshots.emplace_back(d.journal().lastSeq(), d.core().snapshot());
+      }
+      // Every kind of change happened (amends of working orders, settlements, forward fills).
+      for (const char* kind : {"exec/amended", "exec/filled", "exec/cancelled", "settlement/settled",
+                               "settlement/partly_delivered", "outage_ack/", "forward_fill/"})
+        QVERIFY2(kinds[kind] > 0, kind);
+      QVERIFY2(contracts > 20, qPrintable(QString::number(contracts)));  // the script did trade
+      before = d.core().stateDigest();
+    }
+    std::uint64_t entries = 0;
+    {
+      Driver full(marketConfig(), path);
+      entries = full.core().replayedEntries();
+      QVERIFY2(entries > 250, qPrintable(QString::number(entries)));
+      QCOMPARE(full.core().stateDigest(), before);
+    }
+    QCOMPARE(snapshots.size(), std::size_t(7));
+    for (const auto& [seq, bytes] : snapshots) {
+      const ExchangeCore::SnapshotStart from{seq, bytes};
+      Driver tail(marketConfig(), path, &from);
+      QVERIFY(tail.core().startedFromSnapshot());
+      QCOMPARE(tail.core().replayedEntries(), entries - seq);
+      QVERIFY2(tail.core().stateDigest() == before, qPrintable(QString("snapshot after entry %1").arg(seq)));
+    }
+    Driver again(marketConfig(), path);
+    // The digest sees a change: one more order changes it.
+    again.send(again.connect("alice"), order("late", "buy", 1, 1, kNow + 41, kNow + 42, 1));
+    QVERIFY(again.core().stateDigest() != before);
+  }
+
+  void snapshotOfAnotherJournalIsRefused() {
+    // Two journals with the same entries (a script run twice): a snapshot of one is not
+    // applied to the other, whose history it cannot vouch for. Seen failing with the journal
+    // id left out of the check in ExchangeCore::loadSnapshot.
+    QTemporaryDir dir;
+    std::string bytes;
+    std::uint64_t seq = 0;
+    for (const char* name : {"a.db", "b.db"}) {
+      Driver d(marketConfig(), dir.filePath(name).toStdString());
+      d.send(d.connect("provider"), order("s1", "sell", 1, 2, kNow + 1, kNow + 3, 2 * kDollar));
+      if (bytes.empty()) {
+        bytes = d.core().snapshot();
+        seq = d.journal().lastSeq();
+      }
+    }
+    const ExchangeCore::SnapshotStart from{seq, bytes};
+    {
+      Driver same(marketConfig(), dir.filePath("a.db").toStdString(), &from);
+      QVERIFY(same.core().startedFromSnapshot());
+    }
+    auto journal = openJournal(dir.filePath("b.db").toStdString());
+    QVERIFY_THROWS_EXCEPTION(SnapshotCorrupt, ExchangeCore(marketConfig(), *journal, &from));
   }
 };
 

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <random>
+#include <set>
 
 using namespace tessera;
 using tessera::testing::auditLedger;
@@ -128,6 +129,39 @@ class ContractSettlementTest : public QObject {
     QVERIFY(*s.open(contract(1, 8, 0, 2, 1'000'000), OfferTerms{}, Book::Cash, 0) == SettlementError::InsufficientFunds);
     QVERIFY(!s.state(1));
     QCOMPARE(ledger.balance({kBuyer, Book::Cash}), Money(1'000));
+  }
+
+  void openContractsOfListsTheOpenContractsBySellerAndCluster() {
+    // The index an outage report reads must list exactly the open contracts of a seller on a
+    // cluster, through opening and settling. Fails if a settled contract stays listed
+    // (mutation: drop `ids->second.erase(id)` in ContractSettlement::advance).
+    std::mt19937_64 rng(5);
+    auto u = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    SettlementLedger l;
+    ContractSettlement s(l);
+    for (AccountId a = 1; a <= 4; ++a) QVERIFY(!l.post({kExternal, Book::External}, {a, Book::Cash}, 4'000'000'000'000, "deposit"));
+    Hour now = 0;
+    ContractId next = 1;
+    for (int step = 0; step < 400; ++step) {
+      if (u(1, 3) <= 2) {
+        Contract k = contract(next++, static_cast<GpuCount>(u(1, 8)), now + u(0, 6), 0, 1'000'000);
+        k.end = k.start + u(1, 8);
+        k.seller = static_cast<AccountId>(u(1, 4));
+        k.buyer = static_cast<AccountId>(u(1, 4));
+        k.cluster = static_cast<ClusterId>(u(1, 3));
+        QVERIFY(!s.open(k, OfferTerms{}, Book::Cash, now));
+      } else {
+        s.advance(now += u(1, 3));
+      }
+      for (AccountId seller = 1; seller <= 4; ++seller)
+        for (ClusterId c = 1; c <= 3; ++c) {
+          std::set<ContractId> expected;
+          for (ContractId id : s.openContracts())
+            if (s.contract(id)->seller == seller && s.contract(id)->cluster == c) expected.insert(id);
+          QCOMPARE(s.openContractsOf(seller, c), expected);
+        }
+    }
+    QVERIFY(next > 200);
   }
 
   void moneyIsConservedOverRandomFailures() {
