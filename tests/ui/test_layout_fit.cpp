@@ -26,27 +26,9 @@ using namespace tessera::ui::testing;
 
 namespace {
 
-// The terminal as `tessera` opens it: constructed, shown, never resized by the caller.
-struct Terminal {
-  net::EmbeddedExchange exchange{exchangeConfig()};
-  std::unique_ptr<TradingSession> session;
-  std::unique_ptr<MainWindow> window;
-  Terminal() {
-    exchange.start();
-    ExchangeEndpoint e;
-    e.host = "127.0.0.1";
-    e.port = exchange.port();
-    e.account = e.key = "trader";
-    session = std::make_unique<TradingSession>(std::make_unique<ExchangeBackend>(e, 20));
-    window = std::make_unique<MainWindow>(*session);
-    window->show();
-    session->start();
-  }
-  ~Terminal() {
-    window.reset();
-    session.reset();
-    exchange.stop();
-  }
+// The terminal as `tessera` opens it: sized by its saved layout, never resized by the caller.
+struct Terminal : ExchangeTerminal {
+  Terminal() : ExchangeTerminal(QSize()) {}
 };
 
 QString describe(const QWidget* w) {
