@@ -464,7 +464,7 @@ void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
   p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter, caption);
 }
 
-QString OrderBookGridView::legendNote() const { return tr("middle 90% of GPUs"); }
+QString OrderBookGridView::legendNote() const { return tr("middle 90%"); }
 
 QString OrderBookGridView::legendText() const {
   return tr("Colour: %1 to %2 per GPU-hour, the middle 90% of the GPU-hours shown%3")

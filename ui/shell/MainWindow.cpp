@@ -270,8 +270,12 @@ void MainWindow::buildDocks() {
     chart_->setTrades(session_.trades());
   });
   chartTimer_->start();
-  // The grid gets the middle; the bottom row (blotter, chart) runs under it only.
-  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  // The grid gets the middle; the bottom row (blotter, chart) runs under it, and on a large
+  // screen under the clusters and account too, so the blotter's tables get the width (a
+  // laptop's 768 pixels of height stay with the side docks).
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  const bool wide = screen && screen->availableGeometry().width() >= 1600;
+  setCorner(Qt::BottomLeftCorner, wide ? Qt::BottomDockWidgetArea : Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   resizeDocks({clusterDock, ticketDock_}, {400, 360}, Qt::Horizontal);
   resizeDocks({blotterDock}, {270}, Qt::Vertical);
@@ -756,9 +760,11 @@ QRect MainWindow::availableArea() const {
 void MainWindow::restoreLayout() {
   QSettings s;
   if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
-    // First start: 1600 x 1000, or the screen's free area if that is smaller (a laptop's 1366 x 768).
+    // First start: the screen's free area up to 1920 x 1200 (a 1920 x 1080 screen gives the
+    // blotter and the grid its width), at least what fits a laptop's 1366 x 768.
     QSize size(1600, 1000);
-    if (const QScreen* screen = QGuiApplication::primaryScreen()) size = size.boundedTo(screen->availableGeometry().size());
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+      size = screen->availableGeometry().size().boundedTo(QSize(1920, 1200));
     resize(size);
   } else {
     // A layout saved on a larger screen (1920 x 1080 on a 1366 x 768 laptop): the window is
@@ -818,6 +824,9 @@ void MainWindow::sizeDocksForScreen() {
     resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
   }
   resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
+  // The account panel takes what its figures need; the cluster list above it the rest.
+  if (auto* account = findChild<QDockWidget*>("accountDock"); account && !tabifiedDockWidgets(byName[0]).contains(account))
+    resizeDocks({byName[0], account}, {height(), account->sizeHint().height()}, Qt::Vertical);
   // The blotter's tables need the width more than the chart does; once the window has the
   // size the window system gave it (the extra width would otherwise go to the chart).
   QTimer::singleShot(300, this, [this, blotter = byName[2], chart = byName[3]] {
