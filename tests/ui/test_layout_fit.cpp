@@ -6,18 +6,17 @@
 //   round trip in ms;
 // - a combo box near the top of the screen opens its list on the screen, not above its top.
 #include "ExchangeTerminal.h"
+#include "OffscreenScreen.h"
 
 #include "ui/ticket/OrderTicket.h"
 
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFile>
 #include <QLabel>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace tessera;
@@ -125,17 +124,6 @@ class TestLayoutFit : public QObject {
 };
 
 // A 1366 x 768 screen, as a laptop's.
-int main(int argc, char** argv) {
-  QTemporaryDir dir;
-  const QString config = dir.filePath("screen.json");
-  QFile f(config);
-  if (!f.open(QIODevice::WriteOnly)) return 2;
-  f.write(R"({"screens":[{"name":"laptop","x":0,"y":0,"width":1366,"height":768,"logicalDpi":96,"logicalBaseDpi":96,"dpr":1}]})");
-  f.close();
-  qputenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + config).toLocal8Bit());
-  QApplication app(argc, argv);
-  TestLayoutFit test;
-  return QTest::qExec(&test, argc, argv);
-}
+int main(int argc, char** argv) { return runOnOffscreenScreen<TestLayoutFit>(QSize(1366, 768), argc, argv); }
 
 #include "test_layout_fit.moc"
