@@ -170,6 +170,10 @@ class ExchangeClient::Impl {
   std::uint64_t lastEpoch = 0;
   bool resyncPending = false;
   Clock::time_point lastInbound;
+  // The request id of the ping under way (io thread); high ids, apart from any a caller uses.
+  std::optional<std::uint64_t> pingReq;
+  Clock::time_point pingSentAt;
+  std::uint64_t pings = std::uint64_t{1} << 48;
 
   // shared with other threads
   mutable std::mutex mutex;
@@ -333,7 +337,13 @@ class ExchangeClient::Impl {
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return;  // tolerate what we cannot read
     const std::string type = str(j, "type");
-    if (type == "heartbeat") return;
+    if (type == "heartbeat") {
+      if (pingReq && j.contains("req") && num<std::uint64_t>(j, "req") == *pingReq) {
+        pingReq.reset();
+        if (callbacks.onRoundTrip) callbacks.onRoundTrip(Clock::now() - pingSentAt);
+      }
+      return;
+    }
     if (type == "logon_ack") return onLogon(j);
     if (type == "exec") return onExec(j);
     if (type == "md_cell") {
@@ -609,6 +619,7 @@ class ExchangeClient::Impl {
     u.end = num<Hour>(j, "end");
     u.price = num<Price>(j, "price");
     u.leavesGpuHours = num<std::int64_t>(j, "leaves_gpu_hours");
+    u.aggressor = j.value("aggressor", false);
     u.limit = num<Price>(j, "limit");
     if (callbacks.onOrder) callbacks.onOrder(u);
   }
@@ -655,7 +666,8 @@ class ExchangeClient::Impl {
       for (const json& c : *it) {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
                                         num<std::int64_t>(c, "delivered_gpu_hours"),
-                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces")});
+                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces"),
+                                        c.value("aggressor", false)});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");
@@ -779,6 +791,18 @@ void ExchangeClient::requestPositions() {
 }
 void ExchangeClient::requestOrderStatus(const std::string& clOrdId) {
   impl_->request("order_status", json{{"type", "order_status"}, {"cl_ord_id", clOrdId}}.dump());
+}
+void ExchangeClient::requestOrderStatus(OrderId orderId) {
+  impl_->request("order_status", json{{"type", "order_status"}, {"order_id", orderId}}.dump());
+}
+void ExchangeClient::ping() {
+  Impl& m = *impl_;
+  asio::post(m.io, [&m] {
+    if (m.stopping || !m.connected) return;
+    m.pingReq = ++m.pings;
+    m.pingSentAt = Clock::now();
+    m.sendLine("{\"type\":\"heartbeat\",\"req\":" + std::to_string(*m.pingReq) + "}");
+  });
 }
 void ExchangeClient::requestIndexHistory() {
   impl_->request("index_history", "{\"type\":\"index_history\"}");

@@ -42,6 +42,7 @@ struct OrderUpdate {
   Hour end = 0;
   Price price = 0;
   std::int64_t leavesGpuHours = 0;
+  bool aggressor = false;  // a fill: this account's order was the incoming one (it took liquidity)
   // Amended
   Price limit = 0;
 };
@@ -91,6 +92,7 @@ struct ContractStatus {
   std::int64_t deliveredGpuHours = 0;
   Money escrow = 0;
   ContractId replaces = 0;  // a replacement contract: the contract whose hours it took over
+  bool aggressor = false;   // the account's order was the incoming one of the contract's trade
 };
 
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the
@@ -169,6 +171,8 @@ struct ClientCallbacks {
   std::function<void(const std::vector<ForwardPositionView>&)> onForwardPositions;
   std::function<void(const ForwardPrint&)> onForwardPrint;
   std::function<void(const std::string& type, const std::string& text)> onForwardEvent;
+  // The answer to ping(): the round trip to the exchange and back.
+  std::function<void(std::chrono::nanoseconds roundTrip)> onRoundTrip;
 };
 
 class ExchangeClient {
@@ -193,6 +197,8 @@ class ExchangeClient {
   void requestPositions();
   // One order of the account, named by its client order id, finished or not.
   void requestOrderStatus(const std::string& clOrdId);
+  // The same, named by the exchange's order id.
+  void requestOrderStatus(OrderId orderId);
   // Provider side: for hours [start, end) only `usableGpus` of contract's GPUs work (or the
   // link/power was degraded). Only the contract's seller may report; the ack or error arrives
   // through onError (errors) and onSettlement (what the exchange did about it).
@@ -203,6 +209,9 @@ class ExchangeClient {
   void reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus,
                     DeliveryProblem problem);
   void requestIndexHistory();
+  // A heartbeat with a request id, which the exchange echoes at once: its answer measures the
+  // round trip (onRoundTrip). Nothing happens while disconnected.
+  void ping();
   // Forwards: returns the client order id used (generated unless `order.clOrdId` is set).
   std::string placeForward(ForwardNewOrder order);
   void cancelForward(std::uint64_t orderId);

@@ -485,7 +485,9 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
                                             : std::string("unknown")},
                               {"delivered_gpu_hours", settlement_.deliveredGpuHours(c.id)},
                               {"escrow", settlement_.escrow(c.id)},
-                              {"replaces", c.replaces}});
+                              {"replaces", c.replaces},
+                              {"aggressor", c.trade != 0 && c.id <= buyerTook_.size() &&
+                                                buyerTook_[c.id - 1] == (c.buyer == a->id)}});
             }
             std::string& o = out.toSession[s];
             o += "{\"type\":\"positions\",\"contracts\":" + list.dump();
@@ -797,6 +799,10 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             const Hour hours = f.end - f.start;
             // Money moves with the contract (ContractCreated: escrow) and its delivery, not here.
             if (f.side == Side::Buy) {
+              if (f.contract > 0) {
+                if (buyerTook_.size() < f.contract) buyerTook_.resize(f.contract, false);
+                buyerTook_[f.contract - 1] = f.aggressor;
+              }
               if (const Cluster* cl = engine_->cluster(f.cluster)) {
                 index_.record(TradePrint{engine_->now(), cl->accelerator, f.start,
                                          static_cast<std::int64_t>(f.gpus) * hours, f.price});

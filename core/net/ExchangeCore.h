@@ -221,6 +221,9 @@ class ExchangeCore {
   std::uint64_t epoch_ = 0;
   bool replaying_ = false;
   std::vector<Event> events_;
+  // Whether the buyer of contract id (index id - 1; contract ids are dense from 1) was the
+  // incoming order of its trade: the positions reply says which side took liquidity.
+  std::vector<bool> buyerTook_;
   std::string scratch_;
 
   // Money and settlement.

@@ -9,6 +9,8 @@
 
 #include <QtTest>
 
+#include <atomic>
+
 #include <mutex>
 #include <set>
 
@@ -201,6 +203,54 @@ class TestExchangeClient : public QObject {
     // A bad request comes back as an error, not silence.
     provider.cancel(id + 1000);
     QTRY_COMPARE_WITH_TIMEOUT(pr.errorCount("unknown_order"), 1, 5000);
+  }
+
+  // Who took liquidity reaches the client: the exec of a fill says whether the account's order
+  // was the incoming one, and so does the positions reply for each contract (from the account's
+  // side), so a client that reconnects can rebuild its fills with their role; ping() measures a
+  // round trip. Mutations seen failing: onExec not reading "aggressor" (alice's fill reads
+  // false); the positions reply's "aggressor" from the buyer's side only (the provider's
+  // contract reads true).
+  void theTakerIsKnownAndAPingComesBack() {
+    ExchangeServer server(marketConfig());
+    server.start();
+    Recorder pr, ar;
+    std::atomic<std::int64_t> roundTripNs = -1;
+    ClientCallbacks acb = ar.callbacks();
+    acb.onRoundTrip = [&](std::chrono::nanoseconds rtt) { roundTripNs = rtt.count(); };
+    ExchangeClient provider(options(server.port(), "provider", false), pr.callbacks());
+    ExchangeClient alice(options(server.port(), "alice", false), acb);
+    provider.start();
+    alice.start();
+    QTRY_VERIFY_WITH_TIMEOUT(provider.state() == ConnectionState::LoggedOn, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(alice.state() == ConnectionState::LoggedOn, 5000);
+    const std::string ask = provider.placeOrder(sell(1, 8, kNow, kNow + 2, 3 * kDollar));
+    QTRY_VERIFY_WITH_TIMEOUT(pr.hasOrder(ask, OrderState::Accepted), 5000);
+    OrderRequest buy = sell(1, 3, kNow, kNow + 2, 4 * kDollar);
+    buy.side = Side::Buy;
+    const std::string bid = alice.placeOrder(buy);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.hasOrder(bid, OrderState::Filled), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(pr.hasOrder(ask, OrderState::PartiallyFilled), 5000);
+    auto fillOf = [](Recorder& r, const std::string& id) {
+      return r.locked([&] {
+        for (const OrderUpdate& u : r.orders)
+          if (u.clOrdId == id && (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled)) return u;
+        return OrderUpdate{};
+      });
+    };
+    QVERIFY(fillOf(ar, bid).aggressor);   // alice's bid crossed the resting ask
+    QVERIFY(!fillOf(pr, ask).aggressor);  // the provider's ask was resting
+    alice.requestPositions();
+    provider.requestPositions();
+    auto statusOf = [](Recorder& r) {
+      return r.locked([&] { return r.statuses.size() == 1 ? std::optional<bool>(r.statuses.front().aggressor) : std::nullopt; });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(statusOf(ar).has_value() && statusOf(pr).has_value(), 5000);
+    QCOMPARE(*statusOf(ar), true);
+    QCOMPARE(*statusOf(pr), false);
+    alice.ping();
+    QTRY_VERIFY_WITH_TIMEOUT(roundTripNs.load() > 0, 5000);
+    QVERIFY(roundTripNs.load() < std::int64_t{5'000'000'000});
   }
 
   void settlementIndexAndTermsReachTheClient() {

@@ -109,7 +109,7 @@ struct ExchangeTerminal {
     e.account = e.key = "trader";
     session = std::make_unique<TradingSession>(std::make_unique<ExchangeBackend>(e, 20));
     window = std::make_unique<MainWindow>(*session);
-    window->resize(size);
+    if (size.isValid()) window->resize(size);  // an invalid size: as `tessera` opens, from the saved layout
     window->show();
     session->start();
     observer = std::make_unique<Observer>(exchange.port());

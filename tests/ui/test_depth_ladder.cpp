@@ -8,6 +8,8 @@
 #include "ui/ladder/DepthLadder.h"
 #include "ui/ticket/OrderTicket.h"
 
+#include <QComboBox>
+#include <QDateTimeEdit>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -138,6 +140,55 @@ class TestDepthLadder : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(ladder->rowOf(Side::Buy, 1'800'000) >= 0 &&
                                  ladder->model().rows()[static_cast<std::size_t>(ladder->rowOf(Side::Buy, 1'800'000))].ownGpus == 8,
                              5000);
+  }
+
+  // The ladder follows the ticket being written: its hours as they are set with the keyboard,
+  // and its cluster (the grid switches to a cluster chosen on the ticket, as the ladder shows
+  // the grid's book); the cursor resting on the grid takes over again. Mutation seen failing:
+  // MainWindow not connecting OrderTicket::windowChanged (the ladder stays on the hovered hour).
+  void theLadderFollowsTheTicket() {
+    QTest::mouseMove(g, g->pointOf(kNow + 30.5, 4).toPoint());
+    QTRY_COMPARE_WITH_TIMEOUT(ladder->model().first(), kNow + 30, 3000);
+    OrderTicket* ticket = t->window->ticket();
+    ticket->setKind(TicketKind::DivisibleBuy);
+    QCOMPARE(ticket->start(), kNow + 1);  // a fresh ticket: from the next hour, for 24 h
+    auto* start = ticket->findChild<QDateTimeEdit*>("ticketStart");
+    auto* end = ticket->findChild<QDateTimeEdit*>("ticketEnd");
+    start->setFocus();
+    start->setCurrentSection(QDateTimeEdit::HourSection);
+    QTest::keyClick(start, Qt::Key_Up);
+    QTest::keyClick(start, Qt::Key_Up);
+    QCOMPARE(ticket->start(), kNow + 3);
+    QCOMPARE(ladder->model().first(), kNow + 3);
+    QCOMPARE(ladder->model().end(), ticket->end());
+    QVERIFY(ladder->findChild<QLabel*>("ladderTitle")->text().contains("the ticket's hours"));
+    end->setFocus();
+    end->setCurrentSection(QDateTimeEdit::DaySection);
+    QTest::keyClick(end, Qt::Key_Down);  // kNow + 1: before the start, not a window to show
+    end->setCurrentSection(QDateTimeEdit::HourSection);
+    for (int i = 0; i < 4; ++i) QTest::keyClick(end, Qt::Key_Up);
+    QCOMPARE(ticket->end(), kNow + 5);
+    QCOMPARE(ladder->model().first(), kNow + 3);
+    QCOMPARE(ladder->model().end(), kNow + 5);
+    const std::vector<LadderRow> want = {{2'300'000, Side::Sell, 8, 0}, {2'000'000, Side::Sell, 16, 0},
+                                         {1'900'000, Side::Buy, 6, 0}, {1'800'000, Side::Buy, 4, 0}};
+    QTRY_VERIFY_WITH_TIMEOUT(ladder->model().rows() == want, 3000);
+    // Another cluster on the ticket: the grid and the ladder show its book.
+    auto* cluster = ticket->findChild<QComboBox*>("ticketCluster");
+    QVERIFY(cluster);
+    cluster->setFocus();
+    QTest::keyClick(cluster, Qt::Key_Down);
+    const ClusterId other = ticket->clusterId();
+    QVERIFY(other != kH100);
+    QTRY_VERIFY_WITH_TIMEOUT(t->session->watchedClusters() == std::vector<ClusterId>{other}, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(ladder->findChild<QLabel*>("ladderTitle")->text().contains(
+                                 QString::fromStdString(t->session->cluster(other)->name)),
+                             5000);
+    QCOMPARE(ladder->model().first(), kNow + 3);
+    // The cursor resting on the grid shows its hour again.
+    QTest::mouseMove(g, g->pointOf(kNow + 7.5, 4).toPoint());
+    QTRY_COMPARE_WITH_TIMEOUT(ladder->model().first(), kNow + 7, 3000);
+    QVERIFY(!ladder->findChild<QLabel*>("ladderTitle")->text().contains("the ticket's hours"));
   }
 };
 

@@ -18,6 +18,7 @@
 #include <QDateTimeEdit>
 #include <QDialog>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
@@ -209,6 +210,85 @@ class TestGridDrag : public QObject {
     QAction* cancel = menuAction("Cancel order #");
     QVERIFY(cancel);
     cancel->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(t->observer->workingOrders().empty(), 5000);
+  }
+
+  // The limit changes only when the trader types it: a drag offers the price that fills now,
+  // once; editing GPUs afterwards (when more GPUs would need a dearer ask) leaves it; a typed
+  // limit stays through further GPU edits, and the order reaches the exchange with it.
+  // Mutation seen failing: refreshQuote() offering a limit on every requote (as long as none
+  // was typed): the limit moves to $3.00 when the GPUs go to 32.
+  void theLimitChangesOnlyWhenTyped() {
+    t->exchange.inject(houseAsk(2, 16, kNow + 1, kNow + 72, 3'000'000), "house-provider");
+    QTRY_VERIFY_WITH_TIMEOUT(g->model().maxAskDepth() == 32, 5000);
+    dragOn(g, g->pointOf(kNow + 5.2, 0.5), g->pointOf(kNow + 29.2, 16.5));
+    OrderTicket* ticket = t->window->ticket();
+    auto* gpus = ticket->findChild<QLineEdit*>("ticketGpus");
+    auto* limit = ticket->findChild<QLineEdit*>("ticketLimit");
+    QCOMPARE(gpus->text(), QString("16"));
+    QCOMPARE(limit->text(), QString("2.00"));  // offered once: what fills the drag now
+    auto retype = [](QLineEdit* e, const QString& text) {
+      e->setFocus();
+      QTest::keyClick(e, Qt::Key_A, Qt::ControlModifier);
+      QTest::keyClicks(e, text);
+    };
+    retype(gpus, "32");
+    QTest::qWait(100);
+    QCOMPARE(limit->text(), QString("2.00"));
+    retype(limit, "2.10");
+    retype(gpus, "24");
+    QTest::qWait(100);
+    QCOMPARE(limit->text(), QString("2.10"));
+    QCOMPARE(ticket->limit(), Price{2'100'000});
+    gpus->setFocus();
+    QTest::keyClick(gpus, Qt::Key_Return);
+    // All or none: 24 GPUs would cost $2.33 on average, above the typed $2.10, so the bid rests.
+    auto restingAtExchange = [&] {
+      const auto w = t->observer->workingOrders();
+      return w.size() == 1 ? std::pair{w.front().request.limit, w.front().request.gpus} : std::pair{Price{0}, GpuCount{0}};
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(restingAtExchange(), (std::pair{Price{2'100'000}, GpuCount{24}}), 5000);
+  }
+
+  // Amend from the blotter: select the working order's row, Shift+F2, change its GPUs; the
+  // exchange holds the amended order. Mutation seen failing: BlotterWidget::amendSelected
+  // emitting nothing.
+  void anOrderIsAmendedFromTheBlotter() {
+    OrderTicket* ticket = t->window->ticket();
+    ticket->setKind(TicketKind::DivisibleBuy);
+    ticket->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 6) * 3600, QTimeZone::utc()));
+    ticket->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 12) * 3600, QTimeZone::utc()));
+    ticket->findChild<QLineEdit*>("ticketGpus")->setText("8");
+    ticket->findChild<QLineEdit*>("ticketLimit")->setText("1.00");
+    ticket->submit();
+    QTableView* orders = t->window->blotter()->ordersView();
+    t->window->blotter()->tabs()->setCurrentIndex(0);
+    QTRY_COMPARE_WITH_TIMEOUT(orders->model()->rowCount(), 1, 5000);
+    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {}, orders->visualRect(orders->model()->index(0, 0)).center());
+    orders->setFocus();
+    QTest::keyClick(orders, Qt::Key_F2, Qt::ShiftModifier);
+    QDialog* dialog = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((dialog = t->window->findChild<QDialog*>("amendDialog")) && dialog->isVisible(), 3000);
+    auto* gpus = dialog->findChild<QLineEdit*>("amendGpus");
+    QVERIFY(gpus);
+    gpus->setFocus();
+    QTest::keyClick(gpus, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(gpus, "5");
+    QTest::keyClick(gpus, Qt::Key_Return);
+    auto gpusAtExchange = [&] {
+      const auto w = t->observer->workingOrders();
+      return w.size() == 1 ? w.front().request.gpus : GpuCount{0};
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(gpusAtExchange(), GpuCount{5}, 5000);
+    // The blotter shows the amended order (its list is refreshed from the exchange); then cancel
+    // it from the blotter (its row, then the Cancel button).
+    QTRY_COMPARE_WITH_TIMEOUT(orders->model()->index(0, WorkingOrdersModel::Gpus).data().toInt(), 5, 5000);
+    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {}, orders->visualRect(orders->model()->index(0, 0)).center());
+    QPushButton* cancel = nullptr;
+    for (QPushButton* b : t->window->blotter()->findChildren<QPushButton*>())
+      if (b->text().startsWith("Cancel (Del)")) cancel = b;
+    QVERIFY(cancel);
+    QTest::mouseClick(cancel, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(t->observer->workingOrders().empty(), 5000);
   }
 };

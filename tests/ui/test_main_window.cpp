@@ -1,5 +1,6 @@
 // The main window: every frequent action has a shortcut listed in Help, themes switch the
 // palette, and the layout and theme survive a restart (QSettings).
+#include "OffscreenScreen.h"
 #include "ScriptedMarket.h"
 
 #include "ui/session/LocalMarketBackend.h"
@@ -110,5 +111,7 @@ class TestMainWindow : public QObject {
   }
 };
 
-QTEST_MAIN(TestMainWindow)
+// A 1920 x 1080 screen: the 1400 x 900 window the layout test saves fits it, so it comes back
+// at that size (a saved window larger than the screen is brought within it: test_layout_fit).
+int main(int argc, char** argv) { return runOnOffscreenScreen<TestMainWindow>(QSize(1920, 1080), argc, argv); }
 #include "test_main_window.moc"

@@ -141,6 +141,32 @@ class TestOrderBookGridView : public QObject {
     QCOMPARE(at(kAskStart + 0.5, -8), background);   // below the 6 GPUs bid
   }
 
+  // One order far from the market (an own bid's outline, a stray ask at $50) does not stretch
+  // the colours: the scale spans the 5th to the 95th percentile of the GPU-hours shown, the
+  // cheap and dear levels keep their distinct colours, and the legend says the range and that
+  // prices beyond it take the end colours. Mutation seen failing: updateScales() spanning
+  // minPrice() to maxPrice() (both levels paint nearly the same blue).
+  void anOutlierDoesNotFlattenTheColours() {
+    auto book = std::const_pointer_cast<BookSnapshot>(handMadeBook());
+    book->cells[static_cast<std::size_t>(kAskStart - kT0)].asks.push_back(BookLevel{50'000'000, 1, 1});
+    OrderBookGridView v;
+    v.resize(900, 520);
+    v.setSnapshot(book);
+    v.setVisibleHours(kT0, 24);
+    QCOMPARE(v.colourScale().low(), Price{1'500'000});
+    QCOMPARE(v.colourScale().high(), Price{2'500'000});
+    const QImage img = v.grab().toImage();
+    auto at = [&](double hour, double gpu) { return img.pixelColor(v.pointOf(hour, gpu).toPoint()); };
+    const QColor cheap = at(kAskStart + 1.5, 8.7);
+    const QColor dear = at(kAskStart + 1.5, 21.3);
+    QCOMPARE(cheap, v.colourScale().colour(kCheap));
+    QCOMPARE(dear, v.colourScale().colour(kDear));
+    const int apart = std::abs(cheap.red() - dear.red()) + std::abs(cheap.green() - dear.green()) +
+                      std::abs(cheap.blue() - dear.blue());
+    QVERIFY2(apart > 150, qPrintable(QString::number(apart)));
+    QVERIFY2(v.legendText().contains("$1.50 to $2.50") && v.legendText().contains("beyond"), qPrintable(v.legendText()));
+  }
+
   void zoomKeepsTheHourUnderTheCursor() {
     OrderBookGridView v;
     v.resize(900, 520);

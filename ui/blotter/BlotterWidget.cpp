@@ -2,6 +2,7 @@
 
 #include "ui/blotter/ContractDetailDialog.h"
 #include "ui/blotter/CsvExport.h"
+#include "ui/blotter/EmptyTableNote.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -27,6 +28,7 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
       fills_(new FillsModel(names, this)),
       contracts_(new ContractsModel(names, this)),
       notes_(new SettlementNotesModel(this)),
+      history_(new OrderHistoryModel(names, this)),
       names_(names) {
   setObjectName("blotter");
   auto* layout = new QVBoxLayout(this);
@@ -58,6 +60,17 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   sl->addWidget(settlementHint_);
   sl->addWidget(notesView_, 1);
   tabs_->addTab(settlementTab, tr("Settlement"));
+  historyView_ = makeView(history_, &historyProxy_);
+  historyView_->setObjectName("orderHistoryView");
+  historyView_->sortByColumn(OrderHistoryModel::Ended, Qt::DescendingOrder);
+  tabs_->addTab(historyView_, tr("Order history"));
+  // An empty table says why it is empty and how to fill it.
+  new EmptyTableNote(ordersView_, tr("No working orders — drag on the grid or press F2 to place one."));
+  new EmptyTableNote(fillsView_, tr("No fills yet — each trade of one of your orders is listed here."));
+  new EmptyTableNote(contractsView_, tr("No contracts — every fill is a contract: the GPUs you bought, or sold, "
+                                        "for its hours."));
+  new EmptyTableNote(historyView_, tr("No finished orders yet — orders that fill, are cancelled, expire or are "
+                                      "rejected are listed here with how and when they ended."));
   connect(notes_, &QAbstractItemModel::rowsInserted, this, &BlotterWidget::updateSettlementHint);
   updateSettlementHint();
   layout->addWidget(tabs_);
@@ -199,6 +212,7 @@ const QAbstractItemModel& BlotterWidget::shownModel() const {
     case 1: return *fillsProxy_;
     case 2: return *contractsProxy_;
     case 3: return *notesProxy_;
+    case 4: return *historyProxy_;
     default: return *ordersProxy_;
   }
 }

@@ -5,6 +5,7 @@
 // (double-click), and CSV export of the shown table.
 #include "ui/blotter/ContractsModel.h"
 #include "ui/blotter/FillsModel.h"
+#include "ui/blotter/OrderHistoryModel.h"
 #include "ui/blotter/SettlementNotesModel.h"
 #include "ui/blotter/WorkingOrdersModel.h"
 
@@ -26,6 +27,9 @@ class BlotterWidget : public QWidget {
   FillsModel& fills() { return *fills_; }
   ContractsModel& contracts() { return *contracts_; }
   SettlementNotesModel& settlementNotes() { return *notes_; }
+  OrderHistoryModel& orderHistory() { return *history_; }
+  QTableView* fillsView() const { return fillsView_; }
+  QTableView* historyView() const { return historyView_; }
   QTableView* ordersView() const { return ordersView_; }
   QTableView* contractsView() const { return contractsView_; }
   QTableView* settlementView() const { return notesView_; }
@@ -68,6 +72,9 @@ class BlotterWidget : public QWidget {
   QSortFilterProxyModel* contractsProxy_ = nullptr;
   QSortFilterProxyModel* notesProxy_ = nullptr;
   SettlementNotesModel* notes_;
+  OrderHistoryModel* history_;
+  QSortFilterProxyModel* historyProxy_ = nullptr;
+  QTableView* historyView_ = nullptr;
   ClusterNames names_;
   QTableView* notesView_;
   QLabel* settlementHint_;

@@ -25,6 +25,7 @@ void OrderBookGridModel::setSnapshot(BookSnapshotPtr snapshot) {
   maxAsk_ = maxBid_ = 0;
   minPrice_.reset();
   maxPrice_.reset();
+  byPrice_.clear();
   if (!snapshot_) return;
   columns_.reserve(snapshot_->cells.size());
   for (const BookCell& cell : snapshot_->cells) {
@@ -35,10 +36,25 @@ void OrderBookGridModel::setSnapshot(BookSnapshotPtr snapshot) {
       for (const GridSegment& s : *side) {
         if (!minPrice_ || s.price < *minPrice_) minPrice_ = s.price;
         if (!maxPrice_ || s.price > *maxPrice_) maxPrice_ = s.price;
+        byPrice_.emplace_back(s.price, s.to - s.from);
       }
     }
     columns_.push_back(std::move(c));
   }
+  std::sort(byPrice_.begin(), byPrice_.end());
+}
+
+std::optional<Price> OrderBookGridModel::pricePercentile(double share) const {
+  if (byPrice_.empty()) return std::nullopt;
+  double total = 0;
+  for (const auto& [price, weight] : byPrice_) total += weight;
+  const double want = std::clamp(share, 0.0, 1.0) * total;
+  double seen = 0;
+  for (const auto& [price, weight] : byPrice_) {
+    seen += weight;
+    if (seen >= want) return price;
+  }
+  return byPrice_.back().first;
 }
 
 const GridColumn* OrderBookGridModel::column(Hour h) const {

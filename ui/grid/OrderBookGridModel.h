@@ -40,6 +40,10 @@ class OrderBookGridModel {
   GpuCount maxBidDepth() const { return maxBid_; }
   std::optional<Price> minPrice() const { return minPrice_; }
   std::optional<Price> maxPrice() const { return maxPrice_; }
+  // The price below which `share` (0..1) of the book's GPU-hours lie, asks and bids together:
+  // the colour scale spans the 5th to the 95th percentile, so one order far from the market (an
+  // own order, an outlier) does not stretch it and leave every other cell one colour.
+  std::optional<Price> pricePercentile(double share) const;
 
   // The level under (hour, gpu): gpu > 0 looks at the asks, gpu < 0 at the bids.
   std::optional<GridHit> hit(Hour h, double gpu) const;
@@ -51,6 +55,7 @@ class OrderBookGridModel {
   GpuCount maxBid_ = 0;
   std::optional<Price> minPrice_;
   std::optional<Price> maxPrice_;
+  std::vector<std::pair<Price, double>> byPrice_;  // (price, GPU-hours), sorted by price
 };
 
 }  // namespace tessera::ui

@@ -160,10 +160,13 @@ void OrderBookGridView::updateScales() {
   yAskMax_ = ask;
   yBidMax_ = std::max(bid, ask * 0.3);
   if (model_.minPrice() && model_.maxPrice()) {
+    // The middle 90% of the book's GPU-hours span the colours; prices beyond take the end colours.
     const Price cent = kMicrosPerDollar / 100;
-    const Price lo = (*model_.minPrice() / cent) * cent;
-    const Price hi = ((*model_.maxPrice() + cent - 1) / cent) * cent;
+    const Price lo = (*model_.pricePercentile(kColourLowShare) / cent) * cent;
+    const Price hi = ((*model_.pricePercentile(kColourHighShare) + cent - 1) / cent) * cent;
     colours_.setRange(lo, std::max(hi, lo + 10 * cent));
+    clippedBelow_ = *model_.minPrice() < colours_.low();
+    clippedAbove_ = *model_.maxPrice() > colours_.high();
   }
 }
 
@@ -461,6 +464,14 @@ void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
   p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter, caption);
 }
 
+QString OrderBookGridView::legendNote() const { return tr("middle 90%"); }
+
+QString OrderBookGridView::legendText() const {
+  return tr("Colour: %1 to %2 per GPU-hour, the middle 90% of the GPU-hours shown%3")
+      .arg(formatPrice(colours_.low()), formatPrice(colours_.high()),
+           clippedBelow_ || clippedAbove_ ? tr("; prices beyond take the end colours") : QString());
+}
+
 void OrderBookGridView::paintLegend(QPainter& p, const QRectF& plot) const {
   const QColor text = palette().color(QPalette::Text);
   const QRectF bar(plot.right() + 14, plot.top() + 20, 16, plot.height() - 40);
@@ -476,8 +487,11 @@ void OrderBookGridView::paintLegend(QPainter& p, const QRectF& plot) const {
     const Price price = colours_.low() + static_cast<Price>(t * static_cast<double>(colours_.high() - colours_.low()));
     const double y = bar.bottom() - t * bar.height();
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
-    p.drawText(QRectF(bar.right() + 6, y - 8, kRight - 36, 16), Qt::AlignLeft | Qt::AlignVCenter, formatPrice(price));
+    // The ends say when prices beyond them share their colour.
+    const QString prefix = i == 0 && clippedBelow_ ? QStringLiteral("≤") : i == 4 && clippedAbove_ ? QStringLiteral("≥") : QString();
+    p.drawText(QRectF(bar.right() + 6, y - 8, kRight - 36, 16), Qt::AlignLeft | Qt::AlignVCenter, prefix + formatPrice(price));
   }
+  p.drawText(QRectF(plot.right() + 4, bar.bottom() + 4, kRight - 4, 16), Qt::AlignLeft, legendNote());
 }
 
 GridSelection OrderBookGridView::selectionOf(QPointF a, QPointF b, bool singleGpus) const {
@@ -652,7 +666,9 @@ QString OrderBookGridView::describeAt(QPoint pos) const {
 bool OrderBookGridView::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
-    const QString t = describeAt(he->pos());
+    // Over the colour legend: what its range is.
+    const QRectF plot = plotRect();
+    const QString t = he->pos().x() > plot.right() + 8 ? legendText() : describeAt(he->pos());
     if (t.isEmpty()) QToolTip::hideText();
     else QToolTip::showText(he->globalPos(), t, this);
     return true;

@@ -36,6 +36,12 @@ class OrderBookGridView : public QWidget {
 
   void setSnapshot(BookSnapshotPtr snapshot);
   const OrderBookGridModel& model() const { return model_; }
+  // The colour scale: the 5th to the 95th percentile of the shown book's prices by GPU-hours.
+  const PriceColourScale& colourScale() const { return colours_; }
+  static constexpr double kColourLowShare = 0.05;
+  static constexpr double kColourHighShare = 0.95;
+  // What the legend says of the range, in words (its tooltip, and for a test).
+  QString legendText() const;
   void setTitle(const QString& title);
   void setNow(Hour now);
   void setOwnOrders(std::vector<OrderView> orders);
@@ -114,6 +120,9 @@ class OrderBookGridView : public QWidget {
 
   OrderBookGridModel model_;
   PriceColourScale colours_;
+  bool clippedBelow_ = false;  // some prices lie below the scale's low end
+  bool clippedAbove_ = false;
+  QString legendNote() const;
   QString title_;
   Hour now_ = 0;
   std::vector<OrderView> ownOrders_;

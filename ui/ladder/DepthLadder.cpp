@@ -45,13 +45,25 @@ DepthLadder::DepthLadder(QWidget* parent) : QWidget(parent), model_(new DepthLad
   dwell_ = new QTimer(this);
   dwell_->setSingleShot(true);
   dwell_->setInterval(kDwellMs);
-  connect(dwell_, &QTimer::timeout, this, [this] { setHours(pendingFirst_, pendingEnd_); });
+  connect(dwell_, &QTimer::timeout, this, [this] {
+    ticket_ = false;
+    setHours(pendingFirst_, pendingEnd_);
+    refresh();
+  });
+  refresh();
+}
+
+void DepthLadder::showTicketHours(Hour first, Hour end) {
+  dwell_->stop();
+  ticket_ = true;
+  setHours(first, end);
   refresh();
 }
 
 void DepthLadder::followHours(Hour first, Hour end) {
   if (end - first > 1) {
     dwell_->stop();
+    ticket_ = false;
     setHours(first, end);
     return;
   }
@@ -94,7 +106,8 @@ void DepthLadder::refresh() {
   model_->setState(book_, own_, first_, end_);
   const QString hours = end_ - first_ <= 1 ? formatHour(first_)
                                            : tr("%1 to %2 (%3 h)").arg(formatHour(first_), formatHour(end_)).arg(end_ - first_);
-  title_->setText(name_.isEmpty() ? tr("Depth ladder") : tr("<b>%1</b>  %2").arg(name_, hours));
+  title_->setText(name_.isEmpty() ? tr("Depth ladder")
+                                  : tr("<b>%1</b>  %2%3").arg(name_, hours, ticket_ ? tr("  (the ticket's hours)") : QString()));
   QString why;
   if (!book_ || name_.isEmpty()) why = tr("No book yet: select a cluster in the Clusters list.");
   else if (end_ <= first_) why = tr("Point at an hour on the grid to see its price levels.");

@@ -24,6 +24,9 @@ class DepthLadder : public QWidget {
   // the hours of a drag are shown at once.
   void followHours(Hour first, Hour end);
   static constexpr int kDwellMs = 250;
+  // The hours of the ticket being written: shown at once, until the cursor rests on the grid.
+  void showTicketHours(Hour first, Hour end);
+  bool showsTicket() const { return ticket_; }
   // The watched book, its name ("us-east-h100-a"), and the account's working orders.
   void setBook(BookSnapshotPtr book, const QString& name);
   void setOwnOrders(std::vector<OrderView> own);
@@ -50,6 +53,7 @@ class DepthLadder : public QWidget {
   Hour first_ = 0;
   Hour end_ = 0;
   bool scrolled_ = false;
+  bool ticket_ = false;  // the hours shown are the ticket's
   QTimer* dwell_;
   Hour pendingFirst_ = 0;
   Hour pendingEnd_ = 0;

@@ -145,12 +145,17 @@ void ExchangeBackend::start() {
       out.push_back(ContractSettlementStatus{x.contract, parseContractState(x.state), QString::fromStdString(x.state),
                                              x.deliveredGpuHours, x.escrow, x.replaces});
     }
-    QMetaObject::invokeMethod(this, [this, out = std::move(out)] {
+    QMetaObject::invokeMethod(this, [this, out = std::move(out), status] {
+      restoreFills(status);
       escrowOf_.clear();
       for (const ContractSettlementStatus& x : out) escrowOf_[x.contract] = x.escrow;
       accountDirty_ = true;
       emit contractStatusChanged(out);
     }, Qt::QueuedConnection);
+  };
+  cb.onRoundTrip = [this](std::chrono::nanoseconds rtt) { emit roundTripMeasured(static_cast<double>(rtt.count()) / 1e6); };
+  cb.onOrderStatus = [this](const net::OrderStatusReply& r) {
+    QMetaObject::invokeMethod(this, [this, r] { onOrderStatus(r); }, Qt::QueuedConnection);
   };
   emit connectionChanged(ConnectionState::Connecting,
                          tr("connecting to %1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port));
@@ -159,10 +164,16 @@ void ExchangeBackend::start() {
   timer_ = new QTimer(this);
   connect(timer_, &QTimer::timeout, this, &ExchangeBackend::publish);
   timer_->start(publishMs_);
+  pingTimer_ = new QTimer(this);
+  connect(pingTimer_, &QTimer::timeout, this, [this] {
+    if (client_) client_->ping();
+  });
+  pingTimer_->start(kPingMs);
 }
 
 void ExchangeBackend::stop() {
   if (timer_) timer_->stop();
+  if (pingTimer_) pingTimer_->stop();
   if (client_) client_->stop();
   client_.reset();
 }
@@ -184,6 +195,7 @@ void ExchangeBackend::onConnection(net::ConnectionState s, const std::string& de
       client_->requestBalance();
       client_->requestOrders();
       client_->requestPositions();
+      client_->ping();
       break;
     case net::ConnectionState::Disconnected:
       emit connectionChanged(ConnectionState::Disconnected, tr("lost %1 (%2), reconnecting").arg(where, QString::fromStdString(detail)));
@@ -254,6 +266,7 @@ void ExchangeBackend::onOrder(const net::OrderUpdate& u) {
       emit orderAccepted(sessionId);
       break;
     case net::OrderState::Rejected:
+      if (sent != sent_.end()) finish(0, sent->second, FinishedState::Rejected, u.code, now_);
       emit orderRejected(sessionId, QString::fromStdString(u.code + (u.reason.empty() ? "" : ": " + u.reason)));
       break;
     case net::OrderState::PartiallyFilled:
@@ -270,16 +283,78 @@ void ExchangeBackend::onOrder(const net::OrderUpdate& u) {
       f.end = u.end;
       f.price = u.price;
       f.leavesGpuHours = u.leavesGpuHours;
+      f.aggressor = u.aggressor;
       pendingFills_.push_back(f);
+      filledOf_[u.orderId] += static_cast<std::int64_t>(u.gpus) * (u.end - u.start);
+      if (u.leavesGpuHours == 0)
+        finish(u.orderId, it != byExchangeId_.end() ? it->second : OrderRequest{}, FinishedState::Filled, {}, now_);
       ourTrades_.insert(u.trade);
       client_->requestPositions();
       client_->requestBalance();
       break;
     }
-    case net::OrderState::Cancelled: emit orderCancelled(sessionId, QString::fromStdString(u.code)); break;
+    case net::OrderState::Cancelled:
+      if (const auto it = byExchangeId_.find(u.orderId); u.leavesGpuHours == 0)
+        finish(u.orderId, it != byExchangeId_.end() ? it->second : OrderRequest{},
+               u.code == "expired" ? FinishedState::Expired : FinishedState::Cancelled, u.code, now_);
+      emit orderCancelled(sessionId, QString::fromStdString(u.code));
+      break;
     case net::OrderState::Amended: break;
   }
   client_->requestOrders();
+}
+
+void ExchangeBackend::finish(OrderId exchangeId, const OrderRequest& request, FinishedState state,
+                             const std::string& code, std::optional<Hour> at) {
+  FinishedOrder f;
+  f.order = exchangeId;
+  f.request = request;
+  // The last amend (and an order sent before this terminal started): the working orders list
+  // has the order as the exchange holds it.
+  for (const OrderView& w : working_)
+    if (exchangeId && w.request.id == exchangeId) f.request = w.request;
+  if (f.request.gpus == 0) return;  // not an order of this account that the terminal knows
+  if (exchangeId && !finished_.insert(exchangeId).second) return;
+  f.request.id = exchangeId;
+  f.state = state;
+  f.why = QString::fromStdString(code);
+  f.at = at;
+  if (const auto it = filledOf_.find(exchangeId); exchangeId && it != filledOf_.end()) f.filledGpuHours = it->second;
+  pendingFinished_.push_back(std::move(f));
+}
+
+void ExchangeBackend::restoreFills(const std::vector<net::ContractStatus>& status) {
+  if (!client_) return;
+  std::map<ContractId, bool> took;
+  for (const net::ContractStatus& s : status) took[s.contract] = s.aggressor;
+  std::set<OrderId> working;
+  for (const OrderView& w : working_) working.insert(w.request.id);
+  for (const Contract& c : contracts_) {
+    if (c.trade == 0 || ourTrades_.count(c.trade)) continue;  // a replacement, or a fill already shown
+    Fill f;
+    f.trade = c.trade;
+    f.contract = c.id;
+    f.account = kMe;
+    f.side = c.buyer == kMe ? Side::Buy : Side::Sell;
+    f.order = f.side == Side::Buy ? c.buyOrder : c.sellOrder;
+    f.aggressor = took[c.id];
+    f.cluster = c.cluster;
+    f.gpus = c.gpus;
+    f.start = c.start;
+    f.end = c.end;
+    f.price = c.price;
+    pendingFills_.push_back(f);
+    ourTrades_.insert(c.trade);
+    // An order that traded and no longer works: the exchange says how it ended.
+    if (f.order && !working.count(f.order) && finished_.insert(f.order).second) client_->requestOrderStatus(f.order);
+  }
+}
+
+void ExchangeBackend::onOrderStatus(const net::OrderStatusReply& r) {
+  if (r.status == "working" || !r.orderId) return;
+  finished_.erase(r.orderId);  // asked for, now answered
+  filledOf_[r.orderId] = r.filledGpuHours;
+  finish(r.orderId, r.order, r.status == "filled" ? FinishedState::Filled : FinishedState::Cancelled, {}, std::nullopt);
 }
 
 void ExchangeBackend::onTrade(const net::Trade& t) {
@@ -353,6 +428,7 @@ void ExchangeBackend::publish() {
   }
   if (!pendingTrades_.empty()) emit tradesPrinted(std::exchange(pendingTrades_, {}));
   if (!pendingFills_.empty()) emit ownFills(std::exchange(pendingFills_, {}));
+  if (!pendingFinished_.empty()) emit ordersFinished(std::exchange(pendingFinished_, {}));
   if (accountDirty_) {
     accountDirty_ = false;
     AccountSummary a;

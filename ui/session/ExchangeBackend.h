@@ -35,6 +35,8 @@ class ExchangeBackend : public MarketBackend {
   bool settlesContracts() const override { return true; }
   IndexSource indexSource() const override { return IndexSource::Exchange; }
   bool tradesForwards() const override { return true; }
+  bool measuresRoundTrip() const override { return true; }
+  static constexpr int kPingMs = 2000;
 
   // The remote exchange does not tell a client its account id: contracts and orders are
   // marked as this pseudo id when they are ours.
@@ -61,6 +63,12 @@ class ExchangeBackend : public MarketBackend {
   void onOrder(const net::OrderUpdate& u);
   void onTrade(const net::Trade& t);
   void onPositions(std::vector<Contract> contracts);
+  // After the positions reply: the fills of contracts this terminal has not heard of (made
+  // before it connected), and the final state of their orders asked for.
+  void restoreFills(const std::vector<net::ContractStatus>& status);
+  void onOrderStatus(const net::OrderStatusReply& r);
+  void finish(OrderId exchangeId, const OrderRequest& request, FinishedState state, const std::string& code,
+              std::optional<Hour> at);
   void publish();
   Price markPrice(const net::BookMirror& book, ClusterId cluster, Hour h, Price fallback) const;
 
@@ -68,6 +76,7 @@ class ExchangeBackend : public MarketBackend {
   int publishMs_;
   std::unique_ptr<net::ExchangeClient> client_;
   QTimer* timer_ = nullptr;
+  QTimer* pingTimer_ = nullptr;
   std::vector<ClusterId> watched_;
   Hour watchFirst_ = 0;
   int watchHours_ = 0;
@@ -81,6 +90,9 @@ class ExchangeBackend : public MarketBackend {
   std::map<OrderId, OrderRequest> byExchangeId_;  // our orders the exchange numbered
   std::map<OrderId, OrderId> sessionIdOf_;        // exchange id -> the session's id
   std::set<TradeId> ourTrades_;
+  std::map<OrderId, std::int64_t> filledOf_;  // GPU-hours filled of each of our orders
+  std::set<OrderId> finished_;                 // in the order history already, or asked about
+  std::vector<FinishedOrder> pendingFinished_;
   std::vector<Contract> contracts_;
   std::map<ContractId, Money> escrowOf_;  // what each contract's buyer still has in escrow
   std::vector<OrderView> working_;

@@ -156,6 +156,7 @@ void LocalMarketBackend::handle(const Event& e) {
             const Money notional = ev.price * ev.gpus * (ev.end - ev.start);
             cash_ += ev.side == Side::Buy ? -notional : notional;
             pendingFills_.push_back(ev);
+            if (ev.leavesGpuHours == 0) finish(ev.order, FinishedState::Filled, {});
             ordersDirty_ = true;
             contractsDirty_ = true;
           }
@@ -164,8 +165,10 @@ void LocalMarketBackend::handle(const Event& e) {
         } else if constexpr (std::is_same_v<T, OrderCancelled>) {
           if (ev.account == me_) {
             ordersDirty_ = true;
-            emit orderCancelled(ev.order, QString::fromUtf8(toString(ev.reason).data(),
-                                                            static_cast<int>(toString(ev.reason).size())));
+            const QString why = QString::fromUtf8(toString(ev.reason).data(), static_cast<int>(toString(ev.reason).size()));
+            if (ev.leavesGpuHours == 0)
+              finish(ev.order, ev.reason == CancelReason::Expired ? FinishedState::Expired : FinishedState::Cancelled, why);
+            emit orderCancelled(ev.order, why);
           }
         } else if constexpr (std::is_same_v<T, OrderAmended>) {
           if (ev.account == me_) ordersDirty_ = true;
@@ -176,6 +179,12 @@ void LocalMarketBackend::handle(const Event& e) {
         }
       },
       e);
+}
+
+void LocalMarketBackend::finish(OrderId id, FinishedState state, QString why) {
+  const auto v = matcher_->order(id);
+  if (!v) return;
+  pendingFinished_.push_back(FinishedOrder{id, v->request, state, std::move(why), matcher_->now(), v->filledGpuHours});
 }
 
 void LocalMarketBackend::publishIndex(Hour asOf) {
@@ -245,6 +254,7 @@ void LocalMarketBackend::publish(bool force) {
     emit tradesPrinted(std::move(pendingTrades_));
     pendingTrades_.clear();
   }
+  if (!pendingFinished_.empty()) emit ordersFinished(std::exchange(pendingFinished_, {}));
   if (!pendingFills_.empty()) {
     emit ownFills(std::move(pendingFills_));
     pendingFills_.clear();

@@ -74,6 +74,9 @@ class LocalMarketBackend : public MarketBackend {
   std::vector<Event> events_;
   std::vector<TradePrint> pendingTrades_;
   std::vector<Fill> pendingFills_;
+  std::vector<FinishedOrder> pendingFinished_;
+  // Our order `id` stopped working: to the order history, as the engine keeps it.
+  void finish(OrderId id, FinishedState state, QString why);
   PriceIndex index_;
   std::vector<IndexSample> pendingIndex_;
   Hour indexedUntil_ = -1;  // last hour whose index value was published

@@ -38,6 +38,8 @@ class MarketBackend : public QObject {
   virtual IndexSource indexSource() const { return IndexSource::None; }
   // Whether this market trades the cash-settled index forwards; fixed, any thread.
   virtual bool tradesForwards() const { return false; }
+  // Whether the market is across a connection whose round trip it measures (roundTripMeasured).
+  virtual bool measuresRoundTrip() const { return false; }
 
  protected:
   // True if a snapshot may be sent now (and marks one in flight).
@@ -93,7 +95,12 @@ class MarketBackend : public QObject {
   void orderRejected(tessera::OrderId order, QString reason);
   void orderCancelled(tessera::OrderId order, QString reason);
   void workingOrdersChanged(std::vector<tessera::OrderView> orders);
+  // Fills of the account: as they happen, and (a market that can say) those made before this
+  // terminal connected, once, after logon.
   void ownFills(std::vector<tessera::Fill> fills);
+  // Orders of the account that stopped working (filled, cancelled, expired, rejected), and those
+  // that had stopped before this terminal connected as far as the market can name them.
+  void ordersFinished(std::vector<tessera::ui::FinishedOrder> orders);
   void contractsChanged(std::vector<tessera::Contract> contracts,
                         std::vector<tessera::ui::ContractMark> marks);
   void accountChanged(tessera::ui::AccountSummary account);
@@ -107,6 +114,8 @@ class MarketBackend : public QObject {
   void forwardOrdersChanged(std::vector<tessera::net::ForwardWorkingOrder> orders);
   void forwardPositionsChanged(std::vector<tessera::net::ForwardPositionView> positions);
   void forwardNoted(QString text);
+  // The round trip to the market and back, measured every few seconds (measuresRoundTrip()).
+  void roundTripMeasured(double ms);
   // A problem the user must hear about that is not about one order.
   void errorOccurred(QString message);
 };

@@ -107,6 +107,17 @@ struct ContractSettlementStatus {
   ContractId replaces = 0;  // a replacement contract: the failed contract it makes good
 };
 
+// An order of the account that no longer works, for the blotter's order history.
+enum class FinishedState { Filled, Cancelled, Expired, Rejected };
+struct FinishedOrder {
+  OrderId order = 0;              // the exchange's number (what the blotter shows); 0 if rejected
+  OrderRequest request;           // as sent (the last amend is known only while it worked)
+  FinishedState state = FinishedState::Filled;
+  QString why;                    // the exchange's reason code (cancel, reject), may be empty
+  std::optional<Hour> at;         // exchange hour it finished; none: before this terminal started
+  std::int64_t filledGpuHours = 0;
+};
+
 // A published value of the price index of one accelerator class and tenor.
 struct IndexSample {
   Accelerator accelerator = Accelerator::H100;
@@ -143,3 +154,4 @@ Q_DECLARE_METATYPE(std::vector<tessera::ClusterId>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::SettlementNote>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::ContractSettlementStatus>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::IndexSample>)
+Q_DECLARE_METATYPE(std::vector<tessera::ui::FinishedOrder>)

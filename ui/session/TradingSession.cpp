@@ -14,6 +14,7 @@ void registerTypes() {
     qRegisterMetaType<BookSnapshotPtr>();
     qRegisterMetaType<TradePrint>();
     qRegisterMetaType<AccountSummary>();
+    qRegisterMetaType<std::vector<FinishedOrder>>();
     qRegisterMetaType<ConnectionState>();
     qRegisterMetaType<OrderRequest>();
     qRegisterMetaType<std::vector<Cluster>>();
@@ -47,6 +48,7 @@ TradingSession::TradingSession(std::unique_ptr<MarketBackend> backend, QObject* 
   settles_ = backend_->settlesContracts();
   indexSource_ = backend_->indexSource();
   forwards_ = backend_->tradesForwards();
+  measuresRoundTrip_ = backend_->measuresRoundTrip();
   clock_.start();
   // Ids are the sender's to choose and must never repeat on an exchange that outlives us:
   // start from the wall clock, far above the small ids simulated participants use.
@@ -111,6 +113,14 @@ void TradingSession::connectBackend() {
   connect(b, &MarketBackend::ownFills, this, [this](std::vector<Fill> f) {
     fills_.insert(fills_.end(), f.begin(), f.end());
     emit fillsAdded(f);
+  });
+  connect(b, &MarketBackend::roundTripMeasured, this, [this](double ms) {
+    roundTripMs_ = ms;
+    emit roundTripMeasured(ms);
+  });
+  connect(b, &MarketBackend::ordersFinished, this, [this](std::vector<FinishedOrder> f) {
+    finished_.insert(finished_.end(), f.begin(), f.end());
+    emit ordersFinished(f);
   });
   connect(b, &MarketBackend::contractsChanged, this,
           [this](std::vector<Contract> c, std::vector<ContractMark> m) {

@@ -65,6 +65,8 @@ class TradingSession : public QObject {
   BookSnapshotPtr book() const { return book_; }
   const std::vector<OrderView>& workingOrders() const { return working_; }
   const std::vector<Fill>& fills() const { return fills_; }
+  // Orders that stopped working, oldest first (see MarketBackend::ordersFinished).
+  const std::vector<FinishedOrder>& finishedOrders() const { return finished_; }
   const std::vector<Contract>& contracts() const { return contracts_; }
   const std::vector<ContractMark>& marks() const { return marks_; }
   const std::deque<TradePrint>& trades() const { return trades_; }
@@ -72,6 +74,9 @@ class TradingSession : public QObject {
   Hour now() const { return now_; }
   // Round trip of the last order: submit to accept/reject, in milliseconds.
   double lastLatencyMs() const { return lastLatencyMs_; }
+  // The last measured round trip to the market and back (a ping), if measured yet.
+  std::optional<double> roundTripMs() const { return roundTripMs_; }
+  bool measuresRoundTrip() const { return measuresRoundTrip_; }
   std::vector<ClusterId> watchedClusters() const { return watched_; }
   // Settlement: whether the market settles contracts at all, every notice so far (oldest
   // first, at most kSettlementHistory), and the latest status of each of our contracts.
@@ -102,9 +107,11 @@ class TradingSession : public QObject {
   void orderCancelled(tessera::OrderId order, const QString& reason);
   void workingOrdersChanged();
   void fillsAdded(const std::vector<tessera::Fill>& fills);
+  void ordersFinished(const std::vector<tessera::ui::FinishedOrder>& orders);
   void contractsChanged();
   void accountChanged();
   void latencyMeasured(double ms);
+  void roundTripMeasured(double ms);
   void errorOccurred(const QString& message);
   void settlementNoted(const std::vector<tessera::ui::SettlementNote>& notes);
   void contractStatusChanged();
@@ -132,12 +139,15 @@ class TradingSession : public QObject {
   BookSnapshotPtr book_;
   std::vector<OrderView> working_;
   std::vector<Fill> fills_;
+  std::vector<FinishedOrder> finished_;
   std::vector<Contract> contracts_;
   std::vector<ContractMark> marks_;
   std::deque<TradePrint> trades_;
   AccountSummary account_;
   Hour now_ = 0;
   double lastLatencyMs_ = 0;
+  std::optional<double> roundTripMs_;
+  bool measuresRoundTrip_ = false;
   std::vector<ClusterId> watched_;
   bool settles_ = false;
   std::deque<SettlementNote> notes_;

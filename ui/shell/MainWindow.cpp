@@ -270,8 +270,12 @@ void MainWindow::buildDocks() {
     chart_->setTrades(session_.trades());
   });
   chartTimer_->start();
-  // The grid gets the middle; the bottom row (blotter, chart) runs under it only.
-  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  // The grid gets the middle; the bottom row (blotter, chart) runs under it, and on a large
+  // screen under the clusters and account too, so the blotter's tables get the width (a
+  // laptop's 768 pixels of height stay with the side docks).
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  const bool wide = screen && screen->availableGeometry().width() >= 1600;
+  setCorner(Qt::BottomLeftCorner, wide ? Qt::BottomDockWidgetArea : Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   resizeDocks({clusterDock, ticketDock_}, {400, 360}, Qt::Horizontal);
   resizeDocks({blotterDock}, {270}, Qt::Vertical);
@@ -315,6 +319,7 @@ void MainWindow::buildMenus() {
   add(order, tr("New &buy ticket"), QKeySequence(Qt::Key_F2), [this] {
     ticket_->setKind(TicketKind::AllOrNoneBuy);
     ticket_->renewDeliveredWindow();
+    ticket_->offerLimitOnce();
     ticketDock_->show();
     ticketDock_->raise();
     ticket_->setFocus();
@@ -322,6 +327,7 @@ void MainWindow::buildMenus() {
   add(order, tr("New &sell ticket"), QKeySequence(Qt::Key_F3), [this] {
     ticket_->setKind(TicketKind::DivisibleSell);
     ticket_->renewDeliveredWindow();
+    ticket_->offerLimitOnce();
     ticketDock_->show();
     ticketDock_->raise();
     ticket_->setFocus();
@@ -418,12 +424,30 @@ void MainWindow::buildStatusBar() {
   connection_ = new QLabel(this);
   accountLabel_ = new QLabel(this);
   clock_ = new QLabel(this);
-  latency_ = new QLabel(tr("latency -"), this);
+  latency_ = new QLabel(this);
+  latency_->setObjectName("latencyLabel");
+  showLatency();
   statusBar()->addPermanentWidget(connection_);
   statusBar()->addPermanentWidget(accountLabel_);
   statusBar()->addPermanentWidget(clock_);
   statusBar()->addPermanentWidget(latency_);
   updateStatus();
+}
+
+void MainWindow::showLatency() {
+  auto ms = [](double v) { return QString::number(v, 'f', v < 10 ? 2 : 0); };
+  QString order = session_.lastLatencyMs() > 0
+                      ? tr("Your last order: %1 ms from sending to the exchange's answer.").arg(ms(session_.lastLatencyMs()))
+                      : tr("No order answered yet.");
+  if (!session_.measuresRoundTrip()) {
+    latency_->setText(session_.lastLatencyMs() > 0 ? tr("order round trip %1 ms").arg(ms(session_.lastLatencyMs()))
+                                                   : tr("in-process market: no network"));
+    latency_->setToolTip(tr("The engine runs inside the terminal: there is no connection to measure. %1").arg(order));
+    return;
+  }
+  const auto rtt = session_.roundTripMs();
+  latency_->setText(rtt ? tr("round trip %1 ms").arg(ms(*rtt)) : tr("round trip measuring\u2026"));
+  latency_->setToolTip(tr("Round trip to the exchange and back, measured every few seconds. %1").arg(order));
 }
 
 void MainWindow::updateStatus() {
@@ -513,6 +537,15 @@ void MainWindow::connectSession() {
     ladder_->setBook(session_.book(), names.join(QStringLiteral(" + ")));
   });
   connect(grid_, &OrderBookGridView::hoursUnderCursor, ladder_, &DepthLadder::followHours);
+  // The ladder shows the depth a ticket would meet: its hours, on its cluster (the grid follows
+  // a cluster chosen on the ticket, as the ladder shows the grid's book). The hour under the
+  // cursor takes over again when the cursor rests on the grid.
+  connect(ticket_, &OrderTicket::windowChanged, this, [this](ClusterId cluster, Hour start, Hour end) {
+    const auto watched = session_.watchedClusters();
+    if (cluster && session_.cluster(cluster) && !(watched.size() == 1 && watched.front() == cluster))
+      clusters_->select({cluster});
+    ladder_->showTicketHours(start, end);
+  });
   connect(ladder_, &DepthLadder::levelClicked, this, [this](Side side, Price price, GpuCount gpus, Hour first, Hour end) {
     const auto ids = session_.watchedClusters();
     if (ids.empty()) return;
@@ -540,6 +573,8 @@ void MainWindow::connectSession() {
     grid_->setOwnOrders(session_.workingOrders());
     ladder_->setOwnOrders(session_.workingOrders());
   });
+  connect(&session_, &TradingSession::ordersFinished, this,
+          [this](const std::vector<FinishedOrder>& f) { blotter_->orderHistory().add(f); });
   connect(&session_, &TradingSession::fillsAdded, this, [this](const std::vector<Fill>& f) {
     blotter_->fills().addFills(f);
     for (const Fill& x : f) {
@@ -599,8 +634,8 @@ void MainWindow::connectSession() {
                                                        : tr("The exchange did not accept the order:\n%1\n\n%2").arg(what, plain));
   });
   connect(&session_, &TradingSession::errorOccurred, this, [this](const QString& m) { showError(tr("Error"), m); });
-  connect(&session_, &TradingSession::latencyMeasured, this,
-          [this](double ms) { latency_->setText(tr("latency %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0)); });
+  connect(&session_, &TradingSession::latencyMeasured, this, [this] { showLatency(); });
+  connect(&session_, &TradingSession::roundTripMeasured, this, [this] { showLatency(); });
 
   connect(grid_, &OrderBookGridView::selectionMade, this, &MainWindow::openTicketFromGrid);
   ticket_->setOrderIdSource([this] { return session_.newOrderId(); });
@@ -717,52 +752,86 @@ void MainWindow::setTheme(Theme theme) {
   update();
 }
 
+QRect MainWindow::availableArea() const {
+  const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+  return screen ? screen->availableGeometry() : QRect();
+}
+
 void MainWindow::restoreLayout() {
   QSettings s;
   if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
-    // First start: 1600 x 1000, or the screen's free area if that is smaller (a laptop's 1366 x 768).
+    // First start: the screen's free area up to 1920 x 1200 (a 1920 x 1080 screen gives the
+    // blotter and the grid its width), at least what fits a laptop's 1366 x 768.
     QSize size(1600, 1000);
-    if (const QScreen* screen = QGuiApplication::primaryScreen()) size = size.boundedTo(screen->availableGeometry().size());
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+      size = screen->availableGeometry().size().boundedTo(QSize(1920, 1200));
     resize(size);
+  } else {
+    // A layout saved on a larger screen (1920 x 1080 on a 1366 x 768 laptop): the window is
+    // brought within this screen's free area, now and once shown (when its frame is known); the
+    // docks then share the smaller window as the main window's layout divides it.
+    fitWindowIntoScreen();
   }
   if (!restoreState(s.value("window/state").toByteArray())) {
     // First start: size the docks once the window has its real size.
-    QTimer::singleShot(0, this, [this] {
-      QDockWidget* byName[4] = {};
-      const char* names[] = {"clustersDock", "ticketDock", "blotterDock", "chartDock"};
-      for (int i = 0; i < 4; ++i) byName[i] = findChild<QDockWidget*>(names[i]);
-      if (!byName[0] || !byName[1]) return;
-      // The ticket gets its full width and height (with room for a reason under two fields),
-      // so that on a small screen it is not cut off or scrolled; the clusters give way first.
-      const QScreen* screen = QGuiApplication::primaryScreen();
-      if (screen && screen->availableGeometry().width() < 1600 && byName[2]) {
-        // A small screen: the bottom docks share the blotter's place as tabs; side by side they
-        // would push the window past the screen's edge or squeeze the ticket.
-        for (QDockWidget* d : docks_)
-          if (d != byName[2] && dockWidgetArea(d) == Qt::BottomDockWidgetArea) tabifyDockWidget(byName[2], d);
-        byName[2]->raise();
-        resize(size().boundedTo(screen->availableGeometry().size()));
-      }
-      const int ticketWidth = std::max(width() * 24 / 100, ticket_->sizeHint().width() + 24);
-      const int clustersWidth = std::min(width() * 26 / 100, std::max(220, width() - ticketWidth - 620));
-      resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);
-      if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
-        // The whole ticket, Submit included, where the screen allows (its word-wrapped terms and
-        // quote make its size hint too short to go by); the tape takes the rest.
-        const int ticketHeight = std::max(std::min(ticket_->sizeHint().height() + 40, height() - 120),
-                                          height() * 68 / 100);
-        resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
-      }
-      resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
-      // The blotter's tables need the width more than the chart does; once the window has the
-      // size the window system gave it (the extra width would otherwise go to the chart).
-      QTimer::singleShot(300, this, [this, blotter = byName[2], chart = byName[3]] {
-        if (blotter && chart) resizeDocks({blotter, chart}, {width() * 33 / 100, width() * 20 / 100}, Qt::Horizontal);
-      });
-    });
+    QTimer::singleShot(0, this, [this] { sizeDocksForScreen(); });
+  } else {
+    QTimer::singleShot(0, this, [this] { fitWindowIntoScreen(); });
   }
   ticket_->setConfirmAboveGpuHours(s.value("ticket/confirmAboveGpuHours", 100000).toLongLong());
   setTheme(s.value("ui/theme", "dark").toString() == "light" ? Theme::Light : Theme::Dark);
+}
+
+void MainWindow::fitWindowIntoScreen() {
+  const QRect area = availableArea();
+  if (!area.isValid() || area.contains(frameGeometry())) return;
+  if (isMaximized() || isFullScreen()) return;  // the window system fits these itself
+  // The frame (title bar, borders) comes on top of the geometry and must fit as well.
+  const QMargins frame(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
+                       frameGeometry().right() - geometry().right(), frameGeometry().bottom() - geometry().bottom());
+  const QRect room = area.marginsRemoved(frame);
+  QRect g = geometry();
+  g.setSize(g.size().boundedTo(room.size()));
+  g.moveTopLeft(QPoint(std::clamp(g.left(), room.left(), room.right() - g.width() + 1),
+                       std::clamp(g.top(), room.top(), room.bottom() - g.height() + 1)));
+  setGeometry(g);
+}
+
+void MainWindow::sizeDocksForScreen() {
+  QDockWidget* byName[4] = {};
+  const char* names[] = {"clustersDock", "ticketDock", "blotterDock", "chartDock"};
+  for (int i = 0; i < 4; ++i) byName[i] = findChild<QDockWidget*>(names[i]);
+  if (!byName[0] || !byName[1]) return;
+  // The ticket gets its full width and height (with room for a reason under two fields),
+  // so that on a small screen it is not cut off or scrolled; the clusters give way first.
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  if (screen && screen->availableGeometry().width() < 1600 && byName[2]) {
+    // A small screen: the bottom docks share the blotter's place as tabs; side by side they
+    // would push the window past the screen's edge or squeeze the ticket.
+    for (QDockWidget* d : docks_)
+      if (d != byName[2] && dockWidgetArea(d) == Qt::BottomDockWidgetArea) tabifyDockWidget(byName[2], d);
+    byName[2]->raise();
+    resize(size().boundedTo(screen->availableGeometry().size()));
+  }
+  const int ticketWidth = std::max(width() * 24 / 100, ticket_->sizeHint().width() + 24);
+  const int clustersWidth = std::min(width() * 26 / 100, std::max(220, width() - ticketWidth - 620));
+  resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);
+  if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
+    // The whole ticket, Submit included, where the screen allows (its word-wrapped terms and
+    // quote make its size hint too short to go by); the tape takes the rest.
+    const int ticketHeight = std::max(std::min(ticket_->sizeHint().height() + 40, height() - 120),
+                                      height() * 68 / 100);
+    resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
+  }
+  resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
+  // The account panel takes what its figures need; the cluster list above it the rest.
+  if (auto* account = findChild<QDockWidget*>("accountDock"); account && !tabifiedDockWidgets(byName[0]).contains(account))
+    resizeDocks({byName[0], account}, {height(), account->sizeHint().height()}, Qt::Vertical);
+  // The blotter's tables need the width more than the chart does; once the window has the
+  // size the window system gave it (the extra width would otherwise go to the chart).
+  QTimer::singleShot(300, this, [this, blotter = byName[2], chart = byName[3]] {
+    if (blotter && chart) resizeDocks({blotter, chart}, {width() * 62 / 100, width() * 22 / 100}, Qt::Horizontal);
+  });
 }
 
 void MainWindow::saveLayout() {

@@ -82,8 +82,16 @@ class MainWindow : public QMainWindow {
   void connectSession();
   void watchSelected();
   void updateStatus();
+  // The status bar's round trip: measured (ms), "measuring…" until the first answer.
+  void showLatency();
   void showError(const QString& title, const QString& text);
   void restoreLayout();
+  // The screen's free area (the window's screen, else the primary one).
+  QRect availableArea() const;
+  // First start: dock sizes for this screen.
+  void sizeDocksForScreen();
+  // The window (with its frame) inside the screen's free area, moved and then shrunk.
+  void fitWindowIntoScreen();
   void keepDockTabsReadable();
   void saveLayout();
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area,

@@ -118,11 +118,12 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
     settle();
   };
 
-  // The blotter's settlement views.
+  // The blotter's fills (with who took liquidity), settlement views and order history.
   raise("blotterDock");
   QTabWidget* tabs = w.blotter()->tabs();
   const int shownTab = tabs->currentIndex();
-  for (auto [tab, name] : {std::pair{2, "blotter-contracts.png"}, {3, "blotter-settlement.png"}}) {
+  for (auto [tab, name] : {std::pair{1, "blotter-fills.png"}, {2, "blotter-contracts.png"}, {3, "blotter-settlement.png"},
+                           {4, "blotter-history.png"}}) {
     tabs->setCurrentIndex(tab);
     settle();
     save(w.blotter()->grab(), name);

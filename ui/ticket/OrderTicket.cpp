@@ -158,6 +158,11 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   limit_->setObjectName("ticketLimit");
   limitRow_ = fieldWithReason(this, limit_, &limitError_, "ticketLimitError", QStringLiteral("$"), tr("/GPU-h"));
   form_->addRow(tr("&Limit"), limitRow_);
+  limitSource_ = new QLabel(this);
+  limitSource_->setObjectName("ticketLimitSource");
+  limitSource_->setWordWrap(true);
+  form_->addRow(QString(), limitSource_);
+  form_->setRowVisible(limitSource_, false);
   tif_ = new QComboBox(this);
   tif_->addItem(tr("GTC (good till cancelled)"), static_cast<int>(TimeInForce::GTC));
   tif_->addItem(tr("GTD (good till date)"), static_cast<int>(TimeInForce::GTD));
@@ -222,22 +227,33 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), this, this, &OrderTicket::cancel);
   esc->setContext(Qt::WidgetWithChildrenShortcut);
 
-  auto requote = [this] { refreshQuote(); };
+  // A field the trader edits ends the offer of a limit from the book (see proposeLimit_).
+  auto requote = [this] {
+    proposeLimit_ = false;
+    refreshQuote();
+  };
   connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
     updateVisibility();
     if (kind() == TicketKind::SellBack) fillFromContract();
     refreshQuote();
   });
-  connect(cluster_, &QComboBox::currentIndexChanged, this, requote);
+  auto rewindow = [this, requote] {
+    requote();
+    noteWindow();
+  };
+  connect(cluster_, &QComboBox::currentIndexChanged, this, rewindow);
   connect(contract_, &QComboBox::currentIndexChanged, this, [this] {
     if (kind() == TicketKind::SellBack) fillFromContract();
   });
   connect(gpus_, &QLineEdit::textChanged, this, requote);
-  connect(start_, &QDateTimeEdit::dateTimeChanged, this, requote);
-  connect(end_, &QDateTimeEdit::dateTimeChanged, this, requote);
+  connect(start_, &QDateTimeEdit::dateTimeChanged, this, rewindow);
+  connect(end_, &QDateTimeEdit::dateTimeChanged, this, rewindow);
   connect(duration_, &QLineEdit::textChanged, this, requote);
   connect(limit_, &QLineEdit::textChanged, this, [this] {
-    if (!settingLimit_) limitTouched_ = true;
+    if (!settingLimit_) {
+      limitTouched_ = true;
+      form_->setRowVisible(limitSource_, false);
+    }
     validate();
     quote_->setText(quoteText());
   });
@@ -358,6 +374,13 @@ void OrderTicket::renewDeliveredWindow() {
   if (now_ == 0 || start() >= now_) return;
   showWindowFrom(now_, std::max<Hour>(end() - start(), 1));
   validate();
+  refreshQuote();
+}
+
+void OrderTicket::offerLimitOnce() {
+  if (limitTouched_ && !sentContent_) return;
+  limitTouched_ = false;
+  proposeLimit_ = true;
   refreshQuote();
 }
 
@@ -503,7 +526,10 @@ void OrderTicket::prefill(ClusterId cluster, const GridSelection& s) {
     end_->setDateTime(dateTimeOfHour(s.end));
   }
   limitTouched_ = false;
+  proposeLimit_ = true;
+  form_->setRowVisible(limitSource_, false);
   refreshQuote();
+  noteWindow();
   gpus_->setFocus();
 }
 
@@ -529,8 +555,56 @@ void OrderTicket::fillFromContract() {
       end_->setDateTime(dateTimeOfHour(c.end));
     }
     gpus_->setText(QString::number(heldThroughout(std::max(c.start, now_), c.end)));
+    offerSellBackLimit(c);
   }
   refreshQuote();
+  noteWindow();
+}
+
+void OrderTicket::noteWindow() {
+  const ClusterId cluster = kind() == TicketKind::ConstraintBuy ? 0 : clusterId();
+  const std::tuple<ClusterId, Hour, Hour> now{cluster, start(), end()};
+  if (now == notedWindow_ || start() >= end()) return;
+  notedWindow_ = now;
+  emit windowChanged(cluster, start(), end());
+}
+
+void OrderTicket::offerSellBackLimit(const Contract& c) {
+  // What the held GPUs would sell for: the book's bids for this shape, else the contract's mark
+  // (its held hours to come at the book's marks), else what it cost. Never the last ticket's limit.
+  const Price cent = kMicrosPerDollar / 100;
+  const GpuCount gpus = static_cast<GpuCount>(parsedGpus().value_or(0));
+  Price price = 0;
+  QString source;
+  if (book_ && gpus > 0 && book_->clusters.size() == 1 && book_->clusters.front() == c.cluster) {
+    const FillQuote q = quoteFill(*book_, Side::Sell, gpus, start(), end(), 0, std::nullopt);
+    if (q.availableGpuHours > 0) {
+      price = (q.worstPrice / cent) * cent;
+      source = q.availableGpuHours < q.wantedGpuHours
+                   ? tr("From the book: the best bids take %1 of these GPU-hours, down to %2.")
+                         .arg(QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(q.availableGpuHours)),
+                              formatPrice(price))
+                   : tr("From the book: the best bids for these GPUs and hours, down to %1.").arg(formatPrice(price));
+    }
+  }
+  if (price == 0) {
+    const auto h = std::find_if(held_.begin(), held_.end(), [&](const ContractMark& m) { return m.contract == c.id; });
+    if (h != held_.end() && h->remainingCost > 0 && c.price > 0) {
+      // markValue / remainingCost is the mark as a share of the contract's price, hour for hour.
+      const double mark = static_cast<double>(h->markValue) / static_cast<double>(h->remainingCost) * static_cast<double>(c.price);
+      price = (static_cast<Price>(mark) / cent) * cent;
+      if (price > 0) source = tr("No bids for this shape on the grid: the contract's mark, %1.").arg(formatPrice(price));
+    }
+  }
+  if (price == 0) {
+    price = c.price;
+    source = tr("No bids and no mark: the price the contract was bought at, %1.").arg(formatPrice(price));
+  }
+  setLimitText(price);
+  limitTouched_ = true;  // offered once; the book moving on does not rewrite it
+  proposeLimit_ = false;
+  limitSource_->setText(source);
+  form_->setRowVisible(limitSource_, true);
 }
 
 void OrderTicket::updateVisibility() {
@@ -544,6 +618,7 @@ void OrderTicket::updateVisibility() {
   // A new listing states its terms; a sell-back passes on those of the contract it resells.
   form_->setRowVisible(terms_, k == TicketKind::DivisibleSell);
   form_->setRowVisible(askTerms_, k != TicketKind::DivisibleSell && k != TicketKind::SellBack);
+  if (k != TicketKind::SellBack) form_->setRowVisible(limitSource_, false);
 }
 
 std::variant<OrderRequest, QString> OrderTicket::order() const {
@@ -775,6 +850,8 @@ void OrderTicket::requestBookQuote() {
     QMetaObject::invokeMethod(self.data(), [self, out] {
       if (!self) return;
       self->bookQuote_ = out;
+      // The limit offered for a ticket just opened, once the market has quoted it.
+      if (self->proposeLimit_ && !self->limitTouched_) self->refreshQuote();
       self->quote_->setText(self->quoteText());
       emit self->quoteChanged();
     }, Qt::QueuedConnection);
@@ -816,7 +893,7 @@ QString OrderTicket::askTermsText() const {
 }
 
 void OrderTicket::refreshQuote() {
-  if (!limitTouched_) {
+  if (!limitTouched_ && proposeLimit_) {
     // Until the trader types a limit, offer the one that would fill now (shown, and sent as shown).
     if (const auto q = quote(); q && q->availableGpuHours > 0) {
       const Price cent = kMicrosPerDollar / 100;
@@ -825,6 +902,7 @@ void OrderTicket::refreshQuote() {
       const bool buy = kind() != TicketKind::DivisibleSell && kind() != TicketKind::SellBack;
       const Price rounded = buy ? ((p + cent - 1) / cent) * cent : (p / cent) * cent;
       if (rounded > 0 && rounded != parsedLimit()) setLimitText(rounded);
+      proposeLimit_ = false;
     }
   }
   validate();

@@ -52,6 +52,9 @@ class OrderTicket : public QWidget {
   // at the next hour, keeping its length (the user asked for a new ticket; a window is never
   // moved while it is being worked on).
   void renewDeliveredWindow();
+  // A new ticket (F2/F3): the limit is offered from the book once, unless the trader has typed
+  // one for this ticket and not sent it yet.
+  void offerLimitOnce();
   // Orders of more GPU-hours than this ask for confirmation first (0: always ask).
   void setConfirmAboveGpuHours(std::int64_t gpuHours) { confirmAbove_ = gpuHours; }
   std::int64_t confirmAboveGpuHours() const { return confirmAbove_; }
@@ -118,11 +121,16 @@ class OrderTicket : public QWidget {
   void cancelled();
   void invalidOrder(const QString& why);
   void quoteChanged();
+  // The ticket's cluster (0: any that fits) or window was set by the trader or by opening a
+  // ticket (drag, ladder, sell-back): the depth ladder follows it.
+  void windowChanged(tessera::ClusterId cluster, tessera::Hour start, tessera::Hour end);
 
  private:
   void updateVisibility();
   void refreshQuote();
   void fillFromContract();
+  void noteWindow();
+  std::tuple<ClusterId, Hour, Hour> notedWindow_{0, 0, 0};
   void validate();
   void requestBookQuote();
   QString describeQuote(const OrderRequest& r, const FillQuote& q, const QString& where) const;
@@ -181,6 +189,11 @@ class OrderTicket : public QWidget {
   void showWindowFrom(Hour now, Hour hours = 24);
   std::int64_t confirmAbove_ = 100'000;
   bool limitTouched_ = false;
+  // A limit may be offered from the book once, when a ticket is opened (a grid drag, F2/F3):
+  // never after a field has been edited, so the limit changes only when the trader types it.
+  bool proposeLimit_ = true;
+  QLabel* limitSource_ = nullptr;  // where an offered limit came from (sell-back: book or mark)
+  void offerSellBackLimit(const Contract& c);
   bool settingLimit_ = false;
   std::function<OrderId()> newOrderId_;
   BookReader bookReader_;
