@@ -1,8 +1,7 @@
 #include "ui/planner/EffectiveCostChart.h"
 
 #include "ui/planner/PlannerColors.h"
-
-#include "core/cost/CostReport.h"
+#include "ui/planner/PlannerFormat.h"
 
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -106,7 +105,10 @@ double EffectiveCostChart::stackedTotal(int index) const {
   return sum;
 }
 
-void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName) {
+QString EffectiveCostChart::statusLine() const { return whyLine_->text(); }
+
+void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName,
+                                   const QString& emptyText) {
   double maxTotal = 0, maxRate = 0;
   std::vector<const cost::CostBreakdown*> shown;
   std::vector<QString> labels;
@@ -142,7 +144,7 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
 
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (int i = 0; i < shown_; ++i) {
-    QString text = labels[i] + QString("\n$%1%2, %3 days").arg(shown[i]->terms.total() / money.divisor, 0, 'f', 2).arg(money.suffix).arg(shown[i]->wallClockHours / 24.0, 0, 'f', 1);
+    QString text = labels[i] + "\n" + moneyText(shown[i]->terms.total()) + ", " + durationText(shown[i]->wallClockHours);
     if (i == cheapestReal_) text += "\n★ cheapest real";
     if (i == cheapestRate_) text += "\n◆ cheapest rate";
     ticker->addTick(i + 1, text);
@@ -172,15 +174,16 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
     }
     why_ = QString("%1 is cheapest: its %2 is %3 less than on %4")
                .arg(labels[cheapestReal_], QString::fromUtf8(costTermName(static_cast<CostTerm>(term))),
-                    QString::fromStdString(cost::money(saved)), labels[second]);
+                    moneyText(saved), labels[second]);
     if (a->mfu && b->mfu)
       why_ += QString("\n(MFU %1% vs %2%, %3 vs %4 per GPU-hour)")
-                  .arg(100 * *a->mfu, 0, 'f', 0).arg(100 * *b->mfu, 0, 'f', 0)
-                  .arg(QString::fromStdString(cost::money(a->pricePerGpuHour)), QString::fromStdString(cost::money(b->pricePerGpuHour)));
+                  .arg(100 * *a->mfu, 0, 'f', 1).arg(100 * *b->mfu, 0, 'f', 1)
+                  .arg(rateText(a->pricePerGpuHour), rateText(b->pricePerGpuHour));
     for (const auto& note : a->notes)
       if (note.rfind("compute scaled", 0) == 0 || note.rfind("throughput scaled", 0) == 0) why_ += "; " + QString::fromStdString(note);
   }
-  whyLine_->setText(why_);
+  if (shown_ == 0) whyLine_->setText(emptyText.isEmpty() ? QStringLiteral("No offer to show.") : emptyText);
+  else whyLine_->setText(why_);
   QString xLabel = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
   if (!unservable.isEmpty()) xLabel += "   (cannot serve it: " + unservable.join(", ") + ")";
   plot_->xAxis->setLabel(xLabel);

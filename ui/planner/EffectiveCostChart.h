@@ -31,11 +31,15 @@ class EffectiveCostChart : public QWidget {
  public:
   explicit EffectiveCostChart(QWidget* parent = nullptr);
 
-  void setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName = {});
+  // `emptyText` is what the chart says when no offer can be drawn (why there is none).
+  void setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName = {},
+                 const QString& emptyText = {});
 
   QCustomPlot* plot() const { return plot_; }
   // Why the cheapest offer wins, in words (empty with fewer than two offers).
   QString whyText() const { return why_; }
+  // The line under the title: why the cheapest wins, or why nothing is drawn.
+  QString statusLine() const;
   // The terminal's plot style (theme); called now and for every later replot's look.
   void setPlotStyle(const std::function<void(QCustomPlot*)>& style);
   int barCount() const { return shown_; }                 // offers drawn
