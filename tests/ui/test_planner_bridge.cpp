@@ -1,6 +1,7 @@
 // The planner dock on the terminal's default market (the embedded exchange fed by the simulated
 // market): a training run gets ranked placements, the user's row survives price updates, and
 // "Buy this placement" sends the plan's all-or-none bid, checked in the exchange's journal.
+#include "ui/planner/EffectiveCostChart.h"
 #include "ui/planner/PlacementTableModel.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/planner/TopologyMapView.h"
@@ -72,6 +73,26 @@ class TestPlannerBridge : public QObject {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName("tessera-tests");
     QCoreApplication::setApplicationName("test_planner_bridge");
+  }
+
+  // Until the market has loaded the planner says it is waiting, never that nothing fits; the
+  // first answer it shows is a ranking. Fails if the bridge lets the panel answer from the book
+  // before it has supply (mutation tried: the bridge not calling setWaitingForMarket(true)).
+  void waitsForTheMarketBeforeAnswering() {
+    LiveTerminal t(QStringLiteral(":memory:"), 5);
+    t.chooseWorkload("llm-70b-pretrain");
+    QVERIFY2(t.panel->summary()->text().startsWith("Waiting for the market"), qPrintable(t.panel->summary()->text()));
+    QCOMPARE(t.rows()->rowCount(), 0);
+    QVERIFY(t.panel->costChart()->statusLine().startsWith("Waiting for the market"));
+    QStringList shown;  // the summary each time the table changes
+    const auto record = [&] { shown << t.panel->summary()->text(); };
+    connect(t.rows(), &QAbstractItemModel::modelReset, this, record);
+    connect(t.rows(), &QAbstractItemModel::dataChanged, this, record);
+    QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
+    for (const QString& text : shown)
+      QVERIFY2(!text.startsWith("No cluster can place"), qPrintable(shown.join("\n")));
+    QVERIFY(t.panel->summary()->text().contains("ranked by effective cost"));
+    QVERIFY(!t.panel->waitingForMarket());
   }
 
   // The user clicks the second-ranked placement; ten clock hours (ten re-pricings) later the

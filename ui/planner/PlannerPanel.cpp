@@ -346,6 +346,20 @@ void PlannerPanel::setKinds(const std::vector<Accelerator>& kinds) {
   kinds_->setText(names.isEmpty() ? tr("any kind") : names.join(", "));
 }
 
+void PlannerPanel::setWaitingForMarket(bool waiting) {
+  if (waiting == waitingForMarket_) return;
+  waitingForMarket_ = waiting;
+  askQuestion(false);  // an empty table is ranked afresh by the answer
+}
+
+void PlannerPanel::showWaiting(const QString& workload, int gpus) {
+  placements_->setPlan({});
+  costChart_->setOffers({}, workload, tr("Waiting for the market…"));
+  summary_->setText(tr("Waiting for the market… %1 (%2 GPUs) is ranked as soon as the market has loaded.")
+                        .arg(workload).arg(gpus));
+  updateButtons();
+}
+
 void PlannerPanel::askQuestion(bool newQuestion) {
   if (!planMode()) return;
   if (newQuestion) ++questionGeneration_;
@@ -354,7 +368,9 @@ void PlannerPanel::askQuestion(bool newQuestion) {
     summary_->setText(tr("No workload loaded."));
     return;
   }
-  if (newQuestion) {
+  if (newQuestion && waitingForMarket_) {
+    showWaiting(QString::fromStdString(q->workload.name), q->workload.gpus());
+  } else if (newQuestion) {
     placements_->setPlan({});
     summary_->setText(tr("Pricing %1 (%2 GPUs) on the live book...")
                           .arg(QString::fromStdString(q->workload.name)).arg(q->workload.gpus()));
@@ -373,6 +389,11 @@ void PlannerPanel::askQuestion(bool newQuestion) {
 
 void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion) {
   const QString name = QString::fromStdString(asked.workload.name);
+  // Before the market has loaded, "nothing fits" would describe a half-listed book: say so.
+  if (waitingForMarket_ && result.placements.empty() && result.problem.empty()) {
+    showWaiting(name, asked.workload.gpus());
+    return;
+  }
   const QString range = tr("starting between %1 and %2").arg(hourText(asked.earliestStart), hourText(asked.latestStart));
   std::vector<Cluster> clusters;
   for (const auto& p : result.placements) clusters.push_back(p.cluster);
@@ -380,6 +401,10 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
   regionMap_->setClusters(clusters);
   if (!result.problem.empty()) {
     summary_->setText(tr("The question cannot be answered: %1.").arg(QString::fromStdString(result.problem)));
+  } else if (clusters.empty()) {
+    // No cluster is listed at all: the market has not loaded (or lists nothing), which says
+    // nothing about whether the workload fits.
+    summary_->setText(tr("Waiting for the market… no cluster is listed yet."));
   } else if (result.placements.empty()) {
     QString earliest = result.earliestFeasible
                            ? tr("The earliest feasible start is %1 on %2.")
@@ -412,7 +437,9 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
     // The selection stays on its row (the rows did not move); its views follow the new prices.
     if (selected != 0) showSelected(placements_->rowOf(selected));
   }
-  costChart_->setOffers(offers, name);
+  costChart_->setOffers(offers, name,
+                        clusters.empty() ? tr("Waiting for the market…")
+                                         : tr("No cluster can place %1 in the range asked: the table says why.").arg(name));
   updateButtons();
 }
 

@@ -77,6 +77,11 @@ class PlannerPanel : public QWidget {
   using PlanDone = std::function<void(const cost::PlanRequest&, cost::PlanResult)>;
   using PlanRunner = std::function<void(const PlanQuestion&, PlanDone done)>;
   void setPlanRunner(PlanRunner runner);
+  // Until the market has loaded (the caller says when), an answer with no placement says the
+  // panel is waiting for the market rather than that nothing fits: a half-listed book would make
+  // every cluster look unable to serve. Placements found meanwhile are shown at once.
+  void setWaitingForMarket(bool waiting);
+  bool waitingForMarket() const { return waitingForMarket_; }
   std::optional<PlanQuestion> question() const;
   void setStartRange(int earliestDays, int latestDays);
   void setBudget(std::optional<double> dollars);
@@ -117,6 +122,7 @@ class PlannerPanel : public QWidget {
   void showSelected(int row);
   void showPlacementRow(int row);
   void updateButtons();
+  void showWaiting(const QString& workload, int gpus);
   bool planMode() const { return static_cast<bool>(runner_); }
   void saveLayout() const;
   void restoreLayout();
@@ -127,6 +133,7 @@ class PlannerPanel : public QWidget {
   PlanRunner runner_;
   quint64 questionGeneration_ = 0;  // bumped whenever the question changes
   quint64 shownGeneration_ = 0;     // the generation the table shows
+  bool waitingForMarket_ = false;
   QComboBox* workloadBox_;
   QPushButton* newWorkload_;
   QString workloadFolder_;
