@@ -1,7 +1,8 @@
 #pragma once
 // Draws a cluster topology: spine and leaf switches, nodes as boxes of GPU squares, NVLink
 // domain outlines, links labelled with their bandwidth; highlights a contract's placement.
-// Zoom with the mouse wheel or Ctrl+= / Ctrl+-, Ctrl+0 fits the whole cluster.
+// Zoom with the mouse wheel or Ctrl+= / Ctrl+-, Ctrl+0 fits the whole cluster. Colours follow
+// the palette (the terminal's theme); link labels sit on their own background above the links.
 #include "core/cost/Placement.h"
 #include "core/cost/Topology.h"
 
@@ -44,6 +45,8 @@ class TopologyMapView : public QGraphicsView {
   void wheelEvent(QWheelEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  // The map takes its colours from the palette: a theme change redraws it.
+  void changeEvent(QEvent* event) override;
 
  private:
   void rebuild();
