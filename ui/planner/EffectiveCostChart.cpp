@@ -3,6 +3,8 @@
 #include "ui/planner/PlannerColors.h"
 #include "ui/planner/PlannerFormat.h"
 
+#include <QFontMetrics>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -44,7 +46,7 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
-  plot_->setMinimumSize(320, 260);  // fits the planner dock on a 1366 x 768 screen
+  plot_->setMinimumSize(240, 140);  // fits the planner dock on a 1366 x 768 screen
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold)));
   plot_->plotLayout()->insertRow(1);
@@ -105,7 +107,43 @@ double EffectiveCostChart::stackedTotal(int index) const {
   return sum;
 }
 
-QString EffectiveCostChart::statusLine() const { return whyLine_->text(); }
+QString EffectiveCostChart::statusLine() const { return status_; }
+
+namespace {
+// Breaks each line of `text` at spaces so that none is wider than `width` pixels in `font`.
+QString wrapToWidth(const QString& text, const QFont& font, int width) {
+  const QFontMetrics m(font);
+  QStringList out;
+  for (const QString& paragraph : text.split('\n')) {
+    QString line;
+    for (const QString& word : paragraph.split(' ', Qt::SkipEmptyParts)) {
+      const QString longer = line.isEmpty() ? word : line + ' ' + word;
+      if (!line.isEmpty() && m.horizontalAdvance(longer) > width) {
+        out << line;
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    out << line;
+  }
+  return out.join('\n');
+}
+}  // namespace
+
+void EffectiveCostChart::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitTextToWidth();
+}
+
+void EffectiveCostChart::fitTextToWidth() {
+  // The title, the why-line and the legend fit the chart's width: the why-line wraps, the legend
+  // takes as many columns as fit, so nothing is cut at the dock's width.
+  const int width = std::max(120, plot_->width() - 24);
+  whyLine_->setText(wrapToWidth(status_, whyLine_->font(), width));
+  plot_->legend->setWrap(std::clamp(width / 190, 1, kCostTermCount + 1));
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
 
 void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName,
                                    const QString& emptyText) {
@@ -182,8 +220,8 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
     for (const auto& note : a->notes)
       if (note.rfind("compute scaled", 0) == 0 || note.rfind("throughput scaled", 0) == 0) why_ += "; " + QString::fromStdString(note);
   }
-  if (shown_ == 0) whyLine_->setText(emptyText.isEmpty() ? QStringLiteral("No offer to show.") : emptyText);
-  else whyLine_->setText(why_);
+  status_ = shown_ == 0 ? (emptyText.isEmpty() ? QStringLiteral("No offer to show.") : emptyText) : why_;
+  fitTextToWidth();
   QString xLabel = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
   if (!unservable.isEmpty()) xLabel += "   (cannot serve it: " + unservable.join(", ") + ")";
   plot_->xAxis->setLabel(xLabel);

@@ -47,12 +47,17 @@ class EffectiveCostChart : public QWidget {
   int cheapestRealIndex() const { return cheapestReal_; }
   double stackedTotal(int index) const;                   // sum of the bars at `index`
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  void fitTextToWidth();
   QCustomPlot* plot_;
   std::vector<QCPBars*> bars_;
   QCPGraph* rate_ = nullptr;
   QCPTextElement* whyLine_ = nullptr;
   QString why_;
+  QString status_;  // the why-line before wrapping
   int shown_ = 0;
   int cheapestRate_ = -1;
   int cheapestReal_ = -1;

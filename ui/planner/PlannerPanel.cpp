@@ -17,6 +17,8 @@
 #include <QMenu>
 #include <QPointer>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QHeaderView>
@@ -55,6 +57,7 @@ PlannerPanel::PlannerPanel(QWidget* parent)
     : QWidget(parent),
       workloadBox_(new QComboBox(this)),
       newWorkload_(new QPushButton(tr("New..."), this)),
+      questionToggle_(new QToolButton(this)),
       questionRow_(new QWidget(this)),
       kinds_(new QToolButton(this)),
       earliest_(new QSpinBox(this)),
@@ -84,7 +87,24 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   newWorkload_->setToolTip(tr("New workload: describe your own, starting from the current one"));
   newWorkload_->setVisible(false);
   connect(newWorkload_, &QPushButton::clicked, this, [this] { openWorkloadEditor(); });
+  // The question's controls fold away so a short dock keeps its room for the table and chart;
+  // the button's tooltip says what is asked. Until the user folds or unfolds them, they follow the
+  // panel's height (folded when short).
+  questionToggle_->setObjectName("plannerQuestionToggle");
+  questionToggle_->setCheckable(true);
+  questionToggle_->setChecked(true);
+  questionToggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  questionToggle_->setVisible(false);
+  top->addWidget(questionToggle_);
+  connect(questionToggle_, &QToolButton::toggled, this, [this](bool shown) {
+    if (!autoFolding_) {
+      questionChosen_ = true;
+      QSettings().setValue("planner/questionShown", shown);
+    }
+    updateQuestionToggle();
+  });
   summary_->setWordWrap(true);
+  summary_->setObjectName("plannerSummary");
 
   // The question: which kinds, when to start, how much at most.
   auto* kindsMenu = new QMenu(kinds_);
@@ -137,10 +157,13 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   questionRow_->setVisible(false);
   legend_->setWordWrap(true);
   legend_->setVisible(false);
-  legend_->setText(tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
-                      "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
+  legend_->setText(tr("▲▼ moved · grey: cannot serve"));
+  legend_->setToolTip(tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
+                         "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
 
   auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->setSpacing(4);
   layout->addLayout(top);
   layout->addWidget(questionRow_);
   layout->addWidget(summary_);
@@ -155,27 +178,38 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   auto* tableBox = new QWidget(this);
   auto* tableLayout = new QVBoxLayout(tableBox);
   tableLayout->setContentsMargins(0, 0, 0, 0);
+  tableLayout->setSpacing(2);
   tableLayout->addWidget(table_, 1);
-  tableLayout->addWidget(legend_);
+  // The legend and the actions share one row under the table.
   auto* below = new QHBoxLayout;
-  below->addStretch(1);
+  below->addWidget(legend_, 1);
   below->addWidget(rerank_);
   below->addWidget(buy_);
   tableLayout->addLayout(below);
   rerank_->setVisible(false);
   buy_->setVisible(false);
+  // The table keeps at least a header and two rows, the views a chart; the splitter
+  // gives two fifths to the table and three to the views, and neither can be collapsed away.
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 2 * table_->verticalHeader()->defaultSectionSize() +
+                           table_->horizontalScrollBar()->sizeHint().height() + 2 * table_->frameWidth());
   splitter_->addWidget(tableBox);
   tabs_->addTab(costChart_, "Effective cost");
   tabs_->addTab(bandwidthChart_, "Bandwidth sensitivity");
   tabs_->addTab(topologyMap_, "Topology");
   tabs_->addTab(regionMap_, "Regions");
+  tabs_->setMinimumHeight(140);
   splitter_->addWidget(tabs_);
+  splitter_->setChildrenCollapsible(false);
+  splitter_->setStretchFactor(0, 2);
   splitter_->setStretchFactor(1, 3);
-  splitter_->setSizes({220, 640});
+  splitter_->setSizes({220, 330});
 
   connect(workloadBox_, &QComboBox::currentIndexChanged, this, [this](int) { recompute(); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current, const QModelIndex&) { showSelected(current.row()); });
+          [this](const QModelIndex& current, const QModelIndex&) {
+            topologyPinned_ = false;
+            showSelected(current.row());
+          });
   for (QSpinBox* box : {earliest_, latest_})
     connect(box, &QSpinBox::valueChanged, this, [this](int) { askQuestion(true); });
   connect(budget_, &QDoubleSpinBox::valueChanged, this, [this](double) { askQuestion(true); });
@@ -300,9 +334,13 @@ void PlannerPanel::setPlanRunner(PlanRunner runner) {
   if (table_->model() != placements_) {
     table_->setModel(placements_);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current, const QModelIndex&) { showSelected(current.row()); });
+            [this](const QModelIndex& current, const QModelIndex&) {
+            topologyPinned_ = false;
+            showSelected(current.row());
+          });
   }
-  questionRow_->setVisible(true);
+  questionToggle_->setVisible(true);
+  updateQuestionToggle();
   legend_->setVisible(true);
   rerank_->setVisible(true);
   buy_->setVisible(true);
@@ -360,7 +398,34 @@ void PlannerPanel::showWaiting(const QString& workload, int gpus) {
   updateButtons();
 }
 
+void PlannerPanel::updateQuestionToggle() {
+  const bool shown = questionToggle_->isChecked();
+  questionRow_->setVisible(planMode() && shown);
+  questionToggle_->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+  QString text = kinds_->text() + tr(", start in %1–%2 days").arg(earliest_->value()).arg(latest_->value());
+  text += budget_->value() > 0 ? tr(", budget %1").arg(moneyText(budget_->value() * 1e6)) : tr(", no budget");
+  questionToggle_->setText(tr("Question"));
+  questionToggle_->setToolTip(tr("Show or hide the question (%1)").arg(text));
+}
+
+void PlannerPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // Short: fold the question (unless the user has chosen). Wide and short: table beside views.
+  if (!questionChosen_ && planMode()) {
+    autoFolding_ = true;
+    questionToggle_->setChecked(height() >= 560);
+    autoFolding_ = false;
+  }
+  const Qt::Orientation o = width() > 2 * height() ? Qt::Horizontal : Qt::Vertical;
+  if (splitter_->orientation() != o) {
+    splitter_->setOrientation(o);
+    const int along = o == Qt::Horizontal ? splitter_->width() : splitter_->height();
+    splitter_->setSizes({along * 2 / 5, along * 3 / 5});
+  }
+}
+
 void PlannerPanel::askQuestion(bool newQuestion) {
+  updateQuestionToggle();
   if (!planMode()) return;
   if (newQuestion) ++questionGeneration_;
   const auto q = question();
@@ -377,24 +442,27 @@ void PlannerPanel::askQuestion(bool newQuestion) {
   }
   const quint64 generation = questionGeneration_;
   QPointer<PlannerPanel> self(this);
-  runner_(*q, [self, generation](const cost::PlanRequest& asked, cost::PlanResult result) {
+  // An answer asked before the market had loaded is judged as such even if it arrives after.
+  const bool beforeMarket = waitingForMarket_;
+  runner_(*q, [self, generation, beforeMarket](const cost::PlanRequest& asked, cost::PlanResult result) {
     if (!self || generation != self->questionGeneration_) return;  // a question since replaced
     // A new question, or a table with no placement to keep the user on (e.g. asked before the
     // book arrived), is ranked afresh; otherwise the rows keep their places.
     const bool fresh = self->shownGeneration_ != generation || self->placements_->plan().placements.empty();
     self->shownGeneration_ = generation;
-    self->showPlan(asked, std::move(result), fresh);
+    self->showPlan(asked, std::move(result), fresh, beforeMarket);
   });
 }
 
-void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion) {
+void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion,
+                            bool beforeMarket) {
   const QString name = QString::fromStdString(asked.workload.name);
   // Before the market has loaded, "nothing fits" would describe a half-listed book: say so.
-  if (waitingForMarket_ && result.placements.empty() && result.problem.empty()) {
+  if (beforeMarket && result.placements.empty() && result.problem.empty()) {
     showWaiting(name, asked.workload.gpus());
     return;
   }
-  const QString range = tr("starting between %1 and %2").arg(hourText(asked.earliestStart), hourText(asked.latestStart));
+  const QString range = tr("starting %1 – %2").arg(hourText(asked.earliestStart), hourText(asked.latestStart));
   std::vector<Cluster> clusters;
   for (const auto& p : result.placements) clusters.push_back(p.cluster);
   for (const auto& u : result.unfit) clusters.push_back(u.cluster);
@@ -415,12 +483,11 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
     summary_->setText(tr("No cluster can place %1 (%2 GPUs) %3: each cluster's reason is in the table. %4")
                           .arg(name).arg(asked.workload.gpus()).arg(range, earliest));
   } else {
-    QString text = tr("%1 of %2 clusters can place %3 (%4 GPUs) %5, ranked by effective cost of the completed "
-                      "work (the hourly rate is only one term); each row starts at its cheapest hour.")
-                       .arg(result.placements.size()).arg(clusters.size())
-                       .arg(name).arg(asked.workload.gpus()).arg(range);
+    // Short enough for two lines of a narrow dock: the workload and its GPUs are in the combo box.
+    QString text = tr("%1 of %2 clusters can place it %3, ranked by effective cost of the completed work.")
+                       .arg(result.placements.size()).arg(clusters.size()).arg(range);
     if (result.earliestFeasible)
-      text += tr(" Earliest possible start: %1 on %2.")
+      text += tr(" Earliest start: %1 on %2.")
                   .arg(hourText(result.earliestFeasible->start), QString::fromStdString(result.earliestFeasible->cluster.name));
     summary_->setText(text);
   }
@@ -435,7 +502,7 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
   } else {
     placements_->updatePlan(std::move(result));
     // The selection stays on its row (the rows did not move); its views follow the new prices.
-    if (selected != 0) showSelected(placements_->rowOf(selected));
+    if (selected != 0 && !topologyPinned_) showSelected(placements_->rowOf(selected));
   }
   costChart_->setOffers(offers, name,
                         clusters.empty() ? tr("Waiting for the market…")
@@ -464,6 +531,16 @@ void PlannerPanel::showClusterTopology(const Cluster& cluster) {
     }
   }
   topologyMap_->setTopology(cost::deriveTopology(cluster));
+  topologyPinned_ = true;
+  showView(View::Topology);
+}
+
+void PlannerPanel::showContractTopology(const Cluster& cluster, GpuCount gpus, const QString& caption) {
+  const cost::Topology t = cost::deriveTopology(cluster);
+  topologyMap_->setTopology(t);
+  if (const auto p = cost::packPlacement(t, gpus)) topologyMap_->setPlacement(*p);
+  topologyMap_->setPlacementCaption(caption);
+  topologyPinned_ = true;
   showView(View::Topology);
 }
 
@@ -555,6 +632,10 @@ void PlannerPanel::restoreLayout() {
   tabs_->setCurrentIndex(settings.value("planner/tab", 0).toInt());
   const QByteArray state = settings.value("planner/splitter").toByteArray();
   if (!state.isEmpty()) splitter_->restoreState(state);
+  if (settings.contains("planner/questionShown")) {
+    questionToggle_->setChecked(settings.value("planner/questionShown").toBool());
+    questionChosen_ = true;
+  }
 }
 
 }  // namespace tessera::planner

@@ -26,6 +26,7 @@ constexpr int kMaxDrawnNodes = 1024;
 const QColor kIdleGpu(0x9e, 0xb3, 0xc8);
 const QColor kPlacedGpu(0xff, 0x6f, 0x00);
 const QColor kNvlink(0x2e, 0x7d, 0x32);
+const QString kDefaultCaption = QStringLiteral("GPUs of the selected placement");
 
 // Stacking order: links under everything, then boxes, then labels on their own backgrounds, so
 // a line never runs through a label's text.
@@ -92,6 +93,7 @@ TopologyMapView::TopologyMapView(QWidget* parent) : QGraphicsView(parent) {
 void TopologyMapView::setTopology(const cost::Topology& topology) {
   topology_ = topology;
   placement_.reset();
+  caption_ = kDefaultCaption;
   rebuild();
 }
 
@@ -99,6 +101,11 @@ void TopologyMapView::setPlacement(const cost::Placement& placement) {
   if (cost::validate(topology_, placement)) placement_.reset();
   else placement_ = placement;
   applyHighlight();
+}
+
+void TopologyMapView::setPlacementCaption(const QString& caption) {
+  caption_ = caption;
+  if (captionItem_) captionItem_->setText("orange: " + caption);
 }
 
 void TopologyMapView::clearPlacement() {
@@ -125,7 +132,7 @@ void TopologyMapView::zoomOut() {
 
 void TopologyMapView::fitAll() {
   userZoomed_ = false;
-  if (!scene()->items().isEmpty()) fitInView(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+  if (!scene()->items().isEmpty()) fitInView(sceneRect(), Qt::KeepAspectRatio);
 }
 
 void TopologyMapView::resizeEvent(QResizeEvent* event) {
@@ -166,6 +173,7 @@ void TopologyMapView::showEvent(QShowEvent* event) {
 void TopologyMapView::rebuild() {
   QGraphicsScene* s = scene();
   s->clear();
+  captionItem_ = nullptr;
   nodeItems_.clear();
   gpuItems_.clear();
   switches_ = domains_ = linkLabels_ = drawnNodes_ = undrawnNodes_ = 0;
@@ -295,8 +303,8 @@ void TopologyMapView::rebuild() {
                        .arg(countText(perDomain, "node", "nodes"));
   const bool dark = colours.background.lightness() < 128;
   addLabel(s, nvText, {all.left(), all.bottom() + 14}, 9, dark ? kNvlink.lighter(170) : kNvlink, false);
-  addLabel(s, "orange: GPUs of the selected placement", {all.left(), all.bottom() + 34}, 9,
-           dark ? kPlacedGpu : kPlacedGpu.darker(120), false);
+  captionItem_ = addLabel(s, "orange: " + caption_, {all.left(), all.bottom() + 34}, 9,
+                          dark ? kPlacedGpu : kPlacedGpu.darker(120), false);
   if (undrawnNodes_ > 0)
     addLabel(s, QString("%1 more nodes not drawn (the map draws the first %2)").arg(undrawnNodes_).arg(kMaxDrawnNodes),
              {all.left(), all.bottom() + 54}, 9, dark ? QColor(0xef, 0x9a, 0x9a) : QColor(Qt::darkRed), false);

@@ -12,6 +12,7 @@
 #include <vector>
 
 class QGraphicsRectItem;
+class QGraphicsSimpleTextItem;
 
 namespace tessera::planner {
 
@@ -25,6 +26,10 @@ class TopologyMapView : public QGraphicsView {
   // Highlights the placement's GPUs; an invalid placement clears the highlight.
   void setPlacement(const cost::Placement& placement);
   void clearPlacement();
+  // What the highlighted GPUs are, in the map's legend (set after setTopology, which resets it
+  // to "GPUs of the selected placement"; kept through a theme change).
+  void setPlacementCaption(const QString& caption);
+  QString placementCaption() const { return caption_; }
 
   const cost::Topology& topology() const { return topology_; }
   int nodeItemCount() const { return drawnNodes_; }
@@ -54,6 +59,8 @@ class TopologyMapView : public QGraphicsView {
 
   cost::Topology topology_;
   std::optional<cost::Placement> placement_;
+  QString caption_ = QStringLiteral("GPUs of the selected placement");
+  QGraphicsSimpleTextItem* captionItem_ = nullptr;
   std::vector<QGraphicsRectItem*> nodeItems_;
   std::vector<std::vector<QGraphicsRectItem*>> gpuItems_;  // [node][gpu]
   int highlighted_ = 0;

@@ -14,10 +14,11 @@ PlannerBridge::PlannerBridge(TradingSession& session, planner::PlannerPanel* pan
   panel_->setWaitingForMarket(true);
   panel_->setPlanRunner([this](const Question& q, planner::PlannerPanel::PlanDone done) { ask(q, std::move(done)); });
   // Prices moved on with the clock: the panel asks its question again and updates its rows in place.
-  connect(&session_, &TradingSession::clockChanged, this, [this](Hour) {
-    // The clock has moved on since the first snapshot: the market has had an hour to list, and
-    // what it lists now is what it offers.
-    if (!marketLoaded_ && sawBook_) marketLoaded_ = true;
+  connect(&session_, &TradingSession::clockChanged, this, [this](Hour now) {
+    // A book has arrived and the clock has passed the first hour it showed: the market has had
+    // an hour to list, and what it lists now is what it offers.
+    if (!firstHour_) firstHour_ = now;
+    if (!marketLoaded_ && sawBook_ && now > *firstHour_) marketLoaded_ = true;
     updateWaiting();
     if (panel_) panel_->refresh();
   });

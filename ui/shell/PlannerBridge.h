@@ -36,10 +36,11 @@ class PlannerBridge : public QObject {
   bool running_ = false;
   QElapsedTimer runningFor_;  // a search the backend never ran (not connected) is given up on
   std::optional<std::pair<Question, planner::PlannerPanel::PlanDone>> waiting_;
-  // The market has loaded once the clock moves after the first book snapshot (a simulated
-  // market lists its opening book over its first hour). Until then an answer with no placement
-  // reads "waiting for the market", not "nothing fits".
+  // The market has loaded once a book has arrived and the clock has passed the first hour the
+  // terminal saw (a simulated market lists its opening book over its first hour). Until then an
+  // answer with no placement reads "waiting for the market", not "nothing fits".
   bool sawBook_ = false;
+  std::optional<Hour> firstHour_;  // the first exchange clock the terminal saw
   bool marketLoaded_ = false;
 };
 
