@@ -227,6 +227,35 @@ class TestPlannerViews : public QObject {
     }
   }
 
+  // The chart's title and why-line are whole at any dock size: each text element gets at least
+  // the height its lines need, inside the chart. Fails when the legend and the axis title keep
+  // their room in a short chart (mutation tried: roomy always true: the title is squeezed).
+  void costChartTitleIsWholeAtDockSizes() {
+    PlannerPanel panel;
+    panel.setCandidates(td::exampleOffers(td::sourcePath("resources/topologies").toStdString()));
+    panel.setWorkloads({loadWorkload("llm-70b-pretrain")});
+    EffectiveCostChart* chart = panel.costChart();
+    panel.showView(PlannerPanel::View::Cost);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    for (QSize size : {QSize(560, 360), QSize(600, 420), QSize(900, 520), QSize(1400, 900)}) {
+      panel.resize(size);
+      QCoreApplication::processEvents();
+      chart->plot()->replot();
+      for (QCPTextElement* e : {chart->titleElement(), chart->whyElement()}) {
+        const QFontMetrics m(e->font());
+        const int lines = static_cast<int>(e->text().count('\n')) + 1;
+        const QRect r = e->outerRect();
+        QVERIFY2(r.height() >= lines * m.height(), qPrintable(QString("%1x%2: %3 has %4 px for %5 lines, plot %6")
+                                                                .arg(size.width()).arg(size.height())
+                                                                .arg(e->text().left(20)).arg(r.height()).arg(lines).arg(chart->plot()->height())));
+        QVERIFY(chart->plot()->rect().contains(r));
+        QVERIFY(m.horizontalAdvance(e->text().split('\n').front()) <= chart->plot()->width());
+      }
+      QVERIFY(chart->plot()->axisRect()->rect().height() > 20);  // room left for the bars
+    }
+  }
+
   void costChartStacksTermsAndMarksBothCheapest() {
     const WorkloadProfile w = td::articleTraining();
     Offer premium;

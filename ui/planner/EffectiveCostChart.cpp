@@ -48,7 +48,8 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   layout->addWidget(plot_);
   plot_->setMinimumSize(240, 140);  // fits the planner dock on a 1366 x 768 screen
   plot_->plotLayout()->insertRow(0);
-  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold)));
+  title_ = new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold));
+  plot_->plotLayout()->addElement(0, 0, title_);
   plot_->plotLayout()->insertRow(1);
   whyLine_ = new QCPTextElement(plot_, QString(), QFont("sans", 9));
   plot_->plotLayout()->addElement(1, 0, whyLine_);
@@ -140,8 +141,25 @@ void EffectiveCostChart::fitTextToWidth() {
   // The title, the why-line and the legend fit the chart's width: the why-line wraps, the legend
   // takes as many columns as fit, so nothing is cut at the dock's width.
   const int width = std::max(120, plot_->width() - 24);
-  whyLine_->setText(wrapToWidth(status_, whyLine_->font(), width));
+  // A short chart (a docked planner on a small screen) keeps its title, the why-line's first
+  // sentence, the bars and their names and costs: the legend, the axis title, the MFU line and
+  // the tick labels' extra lines give way, rather than everything being squeezed.
+  // (Until it is shown the chart has no real size: it keeps everything.)
+  const bool roomy = !plot_->isVisible() || plot_->height() >= 300;
+  whyLine_->setText(wrapToWidth(roomy ? status_ : status_.section('\n', 0, 0), whyLine_->font(), width));
   plot_->legend->setWrap(std::clamp(width / 190, 1, kCostTermCount + 1));
+  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) ticker->setTicks(roomy ? ticks_ : compactTicks_);
+  if (plot_->legend->visible() != roomy) {
+    plot_->legend->setVisible(roomy);
+    if (roomy) {
+      plot_->plotLayout()->addElement(3, 0, plot_->legend);
+      plot_->plotLayout()->setRowStretchFactor(3, 0.001);
+    } else {
+      plot_->plotLayout()->take(plot_->legend);
+      plot_->plotLayout()->simplify();
+    }
+  }
+  plot_->xAxis->setLabel(roomy ? xLabel_ : QString());
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -180,14 +198,18 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
   for (const auto* b : shown) rates << b->pricePerGpuHour;
   rate_->setData(keys, rates, true);
 
-  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  ticks_.clear();
+  compactTicks_.clear();
   for (int i = 0; i < shown_; ++i) {
-    QString text = labels[i] + "\n" + moneyText(shown[i]->terms.total()) + ", " + durationText(shown[i]->wallClockHours);
-    if (i == cheapestReal_) text += "\n★ cheapest real";
-    if (i == cheapestRate_) text += "\n◆ cheapest rate";
-    ticker->addTick(i + 1, text);
+    const QString facts = moneyText(shown[i]->terms.total()) + ", " + durationText(shown[i]->wallClockHours);
+    QString text = labels[i] + "\n" + facts;
+    QString compact = text;
+    if (i == cheapestReal_) text += "\n★ cheapest real", compact.prepend("★ ");
+    if (i == cheapestRate_) text += "\n◆ cheapest rate", compact.prepend("◆ ");
+    ticks_.insert(i + 1, text);
+    compactTicks_.insert(i + 1, compact);
   }
-  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
   plot_->xAxis->setTickLabelRotation(0);
   QFont tf = plot_->xAxis->tickLabelFont();
   tf.setPointSize(shown_ > 5 ? 7 : 8);
@@ -221,10 +243,9 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
       if (note.rfind("compute scaled", 0) == 0 || note.rfind("throughput scaled", 0) == 0) why_ += "; " + QString::fromStdString(note);
   }
   status_ = shown_ == 0 ? (emptyText.isEmpty() ? QStringLiteral("No offer to show.") : emptyText) : why_;
+  xLabel_ = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
+  if (!unservable.isEmpty()) xLabel_ += "   (cannot serve it: " + unservable.join(", ") + ")";
   fitTextToWidth();
-  QString xLabel = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
-  if (!unservable.isEmpty()) xLabel += "   (cannot serve it: " + unservable.join(", ") + ")";
-  plot_->xAxis->setLabel(xLabel);
   plot_->replot();
 }
 

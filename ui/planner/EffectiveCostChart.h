@@ -6,6 +6,7 @@
 // above the bars says why the cheapest one is cheapest (the term that differs most).
 #include "core/cost/EffectiveCostModel.h"
 
+#include <QMap>
 #include <QWidget>
 
 #include <functional>
@@ -46,6 +47,8 @@ class EffectiveCostChart : public QWidget {
   int cheapestRateIndex() const { return cheapestRate_; }  // among drawn offers, -1 if none
   int cheapestRealIndex() const { return cheapestReal_; }
   double stackedTotal(int index) const;                   // sum of the bars at `index`
+  QCPTextElement* titleElement() const { return title_; }
+  QCPTextElement* whyElement() const { return whyLine_; }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -55,9 +58,12 @@ class EffectiveCostChart : public QWidget {
   QCustomPlot* plot_;
   std::vector<QCPBars*> bars_;
   QCPGraph* rate_ = nullptr;
+  QCPTextElement* title_ = nullptr;
   QCPTextElement* whyLine_ = nullptr;
   QString why_;
   QString status_;  // the why-line before wrapping
+  QString xLabel_;
+  QMap<double, QString> ticks_, compactTicks_;  // the bars' labels, in full and for a short chart
   int shown_ = 0;
   int cheapestRate_ = -1;
   int cheapestReal_ = -1;

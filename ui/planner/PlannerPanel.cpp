@@ -410,17 +410,11 @@ void PlannerPanel::updateQuestionToggle() {
 
 void PlannerPanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  // Short: fold the question (unless the user has chosen). Wide and short: table beside views.
+  // Short: fold the question (unless the user has chosen).
   if (!questionChosen_ && planMode()) {
     autoFolding_ = true;
     questionToggle_->setChecked(height() >= 560);
     autoFolding_ = false;
-  }
-  const Qt::Orientation o = width() > 2 * height() ? Qt::Horizontal : Qt::Vertical;
-  if (splitter_->orientation() != o) {
-    splitter_->setOrientation(o);
-    const int along = o == Qt::Horizontal ? splitter_->width() : splitter_->height();
-    splitter_->setSizes({along * 2 / 5, along * 3 / 5});
   }
 }
 

@@ -2,8 +2,8 @@
 // The planner: pick a workload, see where it can run ranked by effective cost, and look at the
 // chosen one on the cost chart, the bandwidth curve, the topology map and the region map.
 // Selecting a row shows that cluster with the job's placement highlighted. The table and the
-// views share a splitter (table beside the views when the panel is wide and short); the
-// question's controls fold away (by themselves when the panel is short, until the user chooses).
+// views share a vertical splitter; the question's controls fold away (by themselves when the
+// panel is short, until the user chooses).
 // The layout (tab, splitter, question shown) persists in QSettings under "planner/". Ctrl+1..4
 // switch views.
 //
