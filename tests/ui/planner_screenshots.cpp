@@ -2,7 +2,8 @@
 //   QT_QPA_PLATFORM=offscreen ./planner_screenshots <source dir> <output dir> [width height]
 // On the terminal's default market (the embedded exchange fed by the simulated market), at
 // width x height (default 1920 x 1080; other sizes get a "-WxH" suffix):
-//   planner-live-ranked.png (the window, a training run ranked), planner-live-why-chart-docked.png
+//   planner-live-ranked.png (the window, a training run ranked, the planner dock given the bottom
+//   half of the window as a user would), planner-live-why-chart-docked.png
 //   (its cost chart as docked), planner-live-dock.png and planner-live-why-chart.png (the dock
 //   floated at a readable size), planner-live-topology-from-cluster-list.png (right-click a
 //   cluster in the cluster list -> Topology), planner-live-topology.png (that map floated),
@@ -36,6 +37,7 @@
 #include <QGraphicsScene>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
@@ -70,9 +72,17 @@ bool save(QWidget* w, const QString& file) {
 }
 // Brings a tabified dock to the front by its tab, as a user does.
 void raiseTab(QMainWindow& window, const QString& title) {
+  for (QDockWidget* d : window.findChildren<QDockWidget*>())
+    if (d->windowTitle().startsWith(title)) d->raise();
   for (QTabBar* bar : window.findChildren<QTabBar*>())
     for (int i = 0; i < bar->count(); ++i)
-      if (bar->tabText(i).startsWith(title)) bar->setCurrentIndex(i);
+      if (bar->tabText(i).startsWith(title) && bar->isVisible()) {
+        const QPointF at = bar->tabRect(i).center();
+        QMouseEvent press(QEvent::MouseButtonPress, at, bar->mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, {});
+        QMouseEvent release(QEvent::MouseButtonRelease, at, bar->mapToGlobal(at), Qt::LeftButton, Qt::NoButton, {});
+        QApplication::sendEvent(bar, &press);
+        QApplication::sendEvent(bar, &release);
+      }
   settle(200);
 }
 // Opens `view`'s context menu at `index` and triggers the entry named `action`.
@@ -113,12 +123,17 @@ bool liveShots(const QDir& out, int width, int height, const QString& suffix) {
     std::cerr << "no planner dock in this build\n";
     return false;
   }
+  settle(1000);  // the window laid out, its tab bars with it
   raiseTab(window, "Planner");
+  // The user gives the planner the bottom half of the window, as one does to study a plan.
+  if (auto* blotter = window.findChild<QDockWidget*>("blotterDock")) window.resizeDocks({blotter, dock}, {width / 5, width}, Qt::Horizontal);
+  window.resizeDocks({dock}, {height * 55 / 100}, Qt::Vertical);
   auto* box = panel->findChild<QComboBox*>();
   box->setCurrentIndex(box->findText("llm-70b", Qt::MatchStartsWith));
   waitFor([&] { return !panel->placements()->plan().placements.empty(); }, 60000);
   panel->selectOffer(0);
   panel->showView(planner::PlannerPanel::View::Cost);
+  raiseTab(window, "Planner");
   bool ok = save(&window, out.filePath("planner-live-ranked" + suffix + ".png"));
   ok &= save(panel->costChart(), out.filePath("planner-live-why-chart-docked" + suffix + ".png"));
   // The dock on its own, floated at a readable size, for the chart.
@@ -163,8 +178,8 @@ bool liveShots(const QDir& out, int width, int height, const QString& suffix) {
   ticket->setConfirmAboveGpuHours(std::int64_t{1} << 40);
   panel->buyButton()->click();
   settle(300);
-  QKeyEvent enter(QEvent::KeyPress, Qt::Key_Return, Qt::NoModifier);
-  QApplication::sendEvent(ticket->findChild<QLineEdit*>("ticketGpus"), &enter);
+  for (QPushButton* b : ticket->findChildren<QPushButton*>())
+    if (b->text().startsWith("Submit")) b->click();
   waitFor([&] { return !session.contracts().empty(); }, 20000);
   raiseTab(window, "Blotter");
   BlotterWidget* blotter = window.blotter();

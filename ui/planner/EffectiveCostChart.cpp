@@ -142,13 +142,25 @@ void EffectiveCostChart::fitTextToWidth() {
   // takes as many columns as fit, so nothing is cut at the dock's width.
   const int width = std::max(120, plot_->width() - 24);
   // A short chart (a docked planner on a small screen) keeps its title, the why-line's first
-  // sentence, the bars and their names and costs: the legend, the axis title, the MFU line and
-  // the tick labels' extra lines give way, rather than everything being squeezed.
+  // sentence, the bars and their names: the legend, the axis title, the MFU line and the tick
+  // labels' figures (they are in the table) give way, rather than everything being squeezed.
   // (Until it is shown the chart has no real size: it keeps everything.)
-  const bool roomy = !plot_->isVisible() || plot_->height() >= 300;
+  const int columns = std::clamp(width / 200, 1, kCostTermCount + 1);
+  const int legendRows = (kCostTermCount + 1 + columns - 1) / columns;
+  const bool roomy = !plot_->isVisible() || plot_->height() >= 260 + 24 * legendRows;
   whyLine_->setText(wrapToWidth(roomy ? status_ : status_.section('\n', 0, 0), whyLine_->font(), width));
-  plot_->legend->setWrap(std::clamp(width / 190, 1, kCostTermCount + 1));
-  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) ticker->setTicks(roomy ? ticks_ : compactTicks_);
+  plot_->legend->setWrap(columns);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // re-flows the items into the new wrap
+  // Each bar's label fits its slot: names are elided in the middle when the bars are narrow.
+  const int slot = std::max(40, (plot_->width() - 110) / std::max(1, shown_) - 8);  // less the two axes
+  const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
+  QMap<double, QString> ticks = roomy ? ticks_ : compactTicks_;
+  for (auto it = ticks.begin(); plot_->isVisible() && it != ticks.end(); ++it) {
+    QStringList lines = it.value().split('\n');
+    for (QString& line : lines) line = tickFont.elidedText(line, Qt::ElideMiddle, slot);
+    it.value() = lines.join('\n');
+  }
+  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) ticker->setTicks(ticks);
   if (plot_->legend->visible() != roomy) {
     plot_->legend->setVisible(roomy);
     if (roomy) {
@@ -203,7 +215,7 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
   for (int i = 0; i < shown_; ++i) {
     const QString facts = moneyText(shown[i]->terms.total()) + ", " + durationText(shown[i]->wallClockHours);
     QString text = labels[i] + "\n" + facts;
-    QString compact = text;
+    QString compact = labels[i];  // a short chart: the name only (the table has the figures)
     if (i == cheapestReal_) text += "\n★ cheapest real", compact.prepend("★ ");
     if (i == cheapestRate_) text += "\n◆ cheapest rate", compact.prepend("◆ ");
     ticks_.insert(i + 1, text);

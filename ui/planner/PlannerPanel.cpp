@@ -162,8 +162,8 @@ PlannerPanel::PlannerPanel(QWidget* parent)
                          "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
 
   auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
-  layout->setSpacing(4);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(3);
   layout->addLayout(top);
   layout->addWidget(questionRow_);
   layout->addWidget(summary_);
@@ -188,21 +188,21 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   tableLayout->addLayout(below);
   rerank_->setVisible(false);
   buy_->setVisible(false);
-  // The table keeps at least a header and two rows, the views a chart; the splitter
-  // gives two fifths to the table and three to the views, and neither can be collapsed away.
-  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 2 * table_->verticalHeader()->defaultSectionSize() +
+  // The table keeps at least a header and a row, the views a chart; the splitter
+  // gives a quarter to the table and the rest to the views, and neither can be collapsed away.
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + table_->verticalHeader()->defaultSectionSize() +
                            table_->horizontalScrollBar()->sizeHint().height() + 2 * table_->frameWidth());
   splitter_->addWidget(tableBox);
   tabs_->addTab(costChart_, "Effective cost");
   tabs_->addTab(bandwidthChart_, "Bandwidth sensitivity");
   tabs_->addTab(topologyMap_, "Topology");
   tabs_->addTab(regionMap_, "Regions");
-  tabs_->setMinimumHeight(140);
+  tabs_->setMinimumHeight(130);
   splitter_->addWidget(tabs_);
   splitter_->setChildrenCollapsible(false);
-  splitter_->setStretchFactor(0, 2);
+  splitter_->setStretchFactor(0, 1);
   splitter_->setStretchFactor(1, 3);
-  splitter_->setSizes({220, 330});
+  splitter_->setSizes({140, 420});
 
   connect(workloadBox_, &QComboBox::currentIndexChanged, this, [this](int) { recompute(); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
