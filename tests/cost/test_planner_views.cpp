@@ -5,6 +5,7 @@
 #include "ui/planner/BandwidthSensitivityChart.h"
 #include "ui/planner/EffectiveCostChart.h"
 #include "ui/planner/OfferRankingModel.h"
+#include "ui/planner/PlannerFormat.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/planner/RegionMapView.h"
 #include "ui/planner/TopologyMapView.h"
@@ -12,6 +13,10 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QGraphicsLineItem>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -117,6 +122,138 @@ class TestPlannerViews : public QObject {
     QVERIFY(regionAnchor("eu-north").y() < regionAnchor("eu-south").y());
     regionAnchor("mars-1", &known);
     QVERIFY(!known);
+  }
+
+  // Link labels sit on an opaque background above every link line, and the map takes the
+  // palette's colours (dark theme: a dark canvas). Fails if a label is drawn without its
+  // background or under the links (mutation tried: addLabel without the background box), or if
+  // the canvas keeps a fixed light colour.
+  void topologyLabelsSitAboveLinksOnThePalette() {
+    TopologyMapView view;
+    QPalette dark = view.palette();
+    dark.setColor(QPalette::Base, QColor(24, 26, 30));
+    dark.setColor(QPalette::AlternateBase, QColor(32, 34, 38));
+    dark.setColor(QPalette::Text, QColor(220, 222, 226));
+    view.setPalette(dark);
+    view.setTopology(loadTopology("two-site-h100"));
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.backgroundBrush().color(), QColor(24, 26, 30));
+    const QImage shot = view.grab().toImage();
+    QVERIFY(qGray(shot.pixel(3, 3)) < 60);
+    const QList<QGraphicsItem*> items = view.scene()->items();
+    int crossed = 0;
+    for (QGraphicsItem* item : items) {
+      auto* text = qgraphicsitem_cast<QGraphicsSimpleTextItem*>(item);
+      if (!text) continue;
+      const QRectF r = text->sceneBoundingRect();
+      for (QGraphicsItem* other : items) {
+        auto* line = qgraphicsitem_cast<QGraphicsLineItem*>(other);
+        if (!line || !line->sceneBoundingRect().adjusted(-1, -1, 1, 1).intersects(r)) continue;
+        ++crossed;
+        QVERIFY2(text->zValue() > line->zValue(), qPrintable(text->text()));
+        bool covered = false;  // an opaque box of the canvas colour under the text, above the line
+        for (QGraphicsItem* under : items) {
+          auto* box = qgraphicsitem_cast<QGraphicsRectItem*>(under);
+          if (box && box->data(0).toString() == "label background" && box->zValue() > line->zValue() &&
+              box->zValue() < text->zValue() && box->sceneBoundingRect().contains(r) &&
+              box->brush().color() == view.backgroundBrush().color())
+            covered = true;
+        }
+        QVERIFY2(covered, qPrintable(text->text()));
+      }
+    }
+    QVERIFY(crossed > 0);  // the node-link labels sit on the leaf's trunk line
+  }
+
+  // Cluster labels on the Regions map never overlap, and stay inside the view, at any dock size;
+  // with room to spare every label is shown. Fails if labels keep fixed offsets from their dots
+  // (mutation tried: the first candidate place taken whether free or not).
+  void regionLabelsNeverOverlapAtAnySize() {
+    std::vector<Cluster> clusters;
+    const char* regions[] = {"us-east", "us-east", "us-east", "us-central", "us-west", "us-west", "eu-west",
+                             "eu-central", "eu-north-1", "eu-north-1", "ap-northeast", "ap-southeast", "mars-1"};
+    ClusterId id = 1;
+    for (const char* r : regions) {
+      Cluster c;
+      c.id = id;
+      c.name = std::string(r) + "-cluster-" + std::to_string(id);
+      c.region = r;
+      c.nodeCount = static_cast<int>(4 + 30 * (id % 4));
+      clusters.push_back(c);
+      ++id;
+    }
+    RegionMapView view;
+    view.setClusters(clusters);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (QSize size : {QSize(280, 180), QSize(420, 260), QSize(640, 360), QSize(900, 520), QSize(1500, 900)}) {
+      view.resize(size);
+      QCoreApplication::processEvents();
+      const std::vector<QRect> rects = view.labelRects();
+      QCOMPARE(static_cast<int>(rects.size()) + view.hiddenLabelCount(), static_cast<int>(clusters.size()));
+      for (std::size_t i = 0; i < rects.size(); ++i) {
+        QVERIFY(view.viewport()->rect().contains(rects[i]));
+        for (std::size_t j = i + 1; j < rects.size(); ++j)
+          QVERIFY2(!rects[i].intersects(rects[j]), qPrintable(QString("%1x%2").arg(size.width()).arg(size.height())));
+      }
+      if (size.width() >= 900) QCOMPARE(view.hiddenLabelCount(), 0);
+    }
+  }
+
+  // The ranking table and the cost chart write each offer's cost and duration the same way:
+  // dollars with thousands separators, days and hours. Fails if the chart keeps its own
+  // formatting (mutation tried: "$%1M, %2 days" tick labels).
+  void tableAndChartWriteNumbersAlike() {
+    QCOMPARE(moneyText(2160412.5), QStringLiteral("$2,160,412.50"));
+    QCOMPARE(durationText(316), QStringLiteral("13 d 4 h"));
+    QCOMPARE(durationText(336), QStringLiteral("14 d"));
+    QCOMPARE(durationText(20), QStringLiteral("20 h"));
+    QCOMPARE(flopsText(3.1e15), QStringLiteral("3.1 PFLOP"));
+    PlannerPanel panel;
+    panel.setCandidates(td::exampleOffers(td::sourcePath("resources/topologies").toStdString()));
+    panel.setWorkloads({loadWorkload("llm-70b-pretrain")});
+    OfferRankingModel* m = panel.model();
+    auto ticker = panel.costChart()->plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(panel.costChart()->barCount(), 5);
+    for (int bar = 0; bar < panel.costChart()->barCount(); ++bar) {
+      const QString tick = ticker->ticks().value(bar + 1);
+      const QString cost = m->index(bar, OfferRankingModel::EffectiveCost).data().toString();
+      const QString days = m->index(bar, OfferRankingModel::WallClock).data().toString();
+      QVERIFY2(cost.startsWith("$") && cost.contains(","), qPrintable(cost));
+      QVERIFY2(tick.contains(cost + ", " + days), qPrintable(tick + " / " + cost + " / " + days));
+    }
+  }
+
+  // The chart's title and why-line are whole at any dock size: each text element gets at least
+  // the height its lines need, inside the chart. Fails when the legend and the axis title keep
+  // their room in a short chart (mutation tried: roomy always true: the title is squeezed).
+  void costChartTitleIsWholeAtDockSizes() {
+    PlannerPanel panel;
+    panel.setCandidates(td::exampleOffers(td::sourcePath("resources/topologies").toStdString()));
+    panel.setWorkloads({loadWorkload("llm-70b-pretrain")});
+    EffectiveCostChart* chart = panel.costChart();
+    panel.showView(PlannerPanel::View::Cost);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    for (QSize size : {QSize(560, 360), QSize(600, 420), QSize(900, 520), QSize(1400, 900)}) {
+      panel.resize(size);
+      QCoreApplication::processEvents();
+      chart->plot()->replot();
+      for (QCPTextElement* e : {chart->titleElement(), chart->whyElement()}) {
+        const QFontMetrics m(e->font());
+        const int lines = static_cast<int>(e->text().count('\n')) + 1;
+        const QRect r = e->outerRect();
+        QVERIFY2(r.height() >= lines * m.height(), qPrintable(QString("%1x%2: %3 has %4 px for %5 lines, plot %6")
+                                                                .arg(size.width()).arg(size.height())
+                                                                .arg(e->text().left(20)).arg(r.height()).arg(lines).arg(chart->plot()->height())));
+        QVERIFY(chart->plot()->rect().contains(r));
+        QVERIFY(m.horizontalAdvance(e->text().split('\n').front()) <= chart->plot()->width());
+      }
+      QVERIFY(chart->plot()->axisRect()->rect().height() > 20);  // room left for the bars
+    }
   }
 
   void costChartStacksTermsAndMarksBothCheapest() {

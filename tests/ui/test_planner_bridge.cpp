@@ -1,17 +1,29 @@
 // The planner dock on the terminal's default market (the embedded exchange fed by the simulated
 // market): a training run gets ranked placements, the user's row survives price updates, and
 // "Buy this placement" sends the plan's all-or-none bid, checked in the exchange's journal.
+#include "ui/planner/EffectiveCostChart.h"
 #include "ui/planner/PlacementTableModel.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/planner/TopologyMapView.h"
 #include "ui/session/EmbeddedExchangeBackend.h"
 #include "ui/session/TradingSession.h"
+#include "ui/blotter/BlotterWidget.h"
+#include "ui/grid/OrderBookGridView.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/ticket/OrderTicket.h"
 
 #include "core/net/Journal.h"
 
 #include <QComboBox>
+#include <QContextMenuEvent>
+#include <QMenu>
+#include <QRegularExpression>
+#include <QTimer>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QSettings>
+#include <QTabBar>
+#include <QToolButton>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -72,6 +84,170 @@ class TestPlannerBridge : public QObject {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName("tessera-tests");
     QCoreApplication::setApplicationName("test_planner_bridge");
+  }
+
+  // Until the market has loaded the planner says it is waiting, never that nothing fits; the
+  // first answer it shows is a ranking. Fails if the bridge lets the panel answer from the book
+  // before it has supply (mutation tried: the bridge not calling setWaitingForMarket(true)).
+  void waitsForTheMarketBeforeAnswering() {
+    LiveTerminal t(QStringLiteral(":memory:"), 5);
+    t.chooseWorkload("llm-70b-pretrain");
+    QVERIFY2(t.panel->summary()->text().startsWith("Waiting for the market"), qPrintable(t.panel->summary()->text()));
+    QCOMPARE(t.rows()->rowCount(), 0);
+    QVERIFY(t.panel->costChart()->statusLine().startsWith("Waiting for the market"));
+    QStringList shown;  // the summary each time the table changes
+    const auto record = [&] { shown << t.panel->summary()->text(); };
+    connect(t.rows(), &QAbstractItemModel::modelReset, this, record);
+    connect(t.rows(), &QAbstractItemModel::dataChanged, this, record);
+    QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
+    for (const QString& text : shown)
+      QVERIFY2(!text.startsWith("No cluster can place"), qPrintable(shown.join("\n")));
+    QVERIFY(t.panel->summary()->text().contains("ranked by effective cost"));
+    QVERIFY(!t.panel->waitingForMarket());
+  }
+
+  // On a 1366 x 768 screen the docked planner shows its workload, question button, summary,
+  // table (at least a row), legend, buttons and chart, each whole inside the dock; the
+  // question folds by itself in a short dock. Fails if the panel sits in a scroll area that
+  // pushes its chart and buttons out of the dock (mutation tried: addDock(..., true) for it).
+  void dockedPlannerFitsA1366x768Screen() {
+    QSettings().clear();
+    LiveTerminal t(QStringLiteral(":memory:"), 5);
+    t.window->resize(1366, 768);
+    auto* dock = t.window->findChild<QDockWidget*>("plannerDock");
+    QVERIFY(dock);
+    // Raise the planner's tab with the mouse, as a user does.
+    QTabBar* tabs = nullptr;
+    int tab = -1;
+    for (QTabBar* bar : t.window->findChildren<QTabBar*>())
+      for (int i = 0; i < bar->count(); ++i)
+        if (bar->tabText(i).startsWith("Planner")) {
+          tabs = bar;
+          tab = i;
+        }
+    QVERIFY(tabs);
+    QTest::mouseClick(tabs, Qt::LeftButton, {}, tabs->tabRect(tab).center());
+    QTRY_VERIFY(t.panel->isVisible());
+    t.chooseWorkload("llm-70b-pretrain");
+    QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
+    QCoreApplication::processEvents();
+    QVERIFY2(t.panel->minimumSizeHint().height() <= 330, qPrintable(QString::number(t.panel->minimumSizeHint().height())));
+    QVERIFY2(t.panel->height() < 560, qPrintable(QString::number(t.panel->height())));
+    QVERIFY(!t.panel->questionToggle()->isChecked());  // folded by itself in the short dock
+    const auto whole = [&](QWidget* w) {
+      const QRect r(w->mapTo(dock, QPoint(0, 0)), w->size());
+      return w->isVisible() && dock->rect().contains(r);
+    };
+    QVERIFY(whole(t.panel->findChild<QComboBox*>()));
+    QVERIFY(whole(t.panel->questionToggle()));
+    QVERIFY(whole(t.panel->summary()));
+    QVERIFY(whole(t.table()));
+    QVERIFY(whole(t.panel->buyButton()));
+    QVERIFY(whole(t.panel->rerankButton()));
+    QVERIFY(whole(t.panel->tabs()));
+    QVERIFY(t.table()->viewport()->height() >= t.table()->verticalHeader()->defaultSectionSize());
+    QVERIFY(t.panel->costChart()->height() >= 95);
+    // Unfolding it is the user's choice, and it stays.
+    QTest::mouseClick(t.panel->questionToggle(), Qt::LeftButton);
+    QVERIFY(t.panel->questionToggle()->isChecked());
+    t.window->resize(1366, 760);
+    QCoreApplication::processEvents();
+    QVERIFY(t.panel->questionToggle()->isChecked());
+  }
+
+  // Right-click the grid's title -> "Topology of <watched cluster>": the planner shows that
+  // cluster (its row), and stays on it while prices update. Fails if the grid's title click
+  // opens no menu (mutation tried: the grid not emitting titleMenuRequested).
+  void topologyFromTheGridTitleStays() {
+    LiveTerminal t(QStringLiteral(":memory:"), 5);
+    t.chooseWorkload("llm-70b-pretrain");
+    QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
+    const std::vector<ClusterId> watched = t.session->watchedClusters();
+    QVERIFY(!watched.empty());
+    const std::string name = t.session->cluster(watched.front())->name;
+    // Pick a row of another cluster first, so that a jump back would show.
+    int other = 0;
+    while (other < t.rows()->rowCount() && t.rows()->clusterAt(other) == watched.front()) ++other;
+    t.clickRow(other);
+    QVERIFY(t.panel->topologyMap()->topology().name != name);
+    OrderBookGridView* grid = t.window->grid();
+    const QPoint title(grid->width() / 2, 10);
+    QTest::mousePress(grid, Qt::RightButton, {}, title);
+    QTest::mouseRelease(grid, Qt::RightButton, {}, title);
+    QMenu* menu = t.window->findChild<QMenu*>("gridTitleMenu");
+    QVERIFY(menu);
+    QCOMPARE(menu->actions().front()->text(), QString("Topology of %1").arg(QString::fromStdString(name)));
+    QTRY_VERIFY(menu->isVisible());
+    QTest::keyClick(menu, Qt::Key_Down);
+    QTest::keyClick(menu, Qt::Key_Return);
+    QTRY_COMPARE(t.panel->topologyMap()->topology().name, name);
+    QCOMPARE(t.panel->tabs()->currentIndex(), static_cast<int>(planner::PlannerPanel::View::Topology));
+    QSignalSpy updates(t.rows(), &QAbstractItemModel::dataChanged);
+    const Hour before = t.session->now();
+    QTRY_VERIFY_WITH_TIMEOUT(updates.count() >= 3 && t.session->now() >= before + 3, 60000);
+    QCOMPARE(t.panel->topologyMap()->topology().name, name);
+  }
+
+  // A contract in the blotter: right-click -> "Topology of <cluster>" shows its cluster with the
+  // contract's GPUs highlighted and named in the map's legend. The contract is bought through
+  // the planner ("Buy this placement", Enter in the ticket), so it is a real one; the map stays
+  // on it while prices update. Fails if the menu entry or its wiring is missing, or if the map
+  // jumps back to the selected row (mutation tried: showPlan ignoring the pin).
+  void topologyFromAContract() {
+    LiveTerminal t(QStringLiteral(":memory:"), 5);
+    t.chooseWorkload("finetune-8b");
+    QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
+    t.clickRow(0);
+    OrderTicket* ticket = t.window->ticket();
+    ticket->setConfirmAboveGpuHours(std::int64_t{1} << 40);
+    QTest::mouseClick(t.panel->buyButton(), Qt::LeftButton);
+    QTest::keyClick(ticket->findChild<QLineEdit*>("ticketGpus"), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!t.session->contracts().empty(), 20000);
+    const Contract k = t.session->contracts().front();
+    const std::string name = t.session->cluster(k.cluster)->name;
+    // Show another cluster first, so that the map has to move.
+    int other = 0;
+    while (other < t.rows()->rowCount() && t.rows()->clusterAt(other) == k.cluster) ++other;
+    t.clickRow(other);
+    QTableView* contracts = t.window->blotter()->contractsView();
+    QTRY_VERIFY(contracts->model()->rowCount() > 0);
+    const QRect cell = contracts->visualRect(contracts->model()->index(0, 0));
+    QTest::mouseClick(contracts->viewport(), Qt::LeftButton, {}, cell.center());
+    bool triggered = false;
+    QTimer::singleShot(200, contracts, [&] {
+      QMenu* menu = nullptr;  // the blotter's menu (exec'd on the contracts view)
+      for (QMenu* m : contracts->findChildren<QMenu*>())
+        if (m->isVisible()) menu = m;
+      if (!menu) return;
+      if (auto* a = menu->findChild<QAction*>("contractTopologyAction")) {
+        menu->setActiveAction(a);
+        QTest::keyClick(menu, Qt::Key_Return);
+        triggered = true;
+      }
+      menu->close();
+    });
+    QTimer::singleShot(5000, contracts, [contracts] {  // never leave the test in the menu's event loop
+      for (QMenu* m : contracts->findChildren<QMenu*>()) m->close();
+    });
+    QContextMenuEvent right(QContextMenuEvent::Mouse, cell.center(), contracts->viewport()->mapToGlobal(cell.center()));
+    QApplication::sendEvent(contracts->viewport(), &right);
+    QVERIFY(triggered);
+    QTRY_COMPARE(t.panel->topologyMap()->topology().name, name);
+    // The contract of the clicked row (a fill may have made several on the cluster).
+    const auto match = QRegularExpression("contract #(\\d+)").match(t.panel->topologyMap()->placementCaption());
+    QVERIFY(match.hasMatch());
+    const auto shown = std::find_if(t.session->contracts().begin(), t.session->contracts().end(),
+                                    [&](const Contract& c) { return c.id == match.captured(1).toULongLong(); });
+    QVERIFY(shown != t.session->contracts().end());
+    const GpuCount gpus = shown->gpus;  // the list changes as the market runs
+    QCOMPARE(shown->cluster, k.cluster);
+    QCOMPARE(t.panel->topologyMap()->highlightedGpuCount(), static_cast<int>(gpus));
+    QCOMPARE(t.panel->tabs()->currentIndex(), static_cast<int>(planner::PlannerPanel::View::Topology));
+    QSignalSpy updates(t.rows(), &QAbstractItemModel::dataChanged);
+    const Hour before = t.session->now();
+    QTRY_VERIFY_WITH_TIMEOUT(updates.count() >= 3 && t.session->now() >= before + 3, 60000);
+    QCOMPARE(t.panel->topologyMap()->topology().name, name);
+    QCOMPARE(t.panel->topologyMap()->highlightedGpuCount(), static_cast<int>(gpus));
   }
 
   // The user clicks the second-ranked placement; ten clock hours (ten re-pricings) later the

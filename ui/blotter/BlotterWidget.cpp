@@ -132,6 +132,10 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
     menu.addAction(detailAction);
     menu.addAction(reportDelivery_);
     menu.addAction(sellBackAction);
+    menu.addSeparator();
+    const Contract k = *c;
+    menu.addAction(tr("Topology of %1").arg(names_(k.cluster)), this, [this, k] { emit topologyRequested(k); })
+        ->setObjectName("contractTopologyAction");
     menu.exec(contractsView_->viewport()->mapToGlobal(at));
   });
 }

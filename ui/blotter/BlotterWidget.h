@@ -58,6 +58,8 @@ class BlotterWidget : public QWidget {
   void cancelAllRequested();
   void sellBackRequested(tessera::ContractId contract);
   void reportDeliveryRequested(const tessera::Contract& contract);
+  // The contract menu's "Topology": its cluster with the contract's GPUs highlighted.
+  void topologyRequested(const tessera::Contract& contract);
 
  private:
   QTableView* makeView(QAbstractItemModel* model, QSortFilterProxyModel** proxy);

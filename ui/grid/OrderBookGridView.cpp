@@ -594,7 +594,9 @@ void OrderBookGridView::mouseReleaseEvent(QMouseEvent* e) {
     panning_ = false;
     unsetCursor();
     if (e->button() == Qt::RightButton && !rightMoved_) {
-      if (const auto id = ownOrderAt(e->position())) {
+      if (e->position().y() < plotRect().top()) {
+        emit titleMenuRequested(e->globalPosition().toPoint());
+      } else if (const auto id = ownOrderAt(e->position())) {
         emit ownOrderClicked(*id);
         showOrderMenu(*id, e->globalPosition().toPoint());
       }

@@ -76,6 +76,8 @@ class OrderBookGridView : public QWidget {
   void selectionMade(const tessera::ui::GridSelection& selection);
   void ownOrderClicked(tessera::OrderId order);
   void amendOrderRequested(tessera::OrderId order);
+  // A right click on the title (the watched cluster): the caller offers its menu there.
+  void titleMenuRequested(QPoint globalPos);
   void cancelOrderRequested(tessera::OrderId order);
   void visibleHoursChanged(double first, double hours);
   // The delivery hours [first, end) under the cursor (one hour), or of the drag being made.

@@ -1,5 +1,7 @@
 #include "ui/planner/BandwidthSensitivityChart.h"
 
+#include "ui/planner/PlannerFormat.h"
+
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -86,7 +88,7 @@ void BandwidthSensitivityChart::setScenario(const cost::WorkloadProfile& w, cons
   const auto here = bandwidthSweep(w, t, o, {marked_});
   marker_->data()->clear();
   if (!here.empty()) marker_->addData(marked_, here.front().wallClockDays);
-  marker_->setName(QString("this cluster: %1 GB/s per GPU").arg(marked_, 0, 'g', 3));
+  marker_->setName(QString("this cluster: %1 per GPU").arg(bandwidthText(marked_)));
   plot_->yAxis2->setLabel("effective cost (" + unit + ")");
   plot_->xAxis->setRange(0.8, 1250);
   plot_->yAxis->setRange(0, maxDays > 0 ? maxDays * 1.1 : 1);

@@ -1,9 +1,10 @@
 #include "ui/planner/EffectiveCostChart.h"
 
 #include "ui/planner/PlannerColors.h"
+#include "ui/planner/PlannerFormat.h"
 
-#include "core/cost/CostReport.h"
-
+#include <QFontMetrics>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -45,9 +46,10 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
-  plot_->setMinimumSize(320, 260);  // fits the planner dock on a 1366 x 768 screen
+  plot_->setMinimumSize(240, 140);  // fits the planner dock on a 1366 x 768 screen
   plot_->plotLayout()->insertRow(0);
-  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold)));
+  title_ = new QCPTextElement(plot_, "Effective cost by offer", QFont("sans", 11, QFont::Bold));
+  plot_->plotLayout()->addElement(0, 0, title_);
   plot_->plotLayout()->insertRow(1);
   whyLine_ = new QCPTextElement(plot_, QString(), QFont("sans", 9));
   plot_->plotLayout()->addElement(1, 0, whyLine_);
@@ -106,7 +108,75 @@ double EffectiveCostChart::stackedTotal(int index) const {
   return sum;
 }
 
-void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName) {
+QString EffectiveCostChart::statusLine() const { return status_; }
+
+namespace {
+// Breaks each line of `text` at spaces so that none is wider than `width` pixels in `font`.
+QString wrapToWidth(const QString& text, const QFont& font, int width) {
+  const QFontMetrics m(font);
+  QStringList out;
+  for (const QString& paragraph : text.split('\n')) {
+    QString line;
+    for (const QString& word : paragraph.split(' ', Qt::SkipEmptyParts)) {
+      const QString longer = line.isEmpty() ? word : line + ' ' + word;
+      if (!line.isEmpty() && m.horizontalAdvance(longer) > width) {
+        out << line;
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    out << line;
+  }
+  return out.join('\n');
+}
+}  // namespace
+
+void EffectiveCostChart::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitTextToWidth();
+}
+
+void EffectiveCostChart::fitTextToWidth() {
+  // The title, the why-line and the legend fit the chart's width: the why-line wraps, the legend
+  // takes as many columns as fit, so nothing is cut at the dock's width.
+  const int width = std::max(120, plot_->width() - 24);
+  // A short chart (a docked planner on a small screen) keeps its title, the why-line's first
+  // sentence, the bars and their names: the legend, the axis title, the MFU line and the tick
+  // labels' figures (they are in the table) give way, rather than everything being squeezed.
+  // (Until it is shown the chart has no real size: it keeps everything.)
+  const int columns = std::clamp(width / 200, 1, kCostTermCount + 1);
+  const int legendRows = (kCostTermCount + 1 + columns - 1) / columns;
+  const bool roomy = !plot_->isVisible() || plot_->height() >= 260 + 24 * legendRows;
+  whyLine_->setText(wrapToWidth(roomy ? status_ : status_.section('\n', 0, 0), whyLine_->font(), width));
+  plot_->legend->setWrap(columns);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // re-flows the items into the new wrap
+  // Each bar's label fits its slot: names are elided in the middle when the bars are narrow.
+  const int slot = std::max(40, (plot_->width() - 110) / std::max(1, shown_) - 8);  // less the two axes
+  const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
+  QMap<double, QString> ticks = roomy ? ticks_ : compactTicks_;
+  for (auto it = ticks.begin(); plot_->isVisible() && it != ticks.end(); ++it) {
+    QStringList lines = it.value().split('\n');
+    for (QString& line : lines) line = tickFont.elidedText(line, Qt::ElideMiddle, slot);
+    it.value() = lines.join('\n');
+  }
+  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerText>()) ticker->setTicks(ticks);
+  if (plot_->legend->visible() != roomy) {
+    plot_->legend->setVisible(roomy);
+    if (roomy) {
+      plot_->plotLayout()->addElement(3, 0, plot_->legend);
+      plot_->plotLayout()->setRowStretchFactor(3, 0.001);
+    } else {
+      plot_->plotLayout()->take(plot_->legend);
+      plot_->plotLayout()->simplify();
+    }
+  }
+  plot_->xAxis->setLabel(roomy ? xLabel_ : QString());
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const QString& workloadName,
+                                   const QString& emptyText) {
   double maxTotal = 0, maxRate = 0;
   std::vector<const cost::CostBreakdown*> shown;
   std::vector<QString> labels;
@@ -140,14 +210,18 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
   for (const auto* b : shown) rates << b->pricePerGpuHour;
   rate_->setData(keys, rates, true);
 
-  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  ticks_.clear();
+  compactTicks_.clear();
   for (int i = 0; i < shown_; ++i) {
-    QString text = labels[i] + QString("\n$%1%2, %3 days").arg(shown[i]->terms.total() / money.divisor, 0, 'f', 2).arg(money.suffix).arg(shown[i]->wallClockHours / 24.0, 0, 'f', 1);
-    if (i == cheapestReal_) text += "\n★ cheapest real";
-    if (i == cheapestRate_) text += "\n◆ cheapest rate";
-    ticker->addTick(i + 1, text);
+    const QString facts = moneyText(shown[i]->terms.total()) + ", " + durationText(shown[i]->wallClockHours);
+    QString text = labels[i] + "\n" + facts;
+    QString compact = labels[i];  // a short chart: the name only (the table has the figures)
+    if (i == cheapestReal_) text += "\n★ cheapest real", compact.prepend("★ ");
+    if (i == cheapestRate_) text += "\n◆ cheapest rate", compact.prepend("◆ ");
+    ticks_.insert(i + 1, text);
+    compactTicks_.insert(i + 1, compact);
   }
-  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
   plot_->xAxis->setTickLabelRotation(0);
   QFont tf = plot_->xAxis->tickLabelFont();
   tf.setPointSize(shown_ > 5 ? 7 : 8);
@@ -172,18 +246,18 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
     }
     why_ = QString("%1 is cheapest: its %2 is %3 less than on %4")
                .arg(labels[cheapestReal_], QString::fromUtf8(costTermName(static_cast<CostTerm>(term))),
-                    QString::fromStdString(cost::money(saved)), labels[second]);
+                    moneyText(saved), labels[second]);
     if (a->mfu && b->mfu)
       why_ += QString("\n(MFU %1% vs %2%, %3 vs %4 per GPU-hour)")
-                  .arg(100 * *a->mfu, 0, 'f', 0).arg(100 * *b->mfu, 0, 'f', 0)
-                  .arg(QString::fromStdString(cost::money(a->pricePerGpuHour)), QString::fromStdString(cost::money(b->pricePerGpuHour)));
+                  .arg(100 * *a->mfu, 0, 'f', 1).arg(100 * *b->mfu, 0, 'f', 1)
+                  .arg(rateText(a->pricePerGpuHour), rateText(b->pricePerGpuHour));
     for (const auto& note : a->notes)
       if (note.rfind("compute scaled", 0) == 0 || note.rfind("throughput scaled", 0) == 0) why_ += "; " + QString::fromStdString(note);
   }
-  whyLine_->setText(why_);
-  QString xLabel = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
-  if (!unservable.isEmpty()) xLabel += "   (cannot serve it: " + unservable.join(", ") + ")";
-  plot_->xAxis->setLabel(xLabel);
+  status_ = shown_ == 0 ? (emptyText.isEmpty() ? QStringLiteral("No offer to show.") : emptyText) : why_;
+  xLabel_ = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;
+  if (!unservable.isEmpty()) xLabel_ += "   (cannot serve it: " + unservable.join(", ") + ")";
+  fitTextToWidth();
   plot_->replot();
 }
 

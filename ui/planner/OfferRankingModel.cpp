@@ -7,10 +7,6 @@
 
 namespace tessera::planner {
 
-namespace {
-QString money(double v) { return moneyText(v); }
-}  // namespace
-
 OfferRankingModel::OfferRankingModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void OfferRankingModel::setScenario(const cost::WorkloadProfile& w,
@@ -55,25 +51,24 @@ QVariant OfferRankingModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case Rank: return b ? QVariant(index.row() + 1) : QVariant(QStringLiteral("-"));
     case Cluster: return QString::fromStdString(c.offer.label.empty() ? c.topology.name : c.offer.label);
-    case Rate: return raw ? QVariant(c.offer.pricePerGpuHour) : QVariant(QString("$%1").arg(c.offer.pricePerGpuHour, 0, 'f', 2));
+    case Rate: return raw ? QVariant(c.offer.pricePerGpuHour) : QVariant(rateText(c.offer.pricePerGpuHour));
     case EffectiveCost:
       if (!b) return {};
-      return raw ? QVariant(b->terms.total()) : QVariant(money(b->terms.total()));
+      return raw ? QVariant(b->terms.total()) : QVariant(moneyText(b->terms.total()));
     case WallClock:
       if (!b) return {};
-      return raw ? QVariant(b->wallClockHours / 24) : QVariant(QString::number(b->wallClockHours / 24, 'f', 1));
+      return raw ? QVariant(b->wallClockHours / 24) : QVariant(durationText(b->wallClockHours));
     case Mfu:
       if (!b || !b->mfu) return raw ? QVariant() : QVariant(QStringLiteral("-"));
       return raw ? QVariant(*b->mfu) : QVariant(QString::number(100 * *b->mfu, 'f', 1) + "%");
     case CostPerUnit:
       if (!b) return {};
-      return raw ? QVariant(b->costPerUnit) : QVariant(money(b->costPerUnit) + " / " + QString::fromStdString(b->unit));
+      return raw ? QVariant(b->costPerUnit) : QVariant(moneyText(b->costPerUnit) + " / " + QString::fromStdString(b->unit));
     case Detail:
       if (!b) return QString::fromStdString(std::get<cost::CostError>(r).message);
       if (!b->fitsWindow)
-        return QString("does not fit: needs %1 d, the offer's window is %2 d")
-            .arg(b->wallClockHours / 24, 0, 'f', 1)
-            .arg(c.offer.windowHours.value_or(0) / 24, 0, 'f', 1);
+        return QString("does not fit: needs %1, the offer's window is %2")
+            .arg(durationText(b->wallClockHours), durationText(c.offer.windowHours.value_or(0)));
       return QString("%1, %2 per GPU, %3")
           .arg(QString::fromUtf8(cost::toString(b->sync.bottleneck).data()), bandwidthText(b->sync.gbytesPerSecPerGpu),
                countText(b->span.nodes, "node", "nodes"));
@@ -88,7 +83,7 @@ QVariant OfferRankingModel::headerData(int section, Qt::Orientation o, int role)
     case Cluster: return "cluster";
     case Rate: return "rate/GPU-h";
     case EffectiveCost: return "effective cost";
-    case WallClock: return "days";
+    case WallClock: return "wall clock";
     case Mfu: return "MFU";
     case CostPerUnit: return "per unit";
     case Detail: return "sync bottleneck / why not";

@@ -157,17 +157,17 @@ QVariant PlacementTableModel::data(const QModelIndex& idx, int role) const {
     case Days:
       if (!p) return {};
       return raw ? QVariant(static_cast<double>(p->end - p->start) / 24.0)
-                 : QVariant(QString::number(static_cast<double>(p->end - p->start) / 24.0, 'f', 1) + " d");
+                 : QVariant(durationText(static_cast<double>(p->end - p->start)));
     case AskRate:
       if (!p) return {};
-      return raw ? QVariant(p->offer.pricePerGpuHour) : QVariant(QString("$%1").arg(p->offer.pricePerGpuHour, 0, 'f', 3));
+      return raw ? QVariant(p->offer.pricePerGpuHour) : QVariant(rateText(p->offer.pricePerGpuHour));
     case EffectiveCost:
       if (!p) return {};
       return raw ? QVariant(p->cost.terms.total()) : QVariant(moneyText(p->cost.terms.total()));
     case EffectiveRate:
       if (!p) return {};
       return raw ? QVariant(p->cost.effectivePricePerGpuHour)
-                 : QVariant(QString("$%1").arg(p->cost.effectivePricePerGpuHour, 0, 'f', 3));
+                 : QVariant(rateText(p->cost.effectivePricePerGpuHour));
     case Mfu:
       if (!p || !p->cost.mfu) return raw ? QVariant() : QVariant(QStringLiteral("–"));
       return raw ? QVariant(*p->cost.mfu) : QVariant(QString::number(100 * *p->cost.mfu, 'f', 1) + "%");

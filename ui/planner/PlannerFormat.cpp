@@ -1,10 +1,11 @@
 #include "ui/planner/PlannerFormat.h"
 
-#include "core/cost/CostReport.h"
+#include "core/settlement/ContractSettlement.h"
 
 #include <QDateTime>
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tessera::planner {
@@ -38,6 +39,28 @@ QString hourText(Hour h) {
   return QLocale::c().toString(t, "ddd dd MMM HH:mm") + " UTC";
 }
 
-QString moneyText(double dollars) { return QString::fromStdString(cost::money(dollars)); }
+QString moneyText(double dollars) {
+  return QString::fromStdString(toDollars(static_cast<Money>(std::llround(dollars * kMicrosPerDollar))));
+}
+
+QString rateText(double dollarsPerGpuHour) {
+  return (dollarsPerGpuHour < 0 ? "-$" : "$") + QString::number(std::abs(dollarsPerGpuHour), 'f', 3);
+}
+
+QString durationText(double hours) {
+  const long long h = std::llround(std::max(0.0, hours));
+  if (h < 24) return QString("%1 h").arg(h);
+  return h % 24 == 0 ? QString("%1 d").arg(h / 24) : QString("%1 d %2 h").arg(h / 24).arg(h % 24);
+}
+
+QString flopsText(double flops) {
+  static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
+  int p = 0;
+  while (std::abs(flops) >= 1000 && p < 7) {
+    flops /= 1000;
+    ++p;
+  }
+  return significant(flops) + " " + kPrefixes[p] + "FLOP";
+}
 
 }  // namespace tessera::planner

@@ -17,6 +17,8 @@
 #include <QMenu>
 #include <QPointer>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QHeaderView>
@@ -55,6 +57,7 @@ PlannerPanel::PlannerPanel(QWidget* parent)
     : QWidget(parent),
       workloadBox_(new QComboBox(this)),
       newWorkload_(new QPushButton(tr("New..."), this)),
+      questionToggle_(new QToolButton(this)),
       questionRow_(new QWidget(this)),
       kinds_(new QToolButton(this)),
       earliest_(new QSpinBox(this)),
@@ -84,7 +87,24 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   newWorkload_->setToolTip(tr("New workload: describe your own, starting from the current one"));
   newWorkload_->setVisible(false);
   connect(newWorkload_, &QPushButton::clicked, this, [this] { openWorkloadEditor(); });
+  // The question's controls fold away so a short dock keeps its room for the table and chart;
+  // the button's tooltip says what is asked. Until the user folds or unfolds them, they follow the
+  // panel's height (folded when short).
+  questionToggle_->setObjectName("plannerQuestionToggle");
+  questionToggle_->setCheckable(true);
+  questionToggle_->setChecked(true);
+  questionToggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  questionToggle_->setVisible(false);
+  top->addWidget(questionToggle_);
+  connect(questionToggle_, &QToolButton::toggled, this, [this](bool shown) {
+    if (!autoFolding_) {
+      questionChosen_ = true;
+      QSettings().setValue("planner/questionShown", shown);
+    }
+    updateQuestionToggle();
+  });
   summary_->setWordWrap(true);
+  summary_->setObjectName("plannerSummary");
 
   // The question: which kinds, when to start, how much at most.
   auto* kindsMenu = new QMenu(kinds_);
@@ -137,10 +157,13 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   questionRow_->setVisible(false);
   legend_->setWordWrap(true);
   legend_->setVisible(false);
-  legend_->setText(tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
-                      "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
+  legend_->setText(tr("▲▼ moved · grey: cannot serve"));
+  legend_->setToolTip(tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
+                         "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
 
   auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->setSpacing(3);
   layout->addLayout(top);
   layout->addWidget(questionRow_);
   layout->addWidget(summary_);
@@ -155,27 +178,38 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   auto* tableBox = new QWidget(this);
   auto* tableLayout = new QVBoxLayout(tableBox);
   tableLayout->setContentsMargins(0, 0, 0, 0);
+  tableLayout->setSpacing(2);
   tableLayout->addWidget(table_, 1);
-  tableLayout->addWidget(legend_);
+  // The legend and the actions share one row under the table.
   auto* below = new QHBoxLayout;
-  below->addStretch(1);
+  below->addWidget(legend_, 1);
   below->addWidget(rerank_);
   below->addWidget(buy_);
   tableLayout->addLayout(below);
   rerank_->setVisible(false);
   buy_->setVisible(false);
+  // The table keeps at least a header and a row, the views a chart; the splitter
+  // gives a quarter to the table and the rest to the views, and neither can be collapsed away.
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + table_->verticalHeader()->defaultSectionSize() +
+                           table_->horizontalScrollBar()->sizeHint().height() + 2 * table_->frameWidth());
   splitter_->addWidget(tableBox);
   tabs_->addTab(costChart_, "Effective cost");
   tabs_->addTab(bandwidthChart_, "Bandwidth sensitivity");
   tabs_->addTab(topologyMap_, "Topology");
   tabs_->addTab(regionMap_, "Regions");
+  tabs_->setMinimumHeight(130);
   splitter_->addWidget(tabs_);
+  splitter_->setChildrenCollapsible(false);
+  splitter_->setStretchFactor(0, 1);
   splitter_->setStretchFactor(1, 3);
-  splitter_->setSizes({220, 640});
+  splitter_->setSizes({140, 420});
 
   connect(workloadBox_, &QComboBox::currentIndexChanged, this, [this](int) { recompute(); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current, const QModelIndex&) { showSelected(current.row()); });
+          [this](const QModelIndex& current, const QModelIndex&) {
+            topologyPinned_ = false;
+            showSelected(current.row());
+          });
   for (QSpinBox* box : {earliest_, latest_})
     connect(box, &QSpinBox::valueChanged, this, [this](int) { askQuestion(true); });
   connect(budget_, &QDoubleSpinBox::valueChanged, this, [this](double) { askQuestion(true); });
@@ -300,9 +334,13 @@ void PlannerPanel::setPlanRunner(PlanRunner runner) {
   if (table_->model() != placements_) {
     table_->setModel(placements_);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current, const QModelIndex&) { showSelected(current.row()); });
+            [this](const QModelIndex& current, const QModelIndex&) {
+            topologyPinned_ = false;
+            showSelected(current.row());
+          });
   }
-  questionRow_->setVisible(true);
+  questionToggle_->setVisible(true);
+  updateQuestionToggle();
   legend_->setVisible(true);
   rerank_->setVisible(true);
   buy_->setVisible(true);
@@ -346,7 +384,42 @@ void PlannerPanel::setKinds(const std::vector<Accelerator>& kinds) {
   kinds_->setText(names.isEmpty() ? tr("any kind") : names.join(", "));
 }
 
+void PlannerPanel::setWaitingForMarket(bool waiting) {
+  if (waiting == waitingForMarket_) return;
+  waitingForMarket_ = waiting;
+  askQuestion(false);  // an empty table is ranked afresh by the answer
+}
+
+void PlannerPanel::showWaiting(const QString& workload, int gpus) {
+  placements_->setPlan({});
+  costChart_->setOffers({}, workload, tr("Waiting for the market…"));
+  summary_->setText(tr("Waiting for the market… %1 (%2 GPUs) is ranked as soon as the market has loaded.")
+                        .arg(workload).arg(gpus));
+  updateButtons();
+}
+
+void PlannerPanel::updateQuestionToggle() {
+  const bool shown = questionToggle_->isChecked();
+  questionRow_->setVisible(planMode() && shown);
+  questionToggle_->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+  QString text = kinds_->text() + tr(", start in %1–%2 days").arg(earliest_->value()).arg(latest_->value());
+  text += budget_->value() > 0 ? tr(", budget %1").arg(moneyText(budget_->value() * 1e6)) : tr(", no budget");
+  questionToggle_->setText(tr("Question"));
+  questionToggle_->setToolTip(tr("Show or hide the question (%1)").arg(text));
+}
+
+void PlannerPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // Short: fold the question (unless the user has chosen).
+  if (!questionChosen_ && planMode()) {
+    autoFolding_ = true;
+    questionToggle_->setChecked(height() >= 560);
+    autoFolding_ = false;
+  }
+}
+
 void PlannerPanel::askQuestion(bool newQuestion) {
+  updateQuestionToggle();
   if (!planMode()) return;
   if (newQuestion) ++questionGeneration_;
   const auto q = question();
@@ -354,32 +427,46 @@ void PlannerPanel::askQuestion(bool newQuestion) {
     summary_->setText(tr("No workload loaded."));
     return;
   }
-  if (newQuestion) {
+  if (newQuestion && waitingForMarket_) {
+    showWaiting(QString::fromStdString(q->workload.name), q->workload.gpus());
+  } else if (newQuestion) {
     placements_->setPlan({});
     summary_->setText(tr("Pricing %1 (%2 GPUs) on the live book...")
                           .arg(QString::fromStdString(q->workload.name)).arg(q->workload.gpus()));
   }
   const quint64 generation = questionGeneration_;
   QPointer<PlannerPanel> self(this);
-  runner_(*q, [self, generation](const cost::PlanRequest& asked, cost::PlanResult result) {
+  // An answer asked before the market had loaded is judged as such even if it arrives after.
+  const bool beforeMarket = waitingForMarket_;
+  runner_(*q, [self, generation, beforeMarket](const cost::PlanRequest& asked, cost::PlanResult result) {
     if (!self || generation != self->questionGeneration_) return;  // a question since replaced
     // A new question, or a table with no placement to keep the user on (e.g. asked before the
     // book arrived), is ranked afresh; otherwise the rows keep their places.
     const bool fresh = self->shownGeneration_ != generation || self->placements_->plan().placements.empty();
     self->shownGeneration_ = generation;
-    self->showPlan(asked, std::move(result), fresh);
+    self->showPlan(asked, std::move(result), fresh, beforeMarket);
   });
 }
 
-void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion) {
+void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion,
+                            bool beforeMarket) {
   const QString name = QString::fromStdString(asked.workload.name);
-  const QString range = tr("starting between %1 and %2").arg(hourText(asked.earliestStart), hourText(asked.latestStart));
+  // Before the market has loaded, "nothing fits" would describe a half-listed book: say so.
+  if (beforeMarket && result.placements.empty() && result.problem.empty()) {
+    showWaiting(name, asked.workload.gpus());
+    return;
+  }
+  const QString range = tr("starting %1 – %2").arg(hourText(asked.earliestStart), hourText(asked.latestStart));
   std::vector<Cluster> clusters;
   for (const auto& p : result.placements) clusters.push_back(p.cluster);
   for (const auto& u : result.unfit) clusters.push_back(u.cluster);
   regionMap_->setClusters(clusters);
   if (!result.problem.empty()) {
     summary_->setText(tr("The question cannot be answered: %1.").arg(QString::fromStdString(result.problem)));
+  } else if (clusters.empty()) {
+    // No cluster is listed at all: the market has not loaded (or lists nothing), which says
+    // nothing about whether the workload fits.
+    summary_->setText(tr("Waiting for the market… no cluster is listed yet."));
   } else if (result.placements.empty()) {
     QString earliest = result.earliestFeasible
                            ? tr("The earliest feasible start is %1 on %2.")
@@ -390,12 +477,11 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
     summary_->setText(tr("No cluster can place %1 (%2 GPUs) %3: each cluster's reason is in the table. %4")
                           .arg(name).arg(asked.workload.gpus()).arg(range, earliest));
   } else {
-    QString text = tr("%1 of %2 clusters can place %3 (%4 GPUs) %5, ranked by effective cost of the completed "
-                      "work (the hourly rate is only one term); each row starts at its cheapest hour.")
-                       .arg(result.placements.size()).arg(clusters.size())
-                       .arg(name).arg(asked.workload.gpus()).arg(range);
+    // Short enough for two lines of a narrow dock: the workload and its GPUs are in the combo box.
+    QString text = tr("%1 of %2 clusters can place it %3, ranked by effective cost of the completed work.")
+                       .arg(result.placements.size()).arg(clusters.size()).arg(range);
     if (result.earliestFeasible)
-      text += tr(" Earliest possible start: %1 on %2.")
+      text += tr(" Earliest start: %1 on %2.")
                   .arg(hourText(result.earliestFeasible->start), QString::fromStdString(result.earliestFeasible->cluster.name));
     summary_->setText(text);
   }
@@ -410,9 +496,11 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
   } else {
     placements_->updatePlan(std::move(result));
     // The selection stays on its row (the rows did not move); its views follow the new prices.
-    if (selected != 0) showSelected(placements_->rowOf(selected));
+    if (selected != 0 && !topologyPinned_) showSelected(placements_->rowOf(selected));
   }
-  costChart_->setOffers(offers, name);
+  costChart_->setOffers(offers, name,
+                        clusters.empty() ? tr("Waiting for the market…")
+                                         : tr("No cluster can place %1 in the range asked: the table says why.").arg(name));
   updateButtons();
 }
 
@@ -437,6 +525,16 @@ void PlannerPanel::showClusterTopology(const Cluster& cluster) {
     }
   }
   topologyMap_->setTopology(cost::deriveTopology(cluster));
+  topologyPinned_ = true;
+  showView(View::Topology);
+}
+
+void PlannerPanel::showContractTopology(const Cluster& cluster, GpuCount gpus, const QString& caption) {
+  const cost::Topology t = cost::deriveTopology(cluster);
+  topologyMap_->setTopology(t);
+  if (const auto p = cost::packPlacement(t, gpus)) topologyMap_->setPlacement(*p);
+  topologyMap_->setPlacementCaption(caption);
+  topologyPinned_ = true;
   showView(View::Topology);
 }
 
@@ -528,6 +626,10 @@ void PlannerPanel::restoreLayout() {
   tabs_->setCurrentIndex(settings.value("planner/tab", 0).toInt());
   const QByteArray state = settings.value("planner/splitter").toByteArray();
   if (!state.isEmpty()) splitter_->restoreState(state);
+  if (settings.contains("planner/questionShown")) {
+    questionToggle_->setChecked(settings.value("planner/questionShown").toBool());
+    questionChosen_ = true;
+  }
 }
 
 }  // namespace tessera::planner

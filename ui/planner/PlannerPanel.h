@@ -1,8 +1,11 @@
 #pragma once
 // The planner: pick a workload, see where it can run ranked by effective cost, and look at the
 // chosen one on the cost chart, the bandwidth curve, the topology map and the region map.
-// Selecting a row shows that cluster with the job's placement highlighted. The layout (tab,
-// splitter) persists in QSettings under "planner/". Ctrl+1..4 switch views.
+// Selecting a row shows that cluster with the job's placement highlighted. The table and the
+// views share a vertical splitter; the question's controls fold away (by themselves when the
+// panel is short, until the user chooses).
+// The layout (tab, splitter, question shown) persists in QSettings under "planner/". Ctrl+1..4
+// switch views.
 //
 // Two sources of rows. On the live market (setPlanRunner) the panel asks the planning question
 // (workload, GPU kinds, start range, budget) and shows cost::planPlacements' answer in a
@@ -29,6 +32,7 @@ class QSpinBox;
 class QSplitter;
 class QToolButton;
 class QTableView;
+class QResizeEvent;
 class QTabWidget;
 
 namespace tessera::planner {
@@ -77,6 +81,11 @@ class PlannerPanel : public QWidget {
   using PlanDone = std::function<void(const cost::PlanRequest&, cost::PlanResult)>;
   using PlanRunner = std::function<void(const PlanQuestion&, PlanDone done)>;
   void setPlanRunner(PlanRunner runner);
+  // Until the market has loaded (the caller says when), an answer with no placement says the
+  // panel is waiting for the market rather than that nothing fits: a half-listed book would make
+  // every cluster look unable to serve. Placements found meanwhile are shown at once.
+  void setWaitingForMarket(bool waiting);
+  bool waitingForMarket() const { return waitingForMarket_; }
   std::optional<PlanQuestion> question() const;
   void setStartRange(int earliestDays, int latestDays);
   void setBudget(std::optional<double> dollars);
@@ -86,10 +95,16 @@ class PlannerPanel : public QWidget {
   QPushButton* buyButton() const { return buy_; }
   QPushButton* rerankButton() const { return rerank_; }
   QLabel* summary() const { return summary_; }
+  QToolButton* questionToggle() const { return questionToggle_; }
   // The terminal's chart style (its theme) for the planner's charts.
   void setPlotStyle(const std::function<void(QCustomPlot*)>& style);
-  // Shows `cluster` on the topology tab (with the plan's placement if it has one).
+  // Shows `cluster` on the topology tab (with the plan's placement if it has one). The map stays
+  // on it while prices update, until the user picks a row.
   void showClusterTopology(const Cluster& cluster);
+  // Shows a contract's cluster on the topology tab with `gpus` GPUs highlighted, packed onto
+  // whole nodes from node 0 (the exchange sells GPUs of a cluster, not named nodes), under
+  // `caption`; it stays there while prices update, until the user picks a row.
+  void showContractTopology(const Cluster& cluster, GpuCount gpus, const QString& caption);
   // Loads every *.json of a directory; returns one message per file that could not be read.
   std::vector<std::string> loadWorkloadDirectory(const std::filesystem::path& dir);
 
@@ -110,13 +125,18 @@ class PlannerPanel : public QWidget {
   RegionMapView* regionMap() const { return regionMap_; }
   QTabWidget* tabs() const { return tabs_; }
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  void updateQuestionToggle();
   void recompute();
   void askQuestion(bool newQuestion);
-  void showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion);
+  void showPlan(const cost::PlanRequest& asked, cost::PlanResult result, bool newQuestion, bool beforeMarket);
   void showSelected(int row);
   void showPlacementRow(int row);
   void updateButtons();
+  void showWaiting(const QString& workload, int gpus);
   bool planMode() const { return static_cast<bool>(runner_); }
   void saveLayout() const;
   void restoreLayout();
@@ -127,9 +147,14 @@ class PlannerPanel : public QWidget {
   PlanRunner runner_;
   quint64 questionGeneration_ = 0;  // bumped whenever the question changes
   quint64 shownGeneration_ = 0;     // the generation the table shows
+  bool waitingForMarket_ = false;
+  bool topologyPinned_ = false;  // the map shows what was asked for (a cluster, a contract), not the row
   QComboBox* workloadBox_;
   QPushButton* newWorkload_;
   QString workloadFolder_;
+  QToolButton* questionToggle_;
+  bool questionChosen_ = false;  // the user folded or unfolded the question: keep it so
+  bool autoFolding_ = false;     // the panel, not the user, is folding it (resizeEvent)
   QWidget* questionRow_;
   QToolButton* kinds_;
   QSpinBox* earliest_;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace tessera::planner {
 
@@ -25,12 +26,35 @@ constexpr int kMaxDrawnNodes = 1024;
 const QColor kIdleGpu(0x9e, 0xb3, 0xc8);
 const QColor kPlacedGpu(0xff, 0x6f, 0x00);
 const QColor kNvlink(0x2e, 0x7d, 0x32);
+const QString kDefaultCaption = QStringLiteral("GPUs of the selected placement");
+
+// Stacking order: links under everything, then boxes, then labels on their own backgrounds, so
+// a line never runs through a label's text.
+constexpr double kLinkZ = -1, kLabelBackgroundZ = 5, kLabelZ = 6;
 
 QString bandwidth(double gbytesPerSec) { return bandwidthText(gbytesPerSec); }
 
+// The map's colours from the widget's palette, so it follows the terminal's theme.
+struct MapColours {
+  QColor background, text, muted, switchFill, switchText, nodeFill, link;
+  static MapColours of(const QPalette& p) {
+    const bool dark = p.color(QPalette::Base).lightness() < 128;
+    MapColours c;
+    c.background = p.color(QPalette::Base);
+    c.text = p.color(QPalette::Text);
+    c.muted = dark ? QColor(0xb0, 0xbe, 0xc5) : QColor(0x37, 0x47, 0x4f);
+    c.switchFill = dark ? QColor(0x45, 0x5a, 0x64) : QColor(0xcf, 0xd8, 0xdc);
+    c.switchText = dark ? QColor(0xec, 0xef, 0xf1) : QColor(0x26, 0x32, 0x38);
+    c.nodeFill = p.color(QPalette::AlternateBase);
+    c.link = dark ? QColor(0x78, 0x90, 0x9c) : QColor(0x60, 0x7d, 0x8b);
+    return c;
+  }
+};
+
+// A label; with a background colour it sits on an opaque box of it above the links.
 QGraphicsSimpleTextItem* addLabel(QGraphicsScene* scene, const QString& text, QPointF at,
-                                  int pointSize, const QColor& color = Qt::black,
-                                  bool centred = true) {
+                                  int pointSize, const QColor& color, bool centred = true,
+                                  std::optional<QColor> background = std::nullopt) {
   auto* item = scene->addSimpleText(text);
   QFont f = item->font();
   f.setPointSize(pointSize);
@@ -38,6 +62,12 @@ QGraphicsSimpleTextItem* addLabel(QGraphicsScene* scene, const QString& text, QP
   item->setBrush(color);
   const QRectF r = item->boundingRect();
   item->setPos(centred ? at - QPointF(r.width() / 2, r.height() / 2) : at);
+  if (background) {
+    auto* box = scene->addRect(item->mapRectToScene(r).adjusted(-3, -1, 3, 1), Qt::NoPen, *background);
+    box->setZValue(kLabelBackgroundZ);
+    box->setData(0, QStringLiteral("label background"));
+    item->setZValue(kLabelZ);
+  }
   return item;
 }
 
@@ -48,7 +78,7 @@ TopologyMapView::TopologyMapView(QWidget* parent) : QGraphicsView(parent) {
   setRenderHint(QPainter::Antialiasing);
   setDragMode(QGraphicsView::ScrollHandDrag);
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-  setBackgroundBrush(QColor(0xfa, 0xfa, 0xfa));
+  setBackgroundBrush(palette().color(QPalette::Base));
   auto* in = new QShortcut(QKeySequence::ZoomIn, this);
   auto* in2 = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Equal), this);
   auto* out = new QShortcut(QKeySequence::ZoomOut, this);
@@ -63,6 +93,7 @@ TopologyMapView::TopologyMapView(QWidget* parent) : QGraphicsView(parent) {
 void TopologyMapView::setTopology(const cost::Topology& topology) {
   topology_ = topology;
   placement_.reset();
+  caption_ = kDefaultCaption;
   rebuild();
 }
 
@@ -70,6 +101,11 @@ void TopologyMapView::setPlacement(const cost::Placement& placement) {
   if (cost::validate(topology_, placement)) placement_.reset();
   else placement_ = placement;
   applyHighlight();
+}
+
+void TopologyMapView::setPlacementCaption(const QString& caption) {
+  caption_ = caption;
+  if (captionItem_) captionItem_->setText("orange: " + caption);
 }
 
 void TopologyMapView::clearPlacement() {
@@ -96,12 +132,25 @@ void TopologyMapView::zoomOut() {
 
 void TopologyMapView::fitAll() {
   userZoomed_ = false;
-  if (!scene()->items().isEmpty()) fitInView(scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+  if (!scene()->items().isEmpty()) fitInView(sceneRect(), Qt::KeepAspectRatio);
 }
 
 void TopologyMapView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (!userZoomed_) fitAll();
+}
+
+void TopologyMapView::changeEvent(QEvent* event) {
+  QGraphicsView::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) {
+    const bool keepZoom = userZoomed_;
+    const QTransform zoomed = transform();
+    rebuild();
+    if (keepZoom) {
+      setTransform(zoomed);
+      userZoomed_ = true;
+    }
+  }
 }
 
 void TopologyMapView::wheelEvent(QWheelEvent* event) {
@@ -124,6 +173,7 @@ void TopologyMapView::showEvent(QShowEvent* event) {
 void TopologyMapView::rebuild() {
   QGraphicsScene* s = scene();
   s->clear();
+  captionItem_ = nullptr;
   nodeItems_.clear();
   gpuItems_.clear();
   switches_ = domains_ = linkLabels_ = drawnNodes_ = undrawnNodes_ = 0;
@@ -140,8 +190,10 @@ void TopologyMapView::rebuild() {
   const int nodeCols = std::min(kNodeColumnsPerLeaf, perLeaf);
   const double leafColumnW = nodeCols * (nodeW + kNodeGap) + 30;
 
-  const QPen linkPen(QColor(0x60, 0x7d, 0x8b), 1.2);
-  const QPen switchPen(QColor(0x37, 0x47, 0x4f), 1.5);
+  const MapColours colours = MapColours::of(palette());
+  setBackgroundBrush(colours.background);
+  const QPen linkPen(colours.link, 1.2);
+  const QPen switchPen(colours.muted, 1.5);
   const QColor accel = acceleratorColor(t.accelerator);
   const double nodeFabric = t.fabric.nodeGBps();
 
@@ -164,14 +216,14 @@ void TopologyMapView::rebuild() {
     const double spineW = 70, spineH = 26;
     for (int sp = 0; sp < spines; ++sp) {
       const double cx = siteX + (sp + 0.5) * siteW / spines;
-      auto* r = s->addRect(cx - spineW / 2, kSpineY, spineW, spineH, switchPen, QColor(0xcf, 0xd8, 0xdc));
+      auto* r = s->addRect(cx - spineW / 2, kSpineY, spineW, spineH, switchPen, colours.switchFill);
       r->setToolTip(QString("spine %1").arg(sp));
-      addLabel(s, QString("spine %1").arg(sp), {cx, kSpineY + spineH / 2}, 9);
+      addLabel(s, QString("spine %1").arg(sp), {cx, kSpineY + spineH / 2}, 9, colours.switchText);
       spineCentres.push_back({cx, kSpineY + spineH});
       ++switches_;
     }
     addLabel(s, QString::fromStdString(t.sites[site].name) + "  (" + countText(t.sites[site].nodes, "node", "nodes") + ")",
-             {siteX + siteW / 2, kSpineY - 40}, 11);
+             {siteX + siteW / 2, kSpineY - 40}, 11, colours.text, true, colours.background);
     siteSpineCentres.push_back({siteX + siteW / 2, kSpineY - 14});
 
     for (int leaf = 0; leaf < leaves; ++leaf) {
@@ -179,26 +231,26 @@ void TopologyMapView::rebuild() {
       const double lx = siteX + leaf * leafColumnW;
       const double cx = lx + leafColumnW / 2;
       const double leafW = 80, leafH = 26;
-      for (const QPointF& sp : spineCentres) s->addLine(QLineF(QPointF(cx, kLeafY), sp), linkPen)->setZValue(-1);
-      auto* leafItem = s->addRect(cx - leafW / 2, kLeafY, leafW, leafH, switchPen, QColor(0xb0, 0xbe, 0xc5));
+      for (const QPointF& sp : spineCentres) s->addLine(QLineF(QPointF(cx, kLeafY), sp), linkPen)->setZValue(kLinkZ);
+      auto* leafItem = s->addRect(cx - leafW / 2, kLeafY, leafW, leafH, switchPen, colours.switchFill);
       leafItem->setToolTip(QString("leaf %1: %2").arg(leaf).arg(countText(nodesHere, "node", "nodes")));
-      addLabel(s, QString("leaf %1").arg(leaf), {cx, kLeafY + leafH / 2}, 9);
+      addLabel(s, QString("leaf %1").arg(leaf), {cx, kLeafY + leafH / 2}, 9, colours.switchText);
       ++switches_;
       if (!spineCentres.empty()) {
         const double uplink = nodesHere * nodeFabric / t.fabric.oversubscription;
         QString text = "up " + bandwidth(uplink);
         if (t.fabric.oversubscription > 1) text += QString(" (%1:1)").arg(t.fabric.oversubscription, 0, 'g', 2);
-        addLabel(s, text, {cx, kLeafY - 16}, 10, QColor(0x37, 0x47, 0x4f));
+        addLabel(s, text, {cx, kLeafY - 16}, 10, colours.muted, true, colours.background);
         ++linkLabels_;
       }
       // Node grid under the leaf, with one trunk line carrying the per-node link label.
       const double gridTop = kNodesY;
       const int rows = (nodesHere + nodeCols - 1) / nodeCols;
       const double gridBottom = gridTop + rows * (nodeH + kNodeGap);
-      s->addLine(QLineF(cx, kLeafY + leafH, cx, gridTop - 6), linkPen)->setZValue(-1);
-      s->addLine(QLineF(lx + 10, gridTop - 6, lx + leafColumnW - 20, gridTop - 6), linkPen)->setZValue(-1);
+      s->addLine(QLineF(cx, kLeafY + leafH, cx, gridTop - 6), linkPen)->setZValue(kLinkZ);
+      s->addLine(QLineF(lx + 10, gridTop - 6, lx + leafColumnW - 20, gridTop - 6), linkPen)->setZValue(kLinkZ);
       addLabel(s, QString("%1 x %2 Gb/s = %3 per node").arg(t.fabric.railsPerNode).arg(t.fabric.gbpsPerRail, 0, 'g', 4).arg(bandwidth(nodeFabric)),
-               {cx, (kLeafY + leafH + gridTop) / 2}, 10, QColor(0x37, 0x47, 0x4f));
+               {cx, (kLeafY + leafH + gridTop) / 2}, 10, colours.muted, true, colours.background);
       ++linkLabels_;
       Q_UNUSED(gridBottom);
 
@@ -211,11 +263,11 @@ void TopologyMapView::rebuild() {
         ++drawnNodes_;
         const double nx = lx + 10 + (k % nodeCols) * (nodeW + kNodeGap);
         const double ny = gridTop + (k / nodeCols) * (nodeH + kNodeGap);
-        auto* box = s->addRect(nx, ny, nodeW, nodeH, QPen(accel.darker(130), 1), QColor(Qt::white));
+        auto* box = s->addRect(nx, ny, nodeW, nodeH, QPen(accel.darker(130), 1), colours.nodeFill);
         box->setToolTip(QString("node %1 (%2 x %3)").arg(node).arg(t.gpusPerNode).arg(QString::fromUtf8(toString(t.accelerator).data())));
         nodeItems_[node] = box;
         nodeRects[node] = box->rect();
-        addLabel(s, QString("n%1").arg(node), {nx + 3, ny + 1}, 6, QColor(0x45, 0x5a, 0x64), false);
+        addLabel(s, QString("n%1").arg(node), {nx + 3, ny + 1}, 6, colours.muted, false);
         for (int g = 0; g < t.gpusPerNode; ++g) {
           const double gx = nx + kGpuGap + (g % kGpuColumns) * (kGpu + kGpuGap);
           const double gy = ny + kHeader + (g / kGpuColumns) * (kGpu + kGpuGap);
@@ -249,21 +301,24 @@ void TopologyMapView::rebuild() {
                        .arg(QString::fromUtf8(toString(t.intraNodeLink).data()))
                        .arg(bandwidth(t.intraNodeGBpsPerGpu))
                        .arg(countText(perDomain, "node", "nodes"));
-  addLabel(s, nvText, {all.left(), all.bottom() + 14}, 9, kNvlink, false);
-  addLabel(s, "orange: GPUs of the selected placement", {all.left(), all.bottom() + 34}, 9, kPlacedGpu.darker(120), false);
+  const bool dark = colours.background.lightness() < 128;
+  addLabel(s, nvText, {all.left(), all.bottom() + 14}, 9, dark ? kNvlink.lighter(170) : kNvlink, false);
+  captionItem_ = addLabel(s, "orange: " + caption_, {all.left(), all.bottom() + 34}, 9,
+                          dark ? kPlacedGpu : kPlacedGpu.darker(120), false);
   if (undrawnNodes_ > 0)
     addLabel(s, QString("%1 more nodes not drawn (the map draws the first %2)").arg(undrawnNodes_).arg(kMaxDrawnNodes),
-             {all.left(), all.bottom() + 54}, 9, Qt::darkRed, false);
+             {all.left(), all.bottom() + 54}, 9, dark ? QColor(0xef, 0x9a, 0x9a) : QColor(Qt::darkRed), false);
   addLabel(s, QString::fromStdString(t.name) + QString("  —  %1 x %2 GPUs, %3 fabric")
                   .arg(countText(t.nodeCount(), "node", "nodes")).arg(t.gpusPerNode).arg(QString::fromUtf8(toString(t.fabric.fabricClass).data())),
-           {all.left(), kSpineY - 80}, 13, Qt::black, false);
+           {all.left(), kSpineY - 80}, 13, colours.text, false);
 
   // Site interconnect.
   for (std::size_t i = 1; i < siteSpineCentres.size(); ++i) {
     const QPointF a = siteSpineCentres[i - 1], b = siteSpineCentres[i];
-    s->addLine(QLineF(a, b), QPen(QColor(0xd8, 0x1b, 0x60), 3, Qt::DashDotLine))->setZValue(-2);
-    addLabel(s, QString("inter-site %1 Gb/s, %2 ms").arg(t.interSite.gbps, 0, 'g', 5).arg(t.interSite.latencyMs, 0, 'g', 3),
-             {(a.x() + b.x()) / 2, a.y() - 14}, 10, QColor(0xad, 0x14, 0x57));
+    s->addLine(QLineF(a, b), QPen(QColor(0xd8, 0x1b, 0x60), 3, Qt::DashDotLine))->setZValue(kLinkZ - 1);
+    addLabel(s, QString("inter-site %1, %2 ms").arg(bandwidth(t.interSite.gbps / 8)).arg(t.interSite.latencyMs, 0, 'g', 3),
+             {(a.x() + b.x()) / 2, a.y() - 14}, 10, dark ? QColor(0xf4, 0x8f, 0xb1) : QColor(0xad, 0x14, 0x57), true,
+             colours.background);
     ++linkLabels_;
   }
   s->setSceneRect(s->itemsBoundingRect().adjusted(-40, -40, 40, 40));

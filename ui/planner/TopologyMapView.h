@@ -1,7 +1,8 @@
 #pragma once
 // Draws a cluster topology: spine and leaf switches, nodes as boxes of GPU squares, NVLink
 // domain outlines, links labelled with their bandwidth; highlights a contract's placement.
-// Zoom with the mouse wheel or Ctrl+= / Ctrl+-, Ctrl+0 fits the whole cluster.
+// Zoom with the mouse wheel or Ctrl+= / Ctrl+-, Ctrl+0 fits the whole cluster. Colours follow
+// the palette (the terminal's theme); link labels sit on their own background above the links.
 #include "core/cost/Placement.h"
 #include "core/cost/Topology.h"
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 class QGraphicsRectItem;
+class QGraphicsSimpleTextItem;
 
 namespace tessera::planner {
 
@@ -24,6 +26,10 @@ class TopologyMapView : public QGraphicsView {
   // Highlights the placement's GPUs; an invalid placement clears the highlight.
   void setPlacement(const cost::Placement& placement);
   void clearPlacement();
+  // What the highlighted GPUs are, in the map's legend (set after setTopology, which resets it
+  // to "GPUs of the selected placement"; kept through a theme change).
+  void setPlacementCaption(const QString& caption);
+  QString placementCaption() const { return caption_; }
 
   const cost::Topology& topology() const { return topology_; }
   int nodeItemCount() const { return drawnNodes_; }
@@ -44,6 +50,8 @@ class TopologyMapView : public QGraphicsView {
   void wheelEvent(QWheelEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  // The map takes its colours from the palette: a theme change redraws it.
+  void changeEvent(QEvent* event) override;
 
  private:
   void rebuild();
@@ -51,6 +59,8 @@ class TopologyMapView : public QGraphicsView {
 
   cost::Topology topology_;
   std::optional<cost::Placement> placement_;
+  QString caption_ = QStringLiteral("GPUs of the selected placement");
+  QGraphicsSimpleTextItem* captionItem_ = nullptr;
   std::vector<QGraphicsRectItem*> nodeItems_;
   std::vector<std::vector<QGraphicsRectItem*>> gpuItems_;  // [node][gpu]
   int highlighted_ = 0;

@@ -1,5 +1,7 @@
 #include "ui/planner/WorkloadEditor.h"
 
+#include "ui/planner/PlannerFormat.h"
+
 #include "core/cost/AcceleratorSpecs.h"
 #include "core/cost/WorkloadJson.h"
 
@@ -252,9 +254,11 @@ void WorkloadEditor::validate() {
   if (const auto* p = std::get_if<cost::WorkloadProfile>(&w)) {
     derived_->setText(p->kind == cost::WorkloadKind::Inference
                           ? tr("%1 GPUs serving %2M tokens").arg(p->gpus()).arg(p->inferenceTokens / 1e6, 0, 'f', 0)
-                          : tr("%1 GPUs, %2 steps, %3 s per step at %4 peak (before kernel efficiency)")
+                          : tr("%1 GPUs, %2 steps of %3, %4 s per step at %5 peak (before kernel efficiency)")
                                 .arg(p->gpus())
-                                .arg(QLocale::c().toString(p->steps, 'f', 0))
+                                .arg(QLocale(QLocale::English).toString(p->steps, 'f', 0))
+                                .arg(flopsText(p->peakComputeSecondsPerStep * p->gpus() *
+                                               cost::specOf(p->referenceAccelerator).denseBf16Tflops * 1e12))
                                 .arg(p->peakComputeSecondsPerStep, 0, 'g', 4)
                                 .arg(QString::fromUtf8(toString(p->referenceAccelerator).data())));
   } else {

@@ -211,7 +211,9 @@ void MainWindow::buildDocks() {
   planner_ = new PlannerBridge(session_, plannerPanel, this);
   const QStringList problems = planner_->loadWorkloads();
   if (!problems.isEmpty()) statusBar()->showMessage(problems.join("; "), 15000);
-  auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea, true);
+  // No scroll area: the panel fits itself to the dock (splitter, folding question), so its
+  // table, chart and buttons are never scrolled out of sight.
+  auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea, false);
   tabifyDockWidget(chartDock, plannerDock);
   chartDock->raise();
   // "Buy this placement": the ticket gets the plan's all-or-none bid and effective-cost factors.
@@ -248,6 +250,32 @@ void MainWindow::buildDocks() {
       plannerPanel->showClusterTopology(c);
     });
     menu.exec(clusters_->view()->viewport()->mapToGlobal(pos));
+  });
+  // Right-click the grid's title: the topology of the watched cluster (each of a group's).
+  connect(grid_, &OrderBookGridView::titleMenuRequested, this, [this, plannerPanel, plannerDock](QPoint at) {
+    auto* menu = new QMenu(this);
+    menu->setObjectName("gridTitleMenu");
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    for (ClusterId id : session_.watchedClusters())
+      if (const Cluster* c = session_.cluster(id))
+        menu->addAction(tr("Topology of %1").arg(QString::fromStdString(c->name)), this, [plannerPanel, plannerDock, c = *c] {
+          plannerDock->show();
+          plannerDock->raise();
+          plannerPanel->showClusterTopology(c);
+        });
+    if (menu->isEmpty()) delete menu;
+    else menu->popup(at);
+  });
+  // A contract's "Topology" in the blotter: its cluster with the contract's GPUs highlighted.
+  connect(blotter_, &BlotterWidget::topologyRequested, this, [this, plannerPanel, plannerDock](const Contract& k) {
+    const Cluster* c = session_.cluster(k.cluster);
+    if (!c) return;
+    plannerDock->show();
+    plannerDock->raise();
+    plannerPanel->showContractTopology(
+        *c, k.gpus,
+        tr("contract #%1: %2 GPUs, %3 – %4 (drawn on whole nodes from node 0; the exchange does not name nodes)")
+            .arg(k.id).arg(k.gpus).arg(formatHour(k.start), formatHour(k.end)));
   });
 #endif
 #ifdef HAVE_TESSERA_UI_BACKTEST

@@ -11,15 +11,26 @@ namespace tessera::ui {
 
 PlannerBridge::PlannerBridge(TradingSession& session, planner::PlannerPanel* panel, QObject* parent)
     : QObject(parent), session_(session), panel_(panel) {
+  panel_->setWaitingForMarket(true);
   panel_->setPlanRunner([this](const Question& q, planner::PlannerPanel::PlanDone done) { ask(q, std::move(done)); });
   // Prices moved on with the clock: the panel asks its question again and updates its rows in place.
-  connect(&session_, &TradingSession::clockChanged, this, [this](Hour) {
+  connect(&session_, &TradingSession::clockChanged, this, [this](Hour now) {
+    // A book has arrived and the clock has passed the first hour it showed: the market has had
+    // an hour to list, and what it lists now is what it offers.
+    if (!firstHour_) firstHour_ = now;
+    if (!marketLoaded_ && sawBook_ && now > *firstHour_) marketLoaded_ = true;
+    updateWaiting();
     if (panel_) panel_->refresh();
   });
-  // A question asked before the book arrived waits for its first snapshot.
+  // The panel waits for the market; a question asked before the book arrived waits for it too.
   connect(&session_, &TradingSession::bookChanged, this, [this] {
+    if (session_.book()) sawBook_ = true;
     if (!running_ && waiting_ && session_.connection() == ConnectionState::Connected) run();
   });
+}
+
+void PlannerBridge::updateWaiting() {
+  if (panel_ && marketLoaded_ && session_.connection() == ConnectionState::Connected) panel_->setWaitingForMarket(false);
 }
 
 QStringList PlannerBridge::loadWorkloads() {

@@ -2,7 +2,8 @@
 // Feeds the planner dock (ui/planner's PlannerPanel) from the live book: the panel's planning
 // question (workload, GPU kinds, start range from now, budget) is answered by
 // cost::planPlacements on the backend's thread, and asked again whenever the exchange clock
-// moves, so prices stay fresh while the panel keeps the user's selection.
+// moves, so prices stay fresh while the panel keeps the user's selection. Until the market has
+// loaded the panel says it is waiting for it.
 #include "ui/session/TradingSession.h"
 
 #include "ui/planner/PlannerPanel.h"
@@ -26,6 +27,7 @@ class PlannerBridge : public QObject {
   using Question = planner::PlannerPanel::PlanQuestion;
   void ask(const Question& q, planner::PlannerPanel::PlanDone done);
   void run();
+  void updateWaiting();
 
   TradingSession& session_;
   QPointer<planner::PlannerPanel> panel_;
@@ -34,6 +36,12 @@ class PlannerBridge : public QObject {
   bool running_ = false;
   QElapsedTimer runningFor_;  // a search the backend never ran (not connected) is given up on
   std::optional<std::pair<Question, planner::PlannerPanel::PlanDone>> waiting_;
+  // The market has loaded once a book has arrived and the clock has passed the first hour the
+  // terminal saw (a simulated market lists its opening book over its first hour). Until then an
+  // answer with no placement reads "waiting for the market", not "nothing fits".
+  bool sawBook_ = false;
+  std::optional<Hour> firstHour_;  // the first exchange clock the terminal saw
+  bool marketLoaded_ = false;
 };
 
 }  // namespace tessera::ui
