@@ -4,7 +4,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 BUILD_DIR="${BUILD_DIR:-build}"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
+# The Python package builds for the interpreter Debian's python3-numpy, python3-pytest and
+# pybind11-dev belong to, even when another python3 (pyenv, a venv) comes first in PATH.
+PYTHON_ARGS=()
+if [ -x /usr/bin/python3 ]; then PYTHON_ARGS=(-DPython3_EXECUTABLE=/usr/bin/python3); fi
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${PYTHON_ARGS[@]}"
 cmake --build "$BUILD_DIR" --parallel "$(nproc)"
 # A development TLS certificate for tessera-exchange (self-signed CA + localhost server
 # certificate), made once; TESSERA_TLS_DIR puts it elsewhere (e.g. your data folder).

@@ -1315,6 +1315,9 @@ std::uint64_t ExchangeCore::stateDigest() const {
       add(named.value_or(0), accounts_.at(info->account).byClOrdId.size());
     }
   }
+  // Who took liquidity in each contract's trade (the positions reply says it).
+  for (bool took : buyerTook_) h.add(took ? "t" : "m");
+  h.add("\n");
   Hour lastHour = engine.now();
   for (AccountId a = 1; a <= directory_.size(); ++a) {
     h.add(directory_.name(a));
@@ -1438,6 +1441,8 @@ std::string ExchangeCore::snapshot() const {
     w.pod(o.open);
   }
   w.pod(nextOrderId_);
+  w.pod<std::uint64_t>(buyerTook_.size());
+  for (bool took : buyerTook_) w.pod(took);
   ledger_.save(w);
   settlement_.save(w);
   forwards_.save(w);
@@ -1517,6 +1522,7 @@ void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
     orders_.put(id, std::move(o));
   }
   nextOrderId_ = r.pod<OrderId>();
+  for (std::size_t n = r.count(1); n > 0; --n) buyerTook_.push_back(r.pod<bool>());
   ledger_.load(r);
   settlement_.load(r);
   forwards_.load(r);

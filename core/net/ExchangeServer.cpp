@@ -1165,7 +1165,9 @@ void ExchangeServer::start() {
   m.core = ExchangeCore::start(m.config, *m.journal, m.config.snapshotsAtStart ? m.snapshots.get() : nullptr);
   m.lastSnapshotSeq = m.core->snapshotSeq();
   m.lastSnapshotAt = Clock::now();
-  m.replayed = m.core->replayedEntries();
+  // The journal entries the state holds: those in the snapshot it started from and those
+  // replayed after it (a caller asks whether there was anything to restore).
+  m.replayed = m.core->snapshotSeq() + m.core->replayedEntries();
   m.clockAtStart = m.core->engine().now();
 
   const tcp::endpoint endpoint(address, m.config.port);

@@ -66,6 +66,8 @@ class ExchangeServer {
   void runUntilSignalled();
 
   std::uint16_t port() const;
+  // Journal entries the state was restored from at start: a snapshot's and those replayed
+  // after it (0: a new journal).
   std::uint64_t replayedEntries() const;
   // The exchange clock once the journal was replayed (or the market opened), before any input.
   Hour clockAtStart() const;

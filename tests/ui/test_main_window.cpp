@@ -95,7 +95,7 @@ class TestMainWindow : public QObject {
     {
       TradingSession session(backend());
       MainWindow w(session);
-      w.resize(1400, 900);
+      w.resize(1400, 1000);
       w.show();
       QVERIFY(QTest::qWaitForWindowExposed(&w));
       w.findChild<QDockWidget*>("tapeDock")->hide();
@@ -107,11 +107,11 @@ class TestMainWindow : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(!w.findChild<QDockWidget*>("tapeDock")->isVisible());
     QVERIFY(w.findChild<QDockWidget*>("blotterDock")->isVisible());
-    QCOMPARE(w.size(), QSize(1400, 900));
+    QCOMPARE(w.size(), QSize(1400, 1000));
   }
 };
 
-// A 1920 x 1080 screen: the 1400 x 900 window the layout test saves fits it, so it comes back
+// A 1920 x 1080 screen: the 1400 x 1000 window the layout test saves fits it, so it comes back
 // at that size (a saved window larger than the screen is brought within it: test_layout_fit).
 int main(int argc, char** argv) { return runOnOffscreenScreen<TestMainWindow>(QSize(1920, 1080), argc, argv); }
 #include "test_main_window.moc"
