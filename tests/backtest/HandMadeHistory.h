@@ -59,6 +59,20 @@ class HandMadeHistory {
 
   void clock(std::int64_t at, Hour hoursAfterStart) { add(at, ClockAdvance{kStart + hoursAfterStart}); }
 
+  // A strategy's buy order (no id or account: the replay gives them), hours after the start.
+  static OrderRequest buy(ClusterId c, GpuCount gpus, Hour from, Hour to, double dollars,
+                          TimeInForce tif = TimeInForce::GTC) {
+    OrderRequest o;
+    o.side = Side::Buy;
+    o.cluster = c;
+    o.gpus = gpus;
+    o.start = kStart + from;
+    o.end = kStart + to;
+    o.limit = static_cast<Price>(dollars * 1e6 + 0.5);
+    o.tif = tif;
+    return o;
+  }
+
   backtest::History h;
   OrderId nextId = 1;
 };

@@ -38,16 +38,6 @@ class BuyOnFirstBid final : public Strategy {
   bool sent_ = false;
 };
 
-OrderRequest buy(ClusterId c, GpuCount g, Hour from, Hour to, double dollars) {
-  OrderRequest o;
-  o.side = Side::Buy;
-  o.cluster = c;
-  o.gpus = g;
-  o.start = HandMadeHistory::kStart + from;
-  o.end = HandMadeHistory::kStart + to;
-  o.limit = static_cast<Price>(dollars * 1e6 + 0.5);
-  return o;
-}
 
 // Others trade 8 GPUs x hours 2-4 at $2.20; then a book of bid $2.00 / ask $3.00 (8 GPUs);
 // the strategy, seeing the bid, buys 16 GPUs x hours 2-4 up to $3.50 and gets the 8 offered.
@@ -84,7 +74,7 @@ class TestBacktestMetrics : public QObject {
  private slots:
   void buyerIsMeasuredAgainstLimitIndexMidAndOthersTrades() {
     auto m = market();
-    BuyOnFirstBid s(buy(1, 16, 2, 4, 3.50));
+    BuyOnFirstBid s(HandMadeHistory::buy(1, 16, 2, 4, 3.50));
     const BacktestResult r = runBacktest(m.h, s, ReplayConfig{});
     QCOMPARE(r.fills.size(), std::size_t{1});
     const std::int64_t gh = 16;  // 8 GPUs x 2 hours
@@ -109,7 +99,7 @@ class TestBacktestMetrics : public QObject {
 
   void exposureIsHeldAndCommittedGpuHours() {
     auto m = market();
-    BuyOnFirstBid s(buy(1, 16, 2, 4, 3.50));
+    BuyOnFirstBid s(HandMadeHistory::buy(1, 16, 2, 4, 3.50));
     const BacktestResult r = runBacktest(m.h, s, ReplayConfig{});
     // At hour 1: 8 GPUs x hours 2-4 held, and the other 8 GPUs x 2 hours still bid for.
     const auto at1 = std::find_if(r.series.begin(), r.series.end(),
@@ -148,7 +138,7 @@ class TestBacktestMetrics : public QObject {
 
   void fillsCsvNamesTimeClusterAndCounterparty() {
     auto m = market();
-    BuyOnFirstBid s(buy(1, 16, 2, 4, 3.50));
+    BuyOnFirstBid s(HandMadeHistory::buy(1, 16, 2, 4, 3.50));
     const BacktestResult r = runBacktest(m.h, s, ReplayConfig{});
     QTemporaryDir dir;
     QVERIFY(!writeReport(r, RunInfo{"hand-made", "buy-on-first-bid", {}, 0}, m.h.accounts, dir.path().toStdString()));

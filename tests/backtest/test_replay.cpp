@@ -63,17 +63,6 @@ class OneShot final : public Strategy {
   bool sent_ = false;
 };
 
-OrderRequest buy(ClusterId c, GpuCount g, Hour from, Hour to, double dollars, TimeInForce tif) {
-  OrderRequest o;
-  o.side = Side::Buy;
-  o.cluster = c;
-  o.gpus = g;
-  o.start = HandMadeHistory::kStart + from;
-  o.end = HandMadeHistory::kStart + to;
-  o.limit = static_cast<Price>(dollars * 1e6 + 0.5);
-  o.tif = tif;
-  return o;
-}
 
 }  // namespace
 
@@ -118,7 +107,7 @@ class TestReplay : public QObject {
     };
     for (const Case c : {Case{500, true}, Case{899, true}, Case{900, false}, Case{2000, false}}) {
       auto m = make();
-      OneShot s(Side::Sell, buy(1, 8, 2, 4, 2.00, TimeInForce::IOC));
+      OneShot s(Side::Sell, HandMadeHistory::buy(1, 8, 2, 4, 2.00, TimeInForce::IOC));
       ReplayConfig cfg;
       cfg.latency.orderLatencyMicros = c.latency;
       const auto r = runBacktest(m.h, s, cfg);
@@ -144,7 +133,7 @@ class TestReplay : public QObject {
     const OrderId s3 = m.order(3000, "p1", Side::Sell, 1, 8, 2, 4, 2.00);
     (void)s1;
     (void)s3;
-    OneShot s(Side::Buy, buy(1, 8, 2, 4, 2.00, TimeInForce::GTC));  // reacts to xena's bid
+    OneShot s(Side::Buy, HandMadeHistory::buy(1, 8, 2, 4, 2.00, TimeInForce::GTC));  // reacts to xena's bid
     ReplayConfig cfg;
     cfg.latency.orderLatencyMicros = 50;
     const auto r = runBacktest(m.h, s, cfg);
@@ -162,7 +151,7 @@ class TestReplay : public QObject {
     m.order(100, "p1", Side::Sell, 1, 8, 2, 4, 2.00);
     m.order(5000, "p1", Side::Sell, 1, 8, 5, 6, 2.00);
     m.order(9000, "p1", Side::Sell, 1, 8, 7, 8, 2.00);
-    OneShot s(Side::Buy, buy(1, 1, 2, 3, 1.0, TimeInForce::GTC));
+    OneShot s(Side::Buy, HandMadeHistory::buy(1, 1, 2, 3, 1.0, TimeInForce::GTC));
     // Set out of time order, two of them for the same moment. They fire in time order, the two
     // at one moment in the order they were set, each at its own time, among the history's
     // inputs. Fails if pending work goes by arrival alone (mutation: Pending::operator> in
@@ -182,8 +171,8 @@ class TestReplay : public QObject {
      public:
       std::string name() const override { return "two-bids"; }
       void onStart(StrategyContext& ctx) override {
-        first = ctx.place(buy(1, 8, 2, 4, 3.50, TimeInForce::GTC));   // holds $56
-        second = ctx.place(buy(1, 8, 2, 4, 3.50, TimeInForce::GTC));  // $56 more: over $100
+        first = ctx.place(HandMadeHistory::buy(1, 8, 2, 4, 3.50, TimeInForce::GTC));   // holds $56
+        second = ctx.place(HandMadeHistory::buy(1, 8, 2, 4, 3.50, TimeInForce::GTC));  // $56 more: over $100
       }
       void onOrderEvent(StrategyContext&, const Event& e) override {
         if (const auto* r = std::get_if<OrderRejected>(&e)) rejected.push_back(*r);
