@@ -2,6 +2,7 @@
 
 #include "core/engine/CashReservation.h"
 #include "core/settlement/ContractSettlement.h"
+#include "core/settlement/ExchangeFee.h"
 
 #include <algorithm>
 
@@ -215,8 +216,7 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
         if (f->leavesGpuHours > 0) workingBuyGpuHours_[f->order] = f->leavesGpuHours;
         else workingBuyGpuHours_.erase(f->order);
       } else {
-        __extension__ using Wide = __int128;  // notional x ppm can exceed int64
-        ctx.fee = static_cast<Money>(static_cast<Wide>(notional) * config_.feePpm / 1'000'000);
+        ctx.fee = exchangeFee(notional, config_.feePpm);
         cash_ -= ctx.fee;
         s.fees += ctx.fee;
       }

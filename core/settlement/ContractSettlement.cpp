@@ -1,6 +1,7 @@
 #include "core/settlement/ContractSettlement.h"
 #include "core/engine/SnapshotCodec.h"
 #include "core/settlement/CountText.h"
+#include "core/settlement/ExchangeFee.h"
 
 #include <algorithm>
 
@@ -173,8 +174,7 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
     ledger_.postChecked({k.buyer, Book::Escrow}, {k.seller, Book::Cash}, pay, "delivery of contract " + std::to_string(k.id));
     o.escrow -= pay;
     out.push_back({k.id, o.state, "paid provider " + dollars(pay) + " for " + std::to_string(payAll ? delivered + missing : delivered) + " GPU-hours"});
-    __extension__ using Wide = __int128;  // pay x ppm can exceed int64
-    const Money fee = static_cast<Money>(static_cast<Wide>(pay) * feePpm_ / 1'000'000);
+    const Money fee = exchangeFee(pay, feePpm_);
     if (fee > 0) {
       ledger_.postChecked({k.seller, Book::Cash}, {feeAccount_, Book::Fees}, fee, "exchange fee, contract " + std::to_string(k.id));
       out.push_back({k.id, o.state, "exchange fee " + dollars(fee)});
