@@ -4,12 +4,12 @@
 # for a bounded time on a copy of its seed corpus. Exits non-zero on the first crash, leak,
 # sanitizer report or hang; libFuzzer leaves the input that did it as crash-*/timeout-* in the
 # folder it runs in (FUZZ_ARTIFACTS, default build-fuzz/artifacts).
-#   FUZZ_SECONDS  time per target (default 60)
+#   FUZZ_SECONDS  time per target (default 30)
 #   FUZZ_BUILD_DIR  build folder (default build-fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
-SECONDS_PER_TARGET="${FUZZ_SECONDS:-60}"
+SECONDS_PER_TARGET="${FUZZ_SECONDS:-30}"
 ARTIFACTS="${FUZZ_ARTIFACTS:-$BUILD_DIR/artifacts}"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

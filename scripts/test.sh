@@ -2,7 +2,7 @@
 # Installs, builds and runs the whole test suite (what CI runs), then the core, settlement and
 # net tests under AddressSanitizer + UndefinedBehaviorSanitizer and the net tests under
 # ThreadSanitizer (scripts/sanitize.sh; SANITIZE=0 skips them), then the fuzz targets for a
-# bounded time each (scripts/fuzz.sh; FUZZ_SECONDS, default 60; FUZZ_SECONDS=0 skips them).
+# bounded time each (scripts/fuzz.sh; FUZZ_SECONDS, default 30; FUZZ_SECONDS=0 skips them).
 # In CI (CI=true) it also builds the .deb, installs it, runs the installed programs and removes
 # it (scripts/package-check.sh).
 set -euo pipefail
@@ -16,6 +16,6 @@ fi
 if [ "${SANITIZE:-1}" != "0" ]; then
   ./scripts/sanitize.sh
 fi
-if [ "${FUZZ_SECONDS:-60}" != "0" ]; then
+if [ "${FUZZ_SECONDS:-30}" != "0" ]; then
   ./scripts/fuzz.sh
 fi

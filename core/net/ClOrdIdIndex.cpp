@@ -55,10 +55,10 @@ ClOrdIdIndex::Table ClOrdIdIndex::makeTable(std::size_t capacity) {
   if (bytes >= kMapAtBytes) {
     void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    t.slots = std::unique_ptr<Slot[], FreeSlots>(static_cast<Slot*>(p), FreeSlots{bytes});
+    t.cells = std::unique_ptr<Slot[], FreeSlots>(static_cast<Slot*>(p), FreeSlots{bytes});
   } else {
-    t.slots = std::unique_ptr<Slot[], FreeSlots>(static_cast<Slot*>(std::calloc(capacity, sizeof(Slot))), FreeSlots{0});
-    if (!t.slots) throw std::bad_alloc();
+    t.cells = std::unique_ptr<Slot[], FreeSlots>(static_cast<Slot*>(std::calloc(capacity, sizeof(Slot))), FreeSlots{0});
+    if (!t.cells) throw std::bad_alloc();
   }
   t.capacity = capacity;
   return t;
@@ -84,7 +84,7 @@ ClOrdIdIndex::Slot* ClOrdIdIndex::lookup(const Table& t, std::uint64_t hash, std
   if (t.capacity == 0) return nullptr;
   const std::size_t mask = t.capacity - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-    Slot& s = t.slots[i];
+    Slot& s = t.cells[i];
     if (s.state == kEmpty) return nullptr;
     if (s.state == kFull && s.hash == hash && s.length == key.size() && keyOf(s) == key) return &s;
   }
@@ -93,16 +93,16 @@ ClOrdIdIndex::Slot* ClOrdIdIndex::lookup(const Table& t, std::uint64_t hash, std
 void ClOrdIdIndex::insert(Table& t, const Slot& s) {
   const std::size_t mask = t.capacity - 1;
   std::size_t i = s.hash & mask;
-  while (t.slots[i].state != kEmpty) i = (i + 1) & mask;  // erased slots stay: see startGrowing
-  t.slots[i] = s;
-  t.slots[i].state = kFull;
+  while (t.cells[i].state != kEmpty) i = (i + 1) & mask;  // erased slots stay: see startGrowing
+  t.cells[i] = s;
+  t.cells[i].state = kFull;
   ++t.used;
 }
 
 void ClOrdIdIndex::moveSomeSlots() {
   if (old_.capacity == 0) return;
   for (std::size_t n = 0; n < kSlotsPerOperation && nextOld_ < old_.capacity; ++n, ++nextOld_) {
-    Slot& s = old_.slots[nextOld_];
+    Slot& s = old_.cells[nextOld_];
     if (s.state != kFull) continue;
     insert(current_, s);
     s.state = kErased;  // not kEmpty: the slots after it may be on its probe path

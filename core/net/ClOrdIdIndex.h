@@ -51,7 +51,7 @@ class ClOrdIdIndex {
     void operator()(Slot* p) const;
   };
   struct Table {
-    std::unique_ptr<Slot[], FreeSlots> slots;
+    std::unique_ptr<Slot[], FreeSlots> cells;
     std::size_t capacity = 0;  // a power of two, or 0
     std::size_t used = 0;      // full and erased slots: what probing has to walk past
   };
