@@ -97,7 +97,11 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
     if (problem.blocks.empty()) {
       sel.optimal = true;  // no integer choice: the hourly clearing is the optimum
     } else {
-      sel = selectBlocks(problem, cuts, options.solver);
+      // The time limit is the whole call's: a later round gets what is left (at least a tenth).
+      SolverLimits limits = options.solver;
+      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      limits.seconds = std::max(options.solver.seconds - spent, options.solver.seconds / 10);
+      sel = selectBlocks(problem, cuts, limits);
     }
     auto hc = clearHours(problem, sel.accepted.empty() ? std::vector<char>(problem.blocks.size(), 0) : sel.accepted);
     if (!hc) throw std::logic_error("call auction: the solver chose blocks that cannot balance");
@@ -126,17 +130,20 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
       cuts.excluded.push_back(accepted);
       continue;
     }
-    // Forbid the accepted block that loses most at the targets (ties: the later order).
+    // Forbid every accepted block that loses at the targets; if none does, the one that loses
+    // most (ties: the later order). Each round forbids at least one block, so the loop ends.
     std::vector<Price> targets;
     for (const RowClearing& r : hc->rows) targets.push_back(r.target);
     std::size_t worst = problem.blocks.size();
     Money worstLoss = 0;
+    bool any = false;
     for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
       if (!accepted[b]) continue;
       const Money loss = blockLoss(problem, b, targets);
+      if (loss > 0) cuts.forbidden[b] = 1, any = true;
       if (worst == problem.blocks.size() || loss >= worstLoss) worst = b, worstLoss = loss;
     }
-    cuts.forbidden[worst] = 1;
+    if (!any) cuts.forbidden[worst] = 1;
   }
 
   for (std::size_t r = 0; r < problem.rows.size(); ++r) {

@@ -13,7 +13,7 @@
 namespace tessera::auction {
 
 struct CallOptions {
-  SolverLimits solver;
+  SolverLimits solver;      // its time limit is the whole call's
   int exactPabRounds = 20;  // rounds of "not exactly this selection" before forbidding blocks
 };
 

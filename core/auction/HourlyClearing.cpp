@@ -22,6 +22,7 @@ std::optional<HourlyClearing> clearHours(const ClearingProblem& problem, const s
   const std::size_t nRows = problem.rows.size();
   std::vector<std::vector<Entry>> bids(nRows), asks(nRows);
   std::vector<std::int64_t> blockDemand(nRows, 0);  // accepted block bids minus block asks
+  std::vector<std::int64_t> blockBought(nRows, 0);  // accepted block bids
   std::vector<Price> minLimit(nRows, limits::kMaxPrice), maxLimit(nRows, 1);
   auto touch = [&](std::size_t r, Price limit) {
     minLimit[r] = std::min(minLimit[r], limit);
@@ -52,6 +53,7 @@ std::optional<HourlyClearing> clearHours(const ClearingProblem& problem, const s
       const std::size_t r = r0 + static_cast<std::size_t>(h - k.start);
       touch(r, k.limit);
       if (accepted[b]) blockDemand[r] += bid ? k.gpus : -std::int64_t{k.gpus};
+      if (accepted[b] && bid) blockBought[r] += k.gpus;
     }
   }
 
@@ -64,10 +66,9 @@ std::optional<HourlyClearing> clearHours(const ClearingProblem& problem, const s
     std::stable_sort(a.begin(), a.end(), [](const Entry& x, const Entry& y) { return x.limit < y.limit; });
     // Accepted blocks first: they are inelastic at this row.
     std::int64_t need = blockDemand[r];
-    std::int64_t volume = 0;
+    std::int64_t volume = blockBought[r];  // GPUs bought: blocks, then divisible bids
     std::size_t i = 0, j = 0;
     if (need > 0) {
-      volume = need;
       for (; j < a.size() && need > 0; ++j) {
         const GpuCount q = static_cast<GpuCount>(std::min<std::int64_t>(need, a[j].gpus));
         a[j].traded = q;
