@@ -117,7 +117,8 @@ BlockSelectionResult selectBlocks(const ClearingProblem& problem, const Selectio
   const std::string gap = std::to_string(limits.relativeGap);
   const char* argv[] = {"tessera-call", "-log", "0", "-threads", "0", "-randomCbcSeed", seed.c_str(),
                         "-randomSeed", seed.c_str(), "-sec", seconds.c_str(), "-maxNodes", nodes.c_str(),
-                        "-ratioGap", gap.c_str(), "-solve", "-quit"};
+                        "-ratioGap", gap.c_str(), "-heuristicsOnOff", limits.heuristics ? "on" : "off",
+                        "-solve", "-quit"};
   CbcMain1(static_cast<int>(std::size(argv)), argv, model, noCallback, data);
 
   const double* x = model.bestSolution();

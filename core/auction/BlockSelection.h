@@ -15,6 +15,10 @@ struct SolverLimits {
   int nodes = 1'000'000;       // branch-and-bound nodes (deterministic)
   int seed = 1;                // CBC's and CLP's random seeds
   double relativeGap = 0.0;    // stop once the proven gap is at most this
+  // CBC's primal heuristics. The no-PAB loop's later rounds turn them off: the branch and bound
+  // of a round that only excludes blocks finds its solution at the root, and the heuristics
+  // then take most of its time.
+  bool heuristics = true;
 };
 
 struct BlockSelectionResult {

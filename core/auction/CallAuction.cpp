@@ -101,6 +101,7 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
       SolverLimits limits = options.solver;
       const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       limits.seconds = std::max(options.solver.seconds - spent, options.solver.seconds / 10);
+      limits.heuristics = options.solver.heuristics && round == 0;
       sel = selectBlocks(problem, cuts, limits);
     }
     auto hc = clearHours(problem, sel.accepted.empty() ? std::vector<char>(problem.blocks.size(), 0) : sel.accepted);
