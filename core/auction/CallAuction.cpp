@@ -104,9 +104,24 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
       limits.heuristics = options.solver.heuristics && round == 0;
       sel = selectBlocks(problem, cuts, limits);
     }
-    auto hc = clearHours(problem, sel.accepted.empty() ? std::vector<char>(problem.blocks.size(), 0) : sel.accepted);
+    if (sel.accepted.empty()) sel.accepted.assign(problem.blocks.size(), 0);
+    auto hc = clearHours(problem, sel.accepted);
     if (!hc) throw std::logic_error("call auction: the solver chose blocks that cannot balance");
-    accepted = sel.accepted.empty() ? std::vector<char>(problem.blocks.size(), 0) : sel.accepted;
+    // A round that only forbids blocks has the last selection without them as a candidate: a
+    // solve that ran out of time and found worse keeps that one instead.
+    if (round > 0 && !sel.optimal && !accepted.empty()) {
+      std::vector<char> previous = accepted;
+      for (std::size_t b = 0; b < previous.size(); ++b)
+        if (cuts.forbidden[b]) previous[b] = 0;
+      bool excluded = false;
+      for (const auto& s : cuts.excluded) excluded = excluded || s == previous;
+      auto prevHc = excluded ? std::nullopt : clearHours(problem, previous);
+      if (prevHc && selectionWelfare(problem, previous, *prevHc) > selectionWelfare(problem, sel.accepted, *hc)) {
+        sel.accepted = std::move(previous);
+        hc = std::move(prevHc);
+      }
+    }
+    accepted = sel.accepted;
     out.optimal = out.optimal && sel.optimal;
     out.stoppedOnTime = out.stoppedOnTime || sel.stoppedOnTime;
     out.rounds = round + 1;

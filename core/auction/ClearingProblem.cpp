@@ -16,6 +16,14 @@ const Cluster* findCluster(const std::vector<Cluster>& clusters, ClusterId id) {
 
 std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
     const std::vector<OrderRequest>& orders, const std::vector<Cluster>& clusters, Hour now) {
+  std::vector<CallEntry> entries;
+  entries.reserve(orders.size());
+  for (const OrderRequest& o : orders) entries.push_back(CallEntry{o, {}});
+  return buildClearingProblem(entries, clusters, now);
+}
+
+std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
+    const std::vector<CallEntry>& entries, const std::vector<Cluster>& clusters, Hour now) {
   std::vector<const Cluster*> byId;
   byId.reserve(clusters.size());
   for (const Cluster& c : clusters) byId.push_back(&c);
@@ -23,20 +31,27 @@ std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
 
   ClearingProblem p;
   p.now = now;
-  for (const OrderRequest& o : orders) {
+  for (const CallEntry& entry : entries) {
+    const OrderRequest& o = entry.request;
     const std::size_t index = p.orders.size();
     const bool aon = o.fill == FillStyle::AllOrNone;
     p.orders.push_back(CallOrder{o.id, o.account, o.side, aon});
     if (!aon) {
       if (!o.cluster || !findCluster(clusters, *o.cluster))
         return BuildFailure{BuildError::UnknownCluster, o.id, "divisible orders name a known cluster"};
-      const Hour start = std::max(o.start, now);
-      if (start >= o.end) {
-        p.expired.push_back(o.id);
-        continue;
+      auto wanted = [&](Hour h) {
+        return entry.remaining.empty() ? o.gpus : entry.remaining[static_cast<std::size_t>(h - o.start)];
+      };
+      auto& steps = o.side == Side::Buy ? p.bidSteps : p.askSteps;
+      bool any = false;
+      for (Hour h = std::max(o.start, now); h < o.end;) {
+        const GpuCount g = wanted(h);
+        Hour e = h + 1;
+        while (e < o.end && wanted(e) == g) ++e;
+        if (g > 0) steps.push_back(Step{index, *o.cluster, h, e, g, o.limit}), any = true;
+        h = e;
       }
-      (o.side == Side::Buy ? p.bidSteps : p.askSteps)
-          .push_back(Step{index, *o.cluster, start, o.end, o.gpus, o.limit});
+      if (!any) p.expired.push_back(o.id);
       continue;
     }
     // Candidates: the named cluster, or every known cluster meeting the constraints and big

@@ -77,8 +77,18 @@ struct BuildFailure {
   std::string detail;
 };
 
+// A working order at a call: its request and, for a divisible order that traded in earlier
+// calls, the GPUs it still wants in each hour of [start, end) (empty: `gpus` in every hour).
+struct CallEntry {
+  OrderRequest request;
+  std::vector<GpuCount> remaining;
+};
+
 // Orders in arrival order; clusters: every cluster known (for candidates of constraint orders).
-// Divisible orders lose the hours before `now`, as at a clock step.
+// Divisible orders lose the hours before `now`, as at a clock step; a divisible order's runs of
+// hours with equal remaining GPUs are one step each.
+[[nodiscard]] std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
+    const std::vector<CallEntry>& orders, const std::vector<Cluster>& clusters, Hour now);
 [[nodiscard]] std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
     const std::vector<OrderRequest>& orders, const std::vector<Cluster>& clusters, Hour now);
 

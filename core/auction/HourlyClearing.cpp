@@ -124,4 +124,20 @@ std::optional<HourlyClearing> clearHours(const ClearingProblem& problem, const s
   return out;
 }
 
+Money selectionWelfare(const ClearingProblem& p, const std::vector<char>& accepted, const HourlyClearing& hc) {
+  __extension__ using Wide = __int128;
+  Wide w = 0;
+  for (const StepTrade& t : hc.trades) {
+    const Step& s = (t.side == Side::Buy ? p.bidSteps : p.askSteps)[t.step];
+    w += (t.side == Side::Buy ? 1 : -1) * static_cast<Wide>(s.limit) * t.gpus;
+  }
+  for (std::size_t b = 0; b < p.blocks.size(); ++b) {
+    if (!accepted[b]) continue;
+    const Block& k = p.blocks[b];
+    w += (p.orders[k.order].side == Side::Buy ? 1 : -1) * static_cast<Wide>(k.limit) * k.gpus * (k.end - k.start);
+  }
+  if (w > INT64_MAX || w < INT64_MIN) throw std::overflow_error("call auction: welfare beyond 64 bits");
+  return static_cast<Money>(w);
+}
+
 }  // namespace tessera::auction

@@ -37,4 +37,8 @@ struct HourlyClearing {
 [[nodiscard]] std::optional<HourlyClearing> clearHours(const ClearingProblem& problem,
                                                        const std::vector<char>& accepted);
 
+// Surplus of a selection and its clearing at the orders' limits, micro-dollars.
+Money selectionWelfare(const ClearingProblem& problem, const std::vector<char>& accepted,
+                       const HourlyClearing& clearing);
+
 }  // namespace tessera::auction

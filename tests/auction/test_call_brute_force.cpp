@@ -21,20 +21,6 @@ struct Enumeration {
   Money bestPriced = 0;    // over selections that also have supporting prices
 };
 
-Money welfareOfSelection(const ClearingProblem& p, const std::vector<char>& accepted, const HourlyClearing& hc) {
-  Money w = 0;
-  for (const StepTrade& t : hc.trades) {
-    const Step& s = (t.side == Side::Buy ? p.bidSteps : p.askSteps)[t.step];
-    w += (t.side == Side::Buy ? 1 : -1) * s.limit * t.gpus;
-  }
-  for (std::size_t b = 0; b < p.blocks.size(); ++b) {
-    if (!accepted[b]) continue;
-    const Block& k = p.blocks[b];
-    w += (p.orders[k.order].side == Side::Buy ? 1 : -1) * k.limit * k.gpus * (k.end - k.start);
-  }
-  return w;
-}
-
 Enumeration enumerate(const ClearingProblem& p) {
   // Groups: the blocks of group g are [first[g], first[g+1]).
   std::vector<std::size_t> first;
@@ -49,7 +35,7 @@ Enumeration enumerate(const ClearingProblem& p) {
     for (std::size_t g = 0; g < groups; ++g)
       if (pick[g]) accepted[first[g] + pick[g] - 1] = 1;
     if (auto hc = clearHours(p, accepted)) {
-      const Money w = welfareOfSelection(p, accepted, *hc);
+      const Money w = selectionWelfare(p, accepted, *hc);
       e.best = std::max(e.best, w);
       if (w > e.bestPriced && solvePrices(p, accepted, *hc)) e.bestPriced = w;
     }
