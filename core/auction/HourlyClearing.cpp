@@ -29,22 +29,18 @@ std::optional<HourlyClearing> clearHours(const ClearingProblem& problem, const s
     maxLimit[r] = std::max(maxLimit[r], limit);
   };
   // Steps are listed in arrival order, so appending keeps the earlier order first among equals.
-  for (std::size_t i = 0; i < problem.bidSteps.size(); ++i) {
-    const Step& s = problem.bidSteps[i];
-    const std::size_t r0 = problem.row(s.cluster, s.start);
-    for (Hour h = s.start; h < s.end; ++h) {
-      bids[r0 + static_cast<std::size_t>(h - s.start)].push_back(Entry{i, s.limit, s.gpus});
-      touch(r0 + static_cast<std::size_t>(h - s.start), s.limit);
+  auto list = [&](const std::vector<Step>& steps, std::vector<std::vector<Entry>>& into) {
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = steps[i];
+      const std::size_t r0 = problem.row(s.cluster, s.start);
+      for (Hour h = s.start; h < s.end; ++h) {
+        into[r0 + static_cast<std::size_t>(h - s.start)].push_back(Entry{i, s.limit, s.gpus});
+        touch(r0 + static_cast<std::size_t>(h - s.start), s.limit);
+      }
     }
-  }
-  for (std::size_t i = 0; i < problem.askSteps.size(); ++i) {
-    const Step& s = problem.askSteps[i];
-    const std::size_t r0 = problem.row(s.cluster, s.start);
-    for (Hour h = s.start; h < s.end; ++h) {
-      asks[r0 + static_cast<std::size_t>(h - s.start)].push_back(Entry{i, s.limit, s.gpus});
-      touch(r0 + static_cast<std::size_t>(h - s.start), s.limit);
-    }
-  }
+  };
+  list(problem.bidSteps, bids);
+  list(problem.askSteps, asks);
   for (std::size_t b = 0; b < problem.blocks.size(); ++b) {
     const Block& k = problem.blocks[b];
     const bool bid = problem.orders[k.order].side == Side::Buy;
