@@ -1,8 +1,8 @@
 // CallMarket: orders collect between clock steps and clear at the call; what a divisible order
 // does not trade stays for the next call with its remaining GPUs per hour; an all-or-none bid
 // stays whole until it fits; cancels remove, amends change the limit.
-// Mutation seen failing: CallMarket::call not subtracting the fills from `remaining` (the ask
-// then sells its 4 GPUs twice in the second call).
+// Mutation seen failing: CallMarket::call not subtracting the fills from `remaining` (filled
+// orders then stay working).
 #include "core/auction/CallMarket.h"
 
 #include <QtTest>
