@@ -13,11 +13,11 @@ class TestCallDeterminism : public QObject {
   Q_OBJECT
  private slots:
   void sameCallSameBytes() {
-    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
       SyntheticMarketOptions o;
       o.clusters = 3;
       o.hours = 12;
-      o.orders = 60;
+      o.orders = 40;
       o.blockBidShare = 0.4;
       o.blockAskShare = 0.05;
       o.maxWindow = 8;
