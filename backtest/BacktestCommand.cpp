@@ -1,4 +1,5 @@
 #include "backtest/BacktestCommand.h"
+#include "backtest/CallComparison.h"
 
 #include "backtest/History.h"
 #include "backtest/ReportWriter.h"
@@ -7,6 +8,8 @@
 #include "backtest/StrategyRegistry.h"
 #include "backtest/Sweep.h"
 #include "core/cli/Checks.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 #include "core/engine/Matcher.h"
 #include "core/store/HistoryFiles.h"
 #include "core/store/HistoryRecorder.h"
@@ -114,6 +117,13 @@ const std::vector<CommandSpec>& commandSpecs() {
        "check that shards form one complete sweep; write NAME.json and NAME.csv",
        {{"out", Value::Text, "NAME of the merged files"}},
        "the shard files"},
+      {"call-compare",
+       "the same simulated order flow cleared continuously and in calls: welfare, block GPU-hours, price volatility",
+       {{"hours", Value::Positive, "simulated hours (default 24)"},
+        {"seed", Value::Count, "random seed (default 1)"},
+        {"activity", Value::PositiveNumber, "activity multiplier (default 0.3)"},
+        {"clusters", Value::Positive, "clusters (default 4)"},
+        {"seconds", Value::PositiveNumber, "time limit of one call's solve (default 10)"}}},
       {"strategies",
        "list the strategies with example parameters",
        {{"strategy-lib", Value::Text, "also those of this shared library of strategies"}}},
@@ -552,6 +562,38 @@ int mergeCmd(const Args& a, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+int printCallComparison(const Args& a, std::ostream& out, std::ostream& err) {
+  SimulatedMarketConfig cfg;
+  cfg.seed = static_cast<std::uint64_t>(a.integer("seed", err).value_or(1));
+  cfg.activity = a.number("activity", 0.3, err);
+  cfg.clusterCount = static_cast<std::size_t>(a.integer("clusters", err).value_or(4));
+  if (cfg.clusterCount > kSimulatedClusterCount) {
+    err << "call-compare: --clusters is at most " << kSimulatedClusterCount << '\n';
+    return 2;
+  }
+  auction::CallOptions options;
+  options.solver.seconds = a.number("seconds", 10.0, err);
+  const Hour hours = a.integer("hours", err).value_or(24);
+  const CallComparison c = compareCallAndContinuous(cfg, hours, options);
+  auto pct = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
+    return std::string(b);
+  };
+  auto row = [&](const char* name, const ClearingFigures& f) {
+    out << name << "  welfare " << toDollars(f.welfare) << "  GPU-hours " << withThousands(f.gpuHours)
+        << "  block GPU-hours filled " << withThousands(f.blockGpuHours) << " (" << pct(f.blockShare)
+        << ")  price volatility " << pct(f.volatility) << '\n';
+  };
+  out << "Same order flow, " << withThousands(hours) << " hours, " << cfg.clusterCount << " clusters, seed "
+      << cfg.seed << "; block GPU-hours submitted " << withThousands(c.blockGpuHoursSubmitted) << '\n';
+  row("continuous", c.continuous);
+  row("call      ", c.call);
+  out << "calls " << c.calls << ", solve time " << std::to_string(c.solveSeconds).substr(0, 6) << " s, worst gap "
+      << pct(c.worstGap) << ", calls stopped before proven optimal " << c.callsNotOptimal << '\n';
+  return 0;
+}
+
 int strategies(std::ostream& out) {
   for (const auto& s : builtInStrategies())
     out << s.name << "\n    " << s.summary << "\n    example: " << s.exampleParams.dump() << "\n";
@@ -578,6 +620,7 @@ int runBacktestCommand(int argc, char** argv, std::ostream& out, std::ostream& e
   if (cmd == "run") return runCmd(a, out, err);
   if (cmd == "sweep") return sweepCmd(a, out, err);
   if (cmd == "merge") return mergeCmd(a, out, err);
+  if (cmd == "call-compare") return printCallComparison(a, out, err);
   return strategies(out);
 }
 

@@ -11,6 +11,7 @@ PACKAGES=(
   libboost-dev
   nlohmann-json3-dev
   libssl-dev openssl libsodium-dev libspdlog-dev libcli11-dev
+  coinor-libcbc-dev   # the call auction's MIP and LP (core/auction: CBC, CLP)
   clang libclang-rt-14-dev   # libFuzzer and the sanitizers' runtimes (only Recommended by clang)
   xvfb xauth
   pybind11-dev python3-dev python3-numpy python3-pytest   # the tessera Python package and its tests

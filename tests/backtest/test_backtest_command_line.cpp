@@ -91,8 +91,17 @@ class TestBacktestCommandLine : public QObject {
     QVERIFY(std::filesystem::exists(p("shard-0.jsonl")));
   }
 
+  void callCompareRunsBothClearings() {
+    const ProgramResult r = backtest({"call-compare", "--hours", "3", "--clusters", "2", "--seconds", "5"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QVERIFY2(r.out.find("continuous  welfare $") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("call        welfare $") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("calls 3,") != std::string::npos, r.out.c_str());
+    QCOMPARE(backtest({"call-compare", "--clusters", "99"}).code, 2);
+  }
+
   void helpForEveryCommand() {
-    for (const char* c : {"generate", "info", "import", "export", "run", "sweep", "merge", "strategies", "live"}) {
+    for (const char* c : {"generate", "info", "import", "export", "run", "sweep", "merge", "call-compare", "strategies", "live"}) {
       const ProgramResult r = backtest({c, "--help"});
       QVERIFY2(r.code == 0, c);
       QVERIFY2(r.out.find(std::string("tessera-backtest ") + c) != std::string::npos, r.out.c_str());

@@ -1,0 +1,42 @@
+#pragma once
+// Which blocks a call accepts: the welfare-maximising mixed-integer programme of
+// docs/matching.md ("The clearing problem"), solved with COIN-OR CBC single-threaded with a
+// fixed seed. Divisible steps enter aggregated per (cluster, hour, side, limit): the hourly
+// clearing (HourlyClearing) shares them out afterwards, exactly.
+#include "core/auction/ClearingProblem.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera::auction {
+
+struct SolverLimits {
+  double seconds = 10.0;       // wall-clock limit of one solve (makes a result machine-dependent)
+  int nodes = 1'000'000;       // branch-and-bound nodes (deterministic)
+  int seed = 1;                // CBC's and CLP's random seeds
+  double relativeGap = 0.0;    // stop once the proven gap is at most this
+  // CBC's primal heuristics. The no-PAB loop's later rounds turn them off: the branch and bound
+  // of a round that only excludes blocks finds its solution at the root, and the heuristics
+  // then take most of its time.
+  bool heuristics = true;
+};
+
+struct BlockSelectionResult {
+  std::vector<char> accepted;  // per block
+  double welfare = 0.0;        // the programme's objective, dollars
+  double bound = 0.0;          // proven upper bound on it, dollars
+  bool optimal = false;        // proven optimal (within relativeGap)
+  bool stoppedOnTime = false;
+  std::int64_t nodes = 0;
+};
+
+// Cuts added by the no-paradoxically-accepted-block loop.
+struct SelectionCuts {
+  std::vector<std::vector<char>> excluded;  // "not exactly this selection"
+  std::vector<char> forbidden;              // per block: must not be accepted
+};
+
+[[nodiscard]] BlockSelectionResult selectBlocks(const ClearingProblem& problem, const SelectionCuts& cuts,
+                                                const SolverLimits& limits);
+
+}  // namespace tessera::auction

@@ -1,0 +1,38 @@
+#pragma once
+// A market that trades in calls: it takes the engine's inputs, collects the orders of each
+// call period and clears them together at every clock step (docs/matching.md, "Call
+// auction"). Orders that do not trade fully stay for the next call with what they still want
+// (divisible: per hour; all-or-none: whole) until they expire, are cancelled or filled.
+// Capacity grants are not checked here: whoever feeds it lists only what its sellers hold (the
+// simulated market does).
+#include "core/auction/CallAuction.h"
+#include "core/engine/Events.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace tessera::auction {
+
+class CallMarket {
+ public:
+  explicit CallMarket(CallOptions options = {}) : options_(options) {}
+
+  // Applies one input. A clock that moves forward runs the call at the new clock and returns it.
+  [[nodiscard]] std::optional<CallResult> apply(const InputEvent& in);
+
+  Hour now() const { return now_; }
+  std::size_t workingOrders() const { return working_.size(); }
+  const std::vector<Cluster>& clusters() const { return clusters_; }
+
+ private:
+  CallResult call();
+
+  CallOptions options_;
+  Hour now_ = 0;
+  std::vector<Cluster> clusters_;
+  std::map<OrderId, std::size_t> index_;  // order id -> position in working_
+  std::vector<CallEntry> working_;        // arrival order
+};
+
+}  // namespace tessera::auction
