@@ -3,13 +3,18 @@
 // small shell script that appends its TESSERA_* environment to a file) runs that command exactly
 // once for each contract the bid fills, says so in the status bar, and after a quit and a
 // relaunch on the same journal and state file runs it neither again for the contracts it had
-// nor not at all for a contract the bid fills after the relaunch.
+// nor not at all for a contract the bid fills after the relaunch. On a 1366 x 768 screen (the
+// whole test runs on one) the field and its label are whole once the ticket is scrolled to them.
 #include "ExchangeTerminal.h"
+#include "OffscreenScreen.h"
 
 #include "ui/session/OnFillWatcher.h"
 #include "ui/ticket/OrderTicket.h"
 
 #include <QDateTimeEdit>
+#include <QFormLayout>
+#include <QLabel>
+#include <QScrollArea>
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
@@ -154,7 +159,35 @@ class TestTicketOnFill : public QObject {
     QCOMPARE(runs().size(), 3);
     QTRY_VERIFY_WITH_TIMEOUT(t.observer->workingOrders().empty(), 5000);  // the bid is filled
   }
+
+  // The terminal as `tessera` opens it on a 1366 x 768 screen: the ticket dock scrolls; scrolled
+  // to the field, the field and its label lie inside the dock, the label's text unclipped.
+  void theFieldIsWholeOnALaptopScreen() {
+    ExchangeTerminal t(QSize(), ":memory:");
+    enable(t);
+    QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 10000);
+    OrderTicket* ticket = t.window->ticket();
+    ticket->setKind(TicketKind::DivisibleBuy);
+    auto* onFill = ticket->findChild<QLineEdit*>("ticketOnFill");
+    auto* form = ticket->findChild<QFormLayout*>();
+    QVERIFY(onFill && form);
+    QWidget* label = form->labelForField(onFill);
+    QVERIFY(label);
+    auto* area = qobject_cast<QScrollArea*>(ticket->parentWidget()->parentWidget());
+    QVERIFY(area);
+    area->ensureWidgetVisible(onFill);
+    QTest::qWait(50);
+    const QRect viewport = area->viewport()->rect();
+    for (QWidget* w : {static_cast<QWidget*>(onFill), label}) {
+      const QRect r(w->mapTo(area->viewport(), QPoint(0, 0)), w->size());
+      QVERIFY2(viewport.contains(r), qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 outside the %6x%7 dock")
+                                                   .arg(w->objectName()).arg(r.x()).arg(r.y()).arg(r.width())
+                                                   .arg(r.height()).arg(viewport.width()).arg(viewport.height())));
+    }
+    QVERIFY(label->width() >= label->sizeHint().width());
+    QVERIFY(onFill->width() >= onFill->fontMetrics().horizontalAdvance(onFill->placeholderText()) / 2);
+  }
 };
 
-QTEST_MAIN(TestTicketOnFill)
+int main(int argc, char** argv) { return runOnOffscreenScreen<TestTicketOnFill>(QSize(1366, 768), argc, argv); }
 #include "test_ticket_on_fill.moc"
