@@ -52,7 +52,8 @@ std::vector<HeldContract> heldContracts(const std::vector<Contract>& contracts,
   for (const Contract& c : contracts) {
     const auto s = status.find(c.id);
     held.push_back({c.id, c.cluster, c.gpus, c.start, c.end, c.buyer == kOwnAccount,
-                    s == status.end() ? 0 : s->second.replaces});
+                    s == status.end() ? 0 : s->second.replaces,
+                    s == status.end() ? std::vector<ContractSettlement::LostRun>{} : s->second.lost});
   }
   return held;
 }

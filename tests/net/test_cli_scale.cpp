@@ -5,6 +5,7 @@
 #include "CliTestSupport.h"
 #include "ExchangeProcess.h"
 
+#include "core/net/LostHours.h"
 #include "core/procure/Procurement.h"
 
 #include <QtTest>
@@ -24,7 +25,8 @@ std::vector<GpuCount> heldAtExchange(std::uint16_t port, const std::string& acco
   const json positions = ask(port, account, "positions");  // kept: the loop reads into it
   for (const json& c : positions["contracts"])
     held.push_back({c["contract"].get<ContractId>(), c["cluster"].get<ClusterId>(), c["gpus"].get<GpuCount>(),
-                    c["start"].get<Hour>(), c["end"].get<Hour>(), c["side"] == "buy", c["replaces"].get<ContractId>()});
+                    c["start"].get<Hour>(), c["end"].get<Hour>(), c["side"] == "buy", c["replaces"].get<ContractId>(),
+                    lostHoursFrom(c)});
   return heldShape(held, [](ClusterId c) { return c == 1 || c == 3; }, from, to);
 }
 
@@ -132,6 +134,61 @@ class TestCliScale : public QObject {
                         "2038-06-13T06:00Z to 2038-06-13T12:00Z, 6 from 2038-06-13T12:00Z to 2038-06-14T01:00Z\n") !=
                  std::string::npos,
              r.out.c_str());
+  }
+
+  // An outage whose contract has no replacement remedy: the exchange's positions say which hours
+  // of alice's contract are lost ("lost"), the next round counts them as not held and buys them
+  // again on the other cluster. Fails if heldShape ignores HeldContract::lost (the round after
+  // the outage reports the day held and orders nothing).
+  void buysAgainWhatAnOutageTookWithoutReplacement() {
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
+    const std::uint16_t port = exchange.port();
+    const Hour from = kNow + 1, to = kNow + 25;
+    const auto sell = [&](int cluster, int gpus, double usd) {
+      return json{{"side", "sell"}, {"cluster", cluster}, {"gpus", gpus}, {"start", kNow}, {"end", kNow + 48},
+                  {"limit", std::llround(usd * kDollar)}}
+          .dump();
+    };
+    // Exactly the six GPUs on cluster 1, so that no ask of the downed cluster is left to buy.
+    ProgramResult r = cli(port, "provider", {"place", "--json", sell(1, 6, 2.0)});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    r = cli(port, "provider", {"place", "--json", sell(3, 8, 2.4)});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    const std::vector<std::string> scale = {"--json", "scale", "--gpus", "6", "--accelerator", "H100", "--region",
+                                            "us-east", "--horizon", "24h", "--lead", "1h", "--limit-usd", "2.5"};
+    r = cli(port, "alice", scale);
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    json round = json::parse(r.out);
+    QVERIFY2(round["orders"].size() == 1, r.out.c_str());
+    QCOMPARE(round["orders"][0]["cluster"].get<int>(), 1);
+    QCOMPARE(heldAtExchange(port, "alice", from, to), std::vector<GpuCount>(24, 6));
+
+    // Cluster 1 is down for three hours; its listing had no replacement remedy.
+    r = cli(port, "provider", {"outage", "1", "--start", hour(kNow + 3), "--end", hour(kNow + 6), "--lost", "64"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    const json contracts = ask(port, "alice", "positions")["contracts"];
+    QCOMPARE(contracts.size(), std::size_t(1));
+    QCOMPARE(contracts[0]["lost"], json::parse(R"([{"start":)" + hour(kNow + 3) + R"(,"end":)" + hour(kNow + 6) +
+                                               R"(,"gpus":6}])"));
+    std::vector<GpuCount> expected(24, 6);
+    for (int i = 2; i < 5; ++i) expected[static_cast<std::size_t>(i)] = 0;
+    QCOMPARE(heldAtExchange(port, "alice", from, to), expected);
+
+    r = cli(port, "alice", scale);
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    round = json::parse(r.out);
+    QCOMPARE(round["missing_gpu_hours"].get<int>(), 18);
+    QVERIFY2(round["orders"].size() == 1, r.out.c_str());
+    QCOMPARE(round["orders"][0]["cluster"].get<int>(), 3);
+    QCOMPARE(round["orders"][0]["start"].get<Hour>(), kNow + 3);
+    QCOMPARE(round["orders"][0]["end"].get<Hour>(), kNow + 6);
+    QCOMPARE(round["orders"][0]["gpus"].get<int>(), 6);
+    QCOMPARE(round["outcomes"][0]["state"].get<std::string>(), std::string("filled"));
+    QCOMPARE(heldAtExchange(port, "alice", from, to), std::vector<GpuCount>(24, 6));
+    // And a restart finds nothing more to do.
+    r = cli(port, "alice", scale);
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    QCOMPARE(json::parse(r.out)["orders"].size(), std::size_t(0));
   }
 
   // Nothing offered at or below the limit: the round says so, orders nothing, and exits 0; bad
