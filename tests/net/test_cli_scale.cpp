@@ -4,6 +4,7 @@
 // over the exchange's own protocol after every round.
 #include "CliTestSupport.h"
 #include "ExchangeProcess.h"
+#include "TcpProxy.h"
 
 #include "core/net/LostHours.h"
 #include "core/procure/Procurement.h"
@@ -189,6 +190,53 @@ class TestCliScale : public QObject {
     r = cli(port, "alice", scale);
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     QCOMPARE(json::parse(r.out)["orders"].size(), std::size_t(0));
+  }
+
+  // A run that stops between sending its buy and hearing the answer, restarted before the
+  // exchange has that buy, decides the same and names the same order: the late copy is refused
+  // and the hours are bought once. The proxy holds the first run's new_order back until the
+  // second run has bought; the first run ends on its --timeout with its order in flight.
+  // Fails with a client order id that is new on every run (a wall-clock or random part in
+  // scaleClOrdId): the late order buys six GPUs more.
+  void aRestartBeforeTheAckBuysOnce() {
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
+    const std::uint16_t port = exchange.port();
+    const Hour from = kNow + 1, to = kNow + 25;
+    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "16", "--start",
+                                             hour(kNow), "--end", hour(kNow + 48), "--limit-usd", "2"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    const std::vector<std::string> scale = {"--timeout", "2", "scale", "--gpus", "6", "--cluster", "1",
+                                            "--horizon", "24h", "--lead", "1h", "--limit-usd", "2.5"};
+    TcpProxy proxy(port);
+    proxy.holdUpLinesContaining(R"("type":"new_order")");
+    r = cli(proxy.port(), "alice", scale);
+    QVERIFY2(r.out.find("order: buy 6 GPUs on cluster 1") != std::string::npos, (r.out + r.err).c_str());
+    QVERIFY2(r.err.find("not every order was answered") != std::string::npos, (r.out + r.err).c_str());
+    QCOMPARE(proxy.heldLines(), 1);
+    QCOMPARE(ask(port, "alice", "positions")["contracts"].size(), std::size_t(0));  // not at the exchange yet
+
+    r = cli(port, "alice", scale);  // the restart
+    QVERIFY2(r.code == 0 && r.out.find("  filled 6 GPUs on cluster 1") != std::string::npos, (r.out + r.err).c_str());
+    QCOMPARE(heldAtExchange(port, "alice", from, to), std::vector<GpuCount>(24, 6));
+
+    proxy.releaseHeld();  // the first run's order arrives at last, and is answered
+    // Every session of the account hears its executions: the restart's fill, then the answer to
+    // the late order (refused, or under the mutation a second fill).
+    const auto answered = [&] {
+      int fills = 0;
+      for (const std::string& line : proxy.unheard()) {
+        if (line.find("duplicate_cl_ord_id") != std::string::npos) return true;
+        if (line.find(R"("type":"exec")") != std::string::npos && line.find("filled") != std::string::npos) ++fills;
+      }
+      return fills >= 2;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(answered(), 5000);
+    const auto unheard = proxy.unheard();
+    QVERIFY2(std::any_of(unheard.begin(), unheard.end(),
+                         [](const std::string& l) { return l.find("duplicate_cl_ord_id") != std::string::npos; }),
+             unheard.empty() ? "" : unheard.back().c_str());
+    QCOMPARE(ask(port, "alice", "positions")["contracts"].size(), std::size_t(1));
+    QCOMPARE(heldAtExchange(port, "alice", from, to), std::vector<GpuCount>(24, 6));
   }
 
   // Nothing offered at or below the limit: the round says so, orders nothing, and exits 0; bad
