@@ -239,6 +239,27 @@ class TestCliScale : public QObject {
     QCOMPARE(heldAtExchange(port, "alice", from, to), std::vector<GpuCount>(24, 6));
   }
 
+  // --lead 0h (the default) counts the hour in progress: the exchange trades it (docs/matching.md:
+  // start >= now) and the contract covers the whole hour at the whole hour's price, however much
+  // of it has passed. Fails if the horizon started at now + 1 for lead 0.
+  void leadZeroBuysTheHourInProgress() {
+    ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
+    const std::uint16_t port = exchange.port();
+    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start",
+                                             hour(kNow), "--end", hour(kNow + 4), "--limit-usd", "2"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    r = cli(port, "alice", {"--json", "scale", "--gpus", "4", "--cluster", "1", "--horizon", "2h", "--limit-usd", "2.5"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    const json round = json::parse(r.out);
+    QCOMPARE(round["from"].get<Hour>(), kNow);
+    QCOMPARE(round["orders"][0]["start"].get<Hour>(), kNow);
+    QCOMPARE(round["outcomes"][0]["state"].get<std::string>(), std::string("filled"));
+    const json c = ask(port, "alice", "positions")["contracts"][0];
+    QCOMPARE(c["start"].get<Hour>(), kNow);
+    QCOMPARE(c["end"].get<Hour>(), kNow + 2);
+    QCOMPARE(c["price"].get<Price>(), Price{2'000'000});
+  }
+
   // Nothing offered at or below the limit: the round says so, orders nothing, and exits 0; bad
   // arguments are refused before connecting.
   void saysWhyItCannotBuy() {
