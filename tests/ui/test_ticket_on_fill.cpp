@@ -32,13 +32,6 @@ constexpr Hour kStart = kNow + 3;
 constexpr Hour kEnd = kNow + 9;
 constexpr Price kAsk = 1'500'000;
 
-QDateTime at(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
-
-void retype(QLineEdit* e, const QString& text) {
-  e->setFocus();
-  QTest::keyClick(e, Qt::Key_A, Qt::ControlModifier);
-  QTest::keyClicks(e, text);
-}
 
 }  // namespace
 
