@@ -58,9 +58,12 @@ int main(int argc, char** argv) {
     }
     bool startOver = false;
     {
+      const std::function<QString()> exchange = tessera::ui::exchangeAddress(options, *std::get<0>(backend));
       tessera::ui::TradingSession session(std::move(std::get<0>(backend)));
       tessera::ui::MainWindow window(session);
       if (paper && paper->owned() && journal == paper->journalPath()) window.setPaperAccount(journal);
+      if (const QString onFill = tessera::ui::onFillStatePath(options, journal); !onFill.isEmpty())
+        window.enableOnFill(onFill, options.account, exchange);
       QObject::connect(&window, &tessera::ui::MainWindow::newPaperAccountRequested, &window, [&] {
         startOver = true;
         window.close();

@@ -9,13 +9,16 @@
 
 namespace tessera::net {
 
-std::string clOrdIdFor(const std::string& account, const OrderRequest& order) {
+std::string clOrdIdFor(const std::string& account, const OrderRequest& order) { return clOrdIdFor(account, order, {}); }
+
+std::string clOrdIdFor(const std::string& account, const OrderRequest& order, const std::string& context) {
   if (sodium_init() < 0) throw std::runtime_error("libsodium cannot initialise");
   nlohmann::json j = toJson(order);
   j.erase("id");
   j.erase("account");
   // nlohmann's objects keep their keys sorted, so the dump is one canonical text per order.
-  const std::string text = account + '\n' + j.dump();
+  // Without a context the text is what it is for every `cli-` id already given out.
+  const std::string text = account + '\n' + j.dump() + (context.empty() ? std::string() : '\n' + context);
   std::array<unsigned char, crypto_generichash_BYTES_MIN> hash{};  // 16 bytes
   crypto_generichash(hash.data(), hash.size(), reinterpret_cast<const unsigned char*>(text.data()), text.size(),
                      nullptr, 0);

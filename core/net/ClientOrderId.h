@@ -12,5 +12,8 @@ namespace tessera::net {
 // "cli-" and 32 hex digits of a BLAKE2b hash of the account and the order's fields (its `id` and
 // `account` excluded). Equal requests give equal ids; any field that differs gives another.
 [[nodiscard]] std::string clOrdIdFor(const std::string& account, const OrderRequest& order);
+// The same with `context` hashed in too: what the order was decided from (tessera-cli scale:
+// the holding and the book it saw), so that equal decisions name the same order.
+[[nodiscard]] std::string clOrdIdFor(const std::string& account, const OrderRequest& order, const std::string& context);
 
 }  // namespace tessera::net

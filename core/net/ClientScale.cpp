@@ -46,13 +46,37 @@ std::string usd4(Price p) {
 
 }  // namespace
 
+std::string scaleClOrdId(const std::string& account, const ProcurementOrder& order, const std::vector<HeldContract>& held,
+                         const BookMirror& book, Hour now) {
+  // What the decision was made from: the exchange hour, the account's contracts (with what
+  // they lost) and the resting orders the order would meet in its hours. A run stopped between
+  // sending an order and its answer, started again before the exchange has it, decides from the
+  // same and names the same order: the exchange trades it once and refuses the copy
+  // (duplicate_cl_ord_id). A later round that sees anything else names a new one.
+  std::string context = "scale\n" + std::to_string(now) + "\n";
+  for (const HeldContract& c : held) {
+    context += std::to_string(c.id) + ' ' + std::to_string(c.gpus) + ' ' + std::to_string(c.start) + ' ' +
+               std::to_string(c.end) + (c.bought ? " b " : " s ") + std::to_string(c.replaces);
+    for (const ContractSettlement::LostRun& l : c.lost)
+      context += ' ' + std::to_string(l.start) + '-' + std::to_string(l.end) + 'x' + std::to_string(l.gpus);
+    context += '\n';
+  }
+  const Side resting = order.side == Side::Buy ? Side::Sell : Side::Buy;
+  for (Hour h = order.start; h < order.end; ++h) {
+    if (const auto* levels = book.levels(CellKey{order.cluster, h, resting}))
+      for (const BookLevel& l : *levels) context += std::to_string(h) + ':' + std::to_string(l.price) + 'x' + std::to_string(l.gpus) + ' ';
+  }
+  return "scale-" + clOrdIdFor(account, order.request(), context).substr(4, 24);
+}
+
 std::vector<HeldContract> heldContracts(const std::vector<Contract>& contracts,
                                         const std::map<ContractId, ContractStatus>& status) {
   std::vector<HeldContract> held;
   for (const Contract& c : contracts) {
     const auto s = status.find(c.id);
     held.push_back({c.id, c.cluster, c.gpus, c.start, c.end, c.buyer == kOwnAccount,
-                    s == status.end() ? 0 : s->second.replaces});
+                    s == status.end() ? 0 : s->second.replaces,
+                    s == status.end() ? std::vector<ContractSettlement::LostRun>{} : s->second.lost});
   }
   return held;
 }
@@ -110,7 +134,10 @@ int runScale(const ClientOptions& optionsIn, const ScaleSettings& s, std::ostrea
         done = true;
         break;
       case OrderState::Rejected:
-        line = "  order refused: " + u.code + " (" + u.reason + ")";
+        line = u.code == "duplicate_cl_ord_id"
+                   ? "  already sent by an earlier run from the same holding and book (" + u.clOrdId +
+                         "): not sent twice; the next round counts what it bought"
+                   : "  order refused: " + u.code + " (" + u.reason + ")";
         j.update({{"state", "rejected"}, {"code", u.code}, {"reason", u.reason}});
         done = true;
         break;
@@ -177,15 +204,8 @@ int runScale(const ClientOptions& optionsIn, const ScaleSettings& s, std::ostrea
         return l ? *l : std::vector<BookLevel>{};
       });
       std::vector<std::string> ids;
-      for (std::size_t i = 0; i < plan.orders.size(); ++i) {
-        // Unique per round (a later round may well send the same rectangle again) and short.
-        const std::string hash = clOrdIdFor(options.account, plan.orders[i].request()).substr(4, 12);
-        ids.push_back("scale-" +
-                      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                         std::chrono::system_clock::now().time_since_epoch())
-                                         .count()) +
-                      "-" + std::to_string(round) + "-" + std::to_string(i) + "-" + hash);
-      }
+      for (std::size_t i = 0; i < plan.orders.size(); ++i)
+        ids.push_back(scaleClOrdId(options.account, plan.orders[i], held, book, now));
       {
         std::lock_guard lock(sh.mu);
         sh.pending = {ids.begin(), ids.end()};

@@ -26,6 +26,13 @@ struct ScaleSettings {
 [[nodiscard]] std::vector<HeldContract> heldContracts(const std::vector<Contract>& contracts,
                                                       const std::map<ContractId, ContractStatus>& status);
 
+// The client order id of a round's order: "scale-" and a hash of the account, the order and what
+// it was decided from (the exchange hour, `held`, the resting orders it would meet), so that a
+// run restarted before the exchange had its order decides the same and the exchange refuses
+// the copy instead of trading twice.
+[[nodiscard]] std::string scaleClOrdId(const std::string& account, const ProcurementOrder& order,
+                                       const std::vector<HeldContract>& held, const BookMirror& book, Hour now);
+
 // Returns the exit code: 0 every round ran, 1 no logon or a single round that got no answer.
 int runScale(const ClientOptions& options, const ScaleSettings& settings, std::ostream& out, std::ostream& err);
 

@@ -1,4 +1,5 @@
 #include "core/net/ExchangeClient.h"
+#include "core/net/LostHours.h"
 
 #include "core/engine/EventJson.h"
 #include "core/net/ClientMessage.h"
@@ -667,7 +668,7 @@ class ExchangeClient::Impl {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
                                         num<std::int64_t>(c, "delivered_gpu_hours"),
                                         num<Money>(c, "escrow"), num<ContractId>(c, "replaces"),
-                                        c.value("aggressor", false)});
+                                        c.value("aggressor", false), lostHoursFrom(c)});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");

@@ -93,6 +93,8 @@ struct ContractStatus {
   Money escrow = 0;
   ContractId replaces = 0;  // a replacement contract: the contract whose hours it took over
   bool aggressor = false;   // the account's order was the incoming one of the contract's trade
+  // Bought contracts: hours whose GPUs were reported missing and not replaced (core/net LostHours).
+  std::vector<ContractSettlement::LostRun> lost;
 };
 
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the

@@ -1,4 +1,5 @@
 #include "core/net/ExchangeCore.h"
+#include "core/net/LostHours.h"
 #include "core/net/ExchangeLog.h"
 
 #include <spdlog/spdlog.h>
@@ -488,6 +489,8 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
                               {"replaces", c.replaces},
                               {"aggressor", c.trade != 0 && c.id <= buyerTook_.size() &&
                                                 buyerTook_[c.id - 1] == (c.buyer == a->id)}});
+            if (auto lost = settlement_.unreplacedShortfallRuns(c.id); !lost.empty() && c.buyer == a->id)
+              list.back()["lost"] = lostHoursJson(lost);  // hook (cli #34): the buyer's hours not held
             }
             std::string& o = out.toSession[s];
             o += "{\"type\":\"positions\",\"contracts\":" + list.dump();

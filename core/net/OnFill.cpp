@@ -29,10 +29,14 @@ std::string defaultOnFillStatePath(const std::string& endpoint, const std::strin
     if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/share";
     return ".";
   }();
+  return base + "/tessera/on-fill/" + onFillStateFileName(endpoint, account);
+}
+
+std::string onFillStateFileName(const std::string& endpoint, const std::string& account) {
   std::string name = endpoint + "-" + account;
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
-  return base + "/tessera/on-fill/" + name + ".log";
+  return name + ".log";
 }
 
 OnFillState::OnFillState(std::string path) : path_(std::move(path)) {
@@ -48,8 +52,14 @@ OnFillState::OnFillState(std::string path) : path_(std::move(path)) {
   ContractId id = 0;
   std::string rest;
   while (in >> word >> id) {
-    if (word == "started") started_.insert(id);
     std::getline(in, rest);
+    const std::string value = rest.empty() ? rest : rest.substr(1);
+    if (word == "started") started_.insert(id);
+    if (word == "exited") exited_[id] = std::atoi(value.c_str());
+    if (const auto blank = value.find(' '); word == "watch" && blank != std::string::npos && blank + 1 < value.size()) {
+      const std::string clOrdId = value.substr(0, blank);
+      watches_[id] = Watch{clOrdId == "-" ? std::string() : clOrdId, value.substr(blank + 1)};
+    }
   }
   if (!append("")) error_ = "cannot write " + path_ + ": " + std::strerror(errno);
 }
@@ -71,7 +81,22 @@ bool OnFillState::markStarted(ContractId id) {
 }
 
 void OnFillState::markExited(ContractId id, int status) {
-  (void)append("exited " + std::to_string(id) + " " + std::to_string(status) + "\n");
+  if (append("exited " + std::to_string(id) + " " + std::to_string(status) + "\n")) exited_[id] = status;
+}
+
+std::optional<int> OnFillState::exitStatus(ContractId id) const {
+  const auto it = exited_.find(id);
+  if (it == exited_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool OnFillState::markWatching(OrderId order, const Watch& watch) {
+  if (watch.command.empty() || watch.command.find_first_of("\r\n") != std::string::npos) return false;
+  if (watch.clOrdId.find_first_of(" \t\r\n") != std::string::npos) return false;
+  const std::string id = watch.clOrdId.empty() ? "-" : watch.clOrdId;
+  if (!append("watch " + std::to_string(order) + " " + id + " " + watch.command + "\n")) return false;
+  watches_[order] = watch;
+  return true;
 }
 
 int runOnFillCommand(const std::string& command, const OnFillContract& c) {

@@ -8,6 +8,7 @@
 #include "core/engine/Events.h"
 
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,9 +17,14 @@ namespace tessera::net {
 
 // $XDG_DATA_HOME/tessera/on-fill/HOST_PORT-ACCOUNT.log (else ~/.local/share/...).
 [[nodiscard]] std::string defaultOnFillStatePath(const std::string& endpoint, const std::string& account);
+// Its file name, HOST_PORT-ACCOUNT.log (the terminal keeps its own in its data folder).
+[[nodiscard]] std::string onFillStateFileName(const std::string& endpoint, const std::string& account);
 
 // The state file: one line "started CONTRACT UNIX_SECONDS" before the command runs, one line
-// "exited CONTRACT STATUS" after it.
+// "exited CONTRACT STATUS" after it. A watcher that outlives its command line (the terminal,
+// whose ticket attaches a command to an order) also keeps "watch ORDER COMMAND" lines: the
+// orders whose contracts get a command, and which, so a relaunch goes on watching them
+// ("watch ORDER CL_ORD_ID COMMAND", CL_ORD_ID "-" when the order has none).
 class OnFillState {
  public:
   // Reads the file if it exists; creates its folder. error() says why it cannot be used.
@@ -29,11 +35,23 @@ class OnFillState {
   // Appends and flushes the line (to disk) before returning; false if it could not be written.
   [[nodiscard]] bool markStarted(ContractId id);
   void markExited(ContractId id, int status);
+  // The exit status of a contract's command, if the file says it exited.
+  std::optional<int> exitStatus(ContractId id) const;
+  // Watched orders by exchange order id. A command holds no line break; a client order id no
+  // blank.
+  struct Watch {
+    std::string clOrdId;
+    std::string command;
+  };
+  const std::map<OrderId, Watch>& watches() const { return watches_; }
+  [[nodiscard]] bool markWatching(OrderId order, const Watch& watch);
 
  private:
   bool append(const std::string& line);
   std::string path_;
   std::set<ContractId> started_;
+  std::map<ContractId, int> exited_;
+  std::map<OrderId, Watch> watches_;
   std::optional<std::string> error_;
 };
 

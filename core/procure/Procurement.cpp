@@ -25,6 +25,8 @@ std::vector<GpuCount> heldShape(const std::vector<HeldContract>& contracts,
   };
   for (const HeldContract& c : contracts) {
     add(c, c.start, c.end, c.bought ? c.gpus : -c.gpus);
+    if (c.bought)
+      for (const ContractSettlement::LostRun& l : c.lost) add(c, std::max(l.start, c.start), std::min(l.end, c.end), -l.gpus);
     // The replaced GPUs of the original are this contract's now: count them once.
     if (c.bought && c.replaces != 0) {
       const auto it = byId.find(c.replaces);

@@ -10,6 +10,7 @@
 #include "core/domain/Order.h"
 #include "core/engine/Events.h"
 #include "core/engine/Matcher.h"
+#include "core/settlement/ContractSettlement.h"
 
 #include <functional>
 #include <optional>
@@ -40,11 +41,14 @@ struct HeldContract {
   Hour end = 0;
   bool bought = true;
   ContractId replaces = 0;  // a replacement contract: the contract whose hours it took over
+  // Bought: GPUs reported missing (an outage, a delivery report) and not replaced, by hours;
+  // the exchange's positions say so. They are not held.
+  std::vector<ContractSettlement::LostRun> lost;
 };
 
 // GPUs held in each hour of [from, to) on the clusters `counted` accepts: contracts bought minus
 // contracts sold, a replacement counted instead of the part of the contract it replaces (the
-// replaced GPUs are not delivered twice).
+// replaced GPUs are not delivered twice), less what was lost and not replaced.
 [[nodiscard]] std::vector<GpuCount> heldShape(const std::vector<HeldContract>& contracts,
                                               const std::function<bool(ClusterId)>& counted, Hour from, Hour to);
 

@@ -132,6 +132,19 @@ GpuCount ContractSettlement::unreplacedShortfall(ContractId id, Hour h) const {
   return s->second - (r == o.replaced.end() ? 0 : r->second);
 }
 
+std::vector<ContractSettlement::LostRun> ContractSettlement::unreplacedShortfallRuns(ContractId id) const {
+  std::vector<LostRun> runs;
+  const auto it = contracts_.find(id);
+  if (it == contracts_.end()) return runs;
+  for (const auto& [h, missing] : it->second.shortfall) {
+    const GpuCount lost = unreplacedShortfall(id, h);
+    if (lost <= 0) continue;
+    if (!runs.empty() && runs.back().end == h && runs.back().gpus == lost) runs.back().end = h + 1;
+    else runs.push_back({h, h + 1, lost});
+  }
+  return runs;
+}
+
 std::optional<SettlementError> ContractSettlement::report(const DeliveryReport& r) {
   auto it = contracts_.find(r.contract);
   if (it == contracts_.end()) return settled(r.contract) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;

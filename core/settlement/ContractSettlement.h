@@ -73,6 +73,15 @@ class ContractSettlement {
   std::optional<SettlementError> report(const DeliveryReport& r);
   // GPUs of the contract reported missing in hour `h` and not replaced.
   GpuCount unreplacedShortfall(ContractId id, Hour h) const;
+  // The same for every hour of an open contract, as runs of hours with the same number of GPUs
+  // missing and not replaced (none: empty): what its buyer does not have (positions' "lost").
+  struct LostRun {
+    Hour start = 0;
+    Hour end = 0;
+    GpuCount gpus = 0;
+    bool operator==(const LostRun&) const = default;
+  };
+  std::vector<LostRun> unreplacedShortfallRuns(ContractId id) const;
   // The clock reached `now`: hour `now` is being delivered and every hour before it is over and
   // gets settled. Returns what happened, in contract order.
   std::vector<SettlementEvent> advance(Hour now);

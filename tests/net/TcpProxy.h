@@ -1,6 +1,7 @@
 #pragma once
 // A TCP forwarder for tests: sits between a client and the exchange so a test can cut the
-// connection or lose one market-data line, the faults that the client must recover from.
+// connection, lose one market-data line, or hold a request back until after its client has
+// gone, the faults that the client must recover from.
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <boost/asio.hpp>
 
@@ -9,6 +10,7 @@
 #include <optional>
 #include <mutex>
 #include <set>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -53,6 +55,35 @@ class TcpProxy {
     dropEvery_ = true;
   }
   int dropped() const { return dropped_; }
+  // Client-to-server lines containing `needle` are held back from now on: the client has sent
+  // them, the exchange has not got them. A connection whose client goes away keeps its server
+  // side open while it holds lines, so they still arrive, late, on the client's session.
+  void holdUpLinesContaining(std::string needle) {
+    std::lock_guard lock(mu_);
+    holdNeedle_ = std::move(needle);
+  }
+  // Sends the held lines on to the exchange now and stops holding.
+  void releaseHeld() {
+    {
+      std::lock_guard lock(mu_);
+      holdNeedle_.clear();
+    }
+    boost::asio::post(io_, [this] {
+      for (auto& p : pipes_) {
+        if (p->held.empty() || p->closed) continue;
+        boost::system::error_code wec;
+        boost::asio::write(p->server, boost::asio::buffer(p->held), wec);
+        p->held.clear();
+      }
+    });
+  }
+  int heldLines() const { return heldLines_; }
+  // What the exchange sent on connections whose client had gone (after releaseHeld: its
+  // answers to the late lines).
+  std::vector<std::string> unheard() const {
+    std::lock_guard lock(mu_);
+    return unheard_;
+  }
   // While refusing, new connections are closed as soon as they are accepted: the exchange
   // looks down.
   void setRefusing(bool refusing) { refusing_ = refusing; }
@@ -63,8 +94,9 @@ class TcpProxy {
     TcpProxy& proxy;
     boost::asio::ip::tcp::socket client, server;
     char up[65536], down[65536];
-    std::string downLines;
+    std::string downLines, upLines, held;
     bool closed = false;
+    bool clientGone = false;  // the client closed while lines were held: the server side stays
     void close() {
       if (closed) return;
       closed = true;
@@ -75,9 +107,26 @@ class TcpProxy {
     void pumpUp() {
       auto self = shared_from_this();
       client.async_read_some(boost::asio::buffer(up), [self](boost::system::error_code ec, std::size_t n) {
-        if (ec || self->closed) return self->close();
+        if (self->closed) return;
+        if (ec) {
+          if (self->held.empty()) return self->close();
+          self->clientGone = true;
+          boost::system::error_code ignored;
+          self->client.close(ignored);
+          return;
+        }
+        self->upLines.append(self->up, n);
+        std::string out;
+        std::size_t pos = 0, nl;
+        while ((nl = self->upLines.find('\n', pos)) != std::string::npos) {
+          std::string_view line(self->upLines.data() + pos, nl + 1 - pos);
+          if (self->proxy.shouldHold(line)) self->held.append(line);
+          else out.append(line);
+          pos = nl + 1;
+        }
+        self->upLines.erase(0, pos);
         boost::system::error_code wec;
-        boost::asio::write(self->server, boost::asio::buffer(self->up, n), wec);
+        boost::asio::write(self->server, boost::asio::buffer(out), wec);
         if (wec) return self->close();
         self->pumpUp();
       });
@@ -91,10 +140,12 @@ class TcpProxy {
         std::size_t pos = 0, nl;
         while ((nl = self->downLines.find('\n', pos)) != std::string::npos) {
           std::string_view line(self->downLines.data() + pos, nl + 1 - pos);
-          if (!self->proxy.shouldDrop(line)) out.append(line);
+          if (self->clientGone) self->proxy.noteUnheard(line);
+          else if (!self->proxy.shouldDrop(line)) out.append(line);
           pos = nl + 1;
         }
         self->downLines.erase(0, pos);
+        if (self->clientGone) return self->pumpDown();  // nobody to tell; the server side stays
         boost::system::error_code wec;
         boost::asio::write(self->client, boost::asio::buffer(out), wec);
         if (wec) return self->close();
@@ -102,6 +153,18 @@ class TcpProxy {
       });
     }
   };
+
+  void noteUnheard(std::string_view line) {
+    std::lock_guard lock(mu_);
+    unheard_.emplace_back(line);
+  }
+
+  bool shouldHold(std::string_view line) {
+    std::lock_guard lock(mu_);
+    if (holdNeedle_.empty() || line.find(holdNeedle_) == std::string_view::npos) return false;
+    ++heldLines_;
+    return true;
+  }
 
   bool shouldDrop(std::string_view line) {
     std::lock_guard lock(mu_);
@@ -139,10 +202,13 @@ class TcpProxy {
   boost::asio::ip::tcp::acceptor acceptor_;
   std::set<std::shared_ptr<Pipe>> pipes_;
   std::thread thread_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::string dropNeedle_;
   bool dropEvery_ = false;
   std::atomic<int> dropped_{0};
+  std::string holdNeedle_;
+  std::vector<std::string> unheard_;
+  std::atomic<int> heldLines_{0};
   std::atomic<bool> refusing_{false};
 };
 

@@ -274,6 +274,9 @@ class TestCliConnect : public QObject {
     QVERIFY2(r.out.find("$60.00 in all, average $2.5000/GPU-h") != std::string::npos, r.out.c_str());
     r = cli(port, "alice", with({"quote", "--accelerator", "H100"}));
     QVERIFY2(r.out.find("the best now is 1") != std::string::npos, r.out.c_str());
+    // Fabric and carbon: both clusters are InfiniBand at 400 gCO2/kWh.
+    r = cli(port, "alice", with({"quote", "--accelerator", "H100,H200", "--min-fabric", "InfiniBand", "--max-carbon", "450"}));
+    QVERIFY2(r.out.find("matching clusters: 1 test-h100 2 test-h200; the best now is 2") != std::string::npos, r.out.c_str());
 
     r = cli(port, "alice", with({"buy", "--accelerator", "H100,H200", "--yes"}));
     QVERIFY2(r.code == 0 && r.out.find("filled") != std::string::npos, (r.out + r.err).c_str());
@@ -283,7 +286,7 @@ class TestCliConnect : public QObject {
     QCOMPARE(held[0]["gpus"].get<int>(), 8);
     QCOMPARE(ask(port, "alice", "balance")["cash"].get<Money>(), (10'000 - 60) * kDollar);
 
-    for (const auto& bad : {with({"buy", "--accelerator", "Z80", "--yes"}), with({"buy", "--region", "mars", "--yes"}),
+    for (const auto& bad : {with({"buy", "--accelerator", "Z80", "--yes"}), with({"buy", "--region", "mars", "--yes"}), with({"buy", "--accelerator", "H100", "--max-carbon", "300", "--yes"}),
                             with({"buy", "--cluster", "1", "--accelerator", "H100", "--yes"}),
                             with({"buy", "--accelerator", "H100", "--fill", "divisible", "--yes"})}) {
       r = cli(port, "alice", bad);

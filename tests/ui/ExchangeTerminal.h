@@ -9,6 +9,9 @@
 #include "ui/session/TradingSession.h"
 #include "ui/shell/MainWindow.h"
 
+#include <QDateTime>
+#include <QLineEdit>
+#include <QTimeZone>
 #include <QtTest>
 
 #include <atomic>
@@ -80,6 +83,16 @@ class Observer {
   std::vector<net::WorkingOrder> orders_;
   int ordersReplies_ = 0;
 };
+
+// The start of hour `h` (hours since 1970), in UTC: what the ticket's Start/End fields take.
+inline QDateTime at(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
+
+// Replaces a field's text the way a trader does: select all, type.
+inline void retype(QLineEdit* e, const QString& text) {
+  e->setFocus();
+  QTest::keyClick(e, Qt::Key_A, Qt::ControlModifier);
+  QTest::keyClicks(e, text);
+}
 
 // An ask of the house provider, injected as the exchange's own feeder would.
 inline OrderRequest houseAsk(OrderId id, GpuCount gpus, Hour start, Hour end, Price price) {

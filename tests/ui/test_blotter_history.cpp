@@ -37,13 +37,6 @@ constexpr Price kRest = 1'500'000;    // the trader's resting bid a later house 
 constexpr Price kBid = 2'200'000;     // the house's bid a sell-back would hit
 constexpr Price kLow = 1'000'000;     // a bid nobody takes, cancelled from the blotter
 
-QDateTime at(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
-
-void retype(QLineEdit* e, const QString& text) {
-  e->setFocus();
-  QTest::keyClick(e, Qt::Key_A, Qt::ControlModifier);
-  QTest::keyClicks(e, text);
-}
 
 // The rows of a blotter table as shown: column text by header title.
 QString cell(const QAbstractItemModel* m, int row, const QString& header) {

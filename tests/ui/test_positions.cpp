@@ -53,13 +53,6 @@ constexpr Hour kWeek = 96 + 168 * ((kNow - 96) / 168 + 1);
 constexpr Price kForwardPrice = 2'400'000;
 constexpr std::int64_t kForwardGpuHours = 1000;
 
-QDateTime at(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
-
-void retype(QLineEdit* e, const QString& text) {
-  e->setFocus();
-  QTest::keyClick(e, Qt::Key_A, Qt::ControlModifier);
-  QTest::keyClicks(e, text);
-}
 
 OrderRequest houseBid(OrderId id, GpuCount gpus, Hour start, Hour end, Price price) {
   OrderRequest b = houseAsk(id, gpus, start, end, price);

@@ -29,19 +29,6 @@ using namespace tessera;
 using namespace tessera::ui;
 using namespace tessera::ui::testing;
 
-namespace {
-
-QDateTime at(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
-
-// Replaces a field's text the way a trader does: select all, type.
-void retype(QLineEdit* e, const QString& text) {
-  e->setFocus();
-  QTest::keyClick(e, Qt::Key_A, Qt::ControlModifier);
-  QTest::keyClicks(e, text);
-}
-
-}  // namespace
-
 class TestTicketValidation : public QObject {
   Q_OBJECT
   std::unique_ptr<ExchangeTerminal> t;

@@ -213,7 +213,7 @@ void ExchangeBackend::onConnection(net::ConnectionState s, const std::string& de
 
 void ExchangeBackend::submit(OrderRequest order) {
   if (!client_) return;
-  const std::string clOrdId = "t" + std::to_string(order.id);
+  const std::string clOrdId = clOrdIdFor(order.id);
   sent_[clOrdId] = order;
   client_->placeOrder(order, clOrdId);
 }

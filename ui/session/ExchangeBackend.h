@@ -41,6 +41,8 @@ class ExchangeBackend : public MarketBackend {
   // The remote exchange does not tell a client its account id: contracts and orders are
   // marked as this pseudo id when they are ours.
   static constexpr AccountId kMe = 1;
+  // The client order id an order the session numbered `id` is sent with.
+  static std::string clOrdIdFor(OrderId id) { return "t" + std::to_string(id); }
 
  protected:
   const ExchangeEndpoint& endpoint() const { return endpoint_; }

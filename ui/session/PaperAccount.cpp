@@ -13,8 +13,10 @@ QString PaperAccount::defaultJournalPath() {
 }
 
 QStringList PaperAccount::journalFiles(const QString& journalPath) {
-  return {journalPath, journalPath + QStringLiteral("-wal"), journalPath + QStringLiteral("-shm")};
+  return {journalPath, journalPath + QStringLiteral("-wal"), journalPath + QStringLiteral("-shm"), onFillStatePath(journalPath)};
 }
+
+QString PaperAccount::onFillStatePath(const QString& journalPath) { return journalPath + QStringLiteral("-on-fill.log"); }
 
 PaperAccount::PaperAccount(QString journalPath) : journalPath_(std::move(journalPath)) {}
 

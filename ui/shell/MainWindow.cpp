@@ -16,6 +16,10 @@
 #include "ui/ticket/AmendDialog.h"
 #include "ui/ticket/OrderMessages.h"
 #include "ui/ticket/OrderTicket.h"
+#if defined(HAVE_TESSERA_NET)
+#include "ui/session/ExchangeBackend.h"
+#include "ui/session/OnFillWatcher.h"
+#endif
 
 #ifdef HAVE_TESSERA_UI_BACKTEST
 #include "ui/backtest/BacktestDock.h"
@@ -672,6 +676,7 @@ void MainWindow::connectSession() {
     const OrderId id = session_.submit(o);
     pending_[id] = o;
     statusBar()->showMessage(tr("Order sent, waiting for the exchange: %1").arg(describeOrder(o, names)), 8000);
+    attachOnFill(id, ticket_->onFillCommand());
   });
   connect(ticket_, &OrderTicket::cancelled, this, [this] {
     statusBar()->showMessage(tr("Ticket cancelled"), 3000);
@@ -757,6 +762,45 @@ void MainWindow::openDeliveryReport(const Contract& contract) {
 void MainWindow::setPaperAccount(const QString& journalPath) {
   paperAccountPath_ = journalPath;
   newPaperAccount_->setVisible(!journalPath.isEmpty());
+}
+
+void MainWindow::enableOnFill(const QString& statePath, const QString& account, std::function<QString()> exchange) {
+#if defined(HAVE_TESSERA_NET)
+  delete onFill_;
+  onFill_ = new OnFillWatcher(session_, statePath, account, std::move(exchange), this);
+  if (!onFill_->error().isEmpty()) {
+    statusBar()->showMessage(tr("On-fill commands are off: %1").arg(onFill_->error()), 15000);
+    ticket_->setOnFillAvailable(false);
+    return;
+  }
+  ticket_->setOnFillAvailable(true);
+  connect(onFill_, &OnFillWatcher::commandStarted, this, [this](ContractId contract, const QString& command) {
+    qInfo("on-fill: contract %llu: running `%s`", static_cast<unsigned long long>(contract), qPrintable(command));
+    statusBar()->showMessage(tr("Contract #%1 filled: running its on-fill command `%2`").arg(contract).arg(command), 8000);
+  });
+  connect(onFill_, &OnFillWatcher::commandExited, this, [this](ContractId contract, int status) {
+    qInfo("on-fill: contract %llu: exit status %d", static_cast<unsigned long long>(contract), status);
+    const QString what = status < 0 ? tr("could not be started") : tr("exited with status %1").arg(status);
+    statusBar()->showMessage(tr("Contract #%1: the on-fill command %2").arg(contract).arg(what), 15000);
+  });
+#else
+  Q_UNUSED(statePath);
+  Q_UNUSED(account);
+  Q_UNUSED(exchange);
+#endif
+}
+
+void MainWindow::attachOnFill(OrderId sentId, const QString& command) {
+  if (command.isEmpty()) return;
+#if defined(HAVE_TESSERA_NET)
+  QString why;
+  if (onFill_ && onFill_->watch(sentId, QString::fromStdString(ExchangeBackend::clOrdIdFor(sentId)), command, &why)) return;
+  showError(tr("On-fill command not kept"),
+            tr("The order was sent, but its on-fill command will not run: %1").arg(onFill_ ? why : tr("this market has none")));
+#else
+  Q_UNUSED(sentId);
+  showError(tr("On-fill command not kept"), tr("This build runs no on-fill commands (library tessera_net was not built)."));
+#endif
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {

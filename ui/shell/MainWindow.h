@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <map>
 
 class QAction;
@@ -22,6 +23,7 @@ class BlotterWidget;
 class ClusterListWidget;
 class DepthLadder;
 class OrderBookGridView;
+class OnFillWatcher;
 class OrderTicket;
 class PriceChartWidget;
 class PriceIndexWidget;
@@ -66,6 +68,11 @@ class MainWindow : public QMainWindow {
   // The market is the paper account journaled at `journalPath`: File > New paper account...
   // is offered (it asks, then emits newPaperAccountRequested).
   void setPaperAccount(const QString& journalPath);
+  // The ticket offers "On fill run" for buys: commands kept in `statePath` (ui/session
+  // OnFillWatcher), told `account` and `exchange()`. Shows why in the status bar if the file
+  // cannot be used. Only for a market that is an exchange (ExchangeBackend's client order ids).
+  void enableOnFill(const QString& statePath, const QString& account, std::function<QString()> exchange);
+  OnFillWatcher* onFillWatcher() const { return onFill_; }
 
  signals:
   // The user confirmed starting over: whoever owns the session closes it, deletes the journal
@@ -132,6 +139,9 @@ class MainWindow : public QMainWindow {
   Hour watchedFrom_ = -1;
   // Orders sent and not yet answered, by the id they were sent with: how rejects describe them.
   std::map<OrderId, OrderRequest> pending_;
+  // Keeps the ticket's on-fill command for the order it sent (an error dialog if it cannot).
+  void attachOnFill(OrderId sentId, const QString& command);
+  OnFillWatcher* onFill_ = nullptr;
   // Forward orders with a notional above this ask for confirmation.
   Money confirmForwardAbove_ = 10'000 * kMicrosPerDollar;
 };

@@ -11,9 +11,12 @@
 #ifdef HAVE_TESSERA_BACKTEST
 #include "ui/session/EmbeddedExchangeBackend.h"
 #endif
+#include "core/net/OnFill.h"
 #endif
+#include "ui/session/PaperAccount.h"
 
 #include <QCommandLineParser>
+#include <QStandardPaths>
 
 #include <cmath>
 
@@ -137,6 +140,32 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
 #else
   return QStringLiteral("This build has no simulated market (library tessera_backtest was not built).");
 #endif
+}
+
+QString onFillStatePath(const TerminalOptions& o, const QString& journalPath) {
+#ifdef HAVE_TESSERA_NET
+  if (!o.connect.isEmpty()) {
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/on-fill/") +
+           QString::fromStdString(net::onFillStateFileName(o.connect.toStdString(), o.account.toStdString()));
+  }
+  if (o.inProcess || journalPath.isEmpty() || journalPath == QStringLiteral(":memory:")) return {};
+  return PaperAccount::onFillStatePath(journalPath);
+#else
+  Q_UNUSED(o);
+  Q_UNUSED(journalPath);
+  return {};
+#endif
+}
+
+std::function<QString()> exchangeAddress(const TerminalOptions& o, const MarketBackend& backend) {
+  if (!o.connect.isEmpty()) return [address = o.connect] { return address; };
+#if defined(HAVE_TESSERA_NET) && defined(HAVE_TESSERA_BACKTEST)
+  if (const auto* embedded = dynamic_cast<const EmbeddedExchangeBackend*>(&backend))
+    return [embedded] { return QStringLiteral("127.0.0.1:%1").arg(embedded->exchangePort()); };
+#else
+  Q_UNUSED(backend);
+#endif
+  return [] { return QString(); };
 }
 
 }  // namespace tessera::ui

@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <variant>
 
@@ -40,5 +41,14 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
 // exchange's journal (see chooseJournal); empty: in memory.
 std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& options,
                                                                   const QString& journalPath = {});
+
+// Where the ticket's on-fill commands keep their state (ui/session OnFillWatcher), for the
+// market the options ask for: next to a paper account's journal (`journalPath`: the file goes
+// with the account when it is set aside or started over), or in the user's data folder per
+// remote exchange and account. Empty: none (the in-process engine, a paper account in memory).
+QString onFillStatePath(const TerminalOptions& options, const QString& journalPath);
+// HOST:PORT of the exchange `backend` (made by makeBackend) trades on, for TESSERA_EXCHANGE:
+// the embedded one's loopback port is known once it runs. Callable while the backend lives.
+std::function<QString()> exchangeAddress(const TerminalOptions& options, const MarketBackend& backend);
 
 }  // namespace tessera::ui

@@ -36,6 +36,8 @@
 namespace tessera::ui {
 namespace {
 
+bool isBuy(TicketKind k) { return k != TicketKind::DivisibleSell && k != TicketKind::SellBack; }
+
 QDateTimeEdit* hourEdit(QWidget* parent) {
   auto* e = new QDateTimeEdit(parent);
   e->setTimeSpec(Qt::UTC);
@@ -173,6 +175,13 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   form_->addRow(tr("E&xpires"), expire_);
   postOnly_ = new QCheckBox(tr("Post only (never take liquidity)"), this);
   form_->addRow(QString(), postOnly_);
+  onFill_ = new QLineEdit(this);
+  onFill_->setObjectName("ticketOnFill");
+  onFill_->setPlaceholderText(tr("optional, e.g. sbatch train.sh"));
+  onFill_->setToolTip(tr("A shell command run once for each contract this buy fills, with the contract in "
+                         "TESSERA_* environment variables (TESSERA_CLUSTER, TESSERA_GPUS, TESSERA_START, ...; "
+                         "docs/cli.md \"buy --on-fill\"). Never run twice for one contract, across restarts."));
+  form_->addRow(tr("On &fill run"), onFill_);
 
   terms_ = new ListingTermsEditor(this);
   terms_->load(QSettings());
@@ -617,6 +626,7 @@ void OrderTicket::updateVisibility() {
   form_->setRowVisible(expire_, static_cast<TimeInForce>(tif_->currentData().toInt()) == TimeInForce::GTD);
   // A new listing states its terms; a sell-back passes on those of the contract it resells.
   form_->setRowVisible(terms_, k == TicketKind::DivisibleSell);
+  form_->setRowVisible(onFill_, onFillAvailable_ && isBuy(k));
   form_->setRowVisible(askTerms_, k != TicketKind::DivisibleSell && k != TicketKind::SellBack);
   if (k != TicketKind::SellBack) form_->setRowVisible(limitSource_, false);
 }
@@ -959,6 +969,15 @@ void OrderTicket::submit() {
   status_->setText(tr("Sent; waiting for the exchange. Change any field to send another order."));
   status_->show();
   emit submitRequested(r);
+}
+
+void OrderTicket::setOnFillAvailable(bool available) {
+  onFillAvailable_ = available;
+  updateVisibility();
+}
+
+QString OrderTicket::onFillCommand() const {
+  return onFillAvailable_ && isBuy(kind()) ? onFill_->text().trimmed() : QString();
 }
 
 void OrderTicket::cancel() {

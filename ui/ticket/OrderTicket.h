@@ -104,6 +104,11 @@ class OrderTicket : public QWidget {
   // Buy orders: the terms of the best asks in the window the order would trade against.
   QString askTermsText() const;
   ListingTermsEditor* listingTerms() const { return terms_; }
+  // "On fill run": a command for each contract a buy fills (ui/session OnFillWatcher). The
+  // field shows on buy tickets once the terminal can run such commands.
+  void setOnFillAvailable(bool available);
+  // The command typed for this buy, trimmed; empty for sells or when not available.
+  QString onFillCommand() const;
 
   ClusterId clusterId() const;
   GpuCount gpus() const;
@@ -162,6 +167,8 @@ class OrderTicket : public QWidget {
   QComboBox* tif_;
   QDateTimeEdit* expire_;
   QCheckBox* postOnly_;
+  QLineEdit* onFill_;
+  bool onFillAvailable_ = false;
   QGroupBox* constraints_;
   QListWidget* accelerators_;
   QSpinBox* minMemory_;
