@@ -4,6 +4,7 @@
 // to the engine and hands the events to the parts the way a test needs them (contracts to the
 // settlement desk, order events to the accounts' records); the rest of the coordinator's work
 // (journaling, replies) is what each part's own test leaves out.
+#include "EngineScript.h"
 #include "core/domain/AccountDirectory.h"
 #include "core/engine/Matcher.h"
 #include "core/net/ExchangeAccounts.h"
@@ -22,6 +23,10 @@
 #include <vector>
 
 namespace tessera::net::testing {
+
+// The order builders of the engine's rule tests (tests/core/EngineScript.h).
+using tessera::testing::ask;
+using tessera::testing::bid;
 
 inline std::unique_ptr<Journal> memoryJournal() {
   auto opened = Journal::open(":memory:", false);
@@ -58,6 +63,20 @@ struct ExchangeParts {
     }
     return events;
   }
+  // A market at hour `now` with cluster 1 ("h100", of `provider`), on which `provider` holds
+  // `gpus` GPUs for `hours` hours. Returns the provider's account.
+  AccountId openMarket(Hour now, const std::string& provider, GpuCount gpus, Hour hours) {
+    apply(ClockAdvance{now});
+    Cluster c;
+    c.id = 1;
+    c.name = "h100";
+    c.provider = provider;
+    c.nodeCount = 4;
+    apply(c);
+    const AccountId id = fund(provider, 0);
+    apply(CapacityGrant{id, 1, gpus, now, now + hours});
+    return id;
+  }
   AccountId fund(const std::string& name, Money cash) {
     ExchangeAccount& a = accounts.named(name);
     a.house = false;
@@ -69,16 +88,5 @@ struct ExchangeParts {
  private:
   bool rejected_ = false;
 };
-
-inline OrderRequest divisible(Side side, ClusterId cluster, GpuCount gpus, Hour start, Hour end, Price limit) {
-  OrderRequest o;
-  o.side = side;
-  o.cluster = cluster;
-  o.gpus = gpus;
-  o.start = start;
-  o.end = end;
-  o.limit = limit;
-  return o;
-}
 
 }  // namespace tessera::net::testing

@@ -18,16 +18,7 @@ constexpr Hour kNow = 1000;
 
 struct Market : ExchangeParts {
   AccountId provider = 0;
-  Market() {
-    apply(ClockAdvance{kNow});
-    Cluster c;
-    c.id = 1;
-    c.name = "h100";
-    c.nodeCount = 4;
-    apply(c);
-    provider = fund("provider", 0);
-    apply(CapacityGrant{provider, 1, 32, kNow, kNow + 48});
-  }
+  Market() { provider = openMarket(kNow, "provider", 32, 48); }
   // Admits, applies and records as the exchange does; returns the order id.
   OrderId place(ExchangeAccount& a, const std::string& clOrdId, const OrderRequest& order) {
     auto admitted = accounts.admit(a, NewOrder{clOrdId, order}, true);
@@ -61,35 +52,35 @@ class TestExchangeAccounts : public QObject {
     m.limits.maxOpenOrdersPerAccount = 1;
     ExchangeAccount& buyer = m.accounts.named("buyer");
     buyer.configured = true;  // no cash at all
-    const OrderRequest bid = divisible(Side::Buy, 1, 1, kNow, kNow + 2, 2 * kMicrosPerDollar);
+    const OrderRequest order = bid(0, 0, 1, 1, kNow, kNow + 2, 2 * kMicrosPerDollar);
     // No cash: refused for cash, and the client id is free again.
-    auto first = m.accounts.admit(buyer, NewOrder{"a", bid}, true);
+    auto first = m.accounts.admit(buyer, NewOrder{"a", order}, true);
     QCOMPARE(std::get<Refusal>(first).code, std::string("insufficient_cash"));
     QCOMPARE(std::get<Refusal>(first).reason, std::string("the bid needs $4.00, $0.00 is available"));
     QVERIFY(!buyer.byClOrdId.find("a"));
     // Without the cash check (a house feeder) it is admitted with the next id.
-    auto second = m.accounts.admit(buyer, NewOrder{"a", bid}, false);
+    auto second = m.accounts.admit(buyer, NewOrder{"a", order}, false);
     QVERIFY(std::holds_alternative<OrderRequest>(second));
     m.follow(m.apply(std::get<OrderRequest>(second)));
     QCOMPARE(buyer.openOrders, 1);
     // The same client id again: a duplicate, before any other check.
-    QCOMPARE(std::get<Refusal>(m.accounts.admit(buyer, NewOrder{"a", bid}, true)).code,
+    QCOMPARE(std::get<Refusal>(m.accounts.admit(buyer, NewOrder{"a", order}, true)).code,
              std::string("duplicate_cl_ord_id"));
     // A fresh id: the open-order limit comes before cash.
-    QCOMPARE(std::get<Refusal>(m.accounts.admit(buyer, NewOrder{"b", bid}, true)).code,
+    QCOMPARE(std::get<Refusal>(m.accounts.admit(buyer, NewOrder{"b", order}, true)).code,
              std::string("too_many_open_orders"));
   }
 
   void aRejectedOrderGivesItsClientIdBack() {
     Market m;
     ExchangeAccount& buyer = m.accounts.at(m.fund("buyer", 100 * kMicrosPerDollar));
-    auto admitted = m.accounts.admit(buyer, NewOrder{"x", divisible(Side::Buy, 1, 1, kNow, kNow + 1, kMicrosPerDollar)}, true);
+    auto admitted = m.accounts.admit(buyer, NewOrder{"x", bid(0, 0, 1, 1, kNow, kNow + 1, kMicrosPerDollar)}, true);
     const OrderId id = std::get<OrderRequest>(admitted).id;
     QVERIFY(m.accounts.findOrder(id));
     m.accounts.withdraw(buyer, id, "x");  // as when the engine rejects it
     QVERIFY(!m.accounts.findOrder(id));
     QVERIFY(std::holds_alternative<OrderRequest>(
-        m.accounts.admit(buyer, NewOrder{"x", divisible(Side::Buy, 1, 1, kNow, kNow + 1, kMicrosPerDollar)}, true)));
+        m.accounts.admit(buyer, NewOrder{"x", bid(0, 0, 1, 1, kNow, kNow + 1, kMicrosPerDollar)}, true)));
   }
 
   void reservationIsWhatTheBidCanStillBuy() {
@@ -97,17 +88,17 @@ class TestExchangeAccounts : public QObject {
     ExchangeAccount& buyer = m.accounts.at(m.fund("buyer", 1000 * kMicrosPerDollar));
     ExchangeAccount& seller = m.accounts.at(m.provider);
     // A bid for 4 GPUs x 10 hours at $3: $120 held, $880 still spendable.
-    const OrderId bid = m.place(buyer, "bid", divisible(Side::Buy, 1, 4, kNow, kNow + 10, 3 * kMicrosPerDollar));
+    const OrderId bidId = m.place(buyer, "bid", bid(0, 0, 1, 4, kNow, kNow + 10, 3 * kMicrosPerDollar));
     QCOMPARE(m.accounts.reserved(buyer.id), 120 * kMicrosPerDollar);
     QCOMPARE(m.accounts.spendable(buyer), 1000 * kMicrosPerDollar - 120 * kMicrosPerDollar);
     QVERIFY(m.accounts.dirty().count(buyer.id));
     // A sale of 1 GPU for all 10 hours fills 10 of its 40 GPU-hours: 30 x $3 stay held (the
     // contract's escrow took the rest from cash).
-    m.place(seller, "ask", divisible(Side::Sell, 1, 1, kNow, kNow + 10, 2 * kMicrosPerDollar));
-    QCOMPARE(m.accounts.order(bid).reserved, 90 * kMicrosPerDollar);
+    m.place(seller, "ask", ask(0, 0, 1, 1, kNow, kNow + 10, 2 * kMicrosPerDollar));
+    QCOMPARE(m.accounts.order(bidId).reserved, 90 * kMicrosPerDollar);
     QCOMPARE(m.accounts.reserved(buyer.id), 90 * kMicrosPerDollar);
     // Cancelled: nothing held, no open orders.
-    m.follow(m.apply(CancelRequest{bid, buyer.id}));
+    m.follow(m.apply(CancelRequest{bidId, buyer.id}));
     QCOMPARE(m.accounts.reserved(buyer.id), Money{0});
     QCOMPARE(buyer.openOrders, 0);
   }
@@ -115,10 +106,10 @@ class TestExchangeAccounts : public QObject {
   void anAmendMayNotCommitMoreThanIsSpendable() {
     Market m;
     ExchangeAccount& buyer = m.accounts.at(m.fund("buyer", 100 * kMicrosPerDollar));
-    const OrderId bid = m.place(buyer, "bid", divisible(Side::Buy, 1, 2, kNow, kNow + 10, 4 * kMicrosPerDollar));
+    const OrderId bidId = m.place(buyer, "bid", bid(0, 0, 1, 2, kNow, kNow + 10, 4 * kMicrosPerDollar));
     QCOMPARE(m.accounts.reserved(buyer.id), 80 * kMicrosPerDollar);
-    const auto view = *m.engine->order(bid);
-    const OrderRecord& info = m.accounts.order(bid);
+    const auto view = *m.engine->order(bidId);
+    const OrderRecord& info = m.accounts.order(bidId);
     // $5 x 20 GPU-hours = $100: exactly the cash.
     QVERIFY(!m.accounts.checkAmend(buyer, info, view, AmendOrder{{}, 5 * kMicrosPerDollar, std::nullopt}));
     // 3 GPUs at $4: $120 > $100.
@@ -132,7 +123,7 @@ class TestExchangeAccounts : public QObject {
     Market m;
     ExchangeAccount& a = m.accounts.at(m.fund("a", 100 * kMicrosPerDollar));
     ExchangeAccount& b = m.accounts.at(m.fund("b", 100 * kMicrosPerDollar));
-    const OrderId id = m.place(a, "mine", divisible(Side::Buy, 1, 1, kNow, kNow + 1, kMicrosPerDollar));
+    const OrderId id = m.place(a, "mine", bid(0, 0, 1, 1, kNow, kNow + 1, kMicrosPerDollar));
     QCOMPARE(m.accounts.resolve(a, OrderRef{id, std::nullopt}), std::optional<OrderId>(id));
     QCOMPARE(m.accounts.resolve(a, OrderRef{std::nullopt, "mine"}), std::optional<OrderId>(id));
     QVERIFY(!m.accounts.resolve(b, OrderRef{id, std::nullopt}));

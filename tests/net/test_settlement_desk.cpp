@@ -21,26 +21,13 @@ constexpr Hour kNow = 1000;
 struct TwoContracts : ExchangeParts {
   AccountId provider = 0, buyer = 0;
   TwoContracts() {
-    apply(ClockAdvance{kNow});
-    Cluster c;
-    c.id = 1;
-    c.name = "h100";
-    c.provider = "provider";
-    apply(c);
-    provider = fund("provider", 0);
+    provider = openMarket(kNow, "provider", 3, 10);
     buyer = fund("buyer", 100 * kMicrosPerDollar);
     desk.registerJournalEntries();
-    apply(CapacityGrant{provider, 1, 3, kNow, kNow + 10});
     for (OrderId id : {1, 2}) {
-      OrderRequest ask = divisible(Side::Sell, 1, 1, kNow + 2, kNow + 4, 2 * kMicrosPerDollar);
-      ask.id = id;
-      ask.account = provider;
-      apply(ask);
+      apply(ask(id, provider, 1, 1, kNow + 2, kNow + 4, 2 * kMicrosPerDollar));
     }
-    OrderRequest bid = divisible(Side::Buy, 1, 2, kNow + 2, kNow + 4, 3 * kMicrosPerDollar);
-    bid.id = 3;
-    bid.account = buyer;
-    apply(bid);
+    apply(bid(3, buyer, 1, 2, kNow + 2, kNow + 4, 3 * kMicrosPerDollar));
   }
 };
 
