@@ -8,7 +8,8 @@ BUILD_DIR="${BUILD_DIR:-build}"
 # pybind11-dev belong to, even when another python3 (pyenv, a venv) comes first in PATH.
 PYTHON_ARGS=()
 if [ -x /usr/bin/python3 ]; then PYTHON_ARGS=(-DPython3_EXECUTABLE=/usr/bin/python3); fi
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${PYTHON_ARGS[@]}"
+# TESSERA_WERROR=ON (scripts/test.sh sets it when CI=true): warnings in the project's code fail the build.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_WERROR="${TESSERA_WERROR:-OFF}" "${PYTHON_ARGS[@]}"
 cmake --build "$BUILD_DIR" --parallel "$(nproc)"
 # A development TLS certificate for tessera-exchange (self-signed CA + localhost server
 # certificate), made once; TESSERA_TLS_DIR puts it elsewhere (e.g. your data folder).

@@ -338,81 +338,20 @@ class ExchangeClient::Impl {
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return;  // tolerate what we cannot read
     const std::string type = str(j, "type");
-    if (type == "heartbeat") {
-      if (pingReq && j.contains("req") && num<std::uint64_t>(j, "req") == *pingReq) {
-        pingReq.reset();
-        if (callbacks.onRoundTrip) callbacks.onRoundTrip(Clock::now() - pingSentAt);
-      }
-      return;
-    }
+    if (type == "heartbeat") return onHeartbeat(j);
     if (type == "logon_ack") return onLogon(j);
     if (type == "exec") return onExec(j);
-    if (type == "md_cell") {
-      auto cell = cellFrom(j);
-      if (!cell) return;
-      BookMirror::Result r;
-      {
-        std::lock_guard lock(mutex);
-        r = mirror.applyCell(num<std::uint64_t>(j, "seq"), *cell);
-      }
-      return afterSequenced(r, [&] {
-        if (callbacks.onBook) callbacks.onBook({*cell}, false);
-      });
-    }
-    if (type == "trade") {
-      BookMirror::Result r;
-      {
-        std::lock_guard lock(mutex);
-        r = mirror.advance(num<std::uint64_t>(j, "seq"));
-      }
-      return afterSequenced(r, [&] {
-        Trade t;
-        t.seq = num<std::uint64_t>(j, "seq");
-        t.trade = num<TradeId>(j, "trade");
-        t.cluster = num<ClusterId>(j, "cluster");
-        t.gpus = num<GpuCount>(j, "gpus");
-        t.start = num<Hour>(j, "start");
-        t.end = num<Hour>(j, "end");
-        t.price = num<Price>(j, "price");
-        t.aggressor = sideOf(j, "aggressor").value_or(Side::Buy);
-        if (callbacks.onTrade) callbacks.onTrade(t);
-      });
-    }
-    if (type == "md_clock") {
-      BookMirror::Result r;
-      {
-        std::lock_guard lock(mutex);
-        r = mirror.advance(num<std::uint64_t>(j, "seq"));
-        if (r == BookMirror::Result::Applied) clock = num<Hour>(j, "now");
-      }
-      return afterSequenced(r, [&] {
-        if (callbacks.onClock) callbacks.onClock(num<Hour>(j, "now"));
-      });
-    }
-    if (type == "md_cluster") {
-      std::optional<Cluster> added;
-      if (auto it = j.find("cluster"); it != j.end()) {
-        auto parsed = clusterFromJson(*it);
-        if (auto* c = std::get_if<Cluster>(&parsed)) added = *c;
-      }
-      BookMirror::Result r;
-      {
-        std::lock_guard lock(mutex);
-        r = mirror.advance(num<std::uint64_t>(j, "seq"));
-        if (r == BookMirror::Result::Applied && added) clusterList.push_back(*added);
-      }
-      return afterSequenced(r, [] {});
-    }
-    if (type == "md_index") {
-      BookMirror::Result r;
-      {
-        std::lock_guard lock(mutex);
-        r = mirror.advance(num<std::uint64_t>(j, "seq"));
-      }
-      return afterSequenced(r, [&] {
-        auto point = indexPointFrom(j);
-        if (point && callbacks.onIndex) callbacks.onIndex({*point});
-      });
+    if (type == "orders") return onOrders(j);
+    if (type == "positions") return onPositions(j);
+    if (type == "order_status") return onOrderStatus(j);
+    if (type == "md_snapshot") return onSnapshot(j);
+    if (type == "error") return onError(j);
+    if (onMarketData(type, j) || onForwardReply(type, j)) return;
+    if (type == "md_resume") {
+      resyncPending = false;
+      std::lock_guard lock(mutex);
+      ++gaps;
+      return;
     }
     if (type == "index_history") {
       if (callbacks.onIndex) callbacks.onIndex(indexPointsFrom(j, "points"));
@@ -428,13 +367,83 @@ class ExchangeClient::Impl {
                                                 str(j, "what"), num<Hour>(j, "now")});
       return;
     }
-    if (type == "md_forward_book" || type == "md_forward_trade" || type == "md_forward_settlement") {
+    if (type == "balance") {
+      if (callbacks.onBalance)
+        callbacks.onBalance(Balance{num<Money>(j, "cash"), num<Money>(j, "reserved"),
+                                    num<Money>(j, "escrow"), num<Money>(j, "credits")});
+      return;
+    }
+  }
+
+  void onHeartbeat(const json& j) {
+    if (pingReq && j.contains("req") && num<std::uint64_t>(j, "req") == *pingReq) {
+      pingReq.reset();
+      if (callbacks.onRoundTrip) callbacks.onRoundTrip(Clock::now() - pingSentAt);
+    }
+  }
+
+  // The mirror's sequence number of a market-data line other than a cell: it only advances.
+  BookMirror::Result advanceSequence(const json& j) {
+    std::lock_guard lock(mutex);
+    return mirror.advance(num<std::uint64_t>(j, "seq"));
+  }
+
+  // A numbered market-data line (all but md_snapshot); false if `type` is none.
+  bool onMarketData(const std::string& type, const json& j) {
+    if (type == "md_cell") {
+      auto cell = cellFrom(j);
+      if (!cell) return true;
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.applyCell(num<std::uint64_t>(j, "seq"), *cell);
+      }
+      afterSequenced(r, [&] {
+        if (callbacks.onBook) callbacks.onBook({*cell}, false);
+      });
+    } else if (type == "trade") {
+      afterSequenced(advanceSequence(j), [&] {
+        Trade t;
+        t.seq = num<std::uint64_t>(j, "seq");
+        t.trade = num<TradeId>(j, "trade");
+        t.cluster = num<ClusterId>(j, "cluster");
+        t.gpus = num<GpuCount>(j, "gpus");
+        t.start = num<Hour>(j, "start");
+        t.end = num<Hour>(j, "end");
+        t.price = num<Price>(j, "price");
+        t.aggressor = sideOf(j, "aggressor").value_or(Side::Buy);
+        if (callbacks.onTrade) callbacks.onTrade(t);
+      });
+    } else if (type == "md_clock") {
       BookMirror::Result r;
       {
         std::lock_guard lock(mutex);
         r = mirror.advance(num<std::uint64_t>(j, "seq"));
+        if (r == BookMirror::Result::Applied) clock = num<Hour>(j, "now");
       }
-      return afterSequenced(r, [&] {
+      afterSequenced(r, [&] {
+        if (callbacks.onClock) callbacks.onClock(num<Hour>(j, "now"));
+      });
+    } else if (type == "md_cluster") {
+      std::optional<Cluster> added;
+      if (auto it = j.find("cluster"); it != j.end()) {
+        auto parsed = clusterFromJson(*it);
+        if (auto* c = std::get_if<Cluster>(&parsed)) added = *c;
+      }
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+        if (r == BookMirror::Result::Applied && added) clusterList.push_back(*added);
+      }
+      afterSequenced(r, [] {});
+    } else if (type == "md_index") {
+      afterSequenced(advanceSequence(j), [&] {
+        auto point = indexPointFrom(j);
+        if (point && callbacks.onIndex) callbacks.onIndex({*point});
+      });
+    } else if (type == "md_forward_book" || type == "md_forward_trade" || type == "md_forward_settlement") {
+      afterSequenced(advanceSequence(j), [&] {
         if (type == "md_forward_book") {
           if (auto b = forwardBookFrom(j); b && callbacks.onForwardBook) callbacks.onForwardBook(*b);
           return;
@@ -444,12 +453,17 @@ class ExchangeClient::Impl {
           callbacks.onForwardPrint(ForwardPrint{*a, num<Hour>(j, "week_start"), num<std::int64_t>(j, "gpu_hours"),
                                                 num<Price>(j, "price"), type == "md_forward_settlement"});
       });
+    } else {
+      return false;
     }
+    return true;
+  }
+
+  // A reply to a forward request or a forward event of the account; false if `type` is none.
+  bool onForwardReply(const std::string& type, const json& j) {
     if (type == "forward_book") {
       if (auto b = forwardBookFrom(j); b && callbacks.onForwardBook) callbacks.onForwardBook(*b);
-      return;
-    }
-    if (type == "forward_orders") {
+    } else if (type == "forward_orders") {
       std::vector<ForwardWorkingOrder> list;
       if (auto it = j.find("orders"); it != j.end() && it->is_array())
         for (const json& o : *it) {
@@ -460,9 +474,7 @@ class ExchangeClient::Impl {
                                              num<std::int64_t>(o, "leaves_gpu_hours"), num<Price>(o, "price")});
         }
       if (callbacks.onForwardOrders) callbacks.onForwardOrders(list, num<Money>(j, "margin_held"));
-      return;
-    }
-    if (type == "forward_positions") {
+    } else if (type == "forward_positions") {
       std::vector<ForwardPositionView> list;
       if (auto it = j.find("positions"); it != j.end() && it->is_array())
         for (const json& p : *it) {
@@ -474,90 +486,77 @@ class ExchangeClient::Impl {
                                              num<Price>(p, "last_mark")});
         }
       if (callbacks.onForwardPositions) callbacks.onForwardPositions(list);
-      return;
-    }
-    if (type == "forward_accepted" || type == "forward_rejected" || type == "forward_fill" ||
-        type == "forward_cancelled" || type == "forward_notice") {
-      std::string text;
-      if (type == "forward_accepted")
-        text = "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " accepted, margin held " +
-               toDollars(num<Money>(j, "margin_held"));
-      else if (type == "forward_rejected")
-        text = "forward order " + str(j, "cl_ord_id") + " rejected (" + str(j, "code") + "): " + str(j, "reason");
-      else if (type == "forward_fill")
-        text = std::string(str(j, "side") == "buy" ? "bought " : "sold ") + std::to_string(num<std::int64_t>(j, "gpu_hours")) +
-               " GPU-h of the " + str(j, "accelerator") + " index at " + toDollars(num<Price>(j, "price")) +
-               " (position " + std::to_string(num<std::uint64_t>(j, "position")) + ")";
-      else if (type == "forward_cancelled")
-        text = "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " cancelled (" + str(j, "reason") + ")";
-      else
-        text = "position " + std::to_string(num<std::uint64_t>(j, "position")) + ": " + str(j, "what");
-      if (callbacks.onForwardEvent) callbacks.onForwardEvent(type, text);
+    } else if (type == "forward_accepted" || type == "forward_rejected" || type == "forward_fill" ||
+               type == "forward_cancelled" || type == "forward_notice") {
+      if (callbacks.onForwardEvent) callbacks.onForwardEvent(type, forwardEventText(type, j));
       // What changed is asked for again rather than patched: one source of truth, the exchange.
       if (callbacks.onForwardOrders) request("forward_orders", "{\"type\":\"forward_orders\"}");
       if (callbacks.onForwardPositions && type != "forward_accepted")
         request("forward_positions", "{\"type\":\"forward_positions\"}");
-      return;
+    } else {
+      return false;
     }
-    if (type == "md_snapshot") {
-      std::vector<BookCell> cells;
-      if (auto it = j.find("cells"); it != j.end() && it->is_array()) {
-        for (const json& c : *it) {
-          if (auto cell = cellFrom(c)) cells.push_back(std::move(*cell));
-        }
+    return true;
+  }
+
+  static std::string forwardEventText(const std::string& type, const json& j) {
+    if (type == "forward_accepted")
+      return "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " accepted, margin held " +
+             toDollars(num<Money>(j, "margin_held"));
+    if (type == "forward_rejected")
+      return "forward order " + str(j, "cl_ord_id") + " rejected (" + str(j, "code") + "): " + str(j, "reason");
+    if (type == "forward_fill")
+      return std::string(str(j, "side") == "buy" ? "bought " : "sold ") + std::to_string(num<std::int64_t>(j, "gpu_hours")) +
+             " GPU-h of the " + str(j, "accelerator") + " index at " + toDollars(num<Price>(j, "price")) +
+             " (position " + std::to_string(num<std::uint64_t>(j, "position")) + ")";
+    if (type == "forward_cancelled")
+      return "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " cancelled (" + str(j, "reason") + ")";
+    return "position " + std::to_string(num<std::uint64_t>(j, "position")) + ": " + str(j, "what");
+  }
+
+  void onSnapshot(const json& j) {
+    std::vector<BookCell> cells;
+    if (auto it = j.find("cells"); it != j.end() && it->is_array()) {
+      for (const json& c : *it) {
+        if (auto cell = cellFrom(c)) cells.push_back(std::move(*cell));
       }
-      bool recovered;
-      {
-        std::lock_guard lock(mutex);
-        recovered = mirror.hasSnapshot();
-        mirror.applySnapshot(num<std::uint64_t>(j, "seq"), cells);
-        clock = num<Hour>(j, "now");
-        if (recovered) ++gaps;
-      }
-      resyncPending = false;
-      if (callbacks.onBook) callbacks.onBook(cells, true);
-      if (callbacks.onIndex) {
-        auto current = indexPointsFrom(j, "index");
-        if (!current.empty()) callbacks.onIndex(current);
-      }
-      if (auto it = j.find("forward_books"); it != j.end() && it->is_array() && callbacks.onForwardBook)
-        for (const json& b : *it)
-          if (auto book = forwardBookFrom(b)) callbacks.onForwardBook(*book);
-      return;
     }
-    if (type == "md_resume") {
-      resyncPending = false;
+    bool recovered;
+    {
       std::lock_guard lock(mutex);
-      ++gaps;
+      recovered = mirror.hasSnapshot();
+      mirror.applySnapshot(num<std::uint64_t>(j, "seq"), cells);
+      clock = num<Hour>(j, "now");
+      if (recovered) ++gaps;
+    }
+    resyncPending = false;
+    if (callbacks.onBook) callbacks.onBook(cells, true);
+    if (callbacks.onIndex) {
+      auto current = indexPointsFrom(j, "index");
+      if (!current.empty()) callbacks.onIndex(current);
+    }
+    if (auto it = j.find("forward_books"); it != j.end() && it->is_array() && callbacks.onForwardBook)
+      for (const json& b : *it)
+        if (auto book = forwardBookFrom(b)) callbacks.onForwardBook(*book);
+  }
+
+  void onError(const json& j) {
+    const std::string code = str(j, "code");
+    if (str(j, "req_type") == "logon" || code == "auth_failed") {
+      stopping = true;  // retrying with the same key cannot succeed
+      ++generation;
+      boost::system::error_code ignored;
+      socket.close(ignored);
+      setState(ConnectionState::AuthFailed, str(j, "reason"));
       return;
     }
-    if (type == "balance") {
-      if (callbacks.onBalance)
-        callbacks.onBalance(Balance{num<Money>(j, "cash"), num<Money>(j, "reserved"),
-                                    num<Money>(j, "escrow"), num<Money>(j, "credits")});
-      return;
+    if (str(j, "req_type") == "positions") {  // the pages under way end here
+      positionsPages.clear();
+      statusPages.clear();
+      positionsPaging = false;
+      positionsAgain = false;
     }
-    if (type == "orders") return onOrders(j);
-    if (type == "positions") return onPositions(j);
-    if (type == "order_status") return onOrderStatus(j);
-    if (type == "error") {
-      const std::string code = str(j, "code");
-      if (str(j, "req_type") == "logon" || code == "auth_failed") {
-        stopping = true;  // retrying with the same key cannot succeed
-        ++generation;
-        boost::system::error_code ignored;
-        socket.close(ignored);
-        setState(ConnectionState::AuthFailed, str(j, "reason"));
-        return;
-      }
-      if (str(j, "req_type") == "positions") {  // the pages under way end here
-        positionsPages.clear();
-        statusPages.clear();
-        positionsPaging = false;
-        positionsAgain = false;
-      }
-      return error(code, str(j, "reason"), str(j, "req_type"));
-    }
+    error(code, str(j, "reason"), str(j, "req_type"));
   }
 
   template <class F>

@@ -1,9 +1,13 @@
 #pragma once
-// What the exchange adds around the matching engine, all on the one matching thread: sessions
-// and logon, order-id assignment, the money (a double-entry SettlementLedger: cash, escrow,
-// fees) and bid reservations, contract settlement and delivery reports with their remedies,
-// per-account limits, the journal, and market data (book cells, trades, clock, price index)
-// with sequence numbers.
+// The exchange around the matching engine, all on the one matching thread: a thin coordinator
+// that routes each session's request and each engine event to the part that owns it, in a
+// fixed order, and journals every accepted input. The parts, each with its own tests:
+//   ExchangeSessions   sessions, logon and the session-level requests
+//   ExchangeAccounts   accounts, the exchange's order records, pre-trade checks, bid reservations
+//   MarketDataFeed     book cells, trades, clock and price index, numbered, with resume
+//   SettlementDesk     contracts' escrow and settlement, delivery reports, outages, remedies,
+//                      index forwards (all on one double-entry SettlementLedger)
+//   JournalReplay      the journal's replay dispatch and the snapshot's tie to its journal
 // It never touches a socket: it turns requests into lines in an Outbox, which the server sends
 // only after the batch's journal commit (group commit).
 #include "core/domain/AccountDirectory.h"
@@ -12,10 +16,16 @@
 #include "core/net/ClientMessage.h"
 #include "core/net/ClOrdIdIndex.h"
 #include "core/net/DenseIdTable.h"
+#include "core/net/ExchangeAccounts.h"
+#include "core/net/ExchangeSessions.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/Journal.h"
+#include "core/net/JournalReplay.h"
+#include "core/net/MarketDataFeed.h"
+#include "core/net/Outbox.h"
 #include "core/net/ServerMessage.h"
+#include "core/net/SettlementDesk.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/PriceIndex.h"
 #include "core/settlement/SettlementLedger.h"
@@ -36,16 +46,7 @@
 
 namespace tessera::net {
 
-using SessionId = std::uint64_t;
 class SnapshotStore;
-
-struct Outbox {
-  std::unordered_map<SessionId, std::string> toSession;
-  std::string marketData;            // for every subscribed session, after its own lines
-  std::vector<SessionId> subscribers;  // filled by ExchangeCore::finishBatch
-  std::vector<SessionId> disconnect;   // after their lines are sent
-  void clear();
-};
 
 class ExchangeCore {
  public:
@@ -77,7 +78,7 @@ class ExchangeCore {
 
   const Matcher& engine() const { return *engine_; }
   const AccountDirectory& accounts() const { return directory_; }
-  std::uint64_t mdSeq() const { return mdSeq_; }
+  std::uint64_t mdSeq() const { return marketData_.seq(); }
   std::uint64_t epoch() const { return epoch_; }
   std::uint64_t replayedEntries() const { return replayed_; }
   Money cash(AccountId a) const;
@@ -85,9 +86,11 @@ class ExchangeCore {
   Money escrow(AccountId a) const;
   const SettlementLedger& ledger() const { return ledger_; }
   const ContractSettlement& settlement() const { return settlement_; }
-  const std::deque<IndexPublication>& indexHistory() const { return indexHistory_; }
+  const std::deque<IndexPublication>& indexHistory() const { return marketData_.indexHistory(); }
   // The latest published value of every index series (e.g. next-day prices for forwards).
-  const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow() const { return indexNow_; }
+  const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow() const {
+    return marketData_.indexNow();
+  }
 
   // A hash of everything a restart must rebuild: every order the engine ever accepted (as
   // order_status shows it) and its exchange record, contracts, holdings, settlement, balances,
@@ -118,150 +121,84 @@ class ExchangeCore {
   // Journal entries that are not engine inputs carry a "type" the engine does not know; each
   // such type has one replay handler, registered here (delivery reports, outages; forward
   // market entries the same way). Live code writes them with appendJournalEntry().
-  using JournalEntryHandler = std::function<void(const nlohmann::json& entry)>;
+  using JournalEntryHandler = JournalReplay::EntryHandler;
   void registerJournalEntry(std::string type, JournalEntryHandler replay);
 
  private:
-  struct Account {
-    AccountId id = 0;
-    std::string name;
-    Money reserved = 0;  // sum of its open orders' OrderInfo::reserved (held on the ledger's Cash)
-    bool house = false;
-    Money creditLimit = 0;  // what its bids may commit beyond its cash (AccountConfig::creditLimit)
-    bool configured = false;
-    int openOrders = 0;
-    ClOrdIdIndex byClOrdId;
-    std::vector<SessionId> sessions;
-  };
-  struct OrderInfo {
-    AccountId account = 0;
-    std::string clOrdId;
-    Price limit = 0;
-    Side side = Side::Buy;
-    Money reserved = 0;  // limit x leaves of a working bid; set only by syncReservation
-    bool open = false;
-  };
-  struct Session {
-    AccountId account = 0;
-    int failedLogons = 0;
-    bool subscribed = false;
-    std::string address;
-  };
-
-  // An error reply to session `s`, also written to the log (rate-limited) with its account.
-  void replyError(SessionId s, Outbox& out, std::string_view code, std::string_view reason,
-                  std::string_view type, std::optional<std::uint64_t> req);
-  Account& accountNamed(const std::string& name);
-  Account* accountOf(SessionId s);
-  std::optional<OrderId> resolve(const Account& a, const OrderRef& ref) const;
-
-  void onNewOrder(SessionId s, Account& a, const NewOrder& m, Outbox& out, bool checks);
-  void onCancel(SessionId s, Account& a, OrderId id, std::optional<std::uint64_t> req, Outbox& out);
-  void onAmend(SessionId s, Account& a, const AmendOrder& m, std::optional<std::uint64_t> req, Outbox& out);
-  void onSubscribe(SessionId s, const Subscribe& m, Outbox& out);
-  void onForward(Account& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out);
-  // Sends what the forward desk produced (nothing while replaying) and marks balances dirty.
-  void sendForward(const ForwardDeskOutput& d, Outbox* out);
-  // Cash an account may still commit: not reserved by bids nor held by resting forward orders.
-  Money spendable(const Account& a) const;
-  // Cash not reserved by bids (the forward desk subtracts its own margin holds itself).
-  Money cashFreeOfBids(const Account& a) const;
-  void onDeliveryReport(SessionId s, Account& a, const DeliveryReportRequest& m,
+  // Requests of a logged-on session, one handler each.
+  void dispatch(SessionId s, ExchangeSession& session, ExchangeAccount& a, const ClientMessage& m, Outbox& out);
+  void onLogon(SessionId s, ExchangeSession& session, const Logon& logon, std::optional<std::uint64_t> req,
+               Outbox& out);
+  void onNewOrder(ExchangeAccount& a, const NewOrder& m, Outbox& out, bool checks);
+  void onCancel(SessionId s, ExchangeAccount& a, const CancelOrder& c, std::optional<std::uint64_t> req, Outbox& out);
+  void onAmend(SessionId s, ExchangeAccount& a, const AmendOrder& m, std::optional<std::uint64_t> req, Outbox& out);
+  void onMassCancel(SessionId s, const ExchangeAccount& a, const MassCancel& m, std::optional<std::uint64_t> req,
+                    Outbox& out);
+  void onOrderStatus(SessionId s, const ExchangeAccount& a, const OrderStatusQuery& q,
+                     std::optional<std::uint64_t> req, Outbox& out);
+  void onOrders(SessionId s, const ExchangeAccount& a, std::optional<std::uint64_t> req, Outbox& out);
+  void onPositions(SessionId s, const ExchangeAccount& a, const PositionsQuery& q, std::optional<std::uint64_t> req,
+                   Outbox& out);
+  void onIndexHistory(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
+  void onSubscribe(SessionId s, ExchangeSession& session, const Subscribe& m, Outbox& out);
+  void onDeliveryReport(SessionId s, const ExchangeAccount& a, const DeliveryReportRequest& m,
                         std::optional<std::uint64_t> req, Outbox& out);
-  void onOutage(SessionId s, Account& a, const OutageRequest& m, std::optional<std::uint64_t> req,
+  void onOutage(SessionId s, const ExchangeAccount& a, const OutageRequest& m, std::optional<std::uint64_t> req,
                 Outbox& out);
 
-  // Settlement: the journaled, replayed halves of delivery reports and outages. Each returns
-  // the error code for the reporter, or nothing; on success the entry is journaled (unless
-  // replaying) and, live, the contracts' remedies are applied.
-  std::optional<std::string> applyDeliveryReport(AccountId provider, const DeliveryReport& r,
-                                                 Outbox* out);
-  std::optional<std::string> applyOutage(AccountId provider, const OutageRequest& m, Outbox* out,
-                                         std::vector<ContractId>* affected);
-  // Replacement remedy for contract `k` after a report on [start, end): a CapacityTransfer from
-  // the provider's unoffered capacity on an equal-or-better cluster, or the credit if none.
-  void applyRemedy(const Contract& k, Hour start, Hour end, std::optional<ClusterId> excluded,
-                   Outbox* out);
-  void applyFeederOutages(Outbox& out);
-  void appendJournalEntry(const nlohmann::json& entry);
-  void notify(const SettlementEvent& e, Outbox* out);
-  void fundFromOutside(AccountId a, Money amount, const char* memo);
-  BalanceFigures balanceOf(const Account& a) const;
-  void publishIndex(Hour now, Outbox* out);
+  // Applies one input to the engine; on success journals it (live), routes its events
+  // (onEvent) and publishes the book cells it changed. Returns the engine's rejection if any.
+  std::optional<OrderRejected> applyInput(const InputEvent& in, const std::string& clOrdId, Outbox* out);
+  // One engine event, to the parts it concerns; `out` is null while replaying.
+  void onEvent(const Event& e, Outbox* out);
+  void onAccepted(const OrderAccepted& e, Outbox* out);
+  void onFill(const Fill& f, Outbox* out);
+  void onCancelled(const OrderCancelled& c, Outbox* out);
+  void onAmended(const OrderAmended& am, Outbox* out);
+  void onClock(Hour now, Outbox* out);
 
-  // Applies one input to the engine; on success journals it, updates cash and open-order
-  // counts, writes execution reports (to `out`, unless replaying) and market data.
-  // Returns the engine's rejection if there was one.
-  std::optional<OrderRejected> applyInput(const InputEvent& in, const std::string& clOrdId,
-                                          Outbox* out);
-  void account(const Event& e, Outbox* out);
-  void syncReservation(OrderId id, OrderInfo& info);
-  void toAccount(AccountId a, Outbox& out, const std::string& line);
-  void touch(const OrderRequest& o, Hour from, Hour to);
-  void publishCells(Outbox* out);
-  void publish(Outbox* out, std::string line);
+  void applyFeederOutages(Outbox& out);
+  BalanceFigures balanceOf(const ExchangeAccount& a) const;
   void replay(std::uint64_t afterSeq);
+  // An engine input read from the journal: its account's bookkeeping, then the input itself.
+  void replayInput(const JournalEntry& e, InputEvent&& in);
   void openMarket(const ExchangeConfig& config);
   void loadSnapshot(const SnapshotStart& from);
+  void stopRecording(const std::string& why);
+
   bool fromSnapshot_ = false;
   std::uint64_t snapshotSeq_ = 0;
   mutable std::size_t lastSnapshotBytes_ = 0;
   std::uint64_t fingerprint_ = 0;  // configFingerprint of the configuration it runs with
+  std::uint64_t replayed_ = 0;
+  std::uint64_t epoch_ = 0;
 
   Limits limits_;
   Journal& journal_;
   std::unique_ptr<Matcher> engine_;
   AccountDirectory directory_;
-  std::unordered_map<AccountId, Account> accounts_;
-  DenseIdTable<OrderInfo> orders_;  // by exchange order id (sequential)
-  std::unordered_map<SessionId, Session> sessions_;
-  std::set<AccountId> dirtyBalances_;
-  OrderId nextOrderId_ = 1;
-  std::uint64_t replayed_ = 0;
-  std::uint64_t epoch_ = 0;
-  bool replaying_ = false;
-  std::vector<Event> events_;
-  // Whether the buyer of contract id (index id - 1; contract ids are dense from 1) was the
-  // incoming order of its trade: the positions reply says which side took liquidity.
-  std::vector<bool> buyerTook_;
-  std::string scratch_;
-
-  // Money and settlement.
+  // Money: one double-entry ledger for cash, escrow, fees and forward margin.
   SettlementLedger ledger_;
   ContractSettlement settlement_{ledger_};
-  // Cash-settled index forwards, on the same ledger; their margin holds count against bids.
   ForwardDesk forwards_{ledger_, directory_};
   std::shared_ptr<FeederReports> feederReports_;
-  std::map<std::string, JournalEntryHandler, std::less<>> journalEntries_;
 
-  // Price index: fed one print per trade, published hourly; 30 days of hourly values kept.
-  PriceIndex index_;
-  std::set<Accelerator> indexedAccelerators_;
-  std::optional<Hour> indexAsOf_;
-  std::map<std::pair<Accelerator, Tenor>, IndexPublication> indexNow_;
-  std::deque<IndexPublication> indexHistory_;
+  // The parts (see the header comment); declared in the order they depend on each other.
+  JournalReplay replay_{journal_, directory_};
+  MarketDataFeed marketData_{*engine_, limits_};
+  ExchangeAccounts accounts_{directory_, ledger_, forwards_, *engine_, limits_};
+  ExchangeSessions sessions_{accounts_};
+  SettlementDesk desk_{*engine_, directory_, ledger_, settlement_, forwards_, accounts_, marketData_, replay_,
+                      [this](const CapacityTransfer& t, Outbox* out) { return !applyInput(t, "", out); }};
+
+  std::vector<Event> events_;
+  std::string scratch_;
 
   // Market-history recording (ExchangeConfig::recordPath); dropped, with one message, if the
   // file fails (disk full...), so a history problem never stops the exchange.
   std::unique_ptr<store::MarketHistoryStore> history_;
   std::unique_ptr<store::HistoryRecorder> recorder_;
   std::chrono::steady_clock::time_point lastHistoryFlush_{};
-  void stopRecording(const std::string& why);
-
-  // Market data.
-  std::map<CellKey, std::vector<BookLevel>> published_;
-  std::set<CellKey> touched_;
-  // publishCells' scratch, kept between calls so the hot path does not allocate.
-  std::vector<CellKey> touchedCells_;
-  std::vector<std::vector<BookLevel>> touchedDepth_;
-  std::vector<std::vector<BookLevel>> scratchDepth_;
-  std::vector<std::size_t> scratchRun_;
-
-  // Cells are published for hours before now + Limits::mdHorizonHours; this is where the
-  // horizon stood at the last clock step.
-  Hour publishedThrough_ = 0;
-  std::uint64_t mdSeq_ = 0;
-  std::deque<std::pair<std::uint64_t, std::string>> recent_;  // for re-requests after a gap
 };
 
 }  // namespace tessera::net

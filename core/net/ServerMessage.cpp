@@ -82,6 +82,13 @@ std::string jsonString(std::string_view s) {
   return out;
 }
 
+void appendReq(std::string& out, std::optional<std::uint64_t> req) {
+  if (req) {
+    out += ",\"req\":";
+    out += std::to_string(*req);
+  }
+}
+
 void appendError(std::string& out, std::string_view code, std::string_view reason,
                  std::string_view reqType, std::optional<std::uint64_t> req) {
   out += "{\"type\":\"error\"";

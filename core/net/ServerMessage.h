@@ -16,6 +16,8 @@
 namespace tessera::net {
 
 std::string jsonString(std::string_view s);  // a quoted, escaped JSON string
+// ,"req":N when the request carried an id (every reply ends with it).
+void appendReq(std::string& out, std::optional<std::uint64_t> req);
 
 void appendError(std::string& out, std::string_view code, std::string_view reason,
                  std::string_view reqType, std::optional<std::uint64_t> req);

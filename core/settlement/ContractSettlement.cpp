@@ -46,13 +46,15 @@ std::string_view toString(SettlementError e) {
 }
 
 std::string toDollars(Money m) {
-  // Rounded to the cent, half away from zero, with thousands separators: "-$1,224.50".
+  // Rounded to the cent, half away from zero, from the integer micro-dollars, with thousands
+  // separators: "-$1,224.50". An amount that rounds to zero cents has no sign.
   const bool negative = m < 0;
+  // Unsigned, so the most negative Money has a magnitude too.
   const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(m) : static_cast<std::uint64_t>(m);
-  const std::uint64_t cents = (magnitude + 5'000) / 10'000;
+  const std::uint64_t cents = magnitude / 10'000 + (magnitude % 10'000 >= 5'000 ? 1 : 0);
   const std::string whole = withThousands(static_cast<std::int64_t>(cents / 100));
   const std::uint64_t c = cents % 100;
-  return std::string(negative ? "-$" : "$") + whole + "." + (c < 10 ? "0" : "") + std::to_string(c);
+  return std::string(negative && cents > 0 ? "-$" : "$") + whole + "." + (c < 10 ? "0" : "") + std::to_string(c);
 }
 
 std::string withThousands(std::int64_t n) {

@@ -478,7 +478,7 @@ class TestExchangeSettlement : public QObject {
       d->clock(kNow + 12);
       Result r;
       r.postings = d->core().ledger().postings();
-      for (const std::string& name : {"alice", "carol", "provider"}) {
+      for (const std::string name : {"alice", "carol", "provider"}) {
         const json b = d->balance(name);
         r.balances[name] = {b["cash"].get<Money>(), b["escrow"].get<Money>(), b["credits"].get<Money>()};
       }

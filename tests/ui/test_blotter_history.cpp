@@ -8,6 +8,7 @@
 //   hours, role) and the order history the filled orders, from the exchange;
 // - an empty table says why it is empty; a sell-back ticket starts from the book's best bid for
 //   the shape (and says so), never from the last buy's limit.
+#include "TestSettings.h"
 #include "ExchangeTerminal.h"
 
 #include "ui/blotter/BlotterWidget.h"
@@ -96,10 +97,7 @@ class TestBlotterHistory : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_blotter_history");
-    QSettings().clear();
+    tessera::ui::testing::useTestSettings("test_blotter_history");
   }
 
   // Mutations seen failing: ExchangeBackend not copying the execution's aggressor into the fill

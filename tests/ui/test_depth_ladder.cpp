@@ -2,6 +2,7 @@
 // cursor shows the exchange's price levels and the account's own orders; a click on a level
 // and then Submit sends an order at exactly that level's price (read back from the exchange by
 // a second client of the account).
+#include "TestSettings.h"
 #include "ExchangeTerminal.h"
 
 #include "ui/grid/OrderBookGridView.h"
@@ -48,10 +49,7 @@ class TestDepthLadder : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_depth_ladder");
-    QSettings().clear();
+    tessera::ui::testing::useTestSettings("test_depth_ladder");
   }
 
   void init() {

@@ -1,6 +1,7 @@
 // The default market: the embedded exchange server fed by the simulated market, traded through
 // the exchange client. Its book reaches the grid, and an order entered in the ticket travels
 // over the loopback connection, shows in the blotter, and cancels from its row.
+#include "TestSettings.h"
 #include "ui/blotter/BlotterWidget.h"
 #include "core/cost/MarketOffers.h"
 #include "ui/grid/OrderBookGridView.h"
@@ -28,9 +29,7 @@ class TestEmbeddedExchange : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_embedded_exchange");
+    tessera::ui::testing::useTestSettings("test_embedded_exchange", false);
   }
 
   void ordersTravelThroughTheExchange() {

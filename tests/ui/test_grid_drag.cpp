@@ -8,6 +8,7 @@
 //   single GPUs;
 // - clicking an own order's outline selects it in the blotter, and its context menu on the grid
 //   amends and cancels it at the exchange.
+#include "TestSettings.h"
 #include "ExchangeTerminal.h"
 #include "GuiTestSupport.h"
 
@@ -56,10 +57,7 @@ class TestGridDrag : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_grid_drag");
-    QSettings().clear();
+    tessera::ui::testing::useTestSettings("test_grid_drag");
     qRegisterMetaType<GridSelection>();
   }
 

@@ -5,6 +5,7 @@
 // - the status bar says "measuring…" until the round trip to the exchange is measured, then the
 //   round trip in ms;
 // - a combo box near the top of the screen opens its list on the screen, not above its top.
+#include "TestSettings.h"
 #include "ExchangeTerminal.h"
 #include "OffscreenScreen.h"
 
@@ -42,10 +43,7 @@ class TestLayoutFit : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_layout_fit");
-    QSettings().clear();
+    tessera::ui::testing::useTestSettings("test_layout_fit");
     const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
     QCOMPARE(screen.size(), QSize(1366, 768));
   }

@@ -1,6 +1,7 @@
 // The order ticket's listing terms: a sell order carries the terms chosen in the form, invalid
 // terms are refused with a reason, the last terms sent are remembered, a sell-back passes on
 // the resold contract's terms, and a buy ticket shows the terms of the asks it would take.
+#include "TestSettings.h"
 #include "ScriptedMarket.h"
 
 #include "ui/shell/TermsFormat.h"
@@ -79,9 +80,7 @@ class TestListingTerms : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_listing_terms");
+    tessera::ui::testing::useTestSettings("test_listing_terms", false);
   }
   void init() { QSettings().clear(); }
 

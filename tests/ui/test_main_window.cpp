@@ -1,5 +1,6 @@
 // The main window: every frequent action has a shortcut listed in Help, themes switch the
 // palette, and the layout and theme survive a restart (QSettings).
+#include "TestSettings.h"
 #include "OffscreenScreen.h"
 #include "ScriptedMarket.h"
 
@@ -34,10 +35,7 @@ class TestMainWindow : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_main_window");
-    QSettings().clear();
+    tessera::ui::testing::useTestSettings("test_main_window");
   }
 
   void frequentActionsHaveShortcuts() {

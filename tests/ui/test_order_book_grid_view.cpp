@@ -1,5 +1,6 @@
 // The grid: a dragged rectangle becomes the right selection, and on the main window the right
 // order ticket (cluster, GPUs, start, end, and the quote worked out by hand).
+#include "TestSettings.h"
 #include "GuiTestSupport.h"
 #include "ScriptedMarket.h"
 
@@ -40,9 +41,7 @@ class TestOrderBookGridView : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_order_book_grid_view");
+    tessera::ui::testing::useTestSettings("test_order_book_grid_view", false);
     qRegisterMetaType<GridSelection>();
   }
 

@@ -2,6 +2,7 @@
 // a resting bid appears in working orders and can be cancelled from its row, a crossing
 // all-or-none buy fills and shows as fills, a contract and cash spent, a rejected order
 // raises an error dialog.
+#include "TestSettings.h"
 #include "GuiTestSupport.h"
 #include "ScriptedMarket.h"
 
@@ -63,9 +64,7 @@ class TestOrderEntry : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_order_entry");
+    tessera::ui::testing::useTestSettings("test_order_entry", false);
   }
 
   void restingBidShowsInTheBlotterAndCancelsFromItsRow() {

@@ -3,6 +3,7 @@
 // finds the same cash, holds, escrow, working orders and contracts, read from the exchange by a
 // client of the account, and a market that goes on from the clock it left. A second terminal
 // cannot take the file while the first holds it; an unreadable journal is kept aside.
+#include "TestSettings.h"
 #include "ExchangeAccountReader.h"
 #include "core/net/ExchangeClient.h"
 #include "ui/session/EmbeddedExchangeBackend.h"
@@ -77,9 +78,7 @@ class TestPaperAccount : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("TesseraTest");
-    QCoreApplication::setApplicationName("test_paper_account");
+    tessera::ui::testing::useTestSettings("test_paper_account", false);
   }
 
   // Fails when the embedded exchange journals to ":memory:" again (EmbeddedExchangeBackend

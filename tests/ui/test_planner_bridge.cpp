@@ -1,6 +1,7 @@
 // The planner dock on the terminal's default market (the embedded exchange fed by the simulated
 // market): a training run gets ranked placements, the user's row survives price updates, and
 // "Buy this placement" sends the plan's all-or-none bid, checked in the exchange's journal.
+#include "TestSettings.h"
 #include "ui/planner/EffectiveCostChart.h"
 #include "ui/planner/PlacementTableModel.h"
 #include "ui/planner/PlannerPanel.h"
@@ -81,9 +82,7 @@ class TestPlannerBridge : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName("tessera-tests");
-    QCoreApplication::setApplicationName("test_planner_bridge");
+    tessera::ui::testing::useTestSettings("test_planner_bridge", false);
   }
 
   // Until the market has loaded the planner says it is waiting, never that nothing fits; the

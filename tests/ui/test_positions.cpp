@@ -13,6 +13,7 @@
 //   moved the money; the figures follow it);
 // - quit and relaunch on the same journal: the held shape, cash and P&L are as before, and
 //   equal to the exchange's.
+#include "TestSettings.h"
 #include "ExchangeAccountReader.h"
 #include "ExchangeTerminal.h"
 
@@ -158,10 +159,7 @@ class TestPositions : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_positions");
-    QSettings().clear();
+    tessera::ui::testing::useTestSettings("test_positions");
   }
 
   // Mutations that make it fail (each checked): heldPositions() not taking sold GPU-hours out of

@@ -9,6 +9,7 @@
 // - the window does not move when the exchange clock passes its start;
 // - the quote takes the order type and the limit into account (all-or-none, sell, constraint);
 // - a reject reads in plain words.
+#include "TestSettings.h"
 #include "ExchangeTerminal.h"
 
 #include "ui/blotter/BlotterWidget.h"
@@ -47,10 +48,7 @@ class TestTicketValidation : public QObject {
 
  private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName("TesseraTest");
-    QApplication::setApplicationName("test_ticket_validation");
-    QSettings().clear();
+    tessera::ui::testing::useTestSettings("test_ticket_validation");
   }
 
   void init() {

@@ -1,5 +1,7 @@
 #include "ui/shell/DisplayFormat.h"
 
+#include "core/settlement/ContractSettlement.h"
+
 #include <QLocale>
 #include <QTimeZone>
 
@@ -16,11 +18,7 @@ QString formatPrice(Price p) {
   return (p < 0 ? QStringLiteral("-$") : QStringLiteral("$")) + s;
 }
 
-QString formatMoney(Money m) {
-  static const QLocale c(QLocale::English, QLocale::UnitedStates);
-  const QString s = c.toString(std::abs(dollars(m)), 'f', 2);
-  return (m < 0 ? QStringLiteral("-$") : QStringLiteral("$")) + s;
-}
+QString formatMoney(Money m) { return QString::fromStdString(toDollars(m)); }
 
 QDateTime dateTimeOfHour(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
 

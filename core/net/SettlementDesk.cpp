@@ -1,0 +1,352 @@
+#include "core/net/SettlementDesk.h"
+
+#include "core/engine/MarketLimits.h"
+#include "core/engine/SnapshotCodec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace tessera::net {
+SettlementDesk::SettlementDesk(const Matcher& engine, AccountDirectory& directory, SettlementLedger& ledger,
+                               ContractSettlement& settlement, ForwardDesk& forwards, ExchangeAccounts& accounts,
+                               MarketDataFeed& marketData, JournalReplay& journal, ApplyTransfer applyTransfer)
+    : engine_(engine),
+      directory_(directory),
+      ledger_(ledger),
+      settlement_(settlement),
+      forwards_(forwards),
+      accounts_(accounts),
+      marketData_(marketData),
+      journal_(journal),
+      applyTransfer_(std::move(applyTransfer)) {}
+
+void SettlementDesk::registerJournalEntries() {
+  for (const char* type : {"forward_order", "forward_cancel"}) {
+    journal_.registerEntry(type, [this](const nlohmann::json& j) {
+      const ExchangeAccount& a = accounts_.named(j.at("account").get<std::string>());
+      forwards_.replay(j, engine_.now(), accounts_.cashFreeOfBids(a));
+    });
+  }
+  journal_.registerEntry("delivery_report", [this](const nlohmann::json& j) {
+    DeliveryReport r;
+    r.contract = j.at("contract").get<ContractId>();
+    r.start = j.at("start").get<Hour>();
+    r.end = j.at("end").get<Hour>();
+    r.usableGpus = j.at("usable_gpus").get<GpuCount>();
+    r.problem = parseDeliveryProblem(j.at("problem").get<std::string>()).value();
+    const AccountId provider = accounts_.named(j.at("account").get<std::string>()).id;
+    if (auto err = deliveryReport(provider, r, nullptr))
+      throw std::runtime_error("delivery report is refused on replay (" + *err + ")");
+  });
+  journal_.registerEntry("outage", [this](const nlohmann::json& j) {
+    OutageRequest m;
+    m.cluster = j.at("cluster").get<ClusterId>();
+    m.start = j.at("start").get<Hour>();
+    m.end = j.at("end").get<Hour>();
+    m.lostGpus = j.at("lost_gpus").get<GpuCount>();
+    m.problem = parseDeliveryProblem(j.at("problem").get<std::string>()).value();
+    const AccountId provider = accounts_.named(j.at("account").get<std::string>()).id;
+    // A journaled outage was accepted when it was written; one that reached no contract
+    // (possible in journals written before outages were bounded) changes nothing again.
+    if (auto err = outage(provider, m, nullptr, nullptr); err && *err != "nothing_sold")
+      throw std::runtime_error("outage report is refused on replay (" + *err + ")");
+  });
+}
+
+void SettlementDesk::contractCreated(const Contract& k, Outbox* out) {
+  const Hour now = engine_.now();
+  if (k.replaces) {
+    std::vector<SettlementEvent> notes;
+    if (auto err = settlement_.openReplacement(k, now, notes))
+      throw std::logic_error("replacement contract " + std::to_string(k.id) +
+                             " cannot take over contract " + std::to_string(k.replaces) +
+                             ": " + std::string(toString(*err)));
+    for (const SettlementEvent& se : notes) notify(se, out);
+    return;
+  }
+  // House accounts trade without cash checks: they are funded from outside for exactly
+  // what they spend, so the ledger stays conserved. A checked account always has it
+  // (its bid reserved it), unless credits it paid took it: then it is funded the same
+  // way and the memo says so.
+  const Money shortBy = k.notional() - accounts_.cash(k.buyer);
+  if (shortBy > 0) {
+    const ExchangeAccount& buyer = accounts_.at(k.buyer);
+    fundFromOutside(k.buyer, shortBy, buyer.house ? "house funding" : "overdraft funding");
+  }
+  if (auto err = settlement_.open(k, k.terms, Book::Cash, now))
+    throw std::logic_error("contract " + std::to_string(k.id) + " cannot open: " +
+                           std::string(toString(*err)));
+  notify({k.id, *settlement_.state(k.id), "escrow " + toDollars(k.notional()) + " for " +
+                                              std::to_string(k.gpus * (k.end - k.start)) +
+                                              " GPU-hours"},
+         out);
+}
+
+void SettlementDesk::recordTaker(const Fill& f) {
+  if (f.contract == 0) return;
+  if (buyerTook_.size() < f.contract) buyerTook_.resize(f.contract, false);
+  buyerTook_[f.contract - 1] = f.aggressor;
+}
+
+bool SettlementDesk::tookLiquidity(const Contract& c, AccountId viewer) const {
+  return c.trade != 0 && c.id <= buyerTook_.size() && buyerTook_[c.id - 1] == (c.buyer == viewer);
+}
+
+void SettlementDesk::settleTo(Hour now, Outbox* out) {
+  for (const SettlementEvent& se : settlement_.advance(now)) notify(se, out);
+}
+
+void SettlementDesk::markForwards(Hour now, const std::map<Accelerator, Price>& nextDay, Outbox* out) {
+  ForwardDeskOutput forwardOut;
+  forwards_.advance(now, nextDay, forwardOut);
+  sendForward(forwardOut, out);
+}
+
+void SettlementDesk::forwardRequest(const ExchangeAccount& a, const ForwardRequest& f,
+                                    std::optional<std::uint64_t> req, Outbox& out) {
+  ForwardDeskOutput d;
+  // The desk subtracts the margin its own resting orders hold.
+  forwards_.handle(a.id, f, req, engine_.now(), accounts_.cashFreeOfBids(a), d);
+  if (d.journal) journal_.append(*d.journal);
+  sendForward(d, &out);
+}
+
+void SettlementDesk::sendForward(const ForwardDeskOutput& d, Outbox* out) {
+  for (const auto& [account, line] : d.toAccount) {
+    accounts_.markDirty(account);
+    if (out) accounts_.toAccount(account, *out, line);
+  }
+  // The desk writes objects without a sequence number: they are numbered like every md line.
+  marketData_.publishUnnumbered(d.marketData, out);
+}
+
+void SettlementDesk::fundFromOutside(AccountId a, Money amount, const char* memo) {
+  if (amount > 0) ledger_.postChecked({a, Book::External}, {a, Book::Cash}, amount, memo);
+}
+
+void SettlementDesk::feederOutages(FeederReports& reports, Outbox& out) {
+  for (const FeederOutage& f : reports.take()) {
+    OutageRequest m{f.cluster, f.start, f.end, f.lostGpus, f.problem};
+    outage(accounts_.named(f.provider).id, m, &out, nullptr);
+  }
+}
+
+void SettlementDesk::save(SnapshotWriter& w) const {
+  w.pod<std::uint64_t>(buyerTook_.size());
+  for (bool took : buyerTook_) w.pod(took);
+  ledger_.save(w);
+  settlement_.save(w);
+  forwards_.save(w);
+}
+
+void SettlementDesk::load(SnapshotReader& r) {
+  for (std::size_t n = r.count(1); n > 0; --n) buyerTook_.push_back(r.pod<bool>());
+  ledger_.load(r);
+  settlement_.load(r);
+  forwards_.load(r);
+}
+
+std::optional<std::string> SettlementDesk::deliveryReport(AccountId provider,
+                                                             const DeliveryReport& r, Outbox* out) {
+  // Someone else's contract is reported exactly like a missing one. The engine knows every
+  // contract; settlement only the ones not yet settled.
+  const auto owned = engine_.contract(r.contract);
+  if (!owned || owned->seller != provider) return std::string("unknown_contract");
+  if (auto err = settlement_.report(r)) return std::string(toString(*err));
+  const Contract* k = settlement_.contract(r.contract);
+  appendEntry({{"type", "delivery_report"},
+                      {"account", directory_.name(provider)},
+                      {"contract", r.contract},
+                      {"start", r.start},
+                      {"end", r.end},
+                      {"usable_gpus", r.usableGpus},
+                      {"problem", std::string(toString(r.problem))}});
+  const Contract contract = *k;
+  notify({contract.id, *settlement_.state(contract.id),
+          "provider reported " + std::string(toString(r.problem)) + ": " +
+              std::to_string(r.usableGpus) + " of " + std::to_string(contract.gpus) +
+              " GPUs usable in hours " + std::to_string(r.start) + ".." + std::to_string(r.end)},
+         out);
+  // Remedies are inputs of their own in the journal (CapacityTransfer): replay applies those.
+  if (!journal_.replaying()) applyRemedy(contract, r.start, r.end, std::nullopt, out);
+  return std::nullopt;
+}
+
+// The outage rule (docs/settlement.md): in every hour the lost GPUs are spread over all the
+// GPUs the provider has on the cluster, its contracts' and its unsold holding, in proportion
+// to their size (largest remainder, ties to the lower contract id, the holding last), so a
+// provider can neither dump a failure on its buyers nor hide it in idle capacity.
+std::optional<std::string> SettlementDesk::outage(AccountId provider, const OutageRequest& m,
+                                                     Outbox* out, std::vector<ContractId>* affected) {
+  const Cluster* cluster = engine_.cluster(m.cluster);
+  if (!cluster) return std::string("unknown_cluster");
+  const bool degraded = m.problem != DeliveryProblem::MissingGpus;
+  if (m.start < 0 || m.start >= m.end || m.lostGpus < 0 || (m.lostGpus == 0 && !degraded))
+    return std::string("invalid_report");
+  // Who may report, and how much at once. A replayed entry was accepted under the rules of the
+  // version that wrote it, so replay applies it whatever these say now; the work below is
+  // bounded by the reporter's contracts' hours either way.
+  if (!journal_.replaying()) {
+    // Only the cluster's provider reports on it (a cluster that names none: whoever sold on it).
+    if (!cluster->provider.empty() && cluster->provider != directory_.name(provider))
+      return std::string("not_your_cluster");
+    if (m.end - m.start > kMaxOutageHours || m.lostGpus > limits::kMaxClusterGpus)
+      return std::string("invalid_report");
+  }
+  const Hour from = std::max(m.start, engine_.now());
+  if (from >= m.end) return std::string("hours_already_settled");
+  // The report covers only hours the provider sold: the work below is bounded by its contracts'
+  // hours inside [from, end).
+  std::vector<Contract> contracts;
+  Hour first = m.end;
+  Hour last = from;
+  for (ContractId id : settlement_.openContractsOf(provider, m.cluster)) {
+    const Contract* k = settlement_.contract(id);
+    if (k->start < m.end && k->end > from) {
+      contracts.push_back(*k);
+      first = std::min(first, std::max(k->start, from));
+      last = std::max(last, std::min(k->end, m.end));
+    }
+  }
+  if (contracts.empty()) return std::string("nothing_sold");
+  appendEntry({{"type", "outage"},
+                      {"account", directory_.name(provider)},
+                      {"cluster", m.cluster},
+                      {"start", m.start},
+                      {"end", m.end},
+                      {"lost_gpus", m.lostGpus},
+                      {"problem", std::string(toString(m.problem))}});
+  std::map<ContractId, std::vector<GpuCount>> missing;  // per hour of [first, last)
+  const Hour hours = last - first;
+  for (Hour h = first; h < last; ++h) {
+    std::vector<std::pair<std::size_t, GpuCount>> shares;  // (index into contracts or npos, weight)
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < contracts.size(); ++i) {
+      if (contracts[i].start <= h && h < contracts[i].end) {
+        shares.emplace_back(i, contracts[i].gpus);
+        total += contracts[i].gpus;
+      }
+    }
+    if (shares.empty()) continue;
+    const GpuCount unsold = engine_.holding(provider, m.cluster, h).held;
+    total += unsold;
+    const std::int64_t lost = std::min<std::int64_t>(m.lostGpus, total);
+    std::vector<std::int64_t> got(shares.size());
+    std::vector<std::pair<std::int64_t, std::size_t>> remainders;  // (-remainder, order)
+    std::int64_t given = 0;
+    for (std::size_t j = 0; j < shares.size(); ++j) {
+      got[j] = lost * shares[j].second / total;
+      given += got[j];
+      remainders.emplace_back(-(lost * shares[j].second % total), j);
+    }
+    const std::int64_t unsoldShare = lost * unsold / total;
+    given += unsoldShare;
+    remainders.emplace_back(-(lost * unsold % total), shares.size());  // the holding ranks last
+    std::stable_sort(remainders.begin(), remainders.end());
+    for (std::size_t r = 0; given < lost && r < remainders.size(); ++r, ++given) {
+      if (remainders[r].second < shares.size()) ++got[remainders[r].second];
+    }
+    for (std::size_t j = 0; j < shares.size(); ++j) {
+      auto& v = missing[contracts[shares[j].first].id];
+      if (v.empty()) v.assign(static_cast<std::size_t>(hours), -1);
+      v[static_cast<std::size_t>(h - first)] = static_cast<GpuCount>(got[j]);
+    }
+  }
+  // Runs of equal loss become one report per contract.
+  std::vector<std::pair<Contract, std::pair<Hour, Hour>>> reported;
+  for (const Contract& k : contracts) {
+    auto it = missing.find(k.id);
+    if (it == missing.end()) continue;
+    const std::vector<GpuCount>& v = it->second;
+    bool any = false;
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t j = i;
+      while (j < v.size() && v[j] == v[i]) ++j;
+      if (v[i] > 0 || (v[i] == 0 && degraded)) {
+        const DeliveryReport r{k.id, first + static_cast<Hour>(i), first + static_cast<Hour>(j),
+                               k.gpus - v[i], m.problem};
+        if (!settlement_.report(r)) {
+          any = true;
+          notify({k.id, *settlement_.state(k.id),
+                  "outage on cluster " + std::to_string(m.cluster) + " (" +
+                      std::string(toString(m.problem)) + "): " + std::to_string(v[i]) + " of " +
+                      std::to_string(k.gpus) + " GPUs lost in hours " + std::to_string(r.start) +
+                      ".." + std::to_string(r.end)},
+                 out);
+          if (v[i] > 0) reported.push_back({k, {r.start, r.end}});
+        }
+      }
+      i = j;
+    }
+    if (any && affected) affected->push_back(k.id);
+  }
+  if (!journal_.replaying()) {
+    for (const auto& [k, window] : reported) applyRemedy(k, window.first, window.second, m.cluster, out);
+  }
+  return std::nullopt;
+}
+
+void SettlementDesk::applyRemedy(const Contract& k, Hour start, Hour end,
+                               std::optional<ClusterId> excluded, Outbox* out) {
+  const OfferTerms* terms = settlement_.terms(k.id);
+  if (!terms || terms->remedy != Remedy::Replacement) return;
+  const Hour from = std::max(start, engine_.now());
+  auto say = [&](const std::string& what) {
+    if (auto st = settlement_.state(k.id)) notify({k.id, *st, what}, out);
+  };
+  if (from >= end) return say("no replacement for hours already over: the credit applies");
+  GpuCount gpus = k.gpus;
+  for (Hour h = from; h < end; ++h) gpus = std::min(gpus, settlement_.unreplacedShortfall(k.id, h));
+  if (gpus <= 0) return;
+  const Cluster* original = engine_.cluster(k.cluster);
+  if (!original) return;
+  std::vector<const Cluster*> candidates;
+  for (const Cluster& c : engine_.clusters()) {
+    const Cluster* cl = engine_.cluster(c.id);
+    if (excluded && c.id == *excluded) continue;
+    if (c.accelerator != original->accelerator || c.gpuMemoryGb < original->gpuMemoryGb ||
+        c.fabric < original->fabric)
+      continue;
+    if (terms->guaranteesLocation && c.region != original->region) continue;
+    candidates.push_back(cl);
+  }
+  // Earliest start first, then the lowest cluster id: the buyer waits as little as possible.
+  const Hour latest = std::min<Hour>(start + terms->replacementWithinHours, end - 1);
+  for (Hour begin = from; begin <= latest; ++begin) {
+    for (const Cluster* c : candidates) {
+      bool fits = true;
+      for (Hour h = begin; h < end && fits; ++h) {
+        const Holding hold = engine_.holding(k.seller, c->id, h);
+        fits = hold.held - hold.offered >= gpus;
+      }
+      if (!fits) continue;
+      if (applyTransfer_(CapacityTransfer{k.id, k.seller, k.buyer, c->id, gpus, begin, end, k.price}, out))
+        return;
+    }
+  }
+  say("no replacement capacity for " + std::to_string(gpus) + " GPUs within " +
+      std::to_string(terms->replacementWithinHours) + " hours: the credit applies");
+}
+
+void SettlementDesk::notify(const SettlementEvent& e, Outbox* out) {
+  // The engine's copy: a contract that has just settled has already left the settlement's books.
+  const auto k = engine_.contract(e.contract);
+  if (!k) return;
+  accounts_.markDirty(k->buyer);
+  accounts_.markDirty(k->seller);
+  if (!out) return;
+  // House accounts of a simulated market settle thousands of contracts nobody watches.
+  if (accounts_.at(k->buyer).sessions.empty() && accounts_.at(k->seller).sessions.empty()) return;
+  std::string line;
+  appendSettlement(line, e, engine_.now());
+  accounts_.toAccount(k->buyer, *out, line);
+  if (k->seller != k->buyer) accounts_.toAccount(k->seller, *out, line);
+}
+
+
+void SettlementDesk::appendEntry(const nlohmann::json& entry) { journal_.append(entry.dump()); }
+
+}  // namespace tessera::net

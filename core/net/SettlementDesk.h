@@ -1,0 +1,106 @@
+#pragma once
+// The exchange's settlement and forwards, on the matching thread: contracts open with their
+// escrow as the engine makes them, settle hour by hour as the clock moves, take delivery
+// reports and outages from their providers (the outage rule spreads a loss over everything the
+// provider has on the cluster), get replacement capacity where their terms promise it, and the
+// cash-settled index forwards are handled and marked against the next-day index. The money is
+// all on the one SettlementLedger; the desk tells the accounts concerned (settlement lines, and
+// their balance is marked to be sent).
+//
+// Delivery reports, outages and forward orders are journal entries of their own, replayed by
+// the handlers registerJournalEntries() installs; remedies are engine inputs of their own
+// (CapacityTransfer), so a replay never applies a remedy twice.
+#include "core/domain/AccountDirectory.h"
+#include "core/engine/Matcher.h"
+#include "core/net/ClientMessage.h"
+#include "core/net/ExchangeAccounts.h"
+#include "core/net/ExchangeConfig.h"
+#include "core/net/ForwardDesk.h"
+#include "core/net/JournalReplay.h"
+#include "core/net/MarketDataFeed.h"
+#include "core/net/Outbox.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/SettlementLedger.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera {
+class SnapshotWriter;
+class SnapshotReader;
+}  // namespace tessera
+
+namespace tessera::net {
+
+class SettlementDesk {
+ public:
+  // Applies a replacement (an engine input of its own, journaled); true if the engine took it.
+  using ApplyTransfer = std::function<bool(const CapacityTransfer&, Outbox*)>;
+  // One outage report covers at most a month; a longer one is several reports.
+  static constexpr Hour kMaxOutageHours = 31 * kHoursPerDay;
+
+  SettlementDesk(const Matcher& engine, AccountDirectory& directory, SettlementLedger& ledger,
+                 ContractSettlement& settlement, ForwardDesk& forwards, ExchangeAccounts& accounts,
+                 MarketDataFeed& marketData, JournalReplay& journal, ApplyTransfer applyTransfer);
+
+  // The replay handlers of the entries the desk writes.
+  void registerJournalEntries();
+
+  // A contract the engine made: its escrow is taken (a replacement takes over the escrow of the
+  // contract it replaces).
+  void contractCreated(const Contract& k, Outbox* out);
+  // A buy-side fill: whether the buyer took liquidity (the positions reply says it).
+  void recordTaker(const Fill& buySide);
+  // Whether `viewer` took liquidity in contract k's trade.
+  bool tookLiquidity(const Contract& k, AccountId viewer) const;
+  // The clock reached `now`: hours before it settle.
+  void settleTo(Hour now, Outbox* out);
+  // Forwards are marked (and weeks settled) against `nextDay` (the next-day index just published).
+  void markForwards(Hour now, const std::map<Accelerator, Price>& nextDay, Outbox* out);
+
+  void forwardRequest(const ExchangeAccount& a, const ForwardRequest& f, std::optional<std::uint64_t> req,
+                      Outbox& out);
+  // A delivery report or an outage from `provider`: the error code for the reporter, or nothing.
+  // On success the entry is journaled (live) and the contracts' remedies are applied.
+  std::optional<std::string> deliveryReport(AccountId provider, const DeliveryReport& r, Outbox* out);
+  std::optional<std::string> outage(AccountId provider, const OutageRequest& m, Outbox* out,
+                                    std::vector<ContractId>* affected);
+  // Outages a feeder reported since the last call (ones the market cannot apply are dropped:
+  // a feeder has no one to tell).
+  void feederOutages(FeederReports& reports, Outbox& out);
+
+  const std::vector<bool>& buyerTook() const { return buyerTook_; }
+
+  // The snapshot form: who took liquidity, the ledger, the contracts, the forwards.
+  void save(SnapshotWriter& w) const;
+  void load(SnapshotReader& r);
+
+ private:
+  // Replacement remedy for contract `k` after a report on [start, end): a CapacityTransfer from
+  // the provider's unoffered capacity on an equal-or-better cluster, or the credit if none.
+  void applyRemedy(const Contract& k, Hour start, Hour end, std::optional<ClusterId> excluded, Outbox* out);
+  void notify(const SettlementEvent& e, Outbox* out);
+  void fundFromOutside(AccountId a, Money amount, const char* memo);
+  void sendForward(const ForwardDeskOutput& d, Outbox* out);
+  void appendEntry(const nlohmann::json& entry);
+
+  const Matcher& engine_;
+  AccountDirectory& directory_;
+  SettlementLedger& ledger_;
+  ContractSettlement& settlement_;
+  ForwardDesk& forwards_;
+  ExchangeAccounts& accounts_;
+  MarketDataFeed& marketData_;
+  JournalReplay& journal_;
+  ApplyTransfer applyTransfer_;
+  // Whether the buyer of contract id (index id - 1; contract ids are dense from 1) was the
+  // incoming order of its trade.
+  std::vector<bool> buyerTook_;
+};
+
+}  // namespace tessera::net
