@@ -119,9 +119,9 @@ Digest stateDigest(const QString& db, const QString& accounts, bool fullReplay) 
   return {r.out.substr(13, 16), r.out, r.err};
 }
 
-// Sends `n` bids from `who` (a third crossing the provider's asks) and returns the
-// acknowledged ones: cl_ord_id -> order id.
-void streamBids(LineClient& who, const std::string& prefix, int n, std::map<std::string, OrderId>& acked) {
+// Sends `n` bids from `who` in one write (a third crossing the provider's asks); the caller
+// reads their acknowledgements.
+void streamBids(LineClient& who, const std::string& prefix, int n) {
   std::string chunk;
   for (int k = 0; k < n; ++k) {
     const Hour h = kNow + k % 200;
@@ -279,7 +279,7 @@ class TestExchangeCrash : public QObject {
       QVERIFY(alice.logon("alice"));
       provider.sendRaw(asks);
       for (int h = 0; h < 200; ++h) QVERIFY(provider.exec("ask" + std::to_string(h)).has_value());
-      streamBids(alice, "a", 1500, acked);
+      streamBids(alice, "a", 1500);
       QVERIFY(readAcks(alice, 1500, 5000));
       QCOMPARE(exchange.terminate(), 0);
       QVERIFY2(exchange.log().contains("written"), qPrintable(exchange.log()));
@@ -291,7 +291,7 @@ class TestExchangeCrash : public QObject {
       QVERIFY2(exchange.log().contains("started from snapshot"), qPrintable(exchange.log()));
       LineClient alice(exchange.port());
       QVERIFY(alice.logon("alice"));
-      streamBids(alice, "b", 1500, acked);
+      streamBids(alice, "b", 1500);
       QVERIFY(readAcks(alice, 3000, 5000));
       for (int i = 0; i < 100 && !exchange.log().contains("taken in"); ++i) QTest::qWait(50);
       QVERIFY2(exchange.log().contains("taken in"), qPrintable(exchange.log()));
