@@ -4,7 +4,9 @@
 // live in fixed-size pages of a plain array (one lookup, no allocation per order, and growth
 // never copies what is there, so it never stalls the engine). The pages only grow while at least
 // half of what they cover is in use, so no choice of ids makes them more than about twice the
-// number of orders (plus a page); every other id goes to a hash map.
+// number of orders (plus a page); every other id goes to a hash map. A page whose ids are all
+// erased is freed, so an owner that erases what it no longer needs keeps only the pages of the
+// ids it still holds.
 #include "core/domain/Types.h"
 
 #include <array>
@@ -20,7 +22,7 @@ class OrderIdIndex {
  public:
   using Slot = std::uint32_t;
   std::optional<Slot> find(OrderId id) const {
-    if (id < covered()) {
+    if (id < covered() && pages_[id >> kPageBits]) {
       const Slot s = (*pages_[id >> kPageBits])[id & kPageMask];
       if (s != kNone) return s;
     }
@@ -32,29 +34,53 @@ class OrderIdIndex {
   bool contains(OrderId id) const { return find(id).has_value(); }
   // `id` must not be in the index yet.
   void insert(OrderId id, Slot s) {
-    while (id >= covered() && id < covered() + kPageSize && 2 * (denseCount_ + 1) >= covered()) {
+    while (id >= covered() && id < covered() + kPageSize && 2 * (denseCount_ + 1) >= livePages_ * kPageSize) {
       pages_.push_back(std::make_unique<Page>());
       pages_.back()->fill(kNone);
+      used_.push_back(0);
+      ++livePages_;
     }
     if (id < covered()) {
-      (*pages_[id >> kPageBits])[id & kPageMask] = s;
+      auto& page = pages_[id >> kPageBits];
+      if (!page) {
+        page = std::make_unique<Page>();
+        page->fill(kNone);
+        ++livePages_;
+      }
+      (*page)[id & kPageMask] = s;
+      ++used_[id >> kPageBits];
       ++denseCount_;
     } else {
       sparse_.emplace(id, s);
     }
   }
   Slot at(OrderId id) const { return *find(id); }
+  // Removes `id` (nothing if it is not in the index).
+  void erase(OrderId id) {
+    const std::uint64_t p = id >> kPageBits;
+    if (id < covered() && pages_[p] && (*pages_[p])[id & kPageMask] != kNone) {
+      (*pages_[p])[id & kPageMask] = kNone;
+      --denseCount_;
+      if (--used_[p] == 0 && p + 1 < pages_.size()) {  // the last page still takes new ids
+        pages_[p].reset();
+        --livePages_;
+      }
+      return;
+    }
+    sparse_.erase(id);
+  }
   // Calls f(id, slot) for every id in the index, in no particular order.
   template <typename F>
   void forEach(F&& f) const {
     for (std::size_t p = 0; p < pages_.size(); ++p)
-      for (std::uint64_t i = 0; i < kPageSize; ++i)
-        if ((*pages_[p])[i] != kNone) f(static_cast<OrderId>(p * kPageSize + i), (*pages_[p])[i]);
+      if (pages_[p])
+        for (std::uint64_t i = 0; i < kPageSize; ++i)
+          if ((*pages_[p])[i] != kNone) f(static_cast<OrderId>(p * kPageSize + i), (*pages_[p])[i]);
     for (const auto& [id, s] : sparse_) f(id, s);
   }
   // Points `id`, which must be in the index, at `s` instead.
   void assign(OrderId id, Slot s) {
-    if (id < covered()) {
+    if (id < covered() && pages_[id >> kPageBits]) {
       Slot& dense = (*pages_[id >> kPageBits])[id & kPageMask];
       if (dense != kNone) {
         dense = s;
@@ -74,6 +100,8 @@ class OrderIdIndex {
 
   std::vector<std::unique_ptr<Page>> pages_;
   std::size_t denseCount_ = 0;  // ids stored in pages
+  std::vector<std::uint32_t> used_;  // ids stored per page; a page with none is freed (null)
+  std::size_t livePages_ = 0;
   std::unordered_map<OrderId, Slot> sparse_;
 };
 

@@ -284,6 +284,13 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
     if (ok && m.limit && *m.limit > kPositionsPage)
       ok = r.fail("bad_field", "'limit' must be 1 to " + std::to_string(kPositionsPage));
     msg.request = std::move(m);
+  } else if (type == "order_history") {
+    OrderHistoryQuery m;
+    ok = r.onlyFields({"after_order", "limit"}) && r.unsignedNumber("after_order", m.after) &&
+         r.positiveNumber("limit", m.limit);
+    if (ok && m.limit && *m.limit > kOrderHistoryPage)
+      ok = r.fail("bad_field", "'limit' must be 1 to " + std::to_string(kOrderHistoryPage));
+    msg.request = std::move(m);
   } else if (type == "balance") {
     ok = r.onlyFields({});
     msg.request = BalanceQuery{};
@@ -343,6 +350,7 @@ std::string_view typeName(const ClientRequest& r) {
     std::string_view operator()(const OrdersQuery&) const { return "orders"; }
     std::string_view operator()(const PositionsQuery&) const { return "positions"; }
     std::string_view operator()(const BalanceQuery&) const { return "balance"; }
+    std::string_view operator()(const OrderHistoryQuery&) const { return "order_history"; }
     std::string_view operator()(const Subscribe&) const { return "subscribe"; }
     std::string_view operator()(const Unsubscribe&) const { return "unsubscribe"; }
     std::string_view operator()(const DeliveryReportRequest&) const { return "delivery_report"; }

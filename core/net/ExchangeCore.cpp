@@ -48,14 +48,7 @@ Hour currentUtcHour() {
   return duration_cast<hours>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string_view statusName(OrderStatus s) {
-  switch (s) {
-    case OrderStatus::Working: return "working";
-    case OrderStatus::Filled: return "filled";
-    case OrderStatus::Cancelled: return "cancelled";
-  }
-  return "unknown";
-}
+constexpr auto statusName = orderStatusName;
 
 void appendReq(std::string& out, std::optional<std::uint64_t> req) {
   if (req) {
@@ -74,7 +67,8 @@ void Outbox::clear() {
 }
 
 ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from)
-    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)) {
+    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
+      archive_(journal, config.retireFinishedOrders) {
   epoch_ = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::system_clock::now().time_since_epoch())
@@ -149,6 +143,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
     throw JournalUnreadable(std::string("the journal cannot be replayed: ") + e.what());
   }
   if (replayed_ == 0 && !from) openMarket(config);
+  journal_.commit();  // what the replay archived (nothing new unless the journal lacked it)
   dirtyBalances_.clear();  // nobody is connected yet: there is nobody to tell
 }
 
@@ -330,13 +325,36 @@ void ExchangeCore::replyError(SessionId s, Outbox& out, std::string_view code, s
 
 std::optional<OrderId> ExchangeCore::resolve(const Account& a, const OrderRef& ref) const {
   if (ref.clOrdId) {
-    return a.byClOrdId.find(*ref.clOrdId);
+    if (auto id = a.byClOrdId.find(*ref.clOrdId)) return id;
+    if (auto o = archive_.find(a.id, *ref.clOrdId)) return o->orderId;
+    return std::nullopt;
   }
   const OrderInfo* info = orders_.find(*ref.orderId);
   // Another account's order is reported exactly like a missing one: accounts must not learn
   // about each other's orders.
-  if (!info || info->account != a.id) return std::nullopt;
+  if (!info) {
+    if (auto o = archive_.find(*ref.orderId); o && o->account == a.id) return *ref.orderId;
+    return std::nullopt;
+  }
+  if (info->account != a.id) return std::nullopt;
   return *ref.orderId;
+}
+
+std::string ExchangeCore::clOrdIdOf(OrderId id) const {
+  if (const OrderInfo* info = orders_.find(id)) return info->clOrdId;
+  if (auto o = archive_.find(id)) return o->clOrdId;
+  return {};
+}
+
+void ExchangeCore::retireFinished(const std::vector<Event>& events) {
+  FinishedOrderArchive::finishedIn(events, finishedScratch_);
+  for (OrderId id : finishedScratch_) {
+    const OrderInfo* info = orders_.find(id);
+    if (!info || info->open || !archive_.archive(*engine_, id, info->account, info->clOrdId)) continue;
+    ClOrdIdIndex& named = accounts_.at(info->account).byClOrdId;
+    if (named.find(info->clOrdId) == id) named.erase(info->clOrdId);
+    orders_.erase(id);
+  }
 }
 
 void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
@@ -429,17 +447,16 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
           [&](const OrderStatusQuery& q) {
             auto id = resolve(*a, q.ref);
             auto view = id ? engine_->order(*id) : std::nullopt;
-            std::string& o = out.toSession[s];
-            if (!view) {
+            // A finished order retired from memory answers from the archive, alike.
+            auto found = view ? std::optional(FinishedOrderArchive::describe(*view, orders_.at(*id).clOrdId))
+                              : id ? archive_.find(*id) : std::nullopt;
+            if (!found) {
               replyError(s, out, "unknown_order", "no such order of yours", type, m.req);
               return;
             }
-            o += "{\"type\":\"order_status\",\"order_id\":" + std::to_string(*id) +
-                 ",\"cl_ord_id\":" + jsonString(orders_.at(*id).clOrdId) + ",\"status\":\"" +
-                 std::string(statusName(view->status)) +
-                 "\",\"filled_gpu_hours\":" + std::to_string(view->filledGpuHours) +
-                 ",\"leaves_gpu_hours\":" + std::to_string(view->leavesGpuHours) +
-                 ",\"order\":" + toJson(view->request).dump();
+            std::string& o = out.toSession[s];
+            o += "{\"type\":\"order_status\",";
+            FinishedOrderArchive::appendFields(o, *found);
             appendReq(o, m.req);
             o += "}\n";
           },
@@ -496,6 +513,12 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
             o += "}\n";
           },
           [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(*a), m.req); },
+          [&](const OrderHistoryQuery& q) {
+            std::string& o = out.toSession[s];
+            archive_.appendHistory(o, a->id, q.after.value_or(0), q.limit.value_or(kOrderHistoryPage));
+            appendReq(o, m.req);
+            o += "}\n";
+          },
           [&](const DeliveryReportRequest& r) { onDeliveryReport(s, *a, r, m.req, out); },
           [&](const ForwardRequest& f) { onForward(*a, f, m.req, out); },
           [&](const OutageRequest& r) { onOutage(s, *a, r, m.req, out); },
@@ -538,6 +561,11 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
     reject("duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account");
     return;
   }
+  if (archive_.find(a.id, m.clOrdId)) {  // named a finished order, retired since
+    a.byClOrdId.erase(m.clOrdId);
+    reject("duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account");
+    return;
+  }
   if (a.openOrders >= limits_.maxOpenOrdersPerAccount) {
     a.byClOrdId.erase(m.clOrdId);
     reject("too_many_open_orders",
@@ -570,7 +598,7 @@ void ExchangeCore::onNewOrder(SessionId, Account& a, const NewOrder& m, Outbox& 
 
 void ExchangeCore::onCancel(SessionId s, Account& a, OrderId id, std::optional<std::uint64_t> req,
                             Outbox& out) {
-  if (auto rej = applyInput(CancelRequest{id, a.id}, orders_.at(id).clOrdId, &out)) {
+  if (auto rej = applyInput(CancelRequest{id, a.id}, clOrdIdOf(id), &out)) {
     replyError(s, out, codeOf(rej->reason), rej->detail, "cancel", req);
   }
 }
@@ -579,8 +607,14 @@ void ExchangeCore::onAmend(SessionId s, Account& a, const AmendOrder& m,
                            std::optional<std::uint64_t> req, Outbox& out) {
   auto id = resolve(a, m.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
-  if (!view) {
+  if (!id) {
     replyError(s, out, "unknown_order", "no such order of yours", "amend", req);
+    return;
+  }
+  if (!view || view->status != OrderStatus::Working) {
+    // A finished order, in memory or retired to the archive: the engine says it does not work.
+    if (auto rej = applyInput(AmendRequest{*id, a.id, m.limit, m.gpus}, clOrdIdOf(*id), &out))
+      replyError(s, out, codeOf(rej->reason), rej->detail, "amend", req);
     return;
   }
   OrderInfo& info = orders_.at(*id);
@@ -735,6 +769,7 @@ std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
   const std::vector<Event> events = std::move(events_);
   events_.clear();
   for (const Event& e : events) account(e, out);
+  retireFinished(events);
   // Replay publishes nothing to anyone: the cells it touches are brought up to date once, at
   // its end (a depth query per touched cell per entry would make restarts several times slower).
   if (!replaying_) publishCells(out);
@@ -1302,17 +1337,38 @@ std::uint64_t ExchangeCore::stateDigest() const {
   add(engine.now(), directory_.size());
   for (const Cluster& c : engine.clusters()) addJson(toJson(c));
   // Orders: the engine's view of each (working or finished) and the exchange's record of it.
+  // A finished order counts alike whether it is still in memory or retired to the archive, so
+  // the digest does not depend on when orders retire.
   for (OrderId id = 1; id < nextOrderId_; ++id) {
-    if (const auto v = engine.order(id)) {
+    const auto v = engine.order(id);
+    const OrderInfo* info = orders_.find(id);
+    if (v) {
       addJson(toJson(v->request));
       add(v->request.account, static_cast<int>(v->status), v->filledGpuHours, v->leavesGpuHours);
     }
-    if (const OrderInfo* info = orders_.find(id)) {
+    if (info) {
       h.add(info->clOrdId);
       add(info->account, info->limit, static_cast<int>(info->side), info->reserved, info->open);
       // Which order the client's id names now (a later order may have taken it over).
-      const auto named = accounts_.at(info->account).byClOrdId.find(info->clOrdId);
-      add(named.value_or(0), accounts_.at(info->account).byClOrdId.size());
+      const Account& acc = accounts_.at(info->account);
+      auto named = acc.byClOrdId.find(info->clOrdId);
+      if (!named)
+        if (auto o = archive_.find(acc.id, info->clOrdId)) named = o->orderId;
+      add(named.value_or(0));
+    } else if (!v) {
+      if (auto o = archive_.find(id)) {
+        // As the engine and the exchange's record held it when it finished.
+        h.add(o->order);
+        h.add("\n");
+        add(o->account, o->status, o->filledGpuHours, o->leavesGpuHours);
+        h.add(o->clOrdId);
+        const auto request = nlohmann::json::parse(o->order);
+        add(o->account, request.at("limit").get<Price>(), static_cast<int>(request.at("side") == "sell"), 0, false);
+        auto named = accounts_.at(o->account).byClOrdId.find(o->clOrdId);
+        if (!named)
+          if (auto newest = archive_.find(o->account, o->clOrdId)) named = newest->orderId;
+        add(named.value_or(0));
+      }
     }
   }
   // Who took liquidity in each contract's trade (the positions reply says it).

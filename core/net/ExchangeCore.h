@@ -13,6 +13,7 @@
 #include "core/net/ClOrdIdIndex.h"
 #include "core/net/DenseIdTable.h"
 #include "core/net/ExchangeConfig.h"
+#include "core/net/FinishedOrderArchive.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/Journal.h"
 #include "core/net/ServerMessage.h"
@@ -154,6 +155,10 @@ class ExchangeCore {
   Account& accountNamed(const std::string& name);
   Account* accountOf(SessionId s);
   std::optional<OrderId> resolve(const Account& a, const OrderRef& ref) const;
+  // The client's id of order `id`, held in memory or in the archive of finished orders.
+  std::string clOrdIdOf(OrderId id) const;
+  // Archives (and, when retiring, drops) the orders the last input finished.
+  void retireFinished(const std::vector<Event>& events);
 
   void onNewOrder(SessionId s, Account& a, const NewOrder& m, Outbox& out, bool checks);
   void onCancel(SessionId s, Account& a, OrderId id, std::optional<std::uint64_t> req, Outbox& out);
@@ -213,7 +218,10 @@ class ExchangeCore {
   std::unique_ptr<Matcher> engine_;
   AccountDirectory directory_;
   std::unordered_map<AccountId, Account> accounts_;
-  DenseIdTable<OrderInfo> orders_;  // by exchange order id (sequential)
+  DenseIdTable<OrderInfo> orders_;  // by exchange order id (sequential); finished ones retire
+  // Finished orders, on disk in the journal's database (mutable: its queries read SQLite).
+  mutable FinishedOrderArchive archive_;
+  std::vector<OrderId> finishedScratch_;
   std::unordered_map<SessionId, Session> sessions_;
   std::set<AccountId> dirtyBalances_;
   OrderId nextOrderId_ = 1;
