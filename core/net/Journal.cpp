@@ -188,6 +188,15 @@ void Journal::checkpointLoop(std::string path) {
 }
 
 Journal::~Journal() {
+  // The open batch first: its transaction holds `between_`, which the checkpointer may be
+  // waiting for, so joining it before the commit could wait for ever.
+  if (inTransaction_) {
+    try {
+      commit();
+    } catch (...) {
+      // The process is going away; the uncommitted batch was never acknowledged.
+    }
+  }
   if (checkpointer_.joinable()) {
     {
       std::lock_guard lock(checkpointMutex_);
@@ -195,13 +204,6 @@ Journal::~Journal() {
     }
     checkpointWake_.notify_one();
     checkpointer_.join();
-  }
-  if (inTransaction_) {
-    try {
-      commit();
-    } catch (...) {
-      // The process is going away; the uncommitted batch was never acknowledged.
-    }
   }
   sqlite3_finalize(insert_);
   sqlite3_finalize(archiveInsert_);
