@@ -37,6 +37,8 @@ class OrderIdIndex {
     // The next page is added once the last one has taken at least half its ids (whether or not
     // they were erased since), so ids far apart go to the map instead of a page each.
     while (id >= covered() && id < covered() + kPageSize && 2 * insertedLast_ >= (pages_.empty() ? 0 : kPageSize)) {
+      // The last page, if it was emptied while it took new ids, is freed now.
+      if (!pages_.empty() && used_.back() == 0) pages_.back().reset();
       pages_.push_back(std::make_unique<Page>());
       pages_.back()->fill(kNone);
       used_.push_back(0);

@@ -59,7 +59,11 @@ class DenseIdTable {
       pages_.resize(p + 1);
       used_.resize(p + 1, 0);
     }
-    if (!pages_[p] && create) pages_[p] = std::make_unique<Page>();
+    if (!pages_[p] && create) {
+      pages_[p] = std::make_unique<Page>();
+      // The page before it, emptied while it was the last one, is freed now.
+      if (p > 0 && pages_[p - 1] && used_[p - 1] == 0) pages_[p - 1].reset();
+    }
     return (*pages_[p])[id % kPage];
   }
   std::vector<std::unique_ptr<Page>> pages_;
