@@ -185,8 +185,10 @@ int main(int argc, char** argv) {
     server.start();
     // Tests and scripts read this line to learn the port (useful with --port 0).
     std::cout << "tessera-exchange: listening on " << config.listenAddress << ":" << server.port()
-              << " journal " << config.dbPath << " (replayed " << server.replayedEntries()
-              << " entries)" << (config.tlsCertFile.empty() ? "" : ", TLS") << std::endl;
+              << " journal " << config.dbPath << " (" << server.replayedEntries() << " journal entries: "
+              << server.snapshotEntries() << " from a snapshot, "
+              << server.replayedEntries() - server.snapshotEntries() << " replayed)"
+              << (config.tlsCertFile.empty() ? "" : ", TLS") << std::endl;
     server.runUntilSignalled();
     const ServerStats s = server.stats();
     std::cout << "tessera-exchange: stopped after " << s.messages << " requests in " << s.batches

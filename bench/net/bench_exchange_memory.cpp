@@ -1,12 +1,18 @@
 // Memory of a long-running exchange: a steady flow of trades (and bids placed and cancelled)
 // through ExchangeCore with a file journal, the clock moving so that contracts deliver and
 // settle. Prints the resident set after every interval and what each million orders added.
-// A bounded exchange shows a flat line once warmed up. Run by hand, never by CTest.
+// A bounded exchange shows a flat line once warmed up. With --seconds it runs that long instead
+// (orders unlimited) and prints the resident set every --every seconds: RSS over time under a
+// steady load. Run by hand, never by CTest.
 //
 //   bench_exchange_memory [--orders 3000000] [--interval 250000] [--db PATH]
+//   bench_exchange_memory --seconds 600 [--every 30] [--db PATH]
+#include "BenchExchange.h"
 #include "core/net/ExchangeCore.h"
 
+#include <chrono>
 #include <cstdio>
+#include <limits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,60 +25,34 @@ using namespace tessera::net;
 
 namespace {
 
-long residentBytes() {
-  std::ifstream f("/proc/self/statm");
-  long pages = 0, resident = 0;
-  f >> pages >> resident;
-  return resident * ::sysconf(_SC_PAGESIZE);
-}
-
-constexpr Hour kStart = 700'000;
-
-ExchangeConfig config(const std::string& db) {
-  ExchangeConfig c;
-  c.port = 0;
-  c.dbPath = db;
-  c.syncFull = false;  // measures memory, not the disk
-  c.initialClock = kStart;
-  c.followWallClock = false;
-  c.limits.maxOpenOrdersPerAccount = 10'000'000;
-  Cluster k;
-  k.id = 1;
-  k.name = "memory-h100";
-  k.provider = "provider";
-  k.nodeCount = 125'000;
-  c.clusters.push_back(k);
-  c.grants.push_back(GrantConfig{"provider", k.name, 1'000'000, kStart, kStart + 40'000});
-  return c;
-}
+constexpr Hour kStart = bench::kBenchStart;
+using bench::residentBytes;
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  long orders = 3'000'000, interval = 250'000;
+  long orders = 3'000'000, interval = 250'000, seconds = 0, every = 30;
   std::string db = (std::filesystem::temp_directory_path() / "tessera-bench-memory.db").string();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) {
-      std::cerr << "usage: bench_exchange_memory [--orders N] [--interval N] [--db PATH]\n";
+      std::cerr << "usage: bench_exchange_memory [--orders N] [--interval N] [--seconds S] [--every S] [--db PATH]\n";
       return 2;
     }
     if (a == "--orders") orders = std::atol(argv[++i]);
     else if (a == "--interval") interval = std::atol(argv[++i]);
     else if (a == "--db") db = argv[++i];
+    else if (a == "--seconds") seconds = std::atol(argv[++i]);
+    else if (a == "--every") every = std::atol(argv[++i]);
     else {
       std::cerr << "unknown option " << a << "\n";
       return 2;
     }
   }
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
-  auto opened = Journal::open(db, false);
-  if (auto* e = std::get_if<std::string>(&opened)) {
-    std::cerr << *e << "\n";
-    return 1;
-  }
-  Journal& journal = *std::get<std::unique_ptr<Journal>>(opened);
-  ExchangeCore core(config(db), journal);
+  const auto opened = bench::openBenchJournal(db);
+  Journal& journal = *opened;
+  ExchangeCore core(bench::benchConfig(db, "memory-h100", 40'000, 10'000'000), journal);
   Outbox out;
   Hour now = kStart;
   long placed = 0;
@@ -81,6 +61,13 @@ int main(int argc, char** argv) {
   // Each round: the provider lists 8 GPUs x 4 h one hour ahead, a buyer takes it (two orders and
   // a contract), and a bid is placed and cancelled (one order). Every 300 orders the clock moves
   // an hour: contracts deliver hour by hour and settle 4 hours after their trade.
+  if (seconds > 0) {
+    orders = std::numeric_limits<long>::max();
+    interval = std::numeric_limits<long>::max();
+    std::printf("%8s %12s %10s\n", "seconds", "orders", "RSS MB");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  long nextPrint = every;
   for (long round = 0; placed < orders; ++round) {
     const Hour start = now + 1;
     const Price price = 2 * kMicrosPerDollar + (round % 50) * 1000;
@@ -108,6 +95,15 @@ int main(int argc, char** argv) {
       core.finishBatch(out);
       journal.commit();
       out.clear();
+      if (seconds > 0) {
+        const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
+        if (elapsed >= nextPrint) {
+          std::printf("%8ld %12ld %10.1f\n", static_cast<long>(elapsed), placed, static_cast<double>(residentBytes()) / 1e6);
+          std::fflush(stdout);
+          nextPrint += every;
+        }
+        if (elapsed >= seconds) break;
+      }
     }
     if (placed % interval < 3) {
       const long rss = residentBytes();

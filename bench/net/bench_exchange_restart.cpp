@@ -9,6 +9,7 @@
 //   bench_exchange_restart [--orders 1000000] [--db PATH]
 #include "core/net/ExchangeCore.h"
 #include "core/net/SnapshotStore.h"
+#include "BenchExchange.h"
 
 #include <chrono>
 #include <cstdio>
@@ -25,7 +26,7 @@ using namespace tessera::net;
 
 namespace {
 
-constexpr Hour kStart = 700'000;
+constexpr Hour kStart = bench::kBenchStart;
 using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t0) {
@@ -38,40 +39,6 @@ double cpuMs() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-long residentBytes() {
-  std::ifstream f("/proc/self/statm");
-  long pages = 0, resident = 0;
-  f >> pages >> resident;
-  return resident * ::sysconf(_SC_PAGESIZE);
-}
-
-ExchangeConfig config(const std::string& db) {
-  ExchangeConfig c;
-  c.port = 0;
-  c.dbPath = db;
-  c.syncFull = false;
-  c.initialClock = kStart;
-  c.followWallClock = false;
-  c.limits.maxOpenOrdersPerAccount = 100'000'000;
-  Cluster k;
-  k.id = 1;
-  k.name = "restart-h100";
-  k.provider = "provider";
-  k.nodeCount = 125'000;
-  c.clusters.push_back(k);
-  c.grants.push_back(GrantConfig{"provider", k.name, 1'000'000, kStart, kStart + 4'000});
-  return c;
-}
-
-std::unique_ptr<Journal> openJournal(const std::string& db) {
-  auto opened = Journal::open(db, false);
-  if (auto* e = std::get_if<std::string>(&opened)) {
-    std::cerr << *e << "\n";
-    std::exit(1);
-  }
-  return std::move(std::get<std::unique_ptr<Journal>>(opened));
 }
 
 }  // namespace
@@ -94,10 +61,10 @@ int main(int argc, char** argv) {
   }
   for (const std::string& f : {db, db + "-wal", db + "-shm", db + ".snapshots", db + ".snapshots-wal", db + ".snapshots-shm"})
     std::filesystem::remove(f);
-  const ExchangeConfig cfg = config(db);
+  const ExchangeConfig cfg = bench::benchConfig(db, "restart-h100", 4'000, 100'000'000);
   std::uint64_t liveDigest = 0;
   {
-    auto journal = openJournal(db);
+    auto journal = bench::openBenchJournal(db);
     ExchangeCore core(cfg, *journal);
     Outbox out;
     const auto t0 = Clock::now();
@@ -138,7 +105,7 @@ int main(int argc, char** argv) {
       if (auto id = core.accounts().find(a)) open += core.engine().workingOrders(*id).size();
     std::printf("%ld orders placed in %.1f s (%.2f us each); %zu open at the end; journal %.1f MB; RSS %.0f MB\n",
                 orders, genMs / 1000, genMs * 1000 / static_cast<double>(orders), open,
-                static_cast<double>(std::filesystem::file_size(db)) / 1e6, static_cast<double>(residentBytes()) / 1e6);
+                static_cast<double>(std::filesystem::file_size(db)) / 1e6, static_cast<double>(bench::residentBytes()) / 1e6);
 
     auto t1 = Clock::now();
     double c1 = cpuMs();
@@ -156,7 +123,7 @@ int main(int argc, char** argv) {
   }
   std::uint64_t fullDigest = 0, snapDigest = 0;
   {
-    auto journal = openJournal(db);
+    auto journal = bench::openBenchJournal(db);
     const auto t0 = Clock::now();
     const double c0 = cpuMs();
     ExchangeCore core(cfg, *journal);
@@ -167,7 +134,7 @@ int main(int argc, char** argv) {
     fullDigest = core.stateDigest();
   }
   {
-    auto journal = openJournal(db);
+    auto journal = bench::openBenchJournal(db);
     auto opened = SnapshotStore::open(db + ".snapshots");
     auto& store = *std::get<std::unique_ptr<SnapshotStore>>(opened);
     const auto t0 = Clock::now();

@@ -129,7 +129,7 @@ class ExchangeProcess {
     }
     ::close(out[1]);
     std::string text;
-    const std::regex re("listening on 127\\.0\\.0\\.1:(\\d+) .*\\(replayed (\\d+) entries\\)");
+    const std::regex re("listening on 127\\.0\\.0\\.1:(\\d+) .*\\((\\d+) journal entries: (\\d+) from a snapshot, (\\d+) replayed\\)");
     std::smatch m;
     char buf[4096];
     while (!std::regex_search(text, m, re)) {
@@ -139,7 +139,8 @@ class ExchangeProcess {
     }
     startSeconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
     port_ = static_cast<std::uint16_t>(std::stoi(m[1]));
-    replayed_ = std::stoull(m[2]);
+    fromSnapshot_ = std::stoull(m[3]);
+    replayed_ = std::stoull(m[4]);
     stdout_ = out[0];
   }
   ~ExchangeProcess() {
@@ -155,13 +156,15 @@ class ExchangeProcess {
   pid_t pid() const { return pid_; }
   std::uint16_t port() const { return port_; }
   double startSeconds() const { return startSeconds_; }
-  std::uint64_t replayed() const { return replayed_; }
+  std::uint64_t fromSnapshot() const { return fromSnapshot_; }  // journal entries the snapshot held
+  std::uint64_t replayed() const { return replayed_; }          // entries replayed after it
 
  private:
   pid_t pid_ = -1;
   int stdout_ = -1;
   std::uint16_t port_ = 0;
   double startSeconds_ = 0;
+  std::uint64_t fromSnapshot_ = 0;
   std::uint64_t replayed_ = 0;
 };
 
@@ -353,8 +356,8 @@ int main(int argc, char** argv) {
 
   std::printf("soak: %.1f min, kill -9 every %.0f s, %d traders + 1 provider, %.0f requests/s, journal sync %s, %s\n",
               o.minutes, o.killEvery, o.traders, o.rate, o.sync.c_str(), db.c_str());
-  std::printf("%5s %8s %10s %10s %6s %8s %6s %9s %9s %10s\n", "cycle", "seconds", "acked", "acked_all", "lost",
-              "money", "half", "rss_MB", "restart_s", "replayed");
+  std::printf("%5s %8s %10s %10s %6s %8s %6s %9s %9s %10s %10s\n", "cycle", "seconds", "acked", "acked_all", "lost",
+              "money", "half", "rss_MB", "restart_s", "snapshot", "replayed");
   const auto end = Clock::now() + std::chrono::duration<double, std::ratio<60>>(o.minutes);
   std::size_t ackedAll = 0, lostAll = 0;
   Money worstMoney = 0;
@@ -391,10 +394,11 @@ int main(int argc, char** argv) {
     worstRestart = std::max(worstRestart, process->startSeconds());
     if (firstRss < 0) firstRss = rss;
     lastRss = rss;
-    std::printf("%5d %8.0f %10zu %10zu %6zu %8s %6d %9.1f %9.3f %10llu\n", cycle,
+    std::printf("%5d %8.0f %10zu %10zu %6zu %8s %6d %9.1f %9.3f %10llu %10llu\n", cycle,
                 std::chrono::duration<double>(Clock::now() - (end - std::chrono::duration<double, std::ratio<60>>(o.minutes))).count(),
                 acked, ackedAll, check.lost, check.moneyDifference == 0 ? "ok" : toDollars(check.moneyDifference).c_str(),
                 check.halfApplied, static_cast<double>(rss) / 1024.0, process->startSeconds(),
+                static_cast<unsigned long long>(process->fromSnapshot()),
                 static_cast<unsigned long long>(process->replayed()));
     for (const std::string& e : check.examples) std::printf("      lost: %s\n", e.c_str());
     if (!refused.empty()) {

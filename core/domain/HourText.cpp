@@ -192,7 +192,7 @@ std::string isoTimeMicros(std::int64_t micros) {
   const Hour h = floorDiv(micros, kMicrosPerHour);
   const std::int64_t within = micros - h * kMicrosPerHour;
   std::string s = isoHour(h);  // "...THH:00Z"
-  char tail[24];
+  char tail[64];  // room for any long long, which GCC checks (-Wformat-truncation)
   std::snprintf(tail, sizeof tail, "%02lld:%02lld.%06lldZ", static_cast<long long>(within / 60'000'000),
                 static_cast<long long>(within / 1'000'000 % 60), static_cast<long long>(within % 1'000'000));
   s.replace(s.size() - 3, 3, tail);

@@ -20,7 +20,7 @@ bool FinishedOrders::fitsCompact(const OrderRequest& r, std::int64_t filled) {
 }
 
 FinishedOrders::Index FinishedOrders::add(const OrderRequest& r, OrderStatus status, std::int64_t filled) {
-  if (status == OrderStatus::Working || records_.size() >= kMaxCount)
+  if (status == OrderStatus::Working || (freeRecords_.empty() && records_.size() >= kMaxCount))
     throw std::logic_error("a working order is not finished, and at most kMaxCount orders are");
   Record rec;
   rec.status = static_cast<std::uint32_t>(status);
@@ -39,12 +39,32 @@ FinishedOrders::Index FinishedOrders::add(const OrderRequest& r, OrderStatus sta
     rec.stp = static_cast<std::uint32_t>(r.stp);
     rec.postOnly = r.postOnly;
     rec.hours = static_cast<std::uint16_t>(r.end - r.start);
+  } else if (!freeWhole_.empty()) {
+    rec.clusterOrWhole = freeWhole_.back();
+    freeWhole_.pop_back();
+    whole_[rec.clusterOrWhole] = Whole{r, filled};
   } else {
     rec.clusterOrWhole = static_cast<std::uint32_t>(whole_.size());
     whole_.push_back(Whole{r, filled});
   }
+  if (!freeRecords_.empty()) {
+    const Index i = freeRecords_.back();
+    freeRecords_.pop_back();
+    records_[i] = rec;
+    return i;
+  }
   records_.push_back(rec);
   return static_cast<Index>(records_.size() - 1);
+}
+
+void FinishedOrders::remove(Index i) {
+  const Record& rec = records_[i];
+  if (!rec.compact) {
+    whole_[rec.clusterOrWhole] = Whole{};  // frees what the request holds (constraints, factors)
+    freeWhole_.push_back(rec.clusterOrWhole);
+  }
+  records_[i] = Record{};
+  freeRecords_.push_back(i);
 }
 
 OrderView FinishedOrders::at(Index i, OrderId id) const {

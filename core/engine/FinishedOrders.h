@@ -24,7 +24,10 @@ class FinishedOrders {
   // The order added at `i`, which had id `id`: a compact record does not keep the id, because
   // every caller has just looked the record up by it.
   OrderView at(Index i, OrderId id) const;
-  std::size_t size() const { return records_.size(); }
+  // Frees the record at `i` for a later add(): the owner forgets that order (Matcher::forget).
+  void remove(Index i);
+  // Orders held (added and not removed).
+  std::size_t size() const { return records_.size() - freeRecords_.size(); }
 
  private:
   // 32 bytes: every order ever accepted ends here, so in a busy market these records are most of
@@ -57,6 +60,10 @@ class FinishedOrders {
   PagedVector<Record> records_;
   TermsTable terms_;
   std::vector<Whole> whole_;
+  // Removed records and whole requests, reused by add() so that a market that forgets what
+  // finishes keeps these tables the size of what finishes between two forgets.
+  std::vector<Index> freeRecords_;
+  std::vector<std::uint32_t> freeWhole_;
 };
 
 }  // namespace tessera

@@ -52,6 +52,12 @@ class Matcher {
   virtual std::vector<Cluster> clusters() const = 0;
 
   virtual std::optional<OrderView> order(OrderId id) const = 0;
+  // Drops a finished order (filled or cancelled): order(id) knows it no more and its memory is
+  // reused. What holds it elsewhere (the exchange's archive of finished orders) answers for it
+  // from then on. Its id must never be sent again. A working or unknown id is a bug
+  // (std::logic_error). Nothing the engine matches depends on finished orders, so forgetting
+  // them changes no later event.
+  virtual void forget(OrderId id) = 0;
   virtual std::vector<OrderView> workingOrders(AccountId account) const = 0;
 
   // Divisible orders resting in a cell, best first, aggregated by price.

@@ -1033,6 +1033,13 @@ std::optional<OrderView> MatchingEngine::order(OrderId id) const {
   return view(orders_[*v]);
 }
 
+void MatchingEngine::forget(OrderId id) {
+  const auto v = slotOf_.find(id);
+  if (!v || !(*v & kFinishedTag)) throw std::logic_error("only a finished order is forgotten");
+  finished_.remove(*v & ~kFinishedTag);
+  slotOf_.erase(id);
+}
+
 std::vector<OrderView> MatchingEngine::workingOrders(AccountId account) const {
   std::vector<OrderView> out;
   for (Slot s = 0; s < orders_.size(); ++s) {

@@ -58,6 +58,7 @@ class MatchingEngine final : public Matcher {
   const Cluster* cluster(ClusterId id) const override { return state_.clusters.find(id); }
   std::vector<Cluster> clusters() const override { return state_.clusters.all(); }
   std::optional<OrderView> order(OrderId id) const override;
+  void forget(OrderId id) override;
   std::vector<OrderView> workingOrders(AccountId account) const override;
   std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side,
                                std::size_t maxLevels) const override;

@@ -354,7 +354,9 @@ void ReferenceMatcher::advance(const ClockAdvance& c, std::vector<Event>& out) {
   state_.now = c.now;
   out.emplace_back(ClockAdvanced{c.now});
   for (OrderId id : arrival_) {
-    Order& o = orders_.at(id);
+    auto found = orders_.find(id);
+    if (found == orders_.end()) continue;  // forgotten once finished
+    Order& o = found->second;
     if (o.status != OrderStatus::Working) continue;
     const bool gtdExpired = o.req.tif == TimeInForce::GTD && *o.req.expireAt <= c.now;
     if (gtdExpired || (o.aon() && o.req.end - o.req.hours() < c.now)) {
@@ -418,6 +420,13 @@ std::vector<OrderView> ReferenceMatcher::allOrNoneBids(ClusterId cluster) const 
   std::vector<OrderView> out;
   for (const Order* o : bids) out.push_back(view(*o));
   return out;
+}
+
+void ReferenceMatcher::forget(OrderId id) {
+  auto it = orders_.find(id);
+  if (it == orders_.end() || it->second.status == OrderStatus::Working)
+    throw std::logic_error("only a finished order is forgotten");
+  orders_.erase(it);
 }
 
 }  // namespace tessera

@@ -171,6 +171,17 @@ struct Reader {
   }
 };
 
+// The fields of a paged query (positions, order_history): where the page starts and its size,
+// 1 to `largest`.
+template <typename Id>
+bool pageFields(Reader& r, const char* afterField, std::optional<Id>& after, std::optional<std::uint32_t>& limit,
+                std::uint32_t largest) {
+  if (!r.onlyFields({afterField, "limit"}) || !r.unsignedNumber(afterField, after) || !r.positiveNumber("limit", limit))
+    return false;
+  if (limit && *limit > largest) return r.fail("bad_field", "'limit' must be 1 to " + std::to_string(largest));
+  return true;
+}
+
 }  // namespace
 
 std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_view line) {
@@ -279,10 +290,11 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
     msg.request = OrdersQuery{};
   } else if (type == "positions") {
     PositionsQuery m;
-    ok = r.onlyFields({"after_contract", "limit"}) && r.unsignedNumber("after_contract", m.after) &&
-         r.positiveNumber("limit", m.limit);
-    if (ok && m.limit && *m.limit > kPositionsPage)
-      ok = r.fail("bad_field", "'limit' must be 1 to " + std::to_string(kPositionsPage));
+    ok = pageFields(r, "after_contract", m.after, m.limit, kPositionsPage);
+    msg.request = std::move(m);
+  } else if (type == "order_history") {
+    OrderHistoryQuery m;
+    ok = pageFields(r, "after_order", m.after, m.limit, kOrderHistoryPage);
     msg.request = std::move(m);
   } else if (type == "balance") {
     ok = r.onlyFields({});
@@ -343,6 +355,7 @@ std::string_view typeName(const ClientRequest& r) {
     std::string_view operator()(const OrdersQuery&) const { return "orders"; }
     std::string_view operator()(const PositionsQuery&) const { return "positions"; }
     std::string_view operator()(const BalanceQuery&) const { return "balance"; }
+    std::string_view operator()(const OrderHistoryQuery&) const { return "order_history"; }
     std::string_view operator()(const Subscribe&) const { return "subscribe"; }
     std::string_view operator()(const Unsubscribe&) const { return "unsubscribe"; }
     std::string_view operator()(const DeliveryReportRequest&) const { return "delivery_report"; }

@@ -44,6 +44,13 @@ struct PositionsQuery {
   std::optional<std::uint32_t> limit;
 };
 inline constexpr std::uint32_t kPositionsPage = 2000;
+// The account's finished orders (filled, cancelled, expired), in order id order from just after
+// `after`, in pages of at most `limit` (kOrderHistoryPage when not given).
+struct OrderHistoryQuery {
+  std::optional<OrderId> after;
+  std::optional<std::uint32_t> limit;
+};
+inline constexpr std::uint32_t kOrderHistoryPage = 2000;
 struct BalanceQuery {};
 // Market data: a snapshot, or (with fromSeq) the messages from fromSeq on if still kept.
 struct Subscribe { std::optional<std::uint64_t> fromSeq; };
@@ -70,7 +77,7 @@ using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
                  Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
-                 ForwardRequest>;
+                 ForwardRequest, OrderHistoryQuery>;
 
 struct ClientMessage {
   ClientRequest request;

@@ -2,7 +2,9 @@
 // A table keyed by ids the exchange hands out in sequence (1, 2, 3, ...): fixed-size pages
 // found by arithmetic. Growing never rehashes or moves the entries, so there is no batch in
 // which every order the exchange ever saw is copied at once (an unordered_map doubling at a
-// million orders froze the matching thread for 100-400 ms; bench/net/README.md).
+// million orders froze the matching thread for 100-400 ms; bench/net/README.md). A page whose
+// entries are all erased is freed, so a table whose owner erases what is done holds the pages
+// of the live ids only.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -17,6 +19,7 @@ class DenseIdTable {
   T& put(std::uint64_t id, T value) {
     Slot& s = slot(id, true);
     s.value = std::move(value);
+    if (!s.used) ++used_[id / kPage];
     s.used = true;
     return s.value;
   }
@@ -31,9 +34,11 @@ class DenseIdTable {
   }
   const T& at(std::uint64_t id) const { return const_cast<DenseIdTable*>(this)->at(id); }
   void erase(std::uint64_t id) {
-    if (Slot* s = existing(id)) {
+    if (Slot* s = existing(id); s && s->used) {
       s->used = false;
       s->value = T{};
+      const std::uint64_t p = id / kPage;
+      if (--used_[p] == 0 && p + 1 < pages_.size()) pages_[p].reset();  // the last page still fills
     }
   }
 
@@ -50,11 +55,19 @@ class DenseIdTable {
   }
   Slot& slot(std::uint64_t id, bool create) {
     const std::uint64_t p = id / kPage;
-    if (p >= pages_.size()) pages_.resize(p + 1);
-    if (!pages_[p] && create) pages_[p] = std::make_unique<Page>();
+    if (p >= pages_.size()) {
+      pages_.resize(p + 1);
+      used_.resize(p + 1, 0);
+    }
+    if (!pages_[p] && create) {
+      pages_[p] = std::make_unique<Page>();
+      // The page before it, emptied while it was the last one, is freed now.
+      if (p > 0 && pages_[p - 1] && used_[p - 1] == 0) pages_[p - 1].reset();
+    }
     return (*pages_[p])[id % kPage];
   }
   std::vector<std::unique_ptr<Page>> pages_;
+  std::vector<std::uint32_t> used_;  // used slots per page
 };
 
 }  // namespace tessera::net

@@ -68,6 +68,10 @@ std::variant<OrderRequest, Refusal> ExchangeAccounts::admit(ExchangeAccount& a, 
   // gives it back.
   if (!a.byClOrdId.claim(m.clOrdId, nextOrderId_))
     return Refusal{"duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account"};
+  if (archive_ && archive_->find(a.id, m.clOrdId)) {  // named a finished order, retired since
+    a.byClOrdId.erase(m.clOrdId);
+    return Refusal{"duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account"};
+  }
   if (a.openOrders >= limits_.maxOpenOrdersPerAccount) {
     a.byClOrdId.erase(m.clOrdId);
     return Refusal{"too_many_open_orders",
@@ -134,10 +138,35 @@ std::optional<Refusal> ExchangeAccounts::checkAmend(const ExchangeAccount& a, co
 }
 
 std::optional<OrderId> ExchangeAccounts::resolve(const ExchangeAccount& a, const OrderRef& ref) const {
-  if (ref.clOrdId) return a.byClOrdId.find(*ref.clOrdId);
+  if (ref.clOrdId) {
+    if (auto id = a.byClOrdId.find(*ref.clOrdId)) return id;
+    if (archive_)
+      if (auto o = archive_->find(a.id, *ref.clOrdId)) return o->orderId;
+    return std::nullopt;
+  }
   const OrderRecord* info = orders_.find(*ref.orderId);
-  if (!info || info->account != a.id) return std::nullopt;
+  if (!info) {
+    if (archive_)
+      if (auto o = archive_->find(*ref.orderId); o && o->account == a.id) return *ref.orderId;
+    return std::nullopt;
+  }
+  if (info->account != a.id) return std::nullopt;
   return *ref.orderId;
+}
+
+std::string ExchangeAccounts::clOrdIdOf(OrderId id) const {
+  if (const OrderRecord* info = orders_.find(id)) return info->clOrdId;
+  if (archive_)
+    if (auto o = archive_->find(id)) return o->clOrdId;
+  return {};
+}
+
+void ExchangeAccounts::retire(OrderId id) {
+  const OrderRecord* info = orders_.find(id);
+  if (!info) return;
+  ClOrdIdIndex& named = accounts_.at(info->account).byClOrdId;
+  if (named.find(info->clOrdId) == id) named.erase(info->clOrdId);
+  orders_.erase(id);
 }
 
 void ExchangeAccounts::opened(OrderId id, OrderRecord& info) {

@@ -14,6 +14,7 @@
 #include "core/net/ClOrdIdIndex.h"
 #include "core/net/ClientMessage.h"
 #include "core/net/DenseIdTable.h"
+#include "core/net/FinishedOrderArchive.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/Outbox.h"
 #include "core/net/ServerMessage.h"
@@ -104,7 +105,14 @@ class ExchangeAccounts {
                                                   const OrderView& view, const AmendOrder& m) const;
   // The order a client names (by client id or exchange id); another account's order is
   // reported exactly like a missing one: accounts must not learn about each other's orders.
+  // A finished order retired to the archive is found there.
   std::optional<OrderId> resolve(const ExchangeAccount& a, const OrderRef& ref) const;
+  // Where finished orders retire to (ExchangeCore's); without one, every order stays in memory.
+  void useArchive(FinishedOrderArchive& archive) { archive_ = &archive; }
+  // The client's id of order `id`, held in memory or in the archive.
+  std::string clOrdIdOf(OrderId id) const;
+  // Drops the record of a finished order the archive holds (and its client id, if it still names it).
+  void retire(OrderId id);
   OrderRecord& order(OrderId id) { return orders_.at(id); }
   const OrderRecord& order(OrderId id) const { return orders_.at(id); }
   const OrderRecord* findOrder(OrderId id) const { return orders_.find(id); }
@@ -134,8 +142,9 @@ class ExchangeAccounts {
   const ForwardDesk& forwards_;
   const Matcher& engine_;
   const Limits& limits_;
+  FinishedOrderArchive* archive_ = nullptr;
   std::unordered_map<AccountId, ExchangeAccount> accounts_;
-  DenseIdTable<OrderRecord> orders_;  // by exchange order id (sequential)
+  DenseIdTable<OrderRecord> orders_;  // by exchange order id (sequential); finished ones retire
   OrderId nextOrderId_ = 1;
   std::set<AccountId> dirty_;
 };

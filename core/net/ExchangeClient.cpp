@@ -259,6 +259,8 @@ class ExchangeClient::Impl {
     statusPages.clear();
     positionsPaging = false;
     positionsAgain = false;
+    historyPages.clear();
+    historyPaging = false;
     inbound.clear();
     heartbeatTimer.cancel();
     backoff = backoff.count() == 0 ? options.backoffMin : std::min(backoff * 2, options.backoffMax);
@@ -344,6 +346,7 @@ class ExchangeClient::Impl {
     if (type == "orders") return onOrders(j);
     if (type == "positions") return onPositions(j);
     if (type == "order_status") return onOrderStatus(j);
+    if (type == "order_history") return onOrderHistory(j);
     if (type == "md_snapshot") return onSnapshot(j);
     if (type == "error") return onError(j);
     if (onMarketData(type, j) || onForwardReply(type, j)) return;
@@ -550,6 +553,10 @@ class ExchangeClient::Impl {
       setState(ConnectionState::AuthFailed, str(j, "reason"));
       return;
     }
+    if (str(j, "req_type") == "order_history") {
+      historyPages.clear();
+      historyPaging = false;
+    }
     if (str(j, "req_type") == "positions") {  // the pages under way end here
       positionsPages.clear();
       statusPages.clear();
@@ -644,6 +651,10 @@ class ExchangeClient::Impl {
   }
 
   void onOrderStatus(const json& j) {
+    if (callbacks.onOrderStatus) callbacks.onOrderStatus(statusOf(j));
+  }
+  // One order as order_status and order_history describe it.
+  static OrderStatusReply statusOf(const json& j) {
     OrderStatusReply r;
     r.orderId = num<OrderId>(j, "order_id");
     r.clOrdId = str(j, "cl_ord_id");
@@ -654,8 +665,29 @@ class ExchangeClient::Impl {
       auto parsed = orderFromJson(*o, 0);
       if (auto* req = std::get_if<OrderRequest>(&parsed)) r.order = *req;
     }
-    if (callbacks.onOrderStatus) callbacks.onOrderStatus(r);
+    return r;
   }
+  // Pages gathered as for positions; one history request is paged at a time.
+  void onOrderHistory(const json& j) {
+    if (auto it = j.find("orders"); it != j.end() && it->is_array())
+      for (const json& o : *it) historyPages.push_back(statusOf(o));
+    if (auto next = j.find("next_after"); next != j.end() && next->is_number_unsigned()) {
+      sendLine("{\"type\":\"order_history\",\"after_order\":" + std::to_string(next->get<OrderId>()) + "}");
+      return;
+    }
+    const std::vector<OrderStatusReply> whole = std::exchange(historyPages, {});
+    historyPaging = false;
+    if (callbacks.onOrderHistory) callbacks.onOrderHistory(whole);
+  }
+  void askOrderHistory() {
+    if (stopping) return;
+    if (!connected) return error("not_connected", "not connected to the exchange", "order_history");
+    if (historyPaging) return;  // the reply under way answers this request too
+    historyPaging = true;
+    sendLine("{\"type\":\"order_history\"}");
+  }
+  std::vector<OrderStatusReply> historyPages;
+  bool historyPaging = false;
 
   // Pages (a reply with `next_after`) are gathered and the next one asked for; the callbacks
   // get the whole list once the last page is in.
@@ -794,6 +826,9 @@ void ExchangeClient::requestOrderStatus(const std::string& clOrdId) {
 }
 void ExchangeClient::requestOrderStatus(OrderId orderId) {
   impl_->request("order_status", json{{"type", "order_status"}, {"order_id", orderId}}.dump());
+}
+void ExchangeClient::requestOrderHistory() {
+  asio::post(impl_->io, [impl = impl_.get()] { impl->askOrderHistory(); });
 }
 void ExchangeClient::ping() {
   Impl& m = *impl_;

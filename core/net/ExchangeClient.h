@@ -162,6 +162,8 @@ struct ClientCallbacks {
   std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
   // The reply to requestOrderStatus (an unknown order comes through onError, "unknown_order").
   std::function<void(const OrderStatusReply&)> onOrderStatus;
+  // The reply to requestOrderHistory: every finished order of the account, oldest first.
+  std::function<void(const std::vector<OrderStatusReply>&)> onOrderHistory;
   // A delivery report or outage was accepted (journaled): "delivery_report_ack" / "outage_ack".
   std::function<void(const std::string& ackType)> onReportAck;
   // Index forwards (docs/protocol.md "Forwards"). Books as they change (and all of them after a
@@ -201,6 +203,9 @@ class ExchangeClient {
   void requestOrderStatus(const std::string& clOrdId);
   // The same, named by the exchange's order id.
   void requestOrderStatus(OrderId orderId);
+  // Every finished order of the account (filled, cancelled, expired), also those that ended
+  // before this client started: the exchange's order_history pages, gathered.
+  void requestOrderHistory();
   // Provider side: for hours [start, end) only `usableGpus` of contract's GPUs work (or the
   // link/power was degraded). Only the contract's seller may report; the ack or error arrives
   // through onError (errors) and onSettlement (what the exchange did about it).

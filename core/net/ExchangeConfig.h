@@ -104,6 +104,9 @@ struct ExchangeConfig {
   // group commit, so an acknowledged request survives power loss; false (synchronous=NORMAL)
   // survives the process being killed but may lose the last commits to a power cut.
   bool syncFull = true;
+  // Finished orders leave memory for the journal's archive (docs/protocol.md "Finished
+  // orders"), so memory follows the working orders; false keeps them (for comparisons).
+  bool retireFinishedOrders = true;
   Limits limits;
   std::vector<AccountConfig> accounts;
   std::vector<Cluster> clusters;  // opened on the first start only (the journal remembers them)

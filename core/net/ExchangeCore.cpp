@@ -38,14 +38,7 @@ Hour currentUtcHour() {
   return duration_cast<hours>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string_view statusName(OrderStatus s) {
-  switch (s) {
-    case OrderStatus::Working: return "working";
-    case OrderStatus::Filled: return "filled";
-    case OrderStatus::Cancelled: return "cancelled";
-  }
-  return "unknown";
-}
+constexpr auto statusName = orderStatusName;
 
 }  // namespace
 
@@ -57,7 +50,9 @@ void Outbox::clear() {
 }
 
 ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from)
-    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)) {
+    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
+      archive_(journal, config.retireFinishedOrders) {
+  accounts_.useArchive(archive_);
   epoch_ = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::system_clock::now().time_since_epoch())
@@ -98,6 +93,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
     throw JournalUnreadable(std::string("the journal cannot be replayed: ") + e.what());
   }
   if (replayed_ == 0 && !from) openMarket(config);
+  journal_.commit();  // what the replay archived (nothing new unless the journal lacked it)
   accounts_.clearDirty();  // nobody is connected yet: there is nobody to tell
 }
 
@@ -221,6 +217,7 @@ void ExchangeCore::dispatch(SessionId s, ExchangeSession& session, ExchangeAccou
           [&](const OrderStatusQuery& q) { onOrderStatus(s, a, q, req, out); },
           [&](const OrdersQuery&) { onOrders(s, a, req, out); },
           [&](const PositionsQuery& q) { onPositions(s, a, q, req, out); },
+          [&](const OrderHistoryQuery& q) { onOrderHistory(s, a, q, req, out); },
           [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(a), req); },
           [&](const DeliveryReportRequest& r) { onDeliveryReport(s, a, r, req, out); },
           [&](const ForwardRequest& f) { desk_.forwardRequest(a, f, req, out); },
@@ -268,7 +265,7 @@ void ExchangeCore::onCancel(SessionId s, ExchangeAccount& a, const CancelOrder& 
                             std::optional<std::uint64_t> req, Outbox& out) {
   auto id = accounts_.resolve(a, c.ref);
   if (!id) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "cancel", req);
-  if (auto rej = applyInput(CancelRequest{*id, a.id}, accounts_.order(*id).clOrdId, &out)) {
+  if (auto rej = applyInput(CancelRequest{*id, a.id}, accounts_.clOrdIdOf(*id), &out)) {
     sessions_.replyError(s, out, codeOf(rej->reason), rej->detail, "cancel", req);
   }
 }
@@ -277,7 +274,13 @@ void ExchangeCore::onAmend(SessionId s, ExchangeAccount& a, const AmendOrder& m,
                            std::optional<std::uint64_t> req, Outbox& out) {
   auto id = accounts_.resolve(a, m.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
-  if (!view) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "amend", req);
+  if (!id) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "amend", req);
+  if (!view || view->status != OrderStatus::Working) {
+    // A finished order, in memory or retired to the archive: the engine says it does not work.
+    if (auto rej = applyInput(AmendRequest{*id, a.id, m.limit, m.gpus}, accounts_.clOrdIdOf(*id), &out))
+      sessions_.replyError(s, out, codeOf(rej->reason), rej->detail, "amend", req);
+    return;
+  }
   OrderRecord& info = accounts_.order(*id);
   if (auto refused = accounts_.checkAmend(a, info, *view, m))
     return sessions_.replyError(s, out, refused->code, refused->reason, "amend", req);
@@ -304,16 +307,32 @@ void ExchangeCore::onOrderStatus(SessionId s, const ExchangeAccount& a, const Or
                                  std::optional<std::uint64_t> req, Outbox& out) {
   auto id = accounts_.resolve(a, q.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
-  if (!view) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "order_status", req);
+  // A finished order retired from memory answers from the archive, alike.
+  auto found = view ? std::optional(FinishedOrderArchive::describe(*view, accounts_.order(*id).clOrdId))
+                    : id ? archive_.find(*id) : std::nullopt;
+  if (!found) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "order_status", req);
   std::string& o = out.toSession[s];
-  o += "{\"type\":\"order_status\",\"order_id\":" + std::to_string(*id) +
-       ",\"cl_ord_id\":" + jsonString(accounts_.order(*id).clOrdId) + ",\"status\":\"" +
-       std::string(statusName(view->status)) +
-       "\",\"filled_gpu_hours\":" + std::to_string(view->filledGpuHours) +
-       ",\"leaves_gpu_hours\":" + std::to_string(view->leavesGpuHours) +
-       ",\"order\":" + toJson(view->request).dump();
+  o += "{\"type\":\"order_status\",";
+  FinishedOrderArchive::appendFields(o, *found);
   appendReq(o, req);
   o += "}\n";
+}
+
+void ExchangeCore::onOrderHistory(SessionId s, const ExchangeAccount& a, const OrderHistoryQuery& q,
+                                  std::optional<std::uint64_t> req, Outbox& out) {
+  std::string& o = out.toSession[s];
+  archive_.appendHistory(o, a.id, q.after.value_or(0), q.limit.value_or(kOrderHistoryPage));
+  appendReq(o, req);
+  o += "}\n";
+}
+
+void ExchangeCore::retireFinished(const std::vector<Event>& events) {
+  FinishedOrderArchive::finishedIn(events, finishedScratch_);
+  for (OrderId id : finishedScratch_) {
+    const OrderRecord* info = accounts_.findOrder(id);
+    if (!info || info->open || !archive_.archive(*engine_, id, info->account, info->clOrdId)) continue;
+    accounts_.retire(id);
+  }
 }
 
 void ExchangeCore::onOrders(SessionId s, const ExchangeAccount& a, std::optional<std::uint64_t> req, Outbox& out) {
@@ -510,6 +529,7 @@ std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
   const std::vector<Event> events = std::move(events_);
   events_.clear();
   for (const Event& e : events) onEvent(e, out);
+  retireFinished(events);
   // Replay publishes nothing to anyone: the cells it touches are brought up to date once, at
   // its end (a depth query per touched cell per entry would make restarts several times slower).
   if (live) marketData_.publishCells(out);
@@ -613,17 +633,38 @@ std::uint64_t ExchangeCore::stateDigest() const {
   add(engine.now(), directory_.size());
   for (const Cluster& c : engine.clusters()) addJson(toJson(c));
   // Orders: the engine's view of each (working or finished) and the exchange's record of it.
+  // A finished order counts alike whether it is still in memory or retired to the archive, so
+  // the digest does not depend on when orders retire.
   for (OrderId id = 1; id < accounts_.nextOrderId(); ++id) {
-    if (const auto v = engine.order(id)) {
+    const auto v = engine.order(id);
+    const OrderRecord* info = accounts_.findOrder(id);
+    if (v) {
       addJson(toJson(v->request));
       add(v->request.account, static_cast<int>(v->status), v->filledGpuHours, v->leavesGpuHours);
     }
-    if (const OrderRecord* info = accounts_.findOrder(id)) {
+    if (info) {
       h.add(info->clOrdId);
       add(info->account, info->limit, static_cast<int>(info->side), info->reserved, info->open);
       // Which order the client's id names now (a later order may have taken it over).
-      const auto named = accounts_.at(info->account).byClOrdId.find(info->clOrdId);
-      add(named.value_or(0), accounts_.at(info->account).byClOrdId.size());
+      const ExchangeAccount& acc = accounts_.at(info->account);
+      auto named = acc.byClOrdId.find(info->clOrdId);
+      if (!named)
+        if (auto o = archive_.find(acc.id, info->clOrdId)) named = o->orderId;
+      add(named.value_or(0));
+    } else if (!v) {
+      if (auto o = archive_.find(id)) {
+        // As the engine and the exchange's record held it when it finished.
+        h.add(o->order);
+        h.add("\n");
+        add(o->account, o->status, o->filledGpuHours, o->leavesGpuHours);
+        h.add(o->clOrdId);
+        const auto request = nlohmann::json::parse(o->order);
+        add(o->account, request.at("limit").get<Price>(), static_cast<int>(request.at("side") == "sell"), 0, false);
+        auto named = accounts_.at(o->account).byClOrdId.find(o->clOrdId);
+        if (!named)
+          if (auto newest = archive_.find(o->account, o->clOrdId)) named = newest->orderId;
+        add(named.value_or(0));
+      }
     }
   }
   // Who took liquidity in each contract's trade (the positions reply says it).

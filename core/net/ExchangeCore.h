@@ -19,6 +19,7 @@
 #include "core/net/ExchangeAccounts.h"
 #include "core/net/ExchangeSessions.h"
 #include "core/net/ExchangeConfig.h"
+#include "core/net/FinishedOrderArchive.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/Journal.h"
 #include "core/net/JournalReplay.h"
@@ -134,6 +135,10 @@ class ExchangeCore {
   void onAmend(SessionId s, ExchangeAccount& a, const AmendOrder& m, std::optional<std::uint64_t> req, Outbox& out);
   void onMassCancel(SessionId s, const ExchangeAccount& a, const MassCancel& m, std::optional<std::uint64_t> req,
                     Outbox& out);
+  // Archives (and, when retiring, drops) the orders the last input finished.
+  void retireFinished(const std::vector<Event>& events);
+  void onOrderHistory(SessionId s, const ExchangeAccount& a, const OrderHistoryQuery& q,
+                      std::optional<std::uint64_t> req, Outbox& out);
   void onOrderStatus(SessionId s, const ExchangeAccount& a, const OrderStatusQuery& q,
                      std::optional<std::uint64_t> req, Outbox& out);
   void onOrders(SessionId s, const ExchangeAccount& a, std::optional<std::uint64_t> req, Outbox& out);
@@ -176,6 +181,9 @@ class ExchangeCore {
   Limits limits_;
   Journal& journal_;
   std::unique_ptr<Matcher> engine_;
+  // Finished orders, on disk in the journal's database (mutable: its queries read SQLite).
+  mutable FinishedOrderArchive archive_;
+  std::vector<OrderId> finishedScratch_;
   AccountDirectory directory_;
   // Money: one double-entry ledger for cash, escrow, fees and forward margin.
   SettlementLedger ledger_;

@@ -1180,9 +1180,9 @@ void ExchangeServer::start() {
                              std::to_string(m.config.port) + ": " + ec.message());
   }
   m.boundPort = m.acceptor.local_endpoint().port();
-  exchangeLog()->info("listening on {}:{}{}, journal {} (replayed {} entries)", m.config.listenAddress,
-                     m.boundPort, m.sslContext ? " (TLS)" : " (plaintext, loopback only)",
-                     m.config.dbPath, m.replayed);
+  exchangeLog()->info("listening on {}:{}{}, journal {} ({} journal entries: {} from a snapshot, {} replayed)",
+                      m.config.listenAddress, m.boundPort, m.sslContext ? " (TLS)" : " (plaintext, loopback only)",
+                      m.config.dbPath, m.replayed, m.core->snapshotSeq(), m.core->replayedEntries());
   m.work.emplace(m.io.get_executor());
   m.ticker = std::make_unique<asio::steady_timer>(m.io);
   m.accept();
@@ -1279,6 +1279,7 @@ void ExchangeServer::runUntilSignalled() {
 
 std::uint16_t ExchangeServer::port() const { return impl_->boundPort; }
 std::uint64_t ExchangeServer::replayedEntries() const { return impl_->replayed; }
+std::uint64_t ExchangeServer::snapshotEntries() const { return impl_->core ? impl_->core->snapshotSeq() : 0; }
 Hour ExchangeServer::clockAtStart() const { return impl_->clockAtStart; }
 
 std::vector<BatchTiming> ExchangeServer::takeBatchTimings() {

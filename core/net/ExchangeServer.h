@@ -69,6 +69,9 @@ class ExchangeServer {
   // Journal entries the state was restored from at start: a snapshot's and those replayed
   // after it (0: a new journal).
   std::uint64_t replayedEntries() const;
+  // Of replayedEntries(): those the snapshot it started from holds (0: none); the rest were
+  // replayed from the journal.
+  std::uint64_t snapshotEntries() const;
   // The exchange clock once the journal was replayed (or the market opened), before any input.
   Hour clockAtStart() const;
   ServerStats stats() const;

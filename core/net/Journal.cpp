@@ -53,6 +53,23 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   } catch (const std::exception& e) {
     return std::string("cannot use journal '") + path + "': " + e.what();
   }
+  try {
+    // Added beside the journal table of any tessera-journal-1 file: a journal written before it
+    // existed fills it on its next full replay.
+    j->exec(
+        "CREATE TABLE IF NOT EXISTS finished_orders ("
+        " order_id INTEGER PRIMARY KEY,"
+        " account INTEGER NOT NULL,"
+        " cl_ord_id TEXT NOT NULL,"
+        " status INTEGER NOT NULL,"
+        " filled INTEGER NOT NULL,"
+        " leaves INTEGER NOT NULL,"
+        " request TEXT NOT NULL)");
+    j->exec("CREATE INDEX IF NOT EXISTS finished_orders_by_account ON finished_orders(account)");
+    j->exec("CREATE INDEX IF NOT EXISTS finished_orders_by_cl_ord_id ON finished_orders(account, cl_ord_id)");
+  } catch (const std::exception& e) {
+    return std::string("cannot use journal '") + path + "': " + e.what();
+  }
   const auto format = formatOf();
   if (!format) return "journal '" + path + "' is not readable: " + sqlite3_errmsg(j->db_);
   if (*format != "tessera-journal-1") {
@@ -171,6 +188,15 @@ void Journal::checkpointLoop(std::string path) {
 }
 
 Journal::~Journal() {
+  // The open batch first: its transaction holds `between_`, which the checkpointer may be
+  // waiting for, so joining it before the commit could wait for ever.
+  if (inTransaction_) {
+    try {
+      commit();
+    } catch (...) {
+      // The process is going away; the uncommitted batch was never acknowledged.
+    }
+  }
   if (checkpointer_.joinable()) {
     {
       std::lock_guard lock(checkpointMutex_);
@@ -179,14 +205,11 @@ Journal::~Journal() {
     checkpointWake_.notify_one();
     checkpointer_.join();
   }
-  if (inTransaction_) {
-    try {
-      commit();
-    } catch (...) {
-      // The process is going away; the uncommitted batch was never acknowledged.
-    }
-  }
   sqlite3_finalize(insert_);
+  sqlite3_finalize(archiveInsert_);
+  sqlite3_finalize(archivedById_);
+  sqlite3_finalize(archivedByClOrdId_);
+  sqlite3_finalize(archivedPage_);
   sqlite3_finalize(begin_);
   sqlite3_finalize(commit_);
   sqlite3_close(db_);
@@ -253,17 +276,20 @@ void Journal::step(sqlite3_stmt* statement, const char* what) {
   }
 }
 
-void Journal::append(std::string_view clOrdId, std::string_view input) {
-  if (!inTransaction_) {
-    writing_.lock();
-    try {
-      step(begin_, "begin");
-    } catch (...) {
-      writing_.unlock();
-      throw;
-    }
-    inTransaction_ = true;
+void Journal::begin() {
+  if (inTransaction_) return;
+  writing_.lock();
+  try {
+    step(begin_, "begin");
+  } catch (...) {
+    writing_.unlock();
+    throw;
   }
+  inTransaction_ = true;
+}
+
+void Journal::append(std::string_view clOrdId, std::string_view input) {
+  begin();
   sqlite3_bind_int64(insert_, 1, static_cast<sqlite3_int64>(lastSeq_ + 1));
   sqlite3_bind_text(insert_, 2, clOrdId.data(), static_cast<int>(clOrdId.size()), SQLITE_STATIC);
   sqlite3_bind_text(insert_, 3, input.data(), static_cast<int>(input.size()), SQLITE_STATIC);
@@ -282,6 +308,93 @@ void Journal::commit() {
   } unlock{writing_};
   step(commit_, "commit");
   inTransaction_ = false;
+}
+
+sqlite3_stmt* Journal::prepared(sqlite3_stmt*& s, const char* sql) {
+  if (!s && sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK)
+    throw std::runtime_error(std::string("journal: cannot prepare the archive: ") + sqlite3_errmsg(db_));
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return s;
+}
+
+void Journal::archive(const ArchivedOrder& o) {
+  begin();
+  sqlite3_stmt* s = prepared(archiveInsert_,
+                             "INSERT OR IGNORE INTO finished_orders(order_id, account, cl_ord_id, status, filled, "
+                             "leaves, request) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(o.orderId));
+  sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(o.account));
+  sqlite3_bind_text(s, 3, o.clOrdId.data(), static_cast<int>(o.clOrdId.size()), SQLITE_STATIC);
+  sqlite3_bind_int(s, 4, o.status);
+  sqlite3_bind_int64(s, 5, o.filledGpuHours);
+  sqlite3_bind_int64(s, 6, o.leavesGpuHours);
+  sqlite3_bind_text(s, 7, o.order.data(), static_cast<int>(o.order.size()), SQLITE_STATIC);
+  step(s, "archive");
+}
+
+namespace {
+ArchivedOrder archivedRow(sqlite3_stmt* s) {
+  auto text = [s](int c) {
+    return std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, c)),
+                       static_cast<std::size_t>(sqlite3_column_bytes(s, c)));
+  };
+  ArchivedOrder o;
+  o.orderId = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+  o.account = static_cast<std::uint64_t>(sqlite3_column_int64(s, 1));
+  o.clOrdId = text(2);
+  o.status = sqlite3_column_int(s, 3);
+  o.filledGpuHours = sqlite3_column_int64(s, 4);
+  o.leavesGpuHours = sqlite3_column_int64(s, 5);
+  o.order = text(6);
+  return o;
+}
+constexpr const char* kArchivedColumns = "SELECT order_id, account, cl_ord_id, status, filled, leaves, request FROM finished_orders ";
+}  // namespace
+
+std::optional<ArchivedOrder> Journal::archived(std::uint64_t orderId) {
+  static const std::string sql = std::string(kArchivedColumns) + "WHERE order_id = ?";
+  sqlite3_stmt* s = prepared(archivedById_, sql.c_str());
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(orderId));
+  std::optional<ArchivedOrder> o;
+  if (sqlite3_step(s) == SQLITE_ROW) o = archivedRow(s);
+  sqlite3_reset(s);
+  return o;
+}
+
+std::optional<ArchivedOrder> Journal::archived(std::uint64_t account, std::string_view clOrdId) {
+  static const std::string sql =
+      std::string(kArchivedColumns) + "WHERE account = ? AND cl_ord_id = ? ORDER BY order_id DESC LIMIT 1";
+  sqlite3_stmt* s = prepared(archivedByClOrdId_, sql.c_str());
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(account));
+  sqlite3_bind_text(s, 2, clOrdId.data(), static_cast<int>(clOrdId.size()), SQLITE_STATIC);
+  std::optional<ArchivedOrder> o;
+  if (sqlite3_step(s) == SQLITE_ROW) o = archivedRow(s);
+  sqlite3_reset(s);
+  return o;
+}
+
+std::vector<ArchivedOrder> Journal::archivedPage(std::uint64_t account, std::uint64_t afterOrderId, std::size_t limit) {
+  static const std::string sql =
+      std::string(kArchivedColumns) + "WHERE account = ? AND order_id > ? ORDER BY order_id LIMIT ?";
+  sqlite3_stmt* s = prepared(archivedPage_, sql.c_str());
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(account));
+  sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(afterOrderId));
+  sqlite3_bind_int64(s, 3, static_cast<sqlite3_int64>(limit));
+  std::vector<ArchivedOrder> page;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) page.push_back(archivedRow(s));
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) throw std::runtime_error(std::string("journal: archive read failed: ") + sqlite3_errmsg(db_));
+  return page;
+}
+
+std::uint64_t Journal::archivedCount() {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT count(*) FROM finished_orders", -1, &s, nullptr) != SQLITE_OK)
+    throw std::runtime_error(std::string("journal: cannot read: ") + sqlite3_errmsg(db_));
+  const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(s, sqlite3_finalize);
+  return sqlite3_step(s) == SQLITE_ROW ? static_cast<std::uint64_t>(sqlite3_column_int64(s, 0)) : 0;
 }
 
 }  // namespace tessera::net

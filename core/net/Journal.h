@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -27,6 +28,18 @@ namespace tessera::net {
 class JournalUnreadable : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A finished order as the journal's archive keeps it (table finished_orders): written in the
+// same transaction as the entry that finished it, so a commit holds both or neither.
+struct ArchivedOrder {
+  std::uint64_t orderId = 0;
+  std::uint64_t account = 0;
+  std::string clOrdId;
+  int status = 0;            // OrderStatus (core/engine/Matcher.h)
+  std::int64_t filledGpuHours = 0;
+  std::int64_t leavesGpuHours = 0;
+  std::string order;         // the order as accepted, after amends (EventJson form)
 };
 
 struct JournalEntry {
@@ -59,6 +72,17 @@ class Journal {
   // snapshot names the entry it was taken after, so that it is never applied to another journal.
   std::optional<JournalEntry> entry(std::uint64_t seq);
   std::uint64_t lastSeq() const { return lastSeq_; }
+
+  // The archive of finished orders (docs/protocol.md "Finished orders"). archive() writes in the
+  // open transaction (opening one if none is), like append(); an order already archived keeps
+  // its row (a replay archives again what it finishes again, identically).
+  void archive(const ArchivedOrder& o);
+  std::optional<ArchivedOrder> archived(std::uint64_t orderId);
+  // The newest archived order of `account` that `clOrdId` names.
+  std::optional<ArchivedOrder> archived(std::uint64_t account, std::string_view clOrdId);
+  // Up to `limit` archived orders of `account` with ids above `afterOrderId`, ascending.
+  std::vector<ArchivedOrder> archivedPage(std::uint64_t account, std::uint64_t afterOrderId, std::size_t limit);
+  std::uint64_t archivedCount();
   // A random number given to the journal when it is created: snapshots name the journal they
   // were taken from, so that one left beside a new journal is never applied to it.
   std::uint64_t id() const { return id_; }
@@ -66,6 +90,12 @@ class Journal {
  private:
   Journal() = default;
   void exec(const char* sql);
+  void begin();  // opens the batch's transaction if none is open
+  sqlite3_stmt* prepared(sqlite3_stmt*& s, const char* sql);
+  sqlite3_stmt* archiveInsert_ = nullptr;
+  sqlite3_stmt* archivedById_ = nullptr;
+  sqlite3_stmt* archivedByClOrdId_ = nullptr;
+  sqlite3_stmt* archivedPage_ = nullptr;
   void step(sqlite3_stmt* statement, const char* what);
   void checkpointLoop(std::string path);
   static int onWalCommit(void* journal, sqlite3*, const char*, int frames);

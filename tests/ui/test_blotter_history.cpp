@@ -5,7 +5,8 @@
 // - every order that stops working (filled, cancelled) is in the "Order history" tab with its
 //   final state and the exchange hour it ended;
 // - quit and relaunch on the same journal: the Fills tab shows the same fills (price, GPUs,
-//   hours, role) and the order history the filled orders, from the exchange;
+//   hours, role) and the order history the filled orders and the cancelled one that never
+//   traded, from the exchange (its order_history);
 // - an empty table says why it is empty; a sell-back ticket starts from the book's best bid for
 //   the shape (and says so), never from the last buy's limit.
 #include "TestSettings.h"
@@ -66,6 +67,7 @@ class TestBlotterHistory : public QObject {
   std::string journal() const { return dir.filePath("exchange.db").toStdString(); }
   OrderId takerOrder = 0;
   OrderId makerOrder = 0;
+  OrderId cancelledOrder = 0;
 
   static OrderTicket* ticketOf(ExchangeTerminal& t) { return t.window->ticket(); }
   static QLineEdit* field(ExchangeTerminal& t, const char* name) { return ticketOf(t)->findChild<QLineEdit*>(name); }
@@ -150,6 +152,7 @@ class TestBlotterHistory : public QObject {
     buy(t, 4, "1.00");
     QTRY_COMPARE_WITH_TIMEOUT(t.session->workingOrders().size(), std::size_t{1}, 5000);
     const OrderId cancelled = t.session->workingOrders().front().request.id;
+    cancelledOrder = cancelled;
     QCOMPARE(t.session->workingOrders().front().request.limit, kLow);
     blotter->tabs()->setCurrentIndex(0);
     QTableView* orders = blotter->ordersView();
@@ -176,10 +179,12 @@ class TestBlotterHistory : public QObject {
 
   // The test: quit (the end of the test above), relaunch on the same journal; the Fills
   // tab shows the fills with the same price, GPUs, hours and role, and the history the filled
-  // orders. Mutations seen failing: ExchangeBackend::restoreFills returning at once (no fills);
-  // the positions reply's "aggressor" always false (the taker fill reads "maker").
+  // orders and the order cancelled without trading. Mutations seen failing:
+  // ExchangeBackend::restoreFills returning at once (no fills); the positions reply's
+  // "aggressor" always false (the taker fill reads "maker"); ExchangeBackend::onOrderHistory
+  // returning at once (the cancelled order is missing: two rows, not three).
   void fillsAndHistoryComeBackAfterARelaunch() {
-    QVERIFY2(takerOrder && makerOrder, "runs after the test above, on its journal");
+    QVERIFY2(takerOrder && makerOrder && cancelledOrder, "runs after the test above, on its journal");
     ExchangeTerminal t({1600, 1000}, journal());
     QTRY_VERIFY_WITH_TIMEOUT(t.session->connection() == ConnectionState::Connected, 10000);
     BlotterWidget* blotter = t.window->blotter();
@@ -197,15 +202,18 @@ class TestBlotterHistory : public QObject {
     QCOMPARE(cell(fills, maker, "Price $/GPU-h"), formatPrice(kRest));
     QCOMPARE(cell(fills, maker, "GPUs"), QString("8"));
     QCOMPARE(cell(fills, maker, "Role"), QString("maker"));
-    // The orders that traded, as the exchange says they ended (not when: it does not keep that).
+    // Every finished order, traded or not, as the exchange says it ended (not when: it does not
+    // keep that).
     const QAbstractItemModel* history = blotter->historyView()->model();
-    QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 2, 5000);
-    for (OrderId id : {takerOrder, makerOrder}) {
+    QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 3, 5000);
+    for (OrderId id : {takerOrder, makerOrder, cancelledOrder}) {
       const int r = rowWhere(history, "Order", QString::number(id));
-      QVERIFY(r >= 0);
-      QCOMPARE(cell(history, r, "Final state"), QString("Filled"));
+      QVERIFY2(r >= 0, qPrintable(QString::number(id)));
+      QCOMPARE(cell(history, r, "Final state"), id == cancelledOrder ? QString("Cancelled") : QString("Filled"));
       QCOMPARE(cell(history, r, "Ended"), QString("before start"));
     }
+    QCOMPARE(cell(history, rowWhere(history, "Order", QString::number(cancelledOrder)), "Limit $/GPU-h"), formatPrice(kLow));
+    QCOMPARE(cell(history, rowWhere(history, "Order", QString::number(cancelledOrder)), "Filled GPU-h"), QString("0"));
   }
 
   // A sell-back ticket offers the book's best bid for the shape, and says where it came from;

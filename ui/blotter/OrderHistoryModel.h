@@ -1,8 +1,8 @@
 #pragma once
 // The blotter's order history: every order of the account that stopped working (filled,
 // cancelled, expired, rejected) with its final state and the exchange hour it ended, newest
-// first. Orders that ended before the terminal started come from the exchange as far as it can
-// name them (those that traded); their hour is not known.
+// first. Orders that ended before the terminal started come from the exchange's order history
+// (traded or not); their hour is not known.
 #include "ui/blotter/ClusterNames.h"
 #include "ui/session/SessionTypes.h"
 

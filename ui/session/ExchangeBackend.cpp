@@ -157,6 +157,9 @@ void ExchangeBackend::start() {
   cb.onOrderStatus = [this](const net::OrderStatusReply& r) {
     QMetaObject::invokeMethod(this, [this, r] { onOrderStatus(r); }, Qt::QueuedConnection);
   };
+  cb.onOrderHistory = [this](const std::vector<net::OrderStatusReply>& orders) {
+    QMetaObject::invokeMethod(this, [this, orders] { onOrderHistory(orders); }, Qt::QueuedConnection);
+  };
   emit connectionChanged(ConnectionState::Connecting,
                          tr("connecting to %1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port));
   client_ = std::make_unique<net::ExchangeClient>(o, cb);
@@ -195,6 +198,7 @@ void ExchangeBackend::onConnection(net::ConnectionState s, const std::string& de
       client_->requestBalance();
       client_->requestOrders();
       client_->requestPositions();
+      client_->requestOrderHistory();
       client_->ping();
       break;
     case net::ConnectionState::Disconnected:
@@ -355,6 +359,16 @@ void ExchangeBackend::onOrderStatus(const net::OrderStatusReply& r) {
   finished_.erase(r.orderId);  // asked for, now answered
   filledOf_[r.orderId] = r.filledGpuHours;
   finish(r.orderId, r.order, r.status == "filled" ? FinishedState::Filled : FinishedState::Cancelled, {}, std::nullopt);
+}
+
+// Orders that ended before this terminal started (or while it was away), traded or not; one the
+// history already shows, or whose order_status is asked for (restoreFills), is not added twice.
+void ExchangeBackend::onOrderHistory(const std::vector<net::OrderStatusReply>& orders) {
+  for (const net::OrderStatusReply& r : orders) {
+    if (r.status == "working" || !r.orderId || finished_.count(r.orderId)) continue;
+    filledOf_[r.orderId] = r.filledGpuHours;
+    finish(r.orderId, r.order, r.status == "filled" ? FinishedState::Filled : FinishedState::Cancelled, {}, std::nullopt);
+  }
 }
 
 void ExchangeBackend::onTrade(const net::Trade& t) {

@@ -69,6 +69,7 @@ class ExchangeBackend : public MarketBackend {
   // before it connected), and the final state of their orders asked for.
   void restoreFills(const std::vector<net::ContractStatus>& status);
   void onOrderStatus(const net::OrderStatusReply& r);
+  void onOrderHistory(const std::vector<net::OrderStatusReply>& orders);
   void finish(OrderId exchangeId, const OrderRequest& request, FinishedState state, const std::string& code,
               std::optional<Hour> at);
   void publish();

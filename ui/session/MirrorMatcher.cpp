@@ -11,6 +11,10 @@ void MirrorMatcher::apply(const InputEvent&, std::vector<Event>&) {
   throw std::logic_error("MirrorMatcher is a read-only view of a remote book");
 }
 
+void MirrorMatcher::forget(OrderId) {
+  throw std::logic_error("MirrorMatcher holds no orders to forget");
+}
+
 const Cluster* MirrorMatcher::cluster(ClusterId id) const {
   for (const Cluster& c : clusters_) {
     if (c.id == id) return &c;

@@ -15,6 +15,7 @@ class MirrorMatcher : public Matcher {
   const Cluster* cluster(ClusterId id) const override;
   std::vector<Cluster> clusters() const override { return clusters_; }
   std::optional<OrderView> order(OrderId) const override { return std::nullopt; }
+  void forget(OrderId) override;  // a bug to call: throws
   std::vector<OrderView> workingOrders(AccountId) const override { return {}; }
   std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const override;
   std::vector<OrderView> allOrNoneBids(ClusterId) const override { return {}; }
