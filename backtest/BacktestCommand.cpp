@@ -103,6 +103,7 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"md-latency", Value::Text, "market-data latency: trades, book changes, the clock (same forms; default 0)"},
         {"latency-seed", Value::Count, "seed of the latency draws (default 1)"},
         {"fee-ppm", Value::Count, "exchange fee on sales, parts per million (the exchange's fee_ppm; default 0)"},
+        {"chunk-inputs", Value::Positive, "inputs read from the history at a time: the replay streams it, so memory is bounded by this (default 65536)"},
         {"cash", Value::PositiveNumber, "the strategy's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the exchange (default: no limit)"},
         {"quiet", Value::Flag, "no progress bar"}}},
       {"sweep",
@@ -477,22 +478,34 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
     err << "run: --fee-ppm must be 0 to 1000000 (parts per million of each sale)\n";
     return 2;
   }
-  auto history = loadHistory(path);
-  if (auto* e = std::get_if<store::StoreError>(&history)) {
+  // The history streams through the replay a chunk at a time: a year at a busy setting need not
+  // fit in memory.
+  auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
+  if (auto* e = std::get_if<store::StoreError>(&opened)) {
     err << "run: " << e->message << '\n';
     return exitCodeOf(*e);
   }
-  const History& h = std::get<History>(history);
+  const auto& history = *std::get<std::unique_ptr<store::MarketHistoryStore>>(opened);
+  AccountDirectory names;
+  if (auto e = history.loadAccounts(names)) {
+    err << "run: " << e->message << '\n';
+    return exitCodeOf(*e);
+  }
   ProgressBar bar(err, "replay", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
-  BacktestResult r = runBacktest(h, *std::get<std::unique_ptr<Strategy>>(made), cfg, std::ref(bar));
+  auto streamed = runBacktestFromStore(history, *std::get<std::unique_ptr<Strategy>>(made), cfg, std::ref(bar),
+                                       a.integer("chunk-inputs", err).value_or(kDefaultChunkInputs));
+  if (auto* e = std::get_if<store::StoreError>(&streamed)) {
+    err << "run: " << e->message << '\n';
+    return exitCodeOf(*e);
+  }
+  BacktestResult& r = std::get<BacktestResult>(streamed);
   if (!r.setupError.empty()) {
     err << "run: " << r.setupError << '\n';
     return 2;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RunInfo info{path, name, *params, cfg.latency, cfg.feePpm};
-  AccountDirectory names = h.accounts;
   names.intern(r.accountName);
   if (auto e = writeReport(r, info, names, dir)) {
     err << "run: " << *e << '\n';

@@ -321,6 +321,7 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
         result_.clusterNames[c.id] = c.name;
       }
     } else if (const auto* k = std::get_if<ClockAdvanced>(&e)) {
+      index_.prune(k->now);
       sample(k->now);
       marketData([this, now = k->now] { strategy_.onClock(*this, now); });
     }
