@@ -75,6 +75,8 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"activity", Value::PositiveNumber, "activity multiplier (default 1.0)"},
         {"clusters", Value::Positive, "clusters (default 18)"},
         {"ticks-per-hour", Value::Positive, "simulation steps per hour (default 1)"},
+        {"burst", Value::Count, "arrivals come in bursts of this many, so orders race (default 0: evenly spaced)"},
+        {"burst-gap-us", Value::Positive, "microseconds between the arrivals of a burst (default 200)"},
         {"inputs-only", Value::Flag, "record the inputs without the market data"},
         {"quiet", Value::Flag, "no progress bar"}}},
       {"info", "counts, time range and provenance of a history", {{"history", Value::Text, "the history file"}}},
@@ -98,8 +100,13 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"params", Value::Text, "its parameters, a JSON file"},
         {"params-json", Value::Text, "its parameters, inline JSON"},
         {"report", Value::Text, "folder for summary.json, fills.csv, contracts.csv, series.csv, report.html"},
-        {"latency-us", Value::Count, "order latency in microseconds (default 0)"},
+        {"latency-us", Value::Count, "order-entry latency in microseconds (default 0; the same as --order-latency N)"},
+        {"order-latency", Value::Text, "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
+        {"ack-latency", Value::Text, "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
+        {"md-latency", Value::Text, "market-data latency: trades, book changes, the clock (same forms; default 0)"},
+        {"latency-seed", Value::Count, "seed of the latency draws (default 1)"},
         {"fee-ppm", Value::Count, "exchange fee on sales, parts per million (the exchange's fee_ppm; default 0)"},
+        {"chunk-inputs", Value::Positive, "inputs read from the history at a time: the replay streams it, so memory is bounded by this (default 65536)"},
         {"cash", Value::PositiveNumber, "the strategy's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the exchange (default: no limit)"},
         {"quiet", Value::Flag, "no progress bar"}}},
       {"sweep",
@@ -111,7 +118,11 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"out", Value::Text, "the shard file to write (JSON lines)"},
         {"shard", Value::Text, "i/N: the points with index % N == i"},
         {"jobs", Value::Count, "threads (default 0: all cores)"},
-        {"latency-us", Value::Count, "order latency in microseconds (default 0)"},
+        {"latency-us", Value::Count, "order-entry latency in microseconds (default 0; the same as --order-latency N)"},
+        {"order-latency", Value::Text, "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
+        {"ack-latency", Value::Text, "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
+        {"md-latency", Value::Text, "market-data latency: trades, book changes, the clock (same forms; default 0)"},
+        {"latency-seed", Value::Count, "seed of the latency draws (default 1)"},
         {"quiet", Value::Flag, "no progress bar"}}},
       {"merge",
        "check that shards form one complete sweep; write NAME.json and NAME.csv",
@@ -274,6 +285,12 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   cfg.activity = a.number("activity", 1.0, err);
   cfg.clusterCount = static_cast<std::size_t>(a.integer("clusters", err).value_or(static_cast<std::int64_t>(kSimulatedClusterCount)));
   cfg.ticksPerHour = static_cast<int>(a.integer("ticks-per-hour", err).value_or(1));
+  cfg.burstSize = static_cast<int>(std::min<std::int64_t>(a.integer("burst", err).value_or(0), 10'000));
+  cfg.burstGapMicros = a.integer("burst-gap-us", err).value_or(cfg.burstGapMicros);
+  if (cfg.burstSize > 0 && cfg.burstSize * cfg.burstGapMicros >= store::kMicrosPerHour / std::max(1, cfg.ticksPerHour)) {
+    err << "generate: a burst (--burst x --burst-gap-us) must be shorter than a tick\n";
+    return 2;
+  }
   const std::int64_t hours = a.integer("hours", err).value_or(24 * a.integer("days", err).value_or(7));
   if (hours <= 0 || cfg.activity <= 0 || cfg.ticksPerHour <= 0) {
     err << "generate: --days/--hours, --activity and --ticks-per-hour must be positive\n";
@@ -313,6 +330,8 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   store->setMeta("seed", std::to_string(cfg.seed));
   store->setMeta("activity", std::to_string(cfg.activity));
   store->setMeta("start_hour", std::to_string(cfg.start));
+  if (cfg.burstSize > 0)
+    store->setMeta("burst", std::to_string(cfg.burstSize) + " arrivals " + std::to_string(cfg.burstGapMicros) + " us apart");
   out << "wrote " << recorder.recordedInputs() << " inputs (" << trades << " trades) over " << hours << " hours to "
       << path << '\n';
   return 0;
@@ -333,7 +352,7 @@ int info(const Args& a, std::ostream& out, std::ostream& err) {
                    {"first_time_us", sum.firstMicros},
                    {"last_time_us", sum.lastMicros},
                    {"hours", (sum.lastMicros - sum.firstMicros) / store::kMicrosPerHour}};
-  for (const char* k : {"generator", "seed", "activity", "start_hour"})
+  for (const char* k : {"generator", "seed", "activity", "start_hour", "burst"})
     if (auto v = store->meta(k)) j[k] = *v;
   out << j.dump(2) << '\n';
   return 0;
@@ -417,6 +436,29 @@ std::optional<nlohmann::json> paramsOf(const Args& a, std::ostream& err) {
   return nlohmann::json::object();
 }
 
+// The latency model of --latency-us, --order-latency, --ack-latency, --md-latency and
+// --latency-seed, or nothing after saying what is wrong on `err` (exit 2).
+std::optional<LatencyModel> latencyOf(const Args& a, const std::string& cmd, std::ostream& err) {
+  LatencyModel m;
+  if (a.has("latency-us") && a.has("order-latency")) {
+    err << cmd << ": give --latency-us or --order-latency, not both\n";
+    return std::nullopt;
+  }
+  if (a.has("latency-us")) m.orderEntry = LatencyDistribution::fixed(*a.integer("latency-us", err));
+  for (auto [option, channel] : {std::pair{"order-latency", &m.orderEntry}, std::pair{"ack-latency", &m.ack},
+                                 std::pair{"md-latency", &m.marketData}}) {
+    if (!a.has(option)) continue;
+    auto d = parseLatency(a.get(option));
+    if (auto* e = std::get_if<std::string>(&d)) {
+      err << cmd << ": --" << option << ": " << *e << '\n';
+      return std::nullopt;
+    }
+    *channel = std::move(std::get<LatencyDistribution>(d));
+  }
+  m.seed = static_cast<std::uint64_t>(a.integer("latency-seed", err).value_or(1));
+  return m;
+}
+
 int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
   const std::string name = a.get("strategy");
   const std::string dir = a.get("report");
@@ -437,29 +479,43 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
     return 2;
   }
   ReplayConfig cfg;
-  cfg.latency.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
+  auto latency = latencyOf(a, "run", err);
+  if (!latency) return 2;
+  cfg.latency = std::move(*latency);
   cfg.feePpm = static_cast<int>(std::min<std::int64_t>(a.integer("fee-ppm", err).value_or(0), 1'000'001));
   if (a.has("cash")) cfg.startingCash = static_cast<Money>(a.number("cash", 0, err) * kMicrosPerDollar + 0.5);
   if (cfg.feePpm > 1'000'000) {
     err << "run: --fee-ppm must be 0 to 1000000 (parts per million of each sale)\n";
     return 2;
   }
-  auto history = loadHistory(path);
-  if (auto* e = std::get_if<store::StoreError>(&history)) {
+  // The history streams through the replay a chunk at a time: a year at a busy setting need not
+  // fit in memory.
+  auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
+  if (auto* e = std::get_if<store::StoreError>(&opened)) {
     err << "run: " << e->message << '\n';
     return exitCodeOf(*e);
   }
-  const History& h = std::get<History>(history);
+  const auto& history = *std::get<std::unique_ptr<store::MarketHistoryStore>>(opened);
+  AccountDirectory names;
+  if (auto e = history.loadAccounts(names)) {
+    err << "run: " << e->message << '\n';
+    return exitCodeOf(*e);
+  }
   ProgressBar bar(err, "replay", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
-  BacktestResult r = runBacktest(h, *std::get<std::unique_ptr<Strategy>>(made), cfg, std::ref(bar));
+  auto streamed = runBacktestFromStore(history, *std::get<std::unique_ptr<Strategy>>(made), cfg, std::ref(bar),
+                                       a.integer("chunk-inputs", err).value_or(kDefaultChunkInputs));
+  if (auto* e = std::get_if<store::StoreError>(&streamed)) {
+    err << "run: " << e->message << '\n';
+    return exitCodeOf(*e);
+  }
+  BacktestResult& r = std::get<BacktestResult>(streamed);
   if (!r.setupError.empty()) {
     err << "run: " << r.setupError << '\n';
     return 2;
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  RunInfo info{path, name, *params, cfg.latency.orderLatencyMicros, cfg.feePpm};
-  AccountDirectory names = h.accounts;
+  RunInfo info{path, name, *params, cfg.latency, cfg.feePpm};
   names.intern(r.accountName);
   if (auto e = writeReport(r, info, names, dir)) {
     err << "run: " << *e << '\n';
@@ -503,8 +559,8 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
     }
     shard = std::get<Shard>(s);
   }
-  LatencyModel lat;
-  lat.orderLatencyMicros = a.integer("latency-us", err).value_or(0);
+  auto lat = latencyOf(a, "sweep", err);
+  if (!lat) return 2;
   const int jobs = static_cast<int>(a.integer("jobs", err).value_or(0));
   if (a.get("history").empty()) {
     err << "sweep: missing --history FILE\n";
@@ -517,7 +573,7 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
   }
   ProgressBar bar(err, "sweep", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
-  const SweepRun run = runSweep(std::get<History>(history), name, std::get<SweepGrid>(grid), shard, jobs, lat,
+  const SweepRun run = runSweep(std::get<History>(history), name, std::get<SweepGrid>(grid), shard, jobs, *lat,
                                 std::ref(bar));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::ofstream f(outPath);

@@ -1,6 +1,15 @@
 #include "backtest/History.h"
 
 namespace tessera::backtest {
+namespace {
+
+store::StoreError noInputs(const std::string& path, bool ranged) {
+  return store::StoreError{"'" + path + "' holds no market inputs" + (ranged ? " in the range asked for" : "") +
+                               ": record a market or generate one first",
+                           store::StoreErrorKind::Empty};
+}
+
+}  // namespace
 
 std::variant<History, store::StoreError> loadHistory(const std::string& path, const store::HistoryQuery& q) {
   auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
@@ -15,11 +24,7 @@ std::variant<History, store::StoreError> loadHistory(const std::string& path, co
         return true;
       }))
     return *e;
-  if (h.inputs.empty())
-    return store::StoreError{"'" + path + "' holds no market inputs" +
-                                 (q.fromMicros || q.toMicros || q.cluster || q.fromSeq ? " in the range asked for" : "") +
-                                 ": record a market or generate one first",
-                             store::StoreErrorKind::Empty};
+  if (h.inputs.empty()) return noInputs(path, q.fromMicros || q.toMicros || q.cluster || q.fromSeq);
   return h;
 }
 
@@ -39,21 +44,42 @@ BacktestResult runBacktest(const History& history, Strategy& strategy, const Rep
 
 std::variant<BacktestResult, store::StoreError> runBacktestFromStore(const store::MarketHistoryStore& s,
                                                                      Strategy& strategy, const ReplayConfig& config,
-                                                                     const ProgressFn& progress) {
+                                                                     const ProgressFn& progress,
+                                                                     std::int64_t chunkInputs) {
   AccountDirectory accounts;
   if (auto e = s.loadAccounts(accounts)) return *e;
-  std::int64_t total = 1;
-  if (auto sum = s.summary(); std::holds_alternative<store::HistorySummary>(sum))
-    total = std::max<std::int64_t>(1, std::get<store::HistorySummary>(sum).inputs);
+  auto sum = s.summary();
+  if (auto* e = std::get_if<store::StoreError>(&sum)) return *e;
+  const store::HistorySummary& summary = std::get<store::HistorySummary>(sum);
+  if (summary.inputs == 0) return noInputs(s.path(), false);
+  const std::int64_t total = std::max<std::int64_t>(1, summary.inputs);
+  const std::int64_t chunk = std::max<std::int64_t>(1, chunkInputs);
   Replay replay(strategy, accounts, config);
   const std::int64_t every = std::max<std::int64_t>(1, total / 100);
-  std::int64_t i = 0;
-  if (auto e = s.forEachInput({}, [&](const store::RecordedInput& in) {
-        if (!replay.feed(in)) return false;
-        if (progress && ++i % every == 0) progress(static_cast<double>(i) / static_cast<double>(total));
-        return true;
-      }))
-    return *e;
+  std::int64_t fed = 0;
+  std::vector<store::RecordedInput> inputs;
+  inputs.reserve(static_cast<std::size_t>(std::min(chunk, total)));
+  store::HistoryQuery q;
+  q.fromSeq = 0;
+  bool more = true;
+  while (more) {
+    inputs.clear();
+    if (auto e = s.forEachInput(q, [&](const store::RecordedInput& in) {
+          if (in.seq > summary.lastInputSeq) return false;
+          inputs.push_back(in);
+          return static_cast<std::int64_t>(inputs.size()) < chunk;
+        }))
+      return *e;
+    more = static_cast<std::int64_t>(inputs.size()) == chunk;
+    if (!inputs.empty()) q.fromSeq = inputs.back().seq + 1;
+    for (const store::RecordedInput& in : inputs) {
+      if (!replay.feed(in)) {
+        more = false;
+        break;
+      }
+      if (progress && ++fed % every == 0) progress(static_cast<double>(fed) / static_cast<double>(total));
+    }
+  }
   BacktestResult r = replay.finish();
   if (progress && !r.cancelled) progress(1.0);
   return r;

@@ -1,6 +1,9 @@
 #pragma once
-// A market history loaded into memory, so one load serves many runs (sweeps run one replay
-// per grid point in parallel over the same read-only inputs).
+// Market histories for replays, two ways. Loaded into memory (`History`, `loadHistory`): one
+// load serves many runs, so sweeps run one replay per grid point in parallel over the same
+// read-only inputs. Streamed (`runBacktestFromStore`): inputs are read from SQLite a chunk at a
+// time and replayed, so a history larger than memory replays in memory bounded by the chunk
+// (`tessera-backtest run` does this). Both give byte-identical results.
 #include "core/domain/AccountDirectory.h"
 #include "core/store/MarketHistoryStore.h"
 
@@ -27,9 +30,17 @@ using ProgressFn = std::function<void(double)>;
 BacktestResult runBacktest(const History& history, Strategy& strategy, const ReplayConfig& config,
                            const ProgressFn& progress = {});
 
-// Streams a history straight from SQLite through the replay, without loading it first.
+inline constexpr std::int64_t kDefaultChunkInputs = 65'536;  // about 25 MB of inputs
+
+// Streams a history from SQLite through the replay without loading it: `chunkInputs` inputs
+// are read (one query from the sequence number after the last chunk's, finished before the
+// chunk replays, so no read stays open while the strategy runs), replayed, and dropped. The
+// replay stops at the last input the history held when it started, so a history that is
+// still being recorded replays the same whatever is appended meanwhile. A history with no
+// inputs is a StoreErrorKind::Empty error, as for loadHistory.
 std::variant<BacktestResult, store::StoreError> runBacktestFromStore(const store::MarketHistoryStore& store,
                                                                      Strategy& strategy, const ReplayConfig& config,
-                                                                     const ProgressFn& progress = {});
+                                                                     const ProgressFn& progress = {},
+                                                                     std::int64_t chunkInputs = kDefaultChunkInputs);
 
 }  // namespace tessera::backtest

@@ -35,7 +35,13 @@ Price bookMid(const Matcher& engine, ClusterId cluster, Hour hour) {
 }  // namespace
 
 Replay::Replay(Strategy& strategy, const AccountDirectory& accounts, ReplayConfig config)
-    : strategy_(strategy), accounts_(accounts), config_(std::move(config)), engine_(makeMatchingEngine()) {
+    : strategy_(strategy),
+      accounts_(accounts),
+      config_(std::move(config)),
+      engine_(makeMatchingEngine()),
+      orderChannel_(config_.latency.orderEntry, config_.latency.seed, 1),
+      ackChannel_(config_.latency.ack, config_.latency.seed, 2),
+      marketDataChannel_(config_.latency.marketData, config_.latency.seed, 3) {
   if (config_.accountName.empty()) config_.accountName = "strategy:" + strategy_.name();
   account_ = accounts_.intern(config_.accountName);
   wantsBook_ = strategy_.wantsBookUpdates();
@@ -75,8 +81,11 @@ void Replay::deliverUpTo(std::int64_t t, bool everything) {
     Pending p = pending_.top();
     pending_.pop();
     time_ = std::max(time_, p.at);
-    if (p.timer) strategy_.onTimer(*this, p.timerId);
-    else apply(p.action, true);
+    switch (p.kind) {
+      case PendingKind::Timer: strategy_.onTimer(*this, p.timerId); break;
+      case PendingKind::Action: apply(p.action, true); break;
+      case PendingKind::Callback: p.callback(); break;
+    }
   }
 }
 
@@ -175,8 +184,25 @@ struct EventHasher {
 
 void Replay::hash(const Event& e) { std::visit(EventHasher{result_.outputHash, accountHash_, accounts_}, e); }
 
+void Replay::notify(std::optional<std::int64_t>& arrival, LatencyChannel& channel, bool zero,
+                    std::function<void()> call) {
+  if (zero) {
+    call();
+    return;
+  }
+  if (!arrival) arrival = channel.arrival(time_);
+  pending_.push({*arrival, pendingOrder_++, PendingKind::Callback, 0, InputEvent{ClockAdvance{}}, std::move(call)});
+}
+
 void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
   BacktestSummary& s = result_.summary;
+  // One message per channel for everything this input caused.
+  std::optional<std::int64_t> ackAt, marketDataAt;
+  const bool ackNow = config_.latency.ack.isZero(), marketDataNow = config_.latency.marketData.isZero();
+  auto ack = [&](std::function<void()> call) { notify(ackAt, ackChannel_, ackNow, std::move(call)); };
+  auto marketData = [&](std::function<void()> call) {
+    notify(marketDataAt, marketDataChannel_, marketDataNow, std::move(call));
+  };
   // Callbacks only queue actions, so out_ stays valid while we walk it.
   for (const Event& e : out_) {
     if (const auto* f = std::get_if<Fill>(&e)) {
@@ -234,7 +260,7 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
       for (Hour h = f->start; h < f->end; ++h) position_[{h, f->cluster}] += sign * f->gpus;
       result_.fills.push_back(*f);
       result_.fillContext.push_back(std::move(ctx));
-      strategy_.onOwnFill(*this, *f);
+      ack([this, fill = *f] { strategy_.onOwnFill(*this, fill); });
     } else if (const auto* c = std::get_if<ContractCreated>(&e)) {
       const Contract& k = c->contract;
       const std::int64_t gh = static_cast<std::int64_t>(k.gpus) * (k.end - k.start);
@@ -262,7 +288,7 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
       tape.start = k.start;
       tape.end = k.end;
       tape.price = k.price;
-      strategy_.onTrade(*this, tape);
+      marketData([this, tape] { strategy_.onTrade(*this, tape); });
     } else if (const auto* a = std::get_if<OrderAccepted>(&e)) {
       if (a->account != account_) continue;
       if (auto it = placedGpuHours_.find(a->order); it != placedGpuHours_.end()) {
@@ -271,23 +297,23 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
         if (auto v = engine_->order(a->order); v && v->request.side == Side::Buy && v->leavesGpuHours > 0)
           workingBuyGpuHours_[a->order] = v->leavesGpuHours;
       }
-      strategy_.onOrderEvent(*this, e);
+      ack([this, e] { strategy_.onOrderEvent(*this, e); });
     } else if (const auto* r = std::get_if<OrderRejected>(&e)) {
       if (r->account != account_) continue;
       ++s.ordersRejected;
-      strategy_.onOrderEvent(*this, e);
+      ack([this, e] { strategy_.onOrderEvent(*this, e); });
     } else if (const auto* x = std::get_if<OrderCancelled>(&e)) {
       if (x->account != account_) continue;
       if (x->leavesGpuHours > 0) workingBuyGpuHours_[x->order] = x->leavesGpuHours;
       else workingBuyGpuHours_.erase(x->order);
-      strategy_.onOrderEvent(*this, e);
+      ack([this, e] { strategy_.onOrderEvent(*this, e); });
     } else if (const auto* m = std::get_if<OrderAmended>(&e)) {
       if (m->account != account_) continue;
       if (auto it = workingBuyGpuHours_.find(m->order); it != workingBuyGpuHours_.end()) {
         if (auto v = engine_->order(m->order)) it->second = v->leavesGpuHours;
       }
       if (auto it = orderContext_.find(m->order); it != orderContext_.end()) it->second.limit = m->limit;
-      strategy_.onOrderEvent(*this, e);
+      ack([this, e] { strategy_.onOrderEvent(*this, e); });
     } else if (const auto* added = std::get_if<ClusterAdded>(&e)) {
       for (const Cluster& c : engine_->clusters()) {
         if (c.id != added->cluster) continue;
@@ -295,8 +321,9 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
         result_.clusterNames[c.id] = c.name;
       }
     } else if (const auto* k = std::get_if<ClockAdvanced>(&e)) {
+      index_.prune(k->now);
       sample(k->now);
-      strategy_.onClock(*this, k->now);
+      marketData([this, now = k->now] { strategy_.onClock(*this, now); });
     }
   }
   if (!wantsBook_) return;
@@ -310,7 +337,7 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
     if (auto v = engine_->order(id); v && v->request.cluster && v->request.fill == FillStyle::Divisible)
       change = BookChange{*v->request.cluster, v->request.side, v->request.start, v->request.end};
   }
-  if (change) strategy_.onBookUpdate(*this, *change);
+  if (change) marketData([this, c = *change] { strategy_.onBookUpdate(*this, c); });
 }
 
 void Replay::sample(Hour hour) {
@@ -426,22 +453,22 @@ OrderId Replay::place(OrderRequest order) {
   if (order.cluster) focus_.insert(*order.cluster);
   orderContext_[order.id] = {order.limit, order.cluster ? bookMid(*engine_, *order.cluster, order.start) : 0};
   const OrderId id = order.id;
-  pending_.push({time_ + config_.latency.orderLatencyMicros, pendingOrder_++, false, 0, InputEvent{std::move(order)}});
+  send(InputEvent{std::move(order)});
   return id;
 }
 
-void Replay::cancel(OrderId id) {
-  pending_.push({time_ + config_.latency.orderLatencyMicros, pendingOrder_++, false, 0,
-                 InputEvent{CancelRequest{id, account_}}});
-}
+void Replay::cancel(OrderId id) { send(InputEvent{CancelRequest{id, account_}}); }
 
 void Replay::amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) {
-  pending_.push({time_ + config_.latency.orderLatencyMicros, pendingOrder_++, false, 0,
-                 InputEvent{AmendRequest{id, account_, limit, gpus}}});
+  send(InputEvent{AmendRequest{id, account_, limit, gpus}});
+}
+
+void Replay::send(InputEvent action) {
+  pending_.push({orderChannel_.arrival(time_), pendingOrder_++, PendingKind::Action, 0, std::move(action), {}});
 }
 
 void Replay::setTimer(std::int64_t atMicros, int timerId) {
-  pending_.push({std::max(atMicros, time_), pendingOrder_++, true, timerId, InputEvent{ClockAdvance{}}});
+  pending_.push({std::max(atMicros, time_), pendingOrder_++, PendingKind::Timer, timerId, InputEvent{ClockAdvance{}}, {}});
 }
 
 }  // namespace tessera::backtest

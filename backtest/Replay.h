@@ -2,12 +2,17 @@
 // Replays a market history through a fresh local matching engine with one strategy trading in
 // it. Deterministic: the same history, strategy and settings give the same events.
 //
-// Latency: an action the strategy takes at time t reaches the engine at t + orderLatency,
-// after every history input timed at or before that instant (ties go to the history), so the
-// strategy never acts on information earlier than it could have. Queue position: strategy
+// Latency (Latency.h): an action the strategy takes at time t reaches the engine at t + an
+// order-entry latency, after every history input timed at or before that instant (ties go to
+// the history), so the strategy never acts on information earlier than it could have. The
+// engine's answers about the strategy's own orders (onOrderEvent, onOwnFill) reach it an
+// acknowledgement latency after the engine produced them, and the market data (onTrade,
+// onBookUpdate, onClock) a market-data latency after. The metrics are the exchange's truth, at
+// engine time. A delayed callback's queries (depth, lastTradePrice) see the book at delivery. Queue position: strategy
 // orders enter the same engine as the history's, so they wait behind orders resting before
 // them, exactly as the engine's price-time priority rules.
 #include "backtest/BacktestResult.h"
+#include "backtest/Latency.h"
 #include "backtest/Strategy.h"
 #include "core/domain/AccountDirectory.h"
 #include "core/settlement/PriceIndex.h"
@@ -22,10 +27,6 @@
 #include <unordered_map>
 
 namespace tessera::backtest {
-
-struct LatencyModel {
-  std::int64_t orderLatencyMicros = 0;  // strategy action -> engine
-};
 
 struct ReplayConfig {
   LatencyModel latency;
@@ -59,12 +60,14 @@ class Replay : private StrategyContext {
   std::int64_t inputsFed() const { return result_.inputs; }
 
  private:
+  enum class PendingKind { Action, Timer, Callback };
   struct Pending {
     std::int64_t at;
     std::uint64_t order;  // FIFO among equal times
-    bool timer;
+    PendingKind kind;
     int timerId;
     InputEvent action;
+    std::function<void()> callback;  // a delayed strategy callback
     bool operator>(const Pending& o) const { return at != o.at ? at > o.at : order > o.order; }
   };
 
@@ -81,6 +84,10 @@ class Replay : private StrategyContext {
   void setTimer(std::int64_t atMicros, int timerId) override;
 
   void deliverUpTo(std::int64_t t, bool inclusive);
+  void send(InputEvent action);
+  // Calls the strategy now when `channel`'s latency is zero, else queues the call for when the
+  // message arrives (`arrival`, drawn once per engine input and channel).
+  void notify(std::optional<std::int64_t>& arrival, LatencyChannel& channel, bool zero, std::function<void()> call);
   void apply(const InputEvent& in, bool fromStrategy);
   void dispatch(const InputEvent& in, bool fromStrategy);
   void sample(Hour hour);
@@ -100,6 +107,7 @@ class Replay : private StrategyContext {
   bool wantsBook_ = true;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
   std::uint64_t pendingOrder_ = 0;
+  LatencyChannel orderChannel_, ackChannel_, marketDataChannel_;
   OrderId nextOrderId_ = kFirstStrategyOrderId;
   std::vector<Event> out_;
   std::vector<std::uint64_t> accountHash_;  // per account id: hash of its name (0: not yet)

@@ -64,13 +64,20 @@ nlohmann::json summaryJson(const BacktestSummary& s) {
           {"unfilled_demand_gpu_hours", s.unfilledDemandGpuHours}};
 }
 
+nlohmann::json latencyJson(const LatencyModel& m) {
+  return {{"order_entry", m.orderEntry.describe()},
+          {"ack", m.ack.describe()},
+          {"market_data", m.marketData.describe()},
+          {"seed", m.seed}};
+}
+
 nlohmann::json resultJson(const BacktestResult& r, const RunInfo& info) {
   char hash[24];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
   return {{"strategy", info.strategy},
           {"params", info.params},
           {"history", info.history},
-          {"latency_us", info.latencyMicros},
+          {"latency", latencyJson(info.latency)},
           {"fee_ppm", info.feePpm},
           {"account", r.accountName},
           {"inputs", r.inputs},
@@ -145,7 +152,7 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
        << "<h1>Backtest: " << esc(info.strategy) << "</h1>\n<table>\n"
        << "<tr><th>history</th><td>" << esc(info.history) << "</td></tr>\n"
        << "<tr><th>account</th><td>" << esc(r.accountName) << "</td></tr>\n"
-       << "<tr><th>order latency</th><td>" << info.latencyMicros << " &micro;s</td></tr>\n"
+       << "<tr><th>latency (&micro;s)</th><td>" << esc(info.latency.describe()) << "</td></tr>\n"
        << "<tr><th>exchange fee on sales</th><td>" << info.feePpm << " ppm</td></tr>\n"
        << "<tr><th>inputs replayed</th><td>" << r.inputs << (r.cancelled ? " (cancelled)" : "") << "</td></tr>\n"
        << "</table>\n<h2>Parameters</h2><pre>" << esc(info.params.dump(2)) << "</pre>\n<h2>Results</h2>\n<table>\n";

@@ -157,8 +157,11 @@ std::vector<TimedInput> SimulatedMarket::stepTimed() {
   const std::int64_t tickStart = (config_.start + t / config_.ticksPerHour) * kMicrosPerHour +
                                  (t % config_.ticksPerHour) * tickLen;
   const auto n = static_cast<std::int64_t>(events.size());
+  const std::int64_t size = config_.burstSize > 0 ? config_.burstSize : 1;
+  const std::int64_t gap = config_.burstSize > 0 ? config_.burstGapMicros : 0;
+  const std::int64_t bursts = std::max<std::int64_t>(1, (n + size - 1) / size);
   for (std::int64_t i = 0; i < n; ++i)
-    out.push_back({tickStart + i * tickLen / std::max<std::int64_t>(1, n),
+    out.push_back({tickStart + (i / size) * tickLen / bursts + (i % size) * gap,
                    std::move(events[static_cast<std::size_t>(i)])});
   return out;
 }

@@ -37,6 +37,12 @@ struct SimulatedMarketConfig {
   double inferenceBidsPerHour = 55;
   double trainingBidsPerHour = 4;
   double failuresPerDay = 1.5;    // node failures: a provider withdraws its near-term listings
+  // Burst mode, for stepTimed() (0: off, arrivals evenly spaced over the tick): a tick's
+  // arrivals come in bursts of `burstSize`, `burstGapMicros` apart within a burst, the bursts
+  // evenly spread over the tick, so orders arrive microseconds apart and race. Only the times
+  // change: the inputs and their order are those of the same seed without bursts.
+  int burstSize = 0;
+  std::int64_t burstGapMicros = 200;
 };
 
 // A delivery problem that goes with a node failure: `provider` lost `lostGpus` GPUs of

@@ -2,6 +2,7 @@
 
 #include "backtest/ReportWriter.h"
 #include "backtest/StrategyRegistry.h"
+#include "core/domain/Fnv1a.h"
 
 #include <charconv>
 #include <cstdio>
@@ -75,6 +76,8 @@ SweepRun runSweep(const History& history, const std::string& strategy, const Str
   run.strategy = strategy;
   run.grid = grid;
   run.shard = shard;
+  run.latency = latencyJson(latency);
+  run.history = historyDigest(history);
   const auto all = expandGrid(grid);
   run.totalPoints = all.size();
   for (std::size_t i = static_cast<std::size_t>(shard.index); i < all.size(); i += static_cast<std::size_t>(shard.count))
@@ -120,6 +123,17 @@ SweepRun runSweep(const History& history, const std::string& strategy, const Str
   return run;
 }
 
+std::string historyDigest(const History& history) {
+  Fnv1a h;
+  for (const store::RecordedInput& in : history.inputs) {
+    const std::int64_t v[3] = {in.seq, in.timeMicros, static_cast<std::int64_t>(in.event.index())};
+    h.add(std::string_view(reinterpret_cast<const char*>(v), sizeof v));
+  }
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.value()));
+  return "inputs=" + std::to_string(history.inputs.size()) + ",fnv=" + hex;
+}
+
 namespace {
 nlohmann::json pointJson(const SweepPoint& p) {
   nlohmann::json j{{"index", p.index}, {"params", p.params}};
@@ -135,6 +149,8 @@ nlohmann::json headerJson(const SweepRun& r) {
            {{"strategy", r.strategy},
             {"grid", r.grid.source},
             {"points", r.totalPoints},
+            {"latency", r.latency},
+            {"history", r.history},
             {"shard", std::to_string(r.shard.index) + "/" + std::to_string(r.shard.count)}}}};
 }
 }  // namespace
@@ -168,11 +184,18 @@ std::variant<SweepRun, std::string> mergeSweepShards(const std::vector<std::stri
           first = h;
           merged.strategy = h.value("strategy", "");
           merged.totalPoints = h.value("points", std::size_t{0});
+          merged.latency = h.value("latency", nlohmann::json());
+          merged.history = h.value("history", "");
           auto g = parseSweepGrid(h["grid"]);
           if (auto* e = std::get_if<std::string>(&g)) return f + ": " + *e;
           merged.grid = std::get<SweepGrid>(g);
         } else if (h != *first) {
-          return f + ": belongs to a different sweep (strategy, grid or size differ)";
+          std::string differ;
+          for (const char* k : {"strategy", "grid", "points", "latency", "history"})
+            if (h.value(k, nlohmann::json()) != first->value(k, nlohmann::json()))
+              differ += std::string(differ.empty() ? "" : ", ") + k;
+          return f + ": belongs to a different sweep (" + (differ.empty() ? std::string("header") : differ) +
+                 " differ from " + files.front() + ")";
         }
         continue;
       }
@@ -206,7 +229,8 @@ std::variant<SweepRun, std::string> mergeSweepShards(const std::vector<std::stri
 nlohmann::json sweepJson(const SweepRun& run) {
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& p : run.points) pts.push_back(pointJson(p));
-  return {{"strategy", run.strategy}, {"grid", run.grid.source}, {"points", run.totalPoints}, {"results", pts}};
+  return {{"strategy", run.strategy}, {"grid", run.grid.source},     {"points", run.totalPoints},
+          {"latency", run.latency},   {"history", run.history},         {"results", pts}};
 }
 
 void writeSweepCsv(const SweepRun& run, std::ostream& out) {

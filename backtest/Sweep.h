@@ -47,6 +47,10 @@ struct SweepRun {
   SweepGrid grid;
   Shard shard;
   std::size_t totalPoints = 0;
+  // What the points ran on, so shards of different runs are never merged and a merged result
+  // says how to reproduce it: latencyJson(model) and historyDigest(history).
+  nlohmann::json latency;
+  std::string history;
   std::vector<SweepPoint> points;  // this shard's, by index
   bool cancelled = false;
 };
@@ -64,6 +68,10 @@ SweepRun runSweep(const History& history, const std::string& strategy, const Swe
 SweepRun runSweep(const History& history, const std::string& strategy, const StrategyFactory& make,
                   const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency, const ProgressFn& progress = {},
                   const std::atomic<bool>* cancel = nullptr);
+
+// "inputs=N,fnv=HEX": every input's sequence number, time and kind, hashed. Two shards that
+// replayed different histories (or different ranges of one) have different digests.
+std::string historyDigest(const History& history);
 
 // A shard file: a header line, then one JSON line per point.
 void writeSweepShard(const SweepRun& run, std::ostream& out);

@@ -227,7 +227,7 @@ py::dict run(const History& h, const py::object& strategy, const py::object& par
   ErrorSink errors;
   std::unique_ptr<Strategy> cpp = makeAny(strategy, params, errors);
   ReplayConfig cfg;
-  cfg.latency.orderLatencyMicros = latencyUs;
+  cfg.latency.orderEntry = LatencyDistribution::fixed(latencyUs);
   cfg.accountName = account;
   cfg.hashEvents = hashEvents;
   cfg.cancel = &errors.cancel;
@@ -252,7 +252,7 @@ py::dict sweep(const History& h, const py::object& strategy, const py::object& g
     shard = std::get<Shard>(s);
   }
   LatencyModel lat;
-  lat.orderLatencyMicros = latencyUs;
+  lat.orderEntry = LatencyDistribution::fixed(latencyUs);
   SweepRun run;
   if (py::isinstance<py::str>(strategy)) {
     const std::string name = strategy.cast<std::string>();

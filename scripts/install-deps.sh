@@ -15,6 +15,7 @@ PACKAGES=(
   clang libclang-rt-14-dev   # libFuzzer and the sanitizers' runtimes (only Recommended by clang)
   xvfb xauth
   pybind11-dev python3-dev python3-numpy python3-pytest   # the tessera Python package and its tests
+  slurm-wlm munge   # tests/backtest/test_slurm_sweep.sh starts a real single-node Slurm
 )
 
 missing=()

@@ -3,6 +3,7 @@
 // and the cost of a trading strategy.
 //   bench_replay [--days 7] [--activity 4] [--seed 1] [--history existing.db]
 #include "BenchStats.h"
+#include "SimulatedHistory.h"
 
 #include "backtest/History.h"
 #include "backtest/SimulatedMarket.h"
@@ -31,17 +32,8 @@ std::string makeHistory(int days, double activity, std::uint64_t seed) {
   std::filesystem::remove(path);
   std::filesystem::remove(path + "-wal");
   std::filesystem::remove(path + "-shm");
-  auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadWrite);
-  auto& s = *std::get<std::unique_ptr<store::MarketHistoryStore>>(opened);
-  AccountDirectory accounts;
-  SimulatedMarketConfig cfg;
-  cfg.seed = seed;
-  cfg.activity = activity;
-  SimulatedMarket market(cfg, accounts);
-  store::HistoryRecorder rec(s, accounts, 16384);
-  for (int i = 0; i < 1 + days * 24; ++i)
-    for (const auto& t : market.stepTimed()) rec.recordInput(t.timeMicros, t.event);
-  rec.flush();
+  const auto written = bench::writeSimulatedHistory(path, days, activity, seed);
+  if (auto* e = std::get_if<std::string>(&written)) std::fprintf(stderr, "%s\n", e->c_str());
   return path;
 }
 

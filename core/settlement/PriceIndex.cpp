@@ -26,11 +26,19 @@ void PriceIndex::record(const TradePrint& p) {
   series_[{p.accelerator, *tenor}].prints.push_back(p);
 }
 
+void PriceIndex::dropOutOfWindow(Series& s, Hour asOf) const {
+  while (!s.prints.empty() && s.prints.front().tradedAt <= asOf - window_) s.prints.pop_front();
+}
+
+void PriceIndex::prune(Hour asOf) {
+  for (auto& [key, s] : series_) dropOutOfWindow(s, asOf);
+}
+
 std::optional<IndexValue> PriceIndex::value(Accelerator a, Tenor t, Hour asOf) {
   auto it = series_.find({a, t});
   if (it == series_.end()) return std::nullopt;
   Series& s = it->second;
-  while (!s.prints.empty() && s.prints.front().tradedAt <= asOf - window_) s.prints.pop_front();
+  dropOutOfWindow(s, asOf);
   // 128-bit sum: a day of trades can exceed int64 in price * GPU-hours.
   __extension__ using Wide = __int128;
   Wide notional = 0;

@@ -52,6 +52,10 @@ class PriceIndex {
   // The index as of the end of hour `asOf`: trades with asOf - window < tradedAt <= asOf.
   // Drops prints that fell out of the window, so successive calls must not go back in time.
   std::optional<IndexValue> value(Accelerator a, Tenor t, Hour asOf);
+  // Drops the prints no value at or after `asOf` can use, as value() does for its own series,
+  // in every series: a reader that asks for some series rarely (a backtest asks only at its
+  // fills) keeps memory bounded by the window, not the run. Changes no value.
+  void prune(Hour asOf);
   // The snapshot form (core/engine/SnapshotCodec.h); load() into a fresh one.
   void save(SnapshotWriter& w) const;
   void load(SnapshotReader& r);
@@ -61,6 +65,7 @@ class PriceIndex {
     std::deque<TradePrint> prints;
     std::optional<IndexValue> last;
   };
+  void dropOutOfWindow(Series& s, Hour asOf) const;
   Hour window_;
   std::map<std::pair<Accelerator, Tenor>, Series> series_;
 };

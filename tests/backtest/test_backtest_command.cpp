@@ -63,7 +63,7 @@ class TestBacktestCommand : public QObject {
     for (const char* f : {"summary.json", "fills.csv", "contracts.csv", "series.csv", "report.html"})
       QVERIFY2(std::filesystem::exists(p("out/") + f), f);
     const auto summary = nlohmann::json::parse(slurp(p("out/summary.json")));
-    QCOMPARE(summary["latency_us"].get<int>(), 500);
+    QCOMPARE(summary["latency"]["order_entry"].get<std::string>(), std::string("fixed:500"));
     QVERIFY(summary["summary"]["fills"].get<int>() > 0);
     QVERIFY(summary["inputs"].get<int>() > 1000);
     const std::string html = slurp(p("out/report.html"));
@@ -124,6 +124,48 @@ class TestBacktestCommand : public QObject {
     QCOMPARE(merged["results"].size(), std::size_t{6});
     QVERIFY(std::filesystem::exists(p("merged.csv")));
     QCOMPARE(cli({"merge", "--out", p("bad"), p("shard-0.jsonl")}).code, 1);
+    // The merged result says what it ran on; a shard run with another latency model or on
+    // another history is refused, naming what differs.
+    QCOMPARE(merged["latency"]["order_entry"].get<std::string>(), std::string("fixed:0"));
+    QVERIFY(merged["history"].get<std::string>().rfind("inputs=", 0) == 0);
+    auto slow = cli({"sweep", "--history", p("s.db"), "--strategy", "market-maker", "--grid", p("grid.json"), "--out",
+                     p("slow-1.jsonl"), "--shard", "1/2", "--quiet", "--md-latency", "exp:300", "--latency-seed", "9"});
+    QVERIFY2(slow.code == 0, slow.err.c_str());
+    auto mixed = cli({"merge", "--out", p("mixed"), p("shard-0.jsonl"), p("slow-1.jsonl")});
+    QCOMPARE(mixed.code, 1);
+    QVERIFY2(mixed.err.find("(latency differ") != std::string::npos, mixed.err.c_str());
+    QCOMPARE(cli({"generate", "--out", p("s2.db"), "--hours", "24", "--clusters", "8", "--seed", "2", "--quiet"}).code, 0);
+    QCOMPARE(cli({"sweep", "--history", p("s2.db"), "--strategy", "market-maker", "--grid", p("grid.json"), "--out",
+                  p("other-1.jsonl"), "--shard", "1/2", "--quiet"}).code, 0);
+    auto other = cli({"merge", "--out", p("other"), p("shard-0.jsonl"), p("other-1.jsonl")});
+    QCOMPARE(other.code, 1);
+    QVERIFY2(other.err.find("(history differ") != std::string::npos, other.err.c_str());
+  }
+
+  void latencyOptionsAreCheckedAndRecorded() {
+    QCOMPARE(cli({"generate", "--out", p("lat.db"), "--hours", "12", "--burst", "16", "--burst-gap-us", "300", "--quiet"}).code, 0);
+    QVERIFY(cli({"info", "--history", p("lat.db")}).out.find("16 arrivals 300 us apart") != std::string::npos);
+    for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+             {"--order-latency", "-5"}, {"--ack-latency", "gamma:3"}, {"--md-latency", "lognormal:10"},
+             {"--md-latency", "file:" + p("no-such-file")}, {"--latency-us", "100", "--order-latency", "exp:5"},
+             {"--latency-seed", "-1"}}) {
+      std::vector<std::string> args{"run", "--history", p("lat.db"), "--strategy", "noop", "--report", p("lat-x"), "--quiet"};
+      args.insert(args.end(), bad.begin(), bad.end());
+      const Cli r = cli(args);
+      QVERIFY2(r.code == 2, (bad.front() + " " + bad.back() + ": " + r.err).c_str());
+      QVERIFY2(!r.err.empty(), bad.back().c_str());
+    }
+    std::ofstream(p("measured.txt")) << "150\n90\n400\n";
+    auto r = cli({"run", "--history", p("lat.db"), "--strategy", "noop", "--report", p("lat-out"), "--quiet",
+                  "--order-latency", "lognormal:200,0.5", "--ack-latency", "file:" + p("measured.txt"),
+                  "--md-latency", "exp:80", "--latency-seed", "7"});
+    QVERIFY2(r.code == 0, r.err.c_str());
+    const auto summary = nlohmann::json::parse(slurp(p("lat-out/summary.json")));
+    QCOMPARE(summary["latency"]["order_entry"].get<std::string>(), std::string("lognormal:200,0.5"));
+    QVERIFY(summary["latency"]["ack"].get<std::string>().rfind("file:measured.txt#n=3,fnv=", 0) == 0);
+    QCOMPARE(summary["latency"]["market_data"].get<std::string>(), std::string("exp:80"));
+    QCOMPARE(summary["latency"]["seed"].get<int>(), 7);
+    QCOMPARE(cli({"generate", "--out", p("lat2.db"), "--hours", "1", "--burst", "2000", "--burst-gap-us", "2000000", "--quiet"}).code, 2);
   }
 
   void sampleDataWorks() {

@@ -141,7 +141,7 @@ class TestBacktestMetrics : public QObject {
     BuyOnFirstBid s(HandMadeHistory::buy(1, 16, 2, 4, 3.50));
     const BacktestResult r = runBacktest(m.h, s, ReplayConfig{});
     QTemporaryDir dir;
-    QVERIFY(!writeReport(r, RunInfo{"hand-made", "buy-on-first-bid", {}, 0}, m.h.accounts, dir.path().toStdString()));
+    QVERIFY(!writeReport(r, RunInfo{"hand-made", "buy-on-first-bid", {}, {}}, m.h.accounts, dir.path().toStdString()));
     std::istringstream csv(slurp(dir.path().toStdString() + "/fills.csv"));
     std::string header, row;
     std::getline(csv, header);

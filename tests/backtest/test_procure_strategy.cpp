@@ -29,7 +29,7 @@ BacktestResult run(const History& h, const nlohmann::json& params) {
   auto made = makeStrategy("procure", params);
   if (auto* e = std::get_if<std::string>(&made)) qFatal("%s", e->c_str());
   ReplayConfig cfg;
-  cfg.latency.orderLatencyMicros = 100;
+  cfg.latency.orderEntry = LatencyDistribution::fixed(100);
   if (qEnvironmentVariableIsSet("TESSERA_TEST_LOG"))
     cfg.onApply = [&](std::int64_t t, const InputEvent& in, bool own, const std::vector<Event>& out) {
       if (!own) return;

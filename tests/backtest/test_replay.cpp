@@ -28,7 +28,7 @@ BacktestResult run(const History& h, const std::string& name, const nlohmann::js
   auto made = makeStrategy(name, params);
   if (auto* e = std::get_if<std::string>(&made)) qFatal("%s", e->c_str());
   ReplayConfig cfg;
-  cfg.latency.orderLatencyMicros = latency;
+  cfg.latency.orderEntry = LatencyDistribution::fixed(latency);
   return runBacktest(h, *std::get<std::unique_ptr<Strategy>>(made), cfg);
 }
 
@@ -109,7 +109,7 @@ class TestReplay : public QObject {
       auto m = make();
       OneShot s(Side::Sell, HandMadeHistory::buy(1, 8, 2, 4, 2.00, TimeInForce::IOC));
       ReplayConfig cfg;
-      cfg.latency.orderLatencyMicros = c.latency;
+      cfg.latency.orderEntry = LatencyDistribution::fixed(c.latency);
       const auto r = runBacktest(m.h, s, cfg);
       QCOMPARE(s.sentAt, HandMadeHistory::kT0 + 100);
       QVERIFY2(!s.fills.empty() == c.strategyFills, qPrintable(QString("latency %1").arg(c.latency)));
@@ -135,7 +135,7 @@ class TestReplay : public QObject {
     (void)s3;
     OneShot s(Side::Buy, HandMadeHistory::buy(1, 8, 2, 4, 2.00, TimeInForce::GTC));  // reacts to xena's bid
     ReplayConfig cfg;
-    cfg.latency.orderLatencyMicros = 50;
+    cfg.latency.orderEntry = LatencyDistribution::fixed(50);
     const auto r = runBacktest(m.h, s, cfg);
     QCOMPARE(s.fills.size(), std::size_t{1});
     QCOMPARE(s.fillTimes.front(), HandMadeHistory::kT0 + 2000);  // the second sell, not the first

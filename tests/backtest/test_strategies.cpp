@@ -19,7 +19,7 @@ BacktestResult run(const History& h, const std::string& name, const nlohmann::js
   auto made = makeStrategy(name, params);
   if (auto* e = std::get_if<std::string>(&made)) qFatal("%s", e->c_str());
   ReplayConfig cfg;
-  cfg.latency.orderLatencyMicros = latency;
+  cfg.latency.orderEntry = LatencyDistribution::fixed(latency);
   if (qEnvironmentVariableIsSet("TESSERA_TEST_LOG"))
     cfg.onApply = [&](std::int64_t t, const InputEvent& in, bool own, const std::vector<Event>& out) {
       if (!own) return;

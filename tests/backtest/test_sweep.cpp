@@ -66,7 +66,7 @@ class TestSweep : public QObject {
 
   void shardedSweepMergesToTheSingleRun() {
     const History h = simulated(30);
-    LatencyModel lat{100};
+    LatencyModel lat{LatencyDistribution::fixed(100)};
     const SweepRun single = runSweep(h, "market-maker", grid(), {0, 1}, 1, lat);
     QCOMPARE(single.points.size(), std::size_t{12});
     int traded = 0;

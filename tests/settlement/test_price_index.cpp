@@ -8,6 +8,28 @@ using namespace tessera;
 class PriceIndexTest : public QObject {
   Q_OBJECT
  private slots:
+  void pruningChangesNoValue() {
+    // A backtest prunes every series on each clock tick but asks for a value only at its fills;
+    // the values it gets are those of an index never pruned. Mutation seen failing: prune
+    // dropping the prints of the last hour of the window too (tradedAt <= asOf - window + 1).
+    PriceIndex pruned, whole;
+    for (Hour h = 100; h < 200; ++h) {
+      const TradePrint p{h, h % 3 ? Accelerator::H100 : Accelerator::A100, h + 5, 100 + (h % 7) * 10,
+                         Price(2'000'000 + (h % 11) * 10'000)};
+      pruned.record(p);
+      whole.record(p);
+      pruned.prune(h);
+      if (h % 17 == 0) {
+        for (Accelerator a : {Accelerator::H100, Accelerator::A100}) {
+          const auto x = pruned.value(a, Tenor::NextDay, h), y = whole.value(a, Tenor::NextDay, h);
+          QVERIFY(x && y);
+          QCOMPARE(x->price, y->price);
+          QCOMPARE(x->gpuHours, y->gpuHours);
+        }
+      }
+    }
+  }
+
   void volumeWeightedOverTheLastDay() {
     PriceIndex index;
     // Traded at hour 100, delivery within a day: counts for next_day.

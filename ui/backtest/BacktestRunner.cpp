@@ -43,7 +43,7 @@ bool BacktestRunner::start(const BacktestRequest& request) {
     if (auto* e = std::get_if<store::StoreError>(&loaded)) return fail(QString::fromStdString(e->message));
     const auto& history = std::get<backtest::History>(loaded);
     backtest::ReplayConfig cfg;
-    cfg.latency.orderLatencyMicros = request.latencyMicros;
+    cfg.latency.orderEntry = backtest::LatencyDistribution::fixed(request.latencyMicros);
     cfg.cancel = flag.get();
     const auto t0 = std::chrono::steady_clock::now();
     auto outcome = std::make_shared<BacktestOutcome>();
@@ -54,7 +54,7 @@ bool BacktestRunner::start(const BacktestRequest& request) {
                                             });
     outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (outcome->result.cancelled) return;  // neither outcome nor error: cancelled
-    outcome->info = {request.history.toStdString(), request.strategy.toStdString(), params, request.latencyMicros};
+    outcome->info = {request.history.toStdString(), request.strategy.toStdString(), params, cfg.latency};
     outcome->accounts = history.accounts;
     outcome->accounts.intern(outcome->result.accountName);
     ending->outcome = std::move(outcome);
