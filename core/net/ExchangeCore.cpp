@@ -102,12 +102,18 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
   settlement_.setHeldCash([this](AccountId id) {
     auto it = accounts_.find(id);
     const Money creditLine = it == accounts_.end() ? 0 : it->second.creditLimit;
-    return std::max<Money>(0, reserved(id) - creditLine) + forwards_.marginHeld(id);
+    return std::max<Money>(0, reserved(id) - creditLine) + forwards_.marginHeld(id) + options_.held(id);
   });
   for (const char* type : {"forward_order", "forward_cancel"}) {
     registerJournalEntry(type, [this](const nlohmann::json& j) {
       const Account& a = accountNamed(j.at("account").get<std::string>());
-      forwards_.replay(j, engine_->now(), cashFreeOfBids(a));
+      forwards_.replay(j, engine_->now(), cashFreeOfBids(a) - options_.held(a.id));
+    });
+  }
+  for (const char* type : {"option_order", "option_cancel"}) {
+    registerJournalEntry(type, [this](const nlohmann::json& j) {
+      const Account& a = accountNamed(j.at("account").get<std::string>());
+      options_.replay(j, engine_->now(), cashFreeOfBids(a) - forwards_.marginHeld(a.id));
     });
   }
   registerJournalEntry("delivery_report", [this](const nlohmann::json& j) {
@@ -195,7 +201,7 @@ void ExchangeCore::appendJournalEntry(const nlohmann::json& entry) {
 
 BalanceFigures ExchangeCore::balanceOf(const Account& a) const {
   // Reserved covers both holds on cash: working bids and the margin of resting forward orders.
-  return BalanceFigures{cash(a.id), a.reserved + forwards_.marginHeld(a.id), escrow(a.id),
+  return BalanceFigures{cash(a.id), a.reserved + forwards_.marginHeld(a.id) + options_.held(a.id), escrow(a.id),
                         settlement_.creditsReceived(a.id)};
 }
 
@@ -498,6 +504,7 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
           [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(*a), m.req); },
           [&](const DeliveryReportRequest& r) { onDeliveryReport(s, *a, r, m.req, out); },
           [&](const ForwardRequest& f) { onForward(*a, f, m.req, out); },
+          [&](const OptionRequest& r) { onOption(*a, r, m.req, out); },
           [&](const OutageRequest& r) { onOutage(s, *a, r, m.req, out); },
           [&](const IndexHistoryQuery&) {
             std::string& o = out.toSession[s];
@@ -650,11 +657,11 @@ void ExchangeCore::onSubscribe(SessionId s, const Subscribe& m, Outbox& out) {
     first = false;
     appendIndexObject(o, p);
   }
-  o += "],\"forward_books\":" + forwards_.booksJson() + "}\n";
+  o += "],\"forward_books\":" + forwards_.booksJson() + ",\"option_books\":" + options_.booksJson() + "}\n";
 }
 
 Money ExchangeCore::spendable(const Account& a) const {
-  return cashFreeOfBids(a) - forwards_.marginHeld(a.id);
+  return cashFreeOfBids(a) - forwards_.marginHeld(a.id) - options_.held(a.id);
 }
 
 Money ExchangeCore::cashFreeOfBids(const Account& a) const {
@@ -664,7 +671,15 @@ Money ExchangeCore::cashFreeOfBids(const Account& a) const {
 void ExchangeCore::onForward(Account& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out) {
   ForwardDeskOutput d;
   // The desk subtracts the margin its own resting orders hold.
-  forwards_.handle(a.id, f, req, engine_->now(), cashFreeOfBids(a), d);
+  forwards_.handle(a.id, f, req, engine_->now(), cashFreeOfBids(a) - options_.held(a.id), d);
+  if (d.journal && !replaying_) journal_.append("", *d.journal);
+  sendForward(d, &out);
+}
+
+void ExchangeCore::onOption(Account& a, const OptionRequest& r, std::optional<std::uint64_t> req, Outbox& out) {
+  OptionDeskOutput d;
+  // The desk subtracts the holds of its own resting orders.
+  options_.handle(a.id, r, req, engine_->now(), cashFreeOfBids(a) - forwards_.marginHeld(a.id), d);
   if (d.journal && !replaying_) journal_.append("", *d.journal);
   sendForward(d, &out);
 }
@@ -883,6 +898,10 @@ void ExchangeCore::account(const Event& ev, Outbox* out) {
             ForwardDeskOutput forwardOut;
             forwards_.advance(c.now, nextDay, forwardOut);
             sendForward(forwardOut, out);
+            // Options are re-margined (and periods settled) on the same index and forward books.
+            OptionDeskOutput optionOut;
+            options_.advance(c.now, optionIndexInputs(indexNow_, forwards_.market(), c.now), optionOut);
+            sendForward(optionOut, out);
           },
           [&](const ContractCreated& cc) {
             const Contract& k = cc.contract;
@@ -1354,6 +1373,7 @@ std::uint64_t ExchangeCore::stateDigest() const {
     h.add(p.memo);
   }
   h.add(forwards_.booksJson());
+  h.add(options_.stateDigestText());
   add(indexAsOf_.value_or(-1), indexHistory_.size());
   for (const auto& [key, p] : indexNow_)
     add(static_cast<int>(key.first), static_cast<int>(key.second), p.asOf, p.value.price, p.value.gpuHours,
@@ -1446,6 +1466,7 @@ std::string ExchangeCore::snapshot() const {
   ledger_.save(w);
   settlement_.save(w);
   forwards_.save(w);
+  options_.save(w);
   index_.save(w);
   w.pod<std::uint64_t>(indexedAccelerators_.size());
   for (Accelerator a : indexedAccelerators_) w.pod(a);
@@ -1526,6 +1547,7 @@ void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
   ledger_.load(r);
   settlement_.load(r);
   forwards_.load(r);
+  options_.load(r);
   index_.load(r);
   for (std::size_t n = r.count(1); n > 0; --n) indexedAccelerators_.insert(r.pod<Accelerator>());
   const bool asOf = r.pod<bool>();

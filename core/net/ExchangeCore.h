@@ -14,6 +14,7 @@
 #include "core/net/DenseIdTable.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ForwardDesk.h"
+#include "core/net/OptionDesk.h"
 #include "core/net/Journal.h"
 #include "core/net/ServerMessage.h"
 #include "core/settlement/ContractSettlement.h"
@@ -162,6 +163,8 @@ class ExchangeCore {
   void onForward(Account& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out);
   // Sends what the forward desk produced (nothing while replaying) and marks balances dirty.
   void sendForward(const ForwardDeskOutput& d, Outbox* out);
+  // Options on the index (OptionDesk); their output is sent by sendForward, the same shape.
+  void onOption(Account& a, const OptionRequest& r, std::optional<std::uint64_t> req, Outbox& out);
   // Cash an account may still commit: not reserved by bids nor held by resting forward orders.
   Money spendable(const Account& a) const;
   // Cash not reserved by bids (the forward desk subtracts its own margin holds itself).
@@ -231,6 +234,8 @@ class ExchangeCore {
   ContractSettlement settlement_{ledger_};
   // Cash-settled index forwards, on the same ledger; their margin holds count against bids.
   ForwardDesk forwards_{ledger_, directory_};
+  // Options on the index, on the same ledger; their premium and margin holds count like forwards'.
+  OptionDesk options_{ledger_, directory_};
   std::shared_ptr<FeederReports> feederReports_;
   std::map<std::string, JournalEntryHandler, std::less<>> journalEntries_;
 

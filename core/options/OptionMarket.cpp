@@ -329,6 +329,53 @@ void loadLevels(SnapshotReader& r, Levels& levels) {
 }
 }  // namespace
 
+std::string OptionMarket::stateText() const {
+  std::string t;
+  auto add = [&t](auto... v) {
+    ((t += std::to_string(v), t += ' '), ...);
+    t += '\n';
+  };
+  auto series = [&](const OptionSeries& s) {
+    add(static_cast<int>(s.accelerator), static_cast<int>(s.kind), static_cast<int>(s.periodKind), s.start, s.strike);
+  };
+  for (std::uint64_t id = 1;; ++id) {
+    const auto p = positions_.position(id);
+    if (!p) break;
+    series(p->series);
+    add(p->id, p->buyer, p->writer, p->gpuHours, p->premium, static_cast<int>(p->status), p->writerMargin, p->lastValue,
+        p->paid, p->unpaid);
+  }
+  for (const auto& [s, b] : books_) {
+    series(s);
+    for (const auto& [price, ids] : b.bids)
+      for (std::uint64_t id : ids) add(0, price, id);
+    for (const auto& [price, ids] : b.asks)
+      for (std::uint64_t id : ids) add(1, price, id);
+  }
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, r] : resting_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (std::uint64_t id : ids) {
+    const Resting& r = resting_.at(id);
+    series(r.order.series);
+    add(id, r.order.account, static_cast<int>(r.order.side), r.order.gpuHours, r.order.premium, r.leaves, r.holdPerGpuHour);
+  }
+  for (const auto& [a, m] : std::map<AccountId, Money>(held_.begin(), held_.end())) add(a, m);
+  add(seen_.size());
+  for (const auto& [a, c] : index_) {
+    add(static_cast<int>(a), c.nextDay, c.nextWeek, c.nextMonth);
+    for (const ForwardMid& f : c.forwardMids) add(f.leadHours, f.mid);
+  }
+  for (const auto& [a, h] : history_) {
+    add(static_cast<int>(a), h.size());
+    for (Price p : h) add(p);
+  }
+  for (const auto& [key, avg] : averages_)
+    add(static_cast<int>(key.first), static_cast<int>(key.second.kind), key.second.start, avg.indexSum, avg.hours);
+  add(now_);
+  return t;
+}
+
 void OptionMarket::save(SnapshotWriter& w) const {
   positions_.save(w);
   w.pod<std::uint64_t>(books_.size());

@@ -111,6 +111,9 @@ class OptionMarket {
   KnownAverage known(const OptionSeries& s) const;
   void save(SnapshotWriter& w) const;
   void load(SnapshotReader& r);
+  // Every part of the state written field by field (no struct padding), for the exchange's
+  // state digest: equal markets give equal text.
+  std::string stateText() const;
 
   static constexpr std::size_t kVolatilityHours = 720;  // the index history volatility is read from
 

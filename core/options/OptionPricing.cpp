@@ -48,6 +48,17 @@ std::optional<Price> scenarioMarginPerGpuHour(const OptionSeries& s, const Index
   return static_cast<Price>(std::ceil((worst + minimum) * kMicros));
 }
 
+std::variant<double, ImpliedVolError> impliedVolatilityOf(const OptionSeries& s, const IndexCurve& curve, Hour now,
+                                                          Price premium) {
+  const auto forward = forwardOf(s, curve, now);
+  const DeliveryPeriod p = s.period();
+  if (!forward || now >= p.start) return ImpliedVolError::NoTime;
+  // The same effective time as averageOptionValue before delivery.
+  const double years = (static_cast<double>(p.start - now) + static_cast<double>(p.end - p.start) / 3.0) / kHoursPerYear;
+  return impliedVolatility(s.kind, static_cast<double>(premium) / kMicros, *forward, static_cast<double>(s.strike) / kMicros,
+                           years);
+}
+
 IndexCurve indexCurve(Price nextDay, Price nextWeek, Price nextMonth, const std::vector<ForwardMid>& forwardMids,
                       double volatility) {
   IndexCurve c;

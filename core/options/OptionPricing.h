@@ -47,6 +47,12 @@ std::optional<SeriesValue> referenceValue(const OptionSeries& s, const IndexCurv
 std::optional<Price> scenarioMarginPerGpuHour(const OptionSeries& s, const IndexCurve& curve, Hour now,
                                               KnownAverage known = {});
 
+// The volatility at which a series not yet in delivery is worth `premium` (micro-dollars per
+// GPU-hour); an error when the premium is outside the no-arbitrage bounds (Black76.h) or the
+// series is already in delivery (NoTime, also when the class has no index yet).
+[[nodiscard]] std::variant<double, ImpliedVolError> impliedVolatilityOf(const OptionSeries& s, const IndexCurve& curve,
+                                                                        Hour now, Price premium);
+
 // The mid of a forward book: lead hours from now to the middle of its week, micro-dollars.
 struct ForwardMid {
   double leadHours = 0;
