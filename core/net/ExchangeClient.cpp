@@ -444,6 +444,36 @@ class ExchangeClient::Impl {
                                                 num<Price>(j, "price"), type == "md_forward_settlement"});
       });
     }
+    if (type.rfind("md_option_", 0) == 0) {
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+      }
+      return afterSequenced(r, [&] {
+        if (callbacks.onOptionMarketData) callbacks.onOptionMarketData(type);
+      });
+    }
+    if (type == "option_chain") {
+      if (auto c = optionChainFrom(j); c && callbacks.onOptionChain) callbacks.onOptionChain(*c);
+      return;
+    }
+    if (type == "option_orders") {
+      if (callbacks.onOptionOrders) callbacks.onOptionOrders(optionOrdersFrom(j), num<Money>(j, "held"));
+      return;
+    }
+    if (type == "option_positions") {
+      if (callbacks.onOptionPositions) callbacks.onOptionPositions(optionPositionsFrom(j));
+      return;
+    }
+    if (isOptionEventType(type)) {
+      if (callbacks.onOptionEvent) callbacks.onOptionEvent(type, optionEventText(j, type));
+      // What changed is asked for again rather than patched, as for forwards.
+      if (callbacks.onOptionOrders) request("option_orders", "{\"type\":\"option_orders\"}");
+      if (callbacks.onOptionPositions && type != "option_accepted")
+        request("option_positions", "{\"type\":\"option_positions\"}");
+      return;
+    }
     if (type == "forward_book") {
       if (auto b = forwardBookFrom(j); b && callbacks.onForwardBook) callbacks.onForwardBook(*b);
       return;
@@ -596,6 +626,8 @@ class ExchangeClient::Impl {
     }
     if (callbacks.onForwardOrders) sendLine("{\"type\":\"forward_orders\"}");
     if (callbacks.onForwardPositions) sendLine("{\"type\":\"forward_positions\"}");
+    if (callbacks.onOptionOrders) sendLine("{\"type\":\"option_orders\"}");
+    if (callbacks.onOptionPositions) sendLine("{\"type\":\"option_positions\"}");
   }
 
   void onExec(const json& j) {
@@ -828,6 +860,20 @@ void ExchangeClient::requestForwardOrders() { impl_->request("forward_orders", "
 void ExchangeClient::requestForwardPositions() {
   impl_->request("forward_positions", "{\"type\":\"forward_positions\"}");
 }
+std::string ExchangeClient::placeOption(OptionNewOrder order) {
+  if (order.clOrdId.empty()) order.clOrdId = impl_->idPrefix + std::to_string(impl_->nextClOrdId++);
+  impl_->request("option_order", optionOrderLine(order));
+  return order.clOrdId;
+}
+void ExchangeClient::cancelOption(std::uint64_t orderId) {
+  impl_->request("option_cancel", "{\"type\":\"option_cancel\",\"order_id\":" + std::to_string(orderId) + "}");
+}
+void ExchangeClient::requestOptionOrders() { impl_->request("option_orders", "{\"type\":\"option_orders\"}"); }
+void ExchangeClient::requestOptionPositions() { impl_->request("option_positions", "{\"type\":\"option_positions\"}"); }
+void ExchangeClient::requestOptionChain(Accelerator accelerator) {
+  impl_->request("option_chain", "{\"type\":\"option_chain\",\"accelerator\":\"" + std::string(toString(accelerator)) + "\"}");
+}
+
 void ExchangeClient::requestForwardBook(Accelerator accelerator, Hour weekStart) {
   json j{{"type", "forward_book"}, {"accelerator", std::string(toString(accelerator))}, {"week_start", weekStart}};
   impl_->request("forward_book", j.dump());

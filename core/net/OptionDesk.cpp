@@ -23,14 +23,6 @@ constexpr int kLadderHalfWidth = 3;  // strikes each side of the forward in the 
 std::string_view sideName(Side s) { return s == Side::Buy ? "buy" : "sell"; }
 std::string line(const json& j) { return j.dump() + "\n"; }
 
-// The series as the protocol writes it, merged into `j`.
-void putSeries(json& j, const OptionSeries& s) {
-  j["accelerator"] = std::string(toString(s.accelerator));
-  j["kind"] = std::string(toString(s.kind));
-  j["period"] = std::string(toString(s.periodKind));
-  j["start"] = s.start;
-  j["strike"] = s.strike;
-}
 
 // Reads the series fields of a request; the period must begin at `start` (listing is the
 // market's to check, so the reject names the reason).
@@ -57,6 +49,14 @@ json levelsJson(const std::vector<OptionLevel>& levels) {
 }
 
 }  // namespace
+
+void putOptionSeries(json& j, const OptionSeries& s) {
+  j["accelerator"] = std::string(toString(s.accelerator));
+  j["kind"] = std::string(toString(s.kind));
+  j["period"] = std::string(toString(s.periodKind));
+  j["start"] = s.start;
+  j["strike"] = s.strike;
+}
 
 bool isOptionType(const std::string& type) {
   return type == "option_order" || type == "option_cancel" || type == "option_orders" || type == "option_positions" ||
@@ -138,7 +138,7 @@ void OptionDesk::handle(AccountId a, const OptionRequest& r, std::optional<std::
     clOrdIds_[order.id] = o->clOrdId;
     json entry{{"type", "option_order"}, {"account", accounts_.name(a)}, {"id", order.id}, {"cl_ord_id", o->clOrdId},
                {"side", std::string(sideName(o->side))}, {"gpu_hours", o->gpuHours}, {"premium", o->premium}};
-    putSeries(entry, o->series);
+    putOptionSeries(entry, o->series);
     out.journal = entry.dump();
     reply({{"type", "option_accepted"}, {"order_id", order.id}, {"cl_ord_id", o->clOrdId},
            {"held", std::get<OptionAccepted>(events.front()).held}});
@@ -166,7 +166,7 @@ void OptionDesk::handle(AccountId a, const OptionRequest& r, std::optional<std::
              {"side", std::string(sideName(w.side))},
              {"leaves_gpu_hours", w.gpuHours},
              {"premium", w.premium}};
-      putSeries(o, w.series);
+      putOptionSeries(o, w.series);
       list.push_back(std::move(o));
     }
     return reply({{"type", "option_orders"}, {"orders", list}, {"held", market_.held(a)}});
@@ -184,7 +184,7 @@ void OptionDesk::handle(AccountId a, const OptionRequest& r, std::optional<std::
              {"value", p.lastValue},
              {"paid", p.paid},
              {"unpaid", p.unpaid}};
-      putSeries(o, p.series);
+      putOptionSeries(o, p.series);
       list.push_back(std::move(o));
     }
     return reply({{"type", "option_positions"}, {"positions", list}});
@@ -245,14 +245,14 @@ void OptionDesk::apply(const std::vector<OptionMarketEvent>& events, OptionDeskO
                     {"cl_ord_id", clOf(order)},      {"position", t->position},
                     {"side", buy ? "buy" : "sell"},  {"gpu_hours", t->gpuHours},
                     {"premium", t->premium},         {"leaves_gpu_hours", buy ? t->buyLeaves : t->sellLeaves}};
-          putSeries(fill, t->series);
+          putOptionSeries(fill, t->series);
           out->toAccount.emplace_back(buy ? t->buyer : t->writer, line(fill));
         }
         json md{{"type", "md_option_trade"},
                 {"gpu_hours", t->gpuHours},
                 {"premium", t->premium},
                 {"aggressor", t->buyerAggressor ? "buy" : "sell"}};
-        putSeries(md, t->series);
+        putOptionSeries(md, t->series);
         out->marketData.push_back(md.dump());
       }
       if (t->buyLeaves == 0) clOrdIds_.erase(t->buyOrder);
@@ -283,7 +283,7 @@ std::string OptionDesk::bookJson(const OptionSeries& s) const {
   json j{{"type", "md_option_book"},
          {"bids", levelsJson(market_.depth(s, Side::Buy, kBookLevels))},
          {"asks", levelsJson(market_.depth(s, Side::Sell, kBookLevels))}};
-  putSeries(j, s);
+  putOptionSeries(j, s);
   return j.dump();
 }
 

@@ -33,6 +33,8 @@ struct OptionRequest {
 };
 
 bool isOptionType(const std::string& type);
+// The series as the protocol writes it (accelerator, kind, period, start, strike), merged into `j`.
+void putOptionSeries(nlohmann::json& j, const options::OptionSeries& s);
 // Reads an option_* message; on failure {code, reason} with the protocol's codes.
 std::variant<OptionRequest, std::pair<std::string, std::string>> parseOptionRequest(const nlohmann::json& j,
                                                                                    const std::string& type);
