@@ -1,6 +1,7 @@
 #include "core/options/OptionMarket.h"
 #include "core/engine/MarketLimits.h"
 #include "core/engine/SnapshotCodec.h"
+#include "core/settlement/PriceLevelsCodec.h"
 #include "core/settlement/ContractSettlement.h"
 
 #include <algorithm>
@@ -310,24 +311,6 @@ std::vector<OptionOrder> OptionMarket::workingOrders(AccountId a) const {
   return out;
 }
 
-namespace {
-template <typename Levels>
-void saveLevels(SnapshotWriter& w, const Levels& levels) {
-  w.pod<std::uint64_t>(levels.size());
-  for (const auto& [price, ids] : levels) {
-    w.pod(price);
-    w.pod<std::uint64_t>(ids.size());
-    for (std::uint64_t id : ids) w.pod(id);
-  }
-}
-template <typename Levels>
-void loadLevels(SnapshotReader& r, Levels& levels) {
-  for (std::size_t n = r.count(8); n > 0; --n) {
-    auto& ids = levels[r.pod<Price>()];
-    for (std::size_t k = r.count(8); k > 0; --k) ids.push_back(r.pod<std::uint64_t>());
-  }
-}
-}  // namespace
 
 std::string OptionMarket::stateText() const {
   std::string t;

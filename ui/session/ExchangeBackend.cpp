@@ -138,6 +138,15 @@ void ExchangeBackend::start() {
   cb.onForwardEvent = [this](const std::string&, const std::string& text) {
     emit forwardNoted(QString::fromStdString(text));
   };
+  cb.onOptionChain = [this](const net::OptionChainView& c) {
+    chainAsked_ = false;
+    emit optionChainChanged(c);
+  };
+  cb.onOptionEvent = [this](const std::string&, const std::string& text) { emit optionNoted(QString::fromStdString(text)); };
+  cb.onOptionMarketData = [this](const std::string&) {
+    const int a = optionClass_;
+    if (a >= 0 && client_ && !chainAsked_.exchange(true)) client_->requestOptionChain(static_cast<Accelerator>(a));
+  };
   cb.onContractStatus = [this](const std::vector<net::ContractStatus>& status) {
     std::vector<ContractSettlementStatus> out;
     out.reserve(status.size());
@@ -244,6 +253,16 @@ void ExchangeBackend::cancelForward(quint64 orderId) {
 
 void ExchangeBackend::watchForward(Accelerator accelerator, Hour weekStart) {
   if (client_) client_->requestForwardBook(accelerator, weekStart);
+}
+
+void ExchangeBackend::submitOption(net::OptionNewOrder order) {
+  if (client_) client_->placeOption(std::move(order));
+}
+
+void ExchangeBackend::watchOptionChain(Accelerator accelerator) {
+  optionClass_ = static_cast<int>(accelerator);
+  chainAsked_ = true;
+  if (client_) client_->requestOptionChain(accelerator);
 }
 
 void ExchangeBackend::reportDelivery(DeliveryReport r) {
