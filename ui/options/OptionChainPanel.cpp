@@ -37,6 +37,8 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   period_ = new QComboBox(this);
   period_->setToolTip(tr("Delivery period: the option settles on the mean next-day index over it"));
   curve_ = new QLabel(this);
+  curve_->setMinimumWidth(0);
+  curve_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   status_ = new QLabel(this);
   status_->setWordWrap(true);
   auto* pick = new QHBoxLayout;
@@ -47,14 +49,20 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   pick->addWidget(curve_, 1);
 
   table_ = new QTableWidget(0, Columns, this);
-  table_->setHorizontalHeaderLabels({tr("Call bid"), tr("Call ask"), tr("Call value"), tr("Call IV"), tr("Call Δ"),
-                                     tr("Strike"), tr("Put bid"), tr("Put ask"), tr("Put value"), tr("Put IV"), tr("Put Δ")});
+  // Calls left of the strike, puts right of it: short headers, the side in each tooltip.
+  const QStringList names{tr("Bid"), tr("Ask"), tr("Value"), tr("IV"), tr("Δ")};
+  for (int c = 0; c < Columns; ++c) {
+    const bool call = c < Strike;
+    auto* header = new QTableWidgetItem(c == Strike ? tr("Strike") : names[call ? c : c - PutBid]);
+    if (c != Strike) header->setToolTip((call ? tr("Call: ") : tr("Put: ")) + header->text());
+    table_->setHorizontalHeaderItem(c, header);
+  }
   table_->setToolTip(tr("Dollars per GPU-hour of notional. Value: the exchange's Black-76 reference value; IV: the "
                         "implied volatility of the book's mid. Click a price to fill the ticket."));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
   kind_ = new QComboBox(this);
   kind_->addItem(tr("Call"), static_cast<int>(OptionKind::Call));
@@ -63,17 +71,14 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   strike_->setRange(0.01, 100);
   strike_->setDecimals(2);
   strike_->setPrefix("$");
-  strike_->setSuffix(tr(" /GPU-h"));
   gpuHours_ = new QSpinBox(this);
   gpuHours_->setRange(1, 1'000'000'000);
   gpuHours_->setGroupSeparatorShown(true);
   gpuHours_->setValue(1'000);
-  gpuHours_->setSuffix(tr(" GPU-h"));
   premium_ = new QDoubleSpinBox(this);
   premium_->setRange(0.01, 100);
   premium_->setDecimals(2);
   premium_->setPrefix("$");
-  premium_->setSuffix(tr(" /GPU-h"));
   buy_ = new QPushButton(tr("Buy"), this);
   write_ = new QPushButton(tr("Write"), this);
   buy_->setToolTip(tr("Buy the option: pay the premium now, receive the payoff at the end of the period"));
@@ -81,23 +86,24 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   auto* ticket = new QGroupBox(tr("Option ticket"), this);
   auto* form = new QFormLayout(ticket);
   form->addRow(tr("Kind"), kind_);
-  form->addRow(tr("Strike"), strike_);
-  form->addRow(tr("Quantity"), gpuHours_);
-  form->addRow(tr("Premium"), premium_);
+  form->addRow(tr("Strike /GPU-h"), strike_);
+  form->addRow(tr("GPU-hours"), gpuHours_);
+  form->addRow(tr("Premium /GPU-h"), premium_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(buy_);
   buttons->addWidget(write_);
   form->addRow(buttons);
 
   notices_ = new QListWidget(this);
-  notices_->setMaximumHeight(80);
-  auto* body = new QHBoxLayout;
-  body->addWidget(table_, 3);
-  body->addWidget(ticket, 1);
+  notices_->setMaximumHeight(48);
+  // The ticket beside the chain when there is room, under it in a narrow dock (resizeEvent).
+  body_ = new QBoxLayout(QBoxLayout::LeftToRight);
+  body_->addWidget(table_, 3);
+  body_->addWidget(ticket, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(pick);
   layout->addWidget(status_);
-  layout->addLayout(body, 1);
+  layout->addLayout(body_, 1);
   layout->addWidget(notices_);
 
   connect(accelerator_, &QComboBox::currentIndexChanged, this, [this] { emit chainWanted(selectedAccelerator()); });
@@ -106,6 +112,11 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   connect(buy_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Buy)); });
   connect(write_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Sell)); });
   setAvailable(false, tr("Waiting for the exchange…"));
+}
+
+void OptionChainPanel::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  body_->setDirection(width() < 700 ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
 }
 
 void OptionChainPanel::setAvailable(bool available, const QString& whyNot) {
@@ -143,10 +154,10 @@ void OptionChainPanel::fillTable() {
     return;
   }
   const auto& period = chain_.periods[static_cast<std::size_t>(index)];
-  curve_->setText(tr("Forward %1 /GPU-h · volatility %2 · %3 to %4")
-                      .arg(money(period.forward), percent(chain_.volatility),
-                           QString::fromStdString(isoHour(period.period.start)).left(10),
-                           QString::fromStdString(isoHour(period.period.end)).left(10)));
+  curve_->setText(tr("Forward %1 · vol %2 · calls left, puts right").arg(money(period.forward), percent(chain_.volatility)));
+  period_->setToolTip(tr("Delivery %1 to %2 UTC: the option settles on the mean next-day index over it")
+                          .arg(QString::fromStdString(isoHour(period.period.start)).left(10),
+                               QString::fromStdString(isoHour(period.period.end)).left(10)));
   std::map<Price, std::pair<const net::OptionChainRow*, const net::OptionChainRow*>> byStrike;
   for (const auto& r : chain_.rows) {
     if (r.series.periodKind != period.period.kind || r.series.start != period.period.start) continue;
@@ -170,6 +181,9 @@ void OptionChainPanel::fillTable() {
       set(first + 4, fraction(r->delta));
     }
     set(Strike, QString::fromStdString(toDollars(strike)), Qt::AlignCenter);
+    // The ticket starts at the strike nearest the forward.
+    if (strike_->value() <= strike_->minimum() && period.forward && std::llabs(strike - *period.forward) < 50'000)
+      strike_->setValue(static_cast<double>(strike) / 1e6);
     QFont bold = table_->item(row, Strike)->font();
     bold.setBold(true);
     table_->item(row, Strike)->setFont(bold);

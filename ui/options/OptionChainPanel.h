@@ -9,6 +9,7 @@
 
 #include <QWidget>
 
+class QBoxLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -38,6 +39,9 @@ class OptionChainPanel : public QWidget {
   void chainWanted(tessera::Accelerator accelerator);
   void submitRequested(tessera::net::OptionNewOrder order);
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
  private:
   void fillTable();
   void pickCell(int row, int column);
@@ -54,6 +58,7 @@ class OptionChainPanel : public QWidget {
   QPushButton* buy_;
   QPushButton* write_;
   QListWidget* notices_;
+  QBoxLayout* body_;
   net::OptionChainView chain_;
   bool available_ = false;
 };

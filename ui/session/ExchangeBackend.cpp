@@ -124,6 +124,9 @@ void ExchangeBackend::start() {
     }, Qt::QueuedConnection);
   };
   cb.onIndex = [this](const std::vector<net::IndexPoint>& points) {
+    // Reference values move with the index: the chain on screen is asked for again.
+    if (const int a = optionClass_; a >= 0 && client_ && !chainAsked_.exchange(true))
+      client_->requestOptionChain(static_cast<Accelerator>(a));
     std::vector<IndexSample> samples;
     samples.reserve(points.size());
     for (const net::IndexPoint& p : points)
