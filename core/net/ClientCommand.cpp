@@ -967,11 +967,11 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         std::lock_guard lock(outMu);
         for (const OptionWorkingOrder& o : list)
           out << (json ? nlohmann::json{{"order_id", o.orderId}, {"cl_ord_id", o.clOrdId},
-                                        {"side", std::string(toString(o.side))}, {"series", options::seriesName(o.series)},
+                                        {"side", std::string(toString(o.side))}, {"series", indexoptions::seriesName(o.series)},
                                         {"leaves_gpu_hours", o.leavesGpuHours}, {"premium_usd", usd(o.premium)}}
                              .dump()
                        : "order_id=" + std::to_string(o.orderId) + " " + std::string(toString(o.side)) + " " +
-                             options::seriesName(o.series) + " leaves_gpu_hours=" + std::to_string(o.leavesGpuHours) +
+                             indexoptions::seriesName(o.series) + " leaves_gpu_hours=" + std::to_string(o.leavesGpuHours) +
                              " premium=" + toDollars(o.premium))
               << "\n";
         if (!json) out << "held by resting option orders: " << toDollars(held) << "\n";
@@ -984,13 +984,13 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         std::lock_guard lock(outMu);
         for (const OptionPositionView& p : list)
           out << (json ? nlohmann::json{{"position", p.position}, {"side", p.isLong ? "long" : "short"},
-                                        {"series", options::seriesName(p.series)}, {"gpu_hours", p.gpuHours},
+                                        {"series", indexoptions::seriesName(p.series)}, {"gpu_hours", p.gpuHours},
                                         {"premium_usd", usd(p.premium)}, {"status", p.status},
                                         {"margin_usd", usd(p.margin)}, {"value_usd", usd(p.value)},
                                         {"paid_usd", usd(p.paid)}, {"unpaid_usd", usd(p.unpaid)}}
                              .dump()
                        : "position=" + std::to_string(p.position) + " " + (p.isLong ? "long " : "short ") +
-                             options::seriesName(p.series) + " gpu_hours=" + std::to_string(p.gpuHours) +
+                             indexoptions::seriesName(p.series) + " gpu_hours=" + std::to_string(p.gpuHours) +
                              " premium=" + toDollars(p.premium) + " status=" + p.status +
                              " margin=" + toDollars(p.margin) + " value=" + toDollars(p.value))
               << "\n";
@@ -1005,7 +1005,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         auto cell = [](const std::optional<Price>& p) { return p ? toDollars(*p) : std::string("-"); };
         for (const OptionChainRow& r : chain.rows) {
           if (json) {
-            nlohmann::json row{{"series", options::seriesName(r.series)}};
+            nlohmann::json row{{"series", indexoptions::seriesName(r.series)}};
             if (r.bid) row["bid_usd"] = usd(*r.bid);
             if (r.ask) row["ask_usd"] = usd(*r.ask);
             if (r.value) row["value_usd"] = usd(*r.value);
@@ -1016,7 +1016,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
             char greek[64];
             std::snprintf(greek, sizeof greek, " iv=%s delta=%s", r.iv ? (std::to_string(std::llround(*r.iv * 100)) + "%").c_str() : "-",
                           r.delta ? std::to_string(*r.delta).substr(0, 6).c_str() : "-");
-            out << options::seriesName(r.series) << " bid=" << cell(r.bid) << " ask=" << cell(r.ask)
+            out << indexoptions::seriesName(r.series) << " bid=" << cell(r.bid) << " ask=" << cell(r.ask)
                 << " value=" << cell(r.value) << greek << "\n";
           }
         }
@@ -1489,8 +1489,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (auto* e = std::get_if<HourTextError>(&start)) return usageError(e->message);
     OptionNewOrder o;
     o.side = args.side == "buy" ? Side::Buy : Side::Sell;
-    o.series = options::OptionSeries{*accelerator, *options::parseOptionKind(args.optionKind),
-                                     *options::parsePeriodKind(args.periodKind), std::get<Hour>(start),
+    o.series = indexoptions::OptionSeries{*accelerator, *indexoptions::parseOptionKind(args.optionKind),
+                                     *indexoptions::parsePeriodKind(args.periodKind), std::get<Hour>(start),
                                      std::llround(args.strikeUsd * kMicrosPerDollar)};
     o.gpuHours = args.gpuHours;
     o.premium = std::llround(args.premiumUsd * kMicrosPerDollar);

@@ -7,7 +7,7 @@
 namespace tessera::net {
 namespace {
 
-using namespace tessera::options;
+using namespace tessera::indexoptions;
 
 constexpr Price kCent = 10'000;
 

@@ -12,7 +12,7 @@ namespace tessera::net {
 namespace {
 
 using nlohmann::json;
-using namespace tessera::options;
+using namespace tessera::indexoptions;
 using Failure = std::pair<std::string, std::string>;
 
 constexpr std::size_t kMaxClOrdId = 64;

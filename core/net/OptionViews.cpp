@@ -8,7 +8,7 @@ namespace tessera::net {
 namespace {
 
 using nlohmann::json;
-using namespace tessera::options;
+using namespace tessera::indexoptions;
 
 template <class T>
 std::optional<T> maybe(const json& j, const char* key) {

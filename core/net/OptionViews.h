@@ -13,12 +13,12 @@
 namespace tessera::net {
 
 struct OptionChainPeriod {
-  options::DeliveryPeriod period;
+  indexoptions::DeliveryPeriod period;
   std::string name;               // "2027-01", "2027-Q1", "2027"
   std::optional<Price> forward;   // micro-dollars per GPU-hour
 };
 struct OptionChainRow {
-  options::OptionSeries series;
+  indexoptions::OptionSeries series;
   std::optional<Price> bid, ask, value;
   std::optional<double> delta, iv;
 };
@@ -34,7 +34,7 @@ struct OptionWorkingOrder {
   std::uint64_t orderId = 0;
   std::string clOrdId;
   Side side = Side::Buy;
-  options::OptionSeries series;
+  indexoptions::OptionSeries series;
   std::int64_t leavesGpuHours = 0;
   Price premium = 0;
 };
@@ -42,7 +42,7 @@ struct OptionWorkingOrder {
 struct OptionPositionView {
   std::uint64_t position = 0;
   bool isLong = true;
-  options::OptionSeries series;
+  indexoptions::OptionSeries series;
   std::int64_t gpuHours = 0;
   Price premium = 0;
   std::string status;  // open, closed_out, settled

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 namespace {
 
 double normCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
@@ -167,4 +167,4 @@ Black76Greeks averageOptionValue(const AverageOption& o, double forward, double 
   return g;
 }
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 
 enum class OptionKind : std::uint8_t { Call, Put };
 std::string_view toString(OptionKind k);  // "call", "put"
@@ -84,4 +84,4 @@ struct AverageOption {
 };
 Black76Greeks averageOptionValue(const AverageOption& o, double forward, double sigma, double now);
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <set>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 namespace {
 
 constexpr std::int64_t kMaxOrderGpuHours = 1'000'000'000;
@@ -454,4 +454,4 @@ void OptionMarket::load(SnapshotReader& r) {
   now_ = r.pod<Hour>();
 }
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

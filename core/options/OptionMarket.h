@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 
 struct OptionOrder {
   std::uint64_t id = 0;  // unique per market, assigned by the exchange
@@ -148,4 +148,4 @@ class OptionMarket {
   Hour now_ = 0;
 };
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

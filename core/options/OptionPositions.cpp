@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 namespace {
 constexpr std::int64_t kMaxGpuHours = 1'000'000'000;
 }  // namespace
@@ -151,4 +151,4 @@ void OptionPositions::load(SnapshotReader& r) {
   }
 }
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

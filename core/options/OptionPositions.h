@@ -24,7 +24,7 @@ class SnapshotWriter;
 class SnapshotReader;
 }  // namespace tessera
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 
 enum class OptionStatus : std::uint8_t { Open, ClosedOut, Settled };
 std::string_view toString(OptionStatus s);  // "open", "closed_out", "settled"
@@ -82,4 +82,4 @@ class OptionPositions {
   std::map<std::uint64_t, OptionPosition> positions_;
 };
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

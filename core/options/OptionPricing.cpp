@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 namespace {
 
 constexpr double kMicros = 1'000'000.0;
@@ -72,4 +72,4 @@ IndexCurve indexCurve(Price nextDay, Price nextWeek, Price nextMonth, const std:
   return c;
 }
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

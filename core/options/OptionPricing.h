@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 
 inline constexpr std::array<double, 7> kIndexMoves{-0.30, -0.20, -0.10, 0.0, 0.10, 0.20, 0.30};
 inline constexpr std::array<double, 3> kVolMoves{-0.30, 0.0, 0.30};
@@ -63,4 +63,4 @@ struct ForwardMid {
 IndexCurve indexCurve(Price nextDay, Price nextWeek, Price nextMonth, const std::vector<ForwardMid>& forwardMids,
                       double volatility);
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <cstdio>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 namespace {
 
 using namespace std::chrono;
@@ -122,4 +122,4 @@ Money payoffPerGpuHour(OptionKind kind, Price strike, Price average) {
   return diff > 0 ? diff : 0;
 }
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tessera::options {
+namespace tessera::indexoptions {
 
 enum class PeriodKind : std::uint8_t { Month, Quarter, Year };
 std::string_view toString(PeriodKind k);  // "month", "quarter", "year"
@@ -53,4 +53,4 @@ std::string seriesName(const OptionSeries& s);
 // What one GPU-hour of notional pays at expiry, in micro-dollars, on the period's average index.
 Money payoffPerGpuHour(OptionKind kind, Price strike, Price average);
 
-}  // namespace tessera::options
+}  // namespace tessera::indexoptions

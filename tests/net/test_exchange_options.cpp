@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace {
 
 // The first listed month after kNow (2038-06-13): July 2038.
-const options::DeliveryPeriod kJuly = options::listedPeriods(kNow).front();
+const indexoptions::DeliveryPeriod kJuly = indexoptions::listedPeriods(kNow).front();
 
 std::string optionOrder(const std::string& cl, const std::string& side, const std::string& kind, Price strike,
                         std::int64_t gpuHours, Price premium, Hour start = kJuly.start) {

@@ -19,10 +19,10 @@ class TestOptionDealer : public QObject {
   void quotesAroundTheReferenceValue() {
     OptionChainView chain;
     chain.accelerator = Accelerator::H100;
-    const auto periods = options::listedPeriods(kNow);
+    const auto periods = indexoptions::listedPeriods(kNow);
     chain.periods.push_back(OptionChainPeriod{periods.front(), "2038-07", 3'000'000});
     for (Price strike : {2'700'000, 2'800'000, 2'900'000, 3'000'000, 3'100'000, 3'200'000, 3'300'000})
-      chain.rows.push_back(OptionChainRow{{Accelerator::H100, options::OptionKind::Call, periods.front().kind,
+      chain.rows.push_back(OptionChainRow{{Accelerator::H100, indexoptions::OptionKind::Call, periods.front().kind,
                                            periods.front().start, strike},
                                           std::nullopt, std::nullopt, Price(3'300'000 - strike + 5'000), 0.5, 0.6});
     OptionDealerConfig c;

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <random>
 
-using namespace tessera::options;
+using namespace tessera::indexoptions;
 
 namespace {
 constexpr OptionKind kCall = OptionKind::Call, kPut = OptionKind::Put;

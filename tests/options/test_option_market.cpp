@@ -11,7 +11,7 @@
 #include <random>
 
 using namespace tessera;
-using namespace tessera::options;
+using namespace tessera::indexoptions;
 using tessera::testing::auditLedger;
 
 namespace {
@@ -61,7 +61,7 @@ class OptionMarketTest : public QObject {
   void init() { ledger = SettlementLedger{}; }
 
   void listedPeriods() {
-    const auto periods = options::listedPeriods(kNow);
+    const auto periods = indexoptions::listedPeriods(kNow);
     int months = 0, quarters = 0, years = 0;
     for (const auto& p : periods) {
       months += p.kind == PeriodKind::Month;
@@ -82,10 +82,10 @@ class OptionMarketTest : public QObject {
   }
 
   void payoffPerGpuHour() {
-    QCOMPARE(options::payoffPerGpuHour(OptionKind::Call, 2'300'000, 2'600'000), Money(300'000));
-    QCOMPARE(options::payoffPerGpuHour(OptionKind::Call, 2'300'000, 2'000'000), Money(0));
-    QCOMPARE(options::payoffPerGpuHour(OptionKind::Put, 2'300'000, 2'000'000), Money(300'000));
-    QCOMPARE(options::payoffPerGpuHour(OptionKind::Put, 2'300'000, 2'300'000), Money(0));
+    QCOMPARE(indexoptions::payoffPerGpuHour(OptionKind::Call, 2'300'000, 2'600'000), Money(300'000));
+    QCOMPARE(indexoptions::payoffPerGpuHour(OptionKind::Call, 2'300'000, 2'000'000), Money(0));
+    QCOMPARE(indexoptions::payoffPerGpuHour(OptionKind::Put, 2'300'000, 2'000'000), Money(300'000));
+    QCOMPARE(indexoptions::payoffPerGpuHour(OptionKind::Put, 2'300'000, 2'300'000), Money(0));
   }
 
   void rejectsWhatCannotTrade() {
@@ -226,7 +226,7 @@ class OptionMarketTest : public QObject {
           QVERIFY(p.status == OptionStatus::Settled);
           QVERIFY2(p.unpaid == 0, qPrintable(QString("%1 strike %2 move %3: %4 unpaid")
                                                  .arg(kind == OptionKind::Call ? "call" : "put").arg(strike).arg(move).arg(p.unpaid)));
-          QCOMPARE(p.paid, options::payoffPerGpuHour(kind, strike, average) * 100);
+          QCOMPARE(p.paid, indexoptions::payoffPerGpuHour(kind, strike, average) * 100);
           QCOMPARE(cash(kBuyer), p.paid);
         }
   }
@@ -303,7 +303,7 @@ class OptionMarketTest : public QObject {
     QCOMPARE(hours, std::int64_t(744));
     const Price average = static_cast<Price>((sum + hours / 2) / hours);
     for (const auto& t : trades) {
-      const Money pays = options::payoffPerGpuHour(t.series.kind, t.series.strike, average) * t.gpuHours;
+      const Money pays = indexoptions::payoffPerGpuHour(t.series.kind, t.series.strike, average) * t.gpuHours;
       expected[t.buyer] += pays;
       expected[t.writer] -= pays;
     }

@@ -66,8 +66,8 @@ class TestOptionChainDock : public QObject {
     bid.side = Side::Buy;
     t.exchange.inject(bid, "house-mm");
     t.exchange.inject(ClockAdvance{kNow + 1});
-    const auto first = options::listedPeriods(kNow + 1).front();
-    const options::OptionSeries call{Accelerator::H100, options::OptionKind::Call, first.kind, first.start, 2'000'000};
+    const auto first = indexoptions::listedPeriods(kNow + 1).front();
+    const indexoptions::OptionSeries call{Accelerator::H100, indexoptions::OptionKind::Call, first.kind, first.start, 2'000'000};
     // The forward dealer's account writes 100 GPU-hours of the $2.00 call at $0.40.
     Member writer(t.exchange.port(), std::string(net::kForwardDealerAccount));
     QTRY_VERIFY_WITH_TIMEOUT(writer.loggedOn, 5'000);
@@ -97,7 +97,7 @@ class TestOptionChainDock : public QObject {
                                return row >= 0;
                              }()),
                              10'000);
-    QCOMPARE(period->currentText(), QString::fromStdString(options::periodName(first)));
+    QCOMPARE(period->currentText(), QString::fromStdString(indexoptions::periodName(first)));
     QVERIFY(table->item(row, OptionChainPanel::CallValue)->text().startsWith("$0."));
     QVERIFY(table->item(row, OptionChainPanel::CallIv)->text().endsWith("%"));
     // A click on the ask, then on Buy.

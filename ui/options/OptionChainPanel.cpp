@@ -21,7 +21,7 @@
 namespace tessera::ui {
 namespace {
 
-using namespace tessera::options;
+using namespace tessera::indexoptions;
 
 QString money(std::optional<Price> p) { return p ? QString::fromStdString(toDollars(*p)) : QStringLiteral("–"); }
 QString percent(std::optional<double> v) { return v ? QString::number(*v * 100, 'f', 1) + "%" : QStringLiteral("–"); }

@@ -557,7 +557,7 @@ void MainWindow::connectSession() {
     statusBar()->showMessage(tr("Option order sent: %1 %2 GPU-h of %3 at %4/GPU-h")
                                  .arg(o.side == Side::Buy ? tr("buy") : tr("write"))
                                  .arg(QLocale().toString(static_cast<qlonglong>(o.gpuHours)))
-                                 .arg(QString::fromStdString(options::seriesName(o.series)))
+                                 .arg(QString::fromStdString(indexoptions::seriesName(o.series)))
                                  .arg(QString::fromStdString(toDollars(o.premium))),
                              6000);
   });
