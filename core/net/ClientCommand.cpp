@@ -138,6 +138,9 @@ struct Args {
   std::string accelerator;
   long long weekStart = 0, gpuHours = 0;
   double priceUsd = 0;
+  // option (also --side, --accelerator, --gpu-hours; option-cancel takes `id`)
+  std::string optionKind, periodKind = "month", periodStartText;
+  double strikeUsd = 0, premiumUsd = 0;
 };
 
 // The subcommands and their options. `given` answers whether an option was on the command line.
@@ -298,6 +301,23 @@ class Parser {
     forwardCancel->add_option("order_id", a.id, "the forward order id")->required();
     command("forward-orders", "working forward orders and the margin they hold");
     command("forward-positions", "forward positions");
+
+    auto* option = command("option", "buy or write a cash-settled option on the index (docs/settlement.md, Options)");
+    opt(option, "--side", a.side, "buy, or sell (write)")->required()->check(CLI::IsMember({"buy", "sell"}));
+    opt(option, "--accelerator", a.accelerator, "accelerator class, e.g. H100")->required();
+    opt(option, "--kind", a.optionKind, "call or put")->required()->check(CLI::IsMember({"call", "put"}));
+    opt(option, "--period", a.periodKind, "month (default), quarter or year")
+        ->check(CLI::IsMember({"month", "quarter", "year"}));
+    opt(option, "--start", a.periodStartText, "the period's first day, e.g. 2027-01-01")->required();
+    opt(option, "--strike-usd", a.strikeUsd, "strike, dollars per GPU-hour")->required()->check(cli::Positive);
+    opt(option, "--gpu-hours", a.gpuHours, "notional GPU-hours")->required()->check(cli::Positive);
+    opt(option, "--premium-usd", a.premiumUsd, "premium, dollars per GPU-hour")->required()->check(cli::Positive);
+    auto* optionCancel = command("option-cancel", "cancel a working option order");
+    optionCancel->add_option("order_id", a.id, "the option order id")->required();
+    auto* chain = command("option-chain", "the option chain of a class: bid, ask, reference value, IV, delta");
+    opt(chain, "--accelerator", a.accelerator, "accelerator class, e.g. H100")->required();
+    command("option-orders", "working option orders and what they hold");
+    command("option-positions", "option positions");
   }
 
   CLI::App& app() { return app_; }
@@ -749,7 +769,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     return runScale(options, s, out, err);
   }
   std::optional<Accelerator> accelerator;
-  if (command == "forward") {
+  if (command == "forward" || command == "option" || command == "option-chain") {
     accelerator = parseAccelerator(args.accelerator);
     if (!accelerator) {
       err << "tessera-cli: unknown accelerator '" << args.accelerator << "'\n";
@@ -926,6 +946,81 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
                 << dollars(p.lastMark) << "\n";
           if (list.empty()) out << "no forward positions\n";
         }
+      }
+      w.finish(true);
+    };
+  }
+  if (command.rfind("option", 0) == 0) {
+    cb.onOptionEvent = [&](const std::string& type, const std::string& text) {
+      {
+        std::lock_guard lock(outMu);
+        out << (json ? nlohmann::json{{"event", type}, {"text", text}}.dump() : text) << "\n";
+      }
+      if (type == "option_rejected") w.finish(false, text);
+      else if ((command == "option" && type == "option_accepted") ||
+               (command == "option-cancel" && type == "option_cancelled"))
+        w.finish(true);
+    };
+    cb.onOptionOrders = [&](const std::vector<OptionWorkingOrder>& list, Money held) {
+      if (command != "option-orders") return;
+      {
+        std::lock_guard lock(outMu);
+        for (const OptionWorkingOrder& o : list)
+          out << (json ? nlohmann::json{{"order_id", o.orderId}, {"cl_ord_id", o.clOrdId},
+                                        {"side", std::string(toString(o.side))}, {"series", indexoptions::seriesName(o.series)},
+                                        {"leaves_gpu_hours", o.leavesGpuHours}, {"premium_usd", usd(o.premium)}}
+                             .dump()
+                       : "order_id=" + std::to_string(o.orderId) + " " + std::string(toString(o.side)) + " " +
+                             indexoptions::seriesName(o.series) + " leaves_gpu_hours=" + std::to_string(o.leavesGpuHours) +
+                             " premium=" + toDollars(o.premium))
+              << "\n";
+        if (!json) out << "held by resting option orders: " << toDollars(held) << "\n";
+      }
+      w.finish(true);
+    };
+    cb.onOptionPositions = [&](const std::vector<OptionPositionView>& list) {
+      if (command != "option-positions") return;
+      {
+        std::lock_guard lock(outMu);
+        for (const OptionPositionView& p : list)
+          out << (json ? nlohmann::json{{"position", p.position}, {"side", p.isLong ? "long" : "short"},
+                                        {"series", indexoptions::seriesName(p.series)}, {"gpu_hours", p.gpuHours},
+                                        {"premium_usd", usd(p.premium)}, {"status", p.status},
+                                        {"margin_usd", usd(p.margin)}, {"value_usd", usd(p.value)},
+                                        {"paid_usd", usd(p.paid)}, {"unpaid_usd", usd(p.unpaid)}}
+                             .dump()
+                       : "position=" + std::to_string(p.position) + " " + (p.isLong ? "long " : "short ") +
+                             indexoptions::seriesName(p.series) + " gpu_hours=" + std::to_string(p.gpuHours) +
+                             " premium=" + toDollars(p.premium) + " status=" + p.status +
+                             " margin=" + toDollars(p.margin) + " value=" + toDollars(p.value))
+              << "\n";
+        if (list.empty() && !json) out << "no option positions\n";
+      }
+      w.finish(true);
+    };
+    cb.onOptionChain = [&](const OptionChainView& chain) {
+      if (command != "option-chain") return;
+      {
+        std::lock_guard lock(outMu);
+        auto cell = [](const std::optional<Price>& p) { return p ? toDollars(*p) : std::string("-"); };
+        for (const OptionChainRow& r : chain.rows) {
+          if (json) {
+            nlohmann::json row{{"series", indexoptions::seriesName(r.series)}};
+            if (r.bid) row["bid_usd"] = usd(*r.bid);
+            if (r.ask) row["ask_usd"] = usd(*r.ask);
+            if (r.value) row["value_usd"] = usd(*r.value);
+            if (r.iv) row["iv"] = *r.iv;
+            if (r.delta) row["delta"] = *r.delta;
+            out << row.dump() << "\n";
+          } else {
+            char greek[64];
+            std::snprintf(greek, sizeof greek, " iv=%s delta=%s", r.iv ? (std::to_string(std::llround(*r.iv * 100)) + "%").c_str() : "-",
+                          r.delta ? std::to_string(*r.delta).substr(0, 6).c_str() : "-");
+            out << indexoptions::seriesName(r.series) << " bid=" << cell(r.bid) << " ask=" << cell(r.ask)
+                << " value=" << cell(r.value) << greek << "\n";
+          }
+        }
+        if (chain.rows.empty() && !json) out << "no listed option series have a reference value yet\n";
       }
       w.finish(true);
     };
@@ -1389,6 +1484,21 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     client.cancelForward(args.id);
   } else if (command == "forward-orders" || command == "forward-positions") {
     // Both lists arrive by themselves after logon (the client asks when it has the callbacks).
+  } else if (command == "option") {
+    auto start = parseHourText(args.periodStartText, now);
+    if (auto* e = std::get_if<HourTextError>(&start)) return usageError(e->message);
+    OptionNewOrder o;
+    o.side = args.side == "buy" ? Side::Buy : Side::Sell;
+    o.series = indexoptions::OptionSeries{*accelerator, *indexoptions::parseOptionKind(args.optionKind),
+                                     *indexoptions::parsePeriodKind(args.periodKind), std::get<Hour>(start),
+                                     std::llround(args.strikeUsd * kMicrosPerDollar)};
+    o.gpuHours = args.gpuHours;
+    o.premium = std::llround(args.premiumUsd * kMicrosPerDollar);
+    client.placeOption(o);
+  } else if (command == "option-cancel") {
+    client.cancelOption(args.id);
+  } else if (command == "option-chain") {
+    client.requestOptionChain(*accelerator);
   }
   if (!w.wait(timeout)) {
     err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";

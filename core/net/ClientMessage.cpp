@@ -328,6 +328,13 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
     } else {
       msg.request = std::get<ForwardRequest>(std::move(parsed));
     }
+  } else if (isOptionType(type)) {
+    auto parsed = parseOptionRequest(j, type);
+    if (auto* f = std::get_if<std::pair<std::string, std::string>>(&parsed)) {
+      ok = r.fail(f->first, f->second);
+    } else {
+      msg.request = std::get<OptionRequest>(std::move(parsed));
+    }
   } else {
     err.code = "unknown_type";
     err.reason = "unknown message type '" + err.type + "'";
@@ -371,6 +378,7 @@ std::string_view typeName(const ClientRequest& r) {
       };
       return std::visit(Forward{}, f.what);
     }
+    std::string_view operator()(const OptionRequest& o) const { return optionRequestName(o); }
   };
   return std::visit(Names{}, r);
 }

@@ -4,6 +4,7 @@
 // (tests/net/fuzz_message_parser.cpp) and must turn every input into a request or an error.
 #include "core/domain/Order.h"
 #include "core/net/ForwardDesk.h"
+#include "core/net/OptionDesk.h"
 #include "core/settlement/ContractSettlement.h"
 
 #include <cstdint>
@@ -77,7 +78,7 @@ using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
                  Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
-                 ForwardRequest, OrderHistoryQuery>;
+                 ForwardRequest, OrderHistoryQuery, OptionRequest>;
 
 struct ClientMessage {
   ClientRequest request;

@@ -79,6 +79,10 @@ ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
   dealer.keyHash = hashApiKey(kForwardDealerAccount, cost);
   dealer.cash = 5'000'000 * kMicrosPerDollar;
   c.accounts.push_back(dealer);
+  AccountConfig optionDealer = dealer;  // the option dealer (OptionDealer), funded alike
+  optionDealer.name = std::string(kOptionDealerAccount);
+  optionDealer.keyHash = hashApiKey(kOptionDealerAccount, cost);
+  c.accounts.push_back(optionDealer);
   for (const char* house : {"house-mm", "house-provider"}) {
     AccountConfig h;
     h.name = house;

@@ -16,6 +16,8 @@ class ExchangeServer;
 
 // The demo configs' forward-dealer account; its API key is the same word.
 inline constexpr std::string_view kForwardDealerAccount = "forward-dealer";
+// ... and its option dealer's (OptionDealer), with the same rule for the key.
+inline constexpr std::string_view kOptionDealerAccount = "option-dealer";
 
 class EmbeddedExchange {
  public:

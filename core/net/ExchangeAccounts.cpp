@@ -45,7 +45,7 @@ Money ExchangeAccounts::reserved(AccountId a) const {
 }
 
 Money ExchangeAccounts::spendable(const ExchangeAccount& a) const {
-  return cashFreeOfBids(a) - forwards_.marginHeld(a.id);
+  return cashFreeOfBids(a) - forwards_.marginHeld(a.id) - optionsHeld(a.id);
 }
 
 Money ExchangeAccounts::cashFreeOfBids(const ExchangeAccount& a) const {
@@ -56,11 +56,12 @@ Money ExchangeAccounts::heldCash(AccountId id) const {
   // A house account's bids backed by its credit line hold none of its cash.
   const ExchangeAccount* a = find(id);
   const Money creditLine = a ? a->creditLimit : 0;
-  return std::max<Money>(0, reserved(id) - creditLine) + forwards_.marginHeld(id);
+  return std::max<Money>(0, reserved(id) - creditLine) + forwards_.marginHeld(id) + optionsHeld(id);
 }
 
 BalanceFigures ExchangeAccounts::balanceOf(const ExchangeAccount& a, Money creditsReceived) const {
-  return BalanceFigures{cash(a.id), a.reserved + forwards_.marginHeld(a.id), escrow(a.id), creditsReceived};
+  return BalanceFigures{cash(a.id), a.reserved + forwards_.marginHeld(a.id) + optionsHeld(a.id), escrow(a.id),
+                        creditsReceived};
 }
 
 std::variant<OrderRequest, Refusal> ExchangeAccounts::admit(ExchangeAccount& a, const NewOrder& m, bool checkCash) {

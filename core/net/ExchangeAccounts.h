@@ -15,6 +15,7 @@
 #include "core/net/ClientMessage.h"
 #include "core/net/DenseIdTable.h"
 #include "core/net/FinishedOrderArchive.h"
+#include "core/net/OptionDesk.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/Outbox.h"
 #include "core/net/ServerMessage.h"
@@ -109,6 +110,8 @@ class ExchangeAccounts {
   std::optional<OrderId> resolve(const ExchangeAccount& a, const OrderRef& ref) const;
   // Where finished orders retire to (ExchangeCore's); without one, every order stays in memory.
   void useArchive(FinishedOrderArchive& archive) { archive_ = &archive; }
+  // The index options' desk, whose premium and margin holds count like forward margin.
+  void useOptions(const OptionDesk& options) { options_ = &options; }
   // The client's id of order `id`, held in memory or in the archive.
   std::string clOrdIdOf(OrderId id) const;
   // Drops the record of a finished order the archive holds (and its client id, if it still names it).
@@ -143,6 +146,8 @@ class ExchangeAccounts {
   const Matcher& engine_;
   const Limits& limits_;
   FinishedOrderArchive* archive_ = nullptr;
+  const OptionDesk* options_ = nullptr;
+  Money optionsHeld(AccountId id) const { return options_ ? options_->held(id) : 0; }
   std::unordered_map<AccountId, ExchangeAccount> accounts_;
   DenseIdTable<OrderRecord> orders_;  // by exchange order id (sequential); finished ones retire
   OrderId nextOrderId_ = 1;

@@ -349,7 +349,7 @@ class ExchangeClient::Impl {
     if (type == "order_history") return onOrderHistory(j);
     if (type == "md_snapshot") return onSnapshot(j);
     if (type == "error") return onError(j);
-    if (onMarketData(type, j) || onForwardReply(type, j)) return;
+    if (onMarketData(type, j) || onForwardReply(type, j) || onOptionReply(type, j)) return;
     if (type == "md_resume") {
       resyncPending = false;
       std::lock_guard lock(mutex);
@@ -460,6 +460,42 @@ class ExchangeClient::Impl {
       return false;
     }
     return true;
+  }
+
+  // An option reply, event or market-data line; false if `type` is none.
+  bool onOptionReply(const std::string& type, const json& j) {
+    if (type.rfind("md_option_", 0) == 0) {
+      BookMirror::Result r;
+      {
+        std::lock_guard lock(mutex);
+        r = mirror.advance(num<std::uint64_t>(j, "seq"));
+      }
+      afterSequenced(r, [&] {
+        if (callbacks.onOptionMarketData) callbacks.onOptionMarketData(type);
+      });
+      return true;
+    }
+    if (type == "option_chain") {
+      if (auto c = optionChainFrom(j); c && callbacks.onOptionChain) callbacks.onOptionChain(*c);
+      return true;
+    }
+    if (type == "option_orders") {
+      if (callbacks.onOptionOrders) callbacks.onOptionOrders(optionOrdersFrom(j), num<Money>(j, "held"));
+      return true;
+    }
+    if (type == "option_positions") {
+      if (callbacks.onOptionPositions) callbacks.onOptionPositions(optionPositionsFrom(j));
+      return true;
+    }
+    if (isOptionEventType(type)) {
+      if (callbacks.onOptionEvent) callbacks.onOptionEvent(type, optionEventText(j, type));
+      // What changed is asked for again rather than patched, as for forwards.
+      if (callbacks.onOptionOrders) request("option_orders", "{\"type\":\"option_orders\"}");
+      if (callbacks.onOptionPositions && type != "option_accepted")
+        request("option_positions", "{\"type\":\"option_positions\"}");
+      return true;
+    }
+    return false;
   }
 
   // A reply to a forward request or a forward event of the account; false if `type` is none.
@@ -603,6 +639,8 @@ class ExchangeClient::Impl {
     }
     if (callbacks.onForwardOrders) sendLine("{\"type\":\"forward_orders\"}");
     if (callbacks.onForwardPositions) sendLine("{\"type\":\"forward_positions\"}");
+    if (callbacks.onOptionOrders) sendLine("{\"type\":\"option_orders\"}");
+    if (callbacks.onOptionPositions) sendLine("{\"type\":\"option_positions\"}");
   }
 
   void onExec(const json& j) {
@@ -863,6 +901,20 @@ void ExchangeClient::requestForwardOrders() { impl_->request("forward_orders", "
 void ExchangeClient::requestForwardPositions() {
   impl_->request("forward_positions", "{\"type\":\"forward_positions\"}");
 }
+std::string ExchangeClient::placeOption(OptionNewOrder order) {
+  if (order.clOrdId.empty()) order.clOrdId = impl_->idPrefix + std::to_string(impl_->nextClOrdId++);
+  impl_->request("option_order", optionOrderLine(order));
+  return order.clOrdId;
+}
+void ExchangeClient::cancelOption(std::uint64_t orderId) {
+  impl_->request("option_cancel", "{\"type\":\"option_cancel\",\"order_id\":" + std::to_string(orderId) + "}");
+}
+void ExchangeClient::requestOptionOrders() { impl_->request("option_orders", "{\"type\":\"option_orders\"}"); }
+void ExchangeClient::requestOptionPositions() { impl_->request("option_positions", "{\"type\":\"option_positions\"}"); }
+void ExchangeClient::requestOptionChain(Accelerator accelerator) {
+  impl_->request("option_chain", "{\"type\":\"option_chain\",\"accelerator\":\"" + std::string(toString(accelerator)) + "\"}");
+}
+
 void ExchangeClient::requestForwardBook(Accelerator accelerator, Hour weekStart) {
   json j{{"type", "forward_book"}, {"accelerator", std::string(toString(accelerator))}, {"week_start", weekStart}};
   impl_->request("forward_book", j.dump());

@@ -5,6 +5,7 @@
 #include "core/net/BookMirror.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/ForwardViews.h"
+#include "core/net/OptionViews.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/PriceIndex.h"
 
@@ -175,6 +176,15 @@ struct ClientCallbacks {
   std::function<void(const std::vector<ForwardPositionView>&)> onForwardPositions;
   std::function<void(const ForwardPrint&)> onForwardPrint;
   std::function<void(const std::string& type, const std::string& text)> onForwardEvent;
+  // Options on the index (docs/protocol.md "Options"): the chain asked for, the account's working
+  // option orders (with what they hold) and positions, refreshed after every option reply or
+  // notice; one line for a person per reply or notice; and each md_option_* line's type (a book,
+  // trade or settlement changed: a chain on screen asks again).
+  std::function<void(const OptionChainView&)> onOptionChain;
+  std::function<void(const std::vector<OptionWorkingOrder>&, Money held)> onOptionOrders;
+  std::function<void(const std::vector<OptionPositionView>&)> onOptionPositions;
+  std::function<void(const std::string& type, const std::string& text)> onOptionEvent;
+  std::function<void(const std::string& type)> onOptionMarketData;
   // The answer to ping(): the round trip to the exchange and back.
   std::function<void(std::chrono::nanoseconds roundTrip)> onRoundTrip;
 };
@@ -225,6 +235,12 @@ class ExchangeClient {
   void requestForwardOrders();
   void requestForwardPositions();
   void requestForwardBook(Accelerator accelerator, Hour weekStart);
+  // Options: returns the client order id used (generated unless `order.clOrdId` is set).
+  std::string placeOption(OptionNewOrder order);
+  void cancelOption(std::uint64_t orderId);
+  void requestOptionOrders();
+  void requestOptionPositions();
+  void requestOptionChain(Accelerator accelerator);
 
   ConnectionState state() const;
   std::vector<Cluster> clusters() const;  // as announced at logon

@@ -77,6 +77,8 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
   if (config.feePpm > 0) settlement_.chargeFees(config.feePpm, accounts_.named(kFeeAccount).id);
   // An uptime credit never takes cash a working bid has reserved.
   settlement_.setHeldCash([this](AccountId id) { return accounts_.heldCash(id); });
+  accounts_.useOptions(options_);
+  desk_.useOptions(options_);
   desk_.registerJournalEntries();
   // Recording starts before the market opens, so a fresh exchange's history has its clusters
   // and grants; inputs replayed from the journal on a restart were recorded the first time.
@@ -221,6 +223,7 @@ void ExchangeCore::dispatch(SessionId s, ExchangeSession& session, ExchangeAccou
           [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(a), req); },
           [&](const DeliveryReportRequest& r) { onDeliveryReport(s, a, r, req, out); },
           [&](const ForwardRequest& f) { desk_.forwardRequest(a, f, req, out); },
+          [&](const OptionRequest& r) { desk_.optionRequest(a, r, req, out); },
           [&](const OutageRequest& r) { onOutage(s, a, r, req, out); },
           [&](const IndexHistoryQuery&) { onIndexHistory(s, req, out); },
           [&](const Subscribe& sub) { onSubscribe(s, session, sub, out); },
@@ -402,7 +405,10 @@ void ExchangeCore::onIndexHistory(SessionId s, std::optional<std::uint64_t> req,
 
 void ExchangeCore::onSubscribe(SessionId s, ExchangeSession& session, const Subscribe& m, Outbox& out) {
   session.subscribed = true;
-  marketData_.answerSubscribe(out.toSession[s], m.fromSeq, epoch_, [this] { return forwards_.booksJson(); });
+  marketData_.answerSubscribe(out.toSession[s], m.fromSeq, epoch_, [this] {
+    // md_snapshot's forward_books value, then the option books as a field of their own.
+    return forwards_.booksJson() + ",\"option_books\":" + options_.booksJson();
+  });
 }
 
 void ExchangeCore::onDeliveryReport(SessionId s, const ExchangeAccount& a, const DeliveryReportRequest& m,
@@ -706,6 +712,7 @@ std::uint64_t ExchangeCore::stateDigest() const {
     h.add(p.memo);
   }
   h.add(forwards_.booksJson());
+  h.add(options_.stateDigestText());
   add(marketData_.indexAsOf().value_or(-1), marketData_.indexHistory().size());
   for (const auto& [key, p] : marketData_.indexNow())
     add(static_cast<int>(key.first), static_cast<int>(key.second), p.asOf, p.value.price, p.value.gpuHours,

@@ -189,6 +189,8 @@ class ExchangeCore {
   SettlementLedger ledger_;
   ContractSettlement settlement_{ledger_};
   ForwardDesk forwards_{ledger_, directory_};
+  // Options on the index, on the same ledger; their premium and margin holds count like forwards'.
+  OptionDesk options_{ledger_, directory_};
   std::shared_ptr<FeederReports> feederReports_;
 
   // The parts (see the header comment); declared in the order they depend on each other.

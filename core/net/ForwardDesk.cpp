@@ -1,4 +1,5 @@
 #include "core/net/ForwardDesk.h"
+#include "core/net/RequestFields.h"
 #include "core/engine/SnapshotCodec.h"
 
 #include <nlohmann/json.hpp>
@@ -13,51 +14,6 @@ using Failure = std::pair<std::string, std::string>;
 
 constexpr std::size_t kMaxClOrdId = 64;
 constexpr std::size_t kBookLevels = 10;
-
-// Field checks for the forward messages: every field named, typed and in range, nothing extra.
-struct ForwardFields {
-  const json& j;
-  std::optional<Failure> failure;
-
-  bool only(std::initializer_list<const char*> allowed) {
-    for (const auto& [key, value] : j.items()) {
-      if (key == "type" || key == "req") continue;
-      bool known = false;
-      for (const char* a : allowed) known = known || key == a;
-      if (!known) return fail("unknown_field", "unknown field '" + key + "'");
-    }
-    return true;
-  }
-  bool fail(std::string code, std::string reason) {
-    if (!failure) failure = Failure{std::move(code), std::move(reason)};
-    return false;
-  }
-  std::uint64_t positive(const char* name, std::uint64_t max) {
-    auto it = j.find(name);
-    if (it == j.end()) return fail("bad_field", std::string("field '") + name + "' is required"), 0;
-    // Parsed text keeps non-negative integers unsigned, built objects keep them signed.
-    const bool integer = it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() > 0);
-    if (!integer || it->get<std::uint64_t>() == 0 || it->get<std::uint64_t>() > max)
-      return fail("bad_field", std::string("field '") + name + "' must be an integer from 1 to " + std::to_string(max)), 0;
-    return it->get<std::uint64_t>();
-  }
-  std::string text(const char* name, std::size_t maxLen) {
-    auto it = j.find(name);
-    if (it == j.end() || !it->is_string() || it->get_ref<const std::string&>().empty() ||
-        it->get_ref<const std::string&>().size() > maxLen)
-      return fail("bad_field", std::string("field '") + name + "' must be a string of 1 to " + std::to_string(maxLen) +
-                                   " characters"),
-             std::string();
-    return it->get<std::string>();
-  }
-  Accelerator accelerator() {
-    const std::string s = text("accelerator", 16);
-    if (failure) return Accelerator::H100;
-    auto a = parseAccelerator(s);
-    if (!a) return fail("bad_field", "unknown accelerator '" + s + "'"), Accelerator::H100;
-    return *a;
-  }
-};
 
 constexpr std::uint64_t kMaxHourField = 1'000'000'000;
 
@@ -94,7 +50,7 @@ bool isForwardType(const std::string& type) {
 }
 
 std::variant<ForwardRequest, Failure> parseForwardRequest(const json& j, const std::string& type) {
-  ForwardFields f{j, std::nullopt};
+  RequestFields f{j, std::nullopt};
   ForwardRequest r;
   if (type == "forward_order") {
     f.only({"cl_ord_id", "side", "accelerator", "week_start", "gpu_hours", "price"});

@@ -27,8 +27,16 @@ void SettlementDesk::registerJournalEntries() {
   for (const char* type : {"forward_order", "forward_cancel"}) {
     journal_.registerEntry(type, [this](const nlohmann::json& j) {
       const ExchangeAccount& a = accounts_.named(j.at("account").get<std::string>());
-      forwards_.replay(j, engine_.now(), accounts_.cashFreeOfBids(a));
+      forwards_.replay(j, engine_.now(), accounts_.cashFreeOfBids(a) - optionsHeld(a.id));
     });
+  }
+  if (options_) {
+    for (const char* type : {"option_order", "option_cancel"}) {
+      journal_.registerEntry(type, [this](const nlohmann::json& j) {
+        const ExchangeAccount& a = accounts_.named(j.at("account").get<std::string>());
+        options_->replay(j, engine_.now(), accounts_.cashFreeOfBids(a) - forwards_.marginHeld(a.id));
+      });
+    }
   }
   journal_.registerEntry("delivery_report", [this](const nlohmann::json& j) {
     DeliveryReport r;
@@ -103,13 +111,28 @@ void SettlementDesk::markForwards(Hour now, const std::map<Accelerator, Price>& 
   ForwardDeskOutput forwardOut;
   forwards_.advance(now, nextDay, forwardOut);
   sendForward(forwardOut, out);
+  if (options_) {
+    // Options are re-margined (and periods settled) on the same index and forward books.
+    OptionDeskOutput optionOut;
+    options_->advance(now, optionIndexInputs(marketData_.indexNow(), forwards_.market(), now), optionOut);
+    sendForward(optionOut, out);
+  }
 }
 
 void SettlementDesk::forwardRequest(const ExchangeAccount& a, const ForwardRequest& f,
                                     std::optional<std::uint64_t> req, Outbox& out) {
   ForwardDeskOutput d;
   // The desk subtracts the margin its own resting orders hold.
-  forwards_.handle(a.id, f, req, engine_.now(), accounts_.cashFreeOfBids(a), d);
+  forwards_.handle(a.id, f, req, engine_.now(), accounts_.cashFreeOfBids(a) - optionsHeld(a.id), d);
+  if (d.journal) journal_.append(*d.journal);
+  sendForward(d, &out);
+}
+
+void SettlementDesk::optionRequest(const ExchangeAccount& a, const OptionRequest& r,
+                                   std::optional<std::uint64_t> req, Outbox& out) {
+  OptionDeskOutput d;
+  // The desk subtracts the holds of its own resting orders.
+  options_->handle(a.id, r, req, engine_.now(), accounts_.cashFreeOfBids(a) - forwards_.marginHeld(a.id), d);
   if (d.journal) journal_.append(*d.journal);
   sendForward(d, &out);
 }
@@ -140,6 +163,7 @@ void SettlementDesk::save(SnapshotWriter& w) const {
   ledger_.save(w);
   settlement_.save(w);
   forwards_.save(w);
+  if (options_) options_->save(w);
 }
 
 void SettlementDesk::load(SnapshotReader& r) {
@@ -147,6 +171,7 @@ void SettlementDesk::load(SnapshotReader& r) {
   ledger_.load(r);
   settlement_.load(r);
   forwards_.load(r);
+  if (options_) options_->load(r);
 }
 
 std::optional<std::string> SettlementDesk::deliveryReport(AccountId provider,

@@ -16,6 +16,7 @@
 #include "core/net/ExchangeAccounts.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ForwardDesk.h"
+#include "core/net/OptionDesk.h"
 #include "core/net/JournalReplay.h"
 #include "core/net/MarketDataFeed.h"
 #include "core/net/Outbox.h"
@@ -63,6 +64,10 @@ class SettlementDesk {
   // Forwards are marked (and weeks settled) against `nextDay` (the next-day index just published).
   void markForwards(Hour now, const std::map<Accelerator, Price>& nextDay, Outbox* out);
 
+  // Options on the index (OptionDesk, set by useOptions); their output is sent like the forwards'.
+  void useOptions(OptionDesk& options) { options_ = &options; }
+  void optionRequest(const ExchangeAccount& a, const OptionRequest& r, std::optional<std::uint64_t> req,
+                     Outbox& out);
   void forwardRequest(const ExchangeAccount& a, const ForwardRequest& f, std::optional<std::uint64_t> req,
                       Outbox& out);
   // A delivery report or an outage from `provider`: the error code for the reporter, or nothing.
@@ -94,6 +99,8 @@ class SettlementDesk {
   SettlementLedger& ledger_;
   ContractSettlement& settlement_;
   ForwardDesk& forwards_;
+  OptionDesk* options_ = nullptr;
+  Money optionsHeld(AccountId id) const { return options_ ? options_->held(id) : 0; }
   ExchangeAccounts& accounts_;
   MarketDataFeed& marketData_;
   JournalReplay& journal_;

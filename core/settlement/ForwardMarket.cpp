@@ -1,5 +1,6 @@
 #include "core/settlement/ForwardMarket.h"
 #include "core/engine/SnapshotCodec.h"
+#include "core/settlement/PriceLevelsCodec.h"
 
 #include "core/engine/MarketLimits.h"
 
@@ -287,22 +288,6 @@ std::vector<ForwardPosition> ForwardMarket::positionsOf(AccountId a) const {
 
 
 namespace {
-template <typename Levels>
-void saveLevels(SnapshotWriter& w, const Levels& levels) {
-  w.pod<std::uint64_t>(levels.size());
-  for (const auto& [price, ids] : levels) {
-    w.pod(price);
-    w.pod<std::uint64_t>(ids.size());
-    for (std::uint64_t id : ids) w.pod(id);
-  }
-}
-template <typename Levels>
-void loadLevels(SnapshotReader& r, Levels& levels) {
-  for (std::size_t n = r.count(8); n > 0; --n) {
-    auto& ids = levels[r.pod<Price>()];
-    for (std::size_t k = r.count(8); k > 0; --k) ids.push_back(r.pod<std::uint64_t>());
-  }
-}
 // Unordered containers in key order, so that equal markets give equal bytes.
 template <typename Map>
 std::vector<typename Map::key_type> sortedKeys(const Map& m) {

@@ -23,6 +23,7 @@ EmbeddedExchangeBackend::~EmbeddedExchangeBackend() {
   // The client goes first (in ~ExchangeBackend it would outlive the server it talks to).
   ExchangeBackend::stop();
   if (dealer_) dealer_->stop();
+  if (optionDealer_) optionDealer_->stop();
   if (exchange_) exchange_->stop();
 }
 
@@ -90,6 +91,11 @@ void EmbeddedExchangeBackend::start() {
     dealer.account = dealer.key = std::string(net::kForwardDealerAccount);
     dealer_ = std::make_unique<net::ForwardDealer>(dealer);
     dealer_->start();
+    net::OptionDealerConfig optionDealer;
+    optionDealer.port = exchange_->port();
+    optionDealer.account = optionDealer.key = std::string(net::kOptionDealerAccount);
+    optionDealer_ = std::make_unique<net::OptionDealer>(optionDealer);
+    optionDealer_->start();
     market_ = std::make_unique<backtest::SimulatedMarket>(config_, feederAccounts_);
     if (exchange_->replayedEntries() > 0)
       grantedByEarlierRun_ = config_.start + market_->grantAheadHours() + kHoursPerDay;

@@ -7,6 +7,7 @@
 #include "backtest/SimulatedMarket.h"
 #include "core/net/EmbeddedExchange.h"
 #include "core/net/ForwardDealer.h"
+#include "core/net/OptionDealer.h"
 
 #include <atomic>
 
@@ -53,6 +54,7 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
   Hour grantedByEarlierRun_ = 0;
   std::unique_ptr<net::EmbeddedExchange> exchange_;
   std::unique_ptr<net::ForwardDealer> dealer_;  // quotes index forwards in the demo market
+  std::unique_ptr<net::OptionDealer> optionDealer_;  // and index options
   AccountDirectory feederAccounts_;
   std::unique_ptr<backtest::SimulatedMarket> market_;
   QTimer* stepTimer_ = nullptr;

@@ -124,6 +124,9 @@ void ExchangeBackend::start() {
     }, Qt::QueuedConnection);
   };
   cb.onIndex = [this](const std::vector<net::IndexPoint>& points) {
+    // Reference values move with the index: the chain on screen is asked for again.
+    if (const int a = optionClass_; a >= 0 && client_ && !chainAsked_.exchange(true))
+      client_->requestOptionChain(static_cast<Accelerator>(a));
     std::vector<IndexSample> samples;
     samples.reserve(points.size());
     for (const net::IndexPoint& p : points)
@@ -137,6 +140,15 @@ void ExchangeBackend::start() {
   cb.onForwardPositions = [this](const std::vector<net::ForwardPositionView>& p) { emit forwardPositionsChanged(p); };
   cb.onForwardEvent = [this](const std::string&, const std::string& text) {
     emit forwardNoted(QString::fromStdString(text));
+  };
+  cb.onOptionChain = [this](const net::OptionChainView& c) {
+    chainAsked_ = false;
+    emit optionChainChanged(c);
+  };
+  cb.onOptionEvent = [this](const std::string&, const std::string& text) { emit optionNoted(QString::fromStdString(text)); };
+  cb.onOptionMarketData = [this](const std::string&) {
+    const int a = optionClass_;
+    if (a >= 0 && client_ && !chainAsked_.exchange(true)) client_->requestOptionChain(static_cast<Accelerator>(a));
   };
   cb.onContractStatus = [this](const std::vector<net::ContractStatus>& status) {
     std::vector<ContractSettlementStatus> out;
@@ -248,6 +260,16 @@ void ExchangeBackend::cancelForward(quint64 orderId) {
 
 void ExchangeBackend::watchForward(Accelerator accelerator, Hour weekStart) {
   if (client_) client_->requestForwardBook(accelerator, weekStart);
+}
+
+void ExchangeBackend::submitOption(net::OptionNewOrder order) {
+  if (client_) client_->placeOption(std::move(order));
+}
+
+void ExchangeBackend::watchOptionChain(Accelerator accelerator) {
+  optionClass_ = static_cast<int>(accelerator);
+  chainAsked_ = true;
+  if (client_) client_->requestOptionChain(accelerator);
 }
 
 void ExchangeBackend::reportDelivery(DeliveryReport r) {

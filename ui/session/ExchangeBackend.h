@@ -59,8 +59,14 @@ class ExchangeBackend : public MarketBackend {
   void submitForward(tessera::net::ForwardNewOrder order) override;
   void cancelForward(quint64 orderId) override;
   void watchForward(tessera::Accelerator accelerator, tessera::Hour weekStart) override;
+  void submitOption(tessera::net::OptionNewOrder order) override;
+  void watchOptionChain(tessera::Accelerator accelerator) override;
 
  private:
+  // The class whose option chain is on screen, and whether a chain request is under way (market
+  // data of option books asks for one at a time, so a burst of quotes costs one chain).
+  std::atomic<int> optionClass_{-1};
+  std::atomic<bool> chainAsked_{false};
   void onConnection(net::ConnectionState s, const std::string& detail);
   void onOrder(const net::OrderUpdate& u);
   void onTrade(const net::Trade& t);

@@ -7,6 +7,7 @@
 
 #include "core/net/ForwardDesk.h"
 #include "core/net/ForwardViews.h"
+#include "core/net/OptionViews.h"
 
 #include <QObject>
 
@@ -74,6 +75,14 @@ class MarketBackend : public QObject {
     (void)accelerator;
     (void)weekStart;
   }
+  // Index options (a market that trades forwards trades them too): send, and which class's chain
+  // to follow (it arrives, and again after each change of an option book).
+  virtual void submitOption(tessera::net::OptionNewOrder order) {
+    (void)order;
+    emit errorOccurred(tr("This market has no options (the in-process engine trades only capacity; "
+                          "run the terminal on an exchange)."));
+  }
+  virtual void watchOptionChain(tessera::Accelerator accelerator) { (void)accelerator; }
   virtual void reportDelivery(tessera::DeliveryReport report) {
     (void)report;
     emit errorOccurred(tr("This market does not settle contracts, so it takes no delivery reports "
@@ -114,6 +123,8 @@ class MarketBackend : public QObject {
   void forwardOrdersChanged(std::vector<tessera::net::ForwardWorkingOrder> orders);
   void forwardPositionsChanged(std::vector<tessera::net::ForwardPositionView> positions);
   void forwardNoted(QString text);
+  void optionChainChanged(tessera::net::OptionChainView chain);
+  void optionNoted(QString text);
   // The round trip to the market and back, measured every few seconds (measuresRoundTrip()).
   void roundTripMeasured(double ms);
   // A problem the user must hear about that is not about one order.
@@ -123,5 +134,6 @@ class MarketBackend : public QObject {
 }  // namespace tessera::ui
 
 Q_DECLARE_METATYPE(tessera::net::ForwardBookView)
+Q_DECLARE_METATYPE(tessera::net::OptionChainView)
 Q_DECLARE_METATYPE(std::vector<tessera::net::ForwardWorkingOrder>)
 Q_DECLARE_METATYPE(std::vector<tessera::net::ForwardPositionView>)

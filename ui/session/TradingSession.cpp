@@ -32,6 +32,7 @@ void registerTypes() {
     qRegisterMetaType<std::vector<net::ForwardWorkingOrder>>();
     qRegisterMetaType<std::vector<net::ForwardPositionView>>();
     qRegisterMetaType<net::ForwardNewOrder>();
+    qRegisterMetaType<net::OptionChainView>();
     qRegisterMetaType<tessera::OrderId>("tessera::OrderId");
     qRegisterMetaType<tessera::Hour>("tessera::Hour");
     qRegisterMetaType<tessera::ClusterId>("tessera::ClusterId");
@@ -170,6 +171,8 @@ void TradingSession::connectBackend() {
     emit forwardPositionsChanged();
   });
   connect(b, &MarketBackend::forwardNoted, this, [this](QString text) { emit forwardNoted(text); });
+  connect(b, &MarketBackend::optionChainChanged, this, [this](net::OptionChainView c) { emit optionChainChanged(c); });
+  connect(b, &MarketBackend::optionNoted, this, [this](QString text) { emit optionNoted(text); });
   connect(b, &MarketBackend::indexPublished, this, [this](std::vector<IndexSample> s) {
     Hour latest = 0;
     for (const IndexSample& x : s) {
@@ -197,6 +200,16 @@ void TradingSession::submitForward(net::ForwardNewOrder order) {
 
 void TradingSession::cancelForward(std::uint64_t orderId) {
   QMetaObject::invokeMethod(backend_, [b = backend_, orderId] { b->cancelForward(orderId); }, Qt::QueuedConnection);
+}
+
+void TradingSession::submitOption(net::OptionNewOrder order) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, order = std::move(order)] { b->submitOption(order); },
+                            Qt::QueuedConnection);
+}
+
+void TradingSession::watchOptionChain(Accelerator accelerator) {
+  QMetaObject::invokeMethod(backend_, [b = backend_, accelerator] { b->watchOptionChain(accelerator); },
+                            Qt::QueuedConnection);
 }
 
 void TradingSession::watchForward(Accelerator accelerator, Hour weekStart) {

@@ -44,6 +44,9 @@ class TradingSession : public QObject {
   void submitForward(net::ForwardNewOrder order);
   void cancelForward(std::uint64_t orderId);
   void watchForward(Accelerator accelerator, Hour weekStart);
+  // Index options: send, and which class's chain to follow (optionChainChanged brings it).
+  void submitOption(net::OptionNewOrder order);
+  void watchOptionChain(Accelerator accelerator);
   const std::map<std::pair<Accelerator, Hour>, net::ForwardBookView>& forwardBooks() const { return forwardBooks_; }
   const std::vector<net::ForwardWorkingOrder>& forwardOrders() const { return forwardOrders_; }
   const std::vector<net::ForwardPositionView>& forwardPositions() const { return forwardPositions_; }
@@ -120,6 +123,8 @@ class TradingSession : public QObject {
   void forwardOrdersChanged();
   void forwardPositionsChanged();
   void forwardNoted(const QString& text);
+  void optionChainChanged(const tessera::net::OptionChainView& chain);
+  void optionNoted(const QString& text);
 
  private:
   void connectBackend();

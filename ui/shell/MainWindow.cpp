@@ -11,6 +11,8 @@
 #include "ui/market/PriceChartWidget.h"
 #include "ui/market/PriceIndexWidget.h"
 #include "ui/forwards/ForwardsPanel.h"
+#include "ui/options/OptionChainPanel.h"
+#include "core/settlement/ContractSettlement.h"
 #include "ui/market/TradesTapeModel.h"
 #include "ui/shell/DisplayFormat.h"
 #include "ui/ticket/AmendDialog.h"
@@ -204,6 +206,9 @@ void MainWindow::buildDocks() {
   forwards_ = new ForwardsPanel(this);
   auto* forwardsDock = addDock(tr("Forwards"), "forwardsDock", forwards_, Qt::BottomDockWidgetArea, true);
   tabifyDockWidget(chartDock, forwardsDock);
+  options_ = new OptionChainPanel(this);
+  auto* optionsDock = addDock(tr("Option chain"), "optionsDock", options_, Qt::BottomDockWidgetArea, true);
+  tabifyDockWidget(chartDock, optionsDock);
   chartDock->raise();
   blotter_->setSettlementAvailable(session_.settlesContracts());
 
@@ -512,6 +517,16 @@ void MainWindow::updateForwardsAvailability() {
     forwards_->setAvailable(false, tr("Not connected to the exchange."));
   else
     forwards_->setAvailable(true, {});
+  // Options trade where forwards do, on the same exchange.
+  if (!session_.tradesForwards())
+    options_->setAvailable(false, tr("This market has no options: the in-process engine trades capacity only. "
+                                     "Run the terminal on an exchange (the default) to trade index options."));
+  else if (session_.connection() != ConnectionState::Connected)
+    options_->setAvailable(false, tr("Not connected to the exchange."));
+  else {
+    options_->setAvailable(true, {});
+    session_.watchOptionChain(options_->selectedAccelerator());
+  }
 }
 
 void MainWindow::connectSession() {
@@ -538,6 +553,22 @@ void MainWindow::connectSession() {
           [this] { forwards_->setPositions(session_.forwardPositions()); });
   connect(&session_, &TradingSession::forwardNoted, this, [this](const QString& text) {
     forwards_->addNotice(QStringLiteral("%1  %2").arg(formatHour(session_.now()), text));
+    statusBar()->showMessage(text, 6000);
+  });
+  connect(options_, &OptionChainPanel::chainWanted, this, [this](Accelerator a) { session_.watchOptionChain(a); });
+  connect(options_, &OptionChainPanel::submitRequested, this, [this](const net::OptionNewOrder& o) {
+    session_.submitOption(o);
+    statusBar()->showMessage(tr("Option order sent: %1 %2 GPU-h of %3 at %4/GPU-h")
+                                 .arg(o.side == Side::Buy ? tr("buy") : tr("write"))
+                                 .arg(QLocale().toString(static_cast<qlonglong>(o.gpuHours)))
+                                 .arg(QString::fromStdString(indexoptions::seriesName(o.series)))
+                                 .arg(QString::fromStdString(toDollars(o.premium))),
+                             6000);
+  });
+  connect(&session_, &TradingSession::optionChainChanged, this,
+          [this](const net::OptionChainView& c) { options_->setChain(c); });
+  connect(&session_, &TradingSession::optionNoted, this, [this](const QString& text) {
+    options_->addNotice(QStringLiteral("%1  %2").arg(formatHour(session_.now()), text));
     statusBar()->showMessage(text, 6000);
   });
   updateForwardsAvailability();

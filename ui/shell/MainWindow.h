@@ -28,6 +28,7 @@ class OrderTicket;
 class PriceChartWidget;
 class PriceIndexWidget;
 class ForwardsPanel;
+class OptionChainPanel;
 class PlannerBridge;
 class TradesTapeModel;
 struct GridSelection;
@@ -114,6 +115,7 @@ class MainWindow : public QMainWindow {
   PriceChartWidget* chart_ = nullptr;
   PriceIndexWidget* index_ = nullptr;
   ForwardsPanel* forwards_ = nullptr;
+  OptionChainPanel* options_ = nullptr;  // the option chain dock
   void updateForwardsAvailability();
   bool indexDirty_ = false;
   AccountPanel* account_ = nullptr;

@@ -1,0 +1,132 @@
+// The option chain dock on a real exchange: once the H100 index is published the dock shows the
+// first listed month's strikes with reference values in dollars; a click on a call's ask fills
+// the ticket with that series and the writer's premium, and a click on Buy trades it: checked
+// at the exchange, where the trader now holds the option (a second client asks for positions).
+#include "ExchangeTerminal.h"
+#include "ui/options/OptionChainPanel.h"
+
+#include <QComboBox>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QtTest>
+
+using namespace tessera;
+using namespace tessera::ui;
+using namespace tessera::ui::testing;
+
+namespace {
+
+// A member session over the protocol (the writer, or the trader's second look at the exchange).
+struct Member {
+  std::unique_ptr<net::ExchangeClient> client;
+  std::atomic<bool> loggedOn = false;
+  std::mutex mutex;
+  std::vector<net::OptionPositionView> positions;
+  int positionReplies = 0;
+  std::vector<std::string> events;
+  Member(std::uint16_t port, const std::string& account) {
+    net::ClientOptions o;
+    o.port = port;
+    o.account = o.key = account;
+    o.marketData = false;
+    net::ClientCallbacks cb;
+    cb.onConnection = [this](net::ConnectionState s, const std::string&) { loggedOn = s == net::ConnectionState::LoggedOn; };
+    cb.onOptionPositions = [this](const std::vector<net::OptionPositionView>& p) {
+      std::lock_guard lock(mutex);
+      positions = p;
+      ++positionReplies;
+    };
+    cb.onOptionEvent = [this](const std::string& type, const std::string&) {
+      std::lock_guard lock(mutex);
+      events.push_back(type);
+    };
+    client = std::make_unique<net::ExchangeClient>(o, cb);
+    client->start();
+  }
+  ~Member() { client->stop(); }
+  bool heard(const std::string& type) {
+    std::lock_guard lock(mutex);
+    return std::find(events.begin(), events.end(), type) != events.end();
+  }
+};
+
+}  // namespace
+
+class TestOptionChainDock : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void clickAnAskThenBuyTradesTheOption() {
+    ExchangeTerminal t;
+    QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 10'000);
+    // An H100 trade one hour before delivery sets the next-day index at $2.00; the next hour
+    // publishes it and gives the options their curve.
+    t.exchange.inject(houseAsk(1, 8, kNow + 1, kNow + 2, 2'000'000), "house-provider");
+    OrderRequest bid = houseAsk(2, 8, kNow + 1, kNow + 2, 2'000'000);
+    bid.side = Side::Buy;
+    t.exchange.inject(bid, "house-mm");
+    t.exchange.inject(ClockAdvance{kNow + 1});
+    const auto first = indexoptions::listedPeriods(kNow + 1).front();
+    const indexoptions::OptionSeries call{Accelerator::H100, indexoptions::OptionKind::Call, first.kind, first.start, 2'000'000};
+    // The forward dealer's account writes 100 GPU-hours of the $2.00 call at $0.40.
+    Member writer(t.exchange.port(), std::string(net::kForwardDealerAccount));
+    QTRY_VERIFY_WITH_TIMEOUT(writer.loggedOn, 5'000);
+    net::OptionNewOrder offer;
+    offer.side = Side::Sell;
+    offer.series = call;
+    offer.gpuHours = 100;
+    offer.premium = 400'000;
+    writer.client->placeOption(offer);
+    QTRY_VERIFY_WITH_TIMEOUT(writer.heard("option_accepted"), 5'000);
+
+    auto* panel = t.window->findChild<OptionChainPanel*>();
+    QVERIFY(panel);
+    panel->parentWidget()->show();
+    auto* table = panel->findChild<QTableWidget*>();
+    auto* period = panel->findChildren<QComboBox*>().at(1);
+    // The chain arrives (asked again after each book change) with the $2.00 strike's ask.
+    int row = -1;
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                               row = -1;
+                               for (int r = 0; r < table->rowCount(); ++r)
+                                 if (table->item(r, OptionChainPanel::Strike) &&
+                                     table->item(r, OptionChainPanel::Strike)->text() == "$2.00" &&
+                                     table->item(r, OptionChainPanel::CallAsk) &&
+                                     table->item(r, OptionChainPanel::CallAsk)->text() == "$0.40")
+                                   row = r;
+                               return row >= 0;
+                             }()),
+                             10'000);
+    QCOMPARE(period->currentText(), QString::fromStdString(indexoptions::periodName(first)));
+    QVERIFY(table->item(row, OptionChainPanel::CallValue)->text().startsWith("$0."));
+    QVERIFY(table->item(row, OptionChainPanel::CallIv)->text().endsWith("%"));
+    // A click on the ask, then on Buy.
+    const QRect cell = table->visualItemRect(table->item(row, OptionChainPanel::CallAsk));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QPushButton* buy = nullptr;
+    for (auto* b : panel->findChildren<QPushButton*>())
+      if (b->text() == "Buy") buy = b;
+    QVERIFY(buy && buy->isEnabled());
+    QTest::mouseClick(buy, Qt::LeftButton);
+
+    // At the exchange: the ticket's 1,000 GPU-hours met the writer's 100 (the rest bids on), so
+    // the trader is long 100 GPU-hours of the call at $0.40.
+    Member trader(t.exchange.port(), "trader");
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                               trader.client->requestOptionPositions();
+                               QTest::qWait(100);
+                               std::lock_guard lock(trader.mutex);
+                               return trader.positions.size() == 1;
+                             }()),
+                             10'000);
+    std::lock_guard lock(trader.mutex);
+    const auto& p = trader.positions.front();
+    QVERIFY(p.isLong);
+    QVERIFY(p.series == call);
+    QCOMPARE(p.gpuHours, std::int64_t(100));
+    QCOMPARE(p.premium, Price(400'000));
+  }
+};
+
+QTEST_MAIN(TestOptionChainDock)
+#include "test_option_chain_dock.moc"

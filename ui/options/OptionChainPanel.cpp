@@ -1,0 +1,241 @@
+#include "ui/options/OptionChainPanel.h"
+#include "core/domain/HourText.h"
+#include "core/settlement/ContractSettlement.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <map>
+
+namespace tessera::ui {
+namespace {
+
+using namespace tessera::indexoptions;
+
+QString money(std::optional<Price> p) { return p ? QString::fromStdString(toDollars(*p)) : QStringLiteral("–"); }
+QString percent(std::optional<double> v) { return v ? QString::number(*v * 100, 'f', 1) + "%" : QStringLiteral("–"); }
+QString fraction(std::optional<double> v) { return v ? QString::number(*v, 'f', 2) : QStringLiteral("–"); }
+
+}  // namespace
+
+OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
+  accelerator_ = new QComboBox(this);
+  for (Accelerator a : {Accelerator::H100, Accelerator::H200, Accelerator::MI300X, Accelerator::A100, Accelerator::B200,
+                        Accelerator::GB200, Accelerator::L40S, Accelerator::RTX4090})
+    accelerator_->addItem(QString::fromUtf8(toString(a).data()), static_cast<int>(a));
+  period_ = new QComboBox(this);
+  period_->setToolTip(tr("Delivery period: the option settles on the mean next-day index over it"));
+  curve_ = new QLabel(this);
+  curve_->setMinimumWidth(0);
+  curve_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  status_ = new QLabel(this);
+  status_->setWordWrap(true);
+  auto* pick = new QHBoxLayout;
+  pick->addWidget(new QLabel(tr("Class"), this));
+  pick->addWidget(accelerator_);
+  pick->addWidget(new QLabel(tr("Period"), this));
+  pick->addWidget(period_);
+  pick->addWidget(curve_, 1);
+
+  table_ = new QTableWidget(0, Columns, this);
+  // Calls left of the strike, puts right of it: short headers, the side in each tooltip.
+  const QStringList names{tr("Bid"), tr("Ask"), tr("Value"), tr("IV"), tr("Δ")};
+  for (int c = 0; c < Columns; ++c) {
+    const bool call = c < Strike;
+    auto* header = new QTableWidgetItem(c == Strike ? tr("Strike") : names[call ? c : c - PutBid]);
+    if (c != Strike) header->setToolTip((call ? tr("Call: ") : tr("Put: ")) + header->text());
+    table_->setHorizontalHeaderItem(c, header);
+  }
+  table_->setToolTip(tr("Dollars per GPU-hour of notional. Value: the exchange's Black-76 reference value; IV: the "
+                        "implied volatility of the book's mid. Click a price to fill the ticket."));
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+  kind_ = new QComboBox(this);
+  kind_->addItem(tr("Call"), static_cast<int>(OptionKind::Call));
+  kind_->addItem(tr("Put"), static_cast<int>(OptionKind::Put));
+  strike_ = new QDoubleSpinBox(this);
+  strike_->setRange(0.01, 100);
+  strike_->setDecimals(2);
+  strike_->setPrefix("$");
+  gpuHours_ = new QSpinBox(this);
+  gpuHours_->setRange(1, 1'000'000'000);
+  gpuHours_->setGroupSeparatorShown(true);
+  gpuHours_->setValue(1'000);
+  premium_ = new QDoubleSpinBox(this);
+  premium_->setRange(0.01, 100);
+  premium_->setDecimals(2);
+  premium_->setPrefix("$");
+  buy_ = new QPushButton(tr("Buy"), this);
+  write_ = new QPushButton(tr("Write"), this);
+  buy_->setToolTip(tr("Buy the option: pay the premium now, receive the payoff at the end of the period"));
+  write_->setToolTip(tr("Write (sell) the option: receive the premium, post the scenario margin, pay the payoff"));
+  auto* ticket = new QGroupBox(tr("Option ticket"), this);
+  auto* form = new QFormLayout(ticket);
+  form->addRow(tr("Kind"), kind_);
+  form->addRow(tr("Strike /GPU-h"), strike_);
+  form->addRow(tr("GPU-hours"), gpuHours_);
+  form->addRow(tr("Premium /GPU-h"), premium_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(buy_);
+  buttons->addWidget(write_);
+  form->addRow(buttons);
+
+  notices_ = new QListWidget(this);
+  notices_->setMaximumHeight(48);
+  // The ticket beside the chain when there is room, under it in a narrow dock (resizeEvent).
+  body_ = new QBoxLayout(QBoxLayout::LeftToRight);
+  body_->addWidget(table_, 3);
+  body_->addWidget(ticket, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(pick);
+  layout->addWidget(status_);
+  layout->addLayout(body_, 1);
+  layout->addWidget(notices_);
+
+  connect(accelerator_, &QComboBox::currentIndexChanged, this, [this] { emit chainWanted(selectedAccelerator()); });
+  connect(period_, &QComboBox::currentIndexChanged, this, [this] { fillTable(); });
+  connect(table_, &QTableWidget::cellClicked, this, [this](int row, int column) { pickCell(row, column); });
+  connect(buy_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Buy)); });
+  connect(write_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Sell)); });
+  setAvailable(false, tr("Waiting for the exchange…"));
+}
+
+void OptionChainPanel::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  body_->setDirection(width() < 700 ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+}
+
+void OptionChainPanel::setAvailable(bool available, const QString& whyNot) {
+  available_ = available;
+  buy_->setEnabled(available && period_->count() > 0);
+  write_->setEnabled(available && period_->count() > 0);
+  status_->setText(available ? QString() : whyNot);
+  status_->setVisible(!available);
+}
+
+Accelerator OptionChainPanel::selectedAccelerator() const {
+  return static_cast<Accelerator>(accelerator_->currentData().toInt());
+}
+
+void OptionChainPanel::setChain(const net::OptionChainView& chain) {
+  if (chain.accelerator != selectedAccelerator()) return;
+  const QString keep = period_->currentText();
+  chain_ = chain;
+  {
+    const QSignalBlocker block(period_);
+    period_->clear();
+    for (const auto& p : chain.periods) period_->addItem(QString::fromStdString(p.name), QVariant::fromValue(p.period.start));
+    const int at = period_->findText(keep);
+    period_->setCurrentIndex(at >= 0 ? at : 0);
+  }
+  setAvailable(available_, status_->text());
+  fillTable();
+}
+
+void OptionChainPanel::fillTable() {
+  table_->setRowCount(0);
+  const int index = period_->currentIndex();
+  if (index < 0 || index >= static_cast<int>(chain_.periods.size())) {
+    curve_->clear();
+    return;
+  }
+  const auto& period = chain_.periods[static_cast<std::size_t>(index)];
+  curve_->setText(tr("Forward %1 · vol %2 · calls left, puts right").arg(money(period.forward), percent(chain_.volatility)));
+  period_->setToolTip(tr("Delivery %1 to %2 UTC: the option settles on the mean next-day index over it")
+                          .arg(QString::fromStdString(isoHour(period.period.start)).left(10),
+                               QString::fromStdString(isoHour(period.period.end)).left(10)));
+  std::map<Price, std::pair<const net::OptionChainRow*, const net::OptionChainRow*>> byStrike;
+  for (const auto& r : chain_.rows) {
+    if (r.series.periodKind != period.period.kind || r.series.start != period.period.start) continue;
+    auto& slot = byStrike[r.series.strike];
+    (r.series.kind == OptionKind::Call ? slot.first : slot.second) = &r;
+  }
+  table_->setRowCount(static_cast<int>(byStrike.size()));
+  int row = 0;
+  for (const auto& [strike, pair] : byStrike) {
+    auto set = [&](int column, const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
+      auto* item = new QTableWidgetItem(text);
+      item->setTextAlignment(align);
+      table_->setItem(row, column, item);
+    };
+    for (const auto& [r, first] : {std::pair{pair.first, int(CallBid)}, std::pair{pair.second, int(PutBid)}}) {
+      if (!r) continue;
+      set(first + 0, money(r->bid));
+      set(first + 1, money(r->ask));
+      set(first + 2, money(r->value));
+      set(first + 3, percent(r->iv));
+      set(first + 4, fraction(r->delta));
+    }
+    set(Strike, QString::fromStdString(toDollars(strike)), Qt::AlignCenter);
+    // The ticket starts at the strike nearest the forward.
+    if (strike_->value() <= strike_->minimum() && period.forward && std::llabs(strike - *period.forward) < 50'000)
+      strike_->setValue(static_cast<double>(strike) / 1e6);
+    QFont bold = table_->item(row, Strike)->font();
+    bold.setBold(true);
+    table_->item(row, Strike)->setFont(bold);
+    table_->item(row, Strike)->setData(Qt::UserRole, QVariant::fromValue(strike));
+    ++row;
+  }
+}
+
+void OptionChainPanel::pickCell(int row, int column) {
+  if (column == Strike || !table_->item(row, Strike)) return;
+  const bool call = column < Strike;
+  kind_->setCurrentIndex(call ? 0 : 1);
+  strike_->setValue(table_->item(row, Strike)->data(Qt::UserRole).toLongLong() / 1e6);
+  // The price clicked, or the reference value when the cell has none.
+  const int first = call ? CallBid : PutBid;
+  for (int c : {column, first + 2}) {
+    const int index = period_->currentIndex();
+    const auto& period = chain_.periods[static_cast<std::size_t>(index)];
+    const Price strike = table_->item(row, Strike)->data(Qt::UserRole).toLongLong();
+    for (const auto& r : chain_.rows) {
+      if (r.series.periodKind != period.period.kind || r.series.start != period.period.start ||
+          r.series.strike != strike || (r.series.kind == OptionKind::Call) != call)
+        continue;
+      const std::optional<Price> p = c - first == 0 ? r.bid : c - first == 1 ? r.ask : r.value;
+      if (p) {
+        premium_->setValue(std::max<double>(0.01, std::round(*p / 1e4) / 100.0));
+        return;
+      }
+    }
+  }
+}
+
+net::OptionNewOrder OptionChainPanel::orderFor(Side side) const {
+  net::OptionNewOrder o;
+  o.side = side;
+  const int index = period_->currentIndex();
+  if (index >= 0 && index < static_cast<int>(chain_.periods.size())) {
+    const auto& period = chain_.periods[static_cast<std::size_t>(index)].period;
+    o.series.periodKind = period.kind;
+    o.series.start = period.start;
+  }
+  o.series.accelerator = selectedAccelerator();
+  o.series.kind = static_cast<OptionKind>(kind_->currentData().toInt());
+  o.series.strike = std::llround(strike_->value() * 100) * kStrikeTick;
+  o.gpuHours = gpuHours_->value();
+  o.premium = std::llround(premium_->value() * 100) * 10'000;
+  return o;
+}
+
+void OptionChainPanel::addNotice(const QString& text) {
+  notices_->insertItem(0, text);
+  while (notices_->count() > 200) delete notices_->takeItem(notices_->count() - 1);
+}
+
+}  // namespace tessera::ui
