@@ -52,7 +52,10 @@ void Outbox::clear() {
 ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from)
     : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
       archive_(journal, config.retireFinishedOrders) {
+  // The parts that reach the archive and the option desk, before a snapshot loads into them.
   accounts_.useArchive(archive_);
+  accounts_.useOptions(options_);
+  desk_.useOptions(options_);
   epoch_ = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::system_clock::now().time_since_epoch())
@@ -77,8 +80,6 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
   if (config.feePpm > 0) settlement_.chargeFees(config.feePpm, accounts_.named(kFeeAccount).id);
   // An uptime credit never takes cash a working bid has reserved.
   settlement_.setHeldCash([this](AccountId id) { return accounts_.heldCash(id); });
-  accounts_.useOptions(options_);
-  desk_.useOptions(options_);
   desk_.registerJournalEntries();
   // Recording starts before the market opens, so a fresh exchange's history has its clusters
   // and grants; inputs replayed from the journal on a restart were recorded the first time.
