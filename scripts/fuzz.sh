@@ -1,22 +1,19 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang and the address and undefined-behaviour sanitizers in
-# their own build folder (only the fuzz targets and the libraries they need), then runs each
-# for a bounded time on a copy of its seed corpus. Exits non-zero on the first crash, leak,
-# sanitizer report or hang; libFuzzer leaves the input that did it as crash-*/timeout-* in the
-# folder it runs in (FUZZ_ARTIFACTS, default build-fuzz/artifacts).
+# Builds the libFuzzer targets (clang, address and undefined-behaviour sanitizers) in the build
+# folder they share with the sanitizer tests (scripts/asan-configure.sh; after sanitize.sh only
+# the fuzz targets' own files are left to compile), then runs each for a bounded time on a copy
+# of its seed corpus. Exits non-zero on the first crash, leak, sanitizer report or hang;
+# libFuzzer leaves the input that did it as crash-*/timeout-* in the folder it runs in
+# (FUZZ_ARTIFACTS, default <build folder>/artifacts).
 #   FUZZ_SECONDS  time per target (default 30)
-#   FUZZ_BUILD_DIR  build folder (default build-fuzz)
+#   FUZZ_BUILD_DIR  build folder (default ASAN_BUILD_DIR, or build-asan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR="${FUZZ_BUILD_DIR:-build-fuzz}"
+BUILD_DIR="${FUZZ_BUILD_DIR:-${ASAN_BUILD_DIR:-build-asan}}"
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-30}"
 ARTIFACTS="${FUZZ_ARTIFACTS:-$BUILD_DIR/artifacts}"
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $SAN" \
-  -DCMAKE_EXE_LINKER_FLAGS="$SAN" \
-  -DTESSERA_BUILD_FUZZ=ON -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_PYTHON=OFF
+# Configured as sanitize.sh left it when it ran first, so nothing is rebuilt for a changed setting.
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then ./scripts/asan-configure.sh "$BUILD_DIR"; fi
 cmake --build "$BUILD_DIR" --target fuzz_match_input fuzz_message_parser fuzz_exchange_core --parallel "$(nproc)"
 mkdir -p "$ARTIFACTS"
 run() {  # target, its folder in the build, seed corpus

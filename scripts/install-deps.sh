@@ -13,6 +13,7 @@ PACKAGES=(
   libssl-dev openssl libsodium-dev libspdlog-dev libcli11-dev
   coinor-libcbc-dev   # the call auction's MIP and LP (core/auction: CBC, CLP)
   clang libclang-rt-14-dev   # libFuzzer and the sanitizers' runtimes (only Recommended by clang)
+  lld   # links the programs several times faster than GNU ld (CMakeLists.txt, TESSERA_LINKER)
   xvfb xauth
   pybind11-dev python3-dev python3-numpy python3-pytest   # the tessera Python package and its tests
   slurm-wlm munge   # tests/backtest/test_slurm_sweep.sh starts a real single-node Slurm

@@ -1,22 +1,18 @@
 #!/usr/bin/env bash
 # Builds the tests of core, settlement and net with AddressSanitizer and UndefinedBehaviorSanitizer
-# (build-asan), and the threaded net tests with ThreadSanitizer (build-tsan), each in its own folder
-# and only the test programs (and what they link), then runs them. Any sanitizer report fails the
+# (clang, build-asan, configured by scripts/asan-configure.sh and shared with the fuzz targets),
+# and the threaded net tests with ThreadSanitizer (GCC, build-tsan), each in its own folder and
+# only the test programs (and what they link), then runs them. Any sanitizer report fails the
 # test that caused it, and so this script.
 #   SANITIZERS  which to run: "asan tsan" (default), "asan", "tsan"
 #   ASAN_BUILD_DIR, TSAN_BUILD_DIR  build folders (default build-asan, build-tsan)
-# -O1 -g1: optimised enough that the random-script tests run in seconds, line numbers in the
-# reports, and compiled about a third faster than -O2 -g; asserts stay on. ccache (the project's
-# compiler launcher) makes a rebuild with few changes cheap.
+# ccache (the project's compiler launcher) makes a rebuild with few changes cheap.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SANITIZERS="${SANITIZERS:-asan tsan}"
 
-build_and_test() {  # folder, compiler flags, test areas[, regular expression of the tests to run]
-  local dir="$1" flags="$2" areas="$3" only="${4:-.}"
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
-    -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_TEST_AREAS="$areas"
+build_and_test() {  # configured folder[, regular expression of the tests to run]
+  local dir="$1" only="${2:-.}"
   # The test programs are the CTest tests' names; tests that are scripts around the installed
   # programs (no target of their own) are left to the regular run.
   local tests programs
@@ -36,8 +32,8 @@ for s in $SANITIZERS; do
       # Leaks are reported too; a sanitizer report stops the program (halt_on_error).
       export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-      build_and_test "${ASAN_BUILD_DIR:-build-asan}" \
-        "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" "core;settlement;net"
+      ./scripts/asan-configure.sh "${ASAN_BUILD_DIR:-build-asan}" "core;settlement;net"
+      build_and_test "${ASAN_BUILD_DIR:-build-asan}"
       ;;
     tsan)
       echo "== ThreadSanitizer: the net tests that run the server or the client on their threads"
@@ -47,7 +43,12 @@ for s in $SANITIZERS; do
       # them keeps CI's time down. test_exchange_crash is left out too: it starts and kills
       # whole exchange processes against deadlines set for uninstrumented speed, and the
       # server's threads are exercised by test_exchange_server and test_exchange_limits.
-      build_and_test "${TSAN_BUILD_DIR:-build-tsan}" "-fsanitize=thread" "net" \
+      # -O1 -g1: optimised enough for the tests' deadlines, line numbers in the reports.
+      cmake -S . -B "${TSAN_BUILD_DIR:-build-tsan}" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
+        -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" \
+        -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_TEST_AREAS=net >/dev/null
+      build_and_test "${TSAN_BUILD_DIR:-build-tsan}" \
         '^test_(exchange_(server|client|tls|limits|hostile_requests|settlement)|client_command)$'
       ;;
     *) echo "unknown sanitizer '$s' (asan, tsan)" >&2; exit 2 ;;

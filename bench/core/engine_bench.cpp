@@ -87,7 +87,7 @@ ContractId newestContract(const std::vector<Event>& out, ContractId last) {
   const auto start = Clock::now();
   if (ratePerSecond <= 0) {
     // Flat out, each input starts when the one before it ends, so one clock read marks both:
-    // a read costs 20-35 ns on this VM, and a second one per input was 2-3% of (b)'s time,
+    // a read costs 20-35 ns on this VM, and a second one per input would be 2-3% of (b)'s time,
     // counted as the engine's. What an input made is counted from the newest contract id, not
     // by testing every event (19 a (b) input on average, 181 a crossing).
     auto before = start;

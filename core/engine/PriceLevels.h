@@ -126,7 +126,7 @@ class PriceLevels {
   // first: a week's window is eleven lines, and the hardware prefetcher starts too late for a
   // stream that short.
   // Always inlined: GCC 12 finds that a function which only prefetches has no effect and drops
-  // every call to it (the history is in git log and bench/core/README.md).
+  // every call to it (bench/core/README.md, "Prefetches present").
   [[gnu::always_inline]] void prefetchQuantities(const Entry& e, Hour from, Hour to) const {
     const GpuCount* qty = quantitiesOf(e);
     if (!qty) return;

@@ -57,7 +57,7 @@ PriceChartWidget::PriceChartWidget(QWidget* parent) : QWidget(parent), plot_(new
   empty_->setClipToAxisRect(true);
   empty_->position->setType(QCPItemPosition::ptAxisRectRatio);
   empty_->position->setCoords(0.5, 0.5);
-  empty_->setText(tr("No cluster selected: pick one in the Clusters list."));
+  updateEmpty(true);
 }
 
 void PriceChartWidget::setClusters(std::vector<ClusterId> clusters, QString title) {
@@ -106,10 +106,15 @@ void PriceChartWidget::setTrades(const std::deque<TradePrint>& trades) {
 
 void PriceChartWidget::updateEmpty(bool empty) {
   empty_->setVisible(empty);
-  empty_->setText(clusters_.empty() ? tr("No cluster selected: pick one in the Clusters list.")
-                                    : tr("No trades on %1 yet: the chart shows the hourly average price\n"
-                                         "(volume-weighted) of the trades printed on the tape.")
+  // Short lines: the note sits in the middle of a dock that may be a third of the screen wide.
+  empty_->setText(clusters_.empty() ? tr("No cluster selected:\npick one in the Clusters list.")
+                                    : tr("No trades on %1 yet.\nThe chart shows the hourly average price\n"
+                                         "(volume-weighted) of the trades on the tape.")
                                           .arg(title_));
+  // An empty chart has no times or prices of its own: its axes keep their titles but show no
+  // made-up dates (the default range starts at 1970).
+  plot_->xAxis->setTickLabels(!empty);
+  plot_->yAxis->setTickLabels(!empty);
 }
 
 int PriceChartWidget::pointCount(Tenor t) const { return plot_->graph(static_cast<int>(t))->dataCount(); }

@@ -18,19 +18,13 @@
 #include "ui/ticket/AmendDialog.h"
 #include "ui/ticket/OrderMessages.h"
 #include "ui/ticket/OrderTicket.h"
-#if defined(HAVE_TESSERA_NET)
 #include "ui/session/ExchangeBackend.h"
 #include "ui/session/OnFillWatcher.h"
-#endif
 
-#ifdef HAVE_TESSERA_UI_BACKTEST
 #include "ui/backtest/BacktestDock.h"
-#endif
-#ifdef HAVE_TESSERA_UI_PLANNER
 #include "ui/planner/PlannerFormat.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/shell/PlannerBridge.h"
-#endif
 
 #include <QAction>
 #include <QApplication>
@@ -212,7 +206,6 @@ void MainWindow::buildDocks() {
   chartDock->raise();
   blotter_->setSettlementAvailable(session_.settlesContracts());
 
-#ifdef HAVE_TESSERA_UI_PLANNER
   // The planner (topology map, effective-cost chart, bandwidth sensitivity, region map) ranks
   // the offers the live book makes for each workload.
   auto* plannerPanel = new planner::PlannerPanel(this);
@@ -286,12 +279,9 @@ void MainWindow::buildDocks() {
         tr("contract #%1: %2 GPUs, %3 – %4 (drawn on whole nodes from node 0; the exchange does not name nodes)")
             .arg(k.id).arg(k.gpus).arg(formatHour(k.start), formatHour(k.end)));
   });
-#endif
-#ifdef HAVE_TESSERA_UI_BACKTEST
   auto* backtestDock = addDock(tr("Backtest"), "backtestDock", new BacktestDock(this), Qt::BottomDockWidgetArea, true);
   tabifyDockWidget(chartDock, backtestDock);
   chartDock->raise();
-#endif
 
   chartTimer_ = new QTimer(this);
   chartTimer_->setInterval(500);
@@ -796,7 +786,6 @@ void MainWindow::setPaperAccount(const QString& journalPath) {
 }
 
 void MainWindow::enableOnFill(const QString& statePath, const QString& account, std::function<QString()> exchange) {
-#if defined(HAVE_TESSERA_NET)
   delete onFill_;
   onFill_ = new OnFillWatcher(session_, statePath, account, std::move(exchange), this);
   if (!onFill_->error().isEmpty()) {
@@ -814,24 +803,14 @@ void MainWindow::enableOnFill(const QString& statePath, const QString& account, 
     const QString what = status < 0 ? tr("could not be started") : tr("exited with status %1").arg(status);
     statusBar()->showMessage(tr("Contract #%1: the on-fill command %2").arg(contract).arg(what), 15000);
   });
-#else
-  Q_UNUSED(statePath);
-  Q_UNUSED(account);
-  Q_UNUSED(exchange);
-#endif
 }
 
 void MainWindow::attachOnFill(OrderId sentId, const QString& command) {
   if (command.isEmpty()) return;
-#if defined(HAVE_TESSERA_NET)
   QString why;
   if (onFill_ && onFill_->watch(sentId, QString::fromStdString(ExchangeBackend::clOrdIdFor(sentId)), command, &why)) return;
   showError(tr("On-fill command not kept"),
             tr("The order was sent, but its on-fill command will not run: %1").arg(onFill_ ? why : tr("this market has none")));
-#else
-  Q_UNUSED(sentId);
-  showError(tr("On-fill command not kept"), tr("This build runs no on-fill commands (library tessera_net was not built)."));
-#endif
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {
@@ -847,10 +826,8 @@ void MainWindow::setTheme(Theme theme) {
   if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyTheme(*app, theme);
   chart_->setDark(theme == Theme::Dark);
   index_->setDark(theme == Theme::Dark);
-#ifdef HAVE_TESSERA_UI_PLANNER
   if (auto* planner = findChild<planner::PlannerPanel*>("plannerPanel"))
     planner->setPlotStyle([dark = theme == Theme::Dark](QCustomPlot* plot) { stylePlot(plot, dark); });
-#endif
   QSettings().setValue("ui/theme", theme == Theme::Dark ? "dark" : "light");
   update();
 }

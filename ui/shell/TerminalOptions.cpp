@@ -3,16 +3,10 @@
 #include "ui/session/LocalMarketBackend.h"
 #include "ui/shell/DisplayFormat.h"
 
-#ifdef HAVE_TESSERA_BACKTEST
 #include "ui/session/SimulatedMarketFeed.h"
-#endif
-#ifdef HAVE_TESSERA_NET
 #include "ui/session/ExchangeBackend.h"
-#ifdef HAVE_TESSERA_BACKTEST
 #include "ui/session/EmbeddedExchangeBackend.h"
-#endif
 #include "core/net/OnFill.h"
-#endif
 #include "ui/session/PaperAccount.h"
 
 #include <QCommandLineParser>
@@ -97,9 +91,7 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
 bool usesPaperAccount(const TerminalOptions& o) { return o.connect.isEmpty() && !o.inProcess; }
 
 std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& o, const QString& journalPath) {
-  Q_UNUSED(journalPath);  // only the embedded exchange has a journal
   if (!o.connect.isEmpty()) {
-#ifdef HAVE_TESSERA_NET
     const int colon = o.connect.lastIndexOf(':');
     ExchangeEndpoint e;
     e.host = o.connect.left(colon).toStdString();
@@ -110,12 +102,7 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
     e.caFile = o.ca.toStdString();
     std::unique_ptr<MarketBackend> b = std::make_unique<ExchangeBackend>(e);
     return b;
-#else
-    return QStringLiteral("This build cannot connect to a remote exchange (--connect %1): library tessera_net was not built.")
-        .arg(o.connect);
-#endif
   }
-#ifdef HAVE_TESSERA_BACKTEST
   backtest::SimulatedMarketConfig cfg;
   cfg.seed = o.seed;
   cfg.start = currentWallClockHour();
@@ -125,7 +112,6 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
   // One simulated minute per tick; the pace sets how often a tick comes.
   lo.tickMs = std::max(1, static_cast<int>(std::lround(60000.0 / (cfg.ticksPerHour * o.simulatedHoursPerMinute))));
   lo.publishMs = 100;
-#ifdef HAVE_TESSERA_NET
   if (!o.inProcess) {
     // Default: the exchange server in this process, traded through the same client as a remote one.
     std::unique_ptr<MarketBackend> b =
@@ -133,38 +119,24 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
                                                   journalPath.toStdString());
     return b;
   }
-#endif
   std::unique_ptr<MarketBackend> b =
       std::make_unique<LocalMarketBackend>(SimulatedMarketFeed::factory(cfg), o.account, lo);
   return b;
-#else
-  return QStringLiteral("This build has no simulated market (library tessera_backtest was not built).");
-#endif
 }
 
 QString onFillStatePath(const TerminalOptions& o, const QString& journalPath) {
-#ifdef HAVE_TESSERA_NET
   if (!o.connect.isEmpty()) {
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/on-fill/") +
            QString::fromStdString(net::onFillStateFileName(o.connect.toStdString(), o.account.toStdString()));
   }
   if (o.inProcess || journalPath.isEmpty() || journalPath == QStringLiteral(":memory:")) return {};
   return PaperAccount::onFillStatePath(journalPath);
-#else
-  Q_UNUSED(o);
-  Q_UNUSED(journalPath);
-  return {};
-#endif
 }
 
 std::function<QString()> exchangeAddress(const TerminalOptions& o, const MarketBackend& backend) {
   if (!o.connect.isEmpty()) return [address = o.connect] { return address; };
-#if defined(HAVE_TESSERA_NET) && defined(HAVE_TESSERA_BACKTEST)
   if (const auto* embedded = dynamic_cast<const EmbeddedExchangeBackend*>(&backend))
     return [embedded] { return QStringLiteral("127.0.0.1:%1").arg(embedded->exchangePort()); };
-#else
-  Q_UNUSED(backend);
-#endif
   return [] { return QString(); };
 }
 

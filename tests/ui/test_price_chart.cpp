@@ -1,0 +1,69 @@
+// The traded-price chart (ui/market/PriceChartWidget): its empty state explains itself in lines
+// that fit a narrow dock and shows no made-up dates, and trades become points at their exchange
+// hour on the tenor's line.
+#include "ui/market/PriceChartWidget.h"
+
+#include <QFontMetrics>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+using namespace tessera;
+using namespace tessera::ui;
+
+namespace {
+
+constexpr Hour kNow = 490'000;  // an exchange hour in 2025
+
+QCPItemText* emptyNote(PriceChartWidget& w) { return w.plot()->findChild<QCPItemText*>("priceChartEmpty"); }
+
+}  // namespace
+
+class TestPriceChart : public QObject {
+  Q_OBJECT
+ private slots:
+  // Mutation: the note back on one line ("No trades on %1 yet: the chart shows the hourly
+  // average price") makes the width check fail; without setTickLabels(!empty) the axis shows
+  // 1970's dates and the tick-label checks fail.
+  void emptyChartSaysWhyInLinesThatFitAndShowsNoDates() {
+    PriceChartWidget w;
+    w.resize(420, 320);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setClusters({7}, QStringLiteral("aurora-us-east-h100-a"));
+    w.setTrades({});
+    w.plot()->replot();
+    QCPItemText* note = emptyNote(w);
+    QVERIFY(note);
+    QVERIFY(note->visible());
+    QVERIFY(note->text().contains(QStringLiteral("aurora-us-east-h100-a")));
+    const QFontMetrics fm(note->font());
+    const int room = w.plot()->axisRect()->width();
+    for (const QString& line : note->text().split('\n'))
+      QVERIFY2(fm.horizontalAdvance(line) <= room, qPrintable(QStringLiteral("'%1' is %2 px wide, the plot %3 px")
+                                                                   .arg(line).arg(fm.horizontalAdvance(line)).arg(room)));
+    QVERIFY(!w.plot()->xAxis->tickLabels());
+    QVERIFY(!w.plot()->yAxis->tickLabels());
+  }
+
+  // Mutation: x as the hour itself (no * 3600) puts the point in January 1970, outside the
+  // checked range; updateEmpty(true) after data keeps the note on and the labels off.
+  void aTradeIsAPointAtItsExchangeHour() {
+    PriceChartWidget w;
+    w.resize(420, 320);
+    w.setClusters({7}, QStringLiteral("aurora-us-east-h100-a"));
+    std::deque<TradePrint> trades;
+    trades.push_back(TradePrint{1, 7, 8, kNow + 2, kNow + 6, 2'500'000, kNow, Side::Buy, false});
+    trades.push_back(TradePrint{2, 9, 8, kNow + 2, kNow + 6, 9'000'000, kNow, Side::Buy, false});  // another cluster
+    w.setTrades(trades);
+    QCOMPARE(w.pointCount(Tenor::NextDay), 1);
+    QVERIFY(!emptyNote(w)->visible());
+    QVERIFY(w.plot()->xAxis->tickLabels());
+    const QCPRange x = w.plot()->xAxis->range();
+    QVERIFY(x.contains(static_cast<double>(kNow) * 3600.0 + 1800.0));
+    QVERIFY(w.plot()->yAxis->range().contains(2.5));
+  }
+};
+
+QTEST_MAIN(TestPriceChart)
+#include "test_price_chart.moc"
