@@ -52,9 +52,9 @@ class TestPriceChart : public QObject {
     PriceChartWidget w;
     w.resize(420, 320);
     w.setClusters({7}, QStringLiteral("aurora-us-east-h100-a"));
-    std::deque<TradePrint> trades;
-    trades.push_back(TradePrint{1, 7, 8, kNow + 2, kNow + 6, 2'500'000, kNow, Side::Buy, false});
-    trades.push_back(TradePrint{2, 9, 8, kNow + 2, kNow + 6, 9'000'000, kNow, Side::Buy, false});  // another cluster
+    std::deque<ui::TradePrint> trades;
+    trades.push_back(ui::TradePrint{1, 7, 8, kNow + 2, kNow + 6, 2'500'000, kNow, Side::Buy, false});
+    trades.push_back(ui::TradePrint{2, 9, 8, kNow + 2, kNow + 6, 9'000'000, kNow, Side::Buy, false});  // another cluster
     w.setTrades(trades);
     QCOMPARE(w.pointCount(Tenor::NextDay), 1);
     QVERIFY(!emptyNote(w)->visible());

@@ -843,8 +843,10 @@ void MainWindow::restoreLayout() {
     // First start: the screen's free area up to 1920 x 1200 (a 1920 x 1080 screen gives the
     // blotter and the grid its width), at least what fits a laptop's 1366 x 768.
     QSize size(1600, 1000);
-    if (const QScreen* screen = QGuiApplication::primaryScreen())
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
       size = screen->availableGeometry().size().boundedTo(QSize(1920, 1200));
+      move(screen->availableGeometry().topLeft());
+    }
     resize(size);
   } else {
     // A layout saved on a larger screen (1920 x 1080 on a 1366 x 768 laptop): the window is
@@ -853,8 +855,12 @@ void MainWindow::restoreLayout() {
     fitWindowIntoScreen();
   }
   if (!restoreState(s.value("window/state").toByteArray())) {
-    // First start: size the docks once the window has its real size.
-    QTimer::singleShot(0, this, [this] { sizeDocksForScreen(); });
+    // First start: size the docks once the window has its real size, then keep the window,
+    // its frame included, on the screen.
+    QTimer::singleShot(0, this, [this] {
+      sizeDocksForScreen();
+      fitWindowIntoScreen();
+    });
   } else {
     QTimer::singleShot(0, this, [this] { fitWindowIntoScreen(); });
   }
