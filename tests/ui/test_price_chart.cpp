@@ -22,9 +22,8 @@ QCPItemText* emptyNote(PriceChartWidget& w) { return w.plot()->findChild<QCPItem
 class TestPriceChart : public QObject {
   Q_OBJECT
  private slots:
-  // Mutation: the note back on one line ("No trades on %1 yet: the chart shows the hourly
-  // average price") makes the width check fail; without setTickLabels(!empty) the axis shows
-  // 1970's dates and the tick-label checks fail.
+  // Mutation seen failing: the note's first two lines joined (495 px wide in a 363 px plot).
+  // Without setTickLabels(!empty) the axis would show dates of January 1970.
   void emptyChartSaysWhyInLinesThatFitAndShowsNoDates() {
     PriceChartWidget w;
     w.resize(420, 320);
@@ -46,8 +45,8 @@ class TestPriceChart : public QObject {
     QVERIFY(!w.plot()->yAxis->tickLabels());
   }
 
-  // Mutation: x as the hour itself (no * 3600) puts the point in January 1970, outside the
-  // checked range; updateEmpty(true) after data keeps the note on and the labels off.
+  // x is seconds (the hour * 3600, mid-hour): an x of the hour itself lies in January 1970,
+  // outside the checked range.
   void aTradeIsAPointAtItsExchangeHour() {
     PriceChartWidget w;
     w.resize(420, 320);
