@@ -134,9 +134,9 @@ std::string reclaim(ContractId k, Hour start, Hour end, GpuCount gpus) {
 void carolBuysInterruptible(Market& m) {
   const std::string ask =
       m.send("provider", order("spot", "sell", kSpot, 8, kNow + 2, kNow + 6, kSpotPrice, ",\"interruptible\":true"));
-  QVERIFY2(Market::line(ask, "exec").value("exec", "") == "accepted", ask.c_str());
+  QVERIFY2(Market::line(ask, "exec").value("state", "") == "accepted", ask.c_str());
   const std::string filled = m.send("carol", constraintBid("c1", true, 2 * kMicrosPerDollar));
-  QVERIFY2(filled.find("\"exec\":\"fill\"") != std::string::npos, filled.c_str());
+  QVERIFY2(filled.find("\"trade\":") != std::string::npos, filled.c_str());
 }
 
 }  // namespace
@@ -156,7 +156,7 @@ class TestInterruptibleCapacity : public QObject {
     // Alice accepts only firm capacity: her constraint bid rests, though the interruptible ask
     // is below her limit.
     const std::string firm = m.send("alice", constraintBid("a1", false, 2 * kMicrosPerDollar));
-    QVERIFY2(firm.find("\"exec\":\"fill\"") == std::string::npos, firm.c_str());
+    QVERIFY2(firm.find("\"trade\":") == std::string::npos, firm.c_str());
     // Naming the interruptible cluster without accepting it is refused, not traded.
     const json mismatch = Market::line(m.send("alice", order("a2", "buy", kSpot, 8, kNow + 2, kNow + 6, kSpotPrice)), "exec");
     QCOMPARE(mismatch.value("code", ""), std::string("capacity_mismatch"));
@@ -167,7 +167,7 @@ class TestInterruptibleCapacity : public QObject {
     QVERIFY(m.positions("alice").empty());
     // Carol accepts interruptible capacity and fills on cluster 3 at the ask's price.
     const std::string filled = m.send("carol", constraintBid("c1", true, 2 * kMicrosPerDollar));
-    QVERIFY2(filled.find("\"exec\":\"fill\"") != std::string::npos, filled.c_str());
+    QVERIFY2(filled.find("\"trade\":") != std::string::npos, filled.c_str());
     const json carol = m.positions("carol");
     QCOMPARE(carol.size(), std::size_t(1));
     QCOMPARE(carol[0]["cluster"].get<ClusterId>(), kSpot);
@@ -187,22 +187,22 @@ class TestInterruptibleCapacity : public QObject {
     ev.clear();
     engine->apply(CapacityGrant{8, kSpot, 1, 5, 6}, ev);
     QCOMPARE(ev.size(), std::size_t(1));
-    QCOMPARE(std::get<OrderRejected>(ev[0]).reason, RejectReason::ExceedsClusterSize);
+    QVERIFY(std::get<OrderRejected>(ev[0]).reason == RejectReason::ExceedsClusterSize);
     ev.clear();
     engine->apply(CapacityGrant{8, 1, 1, 5, 6}, ev);
-    QCOMPARE(std::get<OrderRejected>(ev.at(0)).reason, RejectReason::ExceedsClusterSize);
+    QVERIFY(std::get<OrderRejected>(ev.at(0)).reason == RejectReason::ExceedsClusterSize);
     // The clusters' own rules: the interruptible book of a firm cluster only, with a notice.
     Cluster bad = c.clusters.back();
     bad.id = 9;
     bad.interruptibleOf = kSpot;  // not firm
     ev.clear();
     engine->apply(bad, ev);
-    QCOMPARE(std::get<OrderRejected>(ev.at(0)).reason, RejectReason::InvalidCluster);
+    QVERIFY(std::get<OrderRejected>(ev.at(0)).reason == RejectReason::InvalidCluster);
     bad.interruptibleOf = 1;
     bad.noticeHours = 0;
     ev.clear();
     engine->apply(bad, ev);
-    QCOMPARE(std::get<OrderRejected>(ev.at(0)).reason, RejectReason::InvalidCluster);
+    QVERIFY(std::get<OrderRejected>(ev.at(0)).reason == RejectReason::InvalidCluster);
     // The cluster's form carries the kind (the journal and snapshots store clusters as JSON).
     const auto back = clusterFromJson(toJson(c.clusters.back()));
     QCOMPARE(std::get<Cluster>(back), c.clusters.back());
@@ -212,6 +212,7 @@ class TestInterruptibleCapacity : public QObject {
     Market m(path());
     const Money carolStart = m.cash("carol"), providerStart = m.cash("provider");
     carolBuysInterruptible(m);
+    if (QTest::currentTestFailed()) return;
     // 8 GPUs x 4 hours at $1.50 = $48 in escrow. The provider takes back 4 GPUs for the last
     // two hours, with the notice (the clock is at kNow, notice 3 hours: kNow+4 is allowed).
     const json ack = Market::line(m.send("provider", reclaim(1, kNow + 4, kNow + 6, 4)), "reclaim_ack");
@@ -237,9 +238,10 @@ class TestInterruptibleCapacity : public QObject {
   void reclaimsAreRefusedWithoutNoticeByOthersAndOnFirmContracts() {
     Market m(path());
     carolBuysInterruptible(m);
+    if (QTest::currentTestFailed()) return;
     // Alice buys firm capacity from the provider: contract 2.
     m.send("provider", order("firm", "sell", 1, 8, kNow + 2, kNow + 6, 2 * kMicrosPerDollar));
-    QVERIFY(m.send("alice", order("a1", "buy", 1, 8, kNow + 2, kNow + 6, 2 * kMicrosPerDollar)).find("fill") !=
+    QVERIFY(m.send("alice", order("a1", "buy", 1, 8, kNow + 2, kNow + 6, 2 * kMicrosPerDollar)).find("\"trade\":") !=
             std::string::npos);
     const Money carol = m.cash("carol"), alice = m.cash("alice");
     const std::uint64_t entries = m.journal->lastSeq();
@@ -274,6 +276,8 @@ class TestInterruptibleCapacity : public QObject {
     {
       Market m(db);
       carolBuysInterruptible(m);
+      if (QTest::currentTestFailed()) return;
+    if (QTest::currentTestFailed()) return;
       snapshots.emplace_back(m.journal->lastSeq(), m.core->snapshot());  // before the reclaim
       QVERIFY(!Market::line(m.send("provider", reclaim(1, kNow + 4, kNow + 6, 4)), "reclaim_ack").is_null());
       snapshots.emplace_back(m.journal->lastSeq(), m.core->snapshot());  // after it
