@@ -4,9 +4,9 @@
 // prices its reclaims.
 //
 // Mutations seen failing: asInterruptible leaving the offer's preemptions unchanged (the
-// reclaim rate ignored): aLongCheckpointIntervalMakesInterruptibleDearer and
-// thePlannerPricesReclaimsOnInterruptibleClusters; reclaimsPerDay without the assumed reclaim
-// (reclaims / days): unwatchedCapacityIsNotRiskFree.
+// reclaim rate ignored): both checkpoint cases and thePlannerPricesReclaimsOnInterruptibleClusters;
+// reclaimsPerDay without the assumed reclaim (reclaims / days): unwatchedCapacityIsNotRiskFree
+// and thePlannerPricesReclaimsOnInterruptibleClusters.
 #include "CostTestData.h"
 #include "core/cost/Interruption.h"
 #include "core/cost/MarketOffers.h"
@@ -74,7 +74,7 @@ class TestInterruptionCost : public QObject {
   }
 
   void thePlannerPricesReclaimsOnInterruptibleClusters() {
-    // Cluster 1 firm and its interruptible book 2, the same asks on both at $2.00.
+    // Cluster 1 firm at $2.00 and its interruptible book 2 at $1.95.
     auto book = makeMatchingEngine();
     std::vector<Event> ev;
     Cluster firm;
@@ -96,7 +96,7 @@ class TestInterruptionCost : public QObject {
       ask.gpus = 16;
       ask.start = 0;
       ask.end = 100;
-      ask.limit = 2'000'000;
+      ask.limit = c == 2 ? 1'950'000 : 2'000'000;
       ask.interruptible = c == 2;
       book->apply(ask, ev);
     }
@@ -108,10 +108,16 @@ class TestInterruptionCost : public QObject {
     accepts.acceptsInterruptible = true;
     const auto ranked = rankClustersByEffectiveCost(*book, w, accepts, 0, 100);
     QCOMPARE(ranked.size(), std::size_t(2));
-    // Same price, but reclaims cost the interruptible book lost work: firm ranks first.
+    // Cheaper by the hour, but at one reclaim a day (nothing observed yet) a 4-hour checkpoint
+    // interval loses more than the 2.5% discount saves: firm ranks first.
     QCOMPARE(ranked[0].cluster.id, ClusterId{1});
     QCOMPARE(ranked[1].cluster.id, ClusterId{2});
-    QVERIFY(std::get<CostBreakdown>(ranked[1].result).terms.failedWork > 0);
+    QVERIFY(std::get<CostBreakdown>(ranked[1].result).terms.failedWork >
+            std::get<CostBreakdown>(ranked[0].result).terms.failedWork);
+    // Observed to be reclaimed once in 100 days, it is the cheaper one.
+    const auto steady = rankClustersByEffectiveCost(*book, w, accepts, 0, 100, deriveTopology,
+                                                    [](const Cluster&) { return reclaimsPerDay({0, 2400}); });
+    QCOMPARE(steady[0].cluster.id, ClusterId{2});
     // A firm-only buyer's constraints never see the interruptible book.
     QCOMPARE(rankClustersByEffectiveCost(*book, w, ClusterConstraints{}, 0, 100).size(), std::size_t(1));
   }

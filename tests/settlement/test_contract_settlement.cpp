@@ -109,8 +109,9 @@ class ContractSettlementTest : public QObject {
 
   // A reclaim of interruptible capacity: refunded at once, then never paid (even on a committed
   // block), no breach of the uptime promise, and an outage in the same hours counts only the GPUs
-  // left. Mutation seen failing: settleHours owing the reclaimed GPUs again (`owed` without
-  // the reclaimed ones): the provider is paid $16 for reclaimed hours and escrow runs dry.
+  // left. Mutations seen failing: settleHours owing the reclaimed GPUs again (`owed` without
+  // the reclaimed ones): the provider is paid for reclaimed hours and escrow runs dry; reclaim
+  // refunding half the reclaimed GPU-hours: the buyer's cash is $8 short.
   void aReclaimIsRefundedOnceNeverPaidAndNoBreach() {
     fund(kBuyer, 1'000'000'000);
     fund(kProvider, 1'000'000'000);
