@@ -49,7 +49,6 @@ std::variant<Money, std::string> SettlementDesk::reclaim(AccountId provider, con
                {"end", m.end},
                {"gpus", m.gpus}});
   const Money refunded = std::get<Money>(refund);
-  accounts_.markDirty(k->buyer);
   notify({k->id, *settlement_.state(k->id),
           "provider reclaimed " + std::to_string(m.gpus) + " of " + std::to_string(k->gpus) + " GPUs in hours " +
               std::to_string(m.start) + ".." + std::to_string(m.end) + "; refunded buyer " + toDollars(refunded)},
