@@ -85,6 +85,7 @@ class TestTicketInterruptible : public QObject {
     QCOMPARE(capacity->currentText(), QString("Firm"));
     QVERIFY(!checkpoint->isVisible());  // firm capacity: no checkpoint asked
     fillWindow(ticket, "8", "2.00");
+    retype(ticket->findChild<QLineEdit*>("ticketDuration"), "6");  // the whole window
     // The trader switches to Interruptible with the keyboard; the checkpoint field appears.
     capacity->setFocus();
     QTest::keyClick(capacity, Qt::Key_Down);
