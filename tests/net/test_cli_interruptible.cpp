@@ -5,8 +5,8 @@
 // there, and the provider's `reclaim` refunds the buyer (and is refused inside the notice).
 //
 // Mutations seen failing: ClientCommand's constraint buy not copying --interruptible into the
-// order (the buy rests: contract count 0); `reclaim` sending the contract's GPUs instead of
-// --gpus (the refund is $24, not $12).
+// order (the quote picks the interruptible cluster, the order names none it may trade: the buy
+// fails); `reclaim` sending twice --gpus (the refund is $24, not $12).
 #include "CliTestSupport.h"
 #include "ExchangeProcess.h"
 
