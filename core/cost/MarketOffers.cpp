@@ -1,5 +1,7 @@
 #include "core/cost/MarketOffers.h"
 
+#include "core/cost/Interruption.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -51,13 +53,16 @@ std::vector<CandidateOffer> candidatesFromBook(
 
 std::vector<ClusterRanking> rankClustersByEffectiveCost(
     const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints,
-    Hour start, Hour end, const std::function<Topology(const Cluster&)>& topologyOf) {
+    Hour start, Hour end, const std::function<Topology(const Cluster&)>& topologyOf,
+    const std::function<double(const Cluster&)>& reclaimsPerDayOf) {
   std::vector<ClusterRanking> out;
   std::vector<CandidateOffer> candidates;
   std::vector<Cluster> clusters;
   for (const Cluster& c : book.clusters()) {
     if (!constraints.matches(c)) continue;
     if (auto offer = offerFromBook(book, c.id, start, end, w.gpus())) {
+      if (c.interruptible())
+        *offer = asInterruptible(*offer, reclaimsPerDayOf ? reclaimsPerDayOf(c) : reclaimsPerDay({}));
       candidates.push_back({topologyOf(c), *offer, std::nullopt});
       clusters.push_back(c);
     } else {

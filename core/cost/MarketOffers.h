@@ -34,11 +34,14 @@ struct ClusterRanking {
 
 // The clusters of `book` matching `constraints` that can supply the workload's GPUs for the
 // whole window, cheapest effective cost first (then the ones that cannot serve it, with the
-// reason). `topologyOf` supplies a cluster's topology; by default it is derived.
+// reason). `topologyOf` supplies a cluster's topology; by default it is derived. Interruptible
+// clusters (only when `constraints` accept them) are priced with their reclaims as preemptions,
+// at the rate `reclaimsPerDayOf` gives (by default, with nothing observed: cost/Interruption.h).
 std::vector<ClusterRanking> rankClustersByEffectiveCost(
     const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints,
     Hour start, Hour end,
-    const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology);
+    const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology,
+    const std::function<double(const Cluster&)>& reclaimsPerDayOf = {});
 
 // Effective-cost factors for an all-or-none order (docs/matching.md): for each ranked cluster
 // that can serve the workload, its effective price per GPU-hour over its hourly price, in ppm,

@@ -39,6 +39,15 @@ struct Cluster {
   int fabricGbpsPerNode = 3200;     // inter-node bandwidth per node, Gb/s
   int storageTb = 0;
   int carbonGramsPerKwh = 400;      // gCO2/kWh of the site's grid
+  // Set: this is the interruptible book of cluster `interruptibleOf` (the same machines, sold
+  // with the right to reclaim them on `noticeHours` hours' notice). It is a cluster of its own
+  // to the engine, so it has its own book and its contracts are told apart by their cluster;
+  // its grants count against the physical cluster's size (docs/matching.md, "Interruptible
+  // capacity").
+  std::optional<ClusterId> interruptibleOf;
+  Hour noticeHours = 0;
+
+  bool interruptible() const { return interruptibleOf.has_value(); }
 
   GpuCount totalGpus() const { return static_cast<GpuCount>(gpusPerNode) * nodeCount; }
   bool operator==(const Cluster&) const = default;

@@ -5,6 +5,7 @@
 namespace tessera {
 
 bool ClusterConstraints::matches(const Cluster& c) const {
+  if (c.interruptible() && !acceptsInterruptible) return false;
   if (!accelerators.empty() &&
       std::find(accelerators.begin(), accelerators.end(), c.accelerator) == accelerators.end())
     return false;

@@ -30,6 +30,9 @@ struct ClusterConstraints {
   std::vector<std::string> regions;        // any of these
   std::optional<FabricClass> minFabric;
   std::optional<int> maxCarbonGramsPerKwh;
+  // Interruptible clusters are candidates only for an order that accepts them (OrderRequest's
+  // `interruptible`, copied here by the engine's validation); a firm-only order never sees them.
+  bool acceptsInterruptible = false;
 
   bool matches(const Cluster& c) const;
   bool operator==(const ClusterConstraints&) const = default;
@@ -66,6 +69,12 @@ struct OrderRequest {
   std::optional<ClusterConstraints> constraints;  // instead of a cluster (buy, all-or-none only)
   std::vector<ClusterCostFactor> costFactors;  // all-or-none buys: rank placements by effective cost
   OfferTerms terms;                  // sell orders: what the listing promises; its contracts inherit it
+  // Which capacity the order trades: false, firm only; true, a named cluster's interruptible
+  // book (which must be an interruptible cluster), or for constraints interruptible clusters as
+  // well as firm ones. An all-or-none buy that accepts interruptible capacity declares how often
+  // its job checkpoints (hours), which is what an interruption costs it.
+  bool interruptible = false;
+  std::optional<Hour> checkpointHours;
 
   Hour hours() const { return duration ? *duration : end - start; }
   bool operator==(const OrderRequest&) const = default;

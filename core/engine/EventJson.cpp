@@ -199,6 +199,8 @@ OrderRequest orderFrom(Fields& f, AccountId account) {
   if (f.has("stp")) o.stp = enumField<SelfTradePrevention>(f, "stp", parseStp, "cancel_incoming, cancel_resting");
   if (f.has("sell_back")) o.sellBack = static_cast<ContractId>(f.integer("sell_back", 0, kJsonMaxId));
   if (f.has("terms")) o.terms = termsFrom(f.at("terms"));
+  if (f.has("interruptible")) o.interruptible = f.boolean("interruptible");
+  if (f.has("checkpoint_hours")) o.checkpointHours = f.integer("checkpoint_hours", -kJsonMaxHour, kJsonMaxHour);
   if (f.has("effective_cost_factors")) {
     const json& a = f.at("effective_cost_factors");
     if (!a.is_array()) throw FieldError{"field 'effective_cost_factors' must be an array of {cluster, factor_ppm}"};
@@ -236,6 +238,8 @@ Cluster clusterFrom(Fields& f) {
   small("fabric_gbps_per_node", c.fabricGbpsPerNode);
   small("storage_tb", c.storageTb);
   small("carbon_g_per_kwh", c.carbonGramsPerKwh);
+  if (f.has("interruptible_of")) c.interruptibleOf = static_cast<ClusterId>(f.integer("interruptible_of", 0, 0xffffffffLL));
+  if (f.has("notice_hours")) c.noticeHours = f.integer("notice_hours", -kJsonMaxHour, kJsonMaxHour);
   return c;
 }
 
@@ -343,6 +347,7 @@ std::string_view toString(RejectReason r) {
     case RejectReason::NothingToAmend: return "nothing_to_amend";
     case RejectReason::InvalidTerms: return "invalid_terms";
     case RejectReason::InsufficientCash: return "insufficient_cash";
+    case RejectReason::CapacityMismatch: return "capacity_mismatch";
   }
   return "?";
 }
@@ -359,7 +364,7 @@ std::string_view toString(CancelReason r) {
 }
 
 json toJson(const Cluster& c) {
-  return json{{"id", c.id},
+  json j{{"id", c.id},
               {"name", c.name},
               {"provider", c.provider},
               {"region", c.region},
@@ -373,6 +378,10 @@ json toJson(const Cluster& c) {
               {"fabric_gbps_per_node", c.fabricGbpsPerNode},
               {"storage_tb", c.storageTb},
               {"carbon_g_per_kwh", c.carbonGramsPerKwh}};
+  // Only on interruptible clusters, so a firm cluster's form is unchanged.
+  if (c.interruptibleOf) j["interruptible_of"] = *c.interruptibleOf;
+  if (c.noticeHours != 0) j["notice_hours"] = c.noticeHours;
+  return j;
 }
 
 json toJson(const OfferTerms& t) {
@@ -420,6 +429,8 @@ json toJson(const OrderRequest& o) {
   if (o.stp != SelfTradePrevention::CancelIncoming) j["stp"] = std::string(toString(o.stp));
   if (o.sellBack) j["sell_back"] = *o.sellBack;
   if (o.terms != OfferTerms{}) j["terms"] = toJson(o.terms);
+  if (o.interruptible) j["interruptible"] = true;
+  if (o.checkpointHours) j["checkpoint_hours"] = *o.checkpointHours;
   if (!o.costFactors.empty()) {
     json a = json::array();
     for (const auto& k : o.costFactors) a.push_back(json{{"cluster", k.cluster}, {"factor_ppm", k.ppm}});

@@ -37,6 +37,7 @@ enum class RejectReason : std::uint8_t {
   InvalidTerms,          // offer terms out of range, or terms on a buy order
   InsufficientCash,      // the bid's reservation exceeds spendable cash (set by the exchange's risk
                          // check and the backtest's replay, never by the engine)
+  CapacityMismatch,      // a firm order on an interruptible cluster, or an interruptible one on a firm cluster
 };
 
 enum class CancelReason : std::uint8_t {

@@ -15,6 +15,7 @@ static_assert(static_cast<int>(Side::Sell) < 2 && static_cast<int>(FillStyle::Di
 
 bool FinishedOrders::fitsCompact(const OrderRequest& r, std::int64_t filled) {
   return r.cluster && !r.constraints && !r.duration && !r.expireAt && !r.sellBack && r.costFactors.empty() &&
+         !r.interruptible && !r.checkpointHours &&
          r.end >= r.start && std::in_range<std::uint16_t>(r.end - r.start) && std::in_range<std::int32_t>(r.start) &&
          std::in_range<std::int32_t>(r.limit) && std::in_range<std::uint32_t>(filled) && r.gpus >= 0 && r.gpus <= kMaxCompactGpus;
 }

@@ -4,7 +4,7 @@
 // orders stay in a pool the size of the live book instead of one that grows by a large record
 // for every order ever accepted. A record here is 32 bytes instead of a working order's 448:
 // an order with only the common fields (one cluster, a fixed window, no expiry, no sell-back,
-// no constraints or cost factors) is kept field by field, with its terms interned; any other
+// no constraints, cost factors or interruptible capacity) is kept field by field, with its terms interned; any other
 // order keeps its request whole, aside.
 #include "core/engine/Matcher.h"
 #include "core/engine/PagedVector.h"

@@ -45,8 +45,8 @@ GpuCount Inventory::at(const Series* s, const std::pmr::vector<GpuCount> Series:
 }
 
 bool Inventory::grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
-                      GpuCount clusterSize) {
-  auto& total = granted_.try_emplace(cluster, memory_).first->second;
+                      GpuCount clusterSize, std::optional<ClusterId> countedOn) {
+  auto& total = granted_.try_emplace(countedOn.value_or(cluster), memory_).first->second;
   total.cover(start, end);
   for (Hour h = start; h < end; ++h)
     if (total.held[static_cast<std::size_t>(h - total.base)] + gpus > clusterSize) return false;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory_resource>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -21,9 +22,10 @@ class Inventory {
   explicit Inventory(std::pmr::memory_resource* memory = std::pmr::get_default_resource()) : memory_(memory) {}
 
   // Capacity a provider puts on the market. Returns false (and changes nothing) if it would
-  // exceed `clusterSize` GPUs granted in any hour.
+  // exceed `clusterSize` GPUs granted in any hour. The grants of an interruptible cluster count
+  // on its physical cluster (`countedOn`), whose size both books share.
   bool grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
-             GpuCount clusterSize);
+             GpuCount clusterSize, std::optional<ClusterId> countedOn = std::nullopt);
   GpuCount granted(ClusterId cluster, Hour hour) const;
 
   GpuCount held(AccountId account, ClusterId cluster, Hour hour) const;

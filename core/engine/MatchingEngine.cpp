@@ -1146,7 +1146,7 @@ std::optional<T> readOptional(SnapshotReader& r) {
 }
 
 void writeRequest(SnapshotWriter& w, const OrderRequest& o) {
-  const bool binary = !o.constraints && o.costFactors.empty();
+  const bool binary = !o.constraints && o.costFactors.empty() && !o.interruptible && !o.checkpointHours;
   w.pod(binary);
   if (!binary) {
     w.pod(o.account);

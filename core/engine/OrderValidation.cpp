@@ -22,6 +22,17 @@ std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegi
   if (c.gpuMemoryGb < 0 || c.intraNodeGBps < 0 || c.fabricGbpsPerNode < 0 || c.storageTb < 0 ||
       c.carbonGramsPerKwh < 0)
     return bad(RejectReason::InvalidCluster, "cluster figures must not be negative");
+  if (c.interruptibleOf) {
+    const Cluster* physical = clusters.find(*c.interruptibleOf);
+    if (!physical || physical->interruptible())
+      return bad(RejectReason::InvalidCluster, "interruptible_of names no firm cluster");
+    if (c.totalGpus() > physical->totalGpus())
+      return bad(RejectReason::InvalidCluster, "an interruptible cluster is no larger than its physical cluster");
+    if (c.noticeHours < 1 || c.noticeHours > limits::kMaxNoticeHours)
+      return bad(RejectReason::InvalidCluster, "notice_hours must be between 1 and 720");
+  } else if (c.noticeHours != 0) {
+    return bad(RejectReason::InvalidCluster, "notice_hours is for interruptible clusters");
+  }
   // Its own figures first, then whether its id is taken, as every input checks (docs/matching.md).
   if (clusters.find(c.id)) return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
   return std::nullopt;
@@ -150,14 +161,30 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
         return reject(o, RejectReason::InvalidPrice, "cost factors must be between 1 and 100000000 ppm");
   }
 
+  // Interruptible capacity: a checkpoint interval belongs to an all-or-none buy that accepts
+  // interruptible capacity, and such a buy must declare one (docs/matching.md).
+  const bool interruptibleBid = o.interruptible && o.side == Side::Buy && o.fill == FillStyle::AllOrNone;
+  if (o.checkpointHours && !interruptibleBid)
+    return reject(o, RejectReason::Unsupported, "checkpoint_hours is for all-or-none buys that accept interruptible capacity");
+  if (interruptibleBid && !o.checkpointHours)
+    return reject(o, RejectReason::Unsupported, "an all-or-none buy of interruptible capacity declares checkpoint_hours");
+  if (o.checkpointHours && (*o.checkpointHours < 1 || *o.checkpointHours > limits::kMaxWindowHours))
+    return reject(o, RejectReason::InvalidWindow, "checkpoint_hours must be between 1 and 43920");
+
   if (o.cluster) {
     const Cluster* c = market.clusters.find(*o.cluster);
     if (!c) return reject(o, RejectReason::UnknownCluster, "no cluster " + std::to_string(*o.cluster));
+    if (c->interruptible() != o.interruptible)
+      return reject(o, RejectReason::CapacityMismatch,
+                    c->interruptible() ? "cluster " + c->name + " is interruptible capacity: the order must accept it"
+                                       : "cluster " + c->name + " is firm capacity: an interruptible order names an interruptible cluster");
     if (o.gpus > c->totalGpus())
       return reject(o, RejectReason::ExceedsClusterSize, "more GPUs than cluster " + c->name + " has");
     if (o.fill == FillStyle::AllOrNone) candidates.push_back(c->id);
   } else {
-    candidates = market.clusters.candidates(*o.constraints, o.gpus);
+    ClusterConstraints accepted = *o.constraints;
+    accepted.acceptsInterruptible = o.interruptible;
+    candidates = market.clusters.candidates(accepted, o.gpus);
     if (candidates.empty())
       return reject(o, RejectReason::NoMatchingCluster, "no cluster meets the constraints");
   }

@@ -1,6 +1,5 @@
 #include "core/net/BookReplica.h"
 
-#include <algorithm>
 
 namespace tessera::net {
 
@@ -11,14 +10,15 @@ std::unique_ptr<Matcher> replicateAsks(const std::vector<Cluster>& clusters, Hou
   for (const Cluster& c : clusters) engine->apply(c, events);
   engine->apply(ClockAdvance{now}, events);
   const std::vector<BookCell> cells = book.cells();
-  Hour last = now;
-  for (const BookCell& cell : cells)
-    if (cell.key.side == Side::Sell) last = std::max(last, cell.key.hour + 1);
-  for (const Cluster& c : clusters)
-    engine->apply(CapacityGrant{kSellers, c.id, c.totalGpus(), now, last}, events);
   OrderId id = 1;
   for (const BookCell& cell : cells) {
     if (cell.key.side != Side::Sell || cell.key.hour < now) continue;
+    // Each cell's asks are granted exactly: a cluster and its interruptible book share the
+    // physical cluster's size, which the live book's asks of both together never exceed.
+    GpuCount offered = 0;
+    for (const BookLevel& level : cell.levels) offered += level.gpus;
+    engine->apply(CapacityGrant{kSellers, cell.key.cluster, offered, cell.key.hour, cell.key.hour + 1}, events);
+    const Cluster* cluster = engine->cluster(cell.key.cluster);
     for (const BookLevel& level : cell.levels) {
       OrderRequest o;
       o.id = id++;
@@ -30,6 +30,7 @@ std::unique_ptr<Matcher> replicateAsks(const std::vector<Cluster>& clusters, Hou
       o.end = cell.key.hour + 1;
       o.limit = level.price;
       o.terms = level.terms;
+      o.interruptible = cluster && cluster->interruptible();
       engine->apply(o, events);
     }
   }

@@ -125,6 +125,9 @@ struct Args {
   std::string minFabric;
   int maxCarbon = 0, minGpuMemory = 0;
   ContractId sellBack = 0;    // sell --contract
+  // place/quote/buy/sell: interruptible capacity (docs/protocol.md, "Interruptible capacity")
+  bool interruptible = false;
+  long long checkpointHours = 0;
   // cancel, amend, forward-cancel, report-delivery (contract), outage (cluster)
   std::uint64_t id = 0;
   // report-delivery / outage
@@ -142,6 +145,16 @@ struct Args {
   std::string optionKind, periodKind = "month", periodStartText;
   double strikeUsd = 0, premiumUsd = 0;
 };
+
+// --interruptible and --checkpoint-hours, on every command that places or quotes an order.
+void addInterruptible(CLI::App* c, Args& a) {
+  c->add_flag("--interruptible", a.interruptible,
+              "trade interruptible capacity (cheaper; its provider may reclaim it with notice): a named "
+              "--cluster must be an interruptible one, constraints also match interruptible clusters");
+  c->add_option("--checkpoint-hours", a.checkpointHours,
+                "with --interruptible, all-or-none buys: how often the job checkpoints, hours")
+      ->check(cli::Positive);
+}
 
 // The subcommands and their options. `given` answers whether an option was on the command line.
 class Parser {
@@ -177,6 +190,7 @@ class Parser {
     opt(place, "--duration", a.duration, "flexible window: this many consecutive hours within it")
         ->check(cli::Positive);
     opt(place, "--cl-ord-id", a.clOrdId, "your id for the order (default: derived from the order)");
+    addInterruptible(place, a);
     // Named --json for compatibility: on `place` it takes the order, not the output format.
     opt(place, "--json", a.orderJson, "the whole order as a JSON object instead of the options above");
 
@@ -205,6 +219,7 @@ class Parser {
             ->check(cli::Positive);
       }
       opt(c, "--gpus", a.gpus, "GPUs")->check(cli::Positive);
+      addInterruptible(c, a);
       if (verb != "sell")
         opt(c, "--effective-cost", a.workloadFile,
             "rank the matching clusters by what this workload's work costs on each (docs/cost-model.md), "
@@ -288,6 +303,13 @@ class Parser {
       opt(c, "--problem", a.problem, "missing_gpus (default), link_degraded or power_curtailed")
           ->check(CLI::IsMember({"missing_gpus", "link_degraded", "power_curtailed"}));
     }
+
+    auto* reclaim = command("reclaim", "providers: take back GPUs of an interruptible contract you sold, "
+                                       "at least the cluster's notice ahead (the buyer is refunded)");
+    reclaim->add_option("contract", a.id, "contract id")->required();
+    opt(reclaim, "--start", a.startText, "first hour taken back (a time)")->required();
+    opt(reclaim, "--end", a.endText, "end hour, exclusive (a time)")->required();
+    opt(reclaim, "--gpus", a.amountGpus, "GPUs taken back")->required()->check(cli::Positive);
 
     auto* forward = command("forward", "a cash-settled forward on the next-day index");
     opt(forward, "--side", a.side, "buy (long the index) or sell (short)")
@@ -649,6 +671,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       if (parser.given("--fill")) j["fill"] = args.fill;
       if (parser.given("--tif")) j["tif"] = args.tif;
       if (parser.given("--duration")) j["duration"] = args.duration;
+      if (args.interruptible) j["interruptible"] = true;
+      if (parser.given("--checkpoint-hours")) j["checkpoint_hours"] = args.checkpointHours;
     }
     placeJson = std::move(j);
   }
@@ -669,6 +693,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (parser.given("--max-carbon")) c.maxCarbonGramsPerKwh = args.maxCarbon;
     c.minGpuMemoryGb = args.minGpuMemory;
     if (!(c == ClusterConstraints{})) constraints = c;
+    if (constraints) constraints->acceptsInterruptible = args.interruptible;
     if (constraints && parser.given("--cluster")) {
       err << "tessera-cli: give --cluster or constraints (--accelerator, --region, ...), not both\n";
       return 2;
@@ -1271,6 +1296,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (parser.given("--limit-usd")) limit = std::llround(args.limitUsd * kMicrosPerDollar);
     OrderRequest order;
     order.side = side;
+    order.interruptible = args.interruptible;
+    if (parser.given("--checkpoint-hours")) order.checkpointHours = args.checkpointHours;
     if (constraints) {
       order.constraints = constraints;
       order.fill = FillStyle::AllOrNone;
@@ -1472,6 +1499,11 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     } else {
       client.reportDelivery(static_cast<ContractId>(args.id), hours.start, hours.end, gpus, *problem);
     }
+  } else if (command == "reclaim") {
+    auto resolved = resolveWindow(args, parser, now, std::nullopt);
+    if (auto* e = std::get_if<std::string>(&resolved)) return usageError(*e);
+    const Window hours = std::get<Window>(resolved);
+    client.reclaim(static_cast<ContractId>(args.id), hours.start, hours.end, static_cast<GpuCount>(args.amountGpus));
   } else if (command == "forward") {
     ForwardNewOrder o;
     o.side = args.side == "buy" ? Side::Buy : Side::Sell;
@@ -1511,7 +1543,9 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     return 1;
   }
   // Fills that follow an acknowledgement immediately are printed too.
-  if ((trading || command == "report-delivery" || command == "outage" || command == "forward") && !w.failed)
+  if ((trading || command == "report-delivery" || command == "outage" || command == "reclaim" ||
+       command == "forward") &&
+      !w.failed)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
   if (command == "buy" && !args.onFill.empty() && !w.failed) return watchFills();
   client.stop();

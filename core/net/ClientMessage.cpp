@@ -318,6 +318,11 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
          r.required("cluster", m.cluster, 1) && r.required("start", m.start) &&
          r.required("end", m.end) && r.required("lost_gpus", m.lostGpus) && r.problem(m.problem);
     msg.request = std::move(m);
+  } else if (type == "reclaim") {
+    ReclaimRequest m;
+    ok = r.onlyFields({"contract", "start", "end", "gpus"}) && r.required("contract", m.contract, 1) &&
+         r.required("start", m.start) && r.required("end", m.end) && r.required("gpus", m.gpus);
+    msg.request = std::move(m);
   } else if (type == "index_history") {
     ok = r.onlyFields({});
     msg.request = IndexHistoryQuery{};
@@ -367,6 +372,7 @@ std::string_view typeName(const ClientRequest& r) {
     std::string_view operator()(const Unsubscribe&) const { return "unsubscribe"; }
     std::string_view operator()(const DeliveryReportRequest&) const { return "delivery_report"; }
     std::string_view operator()(const OutageRequest&) const { return "outage"; }
+    std::string_view operator()(const ReclaimRequest&) const { return "reclaim"; }
     std::string_view operator()(const IndexHistoryQuery&) const { return "index_history"; }
     std::string_view operator()(const ForwardRequest& f) const {
       struct Forward {

@@ -72,13 +72,21 @@ struct OutageRequest {
   GpuCount lostGpus = 0;
   DeliveryProblem problem = DeliveryProblem::MissingGpus;
 };
+// A provider takes back `gpus` GPUs of one of its interruptible contracts for hours
+// [start, end), at least the cluster's notice ahead (docs/protocol.md, "Interruptible capacity").
+struct ReclaimRequest {
+  ContractId contract = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount gpus = 0;
+};
 struct IndexHistoryQuery {};
 
 using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
                  Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
-                 ForwardRequest, OrderHistoryQuery, OptionRequest>;
+                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest>;
 
 struct ClientMessage {
   ClientRequest request;

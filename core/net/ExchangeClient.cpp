@@ -360,7 +360,7 @@ class ExchangeClient::Impl {
       if (callbacks.onIndex) callbacks.onIndex(indexPointsFrom(j, "points"));
       return;
     }
-    if (type == "delivery_report_ack" || type == "outage_ack") {
+    if (type == "delivery_report_ack" || type == "outage_ack" || type == "reclaim_ack") {
       if (callbacks.onReportAck) callbacks.onReportAck(type);
       return;
     }
@@ -932,6 +932,11 @@ void ExchangeClient::reportOutage(ClusterId cluster, Hour start, Hour end, GpuCo
   json j{{"type", "outage"}, {"cluster", cluster}, {"start", start}, {"end", end},
          {"lost_gpus", lostGpus}, {"problem", std::string(toString(problem))}};
   impl_->request("outage", j.dump());
+}
+
+void ExchangeClient::reclaim(ContractId contract, Hour start, Hour end, GpuCount gpus) {
+  json j{{"type", "reclaim"}, {"contract", contract}, {"start", start}, {"end", end}, {"gpus", gpus}};
+  impl_->request("reclaim", j.dump());
 }
 
 ConnectionState ExchangeClient::state() const {

@@ -165,7 +165,8 @@ struct ClientCallbacks {
   std::function<void(const OrderStatusReply&)> onOrderStatus;
   // The reply to requestOrderHistory: every finished order of the account, oldest first.
   std::function<void(const std::vector<OrderStatusReply>&)> onOrderHistory;
-  // A delivery report or outage was accepted (journaled): "delivery_report_ack" / "outage_ack".
+  // A delivery report, outage or reclaim was accepted (journaled): "delivery_report_ack" /
+  // "outage_ack" / "reclaim_ack".
   std::function<void(const std::string& ackType)> onReportAck;
   // Index forwards (docs/protocol.md "Forwards"). Books as they change (and all of them after a
   // snapshot); the account's working forward orders (with the margin they hold) and positions,
@@ -225,6 +226,10 @@ class ExchangeClient {
   // spreads the loss over this provider's contracts on the cluster.
   void reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus,
                     DeliveryProblem problem);
+  // Provider side: take back `gpus` GPUs of interruptible contract `contract` for hours
+  // [start, end), at least the cluster's notice ahead; the buyer is refunded (docs/protocol.md,
+  // "Interruptible capacity"). The ack comes through onReportAck, a refusal through onError.
+  void reclaim(ContractId contract, Hour start, Hour end, GpuCount gpus);
   void requestIndexHistory();
   // A heartbeat with a request id, which the exchange echoes at once: its answer measures the
   // round trip (onRoundTrip). Nothing happens while disconnected.

@@ -226,6 +226,7 @@ void ExchangeCore::dispatch(SessionId s, ExchangeSession& session, ExchangeAccou
           [&](const ForwardRequest& f) { desk_.forwardRequest(a, f, req, out); },
           [&](const OptionRequest& r) { desk_.optionRequest(a, r, req, out); },
           [&](const OutageRequest& r) { onOutage(s, a, r, req, out); },
+          [&](const ReclaimRequest& r) { onReclaim(s, a, r, req, out); },
           [&](const IndexHistoryQuery&) { onIndexHistory(s, req, out); },
           [&](const Subscribe& sub) { onSubscribe(s, session, sub, out); },
           [&](const Unsubscribe&) { sessions_.unsubscribe(s, session, req, out); },
@@ -387,6 +388,9 @@ void ExchangeCore::onPositions(SessionId s, const ExchangeAccount& a, const Posi
     // The buyer's hours an outage took and nothing replaced: not held (tessera-cli scale buys them again).
     if (auto lost = settlement_.unreplacedShortfallRuns(c.id); !lost.empty() && c.buyer == a.id)
       list.back()["lost"] = lostHoursJson(lost);
+    // Interruptible GPU-hours its provider took back (and refunded), on both sides.
+    if (auto reclaimed = settlement_.reclaimedRuns(c.id); !reclaimed.empty())
+      list.back()["reclaimed"] = lostHoursJson(reclaimed);
   }
   std::string& o = out.toSession[s];
   o += "{\"type\":\"positions\",\"contracts\":" + list.dump();
@@ -452,6 +456,29 @@ void ExchangeCore::onOutage(SessionId s, const ExchangeAccount& a, const OutageR
     o += std::to_string(affected[i]);
   }
   o += ']';
+  appendReq(o, req);
+  o += "}\n";
+}
+
+void ExchangeCore::onReclaim(SessionId s, const ExchangeAccount& a, const ReclaimRequest& m,
+                             std::optional<std::uint64_t> req, Outbox& out) {
+  const auto done = desk_.reclaim(a.id, m, &out);
+  if (const auto* err = std::get_if<std::string>(&done)) {
+    sessions_.replyError(s, out, *err,
+                         *err == "unknown_contract"        ? "no such contract of yours"
+                         : *err == "not_interruptible"     ? "only interruptible capacity can be reclaimed"
+                         : *err == "not_your_cluster"      ? "only the cluster's provider reclaims its capacity"
+                         : *err == "notice_too_short"      ? "a reclaim starts at least the cluster's notice after the clock"
+                         : *err == "hours_already_settled" ? "those hours are already settled"
+                                                           : "a reclaim needs start < end inside the contract, at most " +
+                                                                 std::to_string(SettlementDesk::kMaxOutageHours) +
+                                                                 " hours, and 1 to the GPUs the contract still has",
+                         "reclaim", req);
+    return;
+  }
+  std::string& o = out.toSession[s];
+  o += "{\"type\":\"reclaim_ack\",\"contract\":" + std::to_string(m.contract) +
+       ",\"refunded\":" + std::to_string(std::get<Money>(done));
   appendReq(o, req);
   o += "}\n";
 }
@@ -689,7 +716,8 @@ std::uint64_t ExchangeCore::stateDigest() const {
       addJson(toJson(k, directory_));
       lastHour = std::max(lastHour, k.end);
       if (const auto st = settlement_.state(k.id))
-        add(static_cast<int>(*st), settlement_.escrow(k.id), settlement_.deliveredGpuHours(k.id));
+        add(static_cast<int>(*st), settlement_.escrow(k.id), settlement_.deliveredGpuHours(k.id),
+            settlement_.reclaimedGpuHours(k.id));
     }
     add(settlement_.creditsReceived(a), forwards_.marginHeld(a));
     for (const ForwardOrder& o : forwards_.market().workingOrders(a))

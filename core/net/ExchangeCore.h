@@ -150,6 +150,8 @@ class ExchangeCore {
                         std::optional<std::uint64_t> req, Outbox& out);
   void onOutage(SessionId s, const ExchangeAccount& a, const OutageRequest& m, std::optional<std::uint64_t> req,
                 Outbox& out);
+  void onReclaim(SessionId s, const ExchangeAccount& a, const ReclaimRequest& m, std::optional<std::uint64_t> req,
+                 Outbox& out);
 
   // Applies one input to the engine; on success journals it (live), routes its events
   // (onEvent) and publishes the book cells it changed. Returns the engine's rejection if any.

@@ -78,7 +78,8 @@ void MarketDataFeed::publishCells(Outbox* out) {
 }
 
 void MarketDataFeed::recordPrint(const Fill& f) {
-  if (const Cluster* cl = engine_.cluster(f.cluster)) {
+  // The index prices firm capacity: interruptible GPU-hours are another, cheaper good.
+  if (const Cluster* cl = engine_.cluster(f.cluster); cl && !cl->interruptible()) {
     index_.record(TradePrint{engine_.now(), cl->accelerator, f.start,
                              static_cast<std::int64_t>(f.gpus) * (f.end - f.start), f.price});
     indexedAccelerators_.insert(cl->accelerator);

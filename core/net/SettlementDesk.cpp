@@ -62,6 +62,7 @@ void SettlementDesk::registerJournalEntries() {
     if (auto err = outage(provider, m, nullptr, nullptr); err && *err != "nothing_sold")
       throw std::runtime_error("outage report is refused on replay (" + *err + ")");
   });
+  registerReclaimEntry();
 }
 
 void SettlementDesk::contractCreated(const Contract& k, Outbox* out) {
@@ -332,6 +333,8 @@ void SettlementDesk::applyRemedy(const Contract& k, Hour start, Hour end,
   for (const Cluster& c : engine_.clusters()) {
     const Cluster* cl = engine_.cluster(c.id);
     if (excluded && c.id == *excluded) continue;
+    // Firm capacity is never made good with capacity its provider may reclaim.
+    if (c.interruptible() && !original->interruptible()) continue;
     if (c.accelerator != original->accelerator || c.gpuMemoryGb < original->gpuMemoryGb ||
         c.fabric < original->fabric)
       continue;

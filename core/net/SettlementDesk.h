@@ -29,6 +29,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace tessera {
@@ -75,6 +76,10 @@ class SettlementDesk {
   std::optional<std::string> deliveryReport(AccountId provider, const DeliveryReport& r, Outbox* out);
   std::optional<std::string> outage(AccountId provider, const OutageRequest& m, Outbox* out,
                                     std::vector<ContractId>* affected);
+  // A reclaim of interruptible capacity by `provider` (core/net/Reclaims.cpp): the refund paid
+  // to the buyer, or the error code for the provider. On success the entry is journaled (live).
+  // One reclaim covers at most kMaxOutageHours hours, so its work is bounded like an outage's.
+  [[nodiscard]] std::variant<Money, std::string> reclaim(AccountId provider, const ReclaimRequest& m, Outbox* out);
   // Outages a feeder reported since the last call (ones the market cannot apply are dropped:
   // a feeder has no one to tell).
   void feederOutages(FeederReports& reports, Outbox& out);
@@ -90,6 +95,7 @@ class SettlementDesk {
   // the provider's unoffered capacity on an equal-or-better cluster, or the credit if none.
   void applyRemedy(const Contract& k, Hour start, Hour end, std::optional<ClusterId> excluded, Outbox* out);
   void notify(const SettlementEvent& e, Outbox* out);
+  void registerReclaimEntry();
   void fundFromOutside(AccountId a, Money amount, const char* memo);
   void sendForward(const ForwardDeskOutput& d, Outbox* out);
   void appendEntry(const nlohmann::json& entry);

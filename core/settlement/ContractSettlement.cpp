@@ -71,6 +71,10 @@ std::string withThousands(std::int64_t n) {
 
 namespace {
 std::string dollars(Money m) { return toDollars(m); }
+GpuCount hourValue(const std::map<Hour, GpuCount>& m, Hour h) {
+  auto it = m.find(h);
+  return it == m.end() ? 0 : it->second;
+}
 }  // namespace
 
 std::optional<SettlementError> ContractSettlement::open(const Contract& k, const OfferTerms& terms,
@@ -131,7 +135,9 @@ GpuCount ContractSettlement::unreplacedShortfall(ContractId id, Hour h) const {
   auto s = o.shortfall.find(h);
   if (s == o.shortfall.end()) return 0;
   auto r = o.replaced.find(h);
-  return s->second - (r == o.replaced.end() ? 0 : r->second);
+  const GpuCount replaced = r == o.replaced.end() ? 0 : r->second;
+  // Reclaimed GPUs are not owed, so they are never lost either.
+  return std::max<GpuCount>(0, std::min(s->second - replaced, o.contract.gpus - replaced - hourValue(o.reclaimed, h)));
 }
 
 std::vector<ContractSettlement::LostRun> ContractSettlement::unreplacedShortfallRuns(ContractId id) const {
@@ -145,6 +151,41 @@ std::vector<ContractSettlement::LostRun> ContractSettlement::unreplacedShortfall
     else runs.push_back({h, h + 1, lost});
   }
   return runs;
+}
+
+std::variant<Money, SettlementError> ContractSettlement::reclaim(ContractId id, Hour start, Hour end, GpuCount gpus) {
+  auto it = contracts_.find(id);
+  if (it == contracts_.end()) return settled(id) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;
+  Open& o = it->second;
+  const Contract& k = o.contract;
+  if (start >= end || start < k.start || end > k.end || gpus <= 0 || gpus > k.gpus) return SettlementError::InvalidReport;
+  if (start < o.settledUntil) return SettlementError::HoursAlreadySettled;
+  for (Hour h = start; h < end; ++h)
+    if (hourValue(o.replaced, h) + hourValue(o.reclaimed, h) + gpus > k.gpus) return SettlementError::InvalidReport;
+  for (Hour h = start; h < end; ++h) o.reclaimed[h] += gpus;
+  const std::int64_t gpuHours = static_cast<std::int64_t>(gpus) * (end - start);
+  const Money refund = k.price * gpuHours;
+  ledger_.postChecked({k.buyer, Book::Escrow}, {k.buyer, Book::Cash}, refund,
+                      "refund of reclaimed hours, contract " + std::to_string(k.id));
+  o.escrow -= refund;
+  o.reclaimedGpuHours += gpuHours;
+  return refund;
+}
+
+std::vector<ContractSettlement::LostRun> ContractSettlement::reclaimedRuns(ContractId id) const {
+  std::vector<LostRun> runs;
+  const auto it = contracts_.find(id);
+  if (it == contracts_.end()) return runs;
+  for (const auto& [h, gpus] : it->second.reclaimed) {
+    if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus) runs.back().end = h + 1;
+    else runs.push_back({h, h + 1, gpus});
+  }
+  return runs;
+}
+
+std::int64_t ContractSettlement::reclaimedGpuHours(ContractId id) const {
+  const auto it = contracts_.find(id);
+  return it == contracts_.end() ? 0 : it->second.reclaimedGpuHours;
 }
 
 std::optional<SettlementError> ContractSettlement::report(const DeliveryReport& r) {
@@ -173,9 +214,10 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
     if (auto r = o.replaced.find(h); r != o.replaced.end()) replaced = r->second;
     if (auto s = o.shortfall.find(h); s != o.shortfall.end()) m = s->second;
     if (o.terms.billing == BillingBasis::SuccessfulWork && o.degraded.count(h)) m = k.gpus;
-    // Replaced GPUs are the replacement contract's business, never this one's.
-    m = std::max<GpuCount>(0, m - replaced);
-    const GpuCount owed = k.gpus - replaced;
+    // Replaced GPUs are the replacement contract's business, never this one's; reclaimed ones
+    // were refunded when they were reclaimed.
+    const GpuCount owed = k.gpus - replaced - hourValue(o.reclaimed, h);
+    m = std::min(std::max<GpuCount>(0, m - replaced), owed);
     delivered += owed - m;
     missing += m;
   }
@@ -204,7 +246,8 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
 
 void ContractSettlement::finish(Open& o, std::vector<SettlementEvent>& out) {
   const Contract& k = o.contract;
-  const std::int64_t total = static_cast<std::int64_t>(k.gpus) * (k.end - k.start) - o.replacedGpuHours;
+  const std::int64_t total =
+      static_cast<std::int64_t>(k.gpus) * (k.end - k.start) - o.replacedGpuHours - o.reclaimedGpuHours;
   o.state = o.undelivered == 0 ? ContractState::Completed
             : o.delivered == 0 ? ContractState::Failed
                                : ContractState::PartlyDelivered;
@@ -328,9 +371,11 @@ void ContractSettlement::save(SnapshotWriter& w) const {
     saveHours(w, o.shortfall);
     saveHours(w, o.degraded);
     saveHours(w, o.replaced);
+    saveHours(w, o.reclaimed);
     w.pod(o.delivered);
     w.pod(o.undelivered);
     w.pod(o.replacedGpuHours);
+    w.pod(o.reclaimedGpuHours);
     w.pod(o.escrow);
   }
   w.podVector(settledDelivered_);
@@ -352,9 +397,11 @@ void ContractSettlement::load(SnapshotReader& r) {
     loadHours(r, o.shortfall);
     loadHours(r, o.degraded);
     loadHours(r, o.replaced);
+    loadHours(r, o.reclaimed);
     o.delivered = r.pod<std::int64_t>();
     o.undelivered = r.pod<std::int64_t>();
     o.replacedGpuHours = r.pod<std::int64_t>();
+    o.reclaimedGpuHours = r.pod<std::int64_t>();
     o.escrow = r.pod<Money>();
     opened(k);
     const ContractId id = k.id;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace tessera {
@@ -82,6 +83,17 @@ class ContractSettlement {
     bool operator==(const LostRun&) const = default;
   };
   std::vector<LostRun> unreplacedShortfallRuns(ContractId id) const;
+  // Interruptible capacity: the provider takes back `gpus` of the contract's GPUs for hours
+  // [start, end). The buyer is refunded those GPU-hours at the contract's price from its escrow
+  // at once; the hours are then neither paid, refunded again, nor counted against the uptime
+  // promise. Refused (InvalidReport) outside the contract's window or for more GPUs than it still
+  // has in some hour (after replacements and earlier reclaims), HoursAlreadySettled for hours
+  // already paid out. Returns the refund. Who may reclaim, and with what notice, is the
+  // exchange's rule (SettlementDesk::reclaim).
+  std::variant<Money, SettlementError> reclaim(ContractId id, Hour start, Hour end, GpuCount gpus);
+  // The GPUs reclaimed from a contract, as runs of hours (positions' "reclaimed").
+  std::vector<LostRun> reclaimedRuns(ContractId id) const;
+  std::int64_t reclaimedGpuHours(ContractId id) const;
   // The clock reached `now`: hour `now` is being delivered and every hour before it is over and
   // gets settled. Returns what happened, in contract order.
   std::vector<SettlementEvent> advance(Hour now);
@@ -117,9 +129,11 @@ class ContractSettlement {
     std::map<Hour, GpuCount> shortfall;    // GPUs not delivered, per hour
     std::map<Hour, bool> degraded;         // link or power problems, per hour
     std::map<Hour, GpuCount> replaced;     // GPUs a replacement contract took over, per hour
+    std::map<Hour, GpuCount> reclaimed;    // GPUs the provider took back (interruptible), per hour
     std::int64_t delivered = 0;
     std::int64_t undelivered = 0;
     std::int64_t replacedGpuHours = 0;
+    std::int64_t reclaimedGpuHours = 0;
     Money escrow = 0;
   };
   void settleHours(Open& o, Hour until, std::vector<SettlementEvent>& out);

@@ -26,13 +26,24 @@ std::vector<InputEvent> randomScript(const RandomScriptOptions& opt) {
     k.fabric = c == 1 ? FabricClass::InfiniBand : FabricClass::RoCE;
     out.emplace_back(k);
     for (AccountId p : providers)
-      out.emplace_back(CapacityGrant{p, k.id, k.totalGpus() / 2, 0, opt.horizon});
+      out.emplace_back(CapacityGrant{p, k.id, k.totalGpus() / (opt.interruptible && c == 1 ? 4 : 2), 0, opt.horizon});
+  }
+  const auto spot = static_cast<ClusterId>(opt.clusters + 1);
+  if (opt.interruptible) {
+    Cluster k = std::get<Cluster>(out.front());
+    k.id = spot;
+    k.name = "c1-interruptible";
+    k.interruptibleOf = 1;
+    k.noticeHours = 2;
+    out.emplace_back(k);
+    for (AccountId p : providers) out.emplace_back(CapacityGrant{p, spot, k.totalGpus() / 4, 0, opt.horizon});
+    out.emplace_back(CapacityGrant{1, spot, 1, 0, 1});  // over the physical cluster's size: refused
   }
 
   Hour now = 0;
   OrderId nextId = 1;
   std::vector<std::pair<OrderId, AccountId>> sent;
-  auto pickCluster = [&] { return static_cast<ClusterId>(uniform(1, opt.clusters)); };
+  auto pickCluster = [&] { return static_cast<ClusterId>(uniform(1, scriptClusters(opt))); };
   auto price = [&] { return uniform(5, 30) * 100'000; };  // $0.50 .. $3.00
 
   while (static_cast<int>(out.size()) < opt.events) {
@@ -118,6 +129,15 @@ std::vector<InputEvent> randomScript(const RandomScriptOptions& opt) {
     if (chance(3)) o.gpus = -o.gpus;   // impossible orders
     if (chance(2)) o.start = o.end;
     if (chance(2) && now > 0) o.start = now - 1;
+    if (opt.interruptible) {
+      // Orders say the kind of the cluster they name (a few do not: capacity_mismatch);
+      // constraint bids accept interruptible capacity half of the time; interruptible
+      // all-or-none buys declare a checkpoint interval (a few forget: unsupported).
+      if (o.cluster) o.interruptible = (*o.cluster == spot) != chance(3);
+      else if (o.constraints) o.interruptible = chance(50);
+      if (o.interruptible && o.side == Side::Buy && o.fill == FillStyle::AllOrNone && !chance(3))
+        o.checkpointHours = uniform(1, 4);
+    }
     out.emplace_back(o);
     sent.emplace_back(o.id, o.account);
   }

@@ -36,7 +36,7 @@ class EngineDifferentialTest : public QObject {
 
   void compareState(const Matcher& fast, const Matcher& ref, const RandomScriptOptions& opt) {
     QCOMPARE(fast.now(), ref.now());
-    for (ClusterId c = 1; c <= static_cast<ClusterId>(opt.clusters); ++c) {
+    for (ClusterId c = 1; c <= static_cast<ClusterId>(scriptClusters(opt)); ++c) {
       for (Hour h = 0; h < opt.horizon + 8; ++h)
         for (Side s : {Side::Buy, Side::Sell})
           QVERIFY2(fast.depth(c, h, s, 100) == ref.depth(c, h, s, 100),
@@ -46,7 +46,7 @@ class EngineDifferentialTest : public QObject {
     for (AccountId a = 1; a <= 6; ++a) {
       QVERIFY(fast.workingOrders(a) == ref.workingOrders(a));
       QVERIFY(fast.contractsOf(a) == ref.contractsOf(a));
-      for (ClusterId c = 1; c <= static_cast<ClusterId>(opt.clusters); ++c)
+      for (ClusterId c = 1; c <= static_cast<ClusterId>(scriptClusters(opt)); ++c)
         for (Hour h = 0; h < opt.horizon; ++h) QVERIFY(fast.holding(a, c, h) == ref.holding(a, c, h));
     }
     for (OrderId id = 1; id < 2000; ++id) QVERIFY(fast.order(id) == ref.order(id));
@@ -89,6 +89,25 @@ class EngineDifferentialTest : public QObject {
       compareScript(opt);
       if (QTest::currentTestFailed()) return;
     }
+  }
+
+  // Interruptible capacity: its own book keyed by its own cluster, grants counted on the
+  // physical cluster, kind checks and interruptible constraint bids, the same in both matchers.
+  void scriptsWithInterruptibleCapacity() {
+    std::size_t spotTrades = 0;
+    for (std::uint64_t seed = 7000; seed < 7150; ++seed) {
+      RandomScriptOptions opt;
+      opt.seed = seed;
+      opt.events = 300;
+      opt.interruptible = true;
+      compareScript(opt);
+      if (QTest::currentTestFailed()) return;
+      auto engine = makeMatchingEngine();
+      for (const auto& events : run(*engine, randomScript(opt)))
+        for (const auto& e : events)
+          if (const auto* k = std::get_if<ContractCreated>(&e)) spotTrades += k->contract.cluster == static_cast<ClusterId>(opt.clusters + 1);
+    }
+    QVERIFY2(spotTrades > 100, "the interruptible book must trade");
   }
 
   void identicalRunsGiveIdenticalEvents() {

@@ -45,7 +45,7 @@ class EngineSnapshotTest : public QObject {
       }
     }
     QCOMPARE(b.now(), a.now());
-    for (ClusterId c = 1; c <= static_cast<ClusterId>(opt.clusters); ++c) {
+    for (ClusterId c = 1; c <= static_cast<ClusterId>(scriptClusters(opt)); ++c) {
       for (Hour h = a.now(); h < opt.horizon + 8; ++h)
         for (Side s : {Side::Buy, Side::Sell}) QVERIFY(a.depth(c, h, s, 100) == b.depth(c, h, s, 100));
       QVERIFY(a.allOrNoneBids(c) == b.allOrNoneBids(c));
@@ -53,7 +53,7 @@ class EngineSnapshotTest : public QObject {
     for (AccountId acc = 1; acc <= 6; ++acc) {
       QVERIFY(a.workingOrders(acc) == b.workingOrders(acc));
       QVERIFY(a.contractsOf(acc) == b.contractsOf(acc));
-      for (ClusterId c = 1; c <= static_cast<ClusterId>(opt.clusters); ++c)
+      for (ClusterId c = 1; c <= static_cast<ClusterId>(scriptClusters(opt)); ++c)
         for (Hour h = 0; h < opt.horizon; ++h) QVERIFY(a.holding(acc, c, h) == b.holding(acc, c, h));
     }
     for (OrderId id = 1; id < 3000; ++id) QVERIFY(a.order(id) == b.order(id));
@@ -70,6 +70,18 @@ class EngineSnapshotTest : public QObject {
       opt.seed = seed;
       opt.events = 400;
       opt.postOnlyPercent = seed % 3 == 0 ? 50 : 8;
+      continueFromSnapshot(opt, 20 + (seed * 37) % 360);
+      if (QTest::currentTestFailed()) return;
+    }
+  }
+
+  // Interruptible clusters and orders (kept in the snapshot's JSON form) continue alike.
+  void interruptibleCapacityContinuesAlike() {
+    for (std::uint64_t seed = 7000; seed < 7040; ++seed) {
+      RandomScriptOptions opt;
+      opt.seed = seed;
+      opt.events = 400;
+      opt.interruptible = true;
       continueFromSnapshot(opt, 20 + (seed * 37) % 360);
       if (QTest::currentTestFailed()) return;
     }

@@ -107,6 +107,45 @@ class ContractSettlementTest : public QObject {
     QCOMPARE(ledger.balance({kProvider, Book::Cash}) - providerBefore, Money(16 * 3'000'000 - 16 * 1'000'000));
   }
 
+  // A reclaim of interruptible capacity: refunded at once, then never paid (even on a committed
+  // block), no breach of the uptime promise, and an outage in the same hours counts only the GPUs
+  // left. Mutations seen failing: settleHours owing the reclaimed GPUs again (`owed` without
+  // the reclaimed ones): the provider is paid for reclaimed hours and escrow runs dry; reclaim
+  // refunding half the reclaimed GPU-hours: the buyer's cash is $8 short.
+  void aReclaimIsRefundedOnceNeverPaidAndNoBreach() {
+    fund(kBuyer, 1'000'000'000);
+    fund(kProvider, 1'000'000'000);
+    ContractSettlement s(ledger);
+    OfferTerms t;
+    t.billing = BillingBasis::CommittedBlock;
+    t.uptimePromisePpm = 1'000'000;
+    t.creditPerUndeliveredGpuHour = 5'000'000;
+    const Contract k = contract(1, 8, 10, 14, 2'000'000);  // 32 GPU-h at $2 = $64
+    QVERIFY(!s.open(k, t, Book::Cash, 0));
+    // 4 GPUs of hours 12, 13 taken back: $16 back to the buyer at once.
+    const auto refund = s.reclaim(1, 12, 14, 4);
+    QCOMPARE(std::get<Money>(refund), Money(16'000'000));
+    QCOMPARE(ledger.balance({kBuyer, Book::Cash}), Money(1'000'000'000 - 64'000'000 + 16'000'000));
+    QCOMPARE(s.reclaimedGpuHours(1), std::int64_t(8));
+    QCOMPARE(s.reclaimedRuns(1), (std::vector<ContractSettlement::LostRun>{{12, 14, 4}}));
+    // No more than the contract has, nothing outside it.
+    QVERIFY(std::get<SettlementError>(s.reclaim(1, 12, 13, 5)) == SettlementError::InvalidReport);
+    QVERIFY(std::get<SettlementError>(s.reclaim(1, 13, 15, 1)) == SettlementError::InvalidReport);
+    // An outage takes all 8 GPUs in hour 13: only the 4 left there are missing.
+    QVERIFY(!s.report(DeliveryReport{1, 13, 14, 0, DeliveryProblem::MissingGpus}));
+    QCOMPARE(s.unreplacedShortfall(1, 13), GpuCount(4));
+    s.advance(20);
+    // Committed block: the provider is paid every hour it still owed (24 GPU-h, the outage's 4
+    // included) and nothing for the 8 reclaimed; the buyer paid exactly that.
+    QCOMPARE(ledger.balance({kBuyer, Book::Escrow}), Money(0));
+    const Money credit = 4 * 5'000'000;  // the outage's 4 GPU-hours, under a 100% promise
+    QCOMPARE(ledger.balance({kProvider, Book::Cash}), Money(1'000'000'000 + 48'000'000 - credit));
+    QCOMPARE(ledger.balance({kBuyer, Book::Cash}), Money(1'000'000'000 - 48'000'000 + credit));
+    QCOMPARE(s.creditsReceived(kBuyer), credit);
+    // Settled hours cannot be reclaimed.
+    QVERIFY(std::get<SettlementError>(s.reclaim(1, 12, 13, 1)) == SettlementError::HoursAlreadySettled);
+  }
+
   void degradedLinkCountsOnlyForSuccessfulWork() {
     fund(kBuyer, 1'000'000'000);
     for (auto basis : {BillingBasis::WallClockDelivered, BillingBasis::SuccessfulWork}) {

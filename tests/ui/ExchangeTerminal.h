@@ -114,7 +114,9 @@ struct ExchangeTerminal {
   std::unique_ptr<Observer> observer;
 
   explicit ExchangeTerminal(QSize size = {1600, 1000}, const std::string& journal = ":memory:")
-      : exchange(exchangeConfig(journal)) {
+      : ExchangeTerminal(exchangeConfig(journal), size) {}
+  // A terminal on an exchange of this configuration (exchangeConfig() changed by a test).
+  ExchangeTerminal(const net::ExchangeConfig& config, QSize size) : exchange(config) {
     exchange.start();
     ExchangeEndpoint e;
     e.host = "127.0.0.1";

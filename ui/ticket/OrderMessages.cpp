@@ -32,7 +32,11 @@ QString describeOrder(const OrderRequest& o, const ClusterNameOf& clusterName) {
   QString what;
   if (o.side == Side::Buy) what = o.fill == FillStyle::AllOrNone ? tr("Buy all-or-none") : tr("Buy divisible");
   else what = o.sellBack ? tr("Sell back (contract #%1)").arg(*o.sellBack) : tr("Sell");
-  const QString where = o.cluster ? clusterName(*o.cluster) : tr("any cluster matching the constraints");
+  QString where = o.cluster ? clusterName(*o.cluster) : tr("any cluster matching the constraints");
+  // Firm is the default and goes unsaid; interruptible capacity is always named.
+  if (o.interruptible)
+    where += o.cluster ? tr(" (interruptible capacity)") : tr(", firm or interruptible");
+  if (o.checkpointHours) where += tr(", checkpointing every %1 h").arg(grouped(*o.checkpointHours));
   const std::int64_t gpuHours = static_cast<std::int64_t>(o.gpus) * o.hours();
   QString window = tr("%1 to %2 UTC").arg(formatHour(o.start), formatHour(o.end));
   if (o.duration)
@@ -50,6 +54,7 @@ QString describeReject(const QString& codeAndDetail) {
   const QString detail = colon < 0 ? QString() : codeAndDetail.mid(colon + 1).trimmed();
   static const std::map<QString, const char*> plain = {
       {"insufficient_cash", "Not enough cash available for this order at its limit."},
+      {"capacity_mismatch", "The cluster is the other kind of capacity (firm or interruptible) than the order says."},
       {"insufficient_holdings", "You do not own or hold these GPU-hours, so you cannot sell them."},
       {"too_many_open_orders", "You have too many working orders: cancel some first."},
       {"duplicate_cl_ord_id", "This order was already sent: nothing new was sent."},

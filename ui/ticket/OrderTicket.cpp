@@ -175,6 +175,18 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   form_->addRow(tr("E&xpires"), expire_);
   postOnly_ = new QCheckBox(tr("Post only (never take liquidity)"), this);
   form_->addRow(QString(), postOnly_);
+  capacity_ = new QComboBox(this);
+  capacity_->setObjectName("ticketCapacity");
+  capacity_->addItem(tr("Firm"), false);
+  capacity_->addItem(tr("Interruptible (cheaper; the provider may reclaim it with notice)"), true);
+  capacity_->setToolTip(tr("Firm and interruptible capacity trade in separate books. A named cluster is one or the "
+                           "other; constraints with Interruptible also match interruptible clusters."));
+  form_->addRow(tr("Ca&pacity"), capacity_);
+  checkpoint_ = new QLineEdit(QStringLiteral("1"), this);
+  checkpoint_->setObjectName("ticketCheckpoint");
+  checkpointRow_ = fieldWithReason(this, checkpoint_, &checkpointError_, "ticketCheckpointError", {}, tr("h"));
+  checkpoint_->setToolTip(tr("How often the job saves a checkpoint: a reclaim loses the work since the last one."));
+  form_->addRow(tr("Checkpoint e&very"), checkpointRow_);
   onFill_ = new QLineEdit(this);
   onFill_->setObjectName("ticketOnFill");
   onFill_->setPlaceholderText(tr("optional, e.g. sbatch train.sh"));
@@ -251,6 +263,15 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
     noteWindow();
   };
   connect(cluster_, &QComboBox::currentIndexChanged, this, rewindow);
+  // A named cluster is firm or interruptible: the capacity control follows it.
+  connect(cluster_, &QComboBox::currentIndexChanged, this, [this] {
+    if (const Cluster* c = chosenCluster()) capacity_->setCurrentIndex(c->interruptible() ? 1 : 0);
+  });
+  connect(capacity_, &QComboBox::currentIndexChanged, this, [this, requote] {
+    updateVisibility();
+    requote();
+  });
+  connect(checkpoint_, &QLineEdit::textChanged, this, requote);
   connect(contract_, &QComboBox::currentIndexChanged, this, [this] {
     if (kind() == TicketKind::SellBack) fillFromContract();
   });
@@ -299,15 +320,18 @@ void OrderTicket::setClusters(const std::vector<Cluster>& clusters) {
   QSignalBlocker block(cluster_);
   cluster_->clear();
   for (const Cluster& c : clusters_) {
-    cluster_->addItem(QStringLiteral("%1  (%2 x %3, %4)")
+    const QString spot = c.interruptible() ? tr(", interruptible, %1 h notice").arg(c.noticeHours) : QString();
+    cluster_->addItem(QStringLiteral("%1  (%2 x %3, %4%5)")
                           .arg(QString::fromStdString(c.name))
                           .arg(c.totalGpus())
                           .arg(toQString(toString(c.accelerator)))
-                          .arg(QString::fromStdString(c.region)),
+                          .arg(QString::fromStdString(c.region), spot),
                       c.id);
   }
   const int i = cluster_->findData(keep);
   cluster_->setCurrentIndex(i >= 0 ? i : 0);
+  if (const Cluster* c = chosenCluster(); c && kind() != TicketKind::ConstraintBuy)
+    capacity_->setCurrentIndex(c->interruptible() ? 1 : 0);
   refreshQuote();
 }
 
@@ -394,6 +418,16 @@ void OrderTicket::offerLimitOnce() {
 }
 
 ClusterId OrderTicket::clusterId() const { return static_cast<ClusterId>(cluster_->currentData().toUInt()); }
+
+bool OrderTicket::interruptibleChosen() const { return capacity_->currentData().toBool(); }
+
+const Cluster* OrderTicket::chosenCluster() const {
+  if (cluster_->currentIndex() < 0) return nullptr;
+  const ClusterId id = clusterId();
+  for (const Cluster& c : clusters_)
+    if (c.id == id) return &c;
+  return nullptr;
+}
 GpuCount OrderTicket::gpus() const { return static_cast<GpuCount>(parsedGpus().value_or(0)); }
 Hour OrderTicket::start() const { return hourOfDateTime(start_->dateTime()); }
 Hour OrderTicket::end() const { return hourOfDateTime(end_->dateTime()); }
@@ -627,6 +661,10 @@ void OrderTicket::updateVisibility() {
   // A new listing states its terms; a sell-back passes on those of the contract it resells.
   form_->setRowVisible(terms_, k == TicketKind::DivisibleSell);
   form_->setRowVisible(onFill_, onFillAvailable_ && isBuy(k));
+  capacity_->setEnabled(k != TicketKind::SellBack);
+  form_->setRowVisible(checkpointRow_, interruptibleChosen() && (k == TicketKind::AllOrNoneBuy ||
+                                                                 k == TicketKind::FlexibleBuy ||
+                                                                 k == TicketKind::ConstraintBuy));
   form_->setRowVisible(askTerms_, k != TicketKind::DivisibleSell && k != TicketKind::SellBack);
   if (k != TicketKind::SellBack) form_->setRowVisible(limitSource_, false);
 }
@@ -655,6 +693,21 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
   if (k != TicketKind::ConstraintBuy) {
     if (cluster_->currentIndex() < 0) return tr("Choose a cluster.");
     o.cluster = clusterId();
+  }
+  o.interruptible = interruptibleChosen();
+  if (const Cluster* c = chosenCluster(); c && k != TicketKind::ConstraintBuy) {
+    // A sell-back resells the contract's own kind of capacity.
+    if (k == TicketKind::SellBack) o.interruptible = c->interruptible();
+    if (c->interruptible() != o.interruptible)
+      return c->interruptible() ? tr("Capacity: %1 is interruptible capacity; choose Interruptible or a firm cluster.")
+                                      .arg(QString::fromStdString(c->name))
+                                : tr("Capacity: %1 is firm capacity; choose Firm or an interruptible cluster.")
+                                      .arg(QString::fromStdString(c->name));
+  }
+  if (o.interruptible && (k == TicketKind::AllOrNoneBuy || k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy)) {
+    const auto every = parseWholeNumber(checkpoint_->text(), tr("hours"), 1, limits::kMaxWindowHours);
+    if (const QString* why = std::get_if<QString>(&every)) return tr("Checkpoint every: %1").arg(*why);
+    o.checkpointHours = static_cast<Hour>(std::get<std::int64_t>(every));
   }
   auto duration = [&]() -> std::variant<Hour, QString> {
     const auto d = parseWholeNumber(duration_->text(), tr("hours"), 1, limits::kMaxWindowHours);
@@ -701,6 +754,7 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       }
       if (minFabric_->currentData().toInt() >= 0) c.minFabric = static_cast<FabricClass>(minFabric_->currentData().toInt());
       if (maxCarbon_->value() > 0) c.maxCarbonGramsPerKwh = maxCarbon_->value();
+      c.acceptsInterruptible = o.interruptible;
       o.constraints = c;
       const auto d = duration();
       if (const QString* why = std::get_if<QString>(&d)) return *why;

@@ -167,6 +167,15 @@ class OrderTicket : public QWidget {
   QComboBox* tif_;
   QDateTimeEdit* expire_;
   QCheckBox* postOnly_;
+  // Firm or interruptible capacity (docs/protocol.md, "Interruptible capacity"): follows the
+  // chosen cluster's kind, and chooses it for constraint buys; an interruptible all-or-none buy
+  // says how often its job checkpoints.
+  QComboBox* capacity_;
+  QLineEdit* checkpoint_;
+  QWidget* checkpointRow_;
+  QLabel* checkpointError_;
+  bool interruptibleChosen() const;
+  const Cluster* chosenCluster() const;
   QLineEdit* onFill_;
   bool onFillAvailable_ = false;
   QGroupBox* constraints_;

@@ -1,0 +1,59 @@
+// Reclaims of interruptible capacity (docs/protocol.md, "Interruptible capacity"): the part of
+// SettlementDesk that checks who may take GPUs back and with what notice, journals the reclaim
+// and refunds the buyer through ContractSettlement.
+#include "core/engine/MarketLimits.h"
+#include "core/net/SettlementDesk.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+namespace tessera::net {
+
+void SettlementDesk::registerReclaimEntry() {
+  journal_.registerEntry("reclaim", [this](const nlohmann::json& j) {
+    ReclaimRequest m;
+    m.contract = j.at("contract").get<ContractId>();
+    m.start = j.at("start").get<Hour>();
+    m.end = j.at("end").get<Hour>();
+    m.gpus = j.at("gpus").get<GpuCount>();
+    const AccountId provider = accounts_.named(j.at("account").get<std::string>()).id;
+    // The clock a replay reaches this entry at is the one it was accepted at, so it passes again.
+    const auto done = reclaim(provider, m, nullptr);
+    if (const auto* err = std::get_if<std::string>(&done))
+      throw std::runtime_error("reclaim is refused on replay (" + *err + ")");
+  });
+}
+
+std::variant<Money, std::string> SettlementDesk::reclaim(AccountId provider, const ReclaimRequest& m, Outbox* out) {
+  // Its own fields first, then the contract, the cluster's kind and notice, then the hours.
+  if (m.gpus <= 0 || m.gpus > limits::kMaxClusterGpus || m.start >= m.end || m.end - m.start > kMaxOutageHours)
+    return std::string("invalid_reclaim");
+  // Someone else's contract is refused exactly like a missing one.
+  const auto k = engine_.contract(m.contract);
+  if (!k || k->seller != provider) return std::string("unknown_contract");
+  const Cluster* cluster = engine_.cluster(k->cluster);
+  if (!cluster || !cluster->interruptible()) return std::string("not_interruptible");
+  // Only the cluster's provider takes its machines back (a cluster that names none: its seller);
+  // a holder who resold interruptible hours has no machines to reclaim.
+  if (!cluster->provider.empty() && cluster->provider != directory_.name(provider))
+    return std::string("not_your_cluster");
+  if (m.start < engine_.now() + cluster->noticeHours) return std::string("notice_too_short");
+  const auto refund = settlement_.reclaim(m.contract, m.start, m.end, m.gpus);
+  if (const auto* err = std::get_if<SettlementError>(&refund))
+    return std::string(*err == SettlementError::InvalidReport ? "invalid_reclaim" : toString(*err));
+  appendEntry({{"type", "reclaim"},
+               {"account", directory_.name(provider)},
+               {"contract", m.contract},
+               {"start", m.start},
+               {"end", m.end},
+               {"gpus", m.gpus}});
+  const Money refunded = std::get<Money>(refund);
+  notify({k->id, *settlement_.state(k->id),
+          "provider reclaimed " + std::to_string(m.gpus) + " of " + std::to_string(k->gpus) + " GPUs in hours " +
+              std::to_string(m.start) + ".." + std::to_string(m.end) + "; refunded buyer " + toDollars(refunded)},
+         out);
+  return refunded;
+}
+
+}  // namespace tessera::net
