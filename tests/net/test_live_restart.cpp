@@ -3,10 +3,8 @@
 // started here, and what the account holds is checked over the exchange's own protocol.
 #include "CliTestSupport.h"
 #include "ExchangeProcess.h"
+#include "HeldAtExchange.h"
 #include "TcpProxy.h"
-
-#include "core/net/LostHours.h"
-#include "core/procure/Procurement.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -22,13 +20,7 @@ namespace {
 
 // What the exchange says `account` holds on cluster 1 in each hour of [from, to).
 std::vector<GpuCount> heldAtExchange(std::uint16_t port, const std::string& account, Hour from, Hour to) {
-  std::vector<HeldContract> held;
-  const json positions = ask(port, account, "positions");
-  for (const json& c : positions["contracts"])
-    held.push_back({c["contract"].get<ContractId>(), c["cluster"].get<ClusterId>(), c["gpus"].get<GpuCount>(),
-                    c["start"].get<Hour>(), c["end"].get<Hour>(), c["side"] == "buy", c["replaces"].get<ContractId>(),
-                    lostHoursFrom(c)});
-  return heldShape(held, [](ClusterId c) { return c == 1; }, from, to);
+  return tessera::net::testing::heldAtExchange(port, account, from, to, [](ClusterId c) { return c == 1; });
 }
 
 // tessera-backtest live: procure on cluster 1, `gpus` GPUs for the next day, as alice, for 3 s.
