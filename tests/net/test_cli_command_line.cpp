@@ -2,9 +2,10 @@
 // own --help (what the man page and the bash completion read), an unknown option or a value
 // that is malformed or names nothing real is refused with exit code 2, the message and a hint
 // to that command's --help, and nothing is read or written.
-// Fails if a command goes back to reading its options by hand without CLI11's checks (the
-// malformed values below then run, or exit 1 after reading stdin).
-#include "ProgramRun.h"
+// Fails if a command reads a value without its check (IndexCommand's --window without
+// `WholeNumber & Positive`: `index --window 0` runs and exits 0), or takes an option it does not
+// define.
+#include "../ProgramRun.h"
 
 #include <QtTest>
 
