@@ -152,11 +152,14 @@ void SettlementDesk::fundFromOutside(AccountId a, Money amount, const char* memo
   if (amount > 0) ledger_.postChecked({a, Book::External}, {a, Book::Cash}, amount, memo);
 }
 
-void SettlementDesk::feederOutages(FeederReports& reports, Outbox& out) {
+std::vector<std::pair<AccountId, OutageRequest>> SettlementDesk::feederOutages(FeederReports& reports, Outbox& out) {
+  std::vector<std::pair<AccountId, OutageRequest>> applied;
   for (const FeederOutage& f : reports.take()) {
-    OutageRequest m{f.cluster, f.start, f.end, f.lostGpus, f.problem};
-    outage(accounts_.named(f.provider).id, m, &out, nullptr);
+    const OutageRequest m{f.cluster, f.start, f.end, f.lostGpus, f.problem};
+    const AccountId provider = accounts_.named(f.provider).id;
+    if (!outage(provider, m, &out, nullptr)) applied.emplace_back(provider, m);
   }
+  return applied;
 }
 
 void SettlementDesk::save(SnapshotWriter& w) const {

@@ -76,8 +76,8 @@ class SettlementDesk {
   std::optional<std::string> outage(AccountId provider, const OutageRequest& m, Outbox* out,
                                     std::vector<ContractId>* affected);
   // Outages a feeder reported since the last call (ones the market cannot apply are dropped:
-  // a feeder has no one to tell).
-  void feederOutages(FeederReports& reports, Outbox& out);
+  // a feeder has no one to tell). Returns those applied, with their provider.
+  std::vector<std::pair<AccountId, OutageRequest>> feederOutages(FeederReports& reports, Outbox& out);
 
   const std::vector<bool>& buyerTook() const { return buyerTook_; }
 
