@@ -43,6 +43,7 @@ expect --latest-start-in -- tessera-cli plan --lat
 expect run -- tessera-backtest r
 expect --latency-us -- tessera-backtest run --lat
 expect procure -- tessera-backtest run --strategy pro
+expect --strategy-lib -- tessera-backtest live --strategy-l
 expect --no-wall-clock -- tessera-exchange --no
 expect accounts -- tessera-exchange acc
 expect InfiniBand -- tessera-cli scale --min-fabric Inf
