@@ -312,6 +312,7 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   const std::int64_t steps = 1 + hours * cfg.ticksPerHour;
   std::vector<Event> events;
   std::int64_t trades = 0;
+  std::int64_t outages = 0, lastMicros = 0;
   for (std::int64_t i = 0; i < steps; ++i) {
     for (const TimedInput& t : market.stepTimed()) {
       events.clear();
@@ -319,6 +320,13 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
       for (const Event& e : events) trades += std::holds_alternative<ContractCreated>(e) ? 1 : 0;
       if (inputsOnly) recorder.recordInput(t.timeMicros, t.event);
       else recorder.record(t.timeMicros, t.event, events);
+      lastMicros = t.timeMicros;
+    }
+    // A node failure's outage reaches the exchange after the step's inputs (as the terminal's
+    // simulated market reports it); the replay applies it there (backtest/Replay).
+    for (const SimulatedOutage& o : market.takeOutages()) {
+      recorder.recordOutage({0, lastMicros, o.provider, o.cluster, o.start, o.end, o.lostGpus});
+      ++outages;
     }
     bar(static_cast<double>(i + 1) / static_cast<double>(steps));
   }
@@ -332,8 +340,8 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   store->setMeta("start_hour", std::to_string(cfg.start));
   if (cfg.burstSize > 0)
     store->setMeta("burst", std::to_string(cfg.burstSize) + " arrivals " + std::to_string(cfg.burstGapMicros) + " us apart");
-  out << "wrote " << recorder.recordedInputs() << " inputs (" << trades << " trades) over " << hours << " hours to "
-      << path << '\n';
+  out << "wrote " << recorder.recordedInputs() << " inputs (" << trades << " trades, " << outages
+      << " provider outages) over " << hours << " hours to " << path << '\n';
   return 0;
 }
 

@@ -67,6 +67,7 @@ struct BacktestSummary {
   Price effectiveCostPerUsefulGpuHour = 0;  // (spent - received) / useful; 0 if none
   std::int64_t demandGpuHours = 0;
   std::int64_t unfilledDemandGpuHours = 0;
+  std::int64_t lostGpuHours = 0;       // of bought contracts, taken by providers' outages
 };
 
 struct BacktestResult {

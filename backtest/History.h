@@ -20,6 +20,7 @@ namespace tessera::backtest {
 struct History {
   AccountDirectory accounts;
   std::vector<store::RecordedInput> inputs;
+  std::vector<store::RecordedOutage> outages;  // providers' outages, applied between the inputs
 };
 
 std::variant<History, store::StoreError> loadHistory(const std::string& path, const store::HistoryQuery& q = {});

@@ -3,6 +3,7 @@
 #include "core/engine/CashReservation.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/ExchangeFee.h"
+#include "core/settlement/OutageRule.h"
 
 #include <algorithm>
 
@@ -73,6 +74,42 @@ bool Replay::feed(const store::RecordedInput& in) {
   apply(in.event, false);
   ++result_.inputs;
   return true;
+}
+
+void Replay::outage(const store::RecordedOutage& o) {
+  if (result_.cancelled || !result_.setupError.empty()) return;
+  deliverUpTo(o.timeMicros, false);
+  time_ = std::max(time_, o.timeMicros);
+  const Hour from = std::max(o.start, engine_->now());
+  if (from >= o.end || o.lostGpus <= 0) return;
+  // The provider's contracts on the cluster in those hours, lowest id first, as the exchange's
+  // settlement lists them.
+  std::vector<Contract> contracts;
+  for (const Contract& k : engine_->contractsOf(o.provider))
+    if (k.seller == o.provider && k.cluster == o.cluster && k.start < o.end && k.end > from) contracts.push_back(k);
+  std::sort(contracts.begin(), contracts.end(), [](const Contract& a, const Contract& b) { return a.id < b.id; });
+  const std::vector<OutageShare> shares = spreadOutage(
+      contracts, o.lostGpus, from, o.end, [&](Hour h) { return engine_->holding(o.provider, o.cluster, h).held; }, false);
+  std::set<ContractId> touched;
+  for (const OutageShare& share : shares) {
+    const auto k = std::find_if(contracts.begin(), contracts.end(), [&](const Contract& c) { return c.id == share.contract; });
+    if (k->buyer != account_) continue;
+    std::map<Hour, GpuCount>& missing = lost_[k->id];
+    // As a delivery report counts: the most GPUs any report said missing in the hour.
+    for (Hour h = share.start; h < share.end; ++h) missing[h] = std::max(missing[h], share.lostGpus);
+    result_.summary.lostGpuHours += static_cast<std::int64_t>(share.lostGpus) * (share.end - share.start);
+    touched.insert(k->id);
+  }
+  std::optional<std::int64_t> ackAt;
+  for (ContractId id : touched) {
+    std::vector<LostHours> runs;
+    for (const auto& [h, gpus] : lost_[id]) {
+      if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus) runs.back().end = h + 1;
+      else runs.push_back({h, h + 1, gpus});
+    }
+    notify(ackAt, ackChannel_, config_.latency.ack.isZero(),
+           [this, id, runs] { strategy_.onContractLoss(*this, id, runs); });
+  }
 }
 
 void Replay::deliverUpTo(std::int64_t t, bool everything) {

@@ -53,6 +53,10 @@ class Replay : private StrategyContext {
 
   // Feeds the next history input (in seq order). Returns false once cancelled.
   bool feed(const store::RecordedInput& in);
+  // Applies a provider's outage recorded after the last input fed, as the exchange applies the
+  // provider's outage report (core/settlement/OutageRule): the share of the strategy's contracts
+  // reaches it through onContractLoss, an acknowledgement latency later.
+  void outage(const store::RecordedOutage& o);
   // Delivers the strategy's last actions, calls onFinish and returns the result.
   BacktestResult finish();
 
@@ -112,6 +116,8 @@ class Replay : private StrategyContext {
   std::vector<Event> out_;
   std::vector<std::uint64_t> accountHash_;  // per account id: hash of its name (0: not yet)
   BacktestResult result_;
+  // GPUs of the strategy's bought contracts that outages took, per contract and hour.
+  std::unordered_map<ContractId, std::map<Hour, GpuCount>> lost_;
 
   // Metrics state.
   std::unordered_map<ClusterId, Price> lastPrice_;

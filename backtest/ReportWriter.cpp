@@ -61,7 +61,8 @@ nlohmann::json summaryJson(const BacktestSummary& s) {
           {"useful_gpu_hours", s.usefulGpuHours},
           {"effective_cost_per_useful_gpu_hour", s.effectiveCostPerUsefulGpuHour},
           {"demand_gpu_hours", s.demandGpuHours},
-          {"unfilled_demand_gpu_hours", s.unfilledDemandGpuHours}};
+          {"unfilled_demand_gpu_hours", s.unfilledDemandGpuHours},
+          {"lost_gpu_hours", s.lostGpuHours}};
 }
 
 nlohmann::json latencyJson(const LatencyModel& m) {

@@ -21,6 +21,22 @@ struct BookChange {
   Hour end = 0;
 };
 
+// Hours of a contract the strategy bought that a provider's outage took and nothing replaced
+// (the exchange's positions call them "lost"): `gpus` missing in every hour of [start, end).
+struct LostHours {
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount gpus = 0;
+  bool operator==(const LostHours&) const = default;
+};
+
+// One of the strategy's account's contracts as the exchange lists it (live: its positions).
+struct OwnContract {
+  Contract contract;            // the account is its buyer or seller (StrategyContext::account()), the other party 0
+  bool bought = true;           // false: the account sold it (a sell-back)
+  std::vector<LostHours> lost;  // bought: hours an outage took and nothing replaced
+};
+
 class StrategyContext {
  public:
   virtual ~StrategyContext() = default;
@@ -56,6 +72,15 @@ class Strategy {
   // This strategy's OrderAccepted, OrderRejected, OrderCancelled and OrderAmended.
   virtual void onOrderEvent(StrategyContext&, const Event&) {}
   virtual void onTimer(StrategyContext&, int /*timerId*/) {}
+  // A provider's outage took GPUs of `contract`, which this strategy bought: `lost` is all of
+  // that contract's lost hours so far (it replaces what an earlier call said).
+  virtual void onContractLoss(StrategyContext&, ContractId /*contract*/, const std::vector<LostHours>& /*lost*/) {}
+  // Live only: every contract the account holds at the exchange, from this session and earlier
+  // ones, once after logon (before onStart) and again after each settlement notice (an outage,
+  // a delivery report, a replacement). A strategy that keeps a holding takes it from here, so a
+  // run started again decides from what the account holds, not from nothing. A replay starts
+  // with an empty account and never calls it.
+  virtual void onContracts(StrategyContext&, const std::vector<OwnContract>& /*contracts*/) {}
   virtual void onFinish(StrategyContext&) {}
 
   // False: the strategy ignores onBookUpdate, and the replay skips working out which cells

@@ -29,6 +29,7 @@ void printUsage(std::ostream& os) {
         "  --connect HOST:PORT --account A --key K quote|buy|sell|place|cancel|amend|orders|contracts|balance|book\n"
         "                        trade on a running tessera-exchange (--connect x --help for more)\n"
         "  quote|buy|sell|scale|... the same, with the connection from ~/.config/tessera/cli.toml\n"
+        "  COMMAND --help        the options of one command (e.g. tessera-cli plan --help)\n"
         "  help                  this text\n"
         "  --version             the version\n\n"
         "See docs/cli.md for the formats.\n";

@@ -4,6 +4,7 @@
 #include "backtest/StrategyRegistry.h"
 #include "backtest/live/LiveStrategyRunner.h"
 #include "core/cli/Checks.h"
+#include "core/cli/Parse.h"
 
 #include <CLI/CLI.hpp>
 
@@ -38,14 +39,8 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   app.add_option("--host", host, "the exchange's address (default 127.0.0.1)");
   app.add_option("--port", port, "its port (default 7400)")->check(CLI::Range(1, 65535));
   app.add_option("--seconds", seconds, "how long to run (default 0: until Ctrl+C)")->check(cli::WholeNumber & cli::NonNegative);
-  try {
-    app.parse(argc - 1, argv + 1);  // argv[1], "live", stands for the program's name
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e, out, err);
-  } catch (const CLI::ParseError& e) {
-    err << "tessera-backtest live: " << e.what() << "\nRun 'tessera-backtest live --help' for the options.\n";
-    return 2;
-  }
+  // argv[1], "live", stands for the program's name
+  if (auto code = cli::parseOrExit(app, argc - 1, argv + 1, out, err)) return *code;
   nlohmann::json params = nlohmann::json::object();
   if (!paramsFile.empty()) {
     std::ifstream f(paramsFile);

@@ -1,11 +1,15 @@
 #include "backtest/live/LiveStrategyRunner.h"
 
+#include "core/net/ClientOrderId.h"
+
 #include <chrono>
+#include <utility>
 
 namespace tessera::backtest {
 namespace {
 
 RejectReason rejectReasonOf(const std::string& code) {
+  if (code == "duplicate_cl_ord_id") return RejectReason::DuplicateOrderId;  // the exchange already has this decision
   for (int r = 0; r <= static_cast<int>(RejectReason::NothingToAmend); ++r)
     if (toString(static_cast<RejectReason>(r)) == code) return static_cast<RejectReason>(r);
   return RejectReason::Malformed;
@@ -18,13 +22,24 @@ CancelReason cancelReasonOf(const std::string& code) {
 
 }  // namespace
 
-LiveStrategyRunner::LiveStrategyRunner(Strategy& strategy, net::ClientOptions options) : strategy_(strategy) {
+LiveStrategyRunner::LiveStrategyRunner(Strategy& strategy, net::ClientOptions options)
+    : strategy_(strategy), accountName_(options.account) {
   options.marketData = true;
   net::ClientCallbacks cb;
   cb.onBook = [this](const std::vector<net::BookCell>& c, bool snap) { onBook(c, snap); };
   cb.onTrade = [this](const net::Trade& t) { onTrade(t); };
   cb.onOrder = [this](const net::OrderUpdate& u) { onOrder(u); };
   cb.onClock = [this](Hour h) { onClock(h); };
+  cb.onPositions = [this](const std::vector<Contract>& contracts) {
+    std::lock_guard lock(mutex_);
+    positions_ = contracts;
+  };
+  cb.onContractStatus = [this](const std::vector<net::ContractStatus>& status) { onContracts(status); };
+  // An outage, a delivery report or a replacement changed a contract: its holding is asked again.
+  cb.onSettlement = [this](const net::SettlementNotice&) {
+    std::lock_guard lock(mutex_);
+    if (started_ && !stopping_) client_->requestPositions();
+  };
   client_ = std::make_unique<net::ExchangeClient>(std::move(options), std::move(cb));
 }
 
@@ -91,7 +106,17 @@ OrderId LiveStrategyRunner::place(OrderRequest order) {
   std::lock_guard lock(mutex_);
   const OrderId id = order.id != 0 ? order.id : nextLocal_++;
   locals_[id].side = order.side;
-  const std::string clOrdId = "s" + std::to_string(id);
+  // The decision: the strategy, the exchange hour and the order (clOrdIdFor leaves out its id and
+  // account), and which of this run's equal decisions in that hour it is.
+  const Hour hour = client_->now();
+  const std::string decision = "live\n" + strategy_.name() + "\n" + std::to_string(hour);
+  if (hour != decidedHour_) {
+    decidedThisHour_.clear();
+    decidedHour_ = hour;
+  }
+  const int nth = ++decidedThisHour_[net::clOrdIdFor(accountName_, order, decision)];
+  const std::string clOrdId =
+      "live-" + net::clOrdIdFor(accountName_, order, decision + "\n" + std::to_string(nth)).substr(4, 24);
   byClOrdId_[clOrdId] = id;
   ++summary_.ordersPlaced;
   client_->placeOrder(order, clOrdId);
@@ -156,12 +181,10 @@ void LiveStrategyRunner::onBook(const std::vector<net::BookCell>& changed, bool 
     else book_[c.key] = c.levels;
   }
   if (!started_) {
-    started_ = true;  // logged on and holding a snapshot: the market is there
-    strategy_.onStart(*this);
-    if (strategy_.setupError()) {
-      stopping_ = true;  // no more callbacks; the command reports it and calls stop()
-      return;
-    }
+    haveBook_ = true;  // logged on and holding a snapshot: the market is there
+    if (!std::exchange(askedContracts_, true)) client_->requestPositions();
+    startWhenReady();
+    return;
   }
   for (const auto& c : changed) strategy_.onBookUpdate(*this, BookChange{c.key.cluster, c.key.side, c.key.hour, c.key.hour + 1});
 }
@@ -179,6 +202,39 @@ void LiveStrategyRunner::onTrade(const net::Trade& t) {
   k.end = t.end;
   k.price = t.price;
   strategy_.onTrade(*this, k);
+}
+
+void LiveStrategyRunner::onContracts(const std::vector<net::ContractStatus>& status) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  std::vector<OwnContract> own;
+  for (const Contract& k : positions_) {
+    OwnContract c{k, k.buyer == net::kOwnAccount, {}};
+    c.contract.buyer = c.bought ? account() : 0;
+    c.contract.seller = c.bought ? 0 : account();
+    for (const net::ContractStatus& st : status)
+      if (st.contract == k.id)
+        for (const auto& l : st.lost) c.lost.push_back({l.start, l.end, l.gpus});
+    own.push_back(std::move(c));
+  }
+  if (started_) {
+    strategy_.onContracts(*this, own);
+    return;
+  }
+  haveContracts_ = true;
+  strategy_.onContracts(*this, own);
+  startWhenReady();
+}
+
+void LiveStrategyRunner::startWhenReady() {
+  if (started_ || !haveBook_ || !haveContracts_) return;
+  started_ = true;
+  strategy_.onStart(*this);
+  if (strategy_.setupError()) {
+    stopping_ = true;  // no more callbacks; the command reports it and calls stop()
+    return;
+  }
+  for (const auto& [key, levels] : book_) strategy_.onBookUpdate(*this, BookChange{key.cluster, key.side, key.hour, key.hour + 1});
 }
 
 void LiveStrategyRunner::onClock(Hour now) {

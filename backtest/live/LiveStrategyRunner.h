@@ -8,6 +8,12 @@
 // Ids: the strategy sees its own order ids (as in a replay); the runner maps them to the
 // client order ids it sends and the exchange's order ids it gets back, and holds a cancel or
 // amend of an order the exchange has not numbered yet until it has.
+// Restarts: a client order id is derived from the decision (the account, the strategy, the
+// exchange hour, the order, and how many equal orders this run decided in that hour), so a run
+// stopped between sending an order and its answer and started again decides the same and names
+// the same order, and the exchange trades it once (the copy is refused as
+// duplicate_cl_ord_id). The strategy starts once it has the book and the account's contracts
+// (onContracts), so it decides from what the account already holds.
 #include "backtest/Strategy.h"
 #include "core/net/ExchangeClient.h"
 
@@ -69,6 +75,8 @@ class LiveStrategyRunner : private StrategyContext {
   void onTrade(const net::Trade& t);
   void onOrder(const net::OrderUpdate& u);
   void onClock(Hour now);
+  void onContracts(const std::vector<net::ContractStatus>& status);
+  void startWhenReady();  // onStart once the book snapshot and the account's contracts are in
   void timerLoop();
   void sendHeld(Local& l);
 
@@ -76,6 +84,11 @@ class LiveStrategyRunner : private StrategyContext {
   std::unique_ptr<net::ExchangeClient> client_;
   mutable std::recursive_mutex mutex_;  // recursive: a strategy's actions may run inside a callback
   bool started_ = false;
+  bool haveBook_ = false, haveContracts_ = false, askedContracts_ = false;
+  std::vector<Contract> positions_;               // the last positions reply, until its status arrives
+  std::string accountName_;
+  Hour decidedHour_ = 0;
+  std::map<std::string, int> decidedThisHour_;    // orders decided in that hour, counted by decision
   bool stopping_ = false;  // no strategy callbacks any more
   bool stopped_ = false;   // stop() ran
   OrderId nextLocal_ = 1;

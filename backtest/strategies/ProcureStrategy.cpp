@@ -96,6 +96,25 @@ void ProcureStrategy::onOrderEvent(StrategyContext&, const Event& e) {
   if (const auto* c = std::get_if<OrderCancelled>(&e)) inFlight_.erase(c->order);
 }
 
+void ProcureStrategy::onContractLoss(StrategyContext&, ContractId contract, const std::vector<LostHours>& lost) {
+  // Not held: the next round counts those hours as missing (heldShape) and buys them again.
+  for (HeldContract& c : held_) {
+    if (c.id != contract || !c.bought) continue;
+    c.lost.clear();
+    for (const LostHours& l : lost) c.lost.push_back({l.start, l.end, l.gpus});
+  }
+}
+
+void ProcureStrategy::onContracts(StrategyContext&, const std::vector<OwnContract>& contracts) {
+  // The exchange's list is the whole holding: it replaces what the fills made of it.
+  held_.clear();
+  for (const OwnContract& c : contracts) {
+    const Contract& k = c.contract;
+    held_.push_back({k.id, k.cluster, k.gpus, k.start, k.end, c.bought, k.replaces, {}});
+    for (const LostHours& l : c.lost) held_.back().lost.push_back({l.start, l.end, l.gpus});
+  }
+}
+
 void ProcureStrategy::onFinish(StrategyContext&) {
   if (setupError()) return;
   demand_ = static_cast<std::int64_t>(p_.gpus) * hoursChecked_;

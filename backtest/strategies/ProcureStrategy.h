@@ -3,7 +3,9 @@
 // accelerators, regions, minimum fabric) held in every hour of the next `horizon_hours`,
 // buying what is missing at up to `max_price` and selling back what is over at no less than
 // `sell_floor` (core/procure/Procurement, the same rounds as `tessera-cli scale`). Its holding
-// is its own fills. At the end it reports how many hours it held the target and what its
+// is its own fills, less the hours providers' outages took (onContractLoss), which the next
+// round buys again; live, it is the exchange's positions (onContracts), so a restarted run
+// decides from what the account holds. At the end it reports how many hours it held the target and what its
 // first horizon cost against buying that whole horizon upfront from the opening book.
 #include "backtest/Strategy.h"
 #include "core/procure/Procurement.h"
@@ -32,6 +34,8 @@ class ProcureStrategy final : public Strategy {
   void onTimer(StrategyContext& ctx, int timerId) override;
   void onOwnFill(StrategyContext& ctx, const Fill& f) override;
   void onOrderEvent(StrategyContext& ctx, const Event& e) override;
+  void onContractLoss(StrategyContext& ctx, ContractId contract, const std::vector<LostHours>& lost) override;
+  void onContracts(StrategyContext& ctx, const std::vector<OwnContract>& contracts) override;
   void onFinish(StrategyContext& ctx) override;
   bool wantsBookUpdates() const override { return false; }
   std::int64_t demandGpuHours() const override { return demand_; }

@@ -2,6 +2,8 @@
 // Checks of command-line values that the programs share (tessera-cli, tessera-backtest,
 // tessera-exchange), as CLI11 validators whose refusals read plainly: "--latency-us must be 0 or
 // more, got -500" rather than a range up to the largest double.
+#include "core/domain/Cluster.h"
+
 #include <CLI/CLI.hpp>
 
 #include <charconv>
@@ -44,5 +46,16 @@ inline const CLI::Validator Positive(
       return v > 0 ? std::string() : "must be more than 0, got " + s;
     },
     ">0");
+
+// An accelerator class by its name (H100, MI300X, ...), as Cluster.h spells them.
+inline const CLI::Validator AcceleratorName(
+    [](std::string& s) {
+      if (parseAccelerator(s)) return std::string();
+      std::string known;
+      for (int a = 0; a <= static_cast<int>(Accelerator::RTX4090); ++a)
+        known += (a ? ", " : "") + std::string(toString(static_cast<Accelerator>(a)));
+      return "unknown GPU kind '" + s + "' (one of " + known + ")";
+    },
+    "KIND");
 
 }  // namespace tessera::cli

@@ -4,11 +4,11 @@
 #include "core/cost/EffectiveCostModel.h"
 #include "core/cost/TopologyJson.h"
 #include "core/cost/WorkloadJson.h"
+#include "core/cli/Checks.h"
+#include "core/cli/Parse.h"
 
-#include <charconv>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace tessera {
@@ -16,24 +16,6 @@ namespace tessera {
 namespace {
 
 using namespace tessera::cost;
-
-void printCostUsage(std::ostream& os) {
-  os << "usage: tessera-cli cost --workload W.json --cluster C.json [--price USD] "
-        "[--cluster C2.json [--price USD]]...\n"
-        "                       [--preemptions-per-day N] [--egress-per-gb USD]\n"
-        "                       [--storage-per-tb-month USD] [--window-hours H] [--json | --table]\n\n"
-        "  --cluster   a topology file (resources/topologies/) or a cluster in the engine's JSON\n"
-        "  --price     $/GPU-hour of the cluster named just before (before any --cluster: all)\n"
-        "  --json      JSON only; --table: the table only; default: the table, then the JSON\n"
-        "Offers are ranked by effective cost, cheapest first. See docs/cost-model.md.\n";
-}
-
-std::optional<double> parseNumber(std::string_view s) {
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 struct ClusterArg {
   std::string file;
@@ -44,65 +26,43 @@ struct ClusterArg {
 
 int runCostCommand(int argc, char** argv, std::ostream& out, std::ostream& err) {
   std::string workloadFile;
+  std::vector<std::string> clusterFiles;
+  std::vector<double> prices;
+  Offer terms;
+  bool jsonOnly = false, tableOnly = false;
+  CLI::App app("The effective cost of a workload on each cluster given, ranked cheapest first\n"
+               "(docs/cost-model.md).",
+               "tessera-cli cost");
+  app.footer("Example: tessera-cli cost --workload W.json --cluster A.json --price 2.10 --cluster B.json --price 1.80");
+  app.add_option("--workload", workloadFile, "the workload (resources/workloads/, docs/cost-model.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  auto* clusterOpt = app.add_option("--cluster", clusterFiles,
+                                    "a topology file (resources/topologies/) or a cluster in the engine's JSON; "
+                                    "repeat for more")
+                         ->required()
+                         ->check(CLI::ExistingFile);
+  auto* priceOpt = app.add_option("--price", prices,
+                                  "$/GPU-hour of the cluster named just before (before any --cluster: of all)")
+                       ->check(cli::NonNegative);
+  app.add_option("--preemptions-per-day", terms.preemptionsPerDay, "expected preemptions a day (default 0)")
+      ->check(cli::NonNegative);
+  app.add_option("--egress-per-gb", terms.egressPerGb, "egress, dollars per GB (default 0)")->check(cli::NonNegative);
+  app.add_option("--storage-per-tb-month", terms.storagePerTbMonth, "storage, dollars per TB-month (default 0)")
+      ->check(cli::NonNegative);
+  app.add_option("--window-hours", terms.windowHours, "hours the offer is available for")->check(cli::NonNegative);
+  auto* jsonOpt = app.add_flag("--json", jsonOnly, "JSON only (default: the table, then the JSON)");
+  app.add_flag("--table", tableOnly, "the table only")->excludes(jsonOpt);
+  if (auto code = cli::parseOrExit(app, argc, argv, out, err)) return *code;
+  const bool json = !tableOnly, table = !jsonOnly;
+
+  // Which --price goes with which --cluster: the order they were given in.
   std::vector<ClusterArg> clusters;
   std::optional<double> defaultPrice;
-  Offer terms;
-  bool json = true, table = true;
-
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> std::optional<std::string_view> {
-      if (i + 1 >= argc) return std::nullopt;
-      return std::string_view(argv[++i]);
-    };
-    auto numberValue = [&](double min) -> std::optional<double> {
-      auto v = value();
-      if (!v) return std::nullopt;
-      auto n = parseNumber(*v);
-      if (!n || *n < min) return std::nullopt;
-      return n;
-    };
-    if (arg == "--help" || arg == "-h") {
-      printCostUsage(out);
-      return 0;
-    } else if (arg == "--json") {
-      table = false;
-      json = true;
-    } else if (arg == "--table") {
-      json = false;
-      table = true;
-    } else if (arg == "--workload" || arg == "--cluster") {
-      auto v = value();
-      if (!v) {
-        err << "tessera-cli cost: " << arg << " needs a file\n";
-        return 2;
-      }
-      if (arg == "--workload") workloadFile = std::string(*v);
-      else clusters.push_back({std::string(*v), std::nullopt});
-    } else if (arg == "--price" || arg == "--preemptions-per-day" || arg == "--egress-per-gb" ||
-               arg == "--storage-per-tb-month" || arg == "--window-hours") {
-      auto n = numberValue(0);
-      if (!n) {
-        err << "tessera-cli cost: " << arg << " needs a non-negative number\n";
-        return 2;
-      }
-      if (arg == "--price") {
-        if (clusters.empty()) defaultPrice = *n;
-        else clusters.back().price = *n;
-      } else if (arg == "--preemptions-per-day") terms.preemptionsPerDay = *n;
-      else if (arg == "--egress-per-gb") terms.egressPerGb = *n;
-      else if (arg == "--storage-per-tb-month") terms.storagePerTbMonth = *n;
-      else terms.windowHours = *n;
-    } else {
-      err << "tessera-cli cost: unknown option '" << arg << "'\n";
-      printCostUsage(err);
-      return 2;
-    }
-  }
-  if (workloadFile.empty() || clusters.empty()) {
-    err << "tessera-cli cost: --workload and at least one --cluster are required\n";
-    printCostUsage(err);
-    return 2;
+  std::size_t nextCluster = 0, nextPrice = 0;
+  for (const CLI::Option* o : app.parse_order()) {
+    if (o == clusterOpt) clusters.push_back({clusterFiles[nextCluster++], std::nullopt});
+    if (o == priceOpt) (clusters.empty() ? defaultPrice : clusters.back().price) = prices[nextPrice++];
   }
 
   auto workload = loadWorkloadFile(workloadFile);
@@ -121,7 +81,7 @@ int runCostCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
     }
     const auto price = c.price ? c.price : defaultPrice;
     if (!price) {
-      err << "tessera-cli cost: no --price for " << c.file << "\n";
+      err << "tessera-cli cost: no --price for " << c.file << "\nRun 'tessera-cli cost --help' for the options.\n";
       return 2;
     }
     Offer o = terms;

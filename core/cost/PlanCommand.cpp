@@ -4,38 +4,20 @@
 #include "core/cost/PlanSearch.h"
 #include "core/cost/WorkloadJson.h"
 #include "core/engine/InputLineReader.h"
+#include "core/cli/Checks.h"
+#include "core/cli/Parse.h"
 
-#include <charconv>
 #include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <string_view>
 
 namespace tessera {
 
 namespace {
 
 using namespace tessera::cost;
-
-void printPlanUsage(std::ostream& os) {
-  os << "usage: tessera-cli plan --workload W.json [--kinds H100,B200] [--start-in H] [--latest-start-in H]\n"
-        "                        [--budget USD] [--json] < inputs.jsonl\n\n"
-        "Runs the inputs (the format of 'tessera-cli match') through the engine, then asks of the book\n"
-        "they leave: where can the workload run, starting between now + start-in (default 24) and\n"
-        "now + latest-start-in hours (default 168), ranked by effective cost of the completed work.\n"
-        "Each placement comes with the all-or-none order that buys it, for\n"
-        "'tessera-cli --connect ... place --json ORDER'. Clusters that cannot serve say why.\n"
-        "Exit status: 0 with at least one placement, 1 with none, 2 for bad arguments.\n";
-}
-
-std::optional<double> parseNumber(std::string_view s) {
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 nlohmann::json orderFor(const PlannedPlacement& p) {
   return {{"side", "buy"},
@@ -53,66 +35,26 @@ nlohmann::json orderFor(const PlannedPlacement& p) {
 int runPlanCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
   std::string workloadFile;
   PlanRequest request;
-  Hour startIn = kHoursPerDay, latestIn = 7 * kHoursPerDay;
+  std::vector<std::string> kinds;
+  double startIn = kHoursPerDay, latestIn = 7 * kHoursPerDay, budget = 0;
   bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> std::optional<std::string_view> {
-      if (i + 1 >= argc) return std::nullopt;
-      return std::string_view(argv[++i]);
-    };
-    if (arg == "--help" || arg == "-h") {
-      printPlanUsage(out);
-      return 0;
-    } else if (arg == "--json") {
-      json = true;
-    } else if (arg == "--workload") {
-      auto v = value();
-      if (!v) {
-        err << "tessera-cli plan: --workload needs a file\n";
-        return 2;
-      }
-      workloadFile = std::string(*v);
-    } else if (arg == "--kinds") {
-      auto v = value();
-      std::string_view list = v.value_or("");
-      while (!list.empty()) {
-        const auto comma = list.find(',');
-        const std::string_view name = list.substr(0, comma);
-        const auto kind = parseAccelerator(name);
-        if (!kind) {
-          err << "tessera-cli plan: unknown GPU kind '" << name << "' in --kinds\n";
-          return 2;
-        }
-        request.accelerators.push_back(*kind);
-        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-      }
-      if (request.accelerators.empty()) {
-        err << "tessera-cli plan: --kinds needs a comma-separated list, e.g. H100,B200\n";
-        return 2;
-      }
-    } else if (arg == "--start-in" || arg == "--latest-start-in" || arg == "--budget") {
-      auto v = value();
-      auto n = v ? parseNumber(*v) : std::nullopt;
-      if (!n || *n < 0 || (arg == "--budget" && *n <= 0)) {
-        err << "tessera-cli plan: " << arg << (arg == "--budget" ? " needs a positive number of dollars\n"
-                                                                 : " needs a non-negative number of hours\n");
-        return 2;
-      }
-      if (arg == "--budget") request.budgetDollars = *n;
-      else if (arg == "--start-in") startIn = static_cast<Hour>(*n);
-      else latestIn = static_cast<Hour>(*n);
-    } else {
-      err << "tessera-cli plan: unknown option '" << arg << "'\n";
-      printPlanUsage(err);
-      return 2;
-    }
-  }
-  if (workloadFile.empty()) {
-    err << "tessera-cli plan: --workload is required\n";
-    printPlanUsage(err);
-    return 2;
-  }
+  CLI::App app("Runs the inputs (the format of 'tessera-cli match') through the engine, then asks of the book\n"
+               "they leave: where can the workload run, starting between now + start-in and now +\n"
+               "latest-start-in hours, ranked by effective cost of the completed work. Each placement comes\n"
+               "with the all-or-none order that buys it, for 'tessera-cli --connect ... place --json ORDER'.\n"
+               "Clusters that cannot serve say why.",
+               "tessera-cli plan");
+  app.footer("Example: tessera-cli plan --workload W.json --kinds H100,B200 < inputs.jsonl\n"
+             "Exit status: 0 with at least one placement, 1 with none, 2 for bad arguments.");
+  app.add_option("--workload", workloadFile, "the workload (docs/cost-model.md)")->required()->check(CLI::ExistingFile);
+  app.add_option("--kinds", kinds, "only these accelerators, e.g. H100,B200")->delimiter(',')->check(cli::AcceleratorName);
+  app.add_option("--start-in", startIn, "earliest start, hours from now (default 24)")->check(cli::NonNegative);
+  app.add_option("--latest-start-in", latestIn, "latest start, hours from now (default 168)")->check(cli::NonNegative);
+  app.add_option("--budget", budget, "at most this effective cost, dollars")->check(cli::Positive);
+  app.add_flag("--json", json, "JSON for scripts instead of lines for a person");
+  if (auto code = cli::parseOrExit(app, argc, argv, out, err)) return *code;
+  for (const std::string& k : kinds) request.accelerators.push_back(*parseAccelerator(k));
+  if (budget > 0) request.budgetDollars = budget;
   auto workload = loadWorkloadFile(workloadFile);
   if (auto* e = std::get_if<LoadError>(&workload)) {
     err << "tessera-cli plan: " << e->message << "\n";
@@ -134,7 +76,7 @@ int runPlanCommand(int argc, char** argv, std::istream& in, std::ostream& out, s
     err << "tessera-cli plan: " << malformed << " input line(s) could not be read; nothing planned\n";
     return 2;
   }
-  return printPlan(*engine, request, startIn, latestIn, json, out, err);
+  return printPlan(*engine, request, static_cast<Hour>(startIn), static_cast<Hour>(latestIn), json, out, err);
 }
 
 int printPlan(const Matcher& book, cost::PlanRequest request, Hour startIn, Hour latestIn, bool json, std::ostream& out,

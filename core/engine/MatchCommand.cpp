@@ -3,32 +3,22 @@
 #include "core/engine/EventJson.h"
 #include "core/engine/InputLineReader.h"
 #include "core/engine/Matcher.h"
+#include "core/cli/Parse.h"
 
 #include <iostream>
 #include <string>
-#include <string_view>
 
 namespace tessera {
 
 int runMatchCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
   bool reference = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--reference") {
-      reference = true;
-    } else if (a == "--help" || a == "-h") {
-      out << "usage: tessera-cli match [--reference] < inputs.jsonl > events.jsonl\n"
-             "Reads one input per line (cluster, capacity, order, cancel, amend, clock) and writes\n"
-             "every resulting engine event as one JSON object per line. A line that cannot be read\n"
-             "gets a 'rejected' event with reason 'malformed' and processing goes on.\n"
-             "  --reference   use the naive reference matcher instead of the fast engine\n"
-             "Formats: docs/cli.md\n";
-      return 0;
-    } else {
-      err << "tessera-cli match: unknown option '" << a << "'\n";
-      return 2;
-    }
-  }
+  CLI::App app("Reads one input per line (cluster, capacity, order, cancel, amend, clock) and writes every\n"
+               "resulting engine event as one JSON object per line. A line that cannot be read gets a\n"
+               "'rejected' event with reason 'malformed' and processing goes on.",
+               "tessera-cli match");
+  app.footer("Example: tessera-cli match < inputs.jsonl > events.jsonl\nFormats: docs/cli.md");
+  app.add_flag("--reference", reference, "use the naive reference matcher instead of the fast engine");
+  if (auto code = cli::parseOrExit(app, argc, argv, out, err)) return *code;
   auto matcher = reference ? makeReferenceMatcher() : makeMatchingEngine();
   AccountDirectory accounts;
   std::vector<Event> events;

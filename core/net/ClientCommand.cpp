@@ -269,7 +269,7 @@ class Parser {
     auto* plan = command("plan", "where a workload can run on the exchange's book now, ranked by effective cost, "
                                  "with the order that buys each placement");
     opt(plan, "--workload", a.workloadFile, "the workload (docs/cost-model.md)")->required()->check(CLI::ExistingFile);
-    opt(plan, "--kinds", a.kinds, "only these accelerators, e.g. H100,B200")->delimiter(',');
+    opt(plan, "--kinds", a.kinds, "only these accelerators, e.g. H100,B200")->delimiter(',')->check(cli::AcceleratorName);
     opt(plan, "--start-in", a.startIn, "earliest start, hours from now (default 24)")->check(cli::NonNegative);
     opt(plan, "--latest-start-in", a.latestStartIn, "latest start, hours from now (default 168)")
         ->check(cli::NonNegative);

@@ -450,6 +450,7 @@ void ExchangeCore::onOutage(SessionId s, const ExchangeAccount& a, const OutageR
                          "outage", req);
     return;
   }
+  recordOutage(a.id, m);
   o += "{\"type\":\"outage_ack\",\"cluster\":" + std::to_string(m.cluster) + ",\"contracts\":[";
   for (std::size_t i = 0; i < affected.size(); ++i) {
     if (i) o += ',';
@@ -536,7 +537,17 @@ void ExchangeCore::finishBatch(Outbox& out) {
 }
 
 void ExchangeCore::applyFeederOutages(Outbox& out) {
-  if (feederReports_) desk_.feederOutages(*feederReports_, out);
+  if (!feederReports_) return;
+  for (const auto& [provider, m] : desk_.feederOutages(*feederReports_, out)) recordOutage(provider, m);
+}
+
+void ExchangeCore::recordOutage(AccountId provider, const OutageRequest& m) {
+  // The market history keeps lost GPUs (a backtest applies them by the same rule); a degraded
+  // link or power loses none.
+  if (!recorder_ || replay_.replaying() || m.problem != DeliveryProblem::MissingGpus) return;
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count();
+  recorder_->recordOutage({0, micros, provider, m.cluster, m.start, m.end, m.lostGpus});
 }
 
 // ---- engine inputs and their events ----

@@ -165,6 +165,7 @@ class ExchangeCore {
   void onClock(Hour now, Outbox* out);
 
   void applyFeederOutages(Outbox& out);
+  void recordOutage(AccountId provider, const OutageRequest& m);  // into the market history, if recording
   BalanceFigures balanceOf(const ExchangeAccount& a) const;
   void replay(std::uint64_t afterSeq);
   // An engine input read from the journal: its account's bookkeeping, then the input itself.

@@ -1,5 +1,7 @@
 #include "core/net/SettlementDesk.h"
 
+#include "core/settlement/OutageRule.h"
+
 #include "core/engine/MarketLimits.h"
 #include "core/engine/SnapshotCodec.h"
 
@@ -151,11 +153,14 @@ void SettlementDesk::fundFromOutside(AccountId a, Money amount, const char* memo
   if (amount > 0) ledger_.postChecked({a, Book::External}, {a, Book::Cash}, amount, memo);
 }
 
-void SettlementDesk::feederOutages(FeederReports& reports, Outbox& out) {
+std::vector<std::pair<AccountId, OutageRequest>> SettlementDesk::feederOutages(FeederReports& reports, Outbox& out) {
+  std::vector<std::pair<AccountId, OutageRequest>> applied;
   for (const FeederOutage& f : reports.take()) {
-    OutageRequest m{f.cluster, f.start, f.end, f.lostGpus, f.problem};
-    outage(accounts_.named(f.provider).id, m, &out, nullptr);
+    const OutageRequest m{f.cluster, f.start, f.end, f.lostGpus, f.problem};
+    const AccountId provider = accounts_.named(f.provider).id;
+    if (!outage(provider, m, &out, nullptr)) applied.emplace_back(provider, m);
   }
+  return applied;
 }
 
 void SettlementDesk::save(SnapshotWriter& w) const {
@@ -201,10 +206,8 @@ std::optional<std::string> SettlementDesk::deliveryReport(AccountId provider,
   return std::nullopt;
 }
 
-// The outage rule (docs/settlement.md): in every hour the lost GPUs are spread over all the
-// GPUs the provider has on the cluster, its contracts' and its unsold holding, in proportion
-// to their size (largest remainder, ties to the lower contract id, the holding last), so a
-// provider can neither dump a failure on its buyers nor hide it in idle capacity.
+// The outage rule (docs/settlement.md, core/settlement/OutageRule): the lost GPUs are spread
+// over the provider's contracts on the cluster (lowest id first) and its unsold holding.
 std::optional<std::string> SettlementDesk::outage(AccountId provider, const OutageRequest& m,
                                                      Outbox* out, std::vector<ContractId>* affected) {
   const Cluster* cluster = engine_.cluster(m.cluster);
@@ -226,16 +229,10 @@ std::optional<std::string> SettlementDesk::outage(AccountId provider, const Outa
   if (from >= m.end) return std::string("hours_already_settled");
   // The report covers only hours the provider sold: the work below is bounded by its contracts'
   // hours inside [from, end).
-  std::vector<Contract> contracts;
-  Hour first = m.end;
-  Hour last = from;
+  std::vector<Contract> contracts;  // lowest id first (a set of ids)
   for (ContractId id : settlement_.openContractsOf(provider, m.cluster)) {
     const Contract* k = settlement_.contract(id);
-    if (k->start < m.end && k->end > from) {
-      contracts.push_back(*k);
-      first = std::min(first, std::max(k->start, from));
-      last = std::max(last, std::min(k->end, m.end));
-    }
+    if (k->start < m.end && k->end > from) contracts.push_back(*k);
   }
   if (contracts.empty()) return std::string("nothing_sold");
   appendEntry({{"type", "outage"},
@@ -245,69 +242,21 @@ std::optional<std::string> SettlementDesk::outage(AccountId provider, const Outa
                       {"end", m.end},
                       {"lost_gpus", m.lostGpus},
                       {"problem", std::string(toString(m.problem))}});
-  std::map<ContractId, std::vector<GpuCount>> missing;  // per hour of [first, last)
-  const Hour hours = last - first;
-  for (Hour h = first; h < last; ++h) {
-    std::vector<std::pair<std::size_t, GpuCount>> shares;  // (index into contracts or npos, weight)
-    std::int64_t total = 0;
-    for (std::size_t i = 0; i < contracts.size(); ++i) {
-      if (contracts[i].start <= h && h < contracts[i].end) {
-        shares.emplace_back(i, contracts[i].gpus);
-        total += contracts[i].gpus;
-      }
-    }
-    if (shares.empty()) continue;
-    const GpuCount unsold = engine_.holding(provider, m.cluster, h).held;
-    total += unsold;
-    const std::int64_t lost = std::min<std::int64_t>(m.lostGpus, total);
-    std::vector<std::int64_t> got(shares.size());
-    std::vector<std::pair<std::int64_t, std::size_t>> remainders;  // (-remainder, order)
-    std::int64_t given = 0;
-    for (std::size_t j = 0; j < shares.size(); ++j) {
-      got[j] = lost * shares[j].second / total;
-      given += got[j];
-      remainders.emplace_back(-(lost * shares[j].second % total), j);
-    }
-    const std::int64_t unsoldShare = lost * unsold / total;
-    given += unsoldShare;
-    remainders.emplace_back(-(lost * unsold % total), shares.size());  // the holding ranks last
-    std::stable_sort(remainders.begin(), remainders.end());
-    for (std::size_t r = 0; given < lost && r < remainders.size(); ++r, ++given) {
-      if (remainders[r].second < shares.size()) ++got[remainders[r].second];
-    }
-    for (std::size_t j = 0; j < shares.size(); ++j) {
-      auto& v = missing[contracts[shares[j].first].id];
-      if (v.empty()) v.assign(static_cast<std::size_t>(hours), -1);
-      v[static_cast<std::size_t>(h - first)] = static_cast<GpuCount>(got[j]);
-    }
-  }
-  // Runs of equal loss become one report per contract.
+  const std::vector<OutageShare> shares =
+      spreadOutage(contracts, m.lostGpus, from, m.end,
+                   [&](Hour h) { return engine_.holding(provider, m.cluster, h).held; }, degraded);
   std::vector<std::pair<Contract, std::pair<Hour, Hour>>> reported;
-  for (const Contract& k : contracts) {
-    auto it = missing.find(k.id);
-    if (it == missing.end()) continue;
-    const std::vector<GpuCount>& v = it->second;
-    bool any = false;
-    for (std::size_t i = 0; i < v.size();) {
-      std::size_t j = i;
-      while (j < v.size() && v[j] == v[i]) ++j;
-      if (v[i] > 0 || (v[i] == 0 && degraded)) {
-        const DeliveryReport r{k.id, first + static_cast<Hour>(i), first + static_cast<Hour>(j),
-                               k.gpus - v[i], m.problem};
-        if (!settlement_.report(r)) {
-          any = true;
-          notify({k.id, *settlement_.state(k.id),
-                  "outage on cluster " + std::to_string(m.cluster) + " (" +
-                      std::string(toString(m.problem)) + "): " + std::to_string(v[i]) + " of " +
-                      std::to_string(k.gpus) + " GPUs lost in hours " + std::to_string(r.start) +
-                      ".." + std::to_string(r.end)},
-                 out);
-          if (v[i] > 0) reported.push_back({k, {r.start, r.end}});
-        }
-      }
-      i = j;
-    }
-    if (any && affected) affected->push_back(k.id);
+  for (const OutageShare& s : shares) {
+    const Contract& k = *std::find_if(contracts.begin(), contracts.end(), [&](const Contract& c) { return c.id == s.contract; });
+    const DeliveryReport r{k.id, s.start, s.end, k.gpus - s.lostGpus, m.problem};
+    if (settlement_.report(r)) continue;
+    notify({k.id, *settlement_.state(k.id),
+            "outage on cluster " + std::to_string(m.cluster) + " (" + std::string(toString(m.problem)) +
+                "): " + std::to_string(s.lostGpus) + " of " + std::to_string(k.gpus) + " GPUs lost in hours " +
+                std::to_string(r.start) + ".." + std::to_string(r.end)},
+           out);
+    if (s.lostGpus > 0) reported.push_back({k, {r.start, r.end}});
+    if (affected && (affected->empty() || affected->back() != k.id)) affected->push_back(k.id);
   }
   if (!journal_.replaying()) {
     for (const auto& [k, window] : reported) applyRemedy(k, window.first, window.second, m.cluster, out);

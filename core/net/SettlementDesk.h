@@ -81,8 +81,8 @@ class SettlementDesk {
   // One reclaim covers at most kMaxOutageHours hours, so its work is bounded like an outage's.
   [[nodiscard]] std::variant<Money, std::string> reclaim(AccountId provider, const ReclaimRequest& m, Outbox* out);
   // Outages a feeder reported since the last call (ones the market cannot apply are dropped:
-  // a feeder has no one to tell).
-  void feederOutages(FeederReports& reports, Outbox& out);
+  // a feeder has no one to tell). Returns those applied, with their provider.
+  std::vector<std::pair<AccountId, OutageRequest>> feederOutages(FeederReports& reports, Outbox& out);
 
   const std::vector<bool>& buyerTook() const { return buyerTook_; }
 

@@ -3,41 +3,24 @@
 #include "core/engine/InputLineReader.h"
 #include "core/engine/Matcher.h"
 #include "core/settlement/PriceIndex.h"
+#include "core/cli/Checks.h"
+#include "core/cli/Parse.h"
 
 #include <iostream>
 #include <set>
 #include <string>
-#include <string_view>
 
 namespace tessera {
 
 int runIndexCommand(int argc, char** argv, std::istream& in, std::ostream& out, std::ostream& err) {
   Hour window = kHoursPerDay;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") {
-      out << "usage: tessera-cli index [--window HOURS] < inputs.jsonl > index.jsonl\n"
-             "Runs the inputs (the format of 'tessera-cli match') through the engine and, for every\n"
-             "hour the clock passes and at the end, prints the volume-weighted price index of each accelerator\n"
-             "class and delivery tenor over the trailing window (default 24 hours). Method:\n"
-             "docs/settlement.md.\n";
-      return 0;
-    }
-    if (a == "--window" && i + 1 < argc) {
-      try {
-        window = std::stoll(argv[++i]);
-      } catch (const std::exception&) {
-        window = 0;
-      }
-      if (window <= 0) {
-        err << "tessera-cli index: --window takes a positive number of hours\n";
-        return 2;
-      }
-      continue;
-    }
-    err << "tessera-cli index: unknown option '" << a << "'\n";
-    return 2;
-  }
+  CLI::App app("Runs the inputs (the format of 'tessera-cli match') through the engine and, for every hour\n"
+               "the clock passes and at the end, prints the volume-weighted price index of each accelerator\n"
+               "class and delivery tenor over the trailing window. Method: docs/settlement.md.",
+               "tessera-cli index");
+  app.footer("Example: tessera-cli index --window 24 < inputs.jsonl > index.jsonl");
+  app.add_option("--window", window, "the trailing window in hours (default 24)")->check(cli::WholeNumber & cli::Positive);
+  if (auto code = cli::parseOrExit(app, argc, argv, out, err)) return *code;
 
   auto engine = makeMatchingEngine();
   PriceIndex index(window);

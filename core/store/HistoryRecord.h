@@ -17,6 +17,20 @@ struct RecordedInput {
   InputEvent event;
 };
 
+// A provider's outage: `lostGpus` of its GPUs on `cluster` were missing in hours [start, end).
+// Not an engine input: the exchange spreads it over the provider's contracts on the cluster
+// (core/settlement/OutageRule), after the input numbered `afterInput` and before the next.
+struct RecordedOutage {
+  std::int64_t afterInput = 0;
+  std::int64_t timeMicros = 0;
+  AccountId provider = 0;
+  ClusterId cluster = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount lostGpus = 0;
+  bool operator==(const RecordedOutage&) const = default;
+};
+
 // One market-data event the engine produced. Stored with its search keys as columns and its
 // full JSON form (core/engine/EventJson.h), which is what export and analysis read.
 struct RecordedEvent {

@@ -93,6 +93,11 @@ std::int64_t HistoryRecorder::record(std::int64_t timeMicros, const InputEvent& 
   return recordInput(timeMicros, in);
 }
 
+void HistoryRecorder::recordOutage(RecordedOutage outage) {
+  outage.afterInput = nextSeq_ - 1;
+  outages_.push_back(outage);
+}
+
 std::optional<StoreError> HistoryRecorder::flush() {
   if (failed_) return failed_;
   if (!inputs_.empty()) {
@@ -108,6 +113,13 @@ std::optional<StoreError> HistoryRecorder::flush() {
       return e;
     }
     events_.clear();
+  }
+  if (!outages_.empty()) {
+    if (auto e = store_.appendOutages(outages_)) {
+      failed_ = e;
+      return e;
+    }
+    outages_.clear();
   }
   return store_.saveAccounts(accounts_);
 }

@@ -22,6 +22,8 @@ class HistoryRecorder {
   std::int64_t record(std::int64_t timeMicros, const InputEvent& in, const std::vector<Event>& out);
   // Inputs only (the market data can be recomputed by replaying them).
   std::int64_t recordInput(std::int64_t timeMicros, const InputEvent& in);
+  // A provider's outage, after the last input recorded (its afterInput is set here).
+  void recordOutage(RecordedOutage outage);
   std::optional<StoreError> flush();
 
   std::int64_t recordedInputs() const { return recorded_; }
@@ -34,6 +36,7 @@ class HistoryRecorder {
   std::int64_t recorded_ = 0;
   std::vector<RecordedInput> inputs_;
   std::vector<RecordedEvent> events_;
+  std::vector<RecordedOutage> outages_;
   std::optional<StoreError> failed_;
 };
 

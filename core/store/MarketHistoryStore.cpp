@@ -56,6 +56,14 @@ CREATE TABLE IF NOT EXISTS market_events(
   json       TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS market_events_time ON market_events(time_us);
 CREATE INDEX IF NOT EXISTS market_events_cluster_time ON market_events(cluster, time_us);
+CREATE TABLE IF NOT EXISTS outages(
+  after_input INTEGER NOT NULL,
+  time_us     INTEGER NOT NULL,
+  account     INTEGER NOT NULL,
+  cluster     INTEGER NOT NULL,
+  start_hour  INTEGER NOT NULL,
+  end_hour    INTEGER NOT NULL,
+  lost_gpus   INTEGER NOT NULL);
 )sql";
 
 // Finalizes on scope exit, so every early return releases the statement.
@@ -346,6 +354,58 @@ std::optional<StoreError> MarketHistoryStore::saveAccounts(const AccountDirector
     }
   }
   return exec("COMMIT");
+}
+
+std::optional<StoreError> MarketHistoryStore::appendOutages(std::span<const RecordedOutage> rows) {
+  if (!writable_) return StoreError{"history '" + path_ + "' is open read-only"};
+  Statement st;
+  if (sqlite3_prepare_v2(db_,
+                         "INSERT INTO outages(after_input,time_us,account,cluster,start_hour,end_hour,lost_gpus) "
+                         "VALUES(?,?,?,?,?,?,?)",
+                         -1, &st.s, nullptr) != SQLITE_OK)
+    return error("cannot prepare the outage insert");
+  if (auto e = exec("BEGIN IMMEDIATE")) return e;
+  for (const RecordedOutage& o : rows) {
+    sqlite3_reset(st.s);
+    const std::int64_t v[] = {o.afterInput, o.timeMicros, o.provider, o.cluster, o.start, o.end, o.lostGpus};
+    for (int i = 0; i < 7; ++i) sqlite3_bind_int64(st.s, i + 1, v[i]);
+    if (sqlite3_step(st.s) != SQLITE_DONE) {
+      StoreError e = error("cannot write an outage");
+      exec("ROLLBACK");
+      return e;
+    }
+  }
+  return exec("COMMIT");
+}
+
+std::variant<std::vector<RecordedOutage>, StoreError> MarketHistoryStore::outages() const {
+  std::vector<RecordedOutage> all;
+  Statement st;
+  // A history written before outages were recorded has no such table: it holds none.
+  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='outages'", -1, &st.s,
+                         nullptr) != SQLITE_OK)
+    return error("cannot read outages");
+  if (sqlite3_step(st.s) != SQLITE_ROW) return all;
+  Statement rows;
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT after_input,time_us,account,cluster,start_hour,end_hour,lost_gpus FROM outages "
+                         "ORDER BY after_input,rowid",
+                         -1, &rows.s, nullptr) != SQLITE_OK)
+    return error("cannot read outages");
+  int rc;
+  while ((rc = sqlite3_step(rows.s)) == SQLITE_ROW) {
+    RecordedOutage o;
+    o.afterInput = sqlite3_column_int64(rows.s, 0);
+    o.timeMicros = sqlite3_column_int64(rows.s, 1);
+    o.provider = static_cast<AccountId>(sqlite3_column_int64(rows.s, 2));
+    o.cluster = static_cast<ClusterId>(sqlite3_column_int64(rows.s, 3));
+    o.start = sqlite3_column_int64(rows.s, 4);
+    o.end = sqlite3_column_int64(rows.s, 5);
+    o.lostGpus = static_cast<GpuCount>(sqlite3_column_int64(rows.s, 6));
+    all.push_back(o);
+  }
+  if (rc != SQLITE_DONE) return error("cannot read outages");
+  return all;
 }
 
 std::optional<StoreError> MarketHistoryStore::loadAccounts(AccountDirectory& accounts) const {

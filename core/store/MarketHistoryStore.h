@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <variant>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -50,6 +51,10 @@ class MarketHistoryStore {
   // number; the numbers given are written back into the span.
   std::optional<StoreError> appendInputs(std::span<RecordedInput> rows);
   std::optional<StoreError> appendEvents(std::span<RecordedEvent> rows);
+  // Providers' outages, in one transaction (table `outages`, docs/history-schema.md).
+  std::optional<StoreError> appendOutages(std::span<const RecordedOutage> rows);
+  // Every outage, in the order they happened (none in a history recorded without them).
+  std::variant<std::vector<RecordedOutage>, StoreError> outages() const;
   // Stores every account name of `accounts` (ids are kept).
   std::optional<StoreError> saveAccounts(const AccountDirectory& accounts);
   // Interns the stored names in id order, so ids match the file when `accounts` starts empty.

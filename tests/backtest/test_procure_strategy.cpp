@@ -90,6 +90,46 @@ class TestProcureStrategy : public QObject {
                                      "GPU-hours upfront at the opening book would have cost $316.80 (saved $21.60)"));
   }
 
+  // A provider's outage takes the strategy's GPUs for three hours (the whole cluster is down, so
+  // the outage rule gives its contract all six); the replay tells the strategy, as the
+  // exchange's positions would, and the next round buys those hours again on the other cluster.
+  // Fails if the replay does not apply outages (History.cpp: feedAfterOutages skipping
+  // replay.outage) or procure ignores onContractLoss: nothing is bought on cluster 2.
+  void buysBackWhatAnOutageTook() {
+    HandMadeHistory m;
+    m.cluster(1, Accelerator::H100, 4);
+    m.cluster(2, Accelerator::H100, 4);
+    m.order(100, "p1", Side::Sell, 1, 6, 0, 48, 2.00);  // all p1 lists: nothing left on c1 once bought
+    m.order(150, "p2", Side::Sell, 2, 8, 0, 60, 2.20);
+    // The first round (a second after the start) buys [0, 24) on c1, the next [24, 25).
+    m.clock(kHour, 1);
+    m.outage(kHour + 500, "p1", 1, 3, 6, 32);  // cluster 1 down in hours [3, 6)
+    m.clock(2 * kHour, 2);                     // buys [3, 6) again, on c2, and [25, 26) on c1
+    m.clock(3 * kHour, 3);
+    const nlohmann::json p = {{"accelerators", {"H100"}}, {"gpus", 6}, {"horizon_hours", 24}, {"max_price", 2.30},
+                              {"every_hours", 1}};
+    const BacktestResult r = run(m.h, p);
+    QVERIFY2(r.setupError.empty(), r.setupError.c_str());
+    const Hour s = HandMadeHistory::kStart;
+    QCOMPARE(r.summary.lostGpuHours, std::int64_t(6 * 3));
+    std::vector<Fill> onC2;
+    for (const Fill& f : r.fills)
+      if (f.cluster == 2) onC2.push_back(f);
+    QCOMPARE(onC2.size(), std::size_t(1));
+    QCOMPARE(onC2[0].start, s + 3);
+    QCOMPARE(onC2[0].end, s + 6);
+    QCOMPARE(onC2[0].gpus, 6);
+    QVERIFY(onC2[0].side == Side::Buy);
+    // Held, outage counted: six in every hour of the last horizon [3, 27).
+    std::vector<HeldContract> contracts;
+    for (const Fill& f : r.fills) {
+      contracts.push_back({f.contract, f.cluster, f.gpus, f.start, f.end, f.side == Side::Buy, 0});
+      if (f.cluster == 1 && f.start <= s + 3 && f.end >= s + 6) contracts.back().lost = {{s + 3, s + 6, 6}};
+    }
+    QCOMPARE(heldShape(contracts, [](ClusterId c) { return c == 1 || c == 2; }, s, s + 27),
+             std::vector<GpuCount>(27, 6));
+  }
+
   // Over the target, what is over is sold back from the newest contract covering the hours when
   // a bid pays at least the floor, and kept (and said so) where none does.
   // Fails if sell-backs ignore the floor (Procurement.cpp: `takeable` for bids counting every
@@ -152,6 +192,7 @@ class TestProcureStrategy : public QObject {
     };
     std::string out;
     QVERIFY2(run({"generate", "--out", h, "--days", "2", "--seed", "5", "--quiet"}, out) == 0, out.c_str());
+    QVERIFY2(out.find(" 0 provider outages") == std::string::npos, out.c_str());  // node failures recorded
     std::ofstream(params) << R"({"accelerators": ["H100"], "regions": ["us-east"], "gpus": 16, "horizon_hours": 24,
                                 "max_price": 3.0, "sell_floor": 3.5})";
     QVERIFY2(run({"run", "--history", h, "--strategy", "procure", "--params", params, "--report",
@@ -163,6 +204,7 @@ class TestProcureStrategy : public QObject {
     std::ifstream summary(dir.path().toStdString() + "/r/summary.json");
     const nlohmann::json j = nlohmann::json::parse(summary);
     QCOMPARE(j["notes"].size(), std::size_t(2));
+    QVERIFY(j["summary"].contains("lost_gpu_hours"));
   }
 };
 

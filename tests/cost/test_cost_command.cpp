@@ -68,8 +68,8 @@ class TestCostCommand : public QObject {
   void badInputs() {
     Run r = run({"--workload", res("resources/workloads/nope.json"), "--cluster",
                  res("resources/topologies/hgx-h100-ndr-ib.json"), "--price", "2"});
-    QCOMPARE(r.rc, 1);
-    QVERIFY(r.err.find("cannot open") != std::string::npos);
+    QCOMPARE(r.rc, 2);  // refused as an argument: the file does not exist
+    QVERIFY(r.err.find("nope.json") != std::string::npos);
     r = run({"--workload", res("resources/workloads/llm-70b-pretrain.json")});
     QCOMPARE(r.rc, 2);
     r = run({"--workload", res("resources/workloads/llm-70b-pretrain.json"), "--cluster",

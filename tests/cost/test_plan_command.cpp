@@ -155,7 +155,7 @@ class TestPlanCommand : public QObject {
     QVERIFY(r.err.find("unknown GPU kind 'Z9'") != std::string::npos);
     r = plan({"--workload", file, "--budget", "0"}, text);
     QCOMPARE(r.status, 2);
-    QVERIFY(r.err.find("--budget needs a positive number of dollars") != std::string::npos);
+    QVERIFY(r.err.find("--budget: must be more than 0, got 0") != std::string::npos);
     r = plan({"--workload", file}, text + "{not json\n");
     QCOMPARE(r.status, 2);
     QVERIFY(r.err.find("could not be read; nothing planned") != std::string::npos);

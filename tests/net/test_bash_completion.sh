@@ -37,9 +37,13 @@ expect --on-fill -- tessera-cli buy --on
 expect --effective-cost -- tessera-cli --connect x:1 --account a quote --eff
 expect --sell-floor-usd -- tessera-cli scale --sell
 expect --reference -- tessera-cli match --ref
+expect --window -- tessera-cli index --win
+expect --egress-per-gb -- tessera-cli cost --egr
+expect --latest-start-in -- tessera-cli plan --lat
 expect run -- tessera-backtest r
 expect --latency-us -- tessera-backtest run --lat
 expect procure -- tessera-backtest run --strategy pro
+expect --strategy-lib -- tessera-backtest live --strategy-l
 expect --no-wall-clock -- tessera-exchange --no
 expect accounts -- tessera-exchange acc
 expect InfiniBand -- tessera-cli scale --min-fabric Inf

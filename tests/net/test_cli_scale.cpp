@@ -4,10 +4,8 @@
 // over the exchange's own protocol after every round.
 #include "CliTestSupport.h"
 #include "ExchangeProcess.h"
+#include "HeldAtExchange.h"
 #include "TcpProxy.h"
-
-#include "core/net/LostHours.h"
-#include "core/procure/Procurement.h"
 
 #include <QtTest>
 
@@ -22,13 +20,7 @@ constexpr Price kDollar = kMicrosPerDollar;
 
 // What the exchange says `account` holds on H100 clusters (1 and 3) in each hour of [from, to).
 std::vector<GpuCount> heldAtExchange(std::uint16_t port, const std::string& account, Hour from, Hour to) {
-  std::vector<HeldContract> held;
-  const json positions = ask(port, account, "positions");  // kept: the loop reads into it
-  for (const json& c : positions["contracts"])
-    held.push_back({c["contract"].get<ContractId>(), c["cluster"].get<ClusterId>(), c["gpus"].get<GpuCount>(),
-                    c["start"].get<Hour>(), c["end"].get<Hour>(), c["side"] == "buy", c["replaces"].get<ContractId>(),
-                    lostHoursFrom(c)});
-  return heldShape(held, [](ClusterId c) { return c == 1 || c == 3; }, from, to);
+  return tessera::net::testing::heldAtExchange(port, account, from, to, [](ClusterId c) { return c == 1 || c == 3; });
 }
 
 std::string orderIdIn(const std::string& out) {

@@ -40,6 +40,11 @@ class ExchangeRecordingTest : public QObject {
       send(core, 2, R"({"type":"logon","account":"alice","key":"alice-key"})");
       send(core, 2, order("b1", "buy", 1, 8, kNow, kNow + 4, 3 * kMicrosPerDollar));
       send(core, 2, order("bad", "buy", 9, 8, kNow, kNow + 4, 3 * kMicrosPerDollar));  // rejected: not recorded
+      // The provider's outage goes into the history too, after the inputs before it.
+      send(core, 1, R"({"type":"outage","cluster":1,"start":)" + std::to_string(kNow + 1) + R"(,"end":)" +
+                        std::to_string(kNow + 3) + R"(,"lost_gpus":8})");
+      send(core, 1, R"({"type":"outage","cluster":1,"start":)" + std::to_string(kNow + 1) + R"(,"end":)" +
+                        std::to_string(kNow + 3) + R"(,"lost_gpus":0,"problem":"link_degraded"})");  // loses no GPUs
       journal.commit();
     }  // the core flushes the history when it closes
 
@@ -66,6 +71,17 @@ class ExchangeRecordingTest : public QObject {
     AccountDirectory names;
     QVERIFY(!history.loadAccounts(names));
     QVERIFY(names.find("alice").has_value());
+    // Fails if ExchangeCore::onOutage does not record it (recordOutage): no outages.
+    const auto outages = history.outages();
+    QVERIFY(std::holds_alternative<std::vector<store::RecordedOutage>>(outages));
+    const auto& recorded = std::get<std::vector<store::RecordedOutage>>(outages);
+    QCOMPARE(recorded.size(), std::size_t(1));
+    QCOMPARE(recorded[0].afterInput, std::int64_t(7));
+    QCOMPARE(recorded[0].provider, *names.find("provider"));
+    QCOMPARE(recorded[0].cluster, ClusterId(1));
+    QCOMPARE(recorded[0].start, kNow + 1);
+    QCOMPARE(recorded[0].end, kNow + 3);
+    QCOMPARE(recorded[0].lostGpus, GpuCount(8));
   }
 
   void anUnwritableHistoryFileIsAClearError() {
