@@ -4,17 +4,13 @@
 #include <iostream>
 #include <string_view>
 
-#ifdef HAVE_TESSERA_BACKTEST_LIVE
 #include "backtest/live/LiveCommand.h"
-#endif
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string_view(argv[1]) == "--version") {
     std::cout << "tessera-backtest " << TESSERA_VERSION << "\n";
     return 0;
   }
-#ifdef HAVE_TESSERA_BACKTEST_LIVE
   if (argc >= 2 && std::string_view(argv[1]) == "live") return tessera::backtest::runLiveCommand(argc, argv, std::cout, std::cerr);
-#endif
   return tessera::backtest::runBacktestCommand(argc, argv, std::cout, std::cerr);
 }

@@ -1,13 +1,9 @@
 // tessera-cli: scriptable access to the engine, the cost model and a live exchange.
 #include "core/engine/MatchCommand.h"
 #include "core/settlement/IndexCommand.h"
-#if defined(HAVE_TESSERA_COST)
 #include "core/cost/CostCommand.h"
 #include "core/cost/PlanCommand.h"
-#endif
-#if defined(HAVE_TESSERA_NET)
 #include "core/net/ClientCommand.h"
-#endif
 
 #include <algorithm>
 #include <cstring>
@@ -45,16 +41,12 @@ int main(int argc, char** argv) {
   const std::string_view command = argv[1];
   if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
   if (command == "index") return tessera::runIndexCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
-#if defined(HAVE_TESSERA_NET)
   // `plan` reads a script on stdin unless it is given an exchange (--connect) to plan on.
   const bool connects = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--connect"; });
   if (tessera::net::isClientCommand(command) && (command != "plan" || connects))
     return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
-#endif
-#if defined(HAVE_TESSERA_COST)
   if (command == "cost") return tessera::runCostCommand(argc - 1, argv + 1, std::cout, std::cerr);
   if (command == "plan") return tessera::runPlanCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
-#endif
   if (command == "--version") {
     std::cout << "tessera-cli " << TESSERA_VERSION << "\n";
     return 0;
