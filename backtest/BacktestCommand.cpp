@@ -117,7 +117,8 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"grid", Value::Text, "g.json: {\"base\": {...}, \"grid\": {\"param\": [v1, v2, ...]}}"},
         {"out", Value::Text, "the shard file to write (JSON lines)"},
         {"shard", Value::Text, "i/N: the points with index % N == i"},
-        {"jobs", Value::Count, "threads (default 0: all cores)"},
+        {"jobs", Value::Count, "points replayed at once, one thread each (default 0: all cores)"},
+        {"chunk-inputs", Value::Positive, "inputs read from the history at a time: the points' replays stream it together, so memory is bounded by this and --jobs (default 65536)"},
         {"latency-us", Value::Count, "order-entry latency in microseconds (default 0; the same as --order-latency N)"},
         {"order-latency", Value::Text, "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
         {"ack-latency", Value::Text, "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
@@ -566,15 +567,20 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
     err << "sweep: missing --history FILE\n";
     return 2;
   }
-  auto history = loadHistory(a.get("history"));
+  auto history = HistoryStream::open(a.get("history"), a.integer("chunk-inputs", err).value_or(kDefaultChunkInputs));
   if (auto* e = std::get_if<store::StoreError>(&history)) {
     err << "sweep: " << e->message << '\n';
     return exitCodeOf(*e);
   }
   ProgressBar bar(err, "sweep", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
-  const SweepRun run = runSweep(std::get<History>(history), name, std::get<SweepGrid>(grid), shard, jobs, *lat,
-                                std::ref(bar));
+  auto swept = runSweep(std::get<HistoryStream>(history), name, std::get<SweepGrid>(grid), shard, jobs, *lat,
+                        std::ref(bar));
+  if (auto* e = std::get_if<store::StoreError>(&swept)) {
+    err << "sweep: " << e->message << '\n';
+    return exitCodeOf(*e);
+  }
+  const SweepRun& run = std::get<SweepRun>(swept);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::ofstream f(outPath);
   if (!f) {

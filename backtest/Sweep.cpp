@@ -2,12 +2,11 @@
 
 #include "backtest/ReportWriter.h"
 #include "backtest/StrategyRegistry.h"
-#include "core/domain/Fnv1a.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -62,76 +61,119 @@ std::variant<Shard, std::string> parseShard(const std::string& s) {
   return sh;
 }
 
-SweepRun runSweep(const History& history, const std::string& strategy, const SweepGrid& grid, Shard shard, int jobs,
-                  LatencyModel latency, const ProgressFn& progress, const std::atomic<bool>* cancel) {
+std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
+                                                   const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency,
+                                                   const ProgressFn& progress, const std::atomic<bool>* cancel) {
   return runSweep(
       history, strategy, [&](const nlohmann::json& params) { return makeStrategy(strategy, params); }, grid, shard,
       jobs, latency, progress, cancel);
 }
 
-SweepRun runSweep(const History& history, const std::string& strategy, const StrategyFactory& make,
-                  const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency, const ProgressFn& progress,
-                  const std::atomic<bool>* cancel) {
+std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
+                                                   const StrategyFactory& make, const SweepGrid& grid, Shard shard,
+                                                   int jobs, LatencyModel latency, const ProgressFn& progress,
+                                                   const std::atomic<bool>* cancel) {
   SweepRun run;
   run.strategy = strategy;
   run.grid = grid;
   run.shard = shard;
   run.latency = latencyJson(latency);
-  run.history = historyDigest(history);
   const auto all = expandGrid(grid);
   run.totalPoints = all.size();
   for (std::size_t i = static_cast<std::size_t>(shard.index); i < all.size(); i += static_cast<std::size_t>(shard.count))
     run.points.push_back({i, all[i], {}, {}, {}});
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  jobs = std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, run.points.size())));
+  const std::size_t lanesAtOnce = static_cast<std::size_t>(jobs);
 
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex progressMutex;
-  auto worker = [&] {
-    for (;;) {
-      if (cancel && cancel->load()) return;
-      const std::size_t k = next.fetch_add(1);
-      if (k >= run.points.size()) return;
+  const double points = static_cast<double>(std::max<std::size_t>(1, run.points.size()));
+  const double total = static_cast<double>(std::max<std::int64_t>(1, history.inputs()));
+  std::size_t done = 0;
+  double reported = 0;  // progress only moves forward, and reaches 1 once
+  auto report = [&](double underWay) {
+    const double f = (static_cast<double>(done) + underWay) / points;
+    if (progress && f > reported) progress(reported = f);
+  };
+
+  // One replay per point of a group; the history streams past the whole group at once.
+  struct Lane {
+    SweepPoint* point = nullptr;
+    std::unique_ptr<Strategy> strategy;
+    std::unique_ptr<Replay> replay;
+    bool feeding = true;
+  };
+  HistoryDigest digest;
+  bool digested = false;  // the first pass digests the history, even if no point of it runs
+  for (std::size_t first = 0; first < run.points.size() || !digested; first += lanesAtOnce) {
+    if (cancel && cancel->load()) break;
+    std::vector<Lane> lanes;
+    for (std::size_t k = first; k < std::min(first + lanesAtOnce, run.points.size()); ++k) {
       SweepPoint& p = run.points[k];
       auto made = make(p.params);
       if (auto* e = std::get_if<std::string>(&made)) {
         p.error = *e;
-      } else {
-        ReplayConfig cfg;
-        cfg.latency = latency;
-        cfg.cancel = cancel;
-        const BacktestResult r = runBacktest(history, *std::get<std::unique_ptr<Strategy>>(made), cfg);
-        if (r.cancelled) return;
-        if (!r.setupError.empty()) p.error = r.setupError;
-        else p.summary = summaryJson(r.summary);
-        char hash[24];
-        std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
-        p.outputHash = hash;
+        ++done;
+        report(0);
+        continue;
       }
-      const std::size_t d = ++done;
-      if (progress) {
-        std::lock_guard lock(progressMutex);
-        progress(static_cast<double>(d) / static_cast<double>(run.points.size()));
-      }
+      Lane lane;
+      lane.point = &p;
+      lane.strategy = std::move(std::get<std::unique_ptr<Strategy>>(made));
+      ReplayConfig cfg;
+      cfg.latency = latency;
+      cfg.cancel = cancel;
+      lane.replay = std::make_unique<Replay>(*lane.strategy, history.accounts(), cfg);
+      lanes.push_back(std::move(lane));
     }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  run.cancelled = done.load() < run.points.size();
+    if (lanes.empty() && digested) continue;
+    std::int64_t fed = 0;
+    auto feed = [](Lane& lane, const std::vector<store::RecordedInput>& inputs) {
+      for (const store::RecordedInput& in : inputs)
+        if (!(lane.feeding = lane.replay->feed(in))) return;
+    };
+    auto error = history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
+      if (!digested)
+        for (const store::RecordedInput& in : inputs) digest.add(in);
+      std::vector<std::thread> threads;
+      for (std::size_t k = 1; k < lanes.size(); ++k)
+        if (lanes[k].feeding) threads.emplace_back(feed, std::ref(lanes[k]), std::cref(inputs));
+      if (!lanes.empty() && lanes[0].feeding) feed(lanes[0], inputs);
+      for (auto& t : threads) t.join();
+      fed += static_cast<std::int64_t>(inputs.size());
+      report(static_cast<double>(lanes.size()) * static_cast<double>(fed) / total);
+      if (cancel && cancel->load()) return false;
+      return !digested || std::any_of(lanes.begin(), lanes.end(), [](const Lane& l) { return l.feeding; });
+    });
+    if (error) return *error;
+    if (cancel && cancel->load()) break;
+    digested = true;
+    for (Lane& lane : lanes) {
+      const BacktestResult r = lane.replay->finish();
+      if (r.cancelled) break;
+      SweepPoint& p = *lane.point;
+      if (!r.setupError.empty()) p.error = r.setupError;
+      else p.summary = summaryJson(r.summary);
+      char hash[24];
+      std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
+      p.outputHash = hash;
+      ++done;
+    }
+    report(0);
+  }
+  run.history = digest.text();
+  run.cancelled = done < run.points.size();
   return run;
 }
 
-std::string historyDigest(const History& history) {
-  Fnv1a h;
-  for (const store::RecordedInput& in : history.inputs) {
-    const std::int64_t v[3] = {in.seq, in.timeMicros, static_cast<std::int64_t>(in.event.index())};
-    h.add(std::string_view(reinterpret_cast<const char*>(v), sizeof v));
-  }
+void HistoryDigest::add(const store::RecordedInput& in) {
+  const std::int64_t v[3] = {in.seq, in.timeMicros, static_cast<std::int64_t>(in.event.index())};
+  hash_.add(std::string_view(reinterpret_cast<const char*>(v), sizeof v));
+  ++inputs_;
+}
+
+std::string HistoryDigest::text() const {
   char hex[24];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.value()));
-  return "inputs=" + std::to_string(history.inputs.size()) + ",fnv=" + hex;
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_.value()));
+  return "inputs=" + std::to_string(inputs_) + ",fnv=" + hex;
 }
 
 namespace {

@@ -1,0 +1,100 @@
+"""The latency models of tessera-backtest (order entry, acknowledgements, market data; fixed,
+exponential, lognormal or a measured file; seeded) from Python, with bad ones refused as
+exceptions; and the history streamed from its file, whatever the chunk size."""
+import json
+import subprocess
+
+import pytest
+
+import tessera
+from conftest import program
+from market_maker import MarketMaker
+
+MM = {"cluster": "harbor-us-west-h100-b", "gpus": 8, "hours_ahead": 6, "window_hours": 4, "spread": 0.04,
+      "max_inventory_gpus": 64}
+GRID = {"base": {"cluster": "harbor-us-west-h100-b", "hours_ahead": 6}, "grid": {"spread": [0.02, 0.06]}}
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    path = tmp_path_factory.mktemp("latency") / "measured.txt"
+    path.write_text("# microseconds\n120\n450\n90\n2000\n310\n")
+    return path
+
+
+def cli(*args):
+    return subprocess.run([program("TESSERA_BACKTEST_BIN"), *map(str, args), "--quiet"], check=True,
+                          capture_output=True, text=True)
+
+
+def test_each_channel_and_form_is_the_command_lines(history, history_path, tmp_path, measured):
+    # Fails if a channel's option is dropped or reaches the wrong channel (e.g. ack_latency
+    # applied to market data): the digest differs from the command line's run with the same model.
+    model = {"order_latency": "lognormal:400,0.6", "ack_latency": f"file:{measured}", "md_latency": "exp:900",
+             "latency_seed": 5}
+    py = tessera.run(history, "market-maker", MM, **model)
+    params = tmp_path / "p.json"
+    params.write_text(json.dumps(MM))
+    cli("run", "--history", history_path, "--strategy", "market-maker", "--params", params, "--report",
+        tmp_path / "r", "--order-latency", "lognormal:400,0.6", "--ack-latency", f"file:{measured}",
+        "--md-latency", "exp:900", "--latency-seed", 5)
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["output_hash"] == py.output_hash
+    assert summary["latency"]["market_data"] == "exp:900"
+    # The model matters: no latency, another seed, or one channel fewer each give another run.
+    assert tessera.run(history, "market-maker", MM).output_hash != py.output_hash
+    assert tessera.run(history, "market-maker", MM, **{**model, "latency_seed": 6}).output_hash != py.output_hash
+    assert tessera.run(history, "market-maker", MM, **{**model, "ack_latency": None}).output_hash != py.output_hash
+    # An int is microseconds, the same as its text and as latency_us.
+    a = tessera.run(history, MarketMaker(MM), order_latency=700, md_latency="300")
+    b = tessera.run(history, MarketMaker(MM), latency_us=700, md_latency=300)
+    assert a.output_hash == b.output_hash
+
+
+def test_a_sweep_records_and_uses_the_model_as_the_command_line(history, history_path, tmp_path):
+    # Fails if sweep() ignores a channel: the merged result of tessera-backtest sweep differs.
+    py = tessera.sweep(history, "market-maker", GRID, jobs=2, order_latency="exp:500", md_latency=250,
+                       latency_seed=3)
+    grid = tmp_path / "g.json"
+    grid.write_text(json.dumps(GRID))
+    cli("sweep", "--history", history_path, "--strategy", "market-maker", "--grid", grid, "--out",
+        tmp_path / "s.jsonl", "--order-latency", "exp:500", "--md-latency", "250", "--latency-seed", 3)
+    cli("merge", "--out", tmp_path / "m", tmp_path / "s.jsonl")
+    merged = json.loads((tmp_path / "m.json").read_text())
+    assert py.json == merged
+    assert merged["latency"] == {"order_entry": "exp:500", "ack": "fixed:0", "market_data": "fixed:250", "seed": 3}
+
+
+@pytest.mark.parametrize("kwargs, error, says", [
+    ({"latency_us": -5}, ValueError, "latency_us"),
+    ({"order_latency": "exp:-1"}, ValueError, "order_latency"),
+    ({"ack_latency": "gauss:30"}, ValueError, "ack_latency"),
+    ({"md_latency": "lognormal:200"}, ValueError, "md_latency"),
+    ({"md_latency": "file:/nonexistent/latencies.txt"}, ValueError, "md_latency"),
+    ({"latency_us": 10, "order_latency": "20"}, ValueError, "not both"),
+    ({"latency_seed": -1}, ValueError, "latency_seed"),
+    ({"latency_seed": 2 ** 64}, ValueError, "latency_seed"),
+    ({"order_latency": 2.5}, TypeError, "order_latency"),
+    ({"ack_latency": True}, TypeError, "ack_latency"),
+    ({"latency_seed": "1"}, TypeError, "latency_seed"),
+])
+def test_bad_latencies_are_refused(history, kwargs, error, says):
+    # Fails if a bad model is accepted and run (e.g. a negative fixed latency).
+    for call in (lambda: tessera.run(history, "market-maker", MM, **kwargs),
+                 lambda: tessera.sweep(history, "market-maker", GRID, **kwargs)):
+        with pytest.raises(error, match=says):
+            call()
+
+
+def test_streamed_in_any_chunk_size_the_runs_are_the_same(history, history_path):
+    # Fails if a chunk boundary loses or repeats an input (the digests differ).
+    assert history.chunk_inputs == 65536
+    small = tessera.open_history(history_path, chunk_inputs=7)
+    assert small.inputs == history.inputs and small.last_time_micros == history.last_time_micros
+    a = tessera.run(small, MarketMaker(MM), md_latency="exp:300")
+    b = tessera.run(history, MarketMaker(MM), md_latency="exp:300")
+    assert a.summary["fills"] > 0 and a.inputs == history.inputs
+    assert a.output_hash == b.output_hash and a.summary == b.summary
+    assert tessera.sweep(small, MarketMaker, GRID, jobs=2).json == tessera.sweep(history, MarketMaker, GRID).json
+    with pytest.raises(ValueError, match="chunk_inputs"):
+        tessera.open_history(history_path, chunk_inputs=0)
