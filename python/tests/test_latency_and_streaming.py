@@ -18,37 +18,82 @@ GRID = {"base": {"cluster": "harbor-us-west-h100-b", "hours_ahead": 6}, "grid": 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):
     path = tmp_path_factory.mktemp("latency") / "measured.txt"
-    path.write_text("# microseconds\n120\n450\n90\n2000\n310\n")
+    path.write_text("# microseconds\n1200\n4500\n900\n20000\n3100\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def bursty_path(tmp_path_factory):
+    """A day whose arrivals come in bursts 200 us apart, so orders race and latency matters."""
+    path = tmp_path_factory.mktemp("bursty") / "bursty.db"
+    cli("generate", "--out", path, "--hours", 24, "--burst", 32, "--seed", 11)
     return path
 
 
 def cli(*args):
-    return subprocess.run([program("TESSERA_BACKTEST_BIN"), *map(str, args), "--quiet"], check=True,
+    quiet = ["--quiet"] if args[0] in ("generate", "run", "sweep") else []
+    return subprocess.run([program("TESSERA_BACKTEST_BIN"), *map(str, args), *quiet], check=True,
                           capture_output=True, text=True)
 
 
-def test_each_channel_and_form_is_the_command_lines(history, history_path, tmp_path, measured):
-    # Fails if a channel's option is dropped or reaches the wrong channel (e.g. ack_latency
-    # applied to market data): the digest differs from the command line's run with the same model.
-    model = {"order_latency": "lognormal:400,0.6", "ack_latency": f"file:{measured}", "md_latency": "exp:900",
+class Probe(tessera.Strategy):
+    """Places one order that cannot trade; notes when it was sent, when its acceptance arrived
+    and when the first clock tick arrived after it."""
+
+    def __init__(self):
+        self.sent = self.accepted = self.clock = None
+
+    def on_start(self, ctx):
+        self.sent = ctx.time_micros()
+        ctx.place(tessera.Order(side=tessera.Side.Buy, cluster=ctx.clusters()[0].id, gpus=1, start=ctx.now() + 2,
+                                end=ctx.now() + 3, limit=1000))
+
+    def on_order_event(self, ctx, event):
+        if isinstance(event, tessera.OrderAccepted) and self.accepted is None:
+            self.accepted = ctx.time_micros()
+
+    def on_clock(self, ctx, now):
+        if self.clock is None:
+            self.clock = ctx.time_micros()
+
+
+def probe(history, **latency):
+    p = Probe()
+    tessera.run(history, p, **latency)
+    return p
+
+
+def test_each_channel_delays_its_own_messages(history):
+    # Fails if a channel's option is dropped or reaches another channel (ack_latency applied to
+    # market data, say): the acceptance arrives after order entry + acknowledgement latency, the
+    # clock after the market-data latency, each exactly.
+    none = probe(history)
+    assert none.accepted == none.sent
+    p = probe(history, order_latency=700, ack_latency="1500", md_latency="fixed:300")
+    assert p.sent == none.sent
+    assert p.accepted - p.sent == 700 + 1500
+    assert p.clock - none.clock == 300
+    q = probe(history, latency_us=250, md_latency=40)
+    assert (q.accepted - q.sent, q.clock - none.clock) == (250, 40)
+
+
+def test_every_form_and_the_seed_are_the_command_lines(bursty_path, tmp_path, measured):
+    # Fails if a form or the seed is read differently from tessera-backtest's (the digests of
+    # the same run differ), or if the seed is ignored.
+    bursty = tessera.open_history(bursty_path)
+    model = {"order_latency": "lognormal:4000,0.6", "ack_latency": f"file:{measured}", "md_latency": "exp:9000",
              "latency_seed": 5}
-    py = tessera.run(history, "market-maker", MM, **model)
+    py = tessera.run(bursty, "market-maker", MM, **model)
     params = tmp_path / "p.json"
     params.write_text(json.dumps(MM))
-    cli("run", "--history", history_path, "--strategy", "market-maker", "--params", params, "--report",
-        tmp_path / "r", "--order-latency", "lognormal:400,0.6", "--ack-latency", f"file:{measured}",
-        "--md-latency", "exp:900", "--latency-seed", 5)
+    cli("run", "--history", bursty_path, "--strategy", "market-maker", "--params", params, "--report",
+        tmp_path / "r", "--order-latency", "lognormal:4000,0.6", "--ack-latency", f"file:{measured}",
+        "--md-latency", "exp:9000", "--latency-seed", 5)
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["output_hash"] == py.output_hash
-    assert summary["latency"]["market_data"] == "exp:900"
-    # The model matters: no latency, another seed, or one channel fewer each give another run.
-    assert tessera.run(history, "market-maker", MM).output_hash != py.output_hash
-    assert tessera.run(history, "market-maker", MM, **{**model, "latency_seed": 6}).output_hash != py.output_hash
-    assert tessera.run(history, "market-maker", MM, **{**model, "ack_latency": None}).output_hash != py.output_hash
-    # An int is microseconds, the same as its text and as latency_us.
-    a = tessera.run(history, MarketMaker(MM), order_latency=700, md_latency="300")
-    b = tessera.run(history, MarketMaker(MM), latency_us=700, md_latency=300)
-    assert a.output_hash == b.output_hash
+    assert summary["latency"]["market_data"] == "exp:9000"
+    assert tessera.run(bursty, "market-maker", MM).output_hash != py.output_hash
+    assert tessera.run(bursty, "market-maker", MM, **{**model, "latency_seed": 6}).output_hash != py.output_hash
 
 
 def test_a_sweep_records_and_uses_the_model_as_the_command_line(history, history_path, tmp_path):

@@ -97,8 +97,8 @@ class TestBacktestDock : public QObject {
     QVERIFY2(QImage(out + "/equity.svg").width() >= 800, "equity.svg does not load as an image");
 
     // The same run over the history loaded whole writes the same files, byte for byte.
-    // Mutation seen failing: HistoryStream::forEachChunk starting the next chunk two sequence
-    // numbers after the last one read.
+    // Mutation seen failing: HistoryStream::forEachChunk stopping one input before the last
+    // the history held when it was opened.
     auto loaded = backtest::loadHistory(history);
     QVERIFY(std::holds_alternative<backtest::History>(loaded));
     const auto& whole = std::get<backtest::History>(loaded);
