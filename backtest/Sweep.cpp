@@ -62,22 +62,24 @@ std::variant<Shard, std::string> parseShard(const std::string& s) {
 }
 
 std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
-                                                   const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency,
+                                                   const SweepGrid& grid, Shard shard, int jobs, const ReplayConfig& config,
                                                    const ProgressFn& progress, const std::atomic<bool>* cancel) {
   return runSweep(
       history, strategy, [&](const nlohmann::json& params) { return makeStrategy(strategy, params); }, grid, shard,
-      jobs, latency, progress, cancel);
+      jobs, config, progress, cancel);
 }
 
 std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
                                                    const StrategyFactory& make, const SweepGrid& grid, Shard shard,
-                                                   int jobs, LatencyModel latency, const ProgressFn& progress,
+                                                   int jobs, const ReplayConfig& config, const ProgressFn& progress,
                                                    const std::atomic<bool>* cancel) {
   SweepRun run;
   run.strategy = strategy;
   run.grid = grid;
   run.shard = shard;
-  run.latency = latencyJson(latency);
+  run.latency = latencyJson(config.latency);
+  run.feePpm = config.feePpm;
+  run.startingCash = config.startingCash;
   const auto all = expandGrid(grid);
   run.totalPoints = all.size();
   for (std::size_t i = static_cast<std::size_t>(shard.index); i < all.size(); i += static_cast<std::size_t>(shard.count))
@@ -118,8 +120,7 @@ std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history,
       Lane lane;
       lane.point = &p;
       lane.strategy = std::move(std::get<std::unique_ptr<Strategy>>(made));
-      ReplayConfig cfg;
-      cfg.latency = latency;
+      ReplayConfig cfg = config;
       cfg.cancel = cancel;
       lane.replay = std::make_unique<Replay>(*lane.strategy, history.accounts(), cfg);
       lanes.push_back(std::move(lane));
@@ -186,12 +187,15 @@ nlohmann::json pointJson(const SweepPoint& p) {
   }
   return j;
 }
+nlohmann::json cashJson(const SweepRun& r) { return r.startingCash ? nlohmann::json(*r.startingCash) : nlohmann::json(); }
 nlohmann::json headerJson(const SweepRun& r) {
   return {{"sweep",
            {{"strategy", r.strategy},
             {"grid", r.grid.source},
             {"points", r.totalPoints},
             {"latency", r.latency},
+            {"fee_ppm", r.feePpm},
+            {"cash", cashJson(r)},
             {"history", r.history},
             {"shard", std::to_string(r.shard.index) + "/" + std::to_string(r.shard.count)}}}};
 }
@@ -227,17 +231,20 @@ std::variant<SweepRun, std::string> mergeSweepShards(const std::vector<std::stri
           merged.strategy = h.value("strategy", "");
           merged.totalPoints = h.value("points", std::size_t{0});
           merged.latency = h.value("latency", nlohmann::json());
+          merged.feePpm = h.value("fee_ppm", 0);
+          if (h.contains("cash") && h["cash"].is_number_integer()) merged.startingCash = h["cash"].get<Money>();
           merged.history = h.value("history", "");
           auto g = parseSweepGrid(h["grid"]);
           if (auto* e = std::get_if<std::string>(&g)) return f + ": " + *e;
           merged.grid = std::get<SweepGrid>(g);
         } else if (h != *first) {
           std::string differ;
-          for (const char* k : {"strategy", "grid", "points", "latency", "history"})
+          int differing = 0;
+          for (const char* k : {"strategy", "grid", "points", "latency", "fee_ppm", "cash", "history"})
             if (h.value(k, nlohmann::json()) != first->value(k, nlohmann::json()))
-              differ += std::string(differ.empty() ? "" : ", ") + k;
-          return f + ": belongs to a different sweep (" + (differ.empty() ? std::string("header") : differ) +
-                 " differ from " + files.front() + ")";
+              differ += std::string(differing++ ? ", " : "") + k;
+          return f + ": belongs to a different sweep (" + (differing ? differ : std::string("header")) +
+                 (differing > 1 ? " differ" : " differs") + " from " + files.front() + ")";
         }
         continue;
       }
@@ -272,7 +279,8 @@ nlohmann::json sweepJson(const SweepRun& run) {
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& p : run.points) pts.push_back(pointJson(p));
   return {{"strategy", run.strategy}, {"grid", run.grid.source},     {"points", run.totalPoints},
-          {"latency", run.latency},   {"history", run.history},         {"results", pts}};
+          {"latency", run.latency},   {"fee_ppm", run.feePpm},          {"cash", cashJson(run)},
+          {"history", run.history},   {"results", pts}};
 }
 
 void writeSweepCsv(const SweepRun& run, std::ostream& out) {

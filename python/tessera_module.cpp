@@ -263,12 +263,25 @@ T orRaise(std::variant<T, store::StoreError>&& v) {
   return std::move(std::get<T>(v));
 }
 
-py::dict run(const HistoryStream& h, const py::object& strategy, const py::object& params, const LatencyModel& latency,
+// The replay settings run() and sweep() share with the command line: the latency model,
+// --fee-ppm and --cash (dollars; None: no limit).
+ReplayConfig replayConfig(const LatencyModel& latency, int feePpm, const py::object& cash) {
+  if (feePpm < 0 || feePpm > 1'000'000) throw py::value_error("fee_ppm is 0 to 1000000 (parts per million of each sale)");
+  ReplayConfig cfg;
+  cfg.latency = latency;
+  cfg.feePpm = feePpm;
+  if (!cash.is_none()) {
+    const double dollars = cash.cast<double>();
+    if (!(dollars > 0) || dollars > 1e12) throw py::value_error("cash is the starting cash in dollars, more than 0");
+    cfg.startingCash = static_cast<Money>(dollars * kMicrosPerDollar + 0.5);
+  }
+  return cfg;
+}
+
+py::dict run(const HistoryStream& h, const py::object& strategy, const py::object& params, ReplayConfig cfg,
              const std::string& account, bool hashEvents) {
   ErrorSink errors;
   std::unique_ptr<Strategy> cpp = makeAny(strategy, params, errors);
-  ReplayConfig cfg;
-  cfg.latency = latency;
   cfg.accountName = account;
   cfg.hashEvents = hashEvents;
   cfg.cancel = &errors.cancel;
@@ -284,7 +297,7 @@ py::dict run(const HistoryStream& h, const py::object& strategy, const py::objec
 }
 
 py::dict sweep(const HistoryStream& h, const py::object& strategy, const py::object& grid, int jobs,
-               const LatencyModel& lat, const std::string& shardText) {
+               const ReplayConfig& cfg, const std::string& shardText) {
   auto g = parseSweepGrid(toJson(grid));
   if (auto* e = std::get_if<std::string>(&g)) throw py::value_error(*e);
   Shard shard;
@@ -298,7 +311,7 @@ py::dict sweep(const HistoryStream& h, const py::object& strategy, const py::obj
   if (py::isinstance<py::str>(strategy)) {
     const std::string name = strategy.cast<std::string>();
     py::gil_scoped_release nogil;
-    swept = runSweep(h, name, std::get<SweepGrid>(g), shard, jobs, lat);
+    swept = runSweep(h, name, std::get<SweepGrid>(g), shard, jobs, cfg);
   } else {
     // `strategy` makes a strategy object from one point's parameters (a class, a function);
     // a ValueError it raises rejects the point's parameters, as a C++ strategy's maker does.
@@ -318,7 +331,7 @@ py::dict sweep(const HistoryStream& h, const py::object& strategy, const py::obj
     };
     {
       py::gil_scoped_release nogil;
-      swept = runSweep(h, name, make, std::get<SweepGrid>(g), shard, jobs, lat, {}, &errors.cancel);
+      swept = runSweep(h, name, make, std::get<SweepGrid>(g), shard, jobs, cfg, {}, &errors.cancel);
     }
     errors.rethrow();
   }
@@ -603,23 +616,26 @@ PYBIND11_MODULE(_tessera, m) {
   m.def(
       "run",
       [](const HistoryStream& h, const py::object& strategy, const py::object& params, const py::object& latencyUs,
-         const py::object& order, const py::object& ack, const py::object& md, const py::object& seed,
-         const std::string& account, bool hashEvents) {
-        return run(h, strategy, params, latencyModel(latencyUs, order, ack, md, seed), account, hashEvents);
+         const py::object& order, const py::object& ack, const py::object& md, const py::object& seed, int feePpm,
+         const py::object& cash, const std::string& account, bool hashEvents) {
+        return run(h, strategy, params, replayConfig(latencyModel(latencyUs, order, ack, md, seed), feePpm, cash),
+                   account, hashEvents);
       },
       py::arg("history"), py::arg("strategy"), py::arg("params") = py::none(), py::arg("latency_us") = py::none(),
       py::arg("order_latency") = py::none(), py::arg("ack_latency") = py::none(), py::arg("md_latency") = py::none(),
-      py::arg("latency_seed") = 1, py::arg("account") = "", py::arg("hash_events") = true);
+      py::arg("latency_seed") = 1, py::arg("fee_ppm") = 0, py::arg("cash") = py::none(), py::arg("account") = "",
+      py::arg("hash_events") = true);
   m.def(
       "sweep",
       [](const HistoryStream& h, const py::object& strategy, const py::object& grid, int jobs,
          const py::object& latencyUs, const py::object& order, const py::object& ack, const py::object& md,
-         const py::object& seed, const std::string& shard) {
-        return sweep(h, strategy, grid, jobs, latencyModel(latencyUs, order, ack, md, seed), shard);
+         const py::object& seed, int feePpm, const py::object& cash, const std::string& shard) {
+        return sweep(h, strategy, grid, jobs, replayConfig(latencyModel(latencyUs, order, ack, md, seed), feePpm, cash),
+                     shard);
       },
       py::arg("history"), py::arg("strategy"), py::arg("grid"), py::arg("jobs") = 0, py::arg("latency_us") = py::none(),
       py::arg("order_latency") = py::none(), py::arg("ack_latency") = py::none(), py::arg("md_latency") = py::none(),
-      py::arg("latency_seed") = 1, py::arg("shard") = "");
+      py::arg("latency_seed") = 1, py::arg("fee_ppm") = 0, py::arg("cash") = py::none(), py::arg("shard") = "");
   m.def("run_live", &runLive, py::arg("strategy"), py::arg("params"), py::arg("host"), py::arg("port"),
         py::arg("account"), py::arg("key"), py::arg("seconds"), py::arg("until"));
   m.def("strategies", [] {

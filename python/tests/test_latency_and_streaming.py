@@ -1,6 +1,7 @@
 """The latency models of tessera-backtest (order entry, acknowledgements, market data; fixed,
-exponential, lognormal or a measured file; seeded) from Python, with bad ones refused as
-exceptions; and the history streamed from its file, whatever the chunk size."""
+exponential, lognormal or a measured file; seeded), its fee and cash limit, from Python, with
+bad values refused as exceptions; and the history streamed from its file, whatever the chunk
+size."""
 import json
 import subprocess
 
@@ -99,15 +100,23 @@ def test_every_form_and_the_seed_are_the_command_lines(bursty_path, tmp_path, me
 def test_a_sweep_records_and_uses_the_model_as_the_command_line(history, history_path, tmp_path):
     # Fails if sweep() ignores a channel: the merged result of tessera-backtest sweep differs.
     py = tessera.sweep(history, "market-maker", GRID, jobs=2, order_latency="exp:500", md_latency=250,
-                       latency_seed=3)
+                       latency_seed=3, fee_ppm=20000, cash=300)
     grid = tmp_path / "g.json"
     grid.write_text(json.dumps(GRID))
     cli("sweep", "--history", history_path, "--strategy", "market-maker", "--grid", grid, "--out",
-        tmp_path / "s.jsonl", "--order-latency", "exp:500", "--md-latency", "250", "--latency-seed", 3)
+        tmp_path / "s.jsonl", "--order-latency", "exp:500", "--md-latency", "250", "--latency-seed", 3,
+        "--fee-ppm", 20000, "--cash", 300)
     cli("merge", "--out", tmp_path / "m", tmp_path / "s.jsonl")
     merged = json.loads((tmp_path / "m.json").read_text())
     assert py.json == merged
     assert merged["latency"] == {"order_entry": "exp:500", "ack": "fixed:0", "market_data": "fixed:250", "seed": 3}
+    assert (merged["fee_ppm"], merged["cash"]) == (20000, 300_000_000)
+    # The fee and the cash limit reach the points: fees paid, bids refused.
+    assert sum(p["summary"]["fees"] for p in py.points) > 0
+    assert sum(p["summary"]["orders_rejected"] for p in py.points) > 0
+    one = tessera.run(history, "market-maker", py.points[0]["params"], order_latency="exp:500", md_latency=250,
+                      latency_seed=3, fee_ppm=20000, cash=300)
+    assert one.output_hash == py.points[0]["output_hash"] and one.summary == py.points[0]["summary"]
 
 
 @pytest.mark.parametrize("kwargs, error, says", [
@@ -122,6 +131,9 @@ def test_a_sweep_records_and_uses_the_model_as_the_command_line(history, history
     ({"order_latency": 2.5}, TypeError, "order_latency"),
     ({"ack_latency": True}, TypeError, "ack_latency"),
     ({"latency_seed": "1"}, TypeError, "latency_seed"),
+    ({"fee_ppm": -1}, ValueError, "fee_ppm"),
+    ({"fee_ppm": 1_000_001}, ValueError, "fee_ppm"),
+    ({"cash": 0}, ValueError, "cash"),
 ])
 def test_bad_latencies_are_refused(history, kwargs, error, says):
     # Fails if a bad model is accepted and run (e.g. a negative fixed latency).

@@ -86,7 +86,8 @@ class TestSweep : public QObject {
     const std::string path = dir_.filePath("h30.db").toStdString();
     writeSimulated(path, 30);
     const HistoryStream h = stream(path);
-    LatencyModel lat{LatencyDistribution::fixed(100)};
+    ReplayConfig lat;
+    lat.latency = LatencyModel{LatencyDistribution::fixed(100)};
     const SweepRun single = swept(runSweep(h, "market-maker", grid(), {0, 1}, 1, lat));
     QCOMPARE(single.points.size(), std::size_t{12});
     int traded = 0;
@@ -134,6 +135,19 @@ class TestSweep : public QObject {
     auto mixed = mergeSweepShards({files[0], files[1], alienFile});
     QVERIFY(std::holds_alternative<std::string>(mixed));
     QVERIFY(std::get<std::string>(mixed).find("different sweep") != std::string::npos);
+
+    // The third shard run with a fee: refused, naming what differs.
+    ReplayConfig withFee = lat;
+    withFee.feePpm = 1'000;
+    const auto feeFile = (dir_.path() + "/fee.jsonl").toStdString();
+    {
+      std::ofstream f(feeFile);
+      writeSweepShard(swept(runSweep(h, "market-maker", grid(), {2, 3}, 1, withFee)), f);
+    }
+    auto feeMixed = mergeSweepShards({files[2], files[1], feeFile});
+    QVERIFY(std::holds_alternative<std::string>(feeMixed));
+    QVERIFY2(std::get<std::string>(feeMixed).find("(fee_ppm differs") != std::string::npos,
+             std::get<std::string>(feeMixed).c_str());
   }
 
   void everyPointIsItsReplayOfTheWholeHistory() {
@@ -146,24 +160,31 @@ class TestSweep : public QObject {
     auto loaded = loadHistory(path);
     QVERIFY(std::holds_alternative<History>(loaded));
     const History& whole = std::get<History>(loaded);
-    LatencyModel lat{LatencyDistribution::fixed(100)};
-    lat.marketData.kind = LatencyKind::Exponential;
-    lat.marketData.meanMicros = 200;
+    // Latency, fee and cash reach every point (a point's own replay below has them too).
+    ReplayConfig lat;
+    lat.latency = LatencyModel{LatencyDistribution::fixed(100)};
+    lat.latency.marketData.kind = LatencyKind::Exponential;
+    lat.latency.marketData.meanMicros = 200;
+    lat.feePpm = 20'000;
+    lat.startingCash = 150 * kMicrosPerDollar;
     const SweepRun reference = swept(runSweep(stream(path), "market-maker", grid(), {0, 1}, 1, lat));
     int traded = 0;
+    std::int64_t refused = 0;
     for (const SweepPoint& p : reference.points) {
       auto made = makeStrategy("market-maker", p.params);
       QVERIFY(std::holds_alternative<std::unique_ptr<Strategy>>(made));
-      ReplayConfig cfg;
-      cfg.latency = lat;
-      const BacktestResult r = runBacktest(whole, *std::get<std::unique_ptr<Strategy>>(made), cfg);
+      const BacktestResult r = runBacktest(whole, *std::get<std::unique_ptr<Strategy>>(made), lat);
       char hash[24];
       std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
       QCOMPARE(p.outputHash, std::string(hash));
       QCOMPARE(p.summary.dump(), summaryJson(r.summary).dump());
       traded += r.summary.fills > 0 ? 1 : 0;
+      refused += r.summary.ordersRejected;
     }
     QVERIFY(traded > 0);
+    QVERIFY(refused > 0);  // the cash limit refused bids (python/tests check that fees are paid)
+    QCOMPARE(sweepJson(reference)["fee_ppm"].get<int>(), 20'000);
+    QCOMPARE(sweepJson(reference)["cash"].get<Money>(), 150 * kMicrosPerDollar);
     const auto n = static_cast<std::int64_t>(whole.inputs.size());
     for (std::int64_t chunk : {std::int64_t{7}, n - 1, n}) {
       for (int jobs : {1, 2, 5}) {
