@@ -72,12 +72,15 @@ std::optional<store::StoreError> HistoryStream::forEachChunk(
   q.fromSeq = 0;
   for (bool more = true; more;) {
     inputs.clear();
-    if (auto e = store_->forEachInput(q, [&](const store::RecordedInput& in) {
-          if (in.seq > summary_.lastInputSeq) return false;
-          inputs.push_back(in);
-          return static_cast<std::int64_t>(inputs.size()) < chunk_;
-        }))
-      return e;
+    {
+      std::lock_guard lock(*reading_);
+      if (auto e = store_->forEachInput(q, [&](const store::RecordedInput& in) {
+            if (in.seq > summary_.lastInputSeq) return false;
+            inputs.push_back(in);
+            return static_cast<std::int64_t>(inputs.size()) < chunk_;
+          }))
+        return e;
+    }
     more = static_cast<std::int64_t>(inputs.size()) == chunk_;
     if (inputs.empty()) break;
     q.fromSeq = inputs.back().seq + 1;

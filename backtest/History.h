@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -57,6 +58,8 @@ class HistoryStream {
   std::int64_t chunkInputs() const { return chunk_; }
 
   // Hands each chunk to `chunk` (which returns false to stop the pass); a read error ends the pass.
+  // Copies of a stream share its connection and may run passes on several threads at once: each
+  // chunk's read holds the copies' one lock (SQLite's connection is opened without its own).
   [[nodiscard]] std::optional<store::StoreError> forEachChunk(
       const std::function<bool(const std::vector<store::RecordedInput>&)>& chunk) const;
 
@@ -64,6 +67,7 @@ class HistoryStream {
   HistoryStream() = default;
   std::shared_ptr<const store::MarketHistoryStore> owned_;
   const store::MarketHistoryStore* store_ = nullptr;
+  std::shared_ptr<std::mutex> reading_ = std::make_shared<std::mutex>();
   AccountDirectory accounts_;
   store::HistorySummary summary_;
   std::int64_t chunk_ = kDefaultChunkInputs;

@@ -155,3 +155,16 @@ def test_streamed_in_any_chunk_size_the_runs_are_the_same(history, history_path)
     assert tessera.sweep(small, MarketMaker, GRID, jobs=2).json == tessera.sweep(history, MarketMaker, GRID).json
     with pytest.raises(ValueError, match="chunk_inputs"):
         tessera.open_history(history_path, chunk_inputs=0)
+
+
+def test_runs_on_several_threads_share_one_history(history, history_path):
+    # Runs on threads sharing one History (one SQLite connection, opened without SQLite's own
+    # lock; HistoryStream's lock serialises the chunk reads) give the runs made alone. Removing
+    # that lock did not make this fail here (two tries): SQLite's rule is what the lock keeps.
+    import concurrent.futures
+    params = [{**MM, "spread": s} for s in (0.02, 0.03, 0.04, 0.05)]
+    alone = [tessera.run(history, "market-maker", p).output_hash for p in params]
+    small = tessera.open_history(history_path, chunk_inputs=5)  # many reads, so they interleave
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda p: tessera.run(small, "market-maker", p).output_hash, params * 2))
+    assert together == alone * 2
