@@ -117,7 +117,10 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"grid", Value::Text, "g.json: {\"base\": {...}, \"grid\": {\"param\": [v1, v2, ...]}}"},
         {"out", Value::Text, "the shard file to write (JSON lines)"},
         {"shard", Value::Text, "i/N: the points with index % N == i"},
-        {"jobs", Value::Count, "threads (default 0: all cores)"},
+        {"jobs", Value::Count, "points replayed at once, one thread each (default 0: all cores)"},
+        {"chunk-inputs", Value::Positive, "inputs read from the history at a time: the points' replays stream it together, so memory is bounded by this and --jobs (default 65536)"},
+        {"fee-ppm", Value::Count, "exchange fee on sales, parts per million (the exchange's fee_ppm; default 0)"},
+        {"cash", Value::PositiveNumber, "each point's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the exchange (default: no limit)"},
         {"latency-us", Value::Count, "order-entry latency in microseconds (default 0; the same as --order-latency N)"},
         {"order-latency", Value::Text, "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
         {"ack-latency", Value::Text, "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
@@ -467,6 +470,17 @@ std::optional<LatencyModel> latencyOf(const Args& a, const std::string& cmd, std
   return m;
 }
 
+// --fee-ppm and --cash into `cfg`, or false after saying what is wrong on `err` (exit 2).
+bool costsOf(const Args& a, const std::string& cmd, ReplayConfig& cfg, std::ostream& err) {
+  cfg.feePpm = static_cast<int>(std::min<std::int64_t>(a.integer("fee-ppm", err).value_or(0), 1'000'001));
+  if (a.has("cash")) cfg.startingCash = static_cast<Money>(a.number("cash", 0, err) * kMicrosPerDollar + 0.5);
+  if (cfg.feePpm > 1'000'000) {
+    err << cmd << ": --fee-ppm must be 0 to 1000000 (parts per million of each sale)\n";
+    return false;
+  }
+  return true;
+}
+
 int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
   const std::string name = a.get("strategy");
   const std::string dir = a.get("report");
@@ -490,12 +504,7 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
   auto latency = latencyOf(a, "run", err);
   if (!latency) return 2;
   cfg.latency = std::move(*latency);
-  cfg.feePpm = static_cast<int>(std::min<std::int64_t>(a.integer("fee-ppm", err).value_or(0), 1'000'001));
-  if (a.has("cash")) cfg.startingCash = static_cast<Money>(a.number("cash", 0, err) * kMicrosPerDollar + 0.5);
-  if (cfg.feePpm > 1'000'000) {
-    err << "run: --fee-ppm must be 0 to 1000000 (parts per million of each sale)\n";
-    return 2;
-  }
+  if (!costsOf(a, "run", cfg, err)) return 2;
   // The history streams through the replay a chunk at a time: a year at a busy setting need not
   // fit in memory.
   auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
@@ -532,13 +541,13 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
   const auto& s = r.summary;
   char line[512];
   std::snprintf(line, sizeof line,
-                "%s: %lld inputs in %.2f s; %lld fills, %lld contracts, fill rate %.1f%%, P&L $%.2f, "
-                "paid $%.4f vs market $%.4f, effective $%.4f per useful GPU-h, unfilled %lld GPU-h\n",
-                name.c_str(), static_cast<long long>(r.inputs), secs, static_cast<long long>(s.fills),
-                static_cast<long long>(s.contracts), s.fillRate * 100, static_cast<double>(s.finalEquity) / 1e6,
+                "%s: %s inputs in %.2f s; %s fills, %s contracts, fill rate %.1f%%, P&L %s, "
+                "paid $%.4f vs market $%.4f, effective $%.4f per useful GPU-h, unfilled %s GPU-h\n",
+                name.c_str(), withThousands(r.inputs).c_str(), secs, withThousands(s.fills).c_str(),
+                withThousands(s.contracts).c_str(), s.fillRate * 100, toDollars(s.finalEquity).c_str(),
                 static_cast<double>(s.averagePaid) / 1e6, static_cast<double>(s.marketVwap) / 1e6,
                 static_cast<double>(s.effectiveCostPerUsefulGpuHour) / 1e6,
-                static_cast<long long>(s.unfilledDemandGpuHours));
+                withThousands(s.unfilledDemandGpuHours).c_str());
   out << line;
   for (const std::string& note : r.notes) out << note << "\n";
   out << "report: " << dir << "/report.html\n";
@@ -567,22 +576,30 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
     }
     shard = std::get<Shard>(s);
   }
+  ReplayConfig cfg;
   auto lat = latencyOf(a, "sweep", err);
   if (!lat) return 2;
+  cfg.latency = std::move(*lat);
+  if (!costsOf(a, "sweep", cfg, err)) return 2;
   const int jobs = static_cast<int>(a.integer("jobs", err).value_or(0));
   if (a.get("history").empty()) {
     err << "sweep: missing --history FILE\n";
     return 2;
   }
-  auto history = loadHistory(a.get("history"));
+  auto history = HistoryStream::open(a.get("history"), a.integer("chunk-inputs", err).value_or(kDefaultChunkInputs));
   if (auto* e = std::get_if<store::StoreError>(&history)) {
     err << "sweep: " << e->message << '\n';
     return exitCodeOf(*e);
   }
   ProgressBar bar(err, "sweep", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
-  const SweepRun run = runSweep(std::get<History>(history), name, std::get<SweepGrid>(grid), shard, jobs, *lat,
-                                std::ref(bar));
+  auto swept = runSweep(std::get<HistoryStream>(history), name, std::get<SweepGrid>(grid), shard, jobs, cfg,
+                        std::ref(bar));
+  if (auto* e = std::get_if<store::StoreError>(&swept)) {
+    err << "sweep: " << e->message << '\n';
+    return exitCodeOf(*e);
+  }
+  const SweepRun& run = std::get<SweepRun>(swept);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::ofstream f(outPath);
   if (!f) {
@@ -592,8 +609,11 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
   writeSweepShard(run, f);
   std::size_t bad = 0;
   for (const auto& p : run.points) bad += p.error.empty() ? 0 : 1;
-  out << "sweep shard " << shard.index << "/" << shard.count << ": " << run.points.size() << " of " << run.totalPoints
-      << " points in " << secs << " s -> " << outPath << '\n';
+  char took[32];
+  std::snprintf(took, sizeof took, "%.2f", secs);
+  out << "sweep shard " << shard.index << "/" << shard.count << ": " << withThousands(static_cast<std::int64_t>(run.points.size()))
+      << " of " << withThousands(static_cast<std::int64_t>(run.totalPoints)) << " points in " << took << " s -> " << outPath
+      << '\n';
   if (bad) {
     err << "sweep: " << bad << " of " << run.points.size()
         << " points had invalid parameters (see \"error\" in the file)\n";

@@ -9,21 +9,18 @@ store::StoreError noInputs(const std::string& path, bool ranged) {
                            store::StoreErrorKind::Empty};
 }
 
-// Feeds `in` to the replay after the outages recorded before it (`next`: the first outage not
-// applied yet). Returns false once the replay stops.
+}  // namespace
+
 bool feedAfterOutages(Replay& replay, const store::RecordedInput& in, const std::vector<store::RecordedOutage>& outages,
                       std::size_t& next) {
   while (next < outages.size() && outages[next].afterInput < in.seq) replay.outage(outages[next++]);
   return replay.feed(in);
 }
 
-// The outages recorded after the last input replayed (`lastSeq`).
 void applyTrailingOutages(Replay& replay, const std::vector<store::RecordedOutage>& outages, std::size_t next,
                           std::int64_t lastSeq) {
   while (next < outages.size() && outages[next].afterInput <= lastSeq) replay.outage(outages[next++]);
 }
-
-}  // namespace
 
 std::variant<History, store::StoreError> loadHistory(const std::string& path, const store::HistoryQuery& q) {
   auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
@@ -65,55 +62,89 @@ BacktestResult runBacktest(const History& history, Strategy& strategy, const Rep
   return r;
 }
 
+std::variant<HistoryStream, store::StoreError> HistoryStream::open(const std::string& path, std::int64_t chunkInputs) {
+  auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
+  if (auto* e = std::get_if<store::StoreError>(&opened)) return *e;
+  std::shared_ptr<const store::MarketHistoryStore> owned = std::move(std::get<std::unique_ptr<store::MarketHistoryStore>>(opened));
+  auto stream = over(*owned, chunkInputs);
+  if (auto* s = std::get_if<HistoryStream>(&stream)) s->owned_ = std::move(owned);
+  return stream;
+}
+
+std::variant<HistoryStream, store::StoreError> HistoryStream::over(const store::MarketHistoryStore& s,
+                                                                   std::int64_t chunkInputs) {
+  HistoryStream h;
+  h.store_ = &s;
+  h.chunk_ = std::max<std::int64_t>(1, chunkInputs);
+  if (auto e = s.loadAccounts(h.accounts_)) return *e;
+  auto sum = s.summary();
+  if (auto* e = std::get_if<store::StoreError>(&sum)) return *e;
+  h.summary_ = std::get<store::HistorySummary>(sum);
+  if (h.summary_.inputs == 0) return noInputs(s.path(), false);
+  // Outages are few (a node failure now and then): read whole, applied between the inputs.
+  auto outages = s.outages();
+  if (auto* e = std::get_if<store::StoreError>(&outages)) return *e;
+  h.outages_ = std::move(std::get<std::vector<store::RecordedOutage>>(outages));
+  return h;
+}
+
+std::optional<store::StoreError> HistoryStream::forEachChunk(
+    const std::function<bool(const std::vector<store::RecordedInput>&)>& chunk) const {
+  std::vector<store::RecordedInput> inputs;
+  inputs.reserve(static_cast<std::size_t>(std::min(chunk_, std::max<std::int64_t>(1, summary_.inputs))));
+  store::HistoryQuery q;
+  q.fromSeq = 0;
+  for (bool more = true; more;) {
+    inputs.clear();
+    {
+      std::lock_guard lock(*reading_);
+      if (auto e = store_->forEachInput(q, [&](const store::RecordedInput& in) {
+            if (in.seq > summary_.lastInputSeq) return false;
+            inputs.push_back(in);
+            return static_cast<std::int64_t>(inputs.size()) < chunk_;
+          }))
+        return e;
+    }
+    more = static_cast<std::int64_t>(inputs.size()) == chunk_;
+    if (inputs.empty()) break;
+    q.fromSeq = inputs.back().seq + 1;
+    if (!chunk(inputs)) break;
+  }
+  return std::nullopt;
+}
+
+std::variant<BacktestResult, store::StoreError> runBacktest(const HistoryStream& history, Strategy& strategy,
+                                                            const ReplayConfig& config, const ProgressFn& progress) {
+  Replay replay(strategy, history.accounts(), config);
+  const std::int64_t total = std::max<std::int64_t>(1, history.inputs());
+  const std::int64_t every = std::max<std::int64_t>(1, total / 100);
+  std::int64_t fed = 0;
+  std::size_t nextOutage = 0;
+  bool stopped = false;
+  if (auto e = history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
+        for (const store::RecordedInput& in : inputs) {
+          if (!feedAfterOutages(replay, in, history.outages(), nextOutage)) {
+            stopped = true;
+            return false;
+          }
+          if (progress && ++fed % every == 0) progress(static_cast<double>(fed) / static_cast<double>(total));
+        }
+        return true;
+      }))
+    return *e;
+  if (!stopped) applyTrailingOutages(replay, history.outages(), nextOutage, history.summary().lastInputSeq);
+  BacktestResult r = replay.finish();
+  if (progress && !r.cancelled) progress(1.0);
+  return r;
+}
+
 std::variant<BacktestResult, store::StoreError> runBacktestFromStore(const store::MarketHistoryStore& s,
                                                                      Strategy& strategy, const ReplayConfig& config,
                                                                      const ProgressFn& progress,
                                                                      std::int64_t chunkInputs) {
-  AccountDirectory accounts;
-  if (auto e = s.loadAccounts(accounts)) return *e;
-  auto sum = s.summary();
-  if (auto* e = std::get_if<store::StoreError>(&sum)) return *e;
-  const store::HistorySummary& summary = std::get<store::HistorySummary>(sum);
-  if (summary.inputs == 0) return noInputs(s.path(), false);
-  const std::int64_t total = std::max<std::int64_t>(1, summary.inputs);
-  const std::int64_t chunk = std::max<std::int64_t>(1, chunkInputs);
-  // Outages are few (a node failure now and then): read whole, applied between the inputs.
-  auto outagesRead = s.outages();
-  if (auto* e = std::get_if<store::StoreError>(&outagesRead)) return *e;
-  const std::vector<store::RecordedOutage>& outages = std::get<std::vector<store::RecordedOutage>>(outagesRead);
-  std::size_t nextOutage = 0;
-  bool stopped = false;
-  Replay replay(strategy, accounts, config);
-  const std::int64_t every = std::max<std::int64_t>(1, total / 100);
-  std::int64_t fed = 0;
-  std::vector<store::RecordedInput> inputs;
-  inputs.reserve(static_cast<std::size_t>(std::min(chunk, total)));
-  store::HistoryQuery q;
-  q.fromSeq = 0;
-  bool more = true;
-  while (more) {
-    inputs.clear();
-    if (auto e = s.forEachInput(q, [&](const store::RecordedInput& in) {
-          if (in.seq > summary.lastInputSeq) return false;
-          inputs.push_back(in);
-          return static_cast<std::int64_t>(inputs.size()) < chunk;
-        }))
-      return *e;
-    more = static_cast<std::int64_t>(inputs.size()) == chunk;
-    if (!inputs.empty()) q.fromSeq = inputs.back().seq + 1;
-    for (const store::RecordedInput& in : inputs) {
-      if (!feedAfterOutages(replay, in, outages, nextOutage)) {
-        more = false;
-        stopped = true;
-        break;
-      }
-      if (progress && ++fed % every == 0) progress(static_cast<double>(fed) / static_cast<double>(total));
-    }
-  }
-  if (!stopped) applyTrailingOutages(replay, outages, nextOutage, summary.lastInputSeq);
-  BacktestResult r = replay.finish();
-  if (progress && !r.cancelled) progress(1.0);
-  return r;
+  auto stream = HistoryStream::over(s, chunkInputs);
+  if (auto* e = std::get_if<store::StoreError>(&stream)) return *e;
+  return runBacktest(std::get<HistoryStream>(stream), strategy, config, progress);
 }
 
 }  // namespace tessera::backtest

@@ -2,6 +2,8 @@
 
 #include "backtest/SvgChart.h"
 #include "core/domain/HourText.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 #include "core/store/Csv.h"
 
 #include <cstdio>
@@ -11,11 +13,6 @@
 namespace tessera::backtest {
 namespace {
 
-std::string usd(Money m) {
-  char b[48];
-  std::snprintf(b, sizeof b, "%s$%.2f", m < 0 ? "-" : "", static_cast<double>(m < 0 ? -m : m) / 1e6);
-  return b;
-}
 std::string perHour(Price p) {
   if (p == 0) return "n/a";
   char b[48];
@@ -154,20 +151,20 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
        << "<tr><th>history</th><td>" << esc(info.history) << "</td></tr>\n"
        << "<tr><th>account</th><td>" << esc(r.accountName) << "</td></tr>\n"
        << "<tr><th>latency (&micro;s)</th><td>" << esc(info.latency.describe()) << "</td></tr>\n"
-       << "<tr><th>exchange fee on sales</th><td>" << info.feePpm << " ppm</td></tr>\n"
-       << "<tr><th>inputs replayed</th><td>" << r.inputs << (r.cancelled ? " (cancelled)" : "") << "</td></tr>\n"
+       << "<tr><th>exchange fee on sales</th><td>" << withThousands(info.feePpm) << " ppm</td></tr>\n"
+       << "<tr><th>inputs replayed</th><td>" << withThousands(r.inputs) << (r.cancelled ? " (cancelled)" : "") << "</td></tr>\n"
        << "</table>\n<h2>Parameters</h2><pre>" << esc(info.params.dump(2)) << "</pre>\n<h2>Results</h2>\n<table>\n";
   auto row = [&](const char* k, const std::string& v) { html << "<tr><th>" << k << "</th><td class='n'>" << v << "</td></tr>\n"; };
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.1f %%", s.fillRate * 100);
-  row("P&amp;L (cash + undelivered GPU-hours at market)", usd(s.finalEquity));
-  row("cash", usd(s.finalCash));
-  row("max drawdown", usd(s.maxDrawdown));
-  row("orders placed / rejected", std::to_string(s.ordersPlaced) + " / " + std::to_string(s.ordersRejected));
-  row("fills / contracts", std::to_string(s.fills) + " / " + std::to_string(s.contracts));
+  row("P&amp;L (cash + undelivered GPU-hours at market)", toDollars(s.finalEquity));
+  row("cash", toDollars(s.finalCash));
+  row("max drawdown", toDollars(s.maxDrawdown));
+  row("orders placed / rejected", withThousands(s.ordersPlaced) + " / " + withThousands(s.ordersRejected));
+  row("fills / contracts", withThousands(s.fills) + " / " + withThousands(s.contracts));
   row("fill rate (GPU-hours)", rate);
-  row("bought / sold GPU-hours", std::to_string(s.boughtGpuHours) + " / " + std::to_string(s.soldGpuHours));
-  row("spent / received", usd(s.spent) + " / " + usd(s.received));
+  row("bought / sold GPU-hours", withThousands(s.boughtGpuHours) + " / " + withThousands(s.soldGpuHours));
+  row("spent / received", toDollars(s.spent) + " / " + toDollars(s.received));
   row("average price paid", perHour(s.averagePaid));
   row("market VWAP on the same clusters (others' trades)", perHour(s.marketVwap));
   auto perGh = [](Money m, std::int64_t gh) { return gh > 0 ? perHour(m / gh) : std::string("n/a"); };
@@ -175,16 +172,16 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
     if (gh == 0) return std::string("n/a");
     std::string text(m < 0 ? "-" : "+");
     text += perGh(m < 0 ? -m : m, gh);
-    text += " (" + usd(m) + " on " + std::to_string(gh) + " GPU-h)";
+    text += " (" + toDollars(m) + " on " + withThousands(gh) + " GPU-h)";
     return text;
   };
   row("paid vs own limits (buys)", signedPerGh(s.costVsLimit, s.boughtGpuHours));
   row("paid vs price index (buys)", signedPerGh(s.costVsIndex, s.indexedGpuHours));
   row("slippage vs mid at order time", signedPerGh(s.slippageVsMid, s.midGpuHours));
-  row("exchange fees", usd(s.fees));
+  row("exchange fees", toDollars(s.fees));
   row("effective cost per useful GPU-hour", perHour(s.effectiveCostPerUsefulGpuHour));
-  row("useful GPU-hours", std::to_string(s.usefulGpuHours));
-  row("demand / unfilled demand GPU-hours", std::to_string(s.demandGpuHours) + " / " + std::to_string(s.unfilledDemandGpuHours));
+  row("useful GPU-hours", withThousands(s.usefulGpuHours));
+  row("demand / unfilled demand GPU-hours", withThousands(s.demandGpuHours) + " / " + withThousands(s.unfilledDemandGpuHours));
   html << "</table>\n";
   for (const std::string& note : r.notes) html << "<p>" << esc(note) << "</p>\n";
   html << "<h2>Charts</h2>\n";

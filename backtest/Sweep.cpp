@@ -2,12 +2,11 @@
 
 #include "backtest/ReportWriter.h"
 #include "backtest/StrategyRegistry.h"
-#include "core/domain/Fnv1a.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -62,76 +61,123 @@ std::variant<Shard, std::string> parseShard(const std::string& s) {
   return sh;
 }
 
-SweepRun runSweep(const History& history, const std::string& strategy, const SweepGrid& grid, Shard shard, int jobs,
-                  LatencyModel latency, const ProgressFn& progress, const std::atomic<bool>* cancel) {
+std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
+                                                   const SweepGrid& grid, Shard shard, int jobs, const ReplayConfig& config,
+                                                   const ProgressFn& progress, const std::atomic<bool>* cancel) {
   return runSweep(
       history, strategy, [&](const nlohmann::json& params) { return makeStrategy(strategy, params); }, grid, shard,
-      jobs, latency, progress, cancel);
+      jobs, config, progress, cancel);
 }
 
-SweepRun runSweep(const History& history, const std::string& strategy, const StrategyFactory& make,
-                  const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency, const ProgressFn& progress,
-                  const std::atomic<bool>* cancel) {
+std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
+                                                   const StrategyFactory& make, const SweepGrid& grid, Shard shard,
+                                                   int jobs, const ReplayConfig& config, const ProgressFn& progress,
+                                                   const std::atomic<bool>* cancel) {
   SweepRun run;
   run.strategy = strategy;
   run.grid = grid;
   run.shard = shard;
-  run.latency = latencyJson(latency);
-  run.history = historyDigest(history);
+  run.latency = latencyJson(config.latency);
+  run.feePpm = config.feePpm;
+  run.startingCash = config.startingCash;
   const auto all = expandGrid(grid);
   run.totalPoints = all.size();
   for (std::size_t i = static_cast<std::size_t>(shard.index); i < all.size(); i += static_cast<std::size_t>(shard.count))
     run.points.push_back({i, all[i], {}, {}, {}});
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  jobs = std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, run.points.size())));
+  const std::size_t lanesAtOnce = static_cast<std::size_t>(jobs);
 
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex progressMutex;
-  auto worker = [&] {
-    for (;;) {
-      if (cancel && cancel->load()) return;
-      const std::size_t k = next.fetch_add(1);
-      if (k >= run.points.size()) return;
+  const double points = static_cast<double>(std::max<std::size_t>(1, run.points.size()));
+  const double total = static_cast<double>(std::max<std::int64_t>(1, history.inputs()));
+  std::size_t done = 0;
+  double reported = 0;  // progress only moves forward, and reaches 1 once
+  auto report = [&](double underWay) {
+    const double f = (static_cast<double>(done) + underWay) / points;
+    if (progress && f > reported) progress(reported = f);
+  };
+
+  // One replay per point of a group; the history streams past the whole group at once.
+  struct Lane {
+    SweepPoint* point = nullptr;
+    std::unique_ptr<Strategy> strategy;
+    std::unique_ptr<Replay> replay;
+    bool feeding = true;
+    std::size_t nextOutage = 0;  // the first of the history's outages not applied yet
+  };
+  HistoryDigest digest;
+  bool digested = false;  // the first pass digests the history, even if no point of it runs
+  for (std::size_t first = 0; first < run.points.size() || !digested; first += lanesAtOnce) {
+    if (cancel && cancel->load()) break;
+    std::vector<Lane> lanes;
+    for (std::size_t k = first; k < std::min(first + lanesAtOnce, run.points.size()); ++k) {
       SweepPoint& p = run.points[k];
       auto made = make(p.params);
       if (auto* e = std::get_if<std::string>(&made)) {
         p.error = *e;
-      } else {
-        ReplayConfig cfg;
-        cfg.latency = latency;
-        cfg.cancel = cancel;
-        const BacktestResult r = runBacktest(history, *std::get<std::unique_ptr<Strategy>>(made), cfg);
-        if (r.cancelled) return;
-        if (!r.setupError.empty()) p.error = r.setupError;
-        else p.summary = summaryJson(r.summary);
-        char hash[24];
-        std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
-        p.outputHash = hash;
+        ++done;
+        report(0);
+        continue;
       }
-      const std::size_t d = ++done;
-      if (progress) {
-        std::lock_guard lock(progressMutex);
-        progress(static_cast<double>(d) / static_cast<double>(run.points.size()));
-      }
+      Lane lane;
+      lane.point = &p;
+      lane.strategy = std::move(std::get<std::unique_ptr<Strategy>>(made));
+      ReplayConfig cfg = config;
+      cfg.cancel = cancel;
+      lane.replay = std::make_unique<Replay>(*lane.strategy, history.accounts(), cfg);
+      lanes.push_back(std::move(lane));
     }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  run.cancelled = done.load() < run.points.size();
+    if (lanes.empty() && digested) continue;
+    std::int64_t fed = 0;
+    const std::vector<store::RecordedOutage>& outages = history.outages();
+    auto feed = [&outages](Lane& lane, const std::vector<store::RecordedInput>& inputs) {
+      for (const store::RecordedInput& in : inputs)
+        if (!(lane.feeding = feedAfterOutages(*lane.replay, in, outages, lane.nextOutage))) return;
+    };
+    auto error = history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
+      if (!digested)
+        for (const store::RecordedInput& in : inputs) digest.add(in);
+      std::vector<std::thread> threads;
+      for (std::size_t k = 1; k < lanes.size(); ++k)
+        if (lanes[k].feeding) threads.emplace_back(feed, std::ref(lanes[k]), std::cref(inputs));
+      if (!lanes.empty() && lanes[0].feeding) feed(lanes[0], inputs);
+      for (auto& t : threads) t.join();
+      fed += static_cast<std::int64_t>(inputs.size());
+      report(static_cast<double>(lanes.size()) * static_cast<double>(fed) / total);
+      if (cancel && cancel->load()) return false;
+      return !digested || std::any_of(lanes.begin(), lanes.end(), [](const Lane& l) { return l.feeding; });
+    });
+    if (error) return *error;
+    if (cancel && cancel->load()) break;
+    digested = true;
+    for (Lane& lane : lanes) {
+      if (lane.feeding) applyTrailingOutages(*lane.replay, outages, lane.nextOutage, history.summary().lastInputSeq);
+      const BacktestResult r = lane.replay->finish();
+      if (r.cancelled) break;
+      SweepPoint& p = *lane.point;
+      if (!r.setupError.empty()) p.error = r.setupError;
+      else p.summary = summaryJson(r.summary);
+      char hash[24];
+      std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
+      p.outputHash = hash;
+      ++done;
+    }
+    report(0);
+  }
+  run.history = digest.text();
+  run.cancelled = done < run.points.size();
   return run;
 }
 
-std::string historyDigest(const History& history) {
-  Fnv1a h;
-  for (const store::RecordedInput& in : history.inputs) {
-    const std::int64_t v[3] = {in.seq, in.timeMicros, static_cast<std::int64_t>(in.event.index())};
-    h.add(std::string_view(reinterpret_cast<const char*>(v), sizeof v));
-  }
+void HistoryDigest::add(const store::RecordedInput& in) {
+  const std::int64_t v[3] = {in.seq, in.timeMicros, static_cast<std::int64_t>(in.event.index())};
+  hash_.add(std::string_view(reinterpret_cast<const char*>(v), sizeof v));
+  ++inputs_;
+}
+
+std::string HistoryDigest::text() const {
   char hex[24];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.value()));
-  return "inputs=" + std::to_string(history.inputs.size()) + ",fnv=" + hex;
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_.value()));
+  return "inputs=" + std::to_string(inputs_) + ",fnv=" + hex;
 }
 
 namespace {
@@ -144,12 +190,15 @@ nlohmann::json pointJson(const SweepPoint& p) {
   }
   return j;
 }
+nlohmann::json cashJson(const SweepRun& r) { return r.startingCash ? nlohmann::json(*r.startingCash) : nlohmann::json(); }
 nlohmann::json headerJson(const SweepRun& r) {
   return {{"sweep",
            {{"strategy", r.strategy},
             {"grid", r.grid.source},
             {"points", r.totalPoints},
             {"latency", r.latency},
+            {"fee_ppm", r.feePpm},
+            {"cash", cashJson(r)},
             {"history", r.history},
             {"shard", std::to_string(r.shard.index) + "/" + std::to_string(r.shard.count)}}}};
 }
@@ -185,17 +234,20 @@ std::variant<SweepRun, std::string> mergeSweepShards(const std::vector<std::stri
           merged.strategy = h.value("strategy", "");
           merged.totalPoints = h.value("points", std::size_t{0});
           merged.latency = h.value("latency", nlohmann::json());
+          merged.feePpm = h.value("fee_ppm", 0);
+          if (h.contains("cash") && h["cash"].is_number_integer()) merged.startingCash = h["cash"].get<Money>();
           merged.history = h.value("history", "");
           auto g = parseSweepGrid(h["grid"]);
           if (auto* e = std::get_if<std::string>(&g)) return f + ": " + *e;
           merged.grid = std::get<SweepGrid>(g);
         } else if (h != *first) {
           std::string differ;
-          for (const char* k : {"strategy", "grid", "points", "latency", "history"})
+          int differing = 0;
+          for (const char* k : {"strategy", "grid", "points", "latency", "fee_ppm", "cash", "history"})
             if (h.value(k, nlohmann::json()) != first->value(k, nlohmann::json()))
-              differ += std::string(differ.empty() ? "" : ", ") + k;
-          return f + ": belongs to a different sweep (" + (differ.empty() ? std::string("header") : differ) +
-                 " differ from " + files.front() + ")";
+              differ += std::string(differing++ ? ", " : "") + k;
+          return f + ": belongs to a different sweep (" + (differing ? differ : std::string("header")) +
+                 (differing > 1 ? " differ" : " differs") + " from " + files.front() + ")";
         }
         continue;
       }
@@ -230,7 +282,8 @@ nlohmann::json sweepJson(const SweepRun& run) {
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& p : run.points) pts.push_back(pointJson(p));
   return {{"strategy", run.strategy}, {"grid", run.grid.source},     {"points", run.totalPoints},
-          {"latency", run.latency},   {"history", run.history},         {"results", pts}};
+          {"latency", run.latency},   {"fee_ppm", run.feePpm},          {"cash", cashJson(run)},
+          {"history", run.history},   {"results", pts}};
 }
 
 void writeSweepCsv(const SweepRun& run, std::ostream& out) {

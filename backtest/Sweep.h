@@ -4,12 +4,14 @@
 // split into shards (`--shard i/N` takes the points with index % N == i), run as a job array
 // on a batch scheduler, and merged back into exactly the result of one unsharded run.
 #include "backtest/History.h"
+#include "core/domain/Fnv1a.h"
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <iosfwd>
 #include <string>
 #include <variant>
@@ -48,8 +50,11 @@ struct SweepRun {
   Shard shard;
   std::size_t totalPoints = 0;
   // What the points ran on, so shards of different runs are never merged and a merged result
-  // says how to reproduce it: latencyJson(model) and historyDigest(history).
+  // says how to reproduce it: latencyJson(model), the fee and cash, and the HistoryDigest of
+  // the inputs.
   nlohmann::json latency;
+  int feePpm = 0;                    // ReplayConfig::feePpm
+  std::optional<Money> startingCash; // ReplayConfig::startingCash
   std::string history;
   std::vector<SweepPoint> points;  // this shard's, by index
   bool cancelled = false;
@@ -59,19 +64,36 @@ struct SweepRun {
 // Called from the sweep's worker threads.
 using StrategyFactory = std::function<std::variant<std::unique_ptr<Strategy>, std::string>(const nlohmann::json&)>;
 
-// `jobs` threads (0: one per core). Progress counts finished points of this shard.
+// Every point replays with `config`'s latency model, fee and starting cash (its cancel is the
+// sweep's `cancel`). The history streams (HistoryStream) past `jobs` replays at once (0: one per core): each chunk
+// read is fed to that many points' replays in parallel, then dropped, so memory holds one
+// chunk and `jobs` engines whatever the history's size, and the history is read once per
+// `jobs` points. Progress counts this shard's points, finished and under way. A read error
+// of the history ends the sweep with that error.
 // `strategy` names a registered strategy (StrategyRegistry.h).
-SweepRun runSweep(const History& history, const std::string& strategy, const SweepGrid& grid, Shard shard, int jobs,
-                  LatencyModel latency, const ProgressFn& progress = {}, const std::atomic<bool>* cancel = nullptr);
+std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
+                                                   const SweepGrid& grid, Shard shard, int jobs, const ReplayConfig& config,
+                                                   const ProgressFn& progress = {},
+                                                   const std::atomic<bool>* cancel = nullptr);
 // The same with strategies from `make` (the Python package's strategies); `strategy` is the
 // name the sweep records.
-SweepRun runSweep(const History& history, const std::string& strategy, const StrategyFactory& make,
-                  const SweepGrid& grid, Shard shard, int jobs, LatencyModel latency, const ProgressFn& progress = {},
-                  const std::atomic<bool>* cancel = nullptr);
+std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
+                                                   const StrategyFactory& make, const SweepGrid& grid, Shard shard,
+                                                   int jobs, const ReplayConfig& config, const ProgressFn& progress = {},
+                                                   const std::atomic<bool>* cancel = nullptr);
 
-// "inputs=N,fnv=HEX": every input's sequence number, time and kind, hashed. Two shards that
-// replayed different histories (or different ranges of one) have different digests.
-std::string historyDigest(const History& history);
+// "inputs=N,fnv=HEX": every input's sequence number, time and kind, hashed, as the sweep reads
+// them. Two shards that replayed different histories (or different ranges of one) have
+// different digests.
+class HistoryDigest {
+ public:
+  void add(const store::RecordedInput& in);
+  std::string text() const;
+
+ private:
+  Fnv1a hash_;
+  std::int64_t inputs_ = 0;
+};
 
 // A shard file: a header line, then one JSON line per point.
 void writeSweepShard(const SweepRun& run, std::ostream& out);

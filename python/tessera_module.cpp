@@ -222,27 +222,82 @@ std::unique_ptr<Strategy> makeAny(const py::object& strategy, const py::object& 
   return std::make_unique<PyStrategy>(strategy, errors);
 }
 
-py::dict run(const History& h, const py::object& strategy, const py::object& params, std::int64_t latencyUs,
+// One channel of a latency model: microseconds (an int), or a spec string as the command line's
+// --order-latency takes ("200", "exp:300", "lognormal:200,0.5", "file:PATH"); None is 0.
+LatencyDistribution latencyChannel(const char* name, const py::object& given) {
+  if (given.is_none()) return {};
+  if (py::isinstance<py::bool_>(given) || !(py::isinstance<py::int_>(given) || py::isinstance<py::str>(given)))
+    throw py::type_error(std::string(name) + " is microseconds (an int) or a spec such as \"exp:300\" (a str), not " +
+                         py::str(py::type::of(given).attr("__name__")).cast<std::string>());
+  const std::string spec = py::str(given).cast<std::string>();
+  auto d = parseLatency(spec);
+  if (auto* e = std::get_if<std::string>(&d)) throw py::value_error(std::string(name) + ": " + *e);
+  return std::move(std::get<LatencyDistribution>(d));
+}
+
+// The latency model of run() and sweep(): the command line's --latency-us, --order-latency,
+// --ack-latency, --md-latency and --latency-seed (docs/backtest.md, "Latency").
+LatencyModel latencyModel(const py::object& latencyUs, const py::object& order, const py::object& ack,
+                          const py::object& marketData, const py::object& seed) {
+  if (!latencyUs.is_none() && !order.is_none()) throw py::value_error("give latency_us or order_latency, not both");
+  LatencyModel m;
+  m.orderEntry = latencyChannel(latencyUs.is_none() ? "order_latency" : "latency_us", latencyUs.is_none() ? order : latencyUs);
+  m.ack = latencyChannel("ack_latency", ack);
+  m.marketData = latencyChannel("md_latency", marketData);
+  if (py::isinstance<py::bool_>(seed) || !py::isinstance<py::int_>(seed))
+    throw py::type_error("latency_seed is an int, 0 or more");
+  std::int64_t s = -1;
+  try {
+    s = seed.cast<std::int64_t>();
+  } catch (const py::cast_error&) {
+  }
+  if (s < 0) throw py::value_error("latency_seed is an int from 0 to 2**63 - 1, not " + py::str(seed).cast<std::string>());
+  m.seed = static_cast<std::uint64_t>(s);
+  return m;
+}
+
+// A history that cannot be read past its opening (a read error mid-way) stops the run.
+template <typename T>
+T orRaise(std::variant<T, store::StoreError>&& v) {
+  if (auto* e = std::get_if<store::StoreError>(&v)) throw py::value_error(e->message);
+  return std::move(std::get<T>(v));
+}
+
+// The replay settings run() and sweep() share with the command line: the latency model,
+// --fee-ppm and --cash (dollars; None: no limit).
+ReplayConfig replayConfig(const LatencyModel& latency, int feePpm, const py::object& cash) {
+  if (feePpm < 0 || feePpm > 1'000'000) throw py::value_error("fee_ppm is 0 to 1000000 (parts per million of each sale)");
+  ReplayConfig cfg;
+  cfg.latency = latency;
+  cfg.feePpm = feePpm;
+  if (!cash.is_none()) {
+    const double dollars = cash.cast<double>();
+    if (!(dollars > 0) || dollars > 1e12) throw py::value_error("cash is the starting cash in dollars, more than 0");
+    cfg.startingCash = static_cast<Money>(dollars * kMicrosPerDollar + 0.5);
+  }
+  return cfg;
+}
+
+py::dict run(const HistoryStream& h, const py::object& strategy, const py::object& params, ReplayConfig cfg,
              const std::string& account, bool hashEvents) {
   ErrorSink errors;
   std::unique_ptr<Strategy> cpp = makeAny(strategy, params, errors);
-  ReplayConfig cfg;
-  cfg.latency.orderEntry = LatencyDistribution::fixed(latencyUs);
   cfg.accountName = account;
   cfg.hashEvents = hashEvents;
   cfg.cancel = &errors.cancel;
-  BacktestResult r;
+  std::variant<BacktestResult, store::StoreError> streamed;
   {
     py::gil_scoped_release nogil;
-    r = runBacktest(h, *cpp, cfg);
+    streamed = runBacktest(h, *cpp, cfg);
   }
   errors.rethrow();
+  const BacktestResult r = orRaise(std::move(streamed));
   if (!r.setupError.empty()) throw py::value_error(r.setupError);
   return resultDict(r);
 }
 
-py::dict sweep(const History& h, const py::object& strategy, const py::object& grid, int jobs, std::int64_t latencyUs,
-               const std::string& shardText) {
+py::dict sweep(const HistoryStream& h, const py::object& strategy, const py::object& grid, int jobs,
+               const ReplayConfig& cfg, const std::string& shardText) {
   auto g = parseSweepGrid(toJson(grid));
   if (auto* e = std::get_if<std::string>(&g)) throw py::value_error(*e);
   Shard shard;
@@ -251,13 +306,12 @@ py::dict sweep(const History& h, const py::object& strategy, const py::object& g
     if (auto* e = std::get_if<std::string>(&s)) throw py::value_error(*e);
     shard = std::get<Shard>(s);
   }
-  LatencyModel lat;
-  lat.orderEntry = LatencyDistribution::fixed(latencyUs);
-  SweepRun run;
+  if (jobs < 0) throw py::value_error("jobs is 0 (all cores) or more");
+  std::variant<SweepRun, store::StoreError> swept;
   if (py::isinstance<py::str>(strategy)) {
     const std::string name = strategy.cast<std::string>();
     py::gil_scoped_release nogil;
-    run = runSweep(h, name, std::get<SweepGrid>(g), shard, jobs, lat);
+    swept = runSweep(h, name, std::get<SweepGrid>(g), shard, jobs, cfg);
   } else {
     // `strategy` makes a strategy object from one point's parameters (a class, a function);
     // a ValueError it raises rejects the point's parameters, as a C++ strategy's maker does.
@@ -277,10 +331,11 @@ py::dict sweep(const History& h, const py::object& strategy, const py::object& g
     };
     {
       py::gil_scoped_release nogil;
-      run = runSweep(h, name, make, std::get<SweepGrid>(g), shard, jobs, lat, {}, &errors.cancel);
+      swept = runSweep(h, name, make, std::get<SweepGrid>(g), shard, jobs, cfg, {}, &errors.cancel);
     }
     errors.rethrow();
   }
+  const SweepRun run = orRaise(std::move(swept));
   py::list points;
   for (const SweepPoint& p : run.points) {
     py::dict d;
@@ -540,25 +595,47 @@ PYBIND11_MODULE(_tessera, m) {
     return std::get<Cluster>(c);
   });
 
-  py::class_<History>(m, "History")
-      .def_property_readonly("inputs", [](const History& h) { return h.inputs.size(); })
-      .def_property_readonly("first_time_micros",
-                             [](const History& h) { return h.inputs.empty() ? 0 : h.inputs.front().timeMicros; })
-      .def_property_readonly("last_time_micros",
-                             [](const History& h) { return h.inputs.empty() ? 0 : h.inputs.back().timeMicros; });
-  m.def("open_history", [](const std::string& path) {
-    std::variant<History, store::StoreError> loaded;
-    {
-      py::gil_scoped_release nogil;
-      loaded = loadHistory(path);
-    }
-    if (auto* e = std::get_if<store::StoreError>(&loaded)) throw py::value_error(e->message);
-    return std::move(std::get<History>(loaded));
-  });
-  m.def("run", &run, py::arg("history"), py::arg("strategy"), py::arg("params") = py::none(),
-        py::arg("latency_us") = 0, py::arg("account") = "", py::arg("hash_events") = true);
-  m.def("sweep", &sweep, py::arg("history"), py::arg("strategy"), py::arg("grid"), py::arg("jobs") = 0,
-        py::arg("latency_us") = 0, py::arg("shard") = "");
+  // A history opened for streaming (HistoryStream): each run or sweep reads it from the file a
+  // chunk at a time, so its size does not bound memory.
+  py::class_<HistoryStream>(m, "History")
+      .def_property_readonly("inputs", &HistoryStream::inputs)
+      .def_property_readonly("first_time_micros", [](const HistoryStream& h) { return h.summary().firstMicros; })
+      .def_property_readonly("last_time_micros", [](const HistoryStream& h) { return h.summary().lastMicros; })
+      .def_property_readonly("chunk_inputs", &HistoryStream::chunkInputs);
+  m.def(
+      "open_history",
+      [](const std::string& path, std::int64_t chunkInputs) {
+        if (chunkInputs < 1) throw py::value_error("chunk_inputs is 1 or more");
+        auto opened = [&] {
+          py::gil_scoped_release nogil;
+          return HistoryStream::open(path, chunkInputs);
+        }();
+        return orRaise(std::move(opened));
+      },
+      py::arg("path"), py::arg("chunk_inputs") = kDefaultChunkInputs);
+  m.def(
+      "run",
+      [](const HistoryStream& h, const py::object& strategy, const py::object& params, const py::object& latencyUs,
+         const py::object& order, const py::object& ack, const py::object& md, const py::object& seed, int feePpm,
+         const py::object& cash, const std::string& account, bool hashEvents) {
+        return run(h, strategy, params, replayConfig(latencyModel(latencyUs, order, ack, md, seed), feePpm, cash),
+                   account, hashEvents);
+      },
+      py::arg("history"), py::arg("strategy"), py::arg("params") = py::none(), py::arg("latency_us") = py::none(),
+      py::arg("order_latency") = py::none(), py::arg("ack_latency") = py::none(), py::arg("md_latency") = py::none(),
+      py::arg("latency_seed") = 1, py::arg("fee_ppm") = 0, py::arg("cash") = py::none(), py::arg("account") = "",
+      py::arg("hash_events") = true);
+  m.def(
+      "sweep",
+      [](const HistoryStream& h, const py::object& strategy, const py::object& grid, int jobs,
+         const py::object& latencyUs, const py::object& order, const py::object& ack, const py::object& md,
+         const py::object& seed, int feePpm, const py::object& cash, const std::string& shard) {
+        return sweep(h, strategy, grid, jobs, replayConfig(latencyModel(latencyUs, order, ack, md, seed), feePpm, cash),
+                     shard);
+      },
+      py::arg("history"), py::arg("strategy"), py::arg("grid"), py::arg("jobs") = 0, py::arg("latency_us") = py::none(),
+      py::arg("order_latency") = py::none(), py::arg("ack_latency") = py::none(), py::arg("md_latency") = py::none(),
+      py::arg("latency_seed") = 1, py::arg("fee_ppm") = 0, py::arg("cash") = py::none(), py::arg("shard") = "");
   m.def("run_live", &runLive, py::arg("strategy"), py::arg("params"), py::arg("host"), py::arg("port"),
         py::arg("account"), py::arg("key"), py::arg("seconds"), py::arg("until"));
   m.def("strategies", [] {

@@ -5,6 +5,8 @@
 #include "backtest/live/LiveStrategyRunner.h"
 #include "core/cli/Checks.h"
 #include "core/cli/Parse.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <CLI/CLI.hpp>
 
@@ -90,15 +92,10 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   const bool started = runner.strategyStarted();
   runner.stop();
   const LiveSummary s = runner.summary();
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "live: %s; %lld orders (%lld rejected), %lld fills, bought %lld / sold %lld GPU-h, spent $%.2f, "
-                "received $%.2f\n",
-                started ? "ran" : "never got a book snapshot", static_cast<long long>(s.ordersPlaced),
-                static_cast<long long>(s.ordersRejected), static_cast<long long>(s.fills),
-                static_cast<long long>(s.boughtGpuHours), static_cast<long long>(s.soldGpuHours),
-                static_cast<double>(s.spent) / 1e6, static_cast<double>(s.received) / 1e6);
-  out << line;
+  out << "live: " << (started ? "ran" : "never got a book snapshot") << "; " << withThousands(s.ordersPlaced)
+      << " orders (" << withThousands(s.ordersRejected) << " rejected), " << withThousands(s.fills) << " fills, bought "
+      << withThousands(s.boughtGpuHours) << " / sold " << withThousands(s.soldGpuHours) << " GPU-h, spent "
+      << toDollars(s.spent) << ", received " << toDollars(s.received) << "\n";
   for (const std::string& note : std::get<std::unique_ptr<Strategy>>(made)->reportLines()) out << "live: " << note << "\n";
   return started ? 0 : 1;
 }

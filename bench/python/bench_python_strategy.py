@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Wall time of the market maker written in Python (resources/examples/market_maker.py) against
-the same strategy in C++ (market-maker), on the same history loaded once, through the same C++
+the same strategy in C++ (market-maker), on the same history (opened once, streamed by each run), through the same C++
 replay. The history is bench_replay's: the simulated market, seed 1, activity 4, inputs only,
 30 days by default. Prints both times and their ratio (the target is within 3x).
 

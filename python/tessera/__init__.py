@@ -151,26 +151,40 @@ class LiveResult(dict):
             raise AttributeError(k) from None
 
 
-def open_history(path):
-    """Loads a history file (tessera-backtest generate / a recording) into memory, once for
-    many runs. ValueError says why a file cannot be used."""
-    return _tessera.open_history(str(path))
+def open_history(path, *, chunk_inputs=65536):
+    """Opens a history file (tessera-backtest generate / a recording) for replays. Each run or
+    sweep streams it from the file ``chunk_inputs`` inputs at a time, so a history larger than
+    memory replays; the results are those of the whole history in memory. ValueError says why a
+    file cannot be used."""
+    return _tessera.open_history(str(path), chunk_inputs)
 
 
-def run(history, strategy, params=None, *, latency_us=0, account=None):
+def run(history, strategy, params=None, *, latency_us=None, order_latency=None, ack_latency=None, md_latency=None,
+        latency_seed=1, fee_ppm=0, cash=None, account=None):
     """Replays ``history`` with ``strategy``: a Strategy object, or the name of a registered C++
     strategy (``strategies()``) with its ``params`` dict. The strategy trades as ``account``
-    (default "strategy:" + its name). Returns a Result."""
-    return Result(_tessera.run(history, strategy, params, latency_us=latency_us, account=account or "",
-                               hash_events=True))
+    (default "strategy:" + its name). Latencies are those of ``tessera-backtest run``: each of
+    ``order_latency`` (order entry; ``latency_us`` is its fixed form), ``ack_latency`` and
+    ``md_latency`` (market data) is microseconds (an int) or a spec ("200", "exp:MEAN",
+    "lognormal:MEDIAN,SIGMA", "file:PATH"), drawn with ``latency_seed``; ValueError for a bad
+    one. ``fee_ppm`` is the exchange's fee on sales and ``cash`` the strategy's starting cash in
+    dollars (bids beyond it are refused; None: no limit), as ``--fee-ppm`` and ``--cash``.
+    Returns a Result."""
+    return Result(_tessera.run(history, strategy, params, latency_us=latency_us, order_latency=order_latency,
+                               ack_latency=ack_latency, md_latency=md_latency, latency_seed=latency_seed,
+                               fee_ppm=fee_ppm, cash=cash, account=account or "", hash_events=True))
 
 
-def sweep(history, strategy, grid, *, jobs=0, latency_us=0, shard=None):
+def sweep(history, strategy, grid, *, jobs=0, latency_us=None, order_latency=None, ack_latency=None, md_latency=None,
+          latency_seed=1, fee_ppm=0, cash=None, shard=None):
     """One backtest per point of ``grid`` ({"base": {...}, "grid": {"param": [v1, v2]}}, as
-    ``tessera-backtest sweep --grid``), on ``jobs`` threads (0: all cores). ``strategy`` is a
-    registered strategy's name, or a callable (a class) making a Strategy from one point's
-    parameter dict; a ValueError it raises marks that point's parameters as invalid."""
-    return SweepResult(_tessera.sweep(history, strategy, grid, jobs=jobs, latency_us=latency_us, shard=shard or ""))
+    ``tessera-backtest sweep --grid``), ``jobs`` at a time (0: all cores), as the history streams
+    past them. ``strategy`` is a registered strategy's name, or a callable (a class) making a
+    Strategy from one point's parameter dict; a ValueError it raises marks that point's
+    parameters as invalid. Latencies, ``fee_ppm`` and ``cash`` as for ``run``."""
+    return SweepResult(_tessera.sweep(history, strategy, grid, jobs=jobs, latency_us=latency_us,
+                                      order_latency=order_latency, ack_latency=ack_latency, md_latency=md_latency,
+                                      latency_seed=latency_seed, fee_ppm=fee_ppm, cash=cash, shard=shard or ""))
 
 
 def run_live(strategy, *, account, key=None, host="127.0.0.1", port=7400, seconds=60.0, until=None, params=None):

@@ -29,7 +29,7 @@ BACKTEST = os.environ.get("TESSERA_BACKTEST_BIN", str(HERE.parents[1] / "build" 
 
 # %% [markdown]
 # ## A week of simulated market
-# `tessera-backtest generate` writes the history; `open_history` loads it once for many runs.
+# `tessera-backtest generate` writes the history; `open_history` opens it for runs that stream it.
 
 # %%
 path = pathlib.Path(tempfile.gettempdir()) / "tessera-notebook-week.db"

@@ -1,6 +1,8 @@
 // tessera-backtest end to end: generate a history, run a strategy into a report, export and
 // re-import, sweep in shards and merge; bad input gives a message and an exit code.
 #include "backtest/BacktestCommand.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -75,6 +77,15 @@ class TestBacktestCommand : public QObject {
     QVERIFY(slurp(p("out/price.svg")).find("$ per GPU-hour") != std::string::npos);
     QVERIFY(html.find("Equity curve") != std::string::npos);
     QVERIFY(html.find("Drawdown") != std::string::npos);
+    // Counts and money read as a person writes them: thousands separators, "-$1,234.56".
+    // Mutation seen failing: the report's counts written with std::to_string.
+    const std::string inputs = tessera::withThousands(summary["inputs"].get<std::int64_t>());
+    QVERIFY(inputs.find(',') != std::string::npos);
+    QVERIFY2(html.find("<td>" + inputs + "</td>") != std::string::npos, inputs.c_str());
+    QVERIFY2(r.out.find(inputs + " inputs in ") != std::string::npos, r.out.c_str());
+    const std::string pnl = tessera::toDollars(summary["summary"]["pnl"].get<tessera::Money>());
+    QVERIFY2(r.out.find("P&L " + pnl + ",") != std::string::npos, (r.out + " / " + pnl).c_str());
+    QVERIFY(html.find(tessera::toDollars(summary["summary"]["final_cash"].get<tessera::Money>())) != std::string::npos);
     // One header line plus one line per fill.
     const std::string fills = slurp(p("out/fills.csv"));
     QCOMPARE(static_cast<int>(std::count(fills.begin(), fills.end(), '\n')), 1 + summary["summary"]["fills"].get<int>());

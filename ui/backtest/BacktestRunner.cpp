@@ -39,23 +39,28 @@ bool BacktestRunner::start(const BacktestRequest& request) {
     if (params.is_discarded()) return fail(tr("The parameters are not valid JSON."));
     auto made = backtest::makeStrategy(request.strategy.toStdString(), params);
     if (auto* e = std::get_if<std::string>(&made)) return fail(QString::fromStdString(*e));
-    auto loaded = backtest::loadHistory(request.history.toStdString());
-    if (auto* e = std::get_if<store::StoreError>(&loaded)) return fail(QString::fromStdString(e->message));
-    const auto& history = std::get<backtest::History>(loaded);
+    auto opened = backtest::HistoryStream::open(request.history.toStdString());
+    if (auto* e = std::get_if<store::StoreError>(&opened)) return fail(QString::fromStdString(e->message));
+    const auto& history = std::get<backtest::HistoryStream>(opened);
     backtest::ReplayConfig cfg;
     cfg.latency.orderEntry = backtest::LatencyDistribution::fixed(request.latencyMicros);
     cfg.cancel = flag.get();
     const auto t0 = std::chrono::steady_clock::now();
     auto outcome = std::make_shared<BacktestOutcome>();
-    outcome->result = backtest::runBacktest(history, *std::get<std::unique_ptr<backtest::Strategy>>(made), cfg,
-                                            [this](double f) {
-                                              QMetaObject::invokeMethod(this, [this, f] { emit progress(f); },
-                                                                        Qt::QueuedConnection);
-                                            });
+    auto streamed = backtest::runBacktest(history, *std::get<std::unique_ptr<backtest::Strategy>>(made), cfg,
+                                          [this](double f) {
+                                            QMetaObject::invokeMethod(this, [this, f] { emit progress(f); },
+                                                                      Qt::QueuedConnection);
+                                          });
+    if (auto* e = std::get_if<store::StoreError>(&streamed)) return fail(QString::fromStdString(e->message));
+    outcome->result = std::move(std::get<backtest::BacktestResult>(streamed));
     outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (outcome->result.cancelled) return;  // neither outcome nor error: cancelled
+    // Parameters the history refutes (a cluster it does not have): an error, not a run that
+    // looks as if the market had failed.
+    if (!outcome->result.setupError.empty()) return fail(QString::fromStdString(outcome->result.setupError));
     outcome->info = {request.history.toStdString(), request.strategy.toStdString(), params, cfg.latency};
-    outcome->accounts = history.accounts;
+    outcome->accounts = history.accounts();
     outcome->accounts.intern(outcome->result.accountName);
     ending->outcome = std::move(outcome);
   });

@@ -1,5 +1,6 @@
 #pragma once
-// Runs one backtest off the GUI thread: loads the history, replays it with the strategy, and
+// Runs one backtest off the GUI thread: streams the history through the replay a chunk at a
+// time (backtest::HistoryStream, so its size does not bound memory) with the strategy, and
 // reports progress and the result back to the GUI thread through queued signals. Cancel stops
 // the replay at the next input.
 #include "backtest/BacktestResult.h"

@@ -1,8 +1,12 @@
 #include "ui/backtest/BacktestSummaryModel.h"
 
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
+
 namespace tessera::ui {
 namespace {
-QString usd(qint64 micros) { return QStringLiteral("$%1").arg(static_cast<double>(micros) / 1e6, 0, 'f', 2); }
+QString usd(Money micros) { return QString::fromStdString(toDollars(micros)); }
+QString count(std::int64_t n) { return QString::fromStdString(withThousands(n)); }
 QString perHour(qint64 micros) {
   return micros == 0 ? QStringLiteral("n/a") : QStringLiteral("$%1/GPU-h").arg(static_cast<double>(micros) / 1e6, 0, 'f', 4);
 }
@@ -16,14 +20,14 @@ void BacktestSummaryModel::setResult(const backtest::BacktestResult& r, double s
       {tr("Cash"), usd(s.finalCash)},
       {tr("Max drawdown"), usd(s.maxDrawdown)},
       {tr("Fill rate"), QStringLiteral("%1 %").arg(s.fillRate * 100, 0, 'f', 1)},
-      {tr("Fills / contracts"), QStringLiteral("%1 / %2").arg(s.fills).arg(s.contracts)},
-      {tr("Orders placed / rejected"), QStringLiteral("%1 / %2").arg(s.ordersPlaced).arg(s.ordersRejected)},
-      {tr("Bought / sold GPU-h"), QStringLiteral("%1 / %2").arg(s.boughtGpuHours).arg(s.soldGpuHours)},
+      {tr("Fills / contracts"), QStringLiteral("%1 / %2").arg(count(s.fills), count(s.contracts))},
+      {tr("Orders placed / rejected"), QStringLiteral("%1 / %2").arg(count(s.ordersPlaced), count(s.ordersRejected))},
+      {tr("Bought / sold GPU-h"), QStringLiteral("%1 / %2").arg(count(s.boughtGpuHours), count(s.soldGpuHours))},
       {tr("Average paid"), perHour(s.averagePaid)},
       {tr("Market VWAP (same clusters)"), perHour(s.marketVwap)},
       {tr("Effective cost per useful GPU-h"), perHour(s.effectiveCostPerUsefulGpuHour)},
-      {tr("Unfilled demand"), QStringLiteral("%1 of %2 GPU-h").arg(s.unfilledDemandGpuHours).arg(s.demandGpuHours)},
-      {tr("Replay"), QStringLiteral("%1 inputs in %2 s").arg(r.inputs).arg(seconds, 0, 'f', 2)},
+      {tr("Unfilled demand"), QStringLiteral("%1 of %2 GPU-h").arg(count(s.unfilledDemandGpuHours), count(s.demandGpuHours))},
+      {tr("Replay"), QStringLiteral("%1 inputs in %2 s").arg(count(r.inputs)).arg(seconds, 0, 'f', 2)},
   };
   endResetModel();
 }
