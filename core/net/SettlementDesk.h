@@ -17,6 +17,7 @@
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/OptionDesk.h"
+#include "core/net/SettledContractArchive.h"
 #include "core/net/JournalReplay.h"
 #include "core/net/MarketDataFeed.h"
 #include "core/net/Outbox.h"
@@ -66,6 +67,8 @@ class SettlementDesk {
 
   // Options on the index (OptionDesk, set by useOptions); their output is sent like the forwards'.
   void useOptions(OptionDesk& options) { options_ = &options; }
+  // Settled contracts retired from memory (a delivery report naming one is refused as settled).
+  void useSettledContracts(SettledContractArchive& settled) { settled_ = &settled; }
   void optionRequest(const ExchangeAccount& a, const OptionRequest& r, std::optional<std::uint64_t> req,
                      Outbox& out);
   void forwardRequest(const ExchangeAccount& a, const ForwardRequest& f, std::optional<std::uint64_t> req,
@@ -75,6 +78,10 @@ class SettlementDesk {
   std::optional<std::string> deliveryReport(AccountId provider, const DeliveryReport& r, Outbox* out);
   std::optional<std::string> outage(AccountId provider, const OutageRequest& m, Outbox* out,
                                     std::vector<ContractId>* affected);
+  // The outage rule's last part: `provider`'s working asks on `cluster` for any hour of
+  // [start, end) not yet over, which the caller cancels after an accepted outage (engine inputs
+  // of their own in the journal, so a replay cancels them once).
+  std::vector<OrderId> asksDuring(AccountId provider, ClusterId cluster, Hour start, Hour end) const;
   // Outages a feeder reported since the last call (ones the market cannot apply are dropped:
   // a feeder has no one to tell).
   void feederOutages(FeederReports& reports, Outbox& out);
@@ -100,6 +107,7 @@ class SettlementDesk {
   ContractSettlement& settlement_;
   ForwardDesk& forwards_;
   OptionDesk* options_ = nullptr;
+  SettledContractArchive* settled_ = nullptr;
   Money optionsHeld(AccountId id) const { return options_ ? options_->held(id) : 0; }
   ExchangeAccounts& accounts_;
   MarketDataFeed& marketData_;
