@@ -3,12 +3,15 @@
 // settle. Prints the resident set after every interval and what each million orders added.
 // A bounded exchange shows a flat line once warmed up. With --seconds it runs that long instead
 // (orders unlimited) and prints the resident set every --every seconds: RSS over time under a
-// steady load. Run by hand, never by CTest.
+// steady load. At the end it takes a snapshot (timing the matching thread's pause), stores it
+// and starts a second exchange from it on the same journal (timing the restart), checking that
+// the state digests agree: restart time after that many orders. Run by hand, never by CTest.
 //
 //   bench_exchange_memory [--orders 3000000] [--interval 250000] [--db PATH]
 //   bench_exchange_memory --seconds 600 [--every 30] [--db PATH]
 #include "BenchExchange.h"
 #include "core/net/ExchangeCore.h"
+#include "core/net/SnapshotStore.h"
 
 #include <chrono>
 #include <cstdio>
@@ -49,10 +52,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", ".snapshots", ".snapshots-wal", ".snapshots-shm"})
+    std::filesystem::remove(db + suffix);
   const auto opened = bench::openBenchJournal(db);
   Journal& journal = *opened;
-  ExchangeCore core(bench::benchConfig(db, "memory-h100", 40'000, 10'000'000), journal);
+  const ExchangeConfig config = bench::benchConfig(db, "memory-h100", 40'000, 10'000'000);
+  ExchangeCore core(config, journal);
   Outbox out;
   Hour now = kStart;
   long placed = 0;
@@ -114,5 +119,29 @@ int main(int argc, char** argv) {
       lastRss = rss;
     }
   }
-  return 0;
+  core.finishBatch(out);
+  journal.commit();
+  using Clock = std::chrono::steady_clock;
+  auto t1 = Clock::now();
+  const std::string bytes = core.snapshot();
+  const double pauseMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  auto openedStore = SnapshotStore::open(db + ".snapshots");
+  if (auto* e = std::get_if<std::string>(&openedStore)) {
+    std::cerr << *e << "\n";
+    return 1;
+  }
+  auto& store = *std::get<std::unique_ptr<SnapshotStore>>(openedStore);
+  store.write(journal.lastSeq(), ExchangeCore::configFingerprint(config), bytes);
+  std::printf("after %ld orders: snapshot %.1f MB, taking it paused matching %.0f ms\n", placed,
+              static_cast<double>(bytes.size()) / 1e6, pauseMs);
+  const std::uint64_t live = core.stateDigest();
+  auto again = bench::openBenchJournal(db);
+  t1 = Clock::now();
+  auto restarted = ExchangeCore::start(config, *again, &store);
+  const double restartMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  const bool same = restarted->stateDigest() == live;
+  std::printf("restart from it: %.0f ms (%s, %llu later entries); state digest %s\n", restartMs,
+              restarted->startedFromSnapshot() ? "snapshot loaded" : "NO SNAPSHOT USED",
+              static_cast<unsigned long long>(restarted->replayedEntries()), same ? "the same" : "DIFFERENT");
+  return same ? 0 : 1;
 }

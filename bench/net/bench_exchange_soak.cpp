@@ -6,6 +6,8 @@
 //    least the GPU-hours filled that acknowledged fills said (nothing acknowledged is lost);
 //  - money is conserved: cash + escrow over every account equals what the accounts started with
 //    (no fees are configured, and the clock stands still, so nothing leaves the accounts);
+//  - GPU-hours are conserved: the GPU-hours of the contracts the traders' positions list as
+//    bought equal those the provider's list as sold, and are at most what it was granted;
 //  - nothing is half-applied: each trader's reserved cash equals limit x leaves over its working
 //    bids;
 // and prints, per cycle, orders acknowledged, lost, the exchange's resident set before the kill
@@ -49,6 +51,7 @@ constexpr Price kDollar = kMicrosPerDollar;
 constexpr Money kTraderCash = 1'000'000'000 * kDollar;
 constexpr Money kProviderCash = 0;
 constexpr int kHours = 400;  // the window traded: [kNow, kNow + kHours)
+constexpr std::int64_t kGrantedGpuHours = std::int64_t{4096} * kHours;
 
 struct Options {
   double minutes = 10;
@@ -273,6 +276,11 @@ struct Check {
   std::size_t lost = 0;
   Money moneyDifference = 0;
   int halfApplied = 0;
+  // GPU-hours in contracts, as the buyers' positions and as the provider's: equal when nothing
+  // was made or lost on one side only, and at most what the provider was granted.
+  std::int64_t bought = 0;
+  std::int64_t sold = 0;
+  bool gpuHoursConserved() const { return bought == sold && sold <= kGrantedGpuHours; }
   std::vector<std::string> examples;  // of what was lost
 };
 
@@ -313,6 +321,15 @@ Check verify(std::uint16_t port, const std::map<std::string, Acks>& acks, int tr
                                  " acked fills " + std::to_string(f == a.filledGpuHours.end() ? 0 : f->second));
         }
       }
+    }
+    for (std::string after;;) {
+      c.send("{\"type\":\"positions\"" + after + "}");
+      const auto p = c.until("positions", std::chrono::milliseconds(30000));
+      if (!p) throw std::runtime_error("no positions for " + name);
+      for (const json& k : (*p)["contracts"])
+        (k["side"] == "buy" ? r.bought : r.sold) += k["gpus"].get<std::int64_t>() * (k["end"].get<Hour>() - k["start"].get<Hour>());
+      if (!p->contains("next_after")) break;
+      after = ",\"after_contract\":" + (*p)["next_after"].dump();
     }
     c.send("{\"type\":\"balance\"}");
     const auto b = c.until("balance", std::chrono::milliseconds(10000));
@@ -356,12 +373,14 @@ int main(int argc, char** argv) {
 
   std::printf("soak: %.1f min, kill -9 every %.0f s, %d traders + 1 provider, %.0f requests/s, journal sync %s, %s\n",
               o.minutes, o.killEvery, o.traders, o.rate, o.sync.c_str(), db.c_str());
-  std::printf("%5s %8s %10s %10s %6s %8s %6s %9s %9s %10s %10s\n", "cycle", "seconds", "acked", "acked_all", "lost",
-              "money", "half", "rss_MB", "restart_s", "snapshot", "replayed");
+  std::printf("%5s %8s %10s %10s %6s %8s %11s %6s %9s %9s %10s %10s\n", "cycle", "seconds", "acked", "acked_all", "lost",
+              "money", "gpu_hours", "half", "rss_MB", "restart_s", "snapshot", "replayed");
   const auto end = Clock::now() + std::chrono::duration<double, std::ratio<60>>(o.minutes);
   std::size_t ackedAll = 0, lostAll = 0;
   Money worstMoney = 0;
   int halfAll = 0;
+  int gpuHoursOff = 0;
+  std::int64_t contracted = 0;
   double worstRestart = 0;
   long firstRss = -1, lastRss = -1;
   auto process = std::make_unique<ExchangeProcess>(o, db, config);
@@ -390,13 +409,16 @@ int main(int argc, char** argv) {
     ackedAll += acked;
     lostAll += check.lost;
     halfAll += check.halfApplied;
+    if (!check.gpuHoursConserved()) ++gpuHoursOff;
+    contracted = check.sold;
     worstMoney = std::max(worstMoney, check.moneyDifference < 0 ? -check.moneyDifference : check.moneyDifference);
     worstRestart = std::max(worstRestart, process->startSeconds());
     if (firstRss < 0) firstRss = rss;
     lastRss = rss;
-    std::printf("%5d %8.0f %10zu %10zu %6zu %8s %6d %9.1f %9.3f %10llu %10llu\n", cycle,
+    std::printf("%5d %8.0f %10zu %10zu %6zu %8s %11s %6d %9.1f %9.3f %10llu %10llu\n", cycle,
                 std::chrono::duration<double>(Clock::now() - (end - std::chrono::duration<double, std::ratio<60>>(o.minutes))).count(),
                 acked, ackedAll, check.lost, check.moneyDifference == 0 ? "ok" : toDollars(check.moneyDifference).c_str(),
+                check.gpuHoursConserved() ? "ok" : (std::to_string(check.bought) + "/" + std::to_string(check.sold)).c_str(),
                 check.halfApplied, static_cast<double>(rss) / 1024.0, process->startSeconds(),
                 static_cast<unsigned long long>(process->fromSnapshot()),
                 static_cast<unsigned long long>(process->replayed()));
@@ -408,9 +430,10 @@ int main(int argc, char** argv) {
     }
     std::fflush(stdout);
   }
-  std::printf("\nacknowledged %zu orders, lost %zu; money off by at most %s; half-applied %d; RSS before the kills "
+  std::printf("\nacknowledged %zu orders, lost %zu; money off by at most %s; GPU-hours bought != sold (or over the "
+              "grant) after %d restarts, %lld GPU-hours contracted; half-applied %d; RSS before the kills "
               "%.1f MB first, %.1f MB last; slowest restart %.3f s\n",
-              ackedAll, lostAll, toDollars(worstMoney).c_str(), halfAll, static_cast<double>(firstRss) / 1024.0,
-              static_cast<double>(lastRss) / 1024.0, worstRestart);
-  return lostAll == 0 && worstMoney == 0 && halfAll == 0 ? 0 : 1;
+              ackedAll, lostAll, toDollars(worstMoney).c_str(), gpuHoursOff, static_cast<long long>(contracted), halfAll,
+              static_cast<double>(firstRss) / 1024.0, static_cast<double>(lastRss) / 1024.0, worstRestart);
+  return lostAll == 0 && worstMoney == 0 && halfAll == 0 && gpuHoursOff == 0 ? 0 : 1;
 }

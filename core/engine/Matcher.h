@@ -76,6 +76,13 @@ class Matcher {
 
   virtual std::optional<Contract> contract(ContractId id) const = 0;
   virtual std::vector<Contract> contractsOf(AccountId account) const = 0;
+  // Drops a settled contract: contract(id) and contractsOf() know it no more and its memory is
+  // reused; what holds it elsewhere (the exchange's archive of settled contracts) answers for it.
+  // An unknown or already forgotten id is a bug (std::logic_error). The engine reads a contract
+  // only for a replacement (CapacityTransfer) or a sell-back, both inside the contract's hours,
+  // so forgetting one whose hours are over changes no later event but the text of a refusal: a
+  // sell-back naming it is refused as an unknown contract instead of outside its contract.
+  virtual void forgetContract(ContractId id) = 0;
   virtual Holding holding(AccountId account, ClusterId cluster, Hour hour) const = 0;
 };
 

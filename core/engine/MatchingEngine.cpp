@@ -1212,13 +1212,8 @@ void MatchingEngine::saveSnapshot(std::string& out) const {
   w.pod<std::uint64_t>(clusters.size());
   for (const Cluster& c : clusters) w.str(toJson(c).dump());
   state_.inventory.save(w);
-  // Contracts are numbered from 1 without gaps.
-  std::vector<Contract> contracts;
-  for (ContractId id = 1;; ++id) {
-    auto k = state_.contracts.find(id);
-    if (!k) break;
-    contracts.push_back(std::move(*k));
-  }
+  // The kept contracts, ascending by id (forgotten ones leave gaps).
+  const std::vector<Contract> contracts = state_.contracts.all();
   w.pod<std::uint64_t>(contracts.size());
   for (const Contract& k : contracts) w.contract(k);
 
@@ -1282,7 +1277,8 @@ void MatchingEngine::loadSnapshot(std::string_view in) {
     state_.clusters.add(std::get<Cluster>(c));
   }
   state_.inventory.load(r);
-  for (std::size_t n = r.count(8); n > 0; --n) state_.contracts.add(r.contract());
+  for (std::size_t n = r.count(8); n > 0; --n) state_.contracts.restore(r.contract());
+  state_.contracts.restoredThrough(state_.lastContract);
 
   std::vector<std::pair<OrderId, Slot>> ids;
   for (std::size_t n = r.count(8); n > 0; --n) {

@@ -67,6 +67,7 @@ class MatchingEngine final : public Matcher {
   std::vector<OrderView> allOrNoneBids(ClusterId cluster) const override;
   std::optional<Contract> contract(ContractId id) const override { return state_.contracts.find(id); }
   std::vector<Contract> contractsOf(AccountId account) const override { return state_.contracts.of(account); }
+  void forgetContract(ContractId id) override { state_.contracts.forget(id); }
   Holding holding(AccountId account, ClusterId cluster, Hour hour) const override {
     return state_.holding(account, cluster, hour);
   }

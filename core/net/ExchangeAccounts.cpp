@@ -69,7 +69,7 @@ std::variant<OrderRequest, Refusal> ExchangeAccounts::admit(ExchangeAccount& a, 
   // gives it back.
   if (!a.byClOrdId.claim(m.clOrdId, nextOrderId_))
     return Refusal{"duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account"};
-  if (archive_ && archive_->find(a.id, m.clOrdId)) {  // named a finished order, retired since
+  if (archive_ && retiredIds_.mayContain(a.id, m.clOrdId) && archive_->find(a.id, m.clOrdId)) {  // named a finished order, retired since
     a.byClOrdId.erase(m.clOrdId);
     return Refusal{"duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account"};
   }
@@ -167,6 +167,7 @@ void ExchangeAccounts::retire(OrderId id) {
   if (!info) return;
   ClOrdIdIndex& named = accounts_.at(info->account).byClOrdId;
   if (named.find(info->clOrdId) == id) named.erase(info->clOrdId);
+  retiredIds_.add(info->account, info->clOrdId);
   orders_.erase(id);
 }
 
@@ -230,6 +231,7 @@ void ExchangeAccounts::save(SnapshotWriter& w) const {
     w.pod(o.open);
   }
   w.pod(nextOrderId_);
+  retiredIds_.save(w);
 }
 
 void ExchangeAccounts::load(SnapshotReader& r) {
@@ -266,6 +268,7 @@ void ExchangeAccounts::load(SnapshotReader& r) {
     orders_.put(id, std::move(o));
   }
   nextOrderId_ = r.pod<OrderId>();
+  retiredIds_.load(r);
 }
 
 }  // namespace tessera::net

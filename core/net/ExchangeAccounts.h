@@ -15,6 +15,7 @@
 #include "core/net/ClientMessage.h"
 #include "core/net/DenseIdTable.h"
 #include "core/net/FinishedOrderArchive.h"
+#include "core/net/RetiredClOrdIds.h"
 #include "core/net/OptionDesk.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/Outbox.h"
@@ -146,6 +147,7 @@ class ExchangeAccounts {
   const Matcher& engine_;
   const Limits& limits_;
   FinishedOrderArchive* archive_ = nullptr;
+  RetiredClOrdIds retiredIds_;  // what the archive may hold, so that admit() rarely reads it
   const OptionDesk* options_ = nullptr;
   Money optionsHeld(AccountId id) const { return options_ ? options_->held(id) : 0; }
   std::unordered_map<AccountId, ExchangeAccount> accounts_;

@@ -107,6 +107,9 @@ struct ExchangeConfig {
   // Finished orders leave memory for the journal's archive (docs/protocol.md "Finished
   // orders"), so memory follows the working orders; false keeps them (for comparisons).
   bool retireFinishedOrders = true;
+  // Settled contracts leave memory for the journal's archive (docs/protocol.md "Settled
+  // contracts"), so memory follows the open contracts; false keeps them (for comparisons).
+  bool retireSettledContracts = true;
   Limits limits;
   std::vector<AccountConfig> accounts;
   std::vector<Cluster> clusters;  // opened on the first start only (the journal remembers them)

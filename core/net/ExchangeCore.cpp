@@ -51,9 +51,12 @@ void Outbox::clear() {
 
 ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from)
     : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
-      archive_(journal, config.retireFinishedOrders) {
+      archive_(journal, config.retireFinishedOrders),
+      settledContracts_(journal, config.retireSettledContracts) {
   // The parts that reach the archive and the option desk, before a snapshot loads into them.
   accounts_.useArchive(archive_);
+  settledContracts_.attach(settlement_);
+  desk_.useSettledContracts(settledContracts_);
   accounts_.useOptions(options_);
   desk_.useOptions(options_);
   epoch_ = static_cast<std::uint64_t>(
@@ -358,18 +361,14 @@ void ExchangeCore::onOrders(SessionId s, const ExchangeAccount& a, std::optional
 
 void ExchangeCore::onPositions(SessionId s, const ExchangeAccount& a, const PositionsQuery& q,
                                std::optional<std::uint64_t> req, Outbox& out) {
-  std::vector<Contract> all = engine_->contractsOf(a.id);
-  std::sort(all.begin(), all.end(), [](const Contract& x, const Contract& y) { return x.id < y.id; });
-  auto from = q.after ? std::upper_bound(all.begin(), all.end(), *q.after,
-                                         [](ContractId id, const Contract& c) { return id < c.id; })
-                      : all.begin();
+  // Settled contracts retired from memory come from the archive, alike.
   const std::size_t limit = q.limit.value_or(kPositionsPage);
-  const auto to = static_cast<std::size_t>(all.end() - from) > limit ? from + static_cast<std::ptrdiff_t>(limit)
-                                                                     : all.end();
+  const std::vector<ListedContract> page = settledContracts_.page(*engine_, a.id, q.after.value_or(0), limit);
+  const auto to = page.size() > limit ? page.begin() + static_cast<std::ptrdiff_t>(limit) : page.end();
   nlohmann::json list = nlohmann::json::array();
-  for (auto it = from; it != to; ++it) {
-    const Contract& c = *it;
-    const auto state = settlement_.state(c.id);
+  for (auto it = page.begin(); it != to; ++it) {
+    const Contract& c = it->contract;
+    const auto state = it->archivedDelivered ? std::optional(ContractState::Settled) : settlement_.state(c.id);
     list.push_back({{"contract", c.id},
                     {"trade", c.trade},
                     {"side", c.buyer == a.id ? "buy" : "sell"},
@@ -381,7 +380,7 @@ void ExchangeCore::onPositions(SessionId s, const ExchangeAccount& a, const Posi
                     {"end", c.end},
                     {"price", c.price},
                     {"state", state ? std::string(toString(*state)) : std::string("unknown")},
-                    {"delivered_gpu_hours", settlement_.deliveredGpuHours(c.id)},
+                    {"delivered_gpu_hours", it->archivedDelivered.value_or(settlement_.deliveredGpuHours(c.id))},
                     {"escrow", settlement_.escrow(c.id)},
                     {"replaces", c.replaces},
                     {"aggressor", desk_.tookLiquidity(c, a.id)}});
@@ -394,7 +393,7 @@ void ExchangeCore::onPositions(SessionId s, const ExchangeAccount& a, const Posi
   }
   std::string& o = out.toSession[s];
   o += "{\"type\":\"positions\",\"contracts\":" + list.dump();
-  if (to != all.end()) o += ",\"next_after\":" + std::to_string(std::prev(to)->id);
+  if (to != page.end()) o += ",\"next_after\":" + std::to_string(std::prev(to)->contract.id);
   appendReq(o, req);
   o += "}\n";
 }
@@ -459,6 +458,10 @@ void ExchangeCore::onOutage(SessionId s, const ExchangeAccount& a, const OutageR
   o += ']';
   appendReq(o, req);
   o += "}\n";
+  // The outage rule (docs/settlement.md): what the provider still offers for those hours on the
+  // cluster is cancelled, so nobody buys GPUs it has just reported lost.
+  for (OrderId id : desk_.asksDuring(a.id, m.cluster, m.start, m.end))
+    (void)applyInput(CancelRequest{id, a.id}, accounts_.clOrdIdOf(id), &out);
 }
 
 void ExchangeCore::onReclaim(SessionId s, const ExchangeAccount& a, const ReclaimRequest& m,
@@ -652,6 +655,7 @@ void ExchangeCore::onAmended(const OrderAmended& am, Outbox* out) {
 void ExchangeCore::onClock(Hour now, Outbox* out) {
   marketData_.clockAdvanced(now, out);
   desk_.settleTo(now, out);
+  settledContracts_.retireSettled(*engine_);
   marketData_.publishIndex(now, out);
   // Forwards are marked (and weeks settled) against the next-day index just published.
   desk_.markForwards(now, marketData_.nextDayPrices(), out);
@@ -723,12 +727,18 @@ std::uint64_t ExchangeCore::stateDigest() const {
       add(acc.reserved, acc.house, acc.creditLimit, acc.configured, acc.openOrders);
     }
     for (const OrderView& v : engine.workingOrders(a)) add(v.request.id);
-    for (const Contract& k : engine.contractsOf(a)) {
+    // Settled contracts count alike whether kept in memory or retired to the archive.
+    for (const ListedContract& l : settledContracts_.page(engine, a, 0, SIZE_MAX)) {
+      const Contract& k = l.contract;
       addJson(toJson(k, directory_));
       lastHour = std::max(lastHour, k.end);
-      if (const auto st = settlement_.state(k.id))
+      // A settled contract's reclaimed hours are paid out already and the archive does not keep
+      // them, so they count while the contract is open only.
+      if (l.archivedDelivered)
+        add(static_cast<int>(ContractState::Settled), 0, *l.archivedDelivered, 0);
+      else if (const auto st = settlement_.state(k.id))
         add(static_cast<int>(*st), settlement_.escrow(k.id), settlement_.deliveredGpuHours(k.id),
-            settlement_.reclaimedGpuHours(k.id));
+            *st == ContractState::Settled ? 0 : settlement_.reclaimedGpuHours(k.id));
     }
     add(settlement_.creditsReceived(a), forwards_.marginHeld(a));
     for (const ForwardOrder& o : forwards_.market().workingOrders(a))

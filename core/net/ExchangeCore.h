@@ -20,6 +20,7 @@
 #include "core/net/ExchangeSessions.h"
 #include "core/net/ExchangeConfig.h"
 #include "core/net/FinishedOrderArchive.h"
+#include "core/net/SettledContractArchive.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/Journal.h"
 #include "core/net/JournalReplay.h"
@@ -186,6 +187,8 @@ class ExchangeCore {
   std::unique_ptr<Matcher> engine_;
   // Finished orders, on disk in the journal's database (mutable: its queries read SQLite).
   mutable FinishedOrderArchive archive_;
+  // Settled contracts, on disk in the same database (mutable: its queries read SQLite).
+  mutable SettledContractArchive settledContracts_;
   std::vector<OrderId> finishedScratch_;
   AccountDirectory directory_;
   // Money: one double-entry ledger for cash, escrow, fees and forward margin.

@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -67,6 +69,15 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
         " request TEXT NOT NULL)");
     j->exec("CREATE INDEX IF NOT EXISTS finished_orders_by_account ON finished_orders(account)");
     j->exec("CREATE INDEX IF NOT EXISTS finished_orders_by_cl_ord_id ON finished_orders(account, cl_ord_id)");
+    j->exec(
+        "CREATE TABLE IF NOT EXISTS settled_contracts ("
+        " contract_id INTEGER PRIMARY KEY,"
+        " buyer INTEGER NOT NULL,"
+        " seller INTEGER NOT NULL,"
+        " delivered INTEGER NOT NULL,"
+        " contract BLOB NOT NULL)");
+    j->exec("CREATE INDEX IF NOT EXISTS settled_contracts_by_buyer ON settled_contracts(buyer, contract_id)");
+    j->exec("CREATE INDEX IF NOT EXISTS settled_contracts_by_seller ON settled_contracts(seller, contract_id)");
   } catch (const std::exception& e) {
     return std::string("cannot use journal '") + path + "': " + e.what();
   }
@@ -210,6 +221,9 @@ Journal::~Journal() {
   sqlite3_finalize(archivedById_);
   sqlite3_finalize(archivedByClOrdId_);
   sqlite3_finalize(archivedPage_);
+  sqlite3_finalize(contractInsert_);
+  sqlite3_finalize(contractById_);
+  sqlite3_finalize(contractPage_);
   sqlite3_finalize(begin_);
   sqlite3_finalize(commit_);
   sqlite3_close(db_);
@@ -384,6 +398,60 @@ std::vector<ArchivedOrder> Journal::archivedPage(std::uint64_t account, std::uin
   std::vector<ArchivedOrder> page;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) page.push_back(archivedRow(s));
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) throw std::runtime_error(std::string("journal: archive read failed: ") + sqlite3_errmsg(db_));
+  return page;
+}
+
+void Journal::archiveContract(const ArchivedContractRow& k) {
+  begin();
+  sqlite3_stmt* s = prepared(contractInsert_,
+                             "INSERT OR IGNORE INTO settled_contracts(contract_id, buyer, seller, delivered, contract) "
+                             "VALUES (?, ?, ?, ?, ?)");
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(k.contractId));
+  sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(k.buyer));
+  sqlite3_bind_int64(s, 3, static_cast<sqlite3_int64>(k.seller));
+  sqlite3_bind_int64(s, 4, k.deliveredGpuHours);
+  sqlite3_bind_blob(s, 5, k.contract.data(), static_cast<int>(k.contract.size()), SQLITE_STATIC);
+  step(s, "archive a contract");
+}
+
+namespace {
+ArchivedContractRow contractRow(sqlite3_stmt* s) {
+  ArchivedContractRow k;
+  k.contractId = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+  k.buyer = static_cast<std::uint64_t>(sqlite3_column_int64(s, 1));
+  k.seller = static_cast<std::uint64_t>(sqlite3_column_int64(s, 2));
+  k.deliveredGpuHours = sqlite3_column_int64(s, 3);
+  k.contract.assign(static_cast<const char*>(sqlite3_column_blob(s, 4)), static_cast<std::size_t>(sqlite3_column_bytes(s, 4)));
+  return k;
+}
+constexpr const char* kContractColumns = "SELECT contract_id, buyer, seller, delivered, contract FROM settled_contracts ";
+}  // namespace
+
+std::optional<ArchivedContractRow> Journal::archivedContract(std::uint64_t contractId) {
+  static const std::string sql = std::string(kContractColumns) + "WHERE contract_id = ?";
+  sqlite3_stmt* s = prepared(contractById_, sql.c_str());
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(contractId));
+  std::optional<ArchivedContractRow> k;
+  if (sqlite3_step(s) == SQLITE_ROW) k = contractRow(s);
+  sqlite3_reset(s);
+  return k;
+}
+
+std::vector<ArchivedContractRow> Journal::archivedContracts(std::uint64_t account, std::uint64_t afterContractId,
+                                                            std::size_t limit) {
+  // Two index ranges merged, rather than one OR that SQLite would sort.
+  static const std::string sql = "SELECT * FROM (" + std::string(kContractColumns) +
+                                 "WHERE buyer = ?1 AND contract_id > ?2 UNION " + kContractColumns +
+                                 "WHERE seller = ?1 AND contract_id > ?2) ORDER BY contract_id LIMIT ?3";
+  sqlite3_stmt* s = prepared(contractPage_, sql.c_str());
+  sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(account));
+  sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(afterContractId));
+  sqlite3_bind_int64(s, 3, static_cast<sqlite3_int64>(std::min<std::size_t>(limit, std::numeric_limits<sqlite3_int64>::max())));
+  std::vector<ArchivedContractRow> page;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) page.push_back(contractRow(s));
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) throw std::runtime_error(std::string("journal: archive read failed: ") + sqlite3_errmsg(db_));
   return page;

@@ -42,6 +42,16 @@ struct ArchivedOrder {
   std::string order;         // the order as accepted, after amends (EventJson form)
 };
 
+// A settled contract as the journal's archive keeps it (table settled_contracts), written in the
+// same transaction as the entry that settled it (SettledContractArchive reads and writes it).
+struct ArchivedContractRow {
+  std::uint64_t contractId = 0;
+  std::uint64_t buyer = 0;
+  std::uint64_t seller = 0;
+  std::int64_t deliveredGpuHours = 0;
+  std::string contract;  // the contract in the snapshot form (SnapshotWriter::contract)
+};
+
 struct JournalEntry {
   std::uint64_t seq = 0;
   std::string clOrdId;  // for orders: the client's id of the order
@@ -83,6 +93,14 @@ class Journal {
   // Up to `limit` archived orders of `account` with ids above `afterOrderId`, ascending.
   std::vector<ArchivedOrder> archivedPage(std::uint64_t account, std::uint64_t afterOrderId, std::size_t limit);
   std::uint64_t archivedCount();
+  // The archive of settled contracts (docs/protocol.md "Settled contracts"), written like
+  // archive(); a contract already archived keeps its row.
+  void archiveContract(const ArchivedContractRow& k);
+  std::optional<ArchivedContractRow> archivedContract(std::uint64_t contractId);
+  // Up to `limit` archived contracts where `account` is buyer or seller, ids above
+  // `afterContractId`, ascending.
+  std::vector<ArchivedContractRow> archivedContracts(std::uint64_t account, std::uint64_t afterContractId,
+                                                     std::size_t limit);
   // A random number given to the journal when it is created: snapshots name the journal they
   // were taken from, so that one left beside a new journal is never applied to it.
   std::uint64_t id() const { return id_; }
@@ -96,6 +114,9 @@ class Journal {
   sqlite3_stmt* archivedById_ = nullptr;
   sqlite3_stmt* archivedByClOrdId_ = nullptr;
   sqlite3_stmt* archivedPage_ = nullptr;
+  sqlite3_stmt* contractInsert_ = nullptr;
+  sqlite3_stmt* contractById_ = nullptr;
+  sqlite3_stmt* contractPage_ = nullptr;
   void step(sqlite3_stmt* statement, const char* what);
   void checkpointLoop(std::string path);
   static int onWalCommit(void* journal, sqlite3*, const char*, int frames);

@@ -183,9 +183,14 @@ void SettlementDesk::load(SnapshotReader& r) {
 std::optional<std::string> SettlementDesk::deliveryReport(AccountId provider,
                                                              const DeliveryReport& r, Outbox* out) {
   // Someone else's contract is reported exactly like a missing one. The engine knows every
-  // contract; settlement only the ones not yet settled.
+  // contract it keeps, settlement the ones not yet settled, the archive the retired ones.
   const auto owned = engine_.contract(r.contract);
-  if (!owned || owned->seller != provider) return std::string("unknown_contract");
+  if (!owned) {
+    // Retired to the archive: settled, as settlement would say of one it kept.
+    const auto archived = settled_ ? settled_->find(r.contract) : std::nullopt;
+    return std::string(archived && archived->contract.seller == provider ? "hours_already_settled" : "unknown_contract");
+  }
+  if (owned->seller != provider) return std::string("unknown_contract");
   if (auto err = settlement_.report(r)) return std::string(toString(*err));
   const Contract* k = settlement_.contract(r.contract);
   appendEntry({{"type", "delivery_report"},
@@ -262,6 +267,16 @@ std::optional<std::string> SettlementDesk::outage(AccountId provider, const Outa
     for (const auto& [k, window] : reported) applyRemedy(k, window.first, window.second, m.cluster, out);
   }
   return std::nullopt;
+}
+
+std::vector<OrderId> SettlementDesk::asksDuring(AccountId provider, ClusterId cluster, Hour start, Hour end) const {
+  const Hour from = std::max(start, engine_.now());
+  std::vector<OrderId> ids;
+  for (const OrderView& v : engine_.workingOrders(provider)) {
+    const OrderRequest& o = v.request;
+    if (o.side == Side::Sell && o.cluster == cluster && o.start < end && o.end > from) ids.push_back(o.id);
+  }
+  return ids;
 }
 
 void SettlementDesk::applyRemedy(const Contract& k, Hour start, Hour end,

@@ -17,6 +17,7 @@
 #include "core/net/ExchangeConfig.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/OptionDesk.h"
+#include "core/net/SettledContractArchive.h"
 #include "core/net/JournalReplay.h"
 #include "core/net/MarketDataFeed.h"
 #include "core/net/Outbox.h"
@@ -67,6 +68,8 @@ class SettlementDesk {
 
   // Options on the index (OptionDesk, set by useOptions); their output is sent like the forwards'.
   void useOptions(OptionDesk& options) { options_ = &options; }
+  // Settled contracts retired from memory (a delivery report naming one is refused as settled).
+  void useSettledContracts(SettledContractArchive& settled) { settled_ = &settled; }
   void optionRequest(const ExchangeAccount& a, const OptionRequest& r, std::optional<std::uint64_t> req,
                      Outbox& out);
   void forwardRequest(const ExchangeAccount& a, const ForwardRequest& f, std::optional<std::uint64_t> req,
@@ -80,6 +83,10 @@ class SettlementDesk {
   // to the buyer, or the error code for the provider. On success the entry is journaled (live).
   // One reclaim covers at most kMaxOutageHours hours, so its work is bounded like an outage's.
   [[nodiscard]] std::variant<Money, std::string> reclaim(AccountId provider, const ReclaimRequest& m, Outbox* out);
+  // The outage rule's last part: `provider`'s working asks on `cluster` for any hour of
+  // [start, end) not yet over, which the caller cancels after an accepted outage (engine inputs
+  // of their own in the journal, so a replay cancels them once).
+  std::vector<OrderId> asksDuring(AccountId provider, ClusterId cluster, Hour start, Hour end) const;
   // Outages a feeder reported since the last call (ones the market cannot apply are dropped:
   // a feeder has no one to tell). Returns those applied, with their provider.
   std::vector<std::pair<AccountId, OutageRequest>> feederOutages(FeederReports& reports, Outbox& out);
@@ -106,6 +113,7 @@ class SettlementDesk {
   ContractSettlement& settlement_;
   ForwardDesk& forwards_;
   OptionDesk* options_ = nullptr;
+  SettledContractArchive* settled_ = nullptr;
   Money optionsHeld(AccountId id) const { return options_ ? options_->held(id) : 0; }
   ExchangeAccounts& accounts_;
   MarketDataFeed& marketData_;

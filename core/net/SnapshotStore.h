@@ -17,7 +17,7 @@ struct sqlite3;
 
 namespace tessera::net {
 
-inline constexpr const char* kSnapshotFormat = "tessera-exchange-snapshot-4";
+inline constexpr const char* kSnapshotFormat = "tessera-exchange-snapshot-5";
 
 struct SnapshotInfo {
   std::int64_t id = 0;

@@ -283,8 +283,12 @@ std::vector<SettlementEvent> ContractSettlement::advance(Hour now) {
     if (until > o.settledUntil) settleHours(o, until, out);
     if (o.settledUntil == o.contract.end) finish(o, out);
     if (o.state == ContractState::Settled) {
-      if (id >= settledDelivered_.size()) settledDelivered_.resize(std::max<std::size_t>(id + 1, settledDelivered_.size() * 2), -1);
-      settledDelivered_[id] = o.delivered;
+      if (retire_) {
+        retire_(id, o.delivered);
+      } else {
+        if (id >= settledDelivered_.size()) settledDelivered_.resize(std::max<std::size_t>(id + 1, settledDelivered_.size() * 2), -1);
+        settledDelivered_[id] = o.delivered;
+      }
       const auto key = std::pair(o.contract.seller, o.contract.cluster);
       auto ids = bySellerCluster_.find(key);
       ids->second.erase(id);

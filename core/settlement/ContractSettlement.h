@@ -104,6 +104,11 @@ class ContractSettlement {
   // paid only from the rest.
   void setHeldCash(std::function<Money(AccountId)> held) { heldCash_ = std::move(held); }
 
+  // Settled contracts handed to `retire` (with their delivered GPU-hours) as they settle, and not
+  // remembered here: state() and deliveredGpuHours() know only the open ones then, and the
+  // owner answers for the settled ones (the exchange's archive of settled contracts).
+  void retireSettled(std::function<void(ContractId, std::int64_t delivered)> retire) { retire_ = std::move(retire); }
+
   std::optional<ContractState> state(ContractId id) const;
   // The contract and its terms while it is open (nullptr once settled).
   const Contract* contract(ContractId id) const;
@@ -142,7 +147,8 @@ class ContractSettlement {
   SettlementLedger& ledger_;
   // Contracts not yet settled. A settled contract leaves this map (so memory and the hourly
   // walk grow with the open contracts, not with every contract ever made) and keeps only its
-  // delivered GPU-hours, by id: settledDelivered_[id] (-1: not settled here).
+  // delivered GPU-hours, by id: settledDelivered_[id] (-1: not settled here), unless
+  // retireSettled() hands settled contracts to the owner (then nothing is kept).
   std::map<ContractId, Open> contracts_;
   // contracts_' ids by (seller, cluster); a key leaves when its last contract is settled.
   // Invariant: holds exactly the ids of contracts_ (test_contract_settlement's
@@ -157,6 +163,7 @@ class ContractSettlement {
   int feePpm_ = 0;
   AccountId feeAccount_ = 0;
   std::function<Money(AccountId)> heldCash_;
+  std::function<void(ContractId, std::int64_t)> retire_;
 };
 
 }  // namespace tessera

@@ -848,6 +848,154 @@ class TestExchangeCore : public QObject {
       expected["type"] = "order_status";
       QCOMPARE(status, expected);
     }
+    // From a snapshot too: every client order id alice used is refused again, whether its order
+    // works or retired (the filter of retired ids comes with the snapshot; seen failing with
+    // RetiredClOrdIds::load leaving the filter empty: the retired ones were accepted again).
+    const std::string snapshot = again.core().snapshot();
+    const ExchangeCore::SnapshotStart from{again.journal().lastSeq(), snapshot};
+    Driver restored(marketConfig(), retiringPath, &from);
+    QVERIFY(restored.core().startedFromSnapshot());
+    const SessionId alice2 = restored.connect("alice");
+    int refused = 0;
+    for (const json& o : history["orders"]) {
+      const std::string used = o["cl_ord_id"];
+      const json r = restored.find(restored.send(alice2, order(used, "buy", 1, 1, kNow + 40, kNow + 41, 1)), "exec");
+      QVERIFY2(r["state"] == "rejected" && r["code"] == "duplicate_cl_ord_id", qPrintable(QString::fromStdString(used + " " + r.dump())));
+      ++refused;
+    }
+    QVERIFY(refused > 20);
+  }
+
+  // Settled contracts retire from memory to the journal's archive; every reply stays as it is
+  // with them kept in memory: the same random script (asks with and without terms, bids that
+  // take them, delivery reports naming any contract, outages, positions pages, the clock moving so
+  // that contracts settle) is sent to a retiring core and to one that keeps every contract;
+  // every reply, every positions page and the state digest must be equal, also after a restart
+  // by full replay and from a snapshot taken while contracts were retired. Seen failing with
+  // positions not reading the archive (retired contracts missing from the list), and with a
+  // delivery report on a retired contract answered unknown_contract instead of
+  // hours_already_settled (SettlementDesk::deliveryReport not asking the archive).
+  void settledContractsAnswerAsContractsKeptInMemory() {
+    QTemporaryDir dir;
+    ExchangeConfig keep = marketConfig();
+    keep.retireSettledContracts = false;
+    const std::string retiringPath = dir.filePath("retiring.db").toStdString();
+    std::mt19937 rng(31);
+    auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    auto withoutEpoch = [](std::vector<json> lines) {
+      for (json& j : lines) j.erase("epoch");
+      return lines;
+    };
+    int contracts = 0;
+    std::uint64_t digest = 0;
+    std::vector<std::pair<std::uint64_t, std::string>> snapshots;
+    std::map<std::string, json> positionsBefore;
+    const std::vector<std::string> names{"alice", "carol", "provider"};
+    {
+      Driver retiring(marketConfig(), retiringPath);
+      Driver kept(keep, dir.filePath("kept.db").toStdString());
+      std::map<std::string, SessionId> sessions;
+      for (const std::string& name : names) {
+        sessions[name] = retiring.connect(name);
+        QCOMPARE(kept.connect(name), sessions[name]);
+      }
+      auto both = [&](const std::string& who, const std::string& line) {
+        const auto a = withoutEpoch(retiring.send(sessions[who], line));
+        const auto b = withoutEpoch(kept.send(sessions[who], line));
+        if (a != b) qFatal("replies differ for %s: %s vs %s", line.c_str(), json(a).dump().c_str(), json(b).dump().c_str());
+        for (const json& j : a)
+          if (j.value("type", "") == "exec" && j.contains("contract")) contracts = std::max(contracts, j["contract"].get<int>());
+        return a;
+      };
+      auto positions = [&](const std::string& who, int limit) {
+        json all = json::array();
+        std::string after;
+        for (int page = 0; page < 1000; ++page) {
+          const json r = retiring.find(both(who, "{\"type\":\"positions\",\"limit\":" + std::to_string(limit) + after + "}"), "positions");
+          for (const json& c : r["contracts"]) all.push_back(c);
+          if (!r.contains("next_after")) break;
+          after = ",\"after_contract\":" + r["next_after"].dump();
+        }
+        return all;
+      };
+      Hour now = kNow;
+      std::map<std::string, int> kinds;
+      for (int i = 0; i < 500; ++i) {
+        const Hour start = now + u(0, 6);
+        const Hour end = std::min<Hour>(start + u(1, 4), kNow + 48);
+        const Price price = u(100, 300) * 10'000;
+        const std::string id = "o" + std::to_string(i);
+        std::vector<json> r;
+        switch (u(0, 11)) {
+          case 0: case 1: case 2:
+            if (start < end)
+              r = both("provider", order(id, "sell", u(1, 2), u(1, 4), start, end, price,
+                                         u(0, 1) ? ",\"terms\":{\"uptime_ppm\":990000,\"credit_per_gpu_hour\":50000}"
+                                                 : std::string()));
+            break;
+          case 3: case 4:
+            if (start < end) r = both(u(0, 1) ? "alice" : "carol", order(id, "buy", u(1, 2), u(1, 4), start, end, 3'000'000));
+            break;
+          case 5:
+            r = both("provider", "{\"type\":\"delivery_report\",\"contract\":" + std::to_string(u(1, contracts + 1)) +
+                                     ",\"start\":" + std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 3)) +
+                                     ",\"usable_gpus\":" + std::to_string(u(0, 2)) + ",\"problem\":\"missing_gpus\"}");
+            break;
+          case 6:
+            r = both("provider", "{\"type\":\"outage\",\"cluster\":" + std::to_string(u(1, 2)) + ",\"start\":" +
+                                     std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 3)) +
+                                     ",\"lost_gpus\":" + std::to_string(u(1, 4)) + "}");
+            break;
+          case 7: positions(names[static_cast<std::size_t>(u(0, 2))], u(1, 6)); break;
+          case 8: case 9:
+            if (now < kNow + 44) {
+              retiring.clock(now + 1);
+              kept.clock(++now);
+            }
+            break;
+          default: break;
+        }
+        for (const json& j : r) ++kinds[j.value("type", "") + "/" + j.value("code", "")];
+        if (i % 100 == 99) snapshots.emplace_back(retiring.journal().lastSeq(), retiring.core().snapshot());
+      }
+      // Reports named contracts already settled (and retired in one core).
+      QVERIFY2(kinds["error/hours_already_settled"] > 0, qPrintable(QString::number(kinds["error/hours_already_settled"])));
+      for (const std::string& name : names) {
+        positionsBefore[name] = positions(name, 500);
+        QVERIFY(positionsBefore[name].size() > 10);
+        QCOMPARE(positions(name, 3), positionsBefore[name]);
+      }
+      // Retired: gone from the retiring core's engine, kept by the other.
+      int retired = 0;
+      for (ContractId id = 1; id <= static_cast<ContractId>(contracts); ++id) {
+        if (!retiring.core().engine().contract(id)) {
+          ++retired;
+          QVERIFY(kept.core().engine().contract(id));
+        }
+      }
+      QVERIFY2(retired > 30 && retired < contracts, qPrintable(QString("%1 of %2").arg(retired).arg(contracts)));
+      digest = retiring.core().stateDigest();
+      QCOMPARE(digest, kept.core().stateDigest());
+    }
+    // After a restart, by full replay and from each snapshot with its tail, alike.
+    auto check = [&](Driver& again) {
+      QCOMPARE(again.core().stateDigest(), digest);
+      for (const std::string& name : names) {
+        const json r = again.find(again.send(again.connect(name), "{\"type\":\"positions\",\"limit\":500}"), "positions");
+        QCOMPARE(r["contracts"], positionsBefore[name]);
+      }
+    };
+    {
+      Driver again(marketConfig(), retiringPath);
+      check(again);
+    }
+    QCOMPARE(snapshots.size(), std::size_t(5));
+    for (const auto& [seq, bytes] : snapshots) {
+      const ExchangeCore::SnapshotStart from{seq, bytes};
+      Driver tail(marketConfig(), retiringPath, &from);
+      QVERIFY(tail.core().startedFromSnapshot());
+      check(tail);
+    }
   }
 
   // order_history pages: whole, then in pages of 3 (next_after the last id of a page), and a

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
 #include <deque>
 
 #include <random>
@@ -402,6 +404,43 @@ class TestExchangeSettlement : public QObject {
     checkLedger(d, {"alice", "carol", "provider"});
   }
 
+  // After an outage the provider's resting asks on the cluster for any of its hours are
+  // cancelled (docs/settlement.md): a bid for those hours finds nothing, an ask for other hours or
+  // another cluster still trades, and a restart (replay of the journal) keeps it so. Seen failing
+  // without the cancels in ExchangeCore::onOutage (carol's bid filled against the outage hours).
+  void asksForTheOutageHoursAreCancelled() {
+    const std::string path = journalPath();
+    Driver d(path);
+    trade(d, "alice", 8, kNow, kNow + 4, kDollar);
+    auto accepted = [&](const std::vector<json>& r) { return Driver::find(r, "exec", "accepted")["order_id"]; };
+    const json during = accepted(d.send("provider", order("during", "sell", 1, 4, kNow + 1, kNow + 3, kDollar)));
+    const json after = accepted(d.send("provider", order("after", "sell", 1, 4, kNow + 10, kNow + 12, kDollar)));
+    const json elsewhere = accepted(d.send("provider", order("elsewhere", "sell", 2, 4, kNow + 1, kNow + 3, kDollar)));
+    QVERIFY(during.is_number() && after.is_number() && elsewhere.is_number());
+    const auto r = d.send("provider", "{\"type\":\"outage\",\"cluster\":1,\"start\":" + std::to_string(kNow + 2) +
+                                          ",\"end\":" + std::to_string(kNow + 3) + ",\"lost_gpus\":16}");
+    QVERIFY(Driver::find(r, "outage_ack").is_object());
+    const json cancelled = Driver::find(r, "exec", "cancelled");
+    QCOMPARE(cancelled["order_id"], during);
+    QCOMPARE(Driver::all(r, "exec").size(), std::size_t(1));
+    auto working = [&] {
+      std::vector<json> ids;
+      const json orders = Driver::find(d.send("provider", "{\"type\":\"orders\"}"), "orders");
+      for (const json& o : orders["orders"]) ids.push_back(o["order_id"]);
+      std::sort(ids.begin(), ids.end());
+      return ids;
+    };
+    QCOMPARE(working(), (std::vector<json>{after, elsewhere}));
+    d.restart();
+    QCOMPARE(working(), (std::vector<json>{after, elsewhere}));
+    const auto bid = d.send("carol", order("c1", "buy", 1, 4, kNow + 1, kNow + 3, 2 * kDollar));
+    QVERIFY(Driver::find(bid, "exec", "accepted").is_object());
+    QVERIFY(!Driver::find(bid, "exec", "filled").is_object());
+    QVERIFY(Driver::find(d.send("carol", order("c2", "buy", 1, 4, kNow + 10, kNow + 12, 2 * kDollar)), "exec", "filled").is_object());
+    QVERIFY(Driver::find(d.send("carol", order("c3", "buy", 2, 4, kNow + 1, kNow + 3, 2 * kDollar)), "exec", "filled").is_object());
+    checkLedger(d, {"alice", "carol", "provider"});
+  }
+
   void ledgerIsConservedOverRandomSequencesWithFailures() {
     std::mt19937_64 rng(7);
     for (int round = 0; round < 4; ++round) {
@@ -429,6 +468,7 @@ class TestExchangeSettlement : public QObject {
         } else if (what < 7 && !contracts.empty()) {
           const ContractId k = contracts[rng() % contracts.size()];
           const auto c = d.core().engine().contract(k);
+          if (!c) continue;  // settled, and retired from memory to the archive
           const Hour start = std::max(now, c->start) + static_cast<Hour>(rng() % 3);
           const Hour end = start + 1 + static_cast<Hour>(rng() % 3);
           const char* problems[] = {"missing_gpus", "link_degraded", "power_curtailed"};
@@ -447,6 +487,7 @@ class TestExchangeSettlement : public QObject {
       checkLedger(d, {"alice", "bob", "carol", "provider"});
       for (const Contract& k : d.core().engine().contractsOf(d.id("provider")))
         QVERIFY(*d.core().settlement().state(k.id) == ContractState::Settled);
+      QVERIFY(d.core().settlement().openContracts().empty());
       for (const std::string& b : buyers) QCOMPARE(d.core().escrow(d.id(b)), Money(0));
     }
   }
@@ -482,9 +523,10 @@ class TestExchangeSettlement : public QObject {
         const json b = d->balance(name);
         r.balances[name] = {b["cash"].get<Money>(), b["escrow"].get<Money>(), b["credits"].get<Money>()};
       }
-      for (const Contract& k : d->core().engine().contractsOf(d->id("provider"))) {
-        r.states.push_back(std::string(toString(*d->core().settlement().state(k.id))));
-        r.contracts.emplace_back(k.id, k.replaces);
+      // As positions lists them (settled contracts retired to the archive included).
+      for (const json& k : d->positions("provider")) {
+        r.states.push_back(k["state"].get<std::string>());
+        r.contracts.emplace_back(k["contract"].get<ContractId>(), k["replaces"].get<ContractId>());
       }
       r.audit = tessera::testing::auditLedger(d->core().ledger()).report();
       return r;
@@ -598,9 +640,11 @@ class TestExchangeSettlement : public QObject {
       QVERIFY(outages > 20);
       std::int64_t short_ = 0;
       std::size_t contracts = 0;
-      for (const Posting& p : core.ledger().postings())
+      // Contracts counted by their escrow (settled ones are retired from the engine).
+      for (const Posting& p : core.ledger().postings()) {
         if (p.memo.rfind("refund of undelivered", 0) == 0) ++short_;
-      for (ContractId id = 1; core.engine().contract(id); ++id) ++contracts;
+        if (p.memo.rfind("escrow for contract ", 0) == 0) ++contracts;
+      }
       QVERIFY(contracts > 100);
       QVERIFY2(short_ > 0, "no contract lost hours to a simulated outage");
       postings = core.ledger().postings();

@@ -206,7 +206,8 @@ class TestPaperAccount : public QObject {
 
   // --fresh and File > New paper account... (after its confirmation; the terminal restarts
   // with fresh = true). Fails when PaperAccount::erase() leaves the journal (returns without
-  // deleting): the resting bid and its hold come back.
+  // deleting): the resting bid and its hold come back; and when PaperAccount::journalFiles
+  // leaves out the exchange's snapshots (exchange.db.snapshots stays behind).
   void aNewPaperAccountStartsOver() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -227,9 +228,13 @@ class TestPaperAccount : public QObject {
       QTRY_VERIFY_WITH_TIMEOUT(t.session->workingOrders().size() == 1, 10000);
       QTRY_VERIFY_WITH_TIMEOUT(t.session->account().reserved > 0, 10000);
     }
+    // The exchange wrote a snapshot when it stopped: it belongs to this account too.
+    QVERIFY(QFile::exists(journal + ".snapshots"));
     const auto fresh = chooseJournal(account, true, [](const QString&) { return false; });
     QVERIFY(fresh && *fresh == journal);
     for (const QString& f : PaperAccount::journalFiles(journal)) QVERIFY2(!QFile::exists(f), qPrintable(f));
+    const QStringList left = QDir(dir.path()).entryList({"exchange.db*"}, QDir::Files);
+    QVERIFY2(left.isEmpty() || left == QStringList{"exchange.db.lock"}, qPrintable(left.join(", ")));
     Terminal again(journal);
     QTRY_VERIFY_WITH_TIMEOUT(again.ready(), 15000);
     auto state = readAccount(again.port());

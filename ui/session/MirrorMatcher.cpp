@@ -15,6 +15,10 @@ void MirrorMatcher::forget(OrderId) {
   throw std::logic_error("MirrorMatcher holds no orders to forget");
 }
 
+void MirrorMatcher::forgetContract(ContractId) {
+  throw std::logic_error("MirrorMatcher holds no contracts to forget");
+}
+
 const Cluster* MirrorMatcher::cluster(ClusterId id) const {
   for (const Cluster& c : clusters_) {
     if (c.id == id) return &c;

@@ -21,6 +21,7 @@ class MirrorMatcher : public Matcher {
   std::vector<OrderView> allOrNoneBids(ClusterId) const override { return {}; }
   std::optional<Contract> contract(ContractId) const override { return std::nullopt; }
   std::vector<Contract> contractsOf(AccountId) const override { return {}; }
+  void forgetContract(ContractId) override;  // a bug to call: throws
   Holding holding(AccountId, ClusterId, Hour) const override { return {}; }
 
  private:

@@ -13,7 +13,9 @@ QString PaperAccount::defaultJournalPath() {
 }
 
 QStringList PaperAccount::journalFiles(const QString& journalPath) {
-  return {journalPath, journalPath + QStringLiteral("-wal"), journalPath + QStringLiteral("-shm"), onFillStatePath(journalPath)};
+  const QString snapshots = journalPath + QStringLiteral(".snapshots");  // core/net/SnapshotStore, SQLite in WAL mode
+  return {journalPath,          journalPath + QStringLiteral("-wal"), journalPath + QStringLiteral("-shm"),
+          onFillStatePath(journalPath), snapshots, snapshots + QStringLiteral("-wal"), snapshots + QStringLiteral("-shm")};
 }
 
 QString PaperAccount::onFillStatePath(const QString& journalPath) { return journalPath + QStringLiteral("-on-fill.log"); }

@@ -17,8 +17,9 @@ class PaperAccount {
  public:
   // AppDataLocation/paper/exchange.db, e.g. ~/.local/share/Tessera/tessera/paper/exchange.db.
   static QString defaultJournalPath();
-  // The journal and the files kept beside it: db, -wal, -shm (SQLite's) and the on-fill state:
-  // what is deleted with the account or set aside with an unreadable journal.
+  // The journal and the files kept beside it: db, -wal, -shm (SQLite's), the on-fill state and
+  // the exchange's snapshots (db.snapshots and its -wal, -shm): what is deleted with the account
+  // or set aside with an unreadable journal.
   static QStringList journalFiles(const QString& journalPath);
   // The ticket's on-fill commands of this account (ui/session OnFillWatcher): JOURNAL-on-fill.log.
   static QString onFillStatePath(const QString& journalPath);
