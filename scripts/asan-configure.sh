@@ -12,7 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:-build-asan}"
 areas="${2:-core;settlement;net}"
-san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# vptr is left out: clang's check reports Boost.System's error categories (constexpr objects in
+# a header, error_code.hpp:417) as having an invalid vptr when a socket call fails.
+san="-fsanitize=address,undefined -fno-sanitize=vptr -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $san" \
