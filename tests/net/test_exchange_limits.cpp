@@ -27,6 +27,15 @@
 #include <sstream>
 #include <thread>
 
+
+// Built with a sanitizer: GCC says so with __SANITIZE_*__, clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TESSERA_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TESSERA_TEST_SANITIZED 1
+#endif
+#endif
 using namespace tessera;
 using namespace tessera::net;
 using namespace tessera::net::testing;
@@ -281,7 +290,7 @@ class TestExchangeLimits : public QObject {
              qPrintable(QString::number(st.peakOutboundBytes)));
     // Resident memory measures the replies held only without a sanitizer: AddressSanitizer's
     // quarantine keeps freed memory resident, and both sanitizers map shadow memory as it goes.
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !defined(TESSERA_TEST_SANITIZED)
     const std::size_t grown = rssBytes() > rssBefore ? rssBytes() - rssBefore : 0;
     QVERIFY2(grown < 10 * replayBytes, qPrintable(QString::number(grown)));  // 40 would be 40x
 #else
