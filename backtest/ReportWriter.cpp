@@ -19,16 +19,6 @@ std::string perHour(Price p) {
   std::snprintf(b, sizeof b, "$%.4f / GPU-h", static_cast<double>(p) / 1e6);
   return b;
 }
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
-  }
-  return o;
-}
 
 }  // namespace
 
@@ -143,17 +133,17 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   std::ofstream html;
   if (auto e = open("report.html", html)) return e;
   const BacktestSummary& s = r.summary;
-  html << "<!doctype html>\n<html><head><meta charset='utf-8'><title>Backtest: " << esc(info.strategy)
+  html << "<!doctype html>\n<html><head><meta charset='utf-8'><title>Backtest: " << xmlEscape(info.strategy)
        << "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
           "td,th{padding:3px 12px;border-bottom:1px solid #ddd;text-align:left}td.n{text-align:right}"
           "h2{margin-top:28px}pre{background:#f6f6f6;padding:8px}</style></head><body>\n"
-       << "<h1>Backtest: " << esc(info.strategy) << "</h1>\n<table>\n"
-       << "<tr><th>history</th><td>" << esc(info.history) << "</td></tr>\n"
-       << "<tr><th>account</th><td>" << esc(r.accountName) << "</td></tr>\n"
-       << "<tr><th>latency (&micro;s)</th><td>" << esc(info.latency.describe()) << "</td></tr>\n"
+       << "<h1>Backtest: " << xmlEscape(info.strategy) << "</h1>\n<table>\n"
+       << "<tr><th>history</th><td>" << xmlEscape(info.history) << "</td></tr>\n"
+       << "<tr><th>account</th><td>" << xmlEscape(r.accountName) << "</td></tr>\n"
+       << "<tr><th>latency (&micro;s)</th><td>" << xmlEscape(info.latency.describe()) << "</td></tr>\n"
        << "<tr><th>exchange fee on sales</th><td>" << withThousands(info.feePpm) << " ppm</td></tr>\n"
        << "<tr><th>inputs replayed</th><td>" << withThousands(r.inputs) << (r.cancelled ? " (cancelled)" : "") << "</td></tr>\n"
-       << "</table>\n<h2>Parameters</h2><pre>" << esc(info.params.dump(2)) << "</pre>\n<h2>Results</h2>\n<table>\n";
+       << "</table>\n<h2>Parameters</h2><pre>" << xmlEscape(info.params.dump(2)) << "</pre>\n<h2>Results</h2>\n<table>\n";
   auto row = [&](const char* k, const std::string& v) { html << "<tr><th>" << k << "</th><td class='n'>" << v << "</td></tr>\n"; };
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.1f %%", s.fillRate * 100);
@@ -183,7 +173,7 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   row("useful GPU-hours", withThousands(s.usefulGpuHours));
   row("demand / unfilled demand GPU-hours", withThousands(s.demandGpuHours) + " / " + withThousands(s.unfilledDemandGpuHours));
   html << "</table>\n";
-  for (const std::string& note : r.notes) html << "<p>" << esc(note) << "</p>\n";
+  for (const std::string& note : r.notes) html << "<p>" << xmlEscape(note) << "</p>\n";
   html << "<h2>Charts</h2>\n";
   const auto charts = reportCharts(r);
   static constexpr const char* kChartFiles[] = {"equity.svg", "price.svg", "drawdown.svg"};
@@ -193,7 +183,7 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
     if (auto e = open(file, svg)) return e;
     svg << "<?xml version='1.0' encoding='UTF-8'?>\n" << svgLineChart(charts[i]) << '\n';
     if (!svg) return std::string("cannot write ") + file;
-    html << "<p><img src='" << file << "' alt='" << esc(charts[i].title) << "'></p>\n";
+    html << "<p><img src='" << file << "' alt='" << xmlEscape(charts[i].title) << "'></p>\n";
   }
   html << "<p>Files: <a href='summary.json'>summary.json</a>, <a href='fills.csv'>fills.csv</a>, "
           "<a href='contracts.csv'>contracts.csv</a>, <a href='series.csv'>series.csv</a>. Money in micro-dollars.</p>\n"

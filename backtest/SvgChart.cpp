@@ -10,18 +10,6 @@
 namespace tessera::backtest {
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
-  }
-  return o;
-}
-
 // 1, 2 or 5 times a power of ten, so tick labels read naturally.
 double niceStep(double range, int ticks) {
   const double raw = range / std::max(1, ticks);
@@ -41,6 +29,19 @@ std::string num(double v) {
 
 }  // namespace
 
+std::string xmlEscape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else if (c == '\'') o += "&#39;";
+    else o += c;
+  }
+  return o;
+}
+
 std::string svgLineChart(const ChartSpec& spec) {
   const int W = spec.width, H = spec.height, left = 70, right = 20, top = 36, bottom = 48;
   double x0 = 1e300, x1 = -1e300, y0 = 0, y1 = 0;
@@ -57,7 +58,7 @@ std::string svgLineChart(const ChartSpec& spec) {
   std::ostringstream o;
   o << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "' viewBox='0 0 " << W << ' ' << H
     << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
-    << "<text x='" << W / 2 << "' y='20' text-anchor='middle' font-size='15' font-weight='bold'>" << esc(spec.title)
+    << "<text x='" << W / 2 << "' y='20' text-anchor='middle' font-size='15' font-weight='bold'>" << xmlEscape(spec.title)
     << "</text>\n";
   if (!any) {
     o << "<text x='" << W / 2 << "' y='" << H / 2 << "' text-anchor='middle' fill='#666'>no data: the run has no hourly series (no inputs replayed)</text></svg>\n";
@@ -84,8 +85,8 @@ std::string svgLineChart(const ChartSpec& spec) {
   }
   o << "<rect x='" << left << "' y='" << top << "' width='" << pw << "' height='" << ph
     << "' fill='none' stroke='#999'/>\n";
-  o << "<text x='" << left + pw / 2 << "' y='" << H - 10 << "' text-anchor='middle'>" << esc(spec.xLabel) << "</text>\n";
-  o << "<text transform='translate(16," << top + ph / 2 << ") rotate(-90)' text-anchor='middle'>" << esc(spec.yLabel)
+  o << "<text x='" << left + pw / 2 << "' y='" << H - 10 << "' text-anchor='middle'>" << xmlEscape(spec.xLabel) << "</text>\n";
+  o << "<text transform='translate(16," << top + ph / 2 << ") rotate(-90)' text-anchor='middle'>" << xmlEscape(spec.yLabel)
     << "</text>\n";
   // Legend entries side by side, each as wide as its name (about 7 px a character at 12 px).
   int lx = left + 10;
@@ -101,7 +102,7 @@ std::string svgLineChart(const ChartSpec& spec) {
     }
     o << "<path d='" << path.str() << "' fill='none' stroke='" << s.color << "' stroke-width='2'/>\n";
     o << "<line x1='" << lx << "' x2='" << lx + 18 << "' y1='" << top + 12 << "' y2='" << top + 12 << "' stroke='"
-      << s.color << "' stroke-width='3'/><text x='" << lx + 24 << "' y='" << top + 16 << "'>" << esc(s.name)
+      << s.color << "' stroke-width='3'/><text x='" << lx + 24 << "' y='" << top + 16 << "'>" << xmlEscape(s.name)
       << "</text>\n";
     lx += 24 + 7 * static_cast<int>(s.name.size()) + 20;
   }

@@ -24,6 +24,9 @@ struct ChartSpec {
 
 std::string svgLineChart(const ChartSpec& spec);
 
+// Text made safe inside XML/HTML elements and attribute values (< > & " ').
+std::string xmlEscape(const std::string& s);
+
 // The three report charts, built from a result's series (x: hours since the run started,
 // y: dollars or dollars per GPU-hour). Shared by the SVG and the Qt/PNG renderers.
 struct BacktestResult;

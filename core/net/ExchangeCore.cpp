@@ -789,22 +789,25 @@ std::uint64_t ExchangeCore::configFingerprint(const ExchangeConfig& config) {
   return h.value();
 }
 
-std::string ExchangeCore::snapshot() const {
-  const auto* engine = dynamic_cast<const MatchingEngine*>(engine_.get());
-  if (!engine) throw std::logic_error("snapshots need the fast matching engine");
+std::string ExchangeCore::snapshotHeader() const {
   if (journal_.inTransaction()) throw std::logic_error("a snapshot is taken after the journal's commit");
   std::string out;
-  // Room for about what the last one took: growing by doubling would copy it all again.
-  out.reserve(lastSnapshotBytes_ + lastSnapshotBytes_ / 8);
   SnapshotWriter w(out);
   replay_.writeHeader(w, fingerprint_);
+  return out;
+}
+
+std::string ExchangeCore::snapshot(std::string out, std::size_t expectedBytes) const {
+  const auto* engine = dynamic_cast<const MatchingEngine*>(engine_.get());
+  if (!engine) throw std::logic_error("snapshots need the fast matching engine");
+  out.reserve(expectedBytes + expectedBytes / 8);
+  SnapshotWriter w(out);
   const std::size_t engineAt = w.reserve();
   engine->saveSnapshot(out);
   w.fill(engineAt);
   accounts_.save(w);
   desk_.save(w);
   marketData_.save(w);
-  lastSnapshotBytes_ = out.size();
   return out;
 }
 

@@ -106,7 +106,13 @@ class ExchangeCore {
   // entry journal.lastSeq(): call it between batches, after the journal's commit. Loading it
   // (the constructor's `from`) and replaying the later entries gives the state a full replay
   // gives (same stateDigest).
-  std::string snapshot() const;
+  std::string snapshot() const { return snapshot(snapshotHeader(), 0); }
+  // The same in two steps. snapshotHeader() reads the journal (the snapshot's tie to its last
+  // entry); snapshot(header) appends the state from memory alone, touching no file, lock or
+  // log, so a forked child can run it (ChildSnapshot.h). `expectedBytes` (the last one's size)
+  // reserves the room at once: growing by doubling would copy the state again.
+  std::string snapshotHeader() const;
+  std::string snapshot(std::string header, std::size_t expectedBytes) const;
   // What a snapshot depends on besides the journal: the configured accounts (their starting
   // cash, house flag and credit line) and the fee. A snapshot taken under another fingerprint
   // is not used (a full replay applies the configuration as it is now).
@@ -177,7 +183,6 @@ class ExchangeCore {
 
   bool fromSnapshot_ = false;
   std::uint64_t snapshotSeq_ = 0;
-  mutable std::size_t lastSnapshotBytes_ = 0;
   std::uint64_t fingerprint_ = 0;  // configFingerprint of the configuration it runs with
   std::uint64_t replayed_ = 0;
   std::uint64_t epoch_ = 0;

@@ -1,6 +1,7 @@
 #include "core/net/SnapshotStore.h"
 #include "core/net/ExchangeServer.h"
 
+#include "core/net/ChildSnapshot.h"
 #include "core/net/ClientMessage.h"
 #include "core/net/ExchangeCore.h"
 #include "core/net/ExchangeLog.h"
@@ -21,6 +22,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <future>
 #include <iostream>
@@ -31,6 +33,13 @@
 #include <unordered_set>
 
 namespace tessera::net {
+
+// Why a session was closed, for the log. Outside the anonymous namespace: a session holds one.
+enum class SessionClose : std::uint8_t {
+  PeerClosed, LoggedOff, IdleTimeout, LogonTimeout, LineTimeout, Oversized, SlowReader, TlsFailed,
+  Shutdown
+};
+
 namespace {
 
 namespace asio = boost::asio;
@@ -41,11 +50,20 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 
-// Why a session was closed, for the log.
-enum class Why : std::uint8_t {
-  PeerClosed, LoggedOff, IdleTimeout, LogonTimeout, LineTimeout, Oversized, SlowReader, TlsFailed,
-  Shutdown
-};
+// ThreadSanitizer does not support fork() in a threaded program: its builds serialize
+// snapshots on the matching thread.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kSnapshotInChild = false;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kSnapshotInChild = false;
+#else
+constexpr bool kSnapshotInChild = true;
+#endif
+#else
+constexpr bool kSnapshotInChild = true;
+#endif
+
 
 struct WhyText {
   LogKind kind;
@@ -53,17 +71,17 @@ struct WhyText {
   const char* text;
 };
 
-WhyText whyText(Why w) {
+WhyText whyText(SessionClose w) {
   switch (w) {
-    case Why::PeerClosed: return {LogKind::PeerClosed, spdlog::level::info, "peer closed"};
-    case Why::LoggedOff: return {LogKind::LoggedOff, spdlog::level::info, "logged off by the exchange"};
-    case Why::IdleTimeout: return {LogKind::IdleTimeout, spdlog::level::info, "idle timeout"};
-    case Why::LogonTimeout: return {LogKind::LogonTimeout, spdlog::level::warn, "logon timeout"};
-    case Why::LineTimeout: return {LogKind::LineTimeout, spdlog::level::warn, "line timeout (partial line)"};
-    case Why::Oversized: return {LogKind::Oversized, spdlog::level::warn, "oversized line"};
-    case Why::SlowReader: return {LogKind::SlowReader, spdlog::level::warn, "slow reader"};
-    case Why::TlsFailed: return {LogKind::TlsFailed, spdlog::level::warn, "TLS handshake failed"};
-    case Why::Shutdown: break;
+    case SessionClose::PeerClosed: return {LogKind::PeerClosed, spdlog::level::info, "peer closed"};
+    case SessionClose::LoggedOff: return {LogKind::LoggedOff, spdlog::level::info, "logged off by the exchange"};
+    case SessionClose::IdleTimeout: return {LogKind::IdleTimeout, spdlog::level::info, "idle timeout"};
+    case SessionClose::LogonTimeout: return {LogKind::LogonTimeout, spdlog::level::warn, "logon timeout"};
+    case SessionClose::LineTimeout: return {LogKind::LineTimeout, spdlog::level::warn, "line timeout (partial line)"};
+    case SessionClose::Oversized: return {LogKind::Oversized, spdlog::level::warn, "oversized line"};
+    case SessionClose::SlowReader: return {LogKind::SlowReader, spdlog::level::warn, "slow reader"};
+    case SessionClose::TlsFailed: return {LogKind::TlsFailed, spdlog::level::warn, "TLS handshake failed"};
+    case SessionClose::Shutdown: break;
   }
   return {LogKind::PeerClosed, spdlog::level::debug, "shutdown"};
 }
@@ -150,7 +168,7 @@ class ExchangeServer::Impl {
     bool reading = false;  // a read is in flight
     bool readingStopped = false;
     bool readIdle = false;  // no read in flight because of readPaused
-    std::optional<Why> why;  // set when a close is decided
+    std::optional<SessionClose> why;  // set when a close is decided
     // A logon is at the LogonGate: what arrives after it waits in `held` (and no more is read)
     // so that the session's requests reach the matching thread in the order sent.
     bool logonPending = false;
@@ -206,17 +224,28 @@ class ExchangeServer::Impl {
   std::unique_ptr<Journal> journal;
   std::unique_ptr<ExchangeCore> core;
 
-  // Snapshots: the matching thread takes one (ExchangeCore::snapshot) after a commit when one is
-  // due and hands its bytes to the writer thread; a snapshot still being written when the next
-  // is due puts that one off to a later batch. The last is taken and written at stop.
+  // Snapshots: after a commit, when one is due, the matching thread reads the snapshot's header
+  // from the journal and forks a child that serializes the state (ChildSnapshot.h), so trading
+  // pauses for the fork alone; the writer thread collects the child's bytes and writes them to
+  // the snapshot store. Where a child cannot be forked (no memory, process limit, or a
+  // ThreadSanitizer build, which does not support fork in a threaded program) the matching
+  // thread serializes the state itself. A snapshot still being made when the next is due puts
+  // that one off to a later batch. The last is taken and written at stop, in this process.
   std::unique_ptr<SnapshotStore> snapshots;
   std::uint64_t fingerprint = 0;
-  std::uint64_t lastSnapshotSeq = 0;           // matching thread (then stop())
+  std::uint64_t lastSnapshotSeq = 0;           // taken: matching thread (then stop())
+  std::atomic<std::uint64_t> lastWrittenSeq{0};  // written: the writer thread
   Clock::time_point lastSnapshotAt = Clock::now();
+  std::atomic<std::size_t> lastSnapshotBytes{0};  // the last one's size: room reserved at once
+  struct SnapshotJob {
+    std::uint64_t seq = 0;
+    std::string bytes;                  // serialized here, or
+    std::optional<ChildSnapshot> child;  // being serialized by a child
+  };
   std::thread snapshotThread;
   std::mutex snapshotMutex;
   std::condition_variable snapshotWake;
-  std::optional<std::pair<std::uint64_t, std::string>> snapshotToWrite;
+  std::optional<SnapshotJob> snapshotToWrite;
   bool snapshotWriting = false;
   bool snapshotStop = false;
   std::atomic<std::uint64_t> statSnapshots{0}, statSnapshotPauseLast{0}, statSnapshotPauseMax{0};
@@ -234,47 +263,75 @@ class ExchangeServer::Impl {
       std::lock_guard lock(snapshotMutex);
       if (snapshotWriting || snapshotToWrite) return;
     }
-    std::string bytes = takeSnapshot(seq);
+    SnapshotJob job = takeSnapshot(seq, kSnapshotInChild);
     {
       std::lock_guard lock(snapshotMutex);
-      snapshotToWrite.emplace(seq, std::move(bytes));
+      snapshotToWrite.emplace(std::move(job));
     }
     snapshotWake.notify_one();
   }
 
   // On the matching thread (or at stop, once it has ended): the time it takes is a pause in
   // trading.
-  std::string takeSnapshot(std::uint64_t seq) {
+  SnapshotJob takeSnapshot(std::uint64_t seq, bool inChild) {
     const auto t0 = Clock::now();
-    std::string bytes = core->snapshot();
+    SnapshotJob job;
+    job.seq = seq;
+    std::string header = core->snapshotHeader();
+    const std::size_t expected = lastSnapshotBytes.load();
+    if (inChild) {
+      job.child = ChildSnapshot::start([&] { return core->snapshot(header, expected); });
+      if (!job.child) exchangeLog()->warn("snapshot after journal entry {}: cannot fork ({}), serialized here", seq, std::strerror(errno));
+    }
+    if (!job.child) {
+      job.bytes = core->snapshot(std::move(header), expected);
+      lastSnapshotBytes = job.bytes.size();
+    }
     const auto micros = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
     statSnapshotPauseLast = micros;
     if (micros > statSnapshotPauseMax) statSnapshotPauseMax = micros;
     lastSnapshotSeq = seq;
     lastSnapshotAt = Clock::now();
-    exchangeLog()->info("snapshot after journal entry {}: {:.1f} MB taken in {} ms", seq,
-                        static_cast<double>(bytes.size()) / (1 << 20), micros / 1000);
-    return bytes;
+    if (job.child) {
+      exchangeLog()->info("snapshot after journal entry {}: process {} serializes it (matching paused {} us)", seq,
+                          job.child->pid(), micros);
+    } else {
+      exchangeLog()->info("snapshot after journal entry {}: {:.1f} MB taken in {} ms", seq,
+                          static_cast<double>(job.bytes.size()) / (1 << 20), micros / 1000);
+    }
+    return job;
   }
 
-  void writeSnapshot(std::uint64_t seq, const std::string& bytes) {
+  void writeSnapshot(SnapshotJob& job) {
     const auto t0 = Clock::now();
+    if (job.child) {
+      ChildSnapshot::Result r = job.child->collect();
+      job.child.reset();
+      if (!r.ok()) {
+        // The journal holds everything: a restart replays more, nothing is lost.
+        exchangeLog()->error("snapshot after journal entry {} not taken: {}", job.seq, r.error);
+        return;
+      }
+      job.bytes = std::move(r.bytes);
+      lastSnapshotBytes = job.bytes.size();
+    }
     try {
-      snapshots->write(seq, fingerprint, bytes);
+      snapshots->write(job.seq, fingerprint, job.bytes);
+      lastWrittenSeq = job.seq;
       ++statSnapshots;
-      exchangeLog()->info("snapshot after journal entry {} written in {} ms", seq,
+      exchangeLog()->info("snapshot after journal entry {} ({:.1f} MB) written in {} ms", job.seq,
+                          static_cast<double>(job.bytes.size()) / (1 << 20),
                           std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
     } catch (const std::exception& e) {
-      // The journal holds everything: a restart replays more, nothing is lost.
-      exchangeLog()->error("snapshot after journal entry {} not written: {}", seq, e.what());
+      exchangeLog()->error("snapshot after journal entry {} not written: {}", job.seq, e.what());
     }
   }
 
   void snapshotLoop() {
     pthread_setname_np(pthread_self(), "tx-snapshot");
     for (;;) {
-      std::pair<std::uint64_t, std::string> job;
+      SnapshotJob job;
       {
         std::unique_lock lock(snapshotMutex);
         snapshotWake.wait(lock, [this] { return snapshotToWrite.has_value() || snapshotStop; });
@@ -283,14 +340,14 @@ class ExchangeServer::Impl {
         snapshotToWrite.reset();
         snapshotWriting = true;
       }
-      writeSnapshot(job.first, job.second);
+      writeSnapshot(job);
       std::lock_guard lock(snapshotMutex);
       snapshotWriting = false;
     }
   }
 
   // At stop, after the last commit: the writer finishes what it has, then the state as it is
-  // now is written, if the journal moved since the last snapshot.
+  // now is written, unless the last snapshot written is of it.
   void finishSnapshots() {
     if (!snapshots) return;
     {
@@ -300,7 +357,10 @@ class ExchangeServer::Impl {
     snapshotWake.notify_one();
     if (snapshotThread.joinable()) snapshotThread.join();
     const std::uint64_t seq = journal->lastSeq();
-    if (seq != lastSnapshotSeq) writeSnapshot(seq, takeSnapshot(seq));
+    if (seq != lastWrittenSeq.load()) {
+      SnapshotJob job = takeSnapshot(seq, false);
+      writeSnapshot(job);
+    }
   }
   std::uint64_t replayed = 0;
   Hour clockAtStart = 0;
@@ -451,12 +511,12 @@ class ExchangeServer::Impl {
     s->tls->async_handshake(ssl::stream_base::server, [this, s](boost::system::error_code e) {
       if (s->closed) return;
       if (e) {
-        s->why = Why::TlsFailed;
+        s->why = SessionClose::TlsFailed;
         logEvent(LogKind::TlsFailed, spdlog::level::warn, [&] {
           return "session " + std::to_string(s->id) + " from " + s->address +
               " closed: TLS handshake failed (" + e.message() + ")";
         });
-        close(s, Why::TlsFailed, false);
+        close(s, SessionClose::TlsFailed, false);
         return;
       }
       s->ready = true;
@@ -490,7 +550,7 @@ class ExchangeServer::Impl {
       }
       if (ec) {
         // A half-sent line is dropped with the connection: it was never a request.
-        close(s, Why::PeerClosed);
+        close(s, SessionClose::PeerClosed);
         return;
       }
       // stop() has begun: what arrives now is neither applied nor answered.
@@ -615,7 +675,7 @@ class ExchangeServer::Impl {
   // An oversized line cannot be skipped safely (its end may never come), so the session is
   // told why and closed once the explanation is sent.
   void tooLarge(const SessionPtr& s, std::vector<Item>& items) {
-    s->why = Why::Oversized;
+    s->why = SessionClose::Oversized;
     items.push_back(BadLine{s.get(), ParseError{"too_large",
                                               "a message may be at most " +
                                                   std::to_string(config.limits.maxMessageBytes) +
@@ -676,7 +736,7 @@ class ExchangeServer::Impl {
     if (inTransit) outstandingDown(s, inTransit);
     if (o == Offered::StartWrite) write(s);
     else if (o == Offered::Drop) drop(s);
-    else if (flushed) close(s, Why::PeerClosed);
+    else if (flushed) close(s, SessionClose::PeerClosed);
   }
 
   // io thread: `n` bytes of the session's are no longer outstanding. Tells the matching thread
@@ -699,7 +759,7 @@ class ExchangeServer::Impl {
       std::lock_guard lock(s->writeMutex);
       pending = s->pendingBytes;
     }
-    s->why = Why::SlowReader;
+    s->why = SessionClose::SlowReader;
     logEvent(LogKind::SlowReader, spdlog::level::warn, [&] {
       return "session " + std::to_string(s->id) + " from " + s->address +
           " dropped: slow reader (" + std::to_string(pending) + " bytes waiting" +
@@ -707,7 +767,7 @@ class ExchangeServer::Impl {
                  : ", max_pending_outbound_bytes " +
                        std::to_string(config.limits.maxPendingOutboundBytes) + ")");
     });
-    close(s, Why::SlowReader, false);
+    close(s, SessionClose::SlowReader, false);
   }
 
   // io thread.
@@ -726,7 +786,7 @@ class ExchangeServer::Impl {
     auto done = [this, s](boost::system::error_code ec, std::size_t bytes) {
       if (s->closed) return;
       if (ec) {
-        close(s, Why::PeerClosed);
+        close(s, SessionClose::PeerClosed);
         return;
       }
       bool more, closeNow;
@@ -741,14 +801,14 @@ class ExchangeServer::Impl {
       }
       outstandingDown(s, bytes);
       if (more) write(s);
-      else if (closeNow) close(s, Why::PeerClosed);
+      else if (closeNow) close(s, SessionClose::PeerClosed);
     };
     if (s->tls) asio::async_write(*s->tls, buffers, std::move(done));
     else asio::async_write(s->socket, buffers, std::move(done));
   }
 
   // io thread. `why` is logged unless an earlier decision (s->why) says otherwise.
-  void close(const SessionPtr& s, Why why, bool log = true) {
+  void close(const SessionPtr& s, SessionClose why, bool log = true) {
     if (s->closed) return;
     s->closed = true;
     if (s->why) why = *s->why;
@@ -768,7 +828,7 @@ class ExchangeServer::Impl {
     if (auto it = perAddress.find(s->remote); it != perAddress.end() && --it->second <= 0) {
       perAddress.erase(it);
     }
-    if (log && why != Why::Shutdown) {
+    if (log && why != SessionClose::Shutdown) {
       const WhyText w = whyText(why);
       logEvent(w.kind, w.level, [&] {
         return "session " + std::to_string(s->id) + " from " + s->address + " closed: " + w.text;
@@ -778,7 +838,7 @@ class ExchangeServer::Impl {
     if (draining && sessions.empty()) drainTimer.cancel();
   }
 
-  void closeWhenFlushed(const SessionPtr& s, Why why) {
+  void closeWhenFlushed(const SessionPtr& s, SessionClose why) {
     if (s->closed) return;
     if (!s->why) s->why = why;
     s->readingStopped = true;
@@ -792,7 +852,7 @@ class ExchangeServer::Impl {
   }
 
   // io thread: tells the session why (one error line) and closes it once that is sent.
-  void expire(const SessionPtr& s, Why why, std::string_view code, const std::string& reason) {
+  void expire(const SessionPtr& s, SessionClose why, std::string_view code, const std::string& reason) {
     ++statTimedOut;
     s->why = why;
     send(s, std::make_shared<const std::string>(errorLine(code, reason)));
@@ -846,22 +906,22 @@ class ExchangeServer::Impl {
           case Due::Heartbeat: send(s, heartbeat); break;
           case Due::Idle:
             ++statTimedOut;
-            close(s, Why::IdleTimeout);
+            close(s, SessionClose::IdleTimeout);
             break;
           case Due::Logon:
-            expire(s, Why::LogonTimeout, "logon_timeout",
+            expire(s, SessionClose::LogonTimeout, "logon_timeout",
                    "not logged on within " + std::to_string(l.logonTimeoutSeconds) +
                        " seconds; closing the session");
             break;
           case Due::Line:
-            expire(s, Why::LineTimeout, "line_timeout",
+            expire(s, SessionClose::LineTimeout, "line_timeout",
                    "a line was not completed within " + std::to_string(l.lineTimeoutSeconds) +
                        " seconds; closing the session");
             break;
           case Due::Stuck: drop(s, true); break;
           case Due::Handshake:
             ++statTimedOut;
-            close(s, Why::LogonTimeout);
+            close(s, SessionClose::LogonTimeout);
             break;
           case Due::None: break;
         }
@@ -1082,7 +1142,7 @@ class ExchangeServer::Impl {
     asio::post(io, [this, w = std::move(work)] {
       for (const SessionPtr& s : w.write) write(s);
       for (const SessionPtr& s : w.drop) drop(s);
-      for (const SessionPtr& s : w.close) closeWhenFlushed(s, Why::LoggedOff);
+      for (const SessionPtr& s : w.close) closeWhenFlushed(s, SessionClose::LoggedOff);
     });
   }
 
@@ -1121,7 +1181,7 @@ class ExchangeServer::Impl {
     asio::post(io, [this, d = std::move(d)] {
       for (const auto& [s, bytes] : d.own) send(s, bytes, bytes->size());
       for (const SessionPtr& s : d.md) send(s, d.mdBytes, d.mdBytes->size());
-      for (const SessionPtr& s : d.close) closeWhenFlushed(s, Why::LoggedOff);
+      for (const SessionPtr& s : d.close) closeWhenFlushed(s, SessionClose::LoggedOff);
       handOffsPending.fetch_sub(1, std::memory_order_release);
     });
   }
@@ -1164,6 +1224,7 @@ void ExchangeServer::start() {
   m.fingerprint = ExchangeCore::configFingerprint(m.config);
   m.core = ExchangeCore::start(m.config, *m.journal, m.config.snapshotsAtStart ? m.snapshots.get() : nullptr);
   m.lastSnapshotSeq = m.core->snapshotSeq();
+  m.lastWrittenSeq = m.core->snapshotSeq();
   m.lastSnapshotAt = Clock::now();
   // The journal entries the state holds: those in the snapshot it started from and those
   // replayed after it (a caller asks whether there was anything to restore).
@@ -1235,7 +1296,7 @@ void ExchangeServer::stop() {
   //    peers that do not read).
   asio::post(m.io, [&m] {
     std::vector<Impl::SessionPtr> all(m.sessions.begin(), m.sessions.end());
-    for (const auto& s : all) m.closeWhenFlushed(s, Why::Shutdown);
+    for (const auto& s : all) m.closeWhenFlushed(s, SessionClose::Shutdown);
     if (!m.sessions.empty()) {
       m.drainTimer.expires_after(std::chrono::seconds(m.config.limits.shutdownDrainSeconds));
       m.drainTimer.async_wait([&m](boost::system::error_code ec) {
@@ -1245,7 +1306,7 @@ void ExchangeServer::stop() {
           exchangeLog()->warn("stopping: {} sessions did not take their replies within {} s; closed",
                              left.size(), m.config.limits.shutdownDrainSeconds);
         }
-        for (const auto& s : left) m.close(s, Why::Shutdown);
+        for (const auto& s : left) m.close(s, SessionClose::Shutdown);
       });
     }
     m.work.reset();
