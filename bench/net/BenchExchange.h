@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <time.h>
 #include <unistd.h>
 
 namespace tessera::net::bench {
@@ -51,6 +52,14 @@ inline long residentBytes() {
   long pages = 0, resident = 0;
   f >> pages >> resident;
   return resident * ::sysconf(_SC_PAGESIZE);
+}
+
+// CPU time of the calling thread: on a shared machine the wall time also counts the time other
+// processes held the cores; this is what the work itself costs.
+inline double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
 }  // namespace tessera::net::bench

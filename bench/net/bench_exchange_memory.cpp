@@ -3,13 +3,18 @@
 // settle. Prints the resident set after every interval and what each million orders added.
 // A bounded exchange shows a flat line once warmed up. With --seconds it runs that long instead
 // (orders unlimited) and prints the resident set every --every seconds: RSS over time under a
-// steady load. At the end it takes a snapshot (timing the matching thread's pause), stores it
-// and starts a second exchange from it on the same journal (timing the restart), checking that
-// the state digests agree: restart time after that many orders. Run by hand, never by CTest.
+// steady load. At the end it takes a snapshot twice, in this thread and by a forked child
+// (ChildSnapshot, as the server does; timing the matching thread's pause each way, and checking
+// the bytes agree), stores it, goes on for --tail journal entries (default 100,000, the
+// server's default snapshot interval: the longest tail a restart replays), and starts a second
+// exchange from the snapshot and that tail on the same journal (timing the restart), checking
+// that the state digests agree: the worst restart time after that many orders. Run by hand,
+// never by CTest.
 //
-//   bench_exchange_memory [--orders 3000000] [--interval 250000] [--db PATH]
-//   bench_exchange_memory --seconds 600 [--every 30] [--db PATH]
+//   bench_exchange_memory [--orders 3000000] [--interval 250000] [--tail 100000] [--db PATH]
+//   bench_exchange_memory --seconds 600 [--every 30] [--tail 100000] [--db PATH]
 #include "BenchExchange.h"
+#include "core/net/ChildSnapshot.h"
 #include "core/net/ExchangeCore.h"
 #include "core/net/SnapshotStore.h"
 
@@ -30,16 +35,17 @@ namespace {
 
 constexpr Hour kStart = bench::kBenchStart;
 using bench::residentBytes;
+using bench::threadCpuMs;
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  long orders = 3'000'000, interval = 250'000, seconds = 0, every = 30;
+  long orders = 3'000'000, interval = 250'000, seconds = 0, every = 30, tail = 100'000;
   std::string db = (std::filesystem::temp_directory_path() / "tessera-bench-memory.db").string();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) {
-      std::cerr << "usage: bench_exchange_memory [--orders N] [--interval N] [--seconds S] [--every S] [--db PATH]\n";
+      std::cerr << "usage: bench_exchange_memory [--orders N] [--interval N] [--seconds S] [--every S] [--tail N] [--db PATH]\n";
       return 2;
     }
     if (a == "--orders") orders = std::atol(argv[++i]);
@@ -47,6 +53,7 @@ int main(int argc, char** argv) {
     else if (a == "--db") db = argv[++i];
     else if (a == "--seconds") seconds = std::atol(argv[++i]);
     else if (a == "--every") every = std::atol(argv[++i]);
+    else if (a == "--tail") tail = std::atol(argv[++i]);
     else {
       std::cerr << "unknown option " << a << "\n";
       return 2;
@@ -73,7 +80,7 @@ int main(int argc, char** argv) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   long nextPrint = every;
-  for (long round = 0; placed < orders; ++round) {
+  auto placeRound = [&](long round) {
     const Hour start = now + 1;
     const Price price = 2 * kMicrosPerDollar + (round % 50) * 1000;
     OrderRequest sell;
@@ -96,6 +103,10 @@ int main(int argc, char** argv) {
     core.inject(CancelRequest{bid.id, 0}, "carol", out);
     placed += 3;
     if (placed % 300 == 0) core.inject(ClockAdvance{++now}, "", out);
+  };
+  long round = 0;
+  for (; placed < orders; ++round) {
+    placeRound(round);
     if (placed % 3000 == 0) {
       core.finishBatch(out);
       journal.commit();
@@ -107,7 +118,10 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
           nextPrint += every;
         }
-        if (elapsed >= seconds) break;
+        if (elapsed >= seconds) {
+          ++round;  // the next round's ids are new
+          break;
+        }
       }
     }
     if (placed % interval < 3) {
@@ -125,22 +139,52 @@ int main(int argc, char** argv) {
   auto t1 = Clock::now();
   const std::string bytes = core.snapshot();
   const double pauseMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  t1 = Clock::now();
+  const std::string header = core.snapshotHeader();
+  auto child = ChildSnapshot::start([&] { return core.snapshot(header, bytes.size()); });
+  const double forkPauseMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  if (!child) {
+    std::cerr << "cannot fork\n";
+    return 1;
+  }
+  const ChildSnapshot::Result fromChild = child->collect();
+  const double childMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  if (!fromChild.ok() || fromChild.bytes != bytes) {
+    std::cerr << "the child's snapshot differs: " << fromChild.error << "\n";
+    return 1;
+  }
   auto openedStore = SnapshotStore::open(db + ".snapshots");
   if (auto* e = std::get_if<std::string>(&openedStore)) {
     std::cerr << *e << "\n";
     return 1;
   }
   auto& store = *std::get<std::unique_ptr<SnapshotStore>>(openedStore);
-  store.write(journal.lastSeq(), ExchangeCore::configFingerprint(config), bytes);
-  std::printf("after %ld orders: snapshot %.1f MB, taking it paused matching %.0f ms\n", placed,
-              static_cast<double>(bytes.size()) / 1e6, pauseMs);
+  const std::uint64_t snapshotSeq = journal.lastSeq();
+  store.write(snapshotSeq, ExchangeCore::configFingerprint(config), bytes);
+  std::printf("after %ld orders: snapshot %.1f MB; pause of the matching thread: %.1f ms serializing here, "
+              "%.2f ms by a forked child (which took %.0f ms, the same bytes)\n",
+              placed, static_cast<double>(bytes.size()) / 1e6, pauseMs, forkPauseMs, childMs);
+  // The tail a restart replays: up to the snapshot interval's worth of entries.
+  for (; journal.lastSeq() < snapshotSeq + static_cast<std::uint64_t>(tail); ++round) {
+    placeRound(round);
+    if (round % 100 == 0) {
+      core.finishBatch(out);
+      journal.commit();
+      out.clear();
+    }
+  }
+  core.finishBatch(out);
+  journal.commit();
   const std::uint64_t live = core.stateDigest();
   auto again = bench::openBenchJournal(db);
   t1 = Clock::now();
+  const double cpu0 = threadCpuMs();
   auto restarted = ExchangeCore::start(config, *again, &store);
   const double restartMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  const double restartCpuMs = threadCpuMs() - cpu0;
   const bool same = restarted->stateDigest() == live;
-  std::printf("restart from it: %.0f ms (%s, %llu later entries); state digest %s\n", restartMs,
+  std::printf("restart from it: %.0f ms wall, %.0f ms CPU (%s, %llu later entries replayed); state digest %s\n",
+              restartMs, restartCpuMs,
               restarted->startedFromSnapshot() ? "snapshot loaded" : "NO SNAPSHOT USED",
               static_cast<unsigned long long>(restarted->replayedEntries()), same ? "the same" : "DIFFERENT");
   return same ? 0 : 1;

@@ -33,13 +33,6 @@ double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// CPU time of this thread: on a shared machine the wall time also counts the time other
-// processes held the cores; this is what the work itself costs.
-double cpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
 
 }  // namespace
 
@@ -108,27 +101,27 @@ int main(int argc, char** argv) {
                 static_cast<double>(std::filesystem::file_size(db)) / 1e6, static_cast<double>(bench::residentBytes()) / 1e6);
 
     auto t1 = Clock::now();
-    double c1 = cpuMs();
+    double c1 = bench::threadCpuMs();
     const std::string bytes = core.snapshot();
     const double pauseMs = msSince(t1);
     std::printf("snapshot taken (the matching thread's pause): %.0f ms (%.0f ms CPU), %.1f MB\n", pauseMs,
-                cpuMs() - c1, static_cast<double>(bytes.size()) / 1e6);
+                bench::threadCpuMs() - c1, static_cast<double>(bytes.size()) / 1e6);
     auto opened = SnapshotStore::open(db + ".snapshots");
     auto& store = *std::get<std::unique_ptr<SnapshotStore>>(opened);
     t1 = Clock::now();
-    c1 = cpuMs();
+    c1 = bench::threadCpuMs();
     store.write(journal->lastSeq(), ExchangeCore::configFingerprint(cfg), bytes);
-    std::printf("snapshot written (the writer thread's work): %.0f ms (%.0f ms CPU)\n", msSince(t1), cpuMs() - c1);
+    std::printf("snapshot written (the writer thread's work): %.0f ms (%.0f ms CPU)\n", msSince(t1), bench::threadCpuMs() - c1);
     liveDigest = core.stateDigest();
   }
   std::uint64_t fullDigest = 0, snapDigest = 0;
   {
     auto journal = bench::openBenchJournal(db);
     const auto t0 = Clock::now();
-    const double c0 = cpuMs();
+    const double c0 = bench::threadCpuMs();
     ExchangeCore core(cfg, *journal);
     const double ms = msSince(t0);
-    std::printf("restart by full replay: %.0f ms (%.0f ms CPU; %llu entries, %.2f us each)\n", ms, cpuMs() - c0,
+    std::printf("restart by full replay: %.0f ms (%.0f ms CPU; %llu entries, %.2f us each)\n", ms, bench::threadCpuMs() - c0,
                 static_cast<unsigned long long>(core.replayedEntries()),
                 ms * 1000 / static_cast<double>(std::max<std::uint64_t>(1, core.replayedEntries())));
     fullDigest = core.stateDigest();
@@ -138,10 +131,10 @@ int main(int argc, char** argv) {
     auto opened = SnapshotStore::open(db + ".snapshots");
     auto& store = *std::get<std::unique_ptr<SnapshotStore>>(opened);
     const auto t0 = Clock::now();
-    const double c0 = cpuMs();
+    const double c0 = bench::threadCpuMs();
     auto core = ExchangeCore::start(cfg, *journal, &store);
     const double ms = msSince(t0);
-    std::printf("restart from the snapshot: %.0f ms (%.0f ms CPU; %s, %llu later entries)\n", ms, cpuMs() - c0,
+    std::printf("restart from the snapshot: %.0f ms (%.0f ms CPU; %s, %llu later entries)\n", ms, bench::threadCpuMs() - c0,
                 core->startedFromSnapshot() ? "snapshot loaded" : "NO SNAPSHOT USED",
                 static_cast<unsigned long long>(core->replayedEntries()));
     snapDigest = core->stateDigest();

@@ -141,7 +141,7 @@ struct ExchangeConfig {
   // replay) but they are still written.
   bool snapshots = true;
   bool snapshotsAtStart = true;
-  std::int64_t snapshotEveryEntries = 1'000'000;
+  std::int64_t snapshotEveryEntries = 100'000;
   std::int64_t snapshotEverySeconds = 600;
   // Set by EmbeddedExchange: outages from its in-process feeder.
   std::shared_ptr<FeederReports> feederReports;

@@ -30,9 +30,11 @@ void FinishedOrderArchive::finishedIn(const std::vector<Event>& events, std::vec
 bool FinishedOrderArchive::archive(Matcher& engine, OrderId id, AccountId account, std::string_view clOrdId) {
   const auto v = engine.order(id);
   if (!v || v->status == OrderStatus::Working) return false;  // already archived, or still working
-  ArchivedOrder o = describe(*v, clOrdId);
-  o.account = account;
-  journal_.archive(o);
+  if (!journal_.replayingEntryWithArchivedOrders()) {
+    ArchivedOrder o = describe(*v, clOrdId);
+    o.account = account;
+    journal_.archive(o);
+  }
   if (!retire_) return false;
   engine.forget(id);
   return true;

@@ -104,6 +104,33 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
       }
     }
   }
+  {
+    // Since this key was set, every finished order's archive row is committed with the journal
+    // entry that finished it (whatever the configuration): replaying a later entry finds the
+    // row there. Entries before it (a journal from before the archive) fill theirs as they are
+    // replayed.
+    const auto valueOf = [&j](const char* sql) -> std::optional<std::uint64_t> {
+      sqlite3_stmt* q = nullptr;
+      std::optional<std::uint64_t> v;
+      if (sqlite3_prepare_v2(j->db_, sql, -1, &q, nullptr) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
+          sqlite3_column_type(q, 0) != SQLITE_NULL)
+        v = static_cast<std::uint64_t>(sqlite3_column_int64(q, 0));
+      sqlite3_finalize(q);
+      return v;
+    };
+    if (auto after = valueOf("SELECT CAST(value AS INTEGER) FROM meta WHERE key='finished_orders_complete_after'")) {
+      j->finishedOrdersCompleteAfter_ = *after;
+    } else {
+      j->finishedOrdersCompleteAfter_ = valueOf("SELECT max(seq) FROM journal").value_or(0);
+      const std::string insert = "INSERT OR IGNORE INTO meta(key, value) VALUES ('finished_orders_complete_after', '" +
+                                 std::to_string(j->finishedOrdersCompleteAfter_) + "')";
+      try {
+        j->exec(insert.c_str());
+      } catch (const std::exception& e) {
+        return std::string("cannot use journal '") + path + "': " + e.what();
+      }
+    }
+  }
   if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
                          -1, &j->insert_, nullptr) != SQLITE_OK ||
       sqlite3_prepare_v2(j->db_, "BEGIN", -1, &j->begin_, nullptr) != SQLITE_OK ||
@@ -249,6 +276,10 @@ std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f,
   // Finalized however the loop ends: `f` may throw (a damaged entry), and a statement left open
   // makes the destructor's sqlite3_close fail, leaking the connection (found by LeakSanitizer).
   const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(s, sqlite3_finalize);
+  struct ReplayEnds {
+    std::uint64_t& seq;
+    ~ReplayEnds() { seq = 0; }
+  } ends{replayingSeq_};
   std::uint64_t n = 0;
   JournalEntry e;
   int rc;
@@ -258,6 +289,7 @@ std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f,
                      static_cast<std::size_t>(sqlite3_column_bytes(s, 1)));
     e.input.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 2)),
                    static_cast<std::size_t>(sqlite3_column_bytes(s, 2)));
+    replayingSeq_ = e.seq;
     f(e);
     lastSeq_ = e.seq;
     ++n;

@@ -85,7 +85,8 @@ class Journal {
 
   // The archive of finished orders (docs/protocol.md "Finished orders"). archive() writes in the
   // open transaction (opening one if none is), like append(); an order already archived keeps
-  // its row (a replay archives again what it finishes again, identically).
+  // its row. While replay() hands out an entry committed with its rows,
+  // replayingEntryWithArchivedOrders() is true and the caller need not archive again.
   void archive(const ArchivedOrder& o);
   std::optional<ArchivedOrder> archived(std::uint64_t orderId);
   // The newest archived order of `account` that `clOrdId` names.
@@ -104,6 +105,10 @@ class Journal {
   // A random number given to the journal when it is created: snapshots name the journal they
   // were taken from, so that one left beside a new journal is never applied to it.
   std::uint64_t id() const { return id_; }
+  // The last entry written before finished orders' rows were committed with their entries (0
+  // for a journal that always had them).
+  std::uint64_t finishedOrdersCompleteAfter() const { return finishedOrdersCompleteAfter_; }
+  bool replayingEntryWithArchivedOrders() const { return replayingSeq_ > finishedOrdersCompleteAfter_; }
 
  private:
   Journal() = default;
@@ -127,6 +132,8 @@ class Journal {
   bool inTransaction_ = false;
   std::uint64_t lastSeq_ = 0;
   std::uint64_t id_ = 0;
+  std::uint64_t finishedOrdersCompleteAfter_ = 0;
+  std::uint64_t replayingSeq_ = 0;  // the entry replay() is handing out, else 0
 
   // Checkpoints (copying the WAL back into the database, with an fsync) run on their own
   // thread and connection, so a commit never copies the WAL itself. PASSIVE checkpoints never
