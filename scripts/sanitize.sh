@@ -47,7 +47,7 @@ for s in $SANITIZERS; do
       cmake -S . -B "${TSAN_BUILD_DIR:-build-tsan}" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
         -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" \
-        -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_TEST_AREAS=net >/dev/null
+        -DTESSERA_UNITY_BUILD=ON -DTESSERA_BUILD_UI=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_TEST_AREAS=net >/dev/null
       build_and_test "${TSAN_BUILD_DIR:-build-tsan}" \
         '^test_(exchange_(server|client|tls|limits|hostile_requests|settlement)|client_command)$'
       ;;
