@@ -6,6 +6,7 @@
 #include "core/auction/ClearingProblem.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace tessera::auction {
@@ -36,6 +37,23 @@ struct SelectionCuts {
   std::vector<char> forbidden;              // per block: must not be accepted
 };
 
+// The block selection of one call across the rounds of the no-PAB loop: it keeps the
+// relaxation (its columns and warm basis) from round to round, so a round that forbids a few
+// blocks starts where the last one ended. Rounds are a function of the cuts given so far.
+class BlockSelector {
+ public:
+  BlockSelector(const ClearingProblem& problem, int seed);
+  ~BlockSelector();
+  BlockSelector(const BlockSelector&) = delete;
+  BlockSelector& operator=(const BlockSelector&) = delete;
+  [[nodiscard]] BlockSelectionResult select(const SelectionCuts& cuts, const SolverLimits& limits);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// One round on its own: BlockSelector(problem, limits.seed).select(cuts, limits).
 [[nodiscard]] BlockSelectionResult selectBlocks(const ClearingProblem& problem, const SelectionCuts& cuts,
                                                 const SolverLimits& limits);
 

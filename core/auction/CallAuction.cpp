@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace tessera::auction {
@@ -92,6 +93,8 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
   std::vector<Price> prices;
   std::vector<char> accepted;
   HourlyClearing hours;
+  std::optional<BlockSelector> selector;
+  if (!problem.blocks.empty()) selector.emplace(problem, options.solver.seed);
   for (int round = 0;; ++round) {
     BlockSelectionResult sel;
     if (problem.blocks.empty()) {
@@ -102,7 +105,7 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
       const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       limits.seconds = std::max(options.solver.seconds - spent, options.solver.seconds / 10);
       limits.heuristics = options.solver.heuristics && round == 0;
-      sel = selectBlocks(problem, cuts, limits);
+      sel = selector->select(cuts, limits);
     }
     if (sel.accepted.empty()) sel.accepted.assign(problem.blocks.size(), 0);
     auto hc = clearHours(problem, sel.accepted);
