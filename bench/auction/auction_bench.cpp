@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     CallOptions options;
     options.solver.seconds = seconds;
     options.solver.relativeGap = gap;
+    options.solver.threadCpuTime = true;  // a shared machine's load does not cut the solve short
     options.exactPabRounds = 0;  // large calls: many equal selections; forbid losing blocks at once
     const std::clock_t cpu0 = std::clock();
     const CallResult r = clearCall(p, options);

@@ -1,19 +1,15 @@
 #include "core/auction/BlockSelection.h"
 
-#include <coin/CbcHeuristic.hpp>
 #include <coin/CbcModel.hpp>
 #include <coin/CbcSolver.hpp>
-#include <coin/CglClique.hpp>
-#include <coin/CglGomory.hpp>
-#include <coin/CglKnapsackCover.hpp>
-#include <coin/CglMixedIntegerRounding2.hpp>
-#include <coin/CglProbing.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -218,6 +214,18 @@ BlockColumn columnOf(const Reduced& red, std::size_t b) {
   return c;
 }
 
+// What block b earns at row prices `pi` (micro-dollars per GPU-hour, per curve): its value
+// less their sum over its hours (a bid), or their sum less its cost (an ask).
+Wide surplusAt(const Reduced& red, std::size_t b, const std::vector<Price>& pi) {
+  const ClearingProblem& p = *red.problem;
+  const Block& k = p.blocks[b];
+  const std::size_t r0 = p.row(k.cluster, k.start);
+  Wide sum = 0;
+  for (std::size_t r = r0; r < r0 + static_cast<std::size_t>(k.end - k.start); ++r)
+    sum += pi[static_cast<std::size_t>(red.curveOfRow[r])];
+  return blockValue(p, k) - (p.orders[k.order].side == Side::Buy ? 1 : -1) * sum * k.gpus;
+}
+
 // The Lagrangian bound at row prices `pi` (micro-dollars per GPU-hour, per curve): every row
 // and every exclusive group choosing freely at those prices. An upper bound on the welfare of
 // every selection for any prices, computed exactly.
@@ -234,13 +242,7 @@ Wide lagrangianBound(const Reduced& red, const std::vector<Price>& pi) {
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     if (b > 0 && p.blocks[b].group != p.blocks[b - 1].group) bound += best, best = 0;
     if (!red.allowed[b]) continue;
-    const Block& k = p.blocks[b];
-    const std::size_t r0 = p.row(k.cluster, k.start);
-    Wide sum = 0;
-    for (std::size_t r = r0; r < r0 + static_cast<std::size_t>(k.end - k.start); ++r)
-      sum += pi[static_cast<std::size_t>(red.curveOfRow[r])];
-    const Wide surplus = blockValue(p, k) - (p.orders[k.order].side == Side::Buy ? 1 : -1) * sum * k.gpus;
-    best = std::max(best, surplus);
+    best = std::max(best, surplusAt(red, b, pi));
   }
   return bound + best;
 }
@@ -384,7 +386,7 @@ struct Relaxation {
   int rounds = 0;
 };
 
-Relaxation relax(const Reduced& red, Master& m, std::chrono::steady_clock::time_point deadline) {
+Relaxation relax(const Reduced& red, Master& m, const std::function<bool()>& expired) {
   constexpr std::size_t kBatch = 4000;
   constexpr double kPricesOut = -1e-7;  // dollars
   const ClearingProblem& p = *red.problem;
@@ -437,7 +439,7 @@ Relaxation relax(const Reduced& red, Master& m, std::chrono::steady_clock::time_
     else m.lp.resolve();
     if (!m.lp.isProvenOptimal()) break;
     std::copy(m.lp.getRowPrice(), m.lp.getRowPrice() + m.lp.getNumRows(), dual.begin());
-    if (std::chrono::steady_clock::now() > deadline) {
+    if (expired()) {
       out.timedOut = true;
       break;
     }
@@ -526,13 +528,8 @@ std::vector<std::size_t> candidates(const Reduced& red, const Relaxation& rel) {
       accepted.emplace_back(-rel.y[b], b);
       continue;
     }
-    const Block& k = p.blocks[b];
-    const std::size_t r0 = p.row(k.cluster, k.start);
-    Wide sum = 0;
-    for (std::size_t r = r0; r < r0 + static_cast<std::size_t>(k.end - k.start); ++r)
-      sum += rel.pi[static_cast<std::size_t>(red.curveOfRow[r])];
-    const Wide surplus = blockValue(p, k) - (p.orders[k.order].side == Side::Buy ? 1 : -1) * sum * k.gpus;
-    if (surplus > -Wide{1'000'000} * k.gpus) others.emplace_back(-surplus, b);
+    const Wide surplus = surplusAt(red, b, rel.pi);
+    if (surplus > -Wide{1'000'000} * p.blocks[b].gpus) others.emplace_back(-surplus, b);
   }
   std::stable_sort(accepted.begin(), accepted.end());
   std::stable_sort(others.begin(), others.end());
@@ -543,6 +540,17 @@ std::vector<std::size_t> candidates(const Reduced& red, const Relaxation& rel) {
 }
 
 }  // namespace
+
+SolveClock::SolveClock(bool threadCpuTime) : threadCpuTime_(threadCpuTime), start_(now()) {}
+
+double SolveClock::now() const {
+  if (!threadCpuTime_) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double SolveClock::seconds() const { return now() - start_; }
 
 struct BlockSelector::State {
   Reduced red;
@@ -564,12 +572,8 @@ BlockSelectionResult selectBlocks(const ClearingProblem& problem, const Selectio
 }
 
 BlockSelectionResult BlockSelector::select(const SelectionCuts& cuts, const SolverLimits& limits) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                 std::chrono::duration<double>(limits.seconds));
-  auto secondsLeft = [&] {
-    return std::max(0.0, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
-  };
+  const SolveClock clock(limits.threadCpuTime);
+  auto secondsLeft = [&] { return std::max(0.0, limits.seconds - clock.seconds()); };
   Reduced& red = state_->red;
   const ClearingProblem& problem = *red.problem;
   const std::size_t nBlocks = problem.blocks.size();
@@ -616,7 +620,7 @@ BlockSelectionResult BlockSelector::select(const SelectionCuts& cuts, const Solv
 
   // 1. The relaxation (column generation): its prices give the bound, its acceptance the order
   // of the greedy selection.
-  const Relaxation rel = relax(red, master, deadline);
+  const Relaxation rel = relax(red, master, [&] { return secondsLeft() <= 0; });
   state_->basis.reset(master.lp.getWarmStart());
   Wide bound = lagrangianBound(red, rel.pi);
   const std::vector<std::size_t> order = candidates(red, rel);
@@ -664,11 +668,12 @@ BlockSelectionResult BlockSelector::select(const SelectionCuts& cuts, const Solv
     const std::string seconds = std::to_string(std::max(secondsLeft(), 0.01));
     const std::string nodes = std::to_string(limits.nodes);
     const std::string gap = std::to_string(allowedGap * kScale);
-    const char* argv[] = {"tessera-call", "-log", "0", "-slog", "0", "-threads", "0", "-randomCbcSeed", seed.c_str(),
-                          "-randomSeed", seed.c_str(), "-sec", seconds.c_str(), "-maxNodes", nodes.c_str(),
-                          "-allowableGap", gap.c_str(), "-heuristicsOnOff", limits.heuristics ? "on" : "off",
-                          "-solve", "-quit"};
-    CbcMain1(static_cast<int>(std::size(argv)), argv, model, noCallback, data);
+    std::vector<const char*> argv = {"tessera-call", "-log", "0", "-slog", "0", "-threads", "0", "-randomCbcSeed",
+                                     seed.c_str(), "-randomSeed", seed.c_str(), "-sec", seconds.c_str(), "-maxNodes",
+                                     nodes.c_str(), "-heuristicsOnOff", limits.heuristics ? "on" : "off"};
+    if (allowedGap > 0) argv.insert(argv.end(), {"-allowableGap", gap.c_str()});
+    argv.insert(argv.end(), {"-solve", "-quit"});
+    CbcMain1(static_cast<int>(argv.size()), argv.data(), model, noCallback, data);
     if (model.bestSolution()) consider(model.bestSolution(), m);
     out.nodes += model.getNodeCount();
     timedOut = timedOut || model.isSecondsLimitReached();

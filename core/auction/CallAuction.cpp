@@ -86,6 +86,7 @@ Money welfareOf(const ClearingProblem& p, const std::vector<CallFill>& fills) {
 
 CallResult clearCall(const ClearingProblem& problem, const CallOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  const SolveClock clock(options.solver.threadCpuTime);
   CallResult out;
   out.expired = problem.expired;
   SelectionCuts cuts;
@@ -102,7 +103,7 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
     } else {
       // The time limit is the whole call's: a later round gets what is left (at least a tenth).
       SolverLimits limits = options.solver;
-      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double spent = clock.seconds();
       limits.seconds = std::max(options.solver.seconds - spent, options.solver.seconds / 10);
       limits.heuristics = options.solver.heuristics && round == 0;
       sel = selector->select(cuts, limits);
