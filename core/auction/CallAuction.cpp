@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace tessera::auction {
@@ -85,6 +86,7 @@ Money welfareOf(const ClearingProblem& p, const std::vector<CallFill>& fills) {
 
 CallResult clearCall(const ClearingProblem& problem, const CallOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  const SolveClock clock(options.solver.threadCpuTime);
   CallResult out;
   out.expired = problem.expired;
   SelectionCuts cuts;
@@ -92,6 +94,8 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
   std::vector<Price> prices;
   std::vector<char> accepted;
   HourlyClearing hours;
+  std::optional<BlockSelector> selector;
+  if (!problem.blocks.empty()) selector.emplace(problem, options.solver.seed);
   for (int round = 0;; ++round) {
     BlockSelectionResult sel;
     if (problem.blocks.empty()) {
@@ -99,10 +103,10 @@ CallResult clearCall(const ClearingProblem& problem, const CallOptions& options)
     } else {
       // The time limit is the whole call's: a later round gets what is left (at least a tenth).
       SolverLimits limits = options.solver;
-      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double spent = clock.seconds();
       limits.seconds = std::max(options.solver.seconds - spent, options.solver.seconds / 10);
       limits.heuristics = options.solver.heuristics && round == 0;
-      sel = selectBlocks(problem, cuts, limits);
+      sel = selector->select(cuts, limits);
     }
     if (sel.accepted.empty()) sel.accepted.assign(problem.blocks.size(), 0);
     auto hc = clearHours(problem, sel.accepted);

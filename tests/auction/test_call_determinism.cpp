@@ -1,5 +1,7 @@
 // The same call clears the same way byte for byte: clearing a freshly built problem of the same
-// orders again, in this process and under a node limit, gives the same JSON.
+// orders again, in this process and under a node limit, gives the same JSON; so does a large
+// call stopped within a relative gap (relaxation, heuristics, warm no-PAB rounds), when it does
+// not stop on its time limit.
 // Mutation seen failing: toJson writing the call's wall time (which differs run to run).
 #include "core/auction/CallAuction.h"
 #include "core/auction/SyntheticMarket.h"
@@ -31,6 +33,31 @@ class TestCallDeterminism : public QObject {
       QCOMPARE(second, first);
       QVERIFY(first.find("\"blocks\":[{") != std::string::npos);  // blocks were accepted
     }
+  }
+
+  void largeCallSameBytes() {
+    SyntheticMarketOptions o;
+    o.clusters = 6;
+    o.hours = 48;
+    o.orders = 3000;
+    o.blockBidShare = 0.3;
+    o.blockAskShare = 0.02;
+    o.maxWindow = 24;
+    o.maxSlack = 4;
+    o.maxGpus = 64;
+    const SyntheticMarket m = generateMarket(o, 7);
+    CallOptions options;
+    options.solver.seconds = 300;  // generous: the call must end within its gap, not on time
+    options.solver.relativeGap = 0.001;
+    options.exactPabRounds = 0;
+    auto clear = [&] {
+      return clearCall(std::get<ClearingProblem>(buildClearingProblem(m.orders, m.clusters, m.now)), options);
+    };
+    const CallResult first = clear();
+    QVERIFY(!first.stoppedOnTime);
+    QVERIFY(first.gap <= 0.001);
+    QVERIFY(first.blocks.size() > 100);
+    QCOMPARE(toJson(clear()), toJson(first));
   }
 };
 
