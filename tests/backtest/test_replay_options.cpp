@@ -4,6 +4,8 @@
 #include "HandMadeHistory.h"
 
 #include "backtest/Replay.h"
+#include "backtest/ReportWriter.h"
+#include "backtest/StrategyRegistry.h"
 #include "core/options/OptionSeries.h"
 
 #include <QtTest>
@@ -19,6 +21,30 @@ constexpr std::int64_t kHour = 3'600'000'000LL;
 constexpr Price kBefore = 2'000'000;  // $2.00: the next-day index until a day before February
 constexpr Price kDuring = 2'500'000;  // $2.50: every hour of February
 constexpr std::int64_t kNotional = 100;
+
+constexpr Hour kFebruary = HandMadeHistory::kStart + 27 * 24;  // 2026-02-01 00:00 UTC
+
+// One H100 cluster from 2026-01-05 to two hours past February: every hour one trade of 8 GPUs
+// for the next hour, so the next-day index is its price. The price changes 30 hours before
+// February, so every index value inside February is $2.50.
+HandMadeHistory februaryHistory() {
+    HandMadeHistory hm;
+    const Cluster c = hm.cluster(1, Accelerator::H100, 4);
+    const Hour february = kFebruary;
+    const auto period = periodStarting(PeriodKind::Month, february);
+    if (!period) qFatal("2026-02-01 begins no month");
+    const Hour end = period->end;  // 2026-03-01
+    hm.add(0, CapacityGrant{hm.account(c.provider), c.id, c.totalGpus(), HandMadeHistory::kStart, end + 48});
+    for (Hour h = 1; h <= end - HandMadeHistory::kStart + 2; ++h) {
+      const std::int64_t at = h * kHour;
+      hm.clock(at, h);
+      const double dollars = static_cast<double>(HandMadeHistory::kStart + h < february - 30 ? kBefore : kDuring) / 1e6;
+      hm.order(at + 1, c.provider, Side::Sell, c.id, 8, h + 1, h + 2, dollars);
+      hm.order(at + 2, "buyer", Side::Buy, c.id, 8, h + 1, h + 2, dollars);
+    }
+
+    return hm;
+}
 
 // Asks for the February $2.10 call's and $1.90 put's quotes at hour 2, then buys the call at its
 // ask and writes the put at its bid once both are quoted.
@@ -57,26 +83,11 @@ class TestReplayOptions : public QObject {
   // stays out of the strategy's cash (Replay::deliverOptionUpdates adding only fills), or if a
   // settled long position's payoff counts with the writer's sign (OptionReplay::translate).
   void callInTheMoneyPaysAverageMinusStrikeLessPremium() {
-    HandMadeHistory hm;
-    const Cluster c = hm.cluster(1, Accelerator::H100, 4);
-    const Hour february = HandMadeHistory::kStart + 27 * 24;  // 2026-02-01 00:00 UTC
-    const auto period = periodStarting(PeriodKind::Month, february);
-    QVERIFY(period);
-    const Hour end = period->end;  // 2026-03-01
-    QCOMPARE(end - february, Hour{28 * 24});
-    hm.add(0, CapacityGrant{hm.account(c.provider), c.id, c.totalGpus(), HandMadeHistory::kStart, end + 48});
-    // Every hour one trade of 8 GPUs for the next hour: the next-day index is its price. The
-    // price changes 30 hours before February, so every index value inside February is $2.50.
-    for (Hour h = 1; h <= end - HandMadeHistory::kStart + 2; ++h) {
-      const std::int64_t at = h * kHour;
-      hm.clock(at, h);
-      const double dollars = HandMadeHistory::kStart + h < february - 30 ? 2.0 : 2.5;
-      hm.order(at + 1, c.provider, Side::Sell, c.id, 8, h + 1, h + 2, dollars);
-      hm.order(at + 2, "buyer", Side::Buy, c.id, 8, h + 1, h + 2, dollars);
-    }
-
+    const HandMadeHistory hm = februaryHistory();
+    const Hour february = kFebruary;
     const OptionSeries call{Accelerator::H100, OptionKind::Call, PeriodKind::Month, february, 2'100'000};
     const OptionSeries put{Accelerator::H100, OptionKind::Put, PeriodKind::Month, february, 1'900'000};
+    QCOMPARE(periodStarting(PeriodKind::Month, february)->end - february, Hour{28 * 24});
     OptionTrader trader(call, put);
     ReplayConfig cfg;
     const Money deposit = 10'000'000'000;  // $10,000
@@ -125,6 +136,11 @@ class TestReplayOptions : public QObject {
     for (const OptionUpdate& n : notices) QVERIFY2(n.text.find("$2.50") != std::string::npos, n.text.c_str());
     QCOMPARE(notices[0].amount + notices[1].amount, payoff);
 
+    // The report's summary carries the option P&L.
+    const nlohmann::json j = summaryJson(r.summary);
+    QCOMPARE(j["options"]["pnl"].get<Money>(), pnl);
+    QCOMPARE(j["options"]["payoff_received"].get<Money>(), payoff);
+
     // Conservation on the option ledger: the strategy's gain is the dealer's loss.
     const SettlementLedger& ledger = market.ledger();
     const AccountId me = replay.accounts().find("strategy:option-trader").value();
@@ -133,6 +149,25 @@ class TestReplayOptions : public QObject {
     QCOMPARE(held(me) - deposit, pnl);
     QCOMPARE(held(dealer) - OptionDealerSettings{}.cash, -pnl);
     QCOMPARE(ledger.balance({me, Book::Margin}), Money{0});
+  }
+
+  // The built-in option-buyer reaches the same market from tessera-backtest's registry: it buys
+  // the February $2.10 call within its premium limit and collects (2.50 - 2.10) x 100 at
+  // settlement. Fails if it never buys (OptionBuyerStrategy::onClock comparing the ask with its
+  // limit the wrong way round).
+  void builtInOptionBuyerSettlesInTheMoney() {
+    const HandMadeHistory hm = februaryHistory();
+    auto made = makeStrategy("option-buyer", {{"strike", 2.1}, {"gpu_hours", 100}, {"max_premium", 1.0}});
+    QVERIFY(std::holds_alternative<std::unique_ptr<Strategy>>(made));
+    const BacktestResult r = runBacktest(hm.h, *std::get<std::unique_ptr<Strategy>>(made), ReplayConfig{});
+    const OptionSummary& o = r.summary.options;
+    QCOMPARE(o.boughtGpuHours, kNotional);
+    QVERIFY(o.premiumPaid > 0);
+    QCOMPARE(o.payoffReceived, (kDuring - 2'100'000) * kNotional);
+    QCOMPARE(o.pnl, o.payoffReceived - o.premiumPaid);
+    QCOMPARE(r.summary.finalCash, o.pnl);
+    QCOMPARE(r.notes.size(), std::size_t{1});
+    QVERIFY2(r.notes[0].find("bought 100 of 100 GPU-hours of H100 2026-02 call $2.10") != std::string::npos, r.notes[0].c_str());
   }
 };
 
