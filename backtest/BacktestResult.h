@@ -37,6 +37,17 @@ struct FillContext {
   Money fee = 0;                // exchange fee on a sale (fee_ppm of the proceeds)
 };
 
+// The strategy's option business over a run (OptionReplay.h).
+struct OptionSummary {
+  std::int64_t orders = 0, rejected = 0, fills = 0;
+  std::int64_t boughtGpuHours = 0, writtenGpuHours = 0;
+  Money premiumPaid = 0, premiumReceived = 0;
+  Money payoffReceived = 0, payoffPaid = 0;  // at close-out or settlement
+  Money openValue = 0;                       // open positions at the reference value (written ones negative)
+  Money marginHeld = 0;                      // the strategy's writer margin at the end
+  Money pnl = 0;  // premiumReceived - premiumPaid + payoffReceived - payoffPaid + openValue
+};
+
 struct BacktestSummary {
   std::int64_t ordersPlaced = 0;
   std::int64_t ordersRejected = 0;
@@ -68,6 +79,7 @@ struct BacktestSummary {
   std::int64_t demandGpuHours = 0;
   std::int64_t unfilledDemandGpuHours = 0;
   std::int64_t lostGpuHours = 0;       // of bought contracts, taken by providers' outages
+  OptionSummary options;               // options on the price index; in finalCash and finalEquity too
 };
 
 struct BacktestResult {

@@ -23,6 +23,8 @@ bool isSetup(const InputEvent& in) {
          std::holds_alternative<ClockAdvance>(in);
 }
 
+constexpr Money kUnlimitedOptionCash = Money{1'000'000'000'000} * 1'000'000;  // $1tn
+
 Price vwap(Money notional, std::int64_t gpuHours) { return gpuHours > 0 ? notional / gpuHours : 0; }
 
 // The midpoint of the best bid and ask, or nothing when either side is empty.
@@ -45,6 +47,9 @@ Replay::Replay(Strategy& strategy, const AccountDirectory& accounts, ReplayConfi
       marketDataChannel_(config_.latency.marketData, config_.latency.seed, 3) {
   if (config_.accountName.empty()) config_.accountName = "strategy:" + strategy_.name();
   account_ = accounts_.intern(config_.accountName);
+  // Without a starting cash the strategy's option premiums and margin are unbounded too.
+  options_ = std::make_unique<OptionReplay>(account_, accounts_.intern("options:dealer"),
+                                            config_.startingCash.value_or(kUnlimitedOptionCash), config_.optionDealer);
   wantsBook_ = strategy_.wantsBookUpdates();
   result_.strategy = strategy_.name();
   result_.accountName = config_.accountName;
@@ -151,6 +156,7 @@ BacktestResult Replay::finish() {
   s.effectiveCostPerUsefulGpuHour = s.usefulGpuHours > 0 ? (s.spent - s.received) / s.usefulGpuHours : 0;
   s.demandGpuHours = strategy_.demandGpuHours();
   s.unfilledDemandGpuHours = std::max<std::int64_t>(0, s.demandGpuHours - s.usefulGpuHours);
+  s.options = options_->summary();
   result_.notes = strategy_.reportLines();
   return std::move(result_);
 }
@@ -358,6 +364,7 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
         result_.clusterNames[c.id] = c.name;
       }
     } else if (const auto* k = std::get_if<ClockAdvanced>(&e)) {
+      advanceOptions(k->now);
       index_.prune(k->now);
       sample(k->now);
       marketData([this, now = k->now] { strategy_.onClock(*this, now); });
@@ -391,7 +398,7 @@ void Replay::sample(Hour hour) {
   SeriesPoint p;
   p.hour = hour;
   p.cash = cash_;
-  p.equity = cash_ + inventory;
+  p.equity = cash_ + inventory + options_->openValue();
   if (!anyEquity_ || p.equity > peakEquity_) peakEquity_ = p.equity;
   anyEquity_ = true;
   p.drawdown = p.equity - peakEquity_;
@@ -445,7 +452,7 @@ Money Replay::reservedByWorkingBids() const {
 
 std::optional<OrderRejected> Replay::cashCheck(const InputEvent& action) const {
   if (!config_.startingCash) return std::nullopt;
-  const Money spendable = *config_.startingCash + cash_ - reservedByWorkingBids();
+  const Money spendable = *config_.startingCash + cash_ - reservedByWorkingBids() - options_->committed();
   Money needed = 0;
   OrderId id = 0;
   if (const auto* o = std::get_if<OrderRequest>(&action)) {
@@ -506,6 +513,68 @@ void Replay::send(InputEvent action) {
 
 void Replay::setTimer(std::int64_t atMicros, int timerId) {
   pending_.push({std::max(atMicros, time_), pendingOrder_++, PendingKind::Timer, timerId, InputEvent{ClockAdvance{}}, {}});
+}
+
+}  // namespace tessera::backtest
+
+namespace tessera::backtest {
+
+std::uint64_t Replay::placeOption(OptionOrderRequest order) {
+  const indexoptions::OptionOrder o{nextOptionId_++, account_, order.side, order.series, order.gpuHours, order.premium};
+  sendOption([this, o](std::vector<OptionUpdate>& out) {
+    options_->activate(out);
+    // The exchange's check: cash free of the working bids and of the option market's margin
+    // (its own holds it subtracts itself).
+    const Money free = config_.startingCash
+        ? *config_.startingCash + cash_ - reservedByWorkingBids() - options_->margin()
+        : kUnlimitedOptionCash;
+    options_->submit(o, engine_->now(), free, out);
+  });
+  return o.id;
+}
+
+void Replay::cancelOption(std::uint64_t id) {
+  sendOption([this, id](std::vector<OptionUpdate>& out) { options_->cancel(id, out); });
+}
+
+OptionQuote Replay::optionQuote(const indexoptions::OptionSeries& series) const {
+  // Asking is interest: the dealer quotes from the next clock tick on (OptionReplay::activate).
+  optionsWanted_ = true;
+  return options_->quote(series);
+}
+
+void Replay::sendOption(std::function<void(std::vector<OptionUpdate>&)> action) {
+  pending_.push({orderChannel_.arrival(time_), pendingOrder_++, PendingKind::Callback, 0, InputEvent{ClockAdvance{}},
+                 [this, action = std::move(action)] {
+                   std::vector<OptionUpdate> out;
+                   options_->activate(out);
+                   action(out);
+                   ++result_.strategyActions;
+                   deliverOptionUpdates(out);
+                 }});
+}
+
+void Replay::deliverOptionUpdates(const std::vector<OptionUpdate>& updates) {
+  std::optional<std::int64_t> ackAt;
+  for (const OptionUpdate& u : updates) {
+    if (u.kind == OptionUpdate::Kind::Filled || u.kind == OptionUpdate::Kind::Notice) cash_ += u.amount;
+    notify(ackAt, ackChannel_, config_.latency.ack.isZero(), [this, u] { strategy_.onOptionEvent(*this, u); });
+  }
+}
+
+void Replay::advanceOptions(Hour now) {
+  std::map<Accelerator, indexoptions::ClassIndex> index;
+  for (const auto& [cluster, a] : accelerator_) {
+    if (index.count(a)) continue;
+    indexoptions::ClassIndex& c = index[a];
+    Price* tenor[] = {&c.nextDay, &c.nextWeek, &c.nextMonth};
+    for (std::size_t i = 0; i < kTenors.size(); ++i)
+      if (auto v = index_.value(a, kTenors[i], now)) *tenor[i] = v->price;
+  }
+  std::vector<OptionUpdate> out;
+  options_->advance(now, index, out);
+  if (optionsWanted_) options_->activate(out);
+  deliverOptionUpdates(out);
 }
 
 }  // namespace tessera::backtest

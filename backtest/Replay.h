@@ -13,6 +13,7 @@
 // them, exactly as the engine's price-time priority rules.
 #include "backtest/BacktestResult.h"
 #include "backtest/Latency.h"
+#include "backtest/OptionReplay.h"
 #include "backtest/Strategy.h"
 #include "core/domain/AccountDirectory.h"
 #include "core/settlement/PriceIndex.h"
@@ -36,6 +37,8 @@ struct ReplayConfig {
   // as the exchange's risk check refuses them. Unset: no cash limit.
   std::optional<Money> startingCash;
   std::string accountName;              // default: "strategy:<name>"
+  // The dealer the strategy's option orders meet (account "options:dealer", OptionReplay.h).
+  OptionDealerSettings optionDealer;
   bool hashEvents = true;               // compute BacktestResult::outputHash
   const std::atomic<bool>* cancel = nullptr;  // set to stop early; the result says cancelled
   // Sees every input the engine applies and the events it produced (logs, event files).
@@ -62,6 +65,8 @@ class Replay : private StrategyContext {
 
   const AccountDirectory& accounts() const { return accounts_; }
   std::int64_t inputsFed() const { return result_.inputs; }
+  // The option market the strategy's option orders meet, with its ledger.
+  const OptionReplay& options() const { return *options_; }
 
  private:
   enum class PendingKind { Action, Timer, Callback };
@@ -86,7 +91,15 @@ class Replay : private StrategyContext {
   void cancel(OrderId id) override;
   void amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) override;
   void setTimer(std::int64_t atMicros, int timerId) override;
+  std::uint64_t placeOption(OptionOrderRequest order) override;
+  void cancelOption(std::uint64_t id) override;
+  OptionQuote optionQuote(const indexoptions::OptionSeries& series) const override;
 
+  // Options: the action reaches the option market an order-entry latency later; the answers
+  // reach the strategy an acknowledgement latency after the market gave them.
+  void sendOption(std::function<void(std::vector<OptionUpdate>&)> action);
+  void deliverOptionUpdates(const std::vector<OptionUpdate>& updates);
+  void advanceOptions(Hour now);
   void deliverUpTo(std::int64_t t, bool inclusive);
   void send(InputEvent action);
   // Calls the strategy now when `channel`'s latency is zero, else queues the call for when the
@@ -142,7 +155,10 @@ class Replay : private StrategyContext {
   PriceIndex index_;
   std::unordered_map<OrderId, std::int64_t> acceptedGpuHours_;
   std::int64_t acceptedTotalGpuHours_ = 0;
-  Money cash_ = 0;
+  Money cash_ = 0;  // engine trades, fees and the option market's cash flow
+  std::unique_ptr<OptionReplay> options_;
+  std::uint64_t nextOptionId_ = kFirstStrategyOrderId;
+  mutable bool optionsWanted_ = false;  // the strategy asked for an option quote
   Money peakEquity_ = 0;
   bool anyEquity_ = false;
 };

@@ -49,7 +49,19 @@ nlohmann::json summaryJson(const BacktestSummary& s) {
           {"effective_cost_per_useful_gpu_hour", s.effectiveCostPerUsefulGpuHour},
           {"demand_gpu_hours", s.demandGpuHours},
           {"unfilled_demand_gpu_hours", s.unfilledDemandGpuHours},
-          {"lost_gpu_hours", s.lostGpuHours}};
+          {"lost_gpu_hours", s.lostGpuHours},
+          {"options", {{"orders", s.options.orders},
+                       {"rejected", s.options.rejected},
+                       {"fills", s.options.fills},
+                       {"bought_gpu_hours", s.options.boughtGpuHours},
+                       {"written_gpu_hours", s.options.writtenGpuHours},
+                       {"premium_paid", s.options.premiumPaid},
+                       {"premium_received", s.options.premiumReceived},
+                       {"payoff_received", s.options.payoffReceived},
+                       {"payoff_paid", s.options.payoffPaid},
+                       {"open_value", s.options.openValue},
+                       {"margin_held", s.options.marginHeld},
+                       {"pnl", s.options.pnl}}}};
 }
 
 nlohmann::json latencyJson(const LatencyModel& m) {
@@ -172,6 +184,14 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   row("effective cost per useful GPU-hour", perHour(s.effectiveCostPerUsefulGpuHour));
   row("useful GPU-hours", withThousands(s.usefulGpuHours));
   row("demand / unfilled demand GPU-hours", withThousands(s.demandGpuHours) + " / " + withThousands(s.unfilledDemandGpuHours));
+  if (s.options.fills > 0) {
+    const OptionSummary& o = s.options;
+    row("options bought / written GPU-hours", withThousands(o.boughtGpuHours) + " / " + withThousands(o.writtenGpuHours));
+    row("option premium paid / received", toDollars(o.premiumPaid) + " / " + toDollars(o.premiumReceived));
+    row("option payoff received / paid", toDollars(o.payoffReceived) + " / " + toDollars(o.payoffPaid));
+    row("open options at reference value", toDollars(o.openValue));
+    row("option P&L", toDollars(o.pnl));
+  }
   html << "</table>\n";
   for (const std::string& note : r.notes) html << "<p>" << xmlEscape(note) << "</p>\n";
   html << "<h2>Charts</h2>\n";

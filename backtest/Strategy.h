@@ -5,6 +5,7 @@
 // core/net's ExchangeClient implements StrategyContext the same way).
 #include "core/engine/Events.h"
 #include "core/engine/Matcher.h"
+#include "core/options/OptionSeries.h"
 
 #include <optional>
 #include <string>
@@ -37,6 +38,42 @@ struct OwnContract {
   std::vector<LostHours> lost;  // bought: hours an outage took and nothing replaced
 };
 
+// An order on an option on the price index (core/options, docs/settlement.md "Options"): buy
+// (long) or sell (write) `gpuHours` of notional of one series at a premium limit per GPU-hour.
+struct OptionOrderRequest {
+  Side side = Side::Buy;
+  indexoptions::OptionSeries series;
+  std::int64_t gpuHours = 0;
+  Price premium = 0;
+};
+
+// The market of one option series as the strategy sees it: best bid and ask premiums and the
+// exchange's reference value, per GPU-hour (none: no order on that side, no index yet).
+struct OptionQuote {
+  std::optional<Price> bid, ask, value;
+};
+
+// What the exchange said about one of the strategy's option orders or positions.
+struct OptionUpdate {
+  enum class Kind : std::uint8_t {
+    Accepted,
+    Rejected,   // text: why
+    Filled,     // a trade opened a position: gpuHours at premium
+    Cancelled,  // gpuHours cancelled; text: "user", "period started", "funds", "self trade"
+    Notice,     // a position was margin-called, closed out or settled; amount: the cash it moved
+                // for this account (positive: received), text: the exchange's line
+  };
+  Kind kind = Kind::Accepted;
+  std::uint64_t order = 0;     // the id placeOption returned (0 for a notice)
+  std::uint64_t position = 0;  // Filled, Notice
+  bool isLong = true;          // Filled, Notice: the account bought (not wrote) the option
+  indexoptions::OptionSeries series;
+  std::int64_t gpuHours = 0;
+  Price premium = 0;
+  Money amount = 0;
+  std::string text;
+};
+
 class StrategyContext {
  public:
   virtual ~StrategyContext() = default;
@@ -53,6 +90,11 @@ class StrategyContext {
   virtual OrderId place(OrderRequest order) = 0;
   virtual void cancel(OrderId id) = 0;
   virtual void amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) = 0;
+  // Options on the price index: the context sets the id (unless set) and returns it; the
+  // answers arrive through Strategy::onOptionEvent.
+  virtual std::uint64_t placeOption(OptionOrderRequest order) = 0;
+  virtual void cancelOption(std::uint64_t id) = 0;
+  virtual OptionQuote optionQuote(const indexoptions::OptionSeries& series) const = 0;
   // onTimer(timerId) is called once the time reaches `atMicros`.
   virtual void setTimer(std::int64_t atMicros, int timerId) = 0;
 };
@@ -72,6 +114,8 @@ class Strategy {
   // This strategy's OrderAccepted, OrderRejected, OrderCancelled and OrderAmended.
   virtual void onOrderEvent(StrategyContext&, const Event&) {}
   virtual void onTimer(StrategyContext&, int /*timerId*/) {}
+  // This strategy's option orders and positions (StrategyContext::placeOption).
+  virtual void onOptionEvent(StrategyContext&, const OptionUpdate&) {}
   // A provider's outage took GPUs of `contract`, which this strategy bought: `lost` is all of
   // that contract's lost hours so far (it replaces what an earlier call said).
   virtual void onContractLoss(StrategyContext&, ContractId /*contract*/, const std::vector<LostHours>& /*lost*/) {}

@@ -3,8 +3,8 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tessera_core tessera_store tessera_settlement tessera_backtest ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
-foreach(dir core/domain core/engine core/store core/settlement backtest)
+install(TARGETS tessera_core tessera_store tessera_settlement tessera_options tessera_backtest ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
+foreach(dir core/domain core/engine core/store core/settlement core/options backtest)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/${dir}
           COMPONENT Development FILES_MATCHING PATTERN "*.h" PATTERN "live" EXCLUDE PATTERN "strategies" EXCLUDE)
 endforeach()

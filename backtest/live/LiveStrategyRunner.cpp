@@ -40,6 +40,14 @@ LiveStrategyRunner::LiveStrategyRunner(Strategy& strategy, net::ClientOptions op
     std::lock_guard lock(mutex_);
     if (started_ && !stopping_) client_->requestPositions();
   };
+  cb.onOptionOrders = [this](const std::vector<net::OptionWorkingOrder>& w, Money) { onOptionOrders(w); };
+  cb.onOptionEvent = [this](const std::string& type, const std::string& text) { onOptionEvent(type, text); };
+  cb.onOptionChain = [this](const net::OptionChainView& chain) {
+    std::lock_guard lock(mutex_);
+    for (auto it = optionChain_.begin(); it != optionChain_.end();)
+      it = it->first.accelerator == chain.accelerator ? optionChain_.erase(it) : std::next(it);
+    for (const net::OptionChainRow& r : chain.rows) optionChain_[r.series] = OptionQuote{r.bid, r.ask, r.value};
+  };
   client_ = std::make_unique<net::ExchangeClient>(std::move(options), std::move(cb));
 }
 
@@ -239,6 +247,8 @@ void LiveStrategyRunner::startWhenReady() {
 
 void LiveStrategyRunner::onClock(Hour now) {
   std::lock_guard lock(mutex_);
+  // The chains the strategy asked about are refreshed every hour.
+  for (Accelerator a : optionChainsAsked_) client_->requestOptionChain(a);
   if (!stopping_ && started_) strategy_.onClock(*this, now);
 }
 
@@ -291,6 +301,62 @@ void LiveStrategyRunner::onOrder(const net::OrderUpdate& u) {
       strategy_.onOrderEvent(*this, OrderAmended{id, me, u.limit, u.gpus, false});
       break;
   }
+}
+
+}  // namespace tessera::backtest
+
+namespace tessera::backtest {
+
+std::uint64_t LiveStrategyRunner::placeOption(OptionOrderRequest order) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t id = nextOptionLocal_++;
+  net::OptionNewOrder o;
+  o.side = order.side;
+  o.series = order.series;
+  o.gpuHours = order.gpuHours;
+  o.premium = order.premium;
+  optionByClOrdId_[client_->placeOption(o)] = id;
+  return id;
+}
+
+void LiveStrategyRunner::cancelOption(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  if (auto it = optionExchangeId_.find(id); it != optionExchangeId_.end()) client_->cancelOption(it->second);
+  else optionCancelsHeld_.insert(id);  // sent once option_orders numbers the order
+}
+
+OptionQuote LiveStrategyRunner::optionQuote(const indexoptions::OptionSeries& series) const {
+  std::lock_guard lock(mutex_);
+  if (optionChainsAsked_.insert(series.accelerator).second) client_->requestOptionChain(series.accelerator);
+  auto it = optionChain_.find(series);
+  return it == optionChain_.end() ? OptionQuote{} : it->second;
+}
+
+void LiveStrategyRunner::onOptionOrders(const std::vector<net::OptionWorkingOrder>& working) {
+  std::lock_guard lock(mutex_);
+  for (const net::OptionWorkingOrder& w : working) {
+    auto it = optionByClOrdId_.find(w.clOrdId);
+    if (it == optionByClOrdId_.end()) continue;
+    optionExchangeId_[it->second] = w.orderId;
+    if (optionCancelsHeld_.erase(it->second)) client_->cancelOption(w.orderId);
+  }
+}
+
+void LiveStrategyRunner::onOptionEvent(const std::string& type, const std::string& text) {
+  std::lock_guard lock(mutex_);
+  if (stopping_ || !started_) return;
+  // The client gives each option reply or notice as the exchange's line for a person; the
+  // strategy gets its kind and that line.
+  static const std::map<std::string, OptionUpdate::Kind> kinds{
+      {"option_accepted", OptionUpdate::Kind::Accepted}, {"option_rejected", OptionUpdate::Kind::Rejected},
+      {"option_fill", OptionUpdate::Kind::Filled},       {"option_cancelled", OptionUpdate::Kind::Cancelled},
+      {"option_notice", OptionUpdate::Kind::Notice}};
+  auto k = kinds.find(type);
+  if (k == kinds.end()) return;
+  OptionUpdate u;
+  u.kind = k->second;
+  u.text = text;
+  strategy_.onOptionEvent(*this, u);
 }
 
 }  // namespace tessera::backtest

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -70,7 +71,12 @@ class LiveStrategyRunner : private StrategyContext {
   void cancel(OrderId id) override;
   void amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) override;
   void setTimer(std::int64_t atMicros, int timerId) override;
+  std::uint64_t placeOption(OptionOrderRequest order) override;
+  void cancelOption(std::uint64_t id) override;
+  OptionQuote optionQuote(const indexoptions::OptionSeries& series) const override;
 
+  void onOptionOrders(const std::vector<net::OptionWorkingOrder>& working);
+  void onOptionEvent(const std::string& type, const std::string& text);
   void onBook(const std::vector<net::BookCell>& changed, bool snapshot);
   void onTrade(const net::Trade& t);
   void onOrder(const net::OrderUpdate& u);
@@ -96,6 +102,14 @@ class LiveStrategyRunner : private StrategyContext {
   std::unordered_map<std::string, OrderId> byClOrdId_;    // client order id -> strategy id
   std::unordered_map<OrderId, OrderId> byExchangeId_;     // exchange id -> strategy id
   std::map<net::CellKey, std::vector<BookLevel>> book_;
+  // Options: strategy ids by client order id, the exchange's ids as its option_orders replies
+  // give them, cancels waiting for one, and the last chain of each class asked for.
+  std::uint64_t nextOptionLocal_ = 1;
+  std::map<std::string, std::uint64_t> optionByClOrdId_;
+  std::map<std::uint64_t, std::uint64_t> optionExchangeId_;
+  std::set<std::uint64_t> optionCancelsHeld_;
+  std::map<indexoptions::OptionSeries, OptionQuote> optionChain_;
+  mutable std::set<Accelerator> optionChainsAsked_;
   std::unordered_map<ClusterId, Price> lastPrice_;
   std::multimap<std::int64_t, int> timers_;
   std::condition_variable_any timerWake_;

@@ -1,17 +1,12 @@
 #include "core/net/OptionDealer.h"
+#include "core/options/OptionQuotes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 namespace tessera::net {
-namespace {
-
 using namespace tessera::indexoptions;
-
-constexpr Price kCent = 10'000;
-
-}  // namespace
 
 std::vector<OptionNewOrder> optionDealerQuotes(const OptionDealerConfig& c, const OptionChainView& chain) {
   std::vector<OptionNewOrder> out;
@@ -25,25 +20,19 @@ std::vector<OptionNewOrder> optionDealerQuotes(const OptionDealerConfig& c, cons
     std::vector<Price> strikes;
     for (const OptionChainRow& r : chain.rows)
       if (r.series.periodKind == p.period.kind && r.series.start == p.period.start) strikes.push_back(r.series.strike);
-    std::sort(strikes.begin(), strikes.end());
-    strikes.erase(std::unique(strikes.begin(), strikes.end()), strikes.end());
-    std::stable_sort(strikes.begin(), strikes.end(),
-                     [&](Price x, Price y) { return std::llabs(x - *p.forward) < std::llabs(y - *p.forward); });
-    if (strikes.size() > static_cast<std::size_t>(c.strikes)) strikes.resize(static_cast<std::size_t>(c.strikes));
+    strikes = nearestStrikes(std::move(strikes), *p.forward, c.strikes);
     for (const OptionChainRow& r : chain.rows) {
       if (r.series.periodKind != p.period.kind || r.series.start != p.period.start || !r.value) continue;
       if (std::find(strikes.begin(), strikes.end(), r.series.strike) == strikes.end()) continue;
-      const Price half = std::max<Price>(c.minHalfSpread, *r.value * c.halfSpreadPpm / 1'000'000);
-      const Price bid = (*r.value - half) / kCent * kCent;                 // down to a cent
-      const Price ask = (*r.value + half + kCent - 1) / kCent * kCent;     // up to a cent
+      const TwoSidedQuote q = quoteAround(*r.value, DealerSpread{c.halfSpreadPpm, c.minHalfSpread});
       for (Side side : {Side::Buy, Side::Sell}) {
-        const Price premium = side == Side::Buy ? bid : ask;
-        if (premium < kCent) continue;  // no bid under a cent: far out of the money
+        const std::optional<Price> premium = side == Side::Buy ? q.bid : q.ask;
+        if (!premium) continue;
         OptionNewOrder o;
         o.side = side;
         o.series = r.series;
         o.gpuHours = c.gpuHours;
-        o.premium = premium;
+        o.premium = *premium;
         out.push_back(o);
       }
     }

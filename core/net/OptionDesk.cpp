@@ -1,6 +1,7 @@
 #include "core/net/OptionDesk.h"
 #include "core/engine/SnapshotCodec.h"
 #include "core/net/RequestFields.h"
+#include "core/options/OptionQuotes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -303,18 +304,9 @@ std::string OptionDesk::chainJson(Accelerator a) const {
   for (const DeliveryPeriod& p : listedPeriods(now)) {
     std::set<Price> strikes;
     std::optional<double> forward;
-    if (curve) {
-      const OptionSeries probe{a, OptionKind::Call, p.kind, p.start, kStrikeTick};
-      if (const auto v = referenceValue(probe, *curve, now)) forward = v->forward;
-    }
-    if (forward) {
-      // A ladder around the forward, 5% apart, on whole ten cents.
-      const Price tenCents = 10 * kStrikeTick;
-      const Price step = std::max<Price>(tenCents, std::llround(*forward * 1e6 * 0.05 / tenCents) * tenCents);
-      const Price centre = std::llround(*forward * 1e6 / tenCents) * tenCents;
-      for (int k = -kLadderHalfWidth; k <= kLadderHalfWidth; ++k)
-        if (centre + k * step > 0) strikes.insert(centre + k * step);
-    }
+    if (curve) forward = periodForward(*curve, a, p, now);
+    if (forward)
+      for (Price k : strikeLadder(*forward, kLadderHalfWidth)) strikes.insert(k);
     for (const OptionSeries& s : quoted)
       if (s.periodKind == p.kind && s.start == p.start) strikes.insert(s.strike);
     periods.push_back({{"period", std::string(toString(p.kind))},

@@ -16,6 +16,7 @@ std::string_view toString(OptionStatus s) {
     case OptionStatus::Open: return "open";
     case OptionStatus::ClosedOut: return "closed_out";
     case OptionStatus::Settled: return "settled";
+    case OptionStatus::Netted: return "netted";
   }
   return "?";
 }
@@ -53,7 +54,49 @@ std::variant<std::uint64_t, OpenError> OptionPositions::open(AccountId buyer, Ac
   if (margin > 0) ledger_.postChecked({writer, Book::Cash}, {writer, Book::Margin}, margin, "option margin, " + ref);
   p.writerMargin = margin;
   positions_.emplace(p.id, p);
+  net(buyer, s);
+  net(writer, s);
   return p.id;
+}
+
+void OptionPositions::shrink(OptionPosition& p, std::int64_t gpuHours) {
+  const Money share = gpuHours >= p.gpuHours ? p.writerMargin : p.writerMargin * gpuHours / p.gpuHours;
+  if (share > 0)
+    ledger_.postChecked({p.writer, Book::Margin}, {p.writer, Book::Cash}, share, "margin returned, netted, option " + std::to_string(p.id));
+  p.writerMargin -= share;
+  p.gpuHours -= gpuHours;
+  if (p.gpuHours == 0) p.status = OptionStatus::Netted;
+}
+
+void OptionPositions::net(AccountId a, const OptionSeries& s) {
+  for (;;) {
+    OptionPosition* held = nullptr;     // a is long: somebody wrote it to a
+    OptionPosition* written = nullptr;  // a is short: a wrote it to somebody
+    for (auto& [id, p] : positions_) {
+      if (p.status != OptionStatus::Open || p.series != s) continue;
+      if (p.buyer == a && !held) held = &p;
+      if (p.writer == a && !written) written = &p;
+    }
+    if (!held || !written) return;
+    const std::int64_t q = std::min(held->gpuHours, written->gpuHours);
+    const AccountId newHolder = written->buyer;
+    const Price paid = written->premium;
+    shrink(*written, q);
+    // The long's q GPU-hours pass to the buyer of a's short: split off when only part of it.
+    OptionPosition* passed = held;
+    if (q < held->gpuHours) {
+      OptionPosition part = *held;
+      part.id = positions_.size() + 1;
+      part.gpuHours = q;
+      part.writerMargin = held->writerMargin * q / held->gpuHours;
+      held->writerMargin -= part.writerMargin;
+      held->gpuHours -= q;
+      passed = &positions_.emplace(part.id, part).first->second;
+    }
+    passed->buyer = newHolder;
+    passed->premium = paid;
+    if (passed->writer == passed->buyer) shrink(*passed, passed->gpuHours);
+  }
 }
 
 void OptionPositions::close(OptionPosition& p, Money owed, OptionStatus status, std::string what,

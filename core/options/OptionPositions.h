@@ -9,6 +9,12 @@
 //           the buyer the reference value (from Margin, then Cash) and the position ends.
 //   settle: when the delivery period has ended, the writer pays the buyer the payoff on the
 //           period's average index (from Margin, then Cash) and the rest of its margin returns.
+//   net:    an account never holds both a long and a short position in one series: at each trade
+//           its long passes to the buyer of its short (the long's writer now owes that buyer)
+//           and its short shrinks by as much, its margin for that part returning. No premium
+//           moves (both were paid at their trades); the passed position records the premium its
+//           new holder paid. A position whose writer is its buyer ends as netted and its margin
+//           returns. So each account holds its net in a series, margined on the net.
 // What a writer cannot pay is reported in the notice ("unpaid"), never invented.
 #include "core/options/OptionPricing.h"
 #include "core/settlement/SettlementLedger.h"
@@ -26,8 +32,9 @@ class SnapshotReader;
 
 namespace tessera::indexoptions {
 
-enum class OptionStatus : std::uint8_t { Open, ClosedOut, Settled };
-std::string_view toString(OptionStatus s);  // "open", "closed_out", "settled"
+// Netted: the position's writer and buyer became the same account through netting (below).
+enum class OptionStatus : std::uint8_t { Open, ClosedOut, Settled, Netted };
+std::string_view toString(OptionStatus s);  // "open", "closed_out", "settled", "netted"
 
 struct OptionPosition {
   std::uint64_t id = 0;
@@ -75,6 +82,10 @@ class OptionPositions {
   void load(SnapshotReader& r);
 
  private:
+  // Nets `a`'s long and short positions in `s` (the header's "net").
+  void net(AccountId a, const OptionSeries& s);
+  // `gpuHours` of `p` end: its writer's margin for them returns; netted when none is left.
+  void shrink(OptionPosition& p, std::int64_t gpuHours);
   // The writer pays `owed` to the buyer from its margin, then its cash; the margin returns.
   void close(OptionPosition& p, Money owed, OptionStatus status, std::string what, std::vector<OptionNotice>& out);
 

@@ -165,7 +165,7 @@ class TestStrategies : public QObject {
   void strategiesRegisterThemselvesOnce() {
     std::vector<std::string> names;
     for (const auto& s : builtInStrategies()) names.push_back(s.name);
-    QCOMPARE(names, (std::vector<std::string>{"calendar", "market-maker", "noop", "planner", "procure", "standing-bid"}));
+    QCOMPARE(names, (std::vector<std::string>{"calendar", "market-maker", "noop", "option-buyer", "planner", "procure", "standing-bid"}));
     QVERIFY(registrationErrors().empty());
     auto noop = [](const nlohmann::json&) -> MadeStrategy { return std::string("never made"); };
     QVERIFY(!registerStrategy("noop", "a second noop", "{}", noop));

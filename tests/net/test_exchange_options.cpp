@@ -133,6 +133,75 @@ class TestExchangeOptions : public QObject {
     QCOMPARE((*alice.until("option_orders"))["orders"].size(), std::size_t(1));  // the 40 left
   }
 
+  // A buy and a sell of one series net to one position on each side, margined on the net: Carol
+  // buys 100 of Alice's July call, then writes 40 of it back to Alice. Both then hold one open
+  // position of 60 (Carol long, Alice short), Alice's margin is her margin for 60 and the 40
+  // she bought back returned her margin for them, as both clients' option_positions say.
+  // Fails if OptionPositions::open does not net (net() not called: each holds a long and a
+  // short, Alice's margin stays on 100 and a 40 of her own), or if the margin of the netted
+  // part stays posted (shrink() not returning it).
+  void aBuyAndASellOfOneSeriesNetToOnePosition() {
+    ExchangeConfig config = marketConfig();
+    config.dbPath = (dir_.path() + "/netting.db").toStdString();
+    ExchangeServer server(config);
+    server.start();
+    LineClient alice(server.port()), carol(server.port()), provider(server.port());
+    QVERIFY(alice.logon("alice") && carol.logon("carol") && provider.logon("provider"));
+    std::map<std::string, LineClient*> clients{{"alice", &alice}, {"carol", &carol}, {"provider", &provider}};
+    publishIndexAtThreeDollars([&](const std::string& who, const std::string& line) { clients.at(who)->send(line); },
+                               [&](Hour h) {
+                                 QVERIFY(carol.exec("lift"));
+                                 server.inject(ClockAdvance{h}, "");
+                               });
+    QVERIFY(eventually([&] {
+      alice.send(R"({"type":"option_chain","accelerator":"H100"})");
+      auto c = alice.until("option_chain");
+      return c && !(*c)["periods"].empty() && !(*c)["periods"][0]["forward"].is_null();
+    }));
+    const Price premium = 200'000;
+    auto positions = [](LineClient& c) {
+      c.send(R"({"type":"option_positions"})");
+      return (*c.until("option_positions"))["positions"];
+    };
+    alice.send(optionOrder("w1", "sell", "call", 3'000'000, 100, premium));
+    QVERIFY(alice.until("option_accepted"));
+    carol.send(optionOrder("b1", "buy", "call", 3'000'000, 100, premium));
+    QVERIFY(carol.until("option_fill"));
+    QVERIFY(alice.until("option_fill"));
+    const json before = positions(alice);
+    QCOMPARE(before.size(), std::size_t(1));
+    const Money margin100 = before[0]["margin"].get<Money>();
+    QVERIFY(margin100 > 0);
+    alice.send(R"({"type":"balance"})");
+    const Money aliceCashBefore = (*alice.until("balance"))["cash"].get<Money>();
+
+    carol.send(optionOrder("w2", "sell", "call", 3'000'000, 40, premium));
+    QVERIFY(carol.until("option_accepted"));
+    alice.send(optionOrder("b2", "buy", "call", 3'000'000, 40, premium));
+    QVERIFY(alice.until("option_fill"));
+    QVERIFY(carol.until("option_fill"));
+
+    auto open = [](const json& all) {
+      json out = json::array();
+      for (const json& p : all)
+        if (p["status"] == "open") out.push_back(p);
+      return out;
+    };
+    const json aliceOpen = open(positions(alice)), carolOpen = open(positions(carol));
+    QCOMPARE(aliceOpen.size(), std::size_t(1));
+    QCOMPARE(aliceOpen[0]["side"].get<std::string>(), std::string("short"));
+    QCOMPARE(aliceOpen[0]["gpu_hours"].get<std::int64_t>(), std::int64_t(60));
+    QCOMPARE(aliceOpen[0]["margin"].get<Money>(), margin100 - margin100 * 40 / 100);
+    QCOMPARE(carolOpen.size(), std::size_t(1));
+    QCOMPARE(carolOpen[0]["side"].get<std::string>(), std::string("long"));
+    QCOMPARE(carolOpen[0]["gpu_hours"].get<std::int64_t>(), std::int64_t(60));
+    QCOMPARE(carolOpen[0]["position"], aliceOpen[0]["position"]);
+    // Alice paid 40 x premium and got back her margin for 40.
+    alice.send(R"({"type":"balance"})");
+    QCOMPARE((*alice.until("balance"))["cash"].get<Money>(), aliceCashBefore - 40 * premium + margin100 * 40 / 100);
+    server.stop();
+  }
+
   void settlesAtTheEndOfThePeriodAndSnapshotsAgreeWithTheReplay() {
     const std::string path = (dir_.path() + "/settle.db").toStdString();
     std::vector<std::pair<std::uint64_t, std::string>> snapshots;

@@ -3,9 +3,15 @@
 // the ticket with that series and the writer's premium, and a click on Buy trades it: checked
 // at the exchange, where the trader now holds the option (a second client asks for positions).
 #include "ExchangeTerminal.h"
+#include "OffscreenScreen.h"
 #include "ui/options/OptionChainPanel.h"
 
 #include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QRegularExpression>
+#include <QScrollBar>
+#include <QSpinBox>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QtTest>
@@ -50,6 +56,16 @@ struct Member {
   }
 };
 
+// An H100 trade one hour before delivery sets the next-day index at $2.00; the next hour
+// publishes it and gives the options their curve.
+void publishIndexAtTwoDollars(ExchangeTerminal& t) {
+  t.exchange.inject(houseAsk(1, 8, kNow + 1, kNow + 2, 2'000'000), "house-provider");
+  OrderRequest bid = houseAsk(2, 8, kNow + 1, kNow + 2, 2'000'000);
+  bid.side = Side::Buy;
+  t.exchange.inject(bid, "house-mm");
+  t.exchange.inject(ClockAdvance{kNow + 1});
+}
+
 }  // namespace
 
 class TestOptionChainDock : public QObject {
@@ -59,13 +75,7 @@ class TestOptionChainDock : public QObject {
   void clickAnAskThenBuyTradesTheOption() {
     ExchangeTerminal t;
     QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 10'000);
-    // An H100 trade one hour before delivery sets the next-day index at $2.00; the next hour
-    // publishes it and gives the options their curve.
-    t.exchange.inject(houseAsk(1, 8, kNow + 1, kNow + 2, 2'000'000), "house-provider");
-    OrderRequest bid = houseAsk(2, 8, kNow + 1, kNow + 2, 2'000'000);
-    bid.side = Side::Buy;
-    t.exchange.inject(bid, "house-mm");
-    t.exchange.inject(ClockAdvance{kNow + 1});
+    publishIndexAtTwoDollars(t);
     const auto first = indexoptions::listedPeriods(kNow + 1).front();
     const indexoptions::OptionSeries call{Accelerator::H100, indexoptions::OptionKind::Call, first.kind, first.start, 2'000'000};
     // The forward dealer's account writes 100 GPU-hours of the $2.00 call at $0.40.
@@ -126,7 +136,54 @@ class TestOptionChainDock : public QObject {
     QCOMPARE(p.gpuHours, std::int64_t(100));
     QCOMPARE(p.premium, Price(400'000));
   }
+
+  // On a 1366 x 768 laptop screen, with the dock where the terminal puts it (the bottom, beside
+  // the blotter): every column of the chain without scrolling sideways, at least six strikes in
+  // view, each field and button of the ticket at its full size inside the panel, and every
+  // price in dollars and cents. Fails with the ticket's six fields and buttons in one row (wider
+  // than the dock), or as a form group box beside or under the chain (the strikes get two rows).
+  void readableOnALaptopScreen() {
+    ExchangeTerminal t(QSize(1366, 768));
+    QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 10'000);
+    publishIndexAtTwoDollars(t);
+    QDockWidget* dock = nullptr;
+    for (auto* d : t.window->findChildren<QDockWidget*>())
+      if (d->objectName() == "optionsDock") dock = d;
+    QVERIFY(dock);
+    dock->raise();
+    auto* panel = t.window->findChild<OptionChainPanel*>();
+    auto* table = panel->findChild<QTableWidget*>();
+    QTRY_VERIFY_WITH_TIMEOUT(table->rowCount() >= 7 && table->item(0, OptionChainPanel::CallValue), 10'000);
+    QTest::qWait(200);
+    const QString where = QStringLiteral("panel %1x%2, table viewport %3x%4")
+                              .arg(panel->width())
+                              .arg(panel->height())
+                              .arg(table->viewport()->width())
+                              .arg(table->viewport()->height());
+    QVERIFY2(panel->isVisible(), qPrintable(where));
+    // The first start gives the dock about 550 pixels beside the blotter: the panel needs less.
+    QVERIFY2(panel->minimumSizeHint().width() <= 540, qPrintable(where + QStringLiteral(", needs %1").arg(panel->minimumSizeHint().width())));
+    QVERIFY2(table->horizontalScrollBar()->maximum() == 0, qPrintable(where));
+    QVERIFY2(table->viewport()->height() >= 6 * table->rowHeight(0), qPrintable(where));
+    for (QWidget* w : std::initializer_list<QWidget*>{panel->findChildren<QComboBox*>().at(2), panel->findChild<QDoubleSpinBox*>(),
+                                                      panel->findChild<QSpinBox*>()})
+      QVERIFY2(w->isVisible() && w->width() >= w->sizeHint().width(), qPrintable(where));
+    for (auto* w : panel->findChildren<QWidget*>()) {
+      if (!w->isVisible() || w->parentWidget() != panel) continue;
+      QVERIFY2(panel->rect().contains(w->geometry()), qPrintable(where + ", " + w->metaObject()->className()));
+      if (qobject_cast<QAbstractButton*>(w) || qobject_cast<QAbstractSpinBox*>(w))
+        QVERIFY2(w->width() >= w->sizeHint().width(), qPrintable(where + ", " + w->metaObject()->className()));
+    }
+    const QRegularExpression dollars(QStringLiteral("^(\\$[0-9,]+\\.[0-9]{2}|–)$"));
+    for (int r = 0; r < table->rowCount(); ++r)
+      for (int c : {int(OptionChainPanel::CallBid), int(OptionChainPanel::CallAsk), int(OptionChainPanel::CallValue),
+                    int(OptionChainPanel::Strike), int(OptionChainPanel::PutBid), int(OptionChainPanel::PutAsk),
+                    int(OptionChainPanel::PutValue)})
+        if (auto* item = table->item(r, c)) QVERIFY2(dollars.match(item->text()).hasMatch(), qPrintable(item->text()));
+  }
 };
 
-QTEST_MAIN(TestOptionChainDock)
+int main(int argc, char** argv) {
+  return tessera::ui::testing::runOnOffscreenScreen<TestOptionChainDock>(QSize(1366, 768), argc, argv);
+}
 #include "test_option_chain_dock.moc"

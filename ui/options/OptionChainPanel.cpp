@@ -4,8 +4,7 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFormLayout>
-#include <QGroupBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -63,6 +62,8 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  table_->setWordWrap(false);
 
   kind_ = new QComboBox(this);
   kind_->addItem(tr("Call"), static_cast<int>(OptionKind::Call));
@@ -83,27 +84,36 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   write_ = new QPushButton(tr("Write"), this);
   buy_->setToolTip(tr("Buy the option: pay the premium now, receive the payoff at the end of the period"));
   write_->setToolTip(tr("Write (sell) the option: receive the premium, post the scenario margin, pay the payoff"));
-  auto* ticket = new QGroupBox(tr("Option ticket"), this);
-  auto* form = new QFormLayout(ticket);
-  form->addRow(tr("Kind"), kind_);
-  form->addRow(tr("Strike /GPU-h"), strike_);
-  form->addRow(tr("GPU-hours"), gpuHours_);
-  form->addRow(tr("Premium /GPU-h"), premium_);
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(buy_);
-  buttons->addWidget(write_);
-  form->addRow(buttons);
+  // The ticket is two rows under the chain: the dock shares the bottom of a laptop screen with
+  // the blotter (about 550 pixels wide at 1366 x 768), so every other line of height goes to the
+  // strikes. The labels ride in the fields.
+  kind_->setToolTip(tr("Call or put"));
+  strike_->setPrefix(tr("strike $"));
+  strike_->setToolTip(tr("Strike, dollars per GPU-hour"));
+  gpuHours_->setSuffix(tr(" GPU-h"));
+  gpuHours_->setToolTip(tr("Notional in GPU-hours"));
+  premium_->setPrefix(tr("premium $"));
+  premium_->setToolTip(tr("Premium limit, dollars per GPU-hour"));
+  auto* ticket = new QGridLayout;
+  ticket->addWidget(kind_, 0, 0);
+  ticket->addWidget(strike_, 0, 1);
+  ticket->addWidget(premium_, 0, 2);
+  ticket->addWidget(gpuHours_, 1, 0);
+  ticket->addWidget(buy_, 1, 1);
+  ticket->addWidget(write_, 1, 2);
+  ticket->setColumnStretch(3, 1);
 
+  // The exchange's last word on an option order or position; the earlier ones in the tooltip.
   notices_ = new QListWidget(this);
-  notices_->setMaximumHeight(48);
-  // The ticket beside the chain when there is room, under it in a narrow dock (resizeEvent).
-  body_ = new QBoxLayout(QBoxLayout::LeftToRight);
-  body_->addWidget(table_, 3);
-  body_->addWidget(ticket, 1);
+  notices_->setMaximumHeight(notices_->fontMetrics().height() * 2 + 8);
+  notices_->setVisible(false);
   auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->setSpacing(4);
   layout->addLayout(pick);
   layout->addWidget(status_);
-  layout->addLayout(body_, 1);
+  layout->addWidget(table_, 1);
+  layout->addLayout(ticket);
   layout->addWidget(notices_);
 
   connect(accelerator_, &QComboBox::currentIndexChanged, this, [this] { emit chainWanted(selectedAccelerator()); });
@@ -112,11 +122,6 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   connect(buy_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Buy)); });
   connect(write_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Sell)); });
   setAvailable(false, tr("Waiting for the exchange…"));
-}
-
-void OptionChainPanel::resizeEvent(QResizeEvent* e) {
-  QWidget::resizeEvent(e);
-  body_->setDirection(width() < 700 ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
 }
 
 void OptionChainPanel::setAvailable(bool available, const QString& whyNot) {
@@ -155,6 +160,7 @@ void OptionChainPanel::fillTable() {
   }
   const auto& period = chain_.periods[static_cast<std::size_t>(index)];
   curve_->setText(tr("Forward %1 · vol %2 · calls left, puts right").arg(money(period.forward), percent(chain_.volatility)));
+  curve_->setToolTip(curve_->text());
   period_->setToolTip(tr("Delivery %1 to %2 UTC: the option settles on the mean next-day index over it")
                           .arg(QString::fromStdString(isoHour(period.period.start)).left(10),
                                QString::fromStdString(isoHour(period.period.end)).left(10)));
@@ -235,6 +241,7 @@ net::OptionNewOrder OptionChainPanel::orderFor(Side side) const {
 
 void OptionChainPanel::addNotice(const QString& text) {
   notices_->insertItem(0, text);
+  notices_->setVisible(true);
   while (notices_->count() > 200) delete notices_->takeItem(notices_->count() - 1);
 }
 

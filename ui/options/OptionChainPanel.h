@@ -9,7 +9,6 @@
 
 #include <QWidget>
 
-class QBoxLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -39,9 +38,6 @@ class OptionChainPanel : public QWidget {
   void chainWanted(tessera::Accelerator accelerator);
   void submitRequested(tessera::net::OptionNewOrder order);
 
- protected:
-  void resizeEvent(QResizeEvent* e) override;
-
  private:
   void fillTable();
   void pickCell(int row, int column);
@@ -58,7 +54,6 @@ class OptionChainPanel : public QWidget {
   QPushButton* buy_;
   QPushButton* write_;
   QListWidget* notices_;
-  QBoxLayout* body_;
   net::OptionChainView chain_;
   bool available_ = false;
 };
