@@ -205,6 +205,11 @@ class TestExchangeCallMode : public QObject {
   void indicativeShowsTheNextCallWithoutTrading() {
     Driver d(callConfig());
     const SessionId alice = d.connect("alice"), provider = d.connect("provider");
+    // A first call, at $1.50 in hour kNow + 5.
+    d.send(provider, order("a0", "sell", 1, 2, kNow + 5, kNow + 6, 1 * kDollar));
+    d.send(alice, order("b0", "buy", 1, 2, kNow + 5, kNow + 6, 2 * kDollar));
+    call(d);
+    QCOMPARE(d.core().calls().lastCall()->prices.at(0).price, Price(1'500'000));
     d.send(provider, order("a", "sell", 1, 8, kNow + 1, kNow + 2, 1 * kDollar));
     d.send(alice, order("b", "buy", 1, 8, kNow + 1, kNow + 2, 3 * kDollar));
     const json j = d.find(d.send(alice, "{\"type\":\"indicative\",\"req\":7}"), "indicative");
@@ -212,7 +217,9 @@ class TestExchangeCallMode : public QObject {
     const CallReport report = j.get<CallReport>();
     QCOMPARE(report.prices.size(), std::size_t(1));
     QCOMPARE(report.prices[0].price, Price(2 * kDollar));
+    QCOMPARE(report.prices[0].hour, kNow + 1);
     QCOMPARE(report.orders, std::int64_t(2));
+    QCOMPARE(j["last_call"]["call"].get<int>(), 1);
     QVERIFY(j["call_mode"].get<CallSchedule>().callMode(1));
     QVERIFY(!j["call_mode"].get<CallSchedule>().callMode(2));
     QCOMPARE(d.find(d.send(alice, "{\"type\":\"orders\"}"), "orders")["orders"].size(), std::size_t(1));
