@@ -310,7 +310,7 @@ CallReport CallDesk::reportOf(const auction::CallResult& r) const {
   report.welfare = r.welfare;
   report.gap = r.gap;
   report.optimal = r.optimal;
-  for (const auction::HourPrice& p : r.prices) report.prices.push_back({p.cluster, p.hour, p.price, p.volume});
+  report.prices = r.prices;
   for (const auction::AcceptedBlock& b : r.blocks) {
     const auction::CallEntry* e = market_.find(b.order);
     report.blocks.push_back({b.cluster, b.start, b.end, b.gpus, e ? e->request.side : Side::Buy});
@@ -476,8 +476,11 @@ CallReport CallDesk::indicative() {
 
 namespace {
 
+// The state a restart rebuilds. With `withClock`, the call market's clock too (the snapshot's
+// form): the digest leaves it out, since an indicative query moves it live and a replay does
+// not, and every call moves it to the exchange clock before it clears.
 json stateJson(const auction::CallMarket& market, const std::map<OrderId, std::int64_t>& filled, std::uint64_t calls,
-               const std::optional<CallReport>& last) {
+               const std::optional<CallReport>& last, bool withClock) {
   json waiting = json::array();
   for (const auction::CallEntry& e : market.working()) {
     const auto f = filled.find(e.request.id);
@@ -486,16 +489,17 @@ json stateJson(const auction::CallMarket& market, const std::map<OrderId, std::i
                        {"remaining", e.remaining},
                        {"filled", f == filled.end() ? 0 : f->second}});
   }
-  json j = {{"clock", market.now()}, {"calls", calls}, {"waiting", waiting}};
+  json j = {{"calls", calls}, {"waiting", waiting}};
+  if (withClock) j["clock"] = market.now();
   if (last) j["last"] = *last;
   return j;
 }
 
 }  // namespace
 
-std::string CallDesk::digestText() const { return stateJson(market_, filled_, calls_, last_).dump(); }
+std::string CallDesk::digestText() const { return stateJson(market_, filled_, calls_, last_, false).dump(); }
 
-void CallDesk::save(SnapshotWriter& w) const { w.str(digestText()); }
+void CallDesk::save(SnapshotWriter& w) const { w.str(stateJson(market_, filled_, calls_, last_, true).dump()); }
 
 void CallDesk::load(SnapshotReader& r) {
   const json j = json::parse(r.str());

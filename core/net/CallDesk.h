@@ -77,7 +77,8 @@ class CallDesk {
   CallReport indicative();
   const std::optional<CallReport>& lastCall() const { return last_; }
 
-  // For the state digest: the waiting orders and what they still want, the calls so far.
+  // For the state digest: the waiting orders and what they still want, the calls so far, the
+  // last call's report.
   std::string digestText() const;
   void save(SnapshotWriter& w) const;
   void load(SnapshotReader& r);

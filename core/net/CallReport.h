@@ -3,6 +3,7 @@
 // schedule (which clusters trade in calls, when the next call is) and a call's clearing (per
 // (cluster, hour) price and volume, the accepted blocks, the welfare). One JSON form, written by
 // the exchange and read by the client through nlohmann's to_json/from_json.
+#include "core/auction/CallAuction.h"
 #include "core/domain/Types.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -22,13 +23,8 @@ struct CallSchedule {
   bool operator==(const CallSchedule&) const = default;
 };
 
-struct CallPrice {
-  ClusterId cluster = 0;
-  Hour hour = 0;
-  Price price = 0;
-  GpuCount volume = 0;
-  bool operator==(const CallPrice&) const = default;
-};
+// Per (cluster, hour): the clearing price and the GPUs traded.
+using CallPrice = auction::HourPrice;
 
 struct CallBlock {  // an accepted all-or-none order's placement (whose order is not disclosed)
   ClusterId cluster = 0;
