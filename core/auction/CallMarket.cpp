@@ -41,10 +41,30 @@ std::optional<CallResult> CallMarket::apply(const InputEvent& in) {
 }
 
 CallResult CallMarket::call() {
+  CallResult r = clear();
+  carry(r);
+  return r;
+}
+
+CallResult CallMarket::clear() const {
   auto built = buildClearingProblem(working_, clusters_, now_);
   if (auto* f = std::get_if<BuildFailure>(&built)) throw std::invalid_argument("call market: " + f->detail);
-  const ClearingProblem& p = std::get<ClearingProblem>(built);
-  CallResult r = clearCall(p, options_);
+  return clearCall(std::get<ClearingProblem>(built), options_);
+}
+
+const CallEntry* CallMarket::find(OrderId id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &working_[it->second];
+}
+
+void CallMarket::restore(Hour now, std::vector<CallEntry> working) {
+  now_ = now;
+  working_ = std::move(working);
+  index_.clear();
+  for (std::size_t i = 0; i < working_.size(); ++i) index_[working_[i].request.id] = i;
+}
+
+void CallMarket::carry(const CallResult& r) {
   std::vector<char> gone(working_.size(), 0);
   for (OrderId id : r.expired) gone[index_.at(id)] = 1;
   for (const AcceptedBlock& b : r.blocks) gone[index_.at(b.order)] = 1;
@@ -70,7 +90,6 @@ CallResult CallMarket::call() {
   working_ = std::move(kept);
   index_.clear();
   for (std::size_t i = 0; i < working_.size(); ++i) index_[working_[i].request.id] = i;
-  return r;
 }
 
 }  // namespace tessera::auction

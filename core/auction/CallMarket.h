@@ -25,6 +25,17 @@ class CallMarket {
   std::size_t workingOrders() const { return working_.size(); }
   const std::vector<Cluster>& clusters() const { return clusters_; }
 
+  // For a market that calls on its own schedule (the exchange's call mode, core/net/CallDesk):
+  // the working orders in arrival order, the clock moved without a call, the clearing of the
+  // working orders now without changing them, what a clearing leaves working carried over, and
+  // the state rebuilt from a snapshot.
+  const std::vector<CallEntry>& working() const { return working_; }
+  const CallEntry* find(OrderId id) const;
+  void setClock(Hour now) { now_ = std::max(now_, now); }
+  [[nodiscard]] CallResult clear() const;
+  void carry(const CallResult& r);
+  void restore(Hour now, std::vector<CallEntry> working);
+
  private:
   CallResult call();
 

@@ -63,6 +63,56 @@ std::string dollars(Price p) {
 
 double usd(Money m) { return static_cast<double>(m) / kMicrosPerDollar; }
 
+// `tessera-cli call`: the call mode's schedule, the next call's indicative clearing and the
+// last call (docs/cli.md, "call").
+void printCall(std::ostream& out, bool json, const CallReport& next, const std::optional<CallReport>& last,
+               const CallSchedule& schedule, const std::vector<Cluster>& clusters) {
+  if (json) {
+    nlohmann::json j = {{"call_mode", schedule}, {"indicative", next}};
+    if (last) j["last_call"] = *last;
+    out << j.dump() << "\n";
+    return;
+  }
+  auto clusterName = [&](ClusterId id) {
+    for (const Cluster& c : clusters)
+      if (c.id == id) return c.name + " (" + std::to_string(id) + ")";
+    return "cluster " + std::to_string(id);
+  };
+  if (schedule.allClusters) {
+    out << "Every cluster trades in calls";
+  } else {
+    out << "Trading in calls:";
+    for (std::size_t i = 0; i < schedule.clusters.size(); ++i) out << (i ? ", " : " ") << clusterName(schedule.clusters[i]);
+    out << "; every other cluster trades continuously";
+  }
+  out << ".\n";
+  if (schedule.periodSeconds > 0) {
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::int64_t left = std::max<std::int64_t>(0, schedule.nextCallUnix - now);
+    out << "A call every " << withThousands(schedule.periodSeconds) << " s; the next in " << left / 60 << " min "
+        << left % 60 << " s.\n";
+  }
+  if (schedule.atEachHour) out << "A call at every step of the exchange clock (each hour).\n";
+  auto printReport = [&](const CallReport& r) {
+    out << withThousands(r.orders) << " orders, welfare " << toDollars(r.welfare)
+        << (r.optimal ? "" : " (not proven optimal, gap " + std::to_string(r.gap) + ")") << "\n";
+    for (const CallPrice& p : r.prices)
+      out << "  " << clusterName(p.cluster) << "  " << isoHour(p.hour) << "  $" << dollars(p.price) << "/GPU-h  "
+          << withThousands(p.volume) << " GPUs\n";
+    for (const CallBlock& b : r.blocks)
+      out << "  block " << (b.side == Side::Buy ? "bid" : "ask") << ": " << clusterName(b.cluster) << "  "
+          << isoHour(b.start) << " to " << isoHour(b.end) << "  " << withThousands(b.gpus) << " GPUs\n";
+    if (r.prices.empty()) out << "  nothing would trade\n";
+  };
+  out << "Next call, if it ran now: ";
+  printReport(next);
+  if (last) {
+    out << "Last call (#" << last->call << ", at " << isoHour(last->clock) << "): ";
+    printReport(*last);
+  }
+}
+
 // Collects the replies of one command and lets the main thread wait for the one it needs.
 struct Waiter {
   std::mutex mu;
@@ -287,6 +337,8 @@ class Parser {
     command("positions", "the account's contracts, bought and sold, with their settlement state");
     command("contracts", "the account's contracts as a table: state, delivered GPU-hours, escrow, replacements");
     command("clusters", "the clusters the exchange announced at logon");
+    command("call", "the call auction: which clusters trade in calls, the next call's indicative clearing and the "
+                    "last call's result");
     auto* book = command("book", "price levels of the current book");
     opt(book, "--cluster", a.cluster, "only this cluster");
 
@@ -1058,6 +1110,16 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       out << "settlement contract=" << n.contract << " state=" << n.state << " " << n.what << "\n";
     }
   };
+  ExchangeClient* clientRef = nullptr;  // the client below; callbacks run only after its start()
+  cb.onCall = [&](const CallReport& report, bool indicative) {
+    if (command != "call" || !indicative || w.isDone()) return;
+    {
+      std::lock_guard lock(outMu);
+      printCall(out, json, report, clientRef ? clientRef->lastCall() : std::nullopt,
+                clientRef ? clientRef->callSchedule() : CallSchedule{}, clientRef ? clientRef->clusters() : std::vector<Cluster>{});
+    }
+    w.finish(true);
+  };
   cb.onBalance = [&](const Balance& b) {
     if (command != "balance" || w.isDone()) return;  // the answer, not a later push
     {
@@ -1111,6 +1173,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   };
 
   ExchangeClient client(options, cb);
+  clientRef = &client;
   clientPtr = &client;
   client.start();
   {
@@ -1473,6 +1536,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     client.requestOrders();
   } else if (command == "balance") {
     client.requestBalance();
+  } else if (command == "call") {
+    client.requestIndicative();
   } else if (command == "positions" || command == "contracts") {
     client.requestPositions();
   } else if (command == "clusters") {

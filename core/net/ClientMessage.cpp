@@ -326,6 +326,9 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
   } else if (type == "index_history") {
     ok = r.onlyFields({});
     msg.request = IndexHistoryQuery{};
+  } else if (type == "indicative") {
+    ok = r.onlyFields({});
+    msg.request = IndicativeQuery{};
   } else if (isForwardType(type)) {
     auto parsed = parseForwardRequest(j, type);
     if (auto* f = std::get_if<std::pair<std::string, std::string>>(&parsed)) {
@@ -374,6 +377,7 @@ std::string_view typeName(const ClientRequest& r) {
     std::string_view operator()(const OutageRequest&) const { return "outage"; }
     std::string_view operator()(const ReclaimRequest&) const { return "reclaim"; }
     std::string_view operator()(const IndexHistoryQuery&) const { return "index_history"; }
+    std::string_view operator()(const IndicativeQuery&) const { return "indicative"; }
     std::string_view operator()(const ForwardRequest& f) const {
       struct Forward {
         std::string_view operator()(const ForwardNewOrder&) const { return "forward_order"; }

@@ -81,12 +81,14 @@ struct ReclaimRequest {
   GpuCount gpus = 0;
 };
 struct IndexHistoryQuery {};
+// The call mode's indicative clearing: what the next call would clear if it ran now.
+struct IndicativeQuery {};
 
 using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
                  Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
-                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest>;
+                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest, IndicativeQuery>;
 
 struct ClientMessage {
   ClientRequest request;

@@ -191,6 +191,14 @@ void ExchangeAccounts::syncReservation(OrderId id, OrderRecord& info) {
     if (auto v = engine_.order(id); v && v->status == OrderStatus::Working && !v->request.sellBack)
       target = v->request.limit * v->leavesGpuHours;
   }
+  reserve(info, target);
+}
+
+void ExchangeAccounts::syncCallReservation(OrderRecord& info, std::int64_t leaves) {
+  reserve(info, info.open && info.side == Side::Buy ? info.limit * leaves : 0);
+}
+
+void ExchangeAccounts::reserve(OrderRecord& info, Money target) {
   if (target == info.reserved) return;
   ExchangeAccount& a = accounts_.at(info.account);
   a.reserved += target - info.reserved;

@@ -127,6 +127,9 @@ class ExchangeAccounts {
   void close(OrderRecord& info);
   // The one place a bid's reservation changes (see the header comment).
   void syncReservation(OrderId id, OrderRecord& info);
+  // The same for a bid of a call-mode cluster, which waits for its call outside the engine
+  // (CallDesk): `leaves` is what the call market says it still wants, in GPU-hours.
+  void syncCallReservation(OrderRecord& info, std::int64_t leaves);
 
   // Accounts whose balance changed since the last finishBatch.
   void markDirty(AccountId a) { dirty_.insert(a); }
@@ -149,6 +152,7 @@ class ExchangeAccounts {
   FinishedOrderArchive* archive_ = nullptr;
   RetiredClOrdIds retiredIds_;  // what the archive may hold, so that admit() rarely reads it
   const OptionDesk* options_ = nullptr;
+  void reserve(OrderRecord& info, Money target);
   Money optionsHeld(AccountId id) const { return options_ ? options_->held(id) : 0; }
   std::unordered_map<AccountId, ExchangeAccount> accounts_;
   DenseIdTable<OrderRecord> orders_;  // by exchange order id (sequential); finished ones retire

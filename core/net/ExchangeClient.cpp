@@ -180,6 +180,8 @@ class ExchangeClient::Impl {
   mutable std::mutex mutex;
   ConnectionState state = ConnectionState::Stopped;
   std::vector<Cluster> clusterList;
+  CallSchedule schedule;
+  std::optional<CallReport> lastCallReport;
   Hour clock = 0;
   BookMirror mirror;
   std::uint64_t gaps = 0;
@@ -356,6 +358,7 @@ class ExchangeClient::Impl {
       ++gaps;
       return;
     }
+    if (type == "indicative") return onCallReport(j, true);
     if (type == "index_history") {
       if (callbacks.onIndex) callbacks.onIndex(indexPointsFrom(j, "points"));
       return;
@@ -440,6 +443,8 @@ class ExchangeClient::Impl {
         if (r == BookMirror::Result::Applied && added) clusterList.push_back(*added);
       }
       afterSequenced(r, [] {});
+    } else if (type == "md_call_result") {
+      afterSequenced(advanceSequence(j), [&] { onCallReport(j, false); });
     } else if (type == "md_index") {
       afterSequenced(advanceSequence(j), [&] {
         auto point = indexPointFrom(j);
@@ -611,7 +616,30 @@ class ExchangeClient::Impl {
     }
   }
 
+  // md_call_result, or the indicative reply with the schedule and the last call beside it.
+  void onCallReport(const json& j, bool indicative) {
+    CallReport report;
+    try {
+      report = j.get<CallReport>();
+      std::lock_guard lock(mutex);
+      if (auto it = j.find("call_mode"); it != j.end()) schedule = it->get<CallSchedule>();
+      if (auto it = j.find("next_call"); it != j.end()) schedule.nextCallUnix = it->get<std::int64_t>();
+      if (!indicative) lastCallReport = report;
+      if (auto it = j.find("last_call"); it != j.end()) lastCallReport = it->get<CallReport>();
+    } catch (const json::exception&) {
+      return;  // not the form docs/protocol.md gives: nothing to show
+    }
+    if (callbacks.onCall) callbacks.onCall(report, indicative);
+  }
+
   void onLogon(const json& j) {
+    CallSchedule calls;
+    if (auto it = j.find("call_mode"); it != j.end()) {
+      try {
+        calls = it->get<CallSchedule>();
+      } catch (const json::exception&) {
+      }
+    }
     std::vector<Cluster> list;
     if (auto it = j.find("clusters"); it != j.end() && it->is_array()) {
       for (const json& c : *it) {
@@ -623,6 +651,7 @@ class ExchangeClient::Impl {
     {
       std::lock_guard lock(mutex);
       clusterList = std::move(list);
+      schedule = std::move(calls);
       clock = num<Hour>(j, "now");
       // Sequence numbers restart with the exchange process: resume only within one epoch.
       if (epoch != lastEpoch) mirror.reset();
@@ -877,6 +906,18 @@ void ExchangeClient::ping() {
     m.sendLine("{\"type\":\"heartbeat\",\"req\":" + std::to_string(*m.pingReq) + "}");
   });
 }
+void ExchangeClient::requestIndicative() { impl_->request("indicative", "{\"type\":\"indicative\"}"); }
+
+CallSchedule ExchangeClient::callSchedule() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->schedule;
+}
+
+std::optional<CallReport> ExchangeClient::lastCall() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->lastCallReport;
+}
+
 void ExchangeClient::requestIndexHistory() {
   impl_->request("index_history", "{\"type\":\"index_history\"}");
 }

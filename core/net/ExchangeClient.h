@@ -3,6 +3,7 @@
 // tessera-exchange. It runs its own io thread; every callback is invoked on that thread, so a
 // GUI must hop to its own thread (e.g. a queued signal) before touching widgets.
 #include "core/net/BookMirror.h"
+#include "core/net/CallReport.h"
 #include "core/net/ForwardDesk.h"
 #include "core/net/ForwardViews.h"
 #include "core/net/OptionViews.h"
@@ -186,6 +187,10 @@ struct ClientCallbacks {
   std::function<void(const std::vector<OptionPositionView>&)> onOptionPositions;
   std::function<void(const std::string& type, const std::string& text)> onOptionEvent;
   std::function<void(const std::string& type)> onOptionMarketData;
+  // The call mode (docs/protocol.md "Call mode"): a call's result (md_call_result,
+  // `indicative` false) or the answer to requestIndicative() (`indicative` true: what the next
+  // call would clear now).
+  std::function<void(const CallReport& report, bool indicative)> onCall;
   // The answer to ping(): the round trip to the exchange and back.
   std::function<void(std::chrono::nanoseconds roundTrip)> onRoundTrip;
 };
@@ -231,6 +236,9 @@ class ExchangeClient {
   // "Interruptible capacity"). The ack comes through onReportAck, a refusal through onError.
   void reclaim(ContractId contract, Hour start, Hour end, GpuCount gpus);
   void requestIndexHistory();
+  // The indicative clearing of the next call (onCall with `indicative` true; an exchange without
+  // call mode answers onError "unsupported").
+  void requestIndicative();
   // A heartbeat with a request id, which the exchange echoes at once: its answer measures the
   // round trip (onRoundTrip). Nothing happens while disconnected.
   void ping();
@@ -249,6 +257,10 @@ class ExchangeClient {
 
   ConnectionState state() const;
   std::vector<Cluster> clusters() const;  // as announced at logon
+  // The call mode's schedule (logon_ack, kept up to date by md_call_result and indicative
+  // replies; empty on a continuous exchange) and the last call's result seen.
+  CallSchedule callSchedule() const;
+  std::optional<CallReport> lastCall() const;
   Hour now() const;
   BookMirror book() const;  // a copy, safe from any thread
   std::uint64_t gapsRecovered() const;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -122,7 +123,7 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   const json& j = std::get<json>(read);
   static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record", "fee_ppm", "engine_prefault_mb",
                                  "tls_cert", "tls_key", "log_file", "log_level", "snapshots",
-                                 "snapshot_every_entries", "snapshot_every_seconds"};
+                                 "snapshot_every_entries", "snapshot_every_seconds", "call_mode"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || key == k;
@@ -151,6 +152,31 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
     return ConfigError{err};
   if (cfg.snapshotEveryEntries < 0 || cfg.snapshotEverySeconds < 0)
     return ConfigError{path + ": snapshot_every_entries and snapshot_every_seconds must be 0 or more"};
+  if (auto it = j.find("call_mode"); it != j.end()) {
+    CallModeConfig& c = cfg.callMode;
+    const std::string where = path + ": call_mode";
+    if (!it->is_object()) return ConfigError{where + " must be an object"};
+    for (const auto& [key, value] : it->items())
+      if (key != "clusters" && key != "period_seconds" && key != "at_each_hour" && key != "node_limit" && key != "seconds")
+        return ConfigError{where + ": unknown setting '" + key + "'"};
+    if (auto cl = it->find("clusters"); cl != it->end()) {
+      if (cl->is_string() && *cl == "all") {
+        c.allClusters = true;
+      } else if (cl->is_array() && std::all_of(cl->begin(), cl->end(), [](const json& n) { return n.is_string(); })) {
+        c.clusters = cl->get<std::vector<std::string>>();
+      } else {
+        return ConfigError{where + ": clusters must be \"all\" or a list of cluster names"};
+      }
+    }
+    if (!get(*it, "period_seconds", c.periodSeconds, err, where) || !get(*it, "at_each_hour", c.atEachHour, err, where) ||
+        !get(*it, "node_limit", c.nodeLimit, err, where) || !get(*it, "seconds", c.seconds, err, where))
+      return ConfigError{err};
+    if (c.periodSeconds < 0 || c.periodSeconds > 7 * 24 * 3600)
+      return ConfigError{where + ": period_seconds must be 0 to 604800"};
+    if (c.nodeLimit < 1 || !(c.seconds > 0.0)) return ConfigError{where + ": node_limit and seconds must be positive"};
+    if (c.any() && c.periodSeconds == 0 && !c.atEachHour)
+      return ConfigError{where + ": call-mode clusters need period_seconds or at_each_hour"};
+  }
   if (auto it = j.find("limits"); it != j.end()) {
     if (!it->is_object()) return ConfigError{path + ": 'limits' must be an object"};
     Limits& l = cfg.limits;

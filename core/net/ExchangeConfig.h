@@ -93,6 +93,19 @@ class FeederReports {
   std::vector<FeederOutage> pending_;
 };
 
+// The call-auction mode (docs/matching.md, "Call mode at the exchange"): which clusters trade in
+// periodic calls instead of continuously, and when their calls are. Continuous is the default:
+// with no cluster named and `allClusters` false every cluster trades continuously.
+struct CallModeConfig {
+  bool allClusters = false;           // every cluster (and constraint orders) trades in calls
+  std::vector<std::string> clusters;  // these clusters, by name, trade in calls
+  int periodSeconds = 0;              // a call every this many seconds of wall time (0: none)
+  bool atEachHour = false;            // a call at every step of the exchange clock
+  int nodeLimit = 100'000;            // the solver's node limit per round
+  double seconds = 5.0;               // the whole call's time limit
+  bool any() const { return allClusters || !clusters.empty(); }
+};
+
 // The most engine_prefault_mb may ask for (1 TB).
 inline constexpr int kMaxEnginePrefaultMb = 1 << 20;
 
@@ -143,6 +156,7 @@ struct ExchangeConfig {
   bool snapshotsAtStart = true;
   std::int64_t snapshotEveryEntries = 100'000;
   std::int64_t snapshotEverySeconds = 600;
+  CallModeConfig callMode;
   // Set by EmbeddedExchange: outages from its in-process feeder.
   std::shared_ptr<FeederReports> feederReports;
 };

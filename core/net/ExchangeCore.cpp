@@ -50,7 +50,7 @@ void Outbox::clear() {
 }
 
 ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from)
-    : limits_(config.limits), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
+    : limits_(config.limits), callMode_(config.callMode), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
       archive_(journal, config.retireFinishedOrders),
       settledContracts_(journal, config.retireSettledContracts) {
   // The parts that reach the archive and the option desk, before a snapshot loads into them.
@@ -84,6 +84,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
   // An uptime credit never takes cash a working bid has reserved.
   settlement_.setHeldCash([this](AccountId id) { return accounts_.heldCash(id); });
   desk_.registerJournalEntries();
+  calls_.registerJournalEntries();
   // Recording starts before the market opens, so a fresh exchange's history has its clusters
   // and grants; inputs replayed from the journal on a restart were recorded the first time.
   if (!config.recordPath.empty()) {
@@ -231,6 +232,7 @@ void ExchangeCore::dispatch(SessionId s, ExchangeSession& session, ExchangeAccou
           [&](const OutageRequest& r) { onOutage(s, a, r, req, out); },
           [&](const ReclaimRequest& r) { onReclaim(s, a, r, req, out); },
           [&](const IndexHistoryQuery&) { onIndexHistory(s, req, out); },
+          [&](const IndicativeQuery&) { onIndicative(s, req, out); },
           [&](const Subscribe& sub) { onSubscribe(s, session, sub, out); },
           [&](const Unsubscribe&) { sessions_.unsubscribe(s, session, req, out); },
           [&](const auto&) {},
@@ -249,6 +251,7 @@ void ExchangeCore::onLogon(SessionId s, ExchangeSession& session, const Logon& l
   o += jsonString(a->name);
   o += ",\"epoch\":" + std::to_string(epoch_) + ",\"now\":" + std::to_string(engine_->now()) +
        ",\"md_seq\":" + std::to_string(marketData_.seq()) + ",\"clusters\":" + clusters.dump();
+  if (calls_.enabled()) o += ",\"call_mode\":" + nlohmann::json(calls_.schedule()).dump();
   appendReq(o, req);
   o += "}\n";
 }
@@ -263,6 +266,13 @@ void ExchangeCore::onNewOrder(ExchangeAccount& a, const NewOrder& m, Outbox& out
   auto admitted = accounts_.admit(a, m, checks);
   if (const auto* refused = std::get_if<Refusal>(&admitted)) return reject(refused->code, refused->reason);
   const OrderRequest& o = std::get<OrderRequest>(admitted);
+  if (calls_.inCallMode(o)) {
+    if (auto refused = calls_.check(o)) {
+      accounts_.withdraw(a, o.id, m.clOrdId);
+      return reject(refused->code, refused->reason);
+    }
+    return calls_.accept(o, m.clOrdId, &out);
+  }
   if (auto rej = applyInput(o, m.clOrdId, &out)) {
     accounts_.withdraw(a, o.id, m.clOrdId);
     reject(codeOf(rej->reason), rej->detail);
@@ -273,6 +283,7 @@ void ExchangeCore::onCancel(SessionId s, ExchangeAccount& a, const CancelOrder& 
                             std::optional<std::uint64_t> req, Outbox& out) {
   auto id = accounts_.resolve(a, c.ref);
   if (!id) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "cancel", req);
+  if (calls_.waiting(*id)) return calls_.cancel(*id, CancelReason::User, &out);
   if (auto rej = applyInput(CancelRequest{*id, a.id}, accounts_.clOrdIdOf(*id), &out)) {
     sessions_.replyError(s, out, codeOf(rej->reason), rej->detail, "cancel", req);
   }
@@ -283,6 +294,10 @@ void ExchangeCore::onAmend(SessionId s, ExchangeAccount& a, const AmendOrder& m,
   auto id = accounts_.resolve(a, m.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
   if (!id) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "amend", req);
+  if (calls_.waiting(*id))
+    return sessions_.replyError(s, out, "unsupported",
+                                "an order waiting for a call is not amended: cancel it and enter a new one", "amend",
+                                req);
   if (!view || view->status != OrderStatus::Working) {
     // A finished order, in memory or retired to the archive: the engine says it does not work.
     if (auto rej = applyInput(AmendRequest{*id, a.id, m.limit, m.gpus}, accounts_.clOrdIdOf(*id), &out))
@@ -305,6 +320,10 @@ void ExchangeCore::onMassCancel(SessionId s, const ExchangeAccount& a, const Mas
     const OrderRecord& info = accounts_.order(v.request.id);
     if (!applyInput(CancelRequest{v.request.id, a.id}, info.clOrdId, &out)) ++n;
   }
+  for (OrderId id : calls_.waitingOf(a.id, mc.cluster)) {
+    calls_.cancel(id, CancelReason::User, &out);
+    ++n;
+  }
   std::string& o = out.toSession[s];
   o += "{\"type\":\"mass_cancel_ack\",\"cancelled\":" + std::to_string(n);
   appendReq(o, req);
@@ -315,6 +334,7 @@ void ExchangeCore::onOrderStatus(SessionId s, const ExchangeAccount& a, const Or
                                  std::optional<std::uint64_t> req, Outbox& out) {
   auto id = accounts_.resolve(a, q.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
+  if (id && !view) view = calls_.view(*id);
   // A finished order retired from memory answers from the archive, alike.
   auto found = view ? std::optional(FinishedOrderArchive::describe(*view, accounts_.order(*id).clOrdId))
                     : id ? archive_.find(*id) : std::nullopt;
@@ -345,7 +365,9 @@ void ExchangeCore::retireFinished(const std::vector<Event>& events) {
 
 void ExchangeCore::onOrders(SessionId s, const ExchangeAccount& a, std::optional<std::uint64_t> req, Outbox& out) {
   nlohmann::json list = nlohmann::json::array();
-  for (const OrderView& v : engine_->workingOrders(a.id)) {
+  std::vector<OrderView> working = engine_->workingOrders(a.id);
+  for (OrderId id : calls_.waitingOf(a.id, std::nullopt)) working.push_back(*calls_.view(id));
+  for (const OrderView& v : working) {
     list.push_back({{"order_id", v.request.id},
                     {"cl_ord_id", accounts_.order(v.request.id).clOrdId},
                     {"status", statusName(v.status)},
@@ -518,6 +540,49 @@ void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, O
                  [&](const auto& other) { applyInput(other, "", &out); },
              },
              e);
+  if (callDue_) {
+    callDue_ = false;
+    runCall(out);
+  }
+}
+
+void ExchangeCore::callTick(Outbox& out) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  if (calls_.due(now)) (void)calls_.runCall(&out, now);
+}
+
+void ExchangeCore::runCall(Outbox& out) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  (void)calls_.runCall(&out, now);
+}
+
+void ExchangeCore::onIndicative(SessionId s, std::optional<std::uint64_t> req, Outbox& out) {
+  if (!calls_.enabled())
+    return sessions_.replyError(s, out, "unsupported", "this exchange trades continuously only", "indicative", req);
+  nlohmann::json j = calls_.indicative();
+  j["type"] = "indicative";
+  j["call_mode"] = calls_.schedule();
+  if (calls_.lastCall()) j["last_call"] = *calls_.lastCall();
+  if (req) j["req"] = *req;
+  out.toSession[s] += j.dump() + "\n";
+}
+
+std::optional<std::vector<Event>> ExchangeCore::applyLeg(InputEvent& leg, const std::string& clOrdId, Outbox* out) {
+  auto* order = std::get_if<OrderRequest>(&leg);
+  if (order) {
+    order->id = accounts_.nextOrderId();
+    accounts_.recordReplayed(*order, clOrdId);
+  }
+  legging_ = true;
+  auto rej = applyInput(leg, clOrdId, out);
+  legging_ = false;
+  if (rej) {
+    if (order) accounts_.withdraw(accounts_.at(order->account), order->id, clOrdId);
+    return std::nullopt;
+  }
+  return events_;
 }
 
 void ExchangeCore::finishBatch(Outbox& out) {
@@ -580,7 +645,8 @@ std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
   retireFinished(events);
   // Replay publishes nothing to anyone: the cells it touches are brought up to date once, at
   // its end (a depth query per touched cell per entry would make restarts several times slower).
-  if (live) marketData_.publishCells(out);
+  // A call's legs rest and trade within the call: subscribers never see their cells.
+  if (live) marketData_.publishCells(legging_ ? nullptr : out);
   events_ = std::move(events);
   return std::nullopt;
 }
@@ -605,7 +671,7 @@ void ExchangeCore::onAccepted(const OrderAccepted& e, Outbox* out) {
   OrderRecord& info = accounts_.order(e.order);
   accounts_.opened(e.order, info);
   if (auto v = engine_->order(e.order)) marketData_.touch(v->request, v->request.start, v->request.end);
-  if (!out) return;
+  if (!out || legging_) return;
   scratch_.clear();
   appendAccepted(scratch_, e.order, info.clOrdId);
   accounts_.toAccount(info.account, *out, scratch_);
@@ -623,9 +689,12 @@ void ExchangeCore::onFill(const Fill& f, Outbox* out) {
   if (f.leavesGpuHours == 0) accounts_.close(info);
   accounts_.syncReservation(f.order, info);
   if (!out) return;
-  scratch_.clear();
-  appendFill(scratch_, f, info.clOrdId);
-  accounts_.toAccount(f.account, *out, scratch_);
+  // A call's leg: CallDesk reports the fill to the order that traded in the call.
+  if (!legging_) {
+    scratch_.clear();
+    appendFill(scratch_, f, info.clOrdId);
+    accounts_.toAccount(f.account, *out, scratch_);
+  }
   if (f.side == Side::Buy) marketData_.publishTrade(f, out);
 }
 
@@ -635,7 +704,7 @@ void ExchangeCore::onCancelled(const OrderCancelled& c, Outbox* out) {
   if (auto v = engine_->order(c.order)) marketData_.touch(v->request, v->request.start, v->request.end);
   if (c.leavesGpuHours == 0) accounts_.close(info);
   accounts_.syncReservation(c.order, info);
-  if (!out) return;
+  if (!out || legging_) return;
   scratch_.clear();
   appendCancelled(scratch_, c, info.clOrdId);
   accounts_.toAccount(info.account, *out, scratch_);
@@ -659,6 +728,9 @@ void ExchangeCore::onClock(Hour now, Outbox* out) {
   marketData_.publishIndex(now, out);
   // Forwards are marked (and weeks settled) against the next-day index just published.
   desk_.markForwards(now, marketData_.nextDayPrices(), out);
+  // A call at each clock step runs once the step's input is done (never on replay: the journal
+  // holds the call).
+  if (calls_.callsAtEachHour() && out && !replay_.replaying()) callDue_ = true;
 }
 
 // ---- state: digest, snapshot, start ----
@@ -763,6 +835,7 @@ std::uint64_t ExchangeCore::stateDigest() const {
   }
   h.add(forwards_.booksJson());
   h.add(options_.stateDigestText());
+  h.add(calls_.digestText());
   add(marketData_.indexAsOf().value_or(-1), marketData_.indexHistory().size());
   for (const auto& [key, p] : marketData_.indexNow())
     add(static_cast<int>(key.first), static_cast<int>(key.second), p.asOf, p.value.price, p.value.gpuHours,
@@ -808,6 +881,7 @@ std::string ExchangeCore::snapshot(std::string out, std::size_t expectedBytes) c
   accounts_.save(w);
   desk_.save(w);
   marketData_.save(w);
+  calls_.save(w);
   return out;
 }
 
@@ -820,6 +894,7 @@ void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
   accounts_.load(r);
   desk_.load(r);
   marketData_.load(r);
+  calls_.load(r);
   if (!r.done()) throw SnapshotCorrupt("bytes after the exchange's state");
 }
 

@@ -8,11 +8,14 @@
 //   SettlementDesk     contracts' escrow and settlement, delivery reports, outages, remedies,
 //                      index forwards (all on one double-entry SettlementLedger)
 //   JournalReplay      the journal's replay dispatch and the snapshot's tie to its journal
+//   CallDesk           the call mode: orders of call-mode clusters waiting for their call, the
+//                      call, its contracts (as engine legs) and its market data
 // It never touches a socket: it turns requests into lines in an Outbox, which the server sends
 // only after the batch's journal commit (group commit).
 #include "core/domain/AccountDirectory.h"
 #include "core/engine/Matcher.h"
 #include "core/net/BookMirror.h"
+#include "core/net/CallDesk.h"
 #include "core/net/ClientMessage.h"
 #include "core/net/ClOrdIdIndex.h"
 #include "core/net/DenseIdTable.h"
@@ -77,6 +80,11 @@ class ExchangeCore {
   // Ends the batch: balances of accounts that changed, subscriber list. Commit the journal
   // after this and before sending anything.
   void finishBatch(Outbox& out);
+  // The call mode (CallDesk): the server's once-a-second tick runs a periodic call when its
+  // time has come; runCall runs one now (tools and tests).
+  void callTick(Outbox& out);
+  void runCall(Outbox& out);
+  const CallDesk& calls() const { return calls_; }
 
   const Matcher& engine() const { return *engine_; }
   const AccountDirectory& accounts() const { return directory_; }
@@ -170,6 +178,9 @@ class ExchangeCore {
   void onCancelled(const OrderCancelled& c, Outbox* out);
   void onAmended(const OrderAmended& am, Outbox* out);
   void onClock(Hour now, Outbox* out);
+  void onIndicative(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
+  // Applies a call's leg (CallDesk::LegExecutor).
+  std::optional<std::vector<Event>> applyLeg(InputEvent& leg, const std::string& clOrdId, Outbox* out);
 
   void applyFeederOutages(Outbox& out);
   void recordOutage(AccountId provider, const OutageRequest& m);  // into the market history, if recording
@@ -188,6 +199,7 @@ class ExchangeCore {
   std::uint64_t epoch_ = 0;
 
   Limits limits_;
+  CallModeConfig callMode_;
   Journal& journal_;
   std::unique_ptr<Matcher> engine_;
   // Finished orders, on disk in the journal's database (mutable: its queries read SQLite).
@@ -211,6 +223,12 @@ class ExchangeCore {
   ExchangeSessions sessions_{accounts_};
   SettlementDesk desk_{*engine_, directory_, ledger_, settlement_, forwards_, accounts_, marketData_, replay_,
                       [this](const CapacityTransfer& t, Outbox* out) { return !applyInput(t, "", out); }};
+  CallDesk calls_{*engine_, accounts_, marketData_, replay_, callMode_,
+                  [this](InputEvent& leg, const std::string& clOrdId, Outbox* out) {
+                    return applyLeg(leg, clOrdId, out);
+                  }};
+  bool legging_ = false;  // applying a call's leg: its orders' own reports are not sent
+  bool callDue_ = false;  // the clock stepped with calls at each hour: run one after the input
 
   std::vector<Event> events_;
   std::string scratch_;

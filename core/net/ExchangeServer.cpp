@@ -137,9 +137,11 @@ class ExchangeServer::Impl {
   struct BadLine { Session* session; ParseError error; };
   struct Injected { InputEvent event; std::string account; };
   struct WallClock { Hour hour; };
+  // A second passed: the call mode's periodic call may be due (ExchangeCore::callTick).
+  struct CallTick {};
   // A session whose requests wait (backpressure) has drained its outbound queue enough.
   struct Drained { SessionId id; };
-  using Item = std::variant<Opened, Closed, Request, BadLine, Injected, WallClock, Drained>;
+  using Item = std::variant<Opened, Closed, Request, BadLine, Injected, WallClock, CallTick, Drained>;
 
   struct Session : std::enable_shared_from_this<Session> {
     Session(Impl& server, tcp::socket s, SessionId i, asio::ip::address a, std::string text)
@@ -935,6 +937,7 @@ class ExchangeServer::Impl {
           toMatching(WallClock{hour});
         }
       }
+      if (config.callMode.any() && config.callMode.periodSeconds > 0) toMatching(CallTick{});
       tick();
     });
   }
@@ -992,6 +995,8 @@ class ExchangeServer::Impl {
                 core->inject(i.event, i.account, out);
               } else if constexpr (std::is_same_v<T, WallClock>) {
                 if (i.hour > core->engine().now()) core->inject(ClockAdvance{i.hour}, "", out);
+              } else if constexpr (std::is_same_v<T, CallTick>) {
+                core->callTick(out);
               } else if constexpr (std::is_same_v<T, Drained>) {
                 auto it = live.find(i.id);
                 if (it != live.end() && it->second->deferring &&

@@ -17,7 +17,7 @@ struct sqlite3;
 
 namespace tessera::net {
 
-inline constexpr const char* kSnapshotFormat = "tessera-exchange-snapshot-5";
+inline constexpr const char* kSnapshotFormat = "tessera-exchange-snapshot-6";
 
 struct SnapshotInfo {
   std::int64_t id = 0;

@@ -54,6 +54,12 @@ inline const ExchangeConfig& exchangeFuzzConfig() {
     c.clusters = {a, b};
     c.grants = {GrantConfig{"provider", "fuzz-h100", 64, kFuzzNow, kFuzzNow + 96},
                 GrantConfig{"provider", "fuzz-h200", 16, kFuzzNow, kFuzzNow + 96}};
+    // The H200 cluster trades in calls, one at every clock step ("@tick"): the call mode's
+    // orders, cancels, calls and legs go through the same replay check.
+    c.callMode.clusters = {"fuzz-h200"};
+    c.callMode.atEachHour = true;
+    c.callMode.nodeLimit = 1'000;
+    c.callMode.seconds = 10;
     return c;
   }();
   return config;

@@ -37,9 +37,14 @@ struct Recorder {
   std::vector<Contract> positions;
   int positionReplies = 0;
   std::vector<std::string> acks;
+  std::vector<std::pair<CallReport, bool>> calls;  // (report, indicative)
 
   ClientCallbacks callbacks() {
     ClientCallbacks cb;
+    cb.onCall = [this](const CallReport& r, bool indicative) {
+      std::lock_guard l(mu);
+      calls.emplace_back(r, indicative);
+    };
     cb.onConnection = [this](ConnectionState s, const std::string&) {
       std::lock_guard l(mu);
       states.push_back(s);
@@ -251,6 +256,51 @@ class TestExchangeClient : public QObject {
     alice.ping();
     QTRY_VERIFY_WITH_TIMEOUT(roundTripNs.load() > 0, 5000);
     QVERIFY(roundTripNs.load() < std::int64_t{5'000'000'000});
+  }
+
+  // The call mode over the wire: the schedule at logon, orders of a call-mode cluster filled by
+  // the server's periodic call (every second here), md_call_result and the indicative reply
+  // decoded. Mutation seen failing: ExchangeClient without the md_call_result branch (no
+  // report arrives).
+  void callModeReachesTheClient() {
+    ExchangeConfig cfg = marketConfig();
+    cfg.callMode.clusters = {"test-h100"};
+    cfg.callMode.periodSeconds = 1;
+    ExchangeServer server(cfg);
+    server.start();
+    Recorder pr, ar;
+    ExchangeClient provider(options(server.port(), "provider", false), pr.callbacks());
+    ExchangeClient alice(options(server.port(), "alice"), ar.callbacks());
+    provider.start();
+    alice.start();
+    QTRY_VERIFY_WITH_TIMEOUT(provider.state() == ConnectionState::LoggedOn, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(alice.state() == ConnectionState::LoggedOn, 5000);
+    const CallSchedule schedule = alice.callSchedule();
+    QVERIFY(schedule.callMode(1));
+    QVERIFY(!schedule.callMode(2));
+    QCOMPARE(schedule.periodSeconds, 1);
+    QVERIFY(schedule.nextCallUnix > 0);
+    const std::string ask = provider.placeOrder(sell(1, 8, kNow + 1, kNow + 3, 2 * kDollar));
+    OrderRequest buy = sell(1, 8, kNow + 1, kNow + 3, 3 * kDollar);
+    buy.side = Side::Buy;
+    const std::string bid = alice.placeOrder(buy);
+    QTRY_VERIFY_WITH_TIMEOUT(ar.hasOrder(bid, OrderState::Filled), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(pr.hasOrder(ask, OrderState::Filled), 5000);
+    auto traded = [&] {
+      return ar.locked([&] {
+        for (const auto& [r, indicative] : ar.calls)
+          if (!indicative && !r.prices.empty()) return std::optional<CallReport>(r);
+        return std::optional<CallReport>();
+      });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(traded().has_value(), 5000);
+    QCOMPARE(traded()->prices.size(), std::size_t(2));
+    QCOMPARE(traded()->prices[0].price, Price(2'500'000));
+    QCOMPARE(alice.lastCall()->call, traded()->call);
+    alice.requestIndicative();
+    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] {
+      return std::any_of(ar.calls.begin(), ar.calls.end(), [](const auto& c) { return c.second; });
+    }), 5000);
   }
 
   void settlementIndexAndTermsReachTheClient() {

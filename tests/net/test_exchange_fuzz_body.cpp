@@ -52,7 +52,7 @@ class TestExchangeFuzzBody : public QObject {
     for (const char* t : {"logon", "logout", "heartbeat", "new_order", "cancel", "amend", "mass_cancel",
                           "order_status", "orders", "positions", "balance", "subscribe", "unsubscribe",
                           "delivery_report", "outage", "index_history", "forward_order", "forward_cancel",
-                          "forward_orders", "forward_positions", "forward_book"}) {
+                          "forward_orders", "forward_positions", "forward_book", "indicative"}) {
       QVERIFY2(types.count(t), t);
     }
   }

@@ -3,6 +3,7 @@
 #include "ui/shell/DisplayFormat.h"
 #include "ui/shell/TermsFormat.h"
 
+#include <QDateTime>
 #include <QHelpEvent>
 #include <QImage>
 #include <QKeyEvent>
@@ -229,6 +230,7 @@ void OrderBookGridView::paintEvent(QPaintEvent*) {
   }
   paintColumns(p, plot);
   paintOverlays(p, plot);
+  paintCall(p, plot);
   p.restore();
   paintAxes(p, plot);
   paintLegend(p, plot);
@@ -661,8 +663,85 @@ QString OrderBookGridView::describeAt(QPoint pos) const {
   } else if (const GridColumn* c = model_.column(h)) {
     text += tr("\n%1 GPUs offered, %2 GPUs bid").arg(c->askDepth()).arg(c->bidDepth());
   }
+  if (callMode_ && calls_.indicative)
+    for (const net::CallPrice& c : calls_.indicative->prices)
+      if (c.cluster == callCluster_ && c.hour == h)
+        text += tr("\nNext call (indicative): %1 per GPU-hour, %2 GPUs").arg(formatPrice(c.price)).arg(c.volume);
   if (const QString terms = termsTooltip(h, model_.hit(h, g)); !terms.isEmpty()) text += QLatin1Char('\n') + terms;
   return text;
+}
+
+void OrderBookGridView::setCallAuction(const CallAuctionView& view, ClusterId shown) {
+  calls_ = view;
+  callCluster_ = shown;
+  callMode_ = shown != 0 && view.callMode(shown);
+  if (callMode_ && !callTimer_) {
+    callTimer_ = new QTimer(this);
+    connect(callTimer_, &QTimer::timeout, this, qOverload<>(&QWidget::update));
+  }
+  if (callTimer_) {
+    if (callMode_) callTimer_->start(1000);
+    else callTimer_->stop();
+  }
+  update();
+}
+
+QString OrderBookGridView::callBanner() const {
+  if (!callMode_) return {};
+  const QString when = tr("next call %1").arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
+  QString what = tr("nothing would trade");
+  if (calls_.indicative) {
+    int hours = 0;
+    GpuCount gpus = 0;
+    for (const net::CallPrice& c : calls_.indicative->prices)
+      if (c.cluster == callCluster_ && c.volume > 0) ++hours, gpus = std::max(gpus, c.volume);
+    if (hours > 0) what = tr("indicative: %n hour(s) would trade, up to %1 GPUs an hour", nullptr, hours).arg(gpus);
+  }
+  return tr("Call auction: %1; %2").arg(when, what);
+}
+
+std::optional<Price> OrderBookGridView::indicativePrice(Hour h) const {
+  if (!callMode_ || !calls_.indicative) return std::nullopt;
+  for (const net::CallPrice& c : calls_.indicative->prices)
+    if (c.cluster == callCluster_ && c.hour == h) return c.price;
+  return std::nullopt;
+}
+
+void OrderBookGridView::paintCall(QPainter& p, const QRectF& plot) const {
+  if (!callMode_) return;
+  const QColor mark = palette().color(QPalette::Highlight);
+  if (calls_.indicative) {
+    // Accepted blocks: outlined where they would trade (bids below the axis, asks above).
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(mark, 2, Qt::DashDotLine));
+    for (const net::CallBlock& b : calls_.indicative->blocks)
+      if (b.cluster == callCluster_)
+        p.drawRect(b.side == Side::Buy ? rectOf(b.start, b.end, -b.gpus, 0) : rectOf(b.start, b.end, 0, b.gpus));
+    // Each priced hour: a bar on the axis as wide as the hour, the price above it when it fits.
+    const QFontMetrics fm(font());
+    for (const net::CallPrice& c : calls_.indicative->prices) {
+      if (c.cluster != callCluster_) continue;
+      const QRectF cell = rectOf(c.hour, c.hour + 1, 0, c.volume);
+      if (cell.right() < plot.left() || cell.left() > plot.right()) continue;
+      p.fillRect(QRectF(cell.left(), cell.bottom() - 3, cell.width(), 6), mark);
+      const QString text = formatPrice(c.price);
+      if (fm.horizontalAdvance(text) + 4 < cell.width()) {
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRectF(cell.left(), cell.bottom() - 4 - fm.height(), cell.width(), fm.height()), Qt::AlignCenter, text);
+      }
+    }
+  }
+  // The countdown, in the plot's top-left corner.
+  const QString banner = callBanner();
+  const QRectF box(plot.left() + 6, plot.top() + 6, std::min(plot.width() - 12, 12.0 + QFontMetrics(font()).horizontalAdvance(banner)),
+                   QFontMetrics(font()).height() + 6);
+  QColor back = palette().color(QPalette::Base);
+  back.setAlpha(220);
+  p.fillRect(box, back);
+  p.setPen(mark);
+  p.drawRect(box);
+  p.setPen(palette().color(QPalette::Text));
+  p.drawText(box, Qt::AlignCenter, banner);
 }
 
 bool OrderBookGridView::event(QEvent* e) {

@@ -55,6 +55,12 @@ class OrderBookGridView : public QWidget {
   // `held`: the shape left of each bought contract after its sales (drawn instead of the whole rectangle).
   void setOwnContracts(std::vector<Contract> contracts, AccountId me, std::vector<ContractMark> held = {});
   void flashTrades(const std::vector<TradePrint>& trades);
+  // The call mode for the cluster shown: when it trades in calls, the next call's indicative
+  // clearing (a price mark per hour, accepted blocks outlined) and a countdown to the call.
+  void setCallAuction(const CallAuctionView& view, ClusterId shown);
+  // The countdown line ("" for a continuous cluster) and the indicative price of an hour.
+  QString callBanner() const;
+  std::optional<Price> indicativePrice(Hour h) const;
 
   // The visible window of delivery hours.
   void setVisibleHours(Hour first, double hours);
@@ -136,6 +142,11 @@ class OrderBookGridView : public QWidget {
     qint64 atMs = 0;
   };
   std::deque<Flash> flashes_;
+  bool callMode_ = false;
+  CallAuctionView calls_;
+  ClusterId callCluster_ = 0;
+  QTimer* callTimer_ = nullptr;  // the countdown's repaint, once a second
+  void paintCall(QPainter& p, const QRectF& plot) const;
   QElapsedTimer clock_;
   QTimer* flashTimer_ = nullptr;
   QScrollBar* scroll_ = nullptr;

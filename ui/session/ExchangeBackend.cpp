@@ -165,6 +165,21 @@ void ExchangeBackend::start() {
       emit contractStatusChanged(out);
     }, Qt::QueuedConnection);
   };
+  cb.onCall = [this](const net::CallReport& report, bool indicative) {
+    QMetaObject::invokeMethod(this, [this, report, indicative] {
+      if (!client_) return;
+      if (indicative) {
+        callView_.indicative = report;
+      } else {
+        // The call changed the waiting orders: what the next one would clear is asked again.
+        callView_.indicative.reset();
+        client_->requestIndicative();
+      }
+      callView_.last = client_->lastCall();
+      callView_.schedule = client_->callSchedule();
+      emit callAuctionChanged(callView_);
+    }, Qt::QueuedConnection);
+  };
   cb.onRoundTrip = [this](std::chrono::nanoseconds rtt) { emit roundTripMeasured(static_cast<double>(rtt.count()) / 1e6); };
   cb.onOrderStatus = [this](const net::OrderStatusReply& r) {
     QMetaObject::invokeMethod(this, [this, r] { onOrderStatus(r); }, Qt::QueuedConnection);
@@ -181,7 +196,10 @@ void ExchangeBackend::start() {
   timer_->start(publishMs_);
   pingTimer_ = new QTimer(this);
   connect(pingTimer_, &QTimer::timeout, this, [this] {
-    if (client_) client_->ping();
+    if (!client_) return;
+    client_->ping();
+    // Other traders' orders change the next call's clearing: it is asked again as often.
+    if (callView_.any()) client_->requestIndicative();
   });
   pingTimer_->start(kPingMs);
 }
@@ -212,6 +230,9 @@ void ExchangeBackend::onConnection(net::ConnectionState s, const std::string& de
       client_->requestPositions();
       client_->requestOrderHistory();
       client_->ping();
+      callView_ = CallAuctionView{client_->callSchedule(), std::nullopt, client_->lastCall()};
+      emit callAuctionChanged(callView_);
+      if (callView_.any()) client_->requestIndicative();
       break;
     case net::ConnectionState::Disconnected:
       emit connectionChanged(ConnectionState::Disconnected, tr("lost %1 (%2), reconnecting").arg(where, QString::fromStdString(detail)));
@@ -232,6 +253,7 @@ void ExchangeBackend::submit(OrderRequest order) {
   const std::string clOrdId = clOrdIdFor(order.id);
   sent_[clOrdId] = order;
   client_->placeOrder(order, clOrdId);
+  if (callView_.any()) client_->requestIndicative();  // the order may join the next call
 }
 
 void ExchangeBackend::cancel(OrderId order) {

@@ -99,6 +99,7 @@ class ExchangeBackend : public MarketBackend {
   std::map<OrderId, OrderRequest> byExchangeId_;  // our orders the exchange numbered
   std::map<OrderId, OrderId> sessionIdOf_;        // exchange id -> the session's id
   std::set<TradeId> ourTrades_;
+  CallAuctionView callView_;  // the call mode as last heard
   std::map<OrderId, std::int64_t> filledOf_;  // GPU-hours filled of each of our orders
   std::set<OrderId> finished_;                 // in the order history already, or asked about
   std::vector<FinishedOrder> pendingFinished_;

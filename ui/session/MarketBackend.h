@@ -119,6 +119,9 @@ class MarketBackend : public QObject {
   void contractStatusChanged(std::vector<tessera::ui::ContractSettlementStatus> status);
   // Price index values, oldest first: the history once, then each published value.
   void indexPublished(std::vector<tessera::ui::IndexSample> samples);
+  // The call mode's schedule, the next call's indicative clearing and the last call (a market
+  // with call-mode clusters only).
+  void callAuctionChanged(tessera::ui::CallAuctionView view);
   void forwardBookChanged(tessera::net::ForwardBookView book);
   void forwardOrdersChanged(std::vector<tessera::net::ForwardWorkingOrder> orders);
   void forwardPositionsChanged(std::vector<tessera::net::ForwardPositionView> positions);

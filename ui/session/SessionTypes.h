@@ -3,6 +3,7 @@
 // backend's worker thread and the GUI thread, so they own their data.
 #include "core/engine/Events.h"
 #include "core/engine/Matcher.h"
+#include "core/net/CallReport.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/PriceIndex.h"
 #include "ui/session/HeldPositions.h"
@@ -12,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -136,6 +138,17 @@ using IndexHistory = std::map<IndexKey, IndexSample>;
 // Where the index a session shows comes from.
 enum class IndexSource { None, Exchange, ComputedLocally };
 
+// The market's call mode (docs/protocol.md, "Call mode"): which clusters trade in periodic
+// calls and when the next is, what the next call would clear now (indicative), and the last
+// call. A continuous market has no cluster in the schedule.
+struct CallAuctionView {
+  net::CallSchedule schedule;
+  std::optional<net::CallReport> indicative;
+  std::optional<net::CallReport> last;
+  bool callMode(ClusterId c) const { return schedule.callMode(c); }
+  bool any() const { return schedule.allClusters || !schedule.clusters.empty(); }
+};
+
 }  // namespace tessera::ui
 
 Q_DECLARE_METATYPE(tessera::ui::BookSnapshotPtr)
@@ -155,3 +168,4 @@ Q_DECLARE_METATYPE(std::vector<tessera::ui::SettlementNote>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::ContractSettlementStatus>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::IndexSample>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::FinishedOrder>)
+Q_DECLARE_METATYPE(tessera::ui::CallAuctionView)

@@ -28,6 +28,7 @@ void registerTypes() {
     qRegisterMetaType<std::vector<SettlementNote>>();
     qRegisterMetaType<std::vector<ContractSettlementStatus>>();
     qRegisterMetaType<std::vector<IndexSample>>();
+    qRegisterMetaType<CallAuctionView>();
     qRegisterMetaType<net::ForwardBookView>();
     qRegisterMetaType<std::vector<net::ForwardWorkingOrder>>();
     qRegisterMetaType<std::vector<net::ForwardPositionView>>();
@@ -173,6 +174,10 @@ void TradingSession::connectBackend() {
   connect(b, &MarketBackend::forwardNoted, this, [this](QString text) { emit forwardNoted(text); });
   connect(b, &MarketBackend::optionChainChanged, this, [this](net::OptionChainView c) { emit optionChainChanged(c); });
   connect(b, &MarketBackend::optionNoted, this, [this](QString text) { emit optionNoted(text); });
+  connect(b, &MarketBackend::callAuctionChanged, this, [this](CallAuctionView v) {
+    callAuction_ = std::move(v);
+    emit callAuctionChanged();
+  });
   connect(b, &MarketBackend::indexPublished, this, [this](std::vector<IndexSample> s) {
     Hour latest = 0;
     for (const IndexSample& x : s) {

@@ -93,6 +93,8 @@ class TradingSession : public QObject {
   // hour: a history sent again after a reconnect replaces, never doubles), for kIndexDays.
   IndexSource indexSource() const { return indexSource_; }
   const IndexHistory& index() const { return index_; }
+  // The call mode (empty schedule: every cluster trades continuously).
+  const CallAuctionView& callAuction() const { return callAuction_; }
 
   static constexpr std::size_t kTradeHistory = 20000;
   static constexpr std::size_t kSettlementHistory = 20000;
@@ -119,6 +121,7 @@ class TradingSession : public QObject {
   void settlementNoted(const std::vector<tessera::ui::SettlementNote>& notes);
   void contractStatusChanged();
   void indexChanged();
+  void callAuctionChanged();
   void forwardBookChanged(const tessera::net::ForwardBookView& book);
   void forwardOrdersChanged();
   void forwardPositionsChanged();
@@ -160,6 +163,7 @@ class TradingSession : public QObject {
   std::set<ContractId> shortfall_;
   IndexSource indexSource_ = IndexSource::None;
   IndexHistory index_;
+  CallAuctionView callAuction_;
   bool forwards_ = false;
   std::map<std::pair<Accelerator, Hour>, net::ForwardBookView> forwardBooks_;
   std::vector<net::ForwardWorkingOrder> forwardOrders_;

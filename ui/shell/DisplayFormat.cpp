@@ -3,8 +3,10 @@
 #include "core/settlement/ContractSettlement.h"
 
 #include <QLocale>
+#include <QObject>
 #include <QTimeZone>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tessera::ui {
@@ -34,6 +36,12 @@ QString formatHour(Hour h) {
 }
 QString formatHourShort(Hour h) { return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("HH:00")); }
 QString formatDay(Hour h) { return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("ddd dd MMM")); }
+
+QString formatNextCall(std::int64_t nextCallUnix, int periodSeconds) {
+  if (periodSeconds <= 0) return QObject::tr("at the next exchange hour");
+  const qint64 left = std::max<qint64>(0, nextCallUnix - QDateTime::currentSecsSinceEpoch());
+  return QObject::tr("in %1 min %2 s").arg(left / 60).arg(left % 60, 2, 10, QChar('0'));
+}
 
 QString toQString(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 

@@ -19,5 +19,8 @@ Hour currentWallClockHour();
 QString toQString(std::string_view s);
 Price priceFromDollars(double dollars);     // rounded to the micro-dollar
 double dollars(Money m);
+// When the next call of the call mode is: "in 4 min 07 s" (a periodic call, `nextCallUnix` in
+// Unix seconds), else "at the next exchange hour".
+QString formatNextCall(std::int64_t nextCallUnix, int periodSeconds);
 
 }  // namespace tessera::ui

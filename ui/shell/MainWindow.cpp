@@ -495,6 +495,7 @@ void MainWindow::watchSelected() {
   // A drag steps by whole nodes of the (first) cluster shown.
   if (const Cluster* c = session_.cluster(ids.front())) grid_->setGpuStep(c->gpusPerNode);
   grid_->setTitle(watchedTitle());
+  grid_->setCallAuction(session_.callAuction(), ids.front());
   chart_->setClusters(ids, ids.size() == 1 ? clusterName(ids.front()) : tr("group of %1 clusters").arg(ids.size()));
   chartDirty_ = true;
 }
@@ -620,6 +621,11 @@ void MainWindow::connectSession() {
     updateStatus();
     // Keep the grid's hours starting at the exchange clock as it moves on.
     if (now != watchedFrom_) watchSelected();
+  });
+  connect(&session_, &TradingSession::callAuctionChanged, this, [this] {
+    const auto ids = session_.watchedClusters();
+    grid_->setCallAuction(session_.callAuction(), ids.empty() ? 0 : ids.front());
+    ticket_->setCallAuction(session_.callAuction());
   });
   connect(&session_, &TradingSession::workingOrdersChanged, this, [this] {
     blotter_->workingOrders().setOrders(session_.workingOrders());

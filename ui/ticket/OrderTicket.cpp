@@ -1,5 +1,7 @@
 #include "ui/ticket/OrderTicket.h"
 
+#include <QDateTime>
+
 #include "ui/shell/DisplayFormat.h"
 #include "ui/shell/TermsFormat.h"
 #include "ui/ticket/ListingTermsEditor.h"
@@ -103,6 +105,10 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   cluster_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   cluster_->setMinimumContentsLength(22);
   form_->addRow(tr("C&luster"), cluster_);
+  tradingMode_ = new QLabel(this);
+  tradingMode_->setObjectName("ticketTradingMode");
+  tradingMode_->setWordWrap(true);
+  form_->addRow(tr("Trading"), tradingMode_);
   contract_ = new QComboBox(this);
   contract_->setObjectName("ticketContract");
   contract_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -263,6 +269,7 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
     noteWindow();
   };
   connect(cluster_, &QComboBox::currentIndexChanged, this, rewindow);
+  connect(cluster_, &QComboBox::currentIndexChanged, this, [this] { showTradingMode(); });
   // A named cluster is firm or interruptible: the capacity control follows it.
   connect(cluster_, &QComboBox::currentIndexChanged, this, [this] {
     if (const Cluster* c = chosenCluster()) capacity_->setCurrentIndex(c->interruptible() ? 1 : 0);
@@ -393,6 +400,23 @@ void OrderTicket::showWindowFrom(Hour now, Hour hours) {
   end_->setDateTime(dateTimeOfHour(now + 1 + hours));
   expire_->setDateTime(dateTimeOfHour(now + 24));
 }
+
+void OrderTicket::setCallAuction(const CallAuctionView& view) {
+  calls_ = view;
+  showTradingMode();
+}
+
+QString OrderTicket::tradingModeText() const {
+  const bool constraints = kind() == TicketKind::ConstraintBuy;
+  if (cluster_->currentIndex() < 0 && !constraints) return {};
+  const bool call = constraints ? calls_.schedule.allClusters : calls_.callMode(clusterId());
+  if (!call) return tr("Continuously: the order trades on arrival and then rests in the book.");
+  return tr("In calls: the order waits for the next call and trades at its clearing price (the next call is %1). "
+            "GTC or GTD only; cancel, do not amend.")
+      .arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
+}
+
+void OrderTicket::showTradingMode() { tradingMode_->setText(tradingModeText()); }
 
 void OrderTicket::setNow(Hour now) {
   if (now == now_) return;
@@ -652,6 +676,7 @@ void OrderTicket::offerSellBackLimit(const Contract& c) {
 
 void OrderTicket::updateVisibility() {
   const TicketKind k = kind();
+  showTradingMode();
   form_->setRowVisible(cluster_, k != TicketKind::ConstraintBuy);
   cluster_->setEnabled(k != TicketKind::SellBack);
   form_->setRowVisible(contract_, k == TicketKind::SellBack);

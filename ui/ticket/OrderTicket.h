@@ -48,6 +48,10 @@ class OrderTicket : public QWidget {
   void sellBack(ContractId id);
   void setBook(BookSnapshotPtr book);
   void setNow(Hour now);
+  // The market's call mode: the ticket says whether the chosen cluster trades continuously or
+  // waits for the next call (and when that is).
+  void setCallAuction(const CallAuctionView& view);
+  QString tradingModeText() const;
   // For "New buy/sell ticket": a window whose start the exchange clock has passed moves to start
   // at the next hour, keeping its length (the user asked for a new ticket; a window is never
   // moved while it is being worked on).
@@ -164,6 +168,9 @@ class OrderTicket : public QWidget {
   QLabel* durationError_;
   QLabel* limitError_;
   QLabel* status_;
+  QLabel* tradingMode_;
+  CallAuctionView calls_;
+  void showTradingMode();
   QComboBox* tif_;
   QDateTimeEdit* expire_;
   QCheckBox* postOnly_;
