@@ -737,7 +737,8 @@ class ExchangeClient::Impl {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
                                         num<std::int64_t>(c, "delivered_gpu_hours"),
                                         num<Money>(c, "escrow"), num<ContractId>(c, "replaces"),
-                                        c.value("aggressor", false), lostHoursFrom(c)});
+                                        c.value("aggressor", false), lostHoursFrom(c),
+                                        lostHoursFrom(c, "reclaimed")});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");

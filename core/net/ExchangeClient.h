@@ -96,6 +96,8 @@ struct ContractStatus {
   bool aggressor = false;   // the account's order was the incoming one of the contract's trade
   // Bought contracts: hours whose GPUs were reported missing and not replaced (core/net LostHours).
   std::vector<ContractSettlement::LostRun> lost;
+  // Either side of an interruptible contract: GPUs its provider took back (and refunded).
+  std::vector<ContractSettlement::LostRun> reclaimed;
 };
 
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the

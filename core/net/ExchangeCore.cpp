@@ -474,17 +474,36 @@ void ExchangeCore::onReclaim(SessionId s, const ExchangeAccount& a, const Reclai
                          : *err == "not_your_cluster"      ? "only the cluster's provider reclaims its capacity"
                          : *err == "notice_too_short"      ? "a reclaim starts at least the cluster's notice after the clock"
                          : *err == "hours_already_settled" ? "those hours are already settled"
+                         : *err == "resold"                ? "the buyer has sold those GPU-hours on: they are not its to take back"
                                                            : "a reclaim needs start < end inside the contract, at most " +
                                                                  std::to_string(SettlementDesk::kMaxOutageHours) +
                                                                  " hours, and 1 to the GPUs the contract still has",
                          "reclaim", req);
     return;
   }
+  takeBackReclaimed(a.id, m, out);
   std::string& o = out.toSession[s];
   o += "{\"type\":\"reclaim_ack\",\"contract\":" + std::to_string(m.contract) +
        ",\"refunded\":" + std::to_string(std::get<Money>(done));
   appendReq(o, req);
   o += "}\n";
+}
+
+void ExchangeCore::takeBackReclaimed(AccountId provider, const ReclaimRequest& m, Outbox& out) {
+  const Contract k = *engine_->contract(m.contract);
+  // The buyer's asks that offer the reclaimed hours are cancelled first (each an engine input of
+  // its own), but only when what it holds free of offers falls short in some hour.
+  bool short_ = false;
+  for (Hour h = m.start; h < m.end && !short_; ++h) {
+    const Holding held = engine_->holding(k.buyer, k.cluster, h);
+    short_ = held.held - held.offered < m.gpus;
+  }
+  if (short_)
+    for (OrderId id : desk_.asksDuring(k.buyer, k.cluster, m.start, m.end))
+      (void)applyInput(CancelRequest{id, k.buyer}, accounts_.clOrdIdOf(id), &out);
+  // The settlement has refunded the hours: the engine must take them, or the two disagree.
+  if (auto rej = applyInput(CapacityReclaim{k.id, provider, k.buyer, m.gpus, m.start, m.end}, "", &out))
+    throw std::logic_error("the engine refuses the reclaim the settlement accepted: " + rej->detail);
 }
 
 void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, Outbox& out) {

@@ -165,6 +165,8 @@ class ExchangeCore {
   void onAmended(const OrderAmended& am, Outbox* out);
   void onClock(Hour now, Outbox* out);
 
+  // An accepted reclaim (SettlementDesk::reclaim) moves its hours out of the buyer's holding.
+  void takeBackReclaimed(AccountId provider, const ReclaimRequest& m, Outbox& out);
   void applyFeederOutages(Outbox& out);
   void recordOutage(AccountId provider, const OutageRequest& m);  // into the market history, if recording
   BalanceFigures balanceOf(const ExchangeAccount& a) const;

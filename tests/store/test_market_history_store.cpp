@@ -79,6 +79,19 @@ class TestMarketHistoryStore : public QObject {
     QVERIFY(std::holds_alternative<StoreError>(fromRow(broken)));
   }
 
+  // Fails if fromRow reads the holder from the provider's column (holder 4 comes back as 3).
+  void reclaimRowRoundTrips() {
+    const RecordedInput in{8, 124, CapacityReclaim{12, 3, 4, 6, 100, 104}};
+    const InputRow row = toRow(in);
+    QVERIFY(row.kind == InputKind::Reclaim);
+    auto back = fromRow(row);
+    QVERIFY(std::holds_alternative<RecordedInput>(back));
+    QVERIFY(std::get<RecordedInput>(back).event == in.event);
+    InputRow broken = row;
+    broken.extra = "{}";
+    QVERIFY(std::holds_alternative<StoreError>(fromRow(broken)));
+  }
+
   void roundTripsInputsAndEvents() {
     AccountDirectory accounts;
     const auto p = path("h.db");
