@@ -81,12 +81,14 @@ struct ReclaimRequest {
   GpuCount gpus = 0;
 };
 struct IndexHistoryQuery {};
+// The observed reclaim rate of each interruptible cluster (docs/protocol.md, "Interruptible capacity").
+struct ReclaimRatesQuery {};
 
 using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
                  Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
-                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest>;
+                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest, ReclaimRatesQuery>;
 
 struct ClientMessage {
   ClientRequest request;

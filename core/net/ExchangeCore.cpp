@@ -231,6 +231,7 @@ void ExchangeCore::dispatch(SessionId s, ExchangeSession& session, ExchangeAccou
           [&](const OutageRequest& r) { onOutage(s, a, r, req, out); },
           [&](const ReclaimRequest& r) { onReclaim(s, a, r, req, out); },
           [&](const IndexHistoryQuery&) { onIndexHistory(s, req, out); },
+          [&](const ReclaimRatesQuery&) { onReclaimRates(s, req, out); },
           [&](const Subscribe& sub) { onSubscribe(s, session, sub, out); },
           [&](const Unsubscribe&) { sessions_.unsubscribe(s, session, req, out); },
           [&](const auto&) {},
@@ -403,6 +404,42 @@ void ExchangeCore::onIndexHistory(SessionId s, std::optional<std::uint64_t> req,
   o += "{\"type\":\"index_history\",\"points\":[";
   marketData_.appendIndexHistory(o);
   o += ']';
+  appendReq(o, req);
+  o += "}\n";
+}
+
+void ExchangeCore::onReclaimRates(SessionId s, std::optional<std::uint64_t> req, Outbox& out) {
+  // Observed over the contracts not yet settled (the settlement keeps their reclaimed hours):
+  // per interruptible cluster, what was sold there and what its provider took back.
+  struct Seen {
+    std::int64_t sold = 0, reclaimed = 0, contractedHours = 0, reclaimedContracts = 0;
+  };
+  std::map<ClusterId, Seen> seen;
+  for (const Cluster& c : engine_->clusters())
+    if (c.interruptible()) seen[c.id];
+  for (ContractId id : settlement_.openContracts()) {
+    const Contract* k = settlement_.contract(id);
+    const auto it = k ? seen.find(k->cluster) : seen.end();
+    if (it == seen.end()) continue;
+    const std::int64_t taken = settlement_.reclaimedGpuHours(id);
+    it->second.sold += static_cast<std::int64_t>(k->gpus) * (k->end - k->start);
+    it->second.reclaimed += taken;
+    it->second.contractedHours += k->end - k->start;
+    it->second.reclaimedContracts += taken > 0 ? 1 : 0;
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [id, s] : seen) {
+    const Cluster* c = engine_->cluster(id);
+    list.push_back({{"cluster", id},
+                    {"provider", c->provider},
+                    {"sold_gpu_hours", s.sold},
+                    {"reclaimed_gpu_hours", s.reclaimed},
+                    {"rate", s.sold > 0 ? static_cast<double>(s.reclaimed) / static_cast<double>(s.sold) : 0.0},
+                    {"contracted_hours", s.contractedHours},
+                    {"reclaimed_contracts", s.reclaimedContracts}});
+  }
+  std::string& o = out.toSession[s];
+  o += "{\"type\":\"reclaim_rates\",\"window\":\"open_contracts\",\"clusters\":" + list.dump();
   appendReq(o, req);
   o += "}\n";
 }

@@ -146,6 +146,7 @@ class ExchangeCore {
   void onPositions(SessionId s, const ExchangeAccount& a, const PositionsQuery& q, std::optional<std::uint64_t> req,
                    Outbox& out);
   void onIndexHistory(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
+  void onReclaimRates(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
   void onSubscribe(SessionId s, ExchangeSession& session, const Subscribe& m, Outbox& out);
   void onDeliveryReport(SessionId s, const ExchangeAccount& a, const DeliveryReportRequest& m,
                         std::optional<std::uint64_t> req, Outbox& out);

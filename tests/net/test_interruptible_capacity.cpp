@@ -21,6 +21,8 @@
 // - ContractSettlement::save/load without the reclaimed hours, and registerReclaimEntry not
 //   called: the snapshot's and the replay's state differ from the live one
 //   (replayAndSnapshotsRestoreReclaims).
+// - onReclaimRates listing firm clusters too (no interruptible() filter), or dividing by the
+//   contracts' hours instead of their GPU-hours: reclaimRatesArePublishedPerInterruptibleCluster.
 // - MarketState::applyNonOrder ignoring CapacityReclaim (the hours stay in the buyer's
 //   holding): Carol's sell-back of reclaimed hours is accepted (reclaimedHoursLeaveTheBuyersHolding).
 // - ExchangeCore::takeBackReclaimed without cancelling the buyer's asks: the engine refuses the
@@ -337,6 +339,28 @@ class TestInterruptibleCapacity : public QObject {
     // The journal's replay reaches the same holdings (the digest counts them).
     Market again(db);
     QCOMPARE(again.core->stateDigest(), digest);
+  }
+
+  void reclaimRatesArePublishedPerInterruptibleCluster() {
+    Market m(path());
+    carolBuysInterruptible(m);  // 8 GPUs x 4 hours on the interruptible cluster
+    if (QTest::currentTestFailed()) return;
+    // A firm contract on the physical cluster is not interruptible supply.
+    m.send("provider", order("firm", "sell", 1, 8, kNow + 2, kNow + 6, 2 * kMicrosPerDollar));
+    QVERIFY(m.send("alice", order("a1", "buy", 1, 8, kNow + 2, kNow + 6, 2 * kMicrosPerDollar)).find("\"trade\":") !=
+            std::string::npos);
+    QVERIFY(!Market::line(m.send("provider", reclaim(1, kNow + 4, kNow + 6, 4)), "reclaim_ack").is_null());
+    // Anyone logged on may ask; 8 of 32 GPU-hours sold were taken back.
+    const json rates = Market::line(m.send("bob", R"({"type":"reclaim_rates"})"), "reclaim_rates");
+    QCOMPARE(rates.value("window", ""), std::string("open_contracts"));
+    QCOMPARE(rates["clusters"].size(), std::size_t(1));
+    const json& spot = rates["clusters"][0];
+    QCOMPARE(spot["cluster"].get<ClusterId>(), kSpot);
+    QCOMPARE(spot["sold_gpu_hours"].get<std::int64_t>(), std::int64_t(32));
+    QCOMPARE(spot["reclaimed_gpu_hours"].get<std::int64_t>(), std::int64_t(8));
+    QCOMPARE(spot["rate"].get<double>(), 0.25);
+    QCOMPARE(spot["contracted_hours"].get<std::int64_t>(), std::int64_t(4));
+    QCOMPARE(spot["reclaimed_contracts"].get<std::int64_t>(), std::int64_t(1));
   }
 
   void replayAndSnapshotsRestoreReclaims() {
