@@ -356,6 +356,16 @@ class ExchangeClient::Impl {
       ++gaps;
       return;
     }
+    if (type == "reclaim_rates") {
+      std::vector<ReclaimRate> rates;
+      if (auto it = j.find("clusters"); it != j.end() && it->is_array())
+        for (const json& c : *it)
+          rates.push_back({num<ClusterId>(c, "cluster"), num<std::int64_t>(c, "sold_gpu_hours"),
+                           num<std::int64_t>(c, "reclaimed_gpu_hours"), c.value("rate", 0.0),
+                           num<std::int64_t>(c, "contracted_hours"), num<std::int64_t>(c, "reclaimed_contracts")});
+      if (callbacks.onReclaimRates) callbacks.onReclaimRates(rates);
+      return;
+    }
     if (type == "index_history") {
       if (callbacks.onIndex) callbacks.onIndex(indexPointsFrom(j, "points"));
       return;
@@ -878,6 +888,10 @@ void ExchangeClient::ping() {
     m.sendLine("{\"type\":\"heartbeat\",\"req\":" + std::to_string(*m.pingReq) + "}");
   });
 }
+void ExchangeClient::requestReclaimRates() {
+  impl_->request("reclaim_rates", "{\"type\":\"reclaim_rates\"}");
+}
+
 void ExchangeClient::requestIndexHistory() {
   impl_->request("index_history", "{\"type\":\"index_history\"}");
 }

@@ -100,6 +100,17 @@ struct ContractStatus {
   std::vector<ContractSettlement::LostRun> reclaimed;
 };
 
+// The reclaim rate observed on one interruptible cluster (the reclaim_rates reply, over the
+// contracts not yet settled).
+struct ReclaimRate {
+  ClusterId cluster = 0;
+  std::int64_t soldGpuHours = 0;
+  std::int64_t reclaimedGpuHours = 0;
+  double rate = 0;                       // reclaimed over sold GPU-hours
+  std::int64_t contractedHours = 0;      // the contracts' hours, summed
+  std::int64_t reclaimedContracts = 0;   // contracts that lost hours to a reclaim
+};
+
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the
 // exchange says which side it is on; a replacement contract has no buy order but a buyer), and
 // the other party, not disclosed, is 0.
@@ -161,6 +172,8 @@ struct ClientCallbacks {
   // The index history after logon (the last 30 days of hourly values, oldest first), then every
   // live update as it is published.
   std::function<void(const std::vector<IndexPoint>&)> onIndex;
+  // The reply to requestReclaimRates: every interruptible cluster.
+  std::function<void(const std::vector<ReclaimRate>&)> onReclaimRates;
   // With every positions reply, the settlement status of the same contracts.
   std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
   // The reply to requestOrderStatus (an unknown order comes through onError, "unknown_order").
@@ -233,6 +246,7 @@ class ExchangeClient {
   // "Interruptible capacity"). The ack comes through onReportAck, a refusal through onError.
   void reclaim(ContractId contract, Hour start, Hour end, GpuCount gpus);
   void requestIndexHistory();
+  void requestReclaimRates();
   // A heartbeat with a request id, which the exchange echoes at once: its answer measures the
   // round trip (onRoundTrip). Nothing happens while disconnected.
   void ping();
