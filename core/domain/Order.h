@@ -121,6 +121,20 @@ struct CapacityTransfer {
   bool operator==(const CapacityTransfer&) const = default;
 };
 
+// GPU-hours of an interruptible contract its provider takes back (docs/matching.md,
+// "Reclaims"): the buyer's holding loses them and the provider holds them again, so the total
+// per (cluster, hour) is unchanged. The buyer must hold them and not be offering them; the
+// exchange cancels the buyer's asks that offer them first, and refunds the buyer (settlement).
+struct CapacityReclaim {
+  ContractId contract = 0;
+  AccountId provider = 0;  // the contract's seller
+  AccountId holder = 0;    // the contract's buyer
+  GpuCount gpus = 0;
+  Hour start = 0;
+  Hour end = 0;
+  bool operator==(const CapacityReclaim&) const = default;
+};
+
 // The exchange clock moved to `now`: hours before it can no longer be traded, GTD orders expire.
 struct ClockAdvance {
   Hour now = 0;

@@ -316,8 +316,17 @@ std::variant<InputEvent, JsonError> inputEventFromJson(const json& j, AccountDir
       t.end = f.integer("end", -kJsonMaxHour, kJsonMaxHour);
       t.price = f.integer("price", std::numeric_limits<std::int64_t>::min() / 2, std::numeric_limits<std::int64_t>::max() / 2);
       e = t;
+    } else if (type == "capacity_reclaim") {
+      CapacityReclaim r;
+      r.contract = static_cast<ContractId>(f.integer("contract", 0, kJsonMaxId));
+      r.provider = accounts.intern(f.string("provider"));
+      r.holder = accounts.intern(f.string("holder"));
+      r.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
+      r.start = f.integer("start", -kJsonMaxHour, kJsonMaxHour);
+      r.end = f.integer("end", -kJsonMaxHour, kJsonMaxHour);
+      e = r;
     } else {
-      throw FieldError{"unknown type '" + type + "' (expected cluster, capacity, order, cancel, amend, clock or transfer)"};
+      throw FieldError{"unknown type '" + type + "' (expected cluster, capacity, order, cancel, amend, clock, transfer or capacity_reclaim)"};
     }
     f.noOthers();
     return e;
@@ -477,6 +486,9 @@ json toJson(const InputEvent& e, const AccountDirectory& accounts) {
           return json{{"type", "transfer"}, {"replaces", x.replaces}, {"from", accounts.name(x.from)},
                       {"to", accounts.name(x.to)}, {"cluster", x.cluster}, {"gpus", x.gpus},
                       {"start", x.start}, {"end", x.end}, {"price", x.price}};
+        } else if constexpr (std::is_same_v<T, CapacityReclaim>) {
+          return json{{"type", "capacity_reclaim"}, {"contract", x.contract}, {"provider", accounts.name(x.provider)},
+                      {"holder", accounts.name(x.holder)}, {"gpus", x.gpus}, {"start", x.start}, {"end", x.end}};
         } else {
           static_assert(std::is_same_v<T, ClockAdvance>);
           return json{{"type", "clock"}, {"now", x.now}};

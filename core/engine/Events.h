@@ -12,7 +12,7 @@ namespace tessera {
 
 using InputEvent =
     std::variant<Cluster, CapacityGrant, OrderRequest, CancelRequest, AmendRequest, ClockAdvance,
-                 CapacityTransfer>;
+                 CapacityTransfer, CapacityReclaim>;
 
 enum class RejectReason : std::uint8_t {
   Malformed,             // the input could not be read (set by parsers, never by the engine)

@@ -48,6 +48,17 @@ bool MarketState::applyNonOrder(const InputEvent& in, std::vector<Event>& out) {
     out.emplace_back(ContractCreated{k});
     return true;
   }
+  if (const auto* r = std::get_if<CapacityReclaim>(&in)) {
+    if (auto rej = validateReclaim(*r, view())) {
+      out.emplace_back(std::move(*rej));
+      return true;
+    }
+    // Offered first, so the hours go back to the provider exactly as a trade would move them.
+    const ClusterId cluster = contracts.find(r->contract)->cluster;
+    inventory.offer(r->holder, cluster, r->start, r->end, r->gpus);
+    inventory.transfer(r->holder, r->provider, cluster, r->start, r->end, r->gpus);
+    return true;
+  }
   return false;
 }
 

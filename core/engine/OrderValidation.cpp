@@ -76,6 +76,24 @@ std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const M
   return std::nullopt;
 }
 
+std::optional<OrderRejected> validateReclaim(const CapacityReclaim& r, const MarketView& market) {
+  auto bad = [&](RejectReason reason, std::string d) { return OrderRejected{0, r.provider, reason, std::move(d)}; };
+  if (r.gpus <= 0 || r.gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  if (r.start >= r.end || r.end - r.start > limits::kMaxWindowHours)
+    return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
+  if (r.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
+  const auto k = market.contracts.find(r.contract);
+  if (!k || k->seller != r.provider || k->buyer != r.holder)
+    return bad(RejectReason::UnknownContract, "no contract " + std::to_string(r.contract) + " from this provider to this holder");
+  const Cluster* c = market.clusters.find(k->cluster);
+  if (!c || !c->interruptible()) return bad(RejectReason::CapacityMismatch, "only interruptible capacity is reclaimed");
+  if (r.start < k->start || r.end > k->end || r.gpus > k->gpus)
+    return bad(RejectReason::InvalidWindow, "a reclaim lies inside its contract's hours and GPUs");
+  if (!market.inventory.canOffer(r.holder, k->cluster, r.start, r.end, r.gpus))
+    return bad(RejectReason::InsufficientHoldings, "the holder does not hold those GPU-hours free of offers");
+  return std::nullopt;
+}
+
 std::optional<OrderRejected> validateOwnWorkingOrder(OrderId id, AccountId account, const OrderRequest* working) {
   if (!working) return OrderRejected{id, account, RejectReason::UnknownOrder, "no working order with this id"};
   if (working->account != account)

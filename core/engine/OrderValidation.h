@@ -41,5 +41,8 @@ std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketV
 // A replacement transfer: the contract it replaces must be between the same two accounts, and
 // the provider must hold, and not offer, every GPU-hour it hands over.
 std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const MarketView& market);
+// A reclaim of interruptible capacity: the contract must run from the provider to the holder on
+// an interruptible cluster, cover the window, and the holder must hold the GPU-hours free of offers.
+std::optional<OrderRejected> validateReclaim(const CapacityReclaim& r, const MarketView& market);
 
 }  // namespace tessera

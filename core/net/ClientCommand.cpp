@@ -4,6 +4,7 @@
 #include "core/domain/HourText.h"
 #include "core/engine/BookQuote.h"
 #include "core/engine/EventJson.h"
+#include "core/cost/Interruption.h"
 #include "core/cost/MarketOffers.h"
 #include "core/cost/PlanCommand.h"
 #include "core/cost/WorkloadJson.h"
@@ -571,7 +572,7 @@ void printHeldShape(std::ostream& out, const std::vector<Cluster>& clusters, con
     if (!fresh) it->second = {std::min(it->second.first, c.start), std::max(it->second.second, c.end)};
   }
   if (span.empty()) return;
-  out << "held after sell-backs and replacements, GPUs by hour (UTC):\n";
+  out << "held after sell-backs, replacements and reclaims, GPUs by hour (UTC):\n";
   for (const auto& [cluster, hours] : span) {
     const auto shape = heldShape(held, [c = cluster](ClusterId id) { return id == c; }, hours.first, hours.second);
     out << "  cluster " << cluster << " (" << clusterName(clusters, cluster) << "):";
@@ -857,6 +858,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   Waiter w;               // the command's answer
   Waiter bookReady;       // the first book snapshot (book, quote, buy, sell)
   Waiter positionsReady;  // the contracts and their status (positions, contracts, sell --contract)
+  Waiter ratesReady;      // the observed reclaim rates (--effective-cost with interruptible candidates)
+  std::map<ClusterId, ReclaimRate> reclaimRates;
   std::mutex outMu;
   std::string placedClOrdId;            // the id the order goes under; guarded by outMu
   std::vector<Contract> contracts;      // positions: the contracts, then their status
@@ -1166,6 +1169,13 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     positionsReady.finish(true);
     if (command == "positions" || command == "contracts") w.finish(true);
   };
+  cb.onReclaimRates = [&](const std::vector<ReclaimRate>& rates) {
+    {
+      std::lock_guard lock(outMu);
+      for (const ReclaimRate& r : rates) reclaimRates[r.cluster] = r;
+    }
+    ratesReady.finish(true);
+  };
   cb.onBook = [&](const std::vector<BookCell>&, bool snapshot) {
     if (!snapshot) return;
     bookReady.finish(true);
@@ -1427,8 +1437,26 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     std::vector<ClusterCostFactor> factors;
     if (workload) {
       const auto replica = replicateAsks(clusters, now, book);
+      // Interruptible candidates are priced at the reclaim rate the exchange observed on them,
+      // not an assumed one (cost/Interruption.h: reclaims per day of contracted time).
+      const bool anyInterruptible = std::any_of(clusters.begin(), clusters.end(), [&](const Cluster& c) {
+        return c.interruptible() && std::find(candidates.begin(), candidates.end(), c.id) != candidates.end();
+      });
+      if (anyInterruptible) {
+        client.requestReclaimRates();
+        if (!ratesReady.wait(timeout)) {
+          err << "tessera-cli: no reclaim rates from the exchange within " << timeout.count() << " s\n";
+          return 1;
+        }
+      }
+      auto observedPerDay = [&](const Cluster& c) {
+        std::lock_guard lock(outMu);
+        const auto it = reclaimRates.find(c.id);
+        if (it == reclaimRates.end()) return cost::reclaimsPerDay({});
+        return cost::reclaimsPerDay({it->second.reclaimedContracts, static_cast<double>(it->second.contractedHours)});
+      };
       auto ranking = cost::rankClustersByEffectiveCost(*replica, *workload, constraints.value_or(ClusterConstraints{}),
-                                                       quote.start, quote.end);
+                                                       quote.start, quote.end, cost::deriveTopology, observedPerDay);
       std::erase_if(ranking, [&](const cost::ClusterRanking& r) {
         return std::find(candidates.begin(), candidates.end(), r.cluster.id) == candidates.end();
       });

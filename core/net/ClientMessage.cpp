@@ -323,6 +323,9 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
     ok = r.onlyFields({"contract", "start", "end", "gpus"}) && r.required("contract", m.contract, 1) &&
          r.required("start", m.start) && r.required("end", m.end) && r.required("gpus", m.gpus);
     msg.request = std::move(m);
+  } else if (type == "reclaim_rates") {
+    ok = r.onlyFields({});
+    msg.request = ReclaimRatesQuery{};
   } else if (type == "index_history") {
     ok = r.onlyFields({});
     msg.request = IndexHistoryQuery{};
@@ -378,6 +381,7 @@ std::string_view typeName(const ClientRequest& r) {
     std::string_view operator()(const ReclaimRequest&) const { return "reclaim"; }
     std::string_view operator()(const IndexHistoryQuery&) const { return "index_history"; }
     std::string_view operator()(const IndicativeQuery&) const { return "indicative"; }
+    std::string_view operator()(const ReclaimRatesQuery&) const { return "reclaim_rates"; }
     std::string_view operator()(const ForwardRequest& f) const {
       struct Forward {
         std::string_view operator()(const ForwardNewOrder&) const { return "forward_order"; }

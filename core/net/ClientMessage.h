@@ -83,12 +83,15 @@ struct ReclaimRequest {
 struct IndexHistoryQuery {};
 // The call mode's indicative clearing: what the next call would clear if it ran now.
 struct IndicativeQuery {};
+// The observed reclaim rate of each interruptible cluster (docs/protocol.md, "Interruptible capacity").
+struct ReclaimRatesQuery {};
 
 using ClientRequest =
     std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
                  OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
                  Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
-                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest, IndicativeQuery>;
+                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest, IndicativeQuery,
+                 ReclaimRatesQuery>;
 
 struct ClientMessage {
   ClientRequest request;

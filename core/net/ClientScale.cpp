@@ -77,6 +77,9 @@ std::vector<HeldContract> heldContracts(const std::vector<Contract>& contracts,
     held.push_back({c.id, c.cluster, c.gpus, c.start, c.end, c.buyer == kOwnAccount,
                     s == status.end() ? 0 : s->second.replaces,
                     s == status.end() ? std::vector<ContractSettlement::LostRun>{} : s->second.lost});
+    // Hours its provider reclaimed are not held either: they left the buyer's holding.
+    if (s != status.end() && c.buyer == kOwnAccount)
+      held.back().lost.insert(held.back().lost.end(), s->second.reclaimed.begin(), s->second.reclaimed.end());
   }
   return held;
 }

@@ -359,6 +359,16 @@ class ExchangeClient::Impl {
       return;
     }
     if (type == "indicative") return onCallReport(j, true);
+    if (type == "reclaim_rates") {
+      std::vector<ReclaimRate> rates;
+      if (auto it = j.find("clusters"); it != j.end() && it->is_array())
+        for (const json& c : *it)
+          rates.push_back({num<ClusterId>(c, "cluster"), num<std::int64_t>(c, "sold_gpu_hours"),
+                           num<std::int64_t>(c, "reclaimed_gpu_hours"), c.value("rate", 0.0),
+                           num<std::int64_t>(c, "contracted_hours"), num<std::int64_t>(c, "reclaimed_contracts")});
+      if (callbacks.onReclaimRates) callbacks.onReclaimRates(rates);
+      return;
+    }
     if (type == "index_history") {
       if (callbacks.onIndex) callbacks.onIndex(indexPointsFrom(j, "points"));
       return;
@@ -766,7 +776,8 @@ class ExchangeClient::Impl {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
                                         num<std::int64_t>(c, "delivered_gpu_hours"),
                                         num<Money>(c, "escrow"), num<ContractId>(c, "replaces"),
-                                        c.value("aggressor", false), lostHoursFrom(c)});
+                                        c.value("aggressor", false), lostHoursFrom(c),
+                                        lostHoursFrom(c, "reclaimed")});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");
@@ -916,6 +927,10 @@ CallSchedule ExchangeClient::callSchedule() const {
 std::optional<CallReport> ExchangeClient::lastCall() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->lastCallReport;
+}
+
+void ExchangeClient::requestReclaimRates() {
+  impl_->request("reclaim_rates", "{\"type\":\"reclaim_rates\"}");
 }
 
 void ExchangeClient::requestIndexHistory() {

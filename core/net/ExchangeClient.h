@@ -97,6 +97,19 @@ struct ContractStatus {
   bool aggressor = false;   // the account's order was the incoming one of the contract's trade
   // Bought contracts: hours whose GPUs were reported missing and not replaced (core/net LostHours).
   std::vector<ContractSettlement::LostRun> lost;
+  // Either side of an interruptible contract: GPUs its provider took back (and refunded).
+  std::vector<ContractSettlement::LostRun> reclaimed;
+};
+
+// The reclaim rate observed on one interruptible cluster (the reclaim_rates reply, over the
+// contracts not yet settled).
+struct ReclaimRate {
+  ClusterId cluster = 0;
+  std::int64_t soldGpuHours = 0;
+  std::int64_t reclaimedGpuHours = 0;
+  double rate = 0;                       // reclaimed over sold GPU-hours
+  std::int64_t contractedHours = 0;      // the contracts' hours, summed
+  std::int64_t reclaimedContracts = 0;   // contracts that lost hours to a reclaim
 };
 
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the
@@ -160,6 +173,8 @@ struct ClientCallbacks {
   // The index history after logon (the last 30 days of hourly values, oldest first), then every
   // live update as it is published.
   std::function<void(const std::vector<IndexPoint>&)> onIndex;
+  // The reply to requestReclaimRates: every interruptible cluster.
+  std::function<void(const std::vector<ReclaimRate>&)> onReclaimRates;
   // With every positions reply, the settlement status of the same contracts.
   std::function<void(const std::vector<ContractStatus>&)> onContractStatus;
   // The reply to requestOrderStatus (an unknown order comes through onError, "unknown_order").
@@ -239,6 +254,7 @@ class ExchangeClient {
   // The indicative clearing of the next call (onCall with `indicative` true; an exchange without
   // call mode answers onError "unsupported").
   void requestIndicative();
+  void requestReclaimRates();
   // A heartbeat with a request id, which the exchange echoes at once: its answer measures the
   // round trip (onRoundTrip). Nothing happens while disconnected.
   void ping();

@@ -233,6 +233,7 @@ void ExchangeCore::dispatch(SessionId s, ExchangeSession& session, ExchangeAccou
           [&](const ReclaimRequest& r) { onReclaim(s, a, r, req, out); },
           [&](const IndexHistoryQuery&) { onIndexHistory(s, req, out); },
           [&](const IndicativeQuery&) { onIndicative(s, req, out); },
+          [&](const ReclaimRatesQuery&) { onReclaimRates(s, req, out); },
           [&](const Subscribe& sub) { onSubscribe(s, session, sub, out); },
           [&](const Unsubscribe&) { sessions_.unsubscribe(s, session, req, out); },
           [&](const auto&) {},
@@ -429,6 +430,42 @@ void ExchangeCore::onIndexHistory(SessionId s, std::optional<std::uint64_t> req,
   o += "}\n";
 }
 
+void ExchangeCore::onReclaimRates(SessionId s, std::optional<std::uint64_t> req, Outbox& out) {
+  // Observed over the contracts not yet settled (the settlement keeps their reclaimed hours):
+  // per interruptible cluster, what was sold there and what its provider took back.
+  struct Seen {
+    std::int64_t sold = 0, reclaimed = 0, contractedHours = 0, reclaimedContracts = 0;
+  };
+  std::map<ClusterId, Seen> seen;
+  for (const Cluster& c : engine_->clusters())
+    if (c.interruptible()) seen[c.id];
+  for (ContractId id : settlement_.openContracts()) {
+    const Contract* k = settlement_.contract(id);
+    const auto it = k ? seen.find(k->cluster) : seen.end();
+    if (it == seen.end()) continue;
+    const std::int64_t taken = settlement_.reclaimedGpuHours(id);
+    it->second.sold += static_cast<std::int64_t>(k->gpus) * (k->end - k->start);
+    it->second.reclaimed += taken;
+    it->second.contractedHours += k->end - k->start;
+    it->second.reclaimedContracts += taken > 0 ? 1 : 0;
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [id, s] : seen) {
+    const Cluster* c = engine_->cluster(id);
+    list.push_back({{"cluster", id},
+                    {"provider", c->provider},
+                    {"sold_gpu_hours", s.sold},
+                    {"reclaimed_gpu_hours", s.reclaimed},
+                    {"rate", s.sold > 0 ? static_cast<double>(s.reclaimed) / static_cast<double>(s.sold) : 0.0},
+                    {"contracted_hours", s.contractedHours},
+                    {"reclaimed_contracts", s.reclaimedContracts}});
+  }
+  std::string& o = out.toSession[s];
+  o += "{\"type\":\"reclaim_rates\",\"window\":\"open_contracts\",\"clusters\":" + list.dump();
+  appendReq(o, req);
+  o += "}\n";
+}
+
 void ExchangeCore::onSubscribe(SessionId s, ExchangeSession& session, const Subscribe& m, Outbox& out) {
   session.subscribed = true;
   marketData_.answerSubscribe(out.toSession[s], m.fromSeq, epoch_, [this] {
@@ -496,17 +533,36 @@ void ExchangeCore::onReclaim(SessionId s, const ExchangeAccount& a, const Reclai
                          : *err == "not_your_cluster"      ? "only the cluster's provider reclaims its capacity"
                          : *err == "notice_too_short"      ? "a reclaim starts at least the cluster's notice after the clock"
                          : *err == "hours_already_settled" ? "those hours are already settled"
+                         : *err == "resold"                ? "the buyer has sold those GPU-hours on: they are not its to take back"
                                                            : "a reclaim needs start < end inside the contract, at most " +
                                                                  std::to_string(SettlementDesk::kMaxOutageHours) +
                                                                  " hours, and 1 to the GPUs the contract still has",
                          "reclaim", req);
     return;
   }
+  takeBackReclaimed(a.id, m, out);
   std::string& o = out.toSession[s];
   o += "{\"type\":\"reclaim_ack\",\"contract\":" + std::to_string(m.contract) +
        ",\"refunded\":" + std::to_string(std::get<Money>(done));
   appendReq(o, req);
   o += "}\n";
+}
+
+void ExchangeCore::takeBackReclaimed(AccountId provider, const ReclaimRequest& m, Outbox& out) {
+  const Contract k = *engine_->contract(m.contract);
+  // The buyer's asks that offer the reclaimed hours are cancelled first (each an engine input of
+  // its own), but only when what it holds free of offers falls short in some hour.
+  bool short_ = false;
+  for (Hour h = m.start; h < m.end && !short_; ++h) {
+    const Holding held = engine_->holding(k.buyer, k.cluster, h);
+    short_ = held.held - held.offered < m.gpus;
+  }
+  if (short_)
+    for (OrderId id : desk_.asksDuring(k.buyer, k.cluster, m.start, m.end))
+      (void)applyInput(CancelRequest{id, k.buyer}, accounts_.clOrdIdOf(id), &out);
+  // The settlement has refunded the hours: the engine must take them, or the two disagree.
+  if (auto rej = applyInput(CapacityReclaim{k.id, provider, k.buyer, m.gpus, m.start, m.end}, "", &out))
+    throw std::logic_error("the engine refuses the reclaim the settlement accepted: " + rej->detail);
 }
 
 void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, Outbox& out) {

@@ -160,6 +160,7 @@ class ExchangeCore {
   void onPositions(SessionId s, const ExchangeAccount& a, const PositionsQuery& q, std::optional<std::uint64_t> req,
                    Outbox& out);
   void onIndexHistory(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
+  void onReclaimRates(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
   void onSubscribe(SessionId s, ExchangeSession& session, const Subscribe& m, Outbox& out);
   void onDeliveryReport(SessionId s, const ExchangeAccount& a, const DeliveryReportRequest& m,
                         std::optional<std::uint64_t> req, Outbox& out);
@@ -182,6 +183,8 @@ class ExchangeCore {
   // Applies a call's leg (CallDesk::LegExecutor).
   std::optional<std::vector<Event>> applyLeg(InputEvent& leg, const std::string& clOrdId, Outbox* out);
 
+  // An accepted reclaim (SettlementDesk::reclaim) moves its hours out of the buyer's holding.
+  void takeBackReclaimed(AccountId provider, const ReclaimRequest& m, Outbox& out);
   void applyFeederOutages(Outbox& out);
   void recordOutage(AccountId provider, const OutageRequest& m);  // into the market history, if recording
   BalanceFigures balanceOf(const ExchangeAccount& a) const;

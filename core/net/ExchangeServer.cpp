@@ -40,6 +40,13 @@ enum class SessionClose : std::uint8_t {
   Shutdown
 };
 
+// How a close is logged. Outside the anonymous namespace: a lambda of Impl captures one.
+struct SessionCloseLog {
+  LogKind kind;
+  spdlog::level::level_enum level;
+  const char* text;
+};
+
 namespace {
 
 namespace asio = boost::asio;
@@ -65,13 +72,8 @@ constexpr bool kSnapshotInChild = true;
 #endif
 
 
-struct WhyText {
-  LogKind kind;
-  spdlog::level::level_enum level;
-  const char* text;
-};
 
-WhyText whyText(SessionClose w) {
+SessionCloseLog whyText(SessionClose w) {
   switch (w) {
     case SessionClose::PeerClosed: return {LogKind::PeerClosed, spdlog::level::info, "peer closed"};
     case SessionClose::LoggedOff: return {LogKind::LoggedOff, spdlog::level::info, "logged off by the exchange"};
@@ -831,7 +833,7 @@ class ExchangeServer::Impl {
       perAddress.erase(it);
     }
     if (log && why != SessionClose::Shutdown) {
-      const WhyText w = whyText(why);
+      const SessionCloseLog w = whyText(why);
       logEvent(w.kind, w.level, [&] {
         return "session " + std::to_string(s->id) + " from " + s->address + " closed: " + w.text;
       });

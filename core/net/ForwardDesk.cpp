@@ -11,13 +11,10 @@ namespace {
 
 using nlohmann::json;
 using Failure = std::pair<std::string, std::string>;
+using namespace desk;
 
-constexpr std::size_t kMaxClOrdId = 64;
-constexpr std::size_t kBookLevels = 10;
 
-constexpr std::uint64_t kMaxHourField = 1'000'000'000;
 
-std::string_view sideName(Side s) { return s == Side::Buy ? "buy" : "sell"; }
 
 json levelsJson(const std::vector<ForwardLevel>& levels) {
   json a = json::array();
@@ -34,7 +31,6 @@ std::string_view statusName(ForwardStatus s) {
   return "?";
 }
 
-std::string line(const json& j) { return j.dump() + "\n"; }
 
 }  // namespace
 

@@ -10,9 +10,9 @@ nlohmann::json lostHoursJson(const std::vector<LostRun>& runs) {
   return out;
 }
 
-std::vector<LostRun> lostHoursFrom(const nlohmann::json& contract) {
+std::vector<LostRun> lostHoursFrom(const nlohmann::json& contract, const char* field) {
   std::vector<LostRun> runs;
-  const auto it = contract.find("lost");
+  const auto it = contract.find(field);
   if (it == contract.end() || !it->is_array()) return runs;
   for (const nlohmann::json& r : *it) {
     if (!r.is_object() || !r.value("start", nlohmann::json()).is_number_integer() ||

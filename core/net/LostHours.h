@@ -14,7 +14,8 @@ using LostRun = ContractSettlement::LostRun;
 
 // [{"start":S,"end":E,"gpus":G}, ...]
 [[nodiscard]] nlohmann::json lostHoursJson(const std::vector<LostRun>& runs);
-// The runs of a positions entry's "lost" (none, or anything but such an array: empty).
-[[nodiscard]] std::vector<LostRun> lostHoursFrom(const nlohmann::json& contract);
+// The runs of a positions entry's "lost" (none, or anything but such an array: empty), or of
+// another field of that form ("reclaimed": interruptible GPUs its provider took back).
+[[nodiscard]] std::vector<LostRun> lostHoursFrom(const nlohmann::json& contract, const char* field = "lost");
 
 }  // namespace tessera::net

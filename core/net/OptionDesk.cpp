@@ -15,14 +15,10 @@ namespace {
 using nlohmann::json;
 using namespace tessera::indexoptions;
 using Failure = std::pair<std::string, std::string>;
+using namespace desk;
 
-constexpr std::size_t kMaxClOrdId = 64;
-constexpr std::size_t kBookLevels = 10;
-constexpr std::uint64_t kMaxHourField = 1'000'000'000;
 constexpr int kLadderHalfWidth = 3;  // strikes each side of the forward in the chain
 
-std::string_view sideName(Side s) { return s == Side::Buy ? "buy" : "sell"; }
-std::string line(const json& j) { return j.dump() + "\n"; }
 
 
 // Reads the series fields of a request; the period must begin at `start` (listing is the

@@ -39,9 +39,16 @@ std::variant<Money, std::string> SettlementDesk::reclaim(AccountId provider, con
   if (!cluster->provider.empty() && cluster->provider != directory_.name(provider))
     return std::string("not_your_cluster");
   if (m.start < engine_.now() + cluster->noticeHours) return std::string("notice_too_short");
+  auto refused = [](SettlementError e) {
+    return std::string(e == SettlementError::InvalidReport ? "invalid_reclaim" : toString(e));
+  };
+  if (auto err = settlement_.checkReclaim(m.contract, m.start, m.end, m.gpus)) return refused(*err);
+  // The reclaim takes the hours out of the buyer's holding (an engine input the caller sends
+  // after this): hours the buyer has sold on are someone else's, and are not taken from it.
+  for (Hour h = m.start; h < m.end; ++h)
+    if (engine_.holding(k->buyer, k->cluster, h).held < m.gpus) return std::string("resold");
   const auto refund = settlement_.reclaim(m.contract, m.start, m.end, m.gpus);
-  if (const auto* err = std::get_if<SettlementError>(&refund))
-    return std::string(*err == SettlementError::InvalidReport ? "invalid_reclaim" : toString(*err));
+  if (const auto* err = std::get_if<SettlementError>(&refund)) return refused(*err);
   appendEntry({{"type", "reclaim"},
                {"account", directory_.name(provider)},
                {"contract", m.contract},

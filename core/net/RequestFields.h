@@ -8,9 +8,19 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace tessera::net {
+
+// Limits and forms the desks' requests and replies share.
+namespace desk {
+inline constexpr std::size_t kMaxClOrdId = 64;
+inline constexpr std::size_t kBookLevels = 10;                // depth levels a book reply lists
+inline constexpr std::uint64_t kMaxHourField = 1'000'000'000;  // an hour field's upper bound
+inline std::string_view sideName(Side s) { return s == Side::Buy ? "buy" : "sell"; }
+inline std::string line(const nlohmann::json& j) { return j.dump() + "\n"; }
+}  // namespace desk
 
 // Field checks of the desks' requests (forward_*, option_*): every field named, typed and in
 // range, nothing extra; the first failure is kept as {code, reason} with the protocol's codes.

@@ -153,15 +153,23 @@ std::vector<ContractSettlement::LostRun> ContractSettlement::unreplacedShortfall
   return runs;
 }
 
-std::variant<Money, SettlementError> ContractSettlement::reclaim(ContractId id, Hour start, Hour end, GpuCount gpus) {
+std::optional<SettlementError> ContractSettlement::checkReclaim(ContractId id, Hour start, Hour end,
+                                                               GpuCount gpus) const {
   auto it = contracts_.find(id);
   if (it == contracts_.end()) return settled(id) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;
-  Open& o = it->second;
+  const Open& o = it->second;
   const Contract& k = o.contract;
   if (start >= end || start < k.start || end > k.end || gpus <= 0 || gpus > k.gpus) return SettlementError::InvalidReport;
   if (start < o.settledUntil) return SettlementError::HoursAlreadySettled;
   for (Hour h = start; h < end; ++h)
     if (hourValue(o.replaced, h) + hourValue(o.reclaimed, h) + gpus > k.gpus) return SettlementError::InvalidReport;
+  return std::nullopt;
+}
+
+std::variant<Money, SettlementError> ContractSettlement::reclaim(ContractId id, Hour start, Hour end, GpuCount gpus) {
+  if (auto err = checkReclaim(id, start, end, gpus)) return *err;
+  Open& o = contracts_.find(id)->second;
+  const Contract& k = o.contract;
   for (Hour h = start; h < end; ++h) o.reclaimed[h] += gpus;
   const std::int64_t gpuHours = static_cast<std::int64_t>(gpus) * (end - start);
   const Money refund = k.price * gpuHours;

@@ -91,6 +91,8 @@ class ContractSettlement {
   // already paid out. Returns the refund. Who may reclaim, and with what notice, is the
   // exchange's rule (SettlementDesk::reclaim).
   std::variant<Money, SettlementError> reclaim(ContractId id, Hour start, Hour end, GpuCount gpus);
+  // What reclaim() would refuse, without changing anything.
+  [[nodiscard]] std::optional<SettlementError> checkReclaim(ContractId id, Hour start, Hour end, GpuCount gpus) const;
   // The GPUs reclaimed from a contract, as runs of hours (positions' "reclaimed").
   std::vector<LostRun> reclaimedRuns(ContractId id) const;
   std::int64_t reclaimedGpuHours(ContractId id) const;

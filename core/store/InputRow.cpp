@@ -77,6 +77,16 @@ struct RowWriter {
     row.price = t.price;
     row.extra = nlohmann::json{{"to", t.to}}.dump();
   }
+  // The holder travels in `extra`, as a transfer's receiving account does.
+  void operator()(const CapacityReclaim& r) {
+    row.kind = InputKind::Reclaim;
+    row.order = static_cast<std::int64_t>(r.contract);
+    row.account = r.provider;
+    row.gpus = r.gpus;
+    row.start = r.start;
+    row.end = r.end;
+    row.extra = nlohmann::json{{"holder", r.holder}}.dump();
+  }
 };
 
 StoreError rowError(const InputRow& row, const std::string& what) {
@@ -185,6 +195,17 @@ std::variant<RecordedInput, StoreError> fromRow(const InputRow& row) {
                                   static_cast<GpuCount>(*row.gpus), *row.start, *row.end, *row.price};
       return in;
     }
+    case InputKind::Reclaim: {
+      for (auto [v, n] : {std::pair{&row.account, "account"}, {&row.order, "order (the contract)"},
+                          {&row.gpus, "gpus"}, {&row.start, "start"}, {&row.end, "end"}})
+        if (auto e = need(*v, n)) return *e;
+      const nlohmann::json j = nlohmann::json::parse(row.extra, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("holder") || !j["holder"].is_number_unsigned())
+        return rowError(row, "reclaim needs {\"holder\": account id} in extra");
+      in.event = CapacityReclaim{static_cast<ContractId>(*row.order), static_cast<AccountId>(*row.account),
+                                 j["holder"].get<AccountId>(), static_cast<GpuCount>(*row.gpus), *row.start, *row.end};
+      return in;
+    }
   }
   return rowError(row, "unknown kind");
 }
@@ -198,6 +219,7 @@ std::string_view toString(InputKind k) {
     case InputKind::Amend: return "amend";
     case InputKind::Clock: return "clock";
     case InputKind::Transfer: return "transfer";
+    case InputKind::Reclaim: return "reclaim";
   }
   return "?";
 }

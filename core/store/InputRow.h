@@ -11,8 +11,8 @@
 
 namespace tessera::store {
 
-enum class InputKind : std::int8_t { Cluster = 0, Grant = 1, Order = 2, Cancel = 3, Amend = 4, Clock = 5, Transfer = 6 };
-inline constexpr int kLastInputKind = 6;
+enum class InputKind : std::int8_t { Cluster = 0, Grant = 1, Order = 2, Cancel = 3, Amend = 4, Clock = 5, Transfer = 6, Reclaim = 7 };
+inline constexpr int kLastInputKind = 7;
 
 struct InputRow {
   std::int64_t seq = 0;

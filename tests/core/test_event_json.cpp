@@ -34,6 +34,17 @@ class EventJsonTest : public QObject {
     }
   }
 
+  // The exchange's reclaim input (random scripts never make one). Fails if toJson writes the
+  // holder's name as the provider's.
+  void aCapacityReclaimRoundTrips() {
+    AccountDirectory accounts;
+    const CapacityReclaim r{5, accounts.intern("lambda"), accounts.intern("lab"), 8, 30, 36};
+    const json j = toJson(InputEvent{r}, accounts);
+    QCOMPARE(j.dump(), std::string(R"({"contract":5,"end":36,"gpus":8,"holder":"lab","provider":"lambda","start":30,"type":"capacity_reclaim"})"));
+    auto back = inputEventFromJson(j, accounts);
+    QVERIFY(std::get<InputEvent>(back) == InputEvent{r});
+  }
+
   void dollarPricesAreConvertedToMicros() {
     AccountDirectory accounts;
     auto r = inputEventFromJson(json::parse(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,
@@ -88,7 +99,7 @@ class EventJsonTest : public QObject {
              std::string("field 'fabric' must be one of Ethernet, RoCE, InfiniBand, not 'carrier pigeon'"));
     QCOMPARE(parseError(R"([1,2])"), std::string("expected a JSON object"));
     QCOMPARE(parseError(R"({"type":"teleport"})"),
-             std::string("unknown type 'teleport' (expected cluster, capacity, order, cancel, amend, clock or transfer)"));
+             std::string("unknown type 'teleport' (expected cluster, capacity, order, cancel, amend, clock, transfer or capacity_reclaim)"));
   }
 
   void eventsCarryNamesNotIds() {

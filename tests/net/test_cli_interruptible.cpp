@@ -6,9 +6,13 @@
 //
 // Mutations seen failing: ClientCommand's constraint buy not copying --interruptible into the
 // order (the quote picks the interruptible cluster, the order names none it may trade: the buy
-// fails); `reclaim` sending twice --gpus (the refund is $24, not $12).
+// fails); `reclaim` sending twice --gpus (the refund is $24, not $12); heldContracts without the
+// reclaimed runs (positions shows 8 GPUs held to the end); quote --effective-cost ranking without
+// the observed rates (the interruptible cluster's effective price is the same before and after
+// the reclaim).
 #include "CliTestSupport.h"
 #include "ExchangeProcess.h"
+#include "core/domain/HourText.h"
 
 #include <QtTest>
 
@@ -32,6 +36,19 @@ ExchangeConfig interruptibleConfig() {
   c.grants = {GrantConfig{"provider", "test-h100", 32, kNow, kNow + 48},
               GrantConfig{"provider", "test-h100-interruptible", 32, kNow, kNow + 48}};
   return c;
+}
+
+const std::string kWorkload = std::string(TESSERA_SOURCE_DIR) + "/resources/workloads/finetune-8b-single-node.json";
+
+// The effective price quote --effective-cost gives the interruptible cluster, in dollars (-1 if none).
+double interruptibleEffectivePrice(std::uint16_t port) {
+  const ProgramResult r = cli(port, "alice", {"quote", "--accelerator", "H100", "--interruptible", "--checkpoint-hours",
+                                              "1", "--effective-cost", kWorkload, "--start", hour(kNow + 6), "--end",
+                                              hour(kNow + 42)});
+  const std::string key = "cluster 3 (test-h100-interruptible): ask $1.5000/GPU-h, $";
+  const auto at = r.out.find(key);
+  if (at == std::string::npos) qWarning("%s", (r.out + r.err).c_str());
+  return at == std::string::npos ? -1 : std::stod(r.out.substr(at + key.size()));
 }
 
 }  // namespace
@@ -59,6 +76,12 @@ class TestCliInterruptible : public QObject {
     QCOMPARE(carol.size(), std::size_t(1));
     QCOMPARE(carol[0]["cluster"].get<int>(), 3);
     const Money cashBefore = ask(port, "carol", "balance")["cash"].get<Money>();
+    // More interruptible supply for the planner's quote, which prices it at the observed rate.
+    r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "3", "--gpus", "8", "--start", hour(kNow + 6),
+                               "--end", hour(kNow + 42), "--limit-usd", "1.50", "--interruptible"});
+    QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+    const double beforeReclaim = interruptibleEffectivePrice(port);
+    QVERIFY(beforeReclaim > 1.5);
     // Inside the notice: refused, nothing changes.
     r = cli(port, "provider", {"reclaim", "1", "--start", hour(kNow + 2), "--end", hour(kNow + 4), "--gpus", "4"});
     QVERIFY2(r.code != 0 && r.err.find("notice_too_short") != std::string::npos, (r.out + r.err).c_str());
@@ -70,6 +93,14 @@ class TestCliInterruptible : public QObject {
     carol = ask(port, "carol", "positions")["contracts"];
     QCOMPARE(carol[0]["reclaimed"], json::parse(R"([{"start":)" + hour(kNow + 4) + R"(,"end":)" + hour(kNow + 6) +
                                                 R"(,"gpus":4}])"));
+    // What tessera-cli shows Carol holding has lost the reclaimed GPUs.
+    r = cli(port, "carol", {"contracts"});
+    QVERIFY2(r.out.find("cluster 3 (test-h100-interruptible): 8 from " + isoHour(kNow + 2) + " to " + isoHour(kNow + 4) +
+                        ", 4 from " + isoHour(kNow + 4) + " to " + isoHour(kNow + 6)) != std::string::npos,
+             r.out.c_str());
+    // The observed reclaim makes interruptible capacity dearer to the planner.
+    const double afterReclaim = interruptibleEffectivePrice(port);
+    QVERIFY2(afterReclaim > beforeReclaim, (std::to_string(beforeReclaim) + " -> " + std::to_string(afterReclaim)).c_str());
   }
 };
 

@@ -21,6 +21,15 @@
 // - ContractSettlement::save/load without the reclaimed hours, and registerReclaimEntry not
 //   called: the snapshot's and the replay's state differ from the live one
 //   (replayAndSnapshotsRestoreReclaims).
+// - onReclaimRates listing firm clusters too (no interruptible() filter), or dividing by the
+//   contracts' hours instead of their GPU-hours: reclaimRatesArePublishedPerInterruptibleCluster.
+// - MarketState::applyNonOrder ignoring CapacityReclaim (the hours stay in the buyer's
+//   holding): Carol's sell-back of reclaimed hours is accepted (reclaimedHoursLeaveTheBuyersHolding).
+// - ExchangeCore::takeBackReclaimed without cancelling the buyer's asks: the engine refuses the
+//   reclaim and the exchange throws (reclaimedHoursLeaveTheBuyersHolding).
+// - SettlementDesk::reclaim without its "resold" check: the reclaim of hours Carol sold to Bob
+//   is refunded and then refused by the engine, and the exchange throws
+//   (reclaimedHoursLeaveTheBuyersHolding).
 #include "LedgerAudit.h"
 #include "NetTestSupport.h"
 #include "core/engine/EventJson.h"
@@ -273,10 +282,85 @@ class TestInterruptibleCapacity : public QObject {
     // Twice the same GPUs: the second finds none left.
     QVERIFY(!Market::line(m.send("provider", reclaim(1, kNow + 4, kNow + 6, 8)), "reclaim_ack").is_null());
     QCOMPARE(refused("provider", reclaim(1, kNow + 5, kNow + 6, 1)), std::string("invalid_reclaim"));
-    // Refusals changed nothing: one journal entry (the accepted reclaim) and only its refund.
-    QCOMPARE(m.journal->lastSeq(), entries + 1);
+    // Refusals changed nothing: two journal entries (the accepted reclaim, and the engine input
+    // taking its hours from Carol's holding) and only its refund.
+    QCOMPARE(m.journal->lastSeq(), entries + 2);
     QCOMPARE(m.cash("carol"), carol + 8 * 2 * kSpotPrice);
     QCOMPARE(m.cash("alice"), alice);
+  }
+
+  void reclaimedHoursLeaveTheBuyersHolding() {
+    const std::string db = path();
+    std::uint64_t digest = 0;
+    {
+      Market m(db);
+      carolBuysInterruptible(m);
+      if (QTest::currentTestFailed()) return;
+      const AccountId carol = m.id("carol"), provider = m.id("provider");
+      // Carol offers 2 of her GPUs for hour kNow+3 back to the market.
+      const std::string rest = m.send("carol", order("c-ask", "sell", kSpot, 2, kNow + 3, kNow + 4, 3 * kMicrosPerDollar,
+                                                     ",\"interruptible\":true,\"sell_back\":1"));
+      QVERIFY2(Market::line(rest, "exec").value("state", "") == "accepted", rest.c_str());
+      // The provider takes back 4 GPUs of hours [kNow+4, kNow+6) and 7 of hour kNow+3: Carol holds
+      // 6 free of offers there, so her ask is cancelled first.
+      QVERIFY(!Market::line(m.send("provider", reclaim(1, kNow + 4, kNow + 6, 4)), "reclaim_ack").is_null());
+      const Holding before = m.core->engine().holding(provider, kSpot, kNow + 3);
+      const std::string seven = m.send("provider", reclaim(1, kNow + 3, kNow + 4, 7));
+      QVERIFY2(!Market::line(seven, "reclaim_ack").is_null(), seven.c_str());
+      QVERIFY(m.core->engine().workingOrders(carol).empty());
+      QCOMPARE(m.core->engine().holding(carol, kSpot, kNow + 3), (Holding{1, 0}));
+      QCOMPARE(m.core->engine().holding(carol, kSpot, kNow + 4), (Holding{4, 0}));
+      QCOMPARE(m.core->engine().holding(carol, kSpot, kNow + 2), (Holding{8, 0}));
+      // The provider has its machines back.
+      QCOMPARE(m.core->engine().holding(provider, kSpot, kNow + 3).held, before.held + 7);
+      // A sell-back of reclaimed hours is refused with a clear reason; one of the kept hours is
+      // accepted.
+      const json refused = Market::line(m.send("carol", order("c-sb1", "sell", kSpot, 5, kNow + 4, kNow + 6,
+                                                              3 * kMicrosPerDollar, ",\"interruptible\":true,\"sell_back\":1")),
+                                        "exec");
+      QCOMPARE(refused.value("code", ""), std::string("insufficient_holdings"));
+      QVERIFY2(!refused.value("reason", "").empty(), refused.dump().c_str());
+      const json kept = Market::line(m.send("carol", order("c-sb2", "sell", kSpot, 4, kNow + 4, kNow + 6,
+                                                           3 * kMicrosPerDollar, ",\"interruptible\":true,\"sell_back\":1")),
+                                     "exec");
+      QCOMPARE(kept.value("state", ""), std::string("accepted"));
+      // Bob buys all 4 of hour kNow+5 from Carol: the provider cannot take those from her.
+      const std::string bob = m.send("bob", order("b1", "buy", kSpot, 4, kNow + 5, kNow + 6, 3 * kMicrosPerDollar,
+                                                  ",\"interruptible\":true"));
+      QVERIFY2(bob.find("\"trade\":") != std::string::npos, bob.c_str());
+      const Money carolCash = m.cash("carol");
+      const std::uint64_t entries = m.journal->lastSeq();
+      const json resold = Market::line(m.send("provider", reclaim(1, kNow + 5, kNow + 6, 1)), "error");
+      QCOMPARE(resold.value("code", ""), std::string("resold"));
+      QCOMPARE(m.journal->lastSeq(), entries);
+      QCOMPARE(m.cash("carol"), carolCash);
+      digest = m.core->stateDigest();
+    }
+    // The journal's replay reaches the same holdings (the digest counts them).
+    Market again(db);
+    QCOMPARE(again.core->stateDigest(), digest);
+  }
+
+  void reclaimRatesArePublishedPerInterruptibleCluster() {
+    Market m(path());
+    carolBuysInterruptible(m);  // 8 GPUs x 4 hours on the interruptible cluster
+    if (QTest::currentTestFailed()) return;
+    // A firm contract on the physical cluster is not interruptible supply.
+    m.send("provider", order("firm", "sell", 1, 8, kNow + 2, kNow + 6, 2 * kMicrosPerDollar));
+    QVERIFY(m.send("alice", order("a1", "buy", 1, 8, kNow + 2, kNow + 6, 2 * kMicrosPerDollar)).find("\"trade\":") !=
+            std::string::npos);
+    QVERIFY(!Market::line(m.send("provider", reclaim(1, kNow + 4, kNow + 6, 4)), "reclaim_ack").is_null());
+    // Anyone logged on may ask; 8 of 32 GPU-hours sold were taken back.
+    const json rates = Market::line(m.send("bob", R"({"type":"reclaim_rates"})"), "reclaim_rates");
+    QCOMPARE(rates.value("window", ""), std::string("open_contracts"));
+    QCOMPARE(rates["clusters"].size(), std::size_t(1));
+    const json& spot = rates["clusters"][0];
+    QCOMPARE(spot["cluster"].get<ClusterId>(), kSpot);
+    QCOMPARE(spot["sold_gpu_hours"].get<std::int64_t>(), std::int64_t(32));
+    QCOMPARE(spot["reclaimed_gpu_hours"].get<std::int64_t>(), std::int64_t(8));
+    QCOMPARE(spot["rate"].get<double>(), 0.25);
+    QCOMPARE(spot["contracted_hours"].get<std::int64_t>(), std::int64_t(4));
+    QCOMPARE(spot["reclaimed_contracts"].get<std::int64_t>(), std::int64_t(1));
   }
 
   void replayAndSnapshotsRestoreReclaims() {
