@@ -868,7 +868,10 @@ void MainWindow::restoreLayout() {
       fitWindowIntoScreen();
     });
   } else {
-    QTimer::singleShot(0, this, [this] { fitWindowIntoScreen(); });
+    QTimer::singleShot(0, this, [this] {
+      arrangeForSmallScreen();
+      fitWindowIntoScreen();
+    });
   }
   ticket_->setConfirmAboveGpuHours(s.value("ticket/confirmAboveGpuHours", 100000).toLongLong());
   setTheme(s.value("ui/theme", "dark").toString() == "light" ? Theme::Light : Theme::Dark);
@@ -889,6 +892,20 @@ void MainWindow::fitWindowIntoScreen() {
   setGeometry(g);
 }
 
+void MainWindow::arrangeForSmallScreen() {
+  const QScreen* screen = QGuiApplication::primaryScreen();
+  auto* blotter = findChild<QDockWidget*>("blotterDock");
+  if (!screen || screen->availableGeometry().width() >= 1600 || !blotter) return;
+  // A small screen: the side docks keep the height down to the bottom edge (a layout saved on a
+  // large screen brings its corners with it), and the bottom docks share the blotter's place as
+  // tabs; side by side they would push the window past the screen's edge or squeeze the ticket.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  for (QDockWidget* d : docks_)
+    if (d != blotter && !d->isFloating() && dockWidgetArea(d) == Qt::BottomDockWidgetArea) tabifyDockWidget(blotter, d);
+  blotter->raise();
+  resize(size().boundedTo(screen->availableGeometry().size()));
+}
+
 void MainWindow::sizeDocksForScreen() {
   QDockWidget* byName[4] = {};
   const char* names[] = {"clustersDock", "ticketDock", "blotterDock", "chartDock"};
@@ -896,15 +913,7 @@ void MainWindow::sizeDocksForScreen() {
   if (!byName[0] || !byName[1]) return;
   // The ticket gets its full width and height (with room for a reason under two fields),
   // so that on a small screen it is not cut off or scrolled; the clusters give way first.
-  const QScreen* screen = QGuiApplication::primaryScreen();
-  if (screen && screen->availableGeometry().width() < 1600 && byName[2]) {
-    // A small screen: the bottom docks share the blotter's place as tabs; side by side they
-    // would push the window past the screen's edge or squeeze the ticket.
-    for (QDockWidget* d : docks_)
-      if (d != byName[2] && dockWidgetArea(d) == Qt::BottomDockWidgetArea) tabifyDockWidget(byName[2], d);
-    byName[2]->raise();
-    resize(size().boundedTo(screen->availableGeometry().size()));
-  }
+  arrangeForSmallScreen();
   const int ticketWidth = std::max(width() * 24 / 100, ticket_->sizeHint().width() + 24);
   const int clustersWidth = std::min(width() * 26 / 100, std::max(220, width() - ticketWidth - 620));
   resizeDocks({byName[0], byName[1]}, {clustersWidth, ticketWidth}, Qt::Horizontal);

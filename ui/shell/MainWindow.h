@@ -98,6 +98,8 @@ class MainWindow : public QMainWindow {
   QRect availableArea() const;
   // First start: dock sizes for this screen.
   void sizeDocksForScreen();
+  // On a screen under 1,600 pixels wide: side docks to the bottom edge, bottom docks as tabs.
+  void arrangeForSmallScreen();
   // The window (with its frame) inside the screen's free area, moved and then shrunk.
   void fitWindowIntoScreen();
   void keepDockTabsReadable();

@@ -410,13 +410,19 @@ QString OrderTicket::tradingModeText() const {
   const bool constraints = kind() == TicketKind::ConstraintBuy;
   if (cluster_->currentIndex() < 0 && !constraints) return {};
   const bool call = constraints ? calls_.schedule.allClusters : calls_.callMode(clusterId());
-  if (!call) return tr("Continuously: the order trades on arrival and then rests in the book.");
-  return tr("In calls: the order waits for the next call and trades at its clearing price (the next call is %1). "
-            "GTC or GTD only; cancel, do not amend.")
-      .arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
+  if (!call) return tr("Continuously");
+  return tr("In calls: the next call is %1").arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
 }
 
-void OrderTicket::showTradingMode() { tradingMode_->setText(tradingModeText()); }
+void OrderTicket::showTradingMode() {
+  const QString text = tradingModeText();
+  tradingMode_->setText(text);
+  // The rule in full where a short line is all the form has room for.
+  tradingMode_->setToolTip(text.startsWith(tr("In calls"))
+                               ? tr("The order waits for the next call and trades at its clearing price. GTC or GTD "
+                                    "only; cancel, do not amend.")
+                               : text.isEmpty() ? QString() : tr("The order trades on arrival and then rests in the book."));
+}
 
 void OrderTicket::setNow(Hour now) {
   if (now == now_) return;
