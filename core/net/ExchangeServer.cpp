@@ -33,20 +33,6 @@
 #include <unordered_set>
 
 namespace tessera::net {
-
-// Why a session was closed, for the log. Outside the anonymous namespace: a session holds one.
-enum class SessionClose : std::uint8_t {
-  PeerClosed, LoggedOff, IdleTimeout, LogonTimeout, LineTimeout, Oversized, SlowReader, TlsFailed,
-  Shutdown
-};
-
-// How a close is logged. Outside the anonymous namespace: a lambda of Impl captures one.
-struct SessionCloseLog {
-  LogKind kind;
-  spdlog::level::level_enum level;
-  const char* text;
-};
-
 namespace {
 
 namespace asio = boost::asio;
@@ -73,17 +59,29 @@ constexpr bool kSnapshotInChild = true;
 
 
 
-SessionCloseLog whyText(SessionClose w) {
+// Why a session was closed, for the log.
+enum class Why : std::uint8_t {
+  PeerClosed, LoggedOff, IdleTimeout, LogonTimeout, LineTimeout, Oversized, SlowReader, TlsFailed,
+  Shutdown
+};
+
+struct WhyText {
+  LogKind kind;
+  spdlog::level::level_enum level;
+  const char* text;
+};
+
+WhyText whyText(Why w) {
   switch (w) {
-    case SessionClose::PeerClosed: return {LogKind::PeerClosed, spdlog::level::info, "peer closed"};
-    case SessionClose::LoggedOff: return {LogKind::LoggedOff, spdlog::level::info, "logged off by the exchange"};
-    case SessionClose::IdleTimeout: return {LogKind::IdleTimeout, spdlog::level::info, "idle timeout"};
-    case SessionClose::LogonTimeout: return {LogKind::LogonTimeout, spdlog::level::warn, "logon timeout"};
-    case SessionClose::LineTimeout: return {LogKind::LineTimeout, spdlog::level::warn, "line timeout (partial line)"};
-    case SessionClose::Oversized: return {LogKind::Oversized, spdlog::level::warn, "oversized line"};
-    case SessionClose::SlowReader: return {LogKind::SlowReader, spdlog::level::warn, "slow reader"};
-    case SessionClose::TlsFailed: return {LogKind::TlsFailed, spdlog::level::warn, "TLS handshake failed"};
-    case SessionClose::Shutdown: break;
+    case Why::PeerClosed: return {LogKind::PeerClosed, spdlog::level::info, "peer closed"};
+    case Why::LoggedOff: return {LogKind::LoggedOff, spdlog::level::info, "logged off by the exchange"};
+    case Why::IdleTimeout: return {LogKind::IdleTimeout, spdlog::level::info, "idle timeout"};
+    case Why::LogonTimeout: return {LogKind::LogonTimeout, spdlog::level::warn, "logon timeout"};
+    case Why::LineTimeout: return {LogKind::LineTimeout, spdlog::level::warn, "line timeout (partial line)"};
+    case Why::Oversized: return {LogKind::Oversized, spdlog::level::warn, "oversized line"};
+    case Why::SlowReader: return {LogKind::SlowReader, spdlog::level::warn, "slow reader"};
+    case Why::TlsFailed: return {LogKind::TlsFailed, spdlog::level::warn, "TLS handshake failed"};
+    case Why::Shutdown: break;
   }
   return {LogKind::PeerClosed, spdlog::level::debug, "shutdown"};
 }
@@ -172,7 +170,7 @@ class ExchangeServer::Impl {
     bool reading = false;  // a read is in flight
     bool readingStopped = false;
     bool readIdle = false;  // no read in flight because of readPaused
-    std::optional<SessionClose> why;  // set when a close is decided
+    std::optional<Why> why;  // set when a close is decided
     // A logon is at the LogonGate: what arrives after it waits in `held` (and no more is read)
     // so that the session's requests reach the matching thread in the order sent.
     bool logonPending = false;
@@ -515,12 +513,12 @@ class ExchangeServer::Impl {
     s->tls->async_handshake(ssl::stream_base::server, [this, s](boost::system::error_code e) {
       if (s->closed) return;
       if (e) {
-        s->why = SessionClose::TlsFailed;
+        s->why = Why::TlsFailed;
         logEvent(LogKind::TlsFailed, spdlog::level::warn, [&] {
           return "session " + std::to_string(s->id) + " from " + s->address +
               " closed: TLS handshake failed (" + e.message() + ")";
         });
-        close(s, SessionClose::TlsFailed, false);
+        close(s, Why::TlsFailed, false);
         return;
       }
       s->ready = true;
@@ -554,7 +552,7 @@ class ExchangeServer::Impl {
       }
       if (ec) {
         // A half-sent line is dropped with the connection: it was never a request.
-        close(s, SessionClose::PeerClosed);
+        close(s, Why::PeerClosed);
         return;
       }
       // stop() has begun: what arrives now is neither applied nor answered.
@@ -679,7 +677,7 @@ class ExchangeServer::Impl {
   // An oversized line cannot be skipped safely (its end may never come), so the session is
   // told why and closed once the explanation is sent.
   void tooLarge(const SessionPtr& s, std::vector<Item>& items) {
-    s->why = SessionClose::Oversized;
+    s->why = Why::Oversized;
     items.push_back(BadLine{s.get(), ParseError{"too_large",
                                               "a message may be at most " +
                                                   std::to_string(config.limits.maxMessageBytes) +
@@ -740,7 +738,7 @@ class ExchangeServer::Impl {
     if (inTransit) outstandingDown(s, inTransit);
     if (o == Offered::StartWrite) write(s);
     else if (o == Offered::Drop) drop(s);
-    else if (flushed) close(s, SessionClose::PeerClosed);
+    else if (flushed) close(s, Why::PeerClosed);
   }
 
   // io thread: `n` bytes of the session's are no longer outstanding. Tells the matching thread
@@ -763,7 +761,7 @@ class ExchangeServer::Impl {
       std::lock_guard lock(s->writeMutex);
       pending = s->pendingBytes;
     }
-    s->why = SessionClose::SlowReader;
+    s->why = Why::SlowReader;
     logEvent(LogKind::SlowReader, spdlog::level::warn, [&] {
       return "session " + std::to_string(s->id) + " from " + s->address +
           " dropped: slow reader (" + std::to_string(pending) + " bytes waiting" +
@@ -771,7 +769,7 @@ class ExchangeServer::Impl {
                  : ", max_pending_outbound_bytes " +
                        std::to_string(config.limits.maxPendingOutboundBytes) + ")");
     });
-    close(s, SessionClose::SlowReader, false);
+    close(s, Why::SlowReader, false);
   }
 
   // io thread.
@@ -790,7 +788,7 @@ class ExchangeServer::Impl {
     auto done = [this, s](boost::system::error_code ec, std::size_t bytes) {
       if (s->closed) return;
       if (ec) {
-        close(s, SessionClose::PeerClosed);
+        close(s, Why::PeerClosed);
         return;
       }
       bool more, closeNow;
@@ -805,14 +803,14 @@ class ExchangeServer::Impl {
       }
       outstandingDown(s, bytes);
       if (more) write(s);
-      else if (closeNow) close(s, SessionClose::PeerClosed);
+      else if (closeNow) close(s, Why::PeerClosed);
     };
     if (s->tls) asio::async_write(*s->tls, buffers, std::move(done));
     else asio::async_write(s->socket, buffers, std::move(done));
   }
 
   // io thread. `why` is logged unless an earlier decision (s->why) says otherwise.
-  void close(const SessionPtr& s, SessionClose why, bool log = true) {
+  void close(const SessionPtr& s, Why why, bool log = true) {
     if (s->closed) return;
     s->closed = true;
     if (s->why) why = *s->why;
@@ -832,8 +830,8 @@ class ExchangeServer::Impl {
     if (auto it = perAddress.find(s->remote); it != perAddress.end() && --it->second <= 0) {
       perAddress.erase(it);
     }
-    if (log && why != SessionClose::Shutdown) {
-      const SessionCloseLog w = whyText(why);
+    if (log && why != Why::Shutdown) {
+      const WhyText w = whyText(why);
       logEvent(w.kind, w.level, [&] {
         return "session " + std::to_string(s->id) + " from " + s->address + " closed: " + w.text;
       });
@@ -842,7 +840,7 @@ class ExchangeServer::Impl {
     if (draining && sessions.empty()) drainTimer.cancel();
   }
 
-  void closeWhenFlushed(const SessionPtr& s, SessionClose why) {
+  void closeWhenFlushed(const SessionPtr& s, Why why) {
     if (s->closed) return;
     if (!s->why) s->why = why;
     s->readingStopped = true;
@@ -856,7 +854,7 @@ class ExchangeServer::Impl {
   }
 
   // io thread: tells the session why (one error line) and closes it once that is sent.
-  void expire(const SessionPtr& s, SessionClose why, std::string_view code, const std::string& reason) {
+  void expire(const SessionPtr& s, Why why, std::string_view code, const std::string& reason) {
     ++statTimedOut;
     s->why = why;
     send(s, std::make_shared<const std::string>(errorLine(code, reason)));
@@ -910,22 +908,22 @@ class ExchangeServer::Impl {
           case Due::Heartbeat: send(s, heartbeat); break;
           case Due::Idle:
             ++statTimedOut;
-            close(s, SessionClose::IdleTimeout);
+            close(s, Why::IdleTimeout);
             break;
           case Due::Logon:
-            expire(s, SessionClose::LogonTimeout, "logon_timeout",
+            expire(s, Why::LogonTimeout, "logon_timeout",
                    "not logged on within " + std::to_string(l.logonTimeoutSeconds) +
                        " seconds; closing the session");
             break;
           case Due::Line:
-            expire(s, SessionClose::LineTimeout, "line_timeout",
+            expire(s, Why::LineTimeout, "line_timeout",
                    "a line was not completed within " + std::to_string(l.lineTimeoutSeconds) +
                        " seconds; closing the session");
             break;
           case Due::Stuck: drop(s, true); break;
           case Due::Handshake:
             ++statTimedOut;
-            close(s, SessionClose::LogonTimeout);
+            close(s, Why::LogonTimeout);
             break;
           case Due::None: break;
         }
@@ -1149,7 +1147,7 @@ class ExchangeServer::Impl {
     asio::post(io, [this, w = std::move(work)] {
       for (const SessionPtr& s : w.write) write(s);
       for (const SessionPtr& s : w.drop) drop(s);
-      for (const SessionPtr& s : w.close) closeWhenFlushed(s, SessionClose::LoggedOff);
+      for (const SessionPtr& s : w.close) closeWhenFlushed(s, Why::LoggedOff);
     });
   }
 
@@ -1188,7 +1186,7 @@ class ExchangeServer::Impl {
     asio::post(io, [this, d = std::move(d)] {
       for (const auto& [s, bytes] : d.own) send(s, bytes, bytes->size());
       for (const SessionPtr& s : d.md) send(s, d.mdBytes, d.mdBytes->size());
-      for (const SessionPtr& s : d.close) closeWhenFlushed(s, SessionClose::LoggedOff);
+      for (const SessionPtr& s : d.close) closeWhenFlushed(s, Why::LoggedOff);
       handOffsPending.fetch_sub(1, std::memory_order_release);
     });
   }
@@ -1303,7 +1301,7 @@ void ExchangeServer::stop() {
   //    peers that do not read).
   asio::post(m.io, [&m] {
     std::vector<Impl::SessionPtr> all(m.sessions.begin(), m.sessions.end());
-    for (const auto& s : all) m.closeWhenFlushed(s, SessionClose::Shutdown);
+    for (const auto& s : all) m.closeWhenFlushed(s, Why::Shutdown);
     if (!m.sessions.empty()) {
       m.drainTimer.expires_after(std::chrono::seconds(m.config.limits.shutdownDrainSeconds));
       m.drainTimer.async_wait([&m](boost::system::error_code ec) {
@@ -1313,7 +1311,7 @@ void ExchangeServer::stop() {
           exchangeLog()->warn("stopping: {} sessions did not take their replies within {} s; closed",
                              left.size(), m.config.limits.shutdownDrainSeconds);
         }
-        for (const auto& s : left) m.close(s, SessionClose::Shutdown);
+        for (const auto& s : left) m.close(s, Why::Shutdown);
       });
     }
     m.work.reset();
