@@ -1,7 +1,7 @@
 #pragma once
 // Drives one ExchangeCore without sockets the way the server does: a batch per request, the
 // journal's commit, then the replies (per session, market data to subscribers). For the tests
-// of the coordinator (test_exchange_core, test_exchange_call_mode).
+// of the coordinator (test_exchange_core, test_exchange_call_mode, test_child_snapshot).
 #include "NetTestSupport.h"
 #include "core/net/ExchangeCore.h"
 

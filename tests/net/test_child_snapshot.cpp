@@ -1,18 +1,14 @@
 // ChildSnapshot: a snapshot serialized by a forked child is the snapshot of the state at the
 // fork, byte for byte, whatever the parent does meanwhile; a child that fails is reported, and
 // its bytes are never taken for a snapshot.
-#include "NetTestSupport.h"
+#include "CoreDriver.h"
 #include "core/net/ChildSnapshot.h"
-#include "core/net/ClientMessage.h"
-#include "core/net/ExchangeCore.h"
-#include "core/net/Journal.h"
 
 #include <QtTest>
 
 #include <signal.h>
 #include <unistd.h>
 
-#include <map>
 
 using namespace tessera;
 using namespace tessera::net;
@@ -20,45 +16,18 @@ using namespace tessera::net::testing;
 
 namespace {
 
-// An exchange core driven the way the matching thread drives it: requests, batch, commit.
-class Market {
- public:
-  Market()
-      : journal_(std::get<std::unique_ptr<Journal>>(Journal::open(":memory:", false))), core_(marketConfig(), *journal_) {}
-
-  void send(const std::string& who, const std::string& line) {
-    Outbox out;
-    if (!sessions_.count(who)) {
-      const SessionId s = static_cast<SessionId>(sessions_.size() + 1);
-      sessions_[who] = s;
-      core_.sessionOpened(s);
-      auto logon = std::get<ClientMessage>(
-          parseClientMessage("{\"type\":\"logon\",\"account\":\"" + who + "\",\"key\":\"" + who + "-key\"}"));
-      checkLogonKey(marketConfig(), logon);
-      core_.handle(s, logon, out);
-    }
-    core_.handle(sessions_[who], std::get<ClientMessage>(parseClientMessage(line)), out);
-    core_.finishBatch(out);
-    journal_->commit();
+// A few hundred orders that rest, trade, and are cancelled: books, contracts, cash.
+void trade(Driver& d, int from, int n) {
+  const SessionId provider = d.connect("provider"), alice = d.connect("alice");
+  for (int i = from; i < from + n; ++i) {
+    const std::string id = std::to_string(i);
+    d.send(provider, order("s" + id, "sell", 1 + i % 2, 1 + i % 4, kNow + i % 40, kNow + 1 + i % 40 + i % 5,
+                           (2 + i % 3) * kMicrosPerDollar));
+    d.send(alice, order("b" + id, "buy", 1 + i % 2, 1 + i % 3, kNow + i % 40, kNow + 1 + i % 40 + i % 4,
+                        (1 + i % 4) * kMicrosPerDollar));
+    if (i % 5 == 0) d.send(alice, "{\"type\":\"cancel\",\"cl_ord_id\":\"b" + id + "\"}");
   }
-  // A few hundred orders that rest, trade, and are cancelled: books, contracts, cash.
-  void trade(int from, int n) {
-    for (int i = from; i < from + n; ++i) {
-      const std::string id = std::to_string(i);
-      send("provider", order("s" + id, "sell", 1 + i % 2, 1 + i % 4, kNow + i % 40, kNow + 1 + i % 40 + i % 5,
-                             (2 + i % 3) * kMicrosPerDollar));
-      send("alice", order("b" + id, "buy", 1 + i % 2, 1 + i % 3, kNow + i % 40, kNow + 1 + i % 40 + i % 4,
-                          (1 + i % 4) * kMicrosPerDollar));
-      if (i % 5 == 0) send("alice", "{\"type\":\"cancel\",\"cl_ord_id\":\"b" + id + "\"}");
-    }
-  }
-  ExchangeCore& core() { return core_; }
-
- private:
-  std::unique_ptr<Journal> journal_;
-  ExchangeCore core_;
-  std::map<std::string, SessionId> sessions_;
-};
+}
 
 }  // namespace
 
@@ -70,14 +39,14 @@ class TestChildSnapshot : public QObject {
     // trades on before collecting it (copy-on-write keeps the child's view). Seen failing with
     // the child writing its length but only the first half of the bytes (collect() then
     // reports the short pipe), and with collect() skipping the length prefix.
-    Market m;
-    m.trade(0, 150);
-    const std::string here = m.core().snapshot();
-    const std::string header = m.core().snapshotHeader();
-    auto child = ChildSnapshot::start([&] { return m.core().snapshot(header, 0); });
+    Driver d;
+    trade(d, 0, 150);
+    const std::string here = d.core().snapshot();
+    const std::string header = d.core().snapshotHeader();
+    auto child = ChildSnapshot::start([&] { return d.core().snapshot(header, 0); });
     QVERIFY(child.has_value());
-    m.trade(150, 150);  // the parent moves on while the child serializes
-    QVERIFY(m.core().snapshot() != here);
+    trade(d, 150, 150);  // the parent moves on while the child serializes
+    QVERIFY(d.core().snapshot() != here);
     const ChildSnapshot::Result r = child->collect();
     QVERIFY2(r.ok(), r.error.c_str());
     QCOMPARE(r.bytes.size(), here.size());
