@@ -29,7 +29,6 @@
 namespace tessera::backtest {
 namespace {
 
-
 // One command's options as given on the command line: CLI11 has checked their names and the
 // form of their values, so the commands read them without second-guessing.
 struct Args {
@@ -101,13 +100,18 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"params-json", Value::Text, "its parameters, inline JSON"},
         {"report", Value::Text, "folder for summary.json, fills.csv, contracts.csv, series.csv, report.html"},
         {"latency-us", Value::Count, "order-entry latency in microseconds (default 0; the same as --order-latency N)"},
-        {"order-latency", Value::Text, "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
-        {"ack-latency", Value::Text, "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
+        {"order-latency", Value::Text,
+         "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
+        {"ack-latency", Value::Text,
+         "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
         {"md-latency", Value::Text, "market-data latency: trades, book changes, the clock (same forms; default 0)"},
         {"latency-seed", Value::Count, "seed of the latency draws (default 1)"},
         {"fee-ppm", Value::Count, "exchange fee on sales, parts per million (the exchange's fee_ppm; default 0)"},
-        {"chunk-inputs", Value::Positive, "inputs read from the history at a time: the replay streams it, so memory is bounded by this (default 65536)"},
-        {"cash", Value::PositiveNumber, "the strategy's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the exchange (default: no limit)"},
+        {"chunk-inputs", Value::Positive,
+         "inputs read from the history at a time: the replay streams it, so memory is bounded by this (default 65536)"},
+        {"cash", Value::PositiveNumber,
+         "the strategy's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the "
+         "exchange (default: no limit)"},
         {"quiet", Value::Flag, "no progress bar"}}},
       {"sweep",
        "a parameter sweep, or one shard of it",
@@ -118,12 +122,18 @@ const std::vector<CommandSpec>& commandSpecs() {
         {"out", Value::Text, "the shard file to write (JSON lines)"},
         {"shard", Value::Text, "i/N: the points with index % N == i"},
         {"jobs", Value::Count, "points replayed at once, one thread each (default 0: all cores)"},
-        {"chunk-inputs", Value::Positive, "inputs read from the history at a time: the points' replays stream it together, so memory is bounded by this and --jobs (default 65536)"},
+        {"chunk-inputs", Value::Positive,
+         "inputs read from the history at a time: the points' replays stream it together, so memory is bounded by this "
+         "and --jobs (default 65536)"},
         {"fee-ppm", Value::Count, "exchange fee on sales, parts per million (the exchange's fee_ppm; default 0)"},
-        {"cash", Value::PositiveNumber, "each point's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the exchange (default: no limit)"},
+        {"cash", Value::PositiveNumber,
+         "each point's starting cash in dollars: bids beyond it are refused with insufficient_cash, as on the exchange "
+         "(default: no limit)"},
         {"latency-us", Value::Count, "order-entry latency in microseconds (default 0; the same as --order-latency N)"},
-        {"order-latency", Value::Text, "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
-        {"ack-latency", Value::Text, "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
+        {"order-latency", Value::Text,
+         "order-entry latency: MICROS, exp:MEAN, lognormal:MEDIAN,SIGMA or file:PATH (docs/backtest.md, \"Latency\")"},
+        {"ack-latency", Value::Text,
+         "latency of the answers about the strategy's own orders and fills (same forms; default 0)"},
         {"md-latency", Value::Text, "market-data latency: trades, book changes, the clock (same forms; default 0)"},
         {"latency-seed", Value::Count, "seed of the latency draws (default 1)"},
         {"quiet", Value::Flag, "no progress bar"}}},
@@ -145,15 +155,15 @@ const std::vector<CommandSpec>& commandSpecs() {
   return specs;
 }
 
-
 // Parses argv into the command's name and its Args, or returns the exit code: 0 after --help,
 // 2 for a command line that is wrong (with the message and a hint on `err`).
 std::variant<std::pair<std::string, Args>, int> parseCommandLine(int argc, char** argv, std::ostream& out,
-                                                               std::ostream& err) {
+                                                                 std::ostream& err) {
   CLI::App app("market histories, replay, strategies and sweeps (docs/backtest.md)", "tessera-backtest");
   app.require_subcommand(1, 1);
   app.footer(
-      "  live --strategy NAME [--strategy-lib lib.so] [--params p.json] --account NAME [--key KEY] [--host H] [--port P] [--seconds N]\n"
+      "  live --strategy NAME [--strategy-lib lib.so] [--params p.json] --account NAME [--key KEY] [--host H] [--port "
+      "P] [--seconds N]\n"
       "      the same strategy against a running tessera-exchange (built with core/net)\n\n"
       "  --version\n      the version\n\n"
       "Exit codes: 0 success, 1 a file could not be read or written, 2 a bad command line or\n"
@@ -191,8 +201,11 @@ std::variant<std::pair<std::string, Args>, int> parseCommandLine(int argc, char*
   } catch (const CLI::ParseError& e) {
     const auto subs = app.get_subcommands();
     err << "tessera-backtest: " << e.what() << "\n";
-    if (argc < 2) err << app.help();
-    else err << "Run 'tessera-backtest " << (subs.empty() ? "" : subs.front()->get_name() + " ") << "--help' for the options.\n";
+    if (argc < 2)
+      err << app.help();
+    else
+      err << "Run 'tessera-backtest " << (subs.empty() ? "" : subs.front()->get_name() + " ")
+          << "--help' for the options.\n";
     return 2;
   }
   const CLI::App* c = app.get_subcommands().front();
@@ -286,11 +299,13 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   SimulatedMarketConfig cfg;
   cfg.seed = static_cast<std::uint64_t>(a.integer("seed", err).value_or(1));
   cfg.activity = a.number("activity", 1.0, err);
-  cfg.clusterCount = static_cast<std::size_t>(a.integer("clusters", err).value_or(static_cast<std::int64_t>(kSimulatedClusterCount)));
+  cfg.clusterCount =
+      static_cast<std::size_t>(a.integer("clusters", err).value_or(static_cast<std::int64_t>(kSimulatedClusterCount)));
   cfg.ticksPerHour = static_cast<int>(a.integer("ticks-per-hour", err).value_or(1));
   cfg.burstSize = static_cast<int>(std::min<std::int64_t>(a.integer("burst", err).value_or(0), 10'000));
   cfg.burstGapMicros = a.integer("burst-gap-us", err).value_or(cfg.burstGapMicros);
-  if (cfg.burstSize > 0 && cfg.burstSize * cfg.burstGapMicros >= store::kMicrosPerHour / std::max(1, cfg.ticksPerHour)) {
+  if (cfg.burstSize > 0 &&
+      cfg.burstSize * cfg.burstGapMicros >= store::kMicrosPerHour / std::max(1, cfg.ticksPerHour)) {
     err << "generate: a burst (--burst x --burst-gap-us) must be shorter than a tick\n";
     return 2;
   }
@@ -321,8 +336,10 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
       events.clear();
       engine->apply(t.event, events);
       for (const Event& e : events) trades += std::holds_alternative<ContractCreated>(e) ? 1 : 0;
-      if (inputsOnly) recorder.recordInput(t.timeMicros, t.event);
-      else recorder.record(t.timeMicros, t.event, events);
+      if (inputsOnly)
+        recorder.recordInput(t.timeMicros, t.event);
+      else
+        recorder.record(t.timeMicros, t.event, events);
       lastMicros = t.timeMicros;
     }
     // A node failure's outage reaches the exchange after the step's inputs (as the terminal's
@@ -342,7 +359,8 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   store->setMeta("activity", std::to_string(cfg.activity));
   store->setMeta("start_hour", std::to_string(cfg.start));
   if (cfg.burstSize > 0)
-    store->setMeta("burst", std::to_string(cfg.burstSize) + " arrivals " + std::to_string(cfg.burstGapMicros) + " us apart");
+    store->setMeta("burst",
+                   std::to_string(cfg.burstSize) + " arrivals " + std::to_string(cfg.burstGapMicros) + " us apart");
   out << "wrote " << recorder.recordedInputs() << " inputs (" << trades << " trades, " << outages
       << " provider outages) over " << hours << " hours to " << path << '\n';
   return 0;
@@ -430,7 +448,8 @@ int exportCmd(const Args& a, std::ostream& out, std::ostream& err) {
     err << "export: " << e->message << '\n';
     return 1;
   }
-  out << "exported " << std::get<std::int64_t>(n) << (a.has("events") ? " market events" : " inputs") << " to " << to << '\n';
+  out << "exported " << std::get<std::int64_t>(n) << (a.has("events") ? " market events" : " inputs") << " to " << to
+      << '\n';
   return 0;
 }
 
@@ -593,8 +612,8 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
   }
   ProgressBar bar(err, "sweep", !a.has("quiet"));
   const auto t0 = std::chrono::steady_clock::now();
-  auto swept = runSweep(std::get<HistoryStream>(history), name, std::get<SweepGrid>(grid), shard, jobs, cfg,
-                        std::ref(bar));
+  auto swept =
+      runSweep(std::get<HistoryStream>(history), name, std::get<SweepGrid>(grid), shard, jobs, cfg, std::ref(bar));
   if (auto* e = std::get_if<store::StoreError>(&swept)) {
     err << "sweep: " << e->message << '\n';
     return exitCodeOf(*e);
@@ -611,8 +630,9 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
   for (const auto& p : run.points) bad += p.error.empty() ? 0 : 1;
   char took[32];
   std::snprintf(took, sizeof took, "%.2f", secs);
-  out << "sweep shard " << shard.index << "/" << shard.count << ": " << withThousands(static_cast<std::int64_t>(run.points.size()))
-      << " of " << withThousands(static_cast<std::int64_t>(run.totalPoints)) << " points in " << took << " s -> " << outPath
+  out << "sweep shard " << shard.index << "/" << shard.count << ": "
+      << withThousands(static_cast<std::int64_t>(run.points.size())) << " of "
+      << withThousands(static_cast<std::int64_t>(run.totalPoints)) << " points in " << took << " s -> " << outPath
       << '\n';
   if (bad) {
     err << "sweep: " << bad << " of " << run.points.size()
@@ -641,8 +661,8 @@ int mergeCmd(const Args& a, std::ostream& out, std::ostream& err) {
   }
   j << sweepJson(run).dump(2) << '\n';
   writeSweepCsv(run, c);
-  out << "merged " << run.points.size() << " points from " << a.positional.size() << " shards -> " << base
-      << ".json, " << base << ".csv\n";
+  out << "merged " << run.points.size() << " points from " << a.positional.size() << " shards -> " << base << ".json, "
+      << base << ".csv\n";
   return 0;
 }
 
@@ -669,8 +689,8 @@ int printCallComparison(const Args& a, std::ostream& out, std::ostream& err) {
         << "  block GPU-hours filled " << withThousands(f.blockGpuHours) << " (" << pct(f.blockShare)
         << ")  price volatility " << pct(f.volatility) << '\n';
   };
-  out << "Same order flow, " << withThousands(hours) << " hours, " << cfg.clusterCount << " clusters, seed "
-      << cfg.seed << "; block GPU-hours submitted " << withThousands(c.blockGpuHoursSubmitted) << '\n';
+  out << "Same order flow, " << withThousands(hours) << " hours, " << cfg.clusterCount << " clusters, seed " << cfg.seed
+      << "; block GPU-hours submitted " << withThousands(c.blockGpuHoursSubmitted) << '\n';
   row("continuous", c.continuous);
   row("call      ", c.call);
   out << "calls " << c.calls << ", solve time " << std::to_string(c.solveSeconds).substr(0, 6) << " s, worst gap "

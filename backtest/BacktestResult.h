@@ -13,18 +13,18 @@ namespace tessera::backtest {
 // Sampled at every exchange clock tick.
 struct SeriesPoint {
   Hour hour = 0;
-  Money cash = 0;               // sales minus purchases so far
-  Money equity = 0;             // cash + GPU-hours still to be delivered, marked at the last trade
-  Money drawdown = 0;           // equity minus its running maximum (<= 0)
-  Price marketVwap = 0;         // trades this hour on the strategy's clusters (0: none)
-  Price averagePaid = 0;        // strategy's average buy price so far (0: nothing bought yet)
-  Price marketVwapToDate = 0;   // market VWAP so far: on the clusters bought, weighted as the
-                                // purchases (before any purchase: the clusters ordered on)
+  Money cash = 0;              // sales minus purchases so far
+  Money equity = 0;            // cash + GPU-hours still to be delivered, marked at the last trade
+  Money drawdown = 0;          // equity minus its running maximum (<= 0)
+  Price marketVwap = 0;        // trades this hour on the strategy's clusters (0: none)
+  Price averagePaid = 0;       // strategy's average buy price so far (0: nothing bought yet)
+  Price marketVwapToDate = 0;  // market VWAP so far: on the clusters bought, weighted as the
+                               // purchases (before any purchase: the clusters ordered on)
   // Exposure: GPU-hours held (bought minus sold, not yet delivered) and committed (still
   // working on the strategy's open buy orders).
   std::int64_t heldGpuHours = 0;
   std::int64_t committedGpuHours = 0;
-  double fillRateToDate = 0;    // filled / ordered GPU-hours so far
+  double fillRateToDate = 0;  // filled / ordered GPU-hours so far
 };
 
 // What the market looked like around one of the strategy's fills.
@@ -45,7 +45,7 @@ struct OptionSummary {
   Money payoffReceived = 0, payoffPaid = 0;  // at close-out or settlement
   Money openValue = 0;                       // open positions at the reference value (written ones negative)
   Money marginHeld = 0;                      // the strategy's writer margin at the end
-  Money pnl = 0;  // premiumReceived - premiumPaid + payoffReceived - payoffPaid + openValue
+  Money pnl = 0;                             // premiumReceived - premiumPaid + payoffReceived - payoffPaid + openValue
 };
 
 struct BacktestSummary {
@@ -53,51 +53,51 @@ struct BacktestSummary {
   std::int64_t ordersRejected = 0;
   std::int64_t fills = 0;
   std::int64_t contracts = 0;
-  std::int64_t orderedGpuHours = 0;    // buy and sell
+  std::int64_t orderedGpuHours = 0;  // buy and sell
   std::int64_t filledGpuHours = 0;
-  double fillRate = 0;                 // filled / ordered GPU-hours
+  double fillRate = 0;  // filled / ordered GPU-hours
   std::int64_t boughtGpuHours = 0;
   std::int64_t soldGpuHours = 0;
-  Money spent = 0;                     // buy notional
-  Money received = 0;                  // sell notional
+  Money spent = 0;     // buy notional
+  Money received = 0;  // sell notional
   Money finalCash = 0;
-  Money finalEquity = 0;               // P&L at the end
-  Money maxDrawdown = 0;               // most negative drawdown
-  Price averagePaid = 0;               // VWAP of the strategy's buys
-  Price marketVwap = 0;                // market VWAP on the same clusters, weighted like its buys,
-                                       // of the other accounts' trades (its own excluded)
+  Money finalEquity = 0;  // P&L at the end
+  Money maxDrawdown = 0;  // most negative drawdown
+  Price averagePaid = 0;  // VWAP of the strategy's buys
+  Price marketVwap = 0;   // market VWAP on the same clusters, weighted like its buys,
+                          // of the other accounts' trades (its own excluded)
   // Buys against what the strategy aimed for and what the market offered, in money (positive:
   // paid more than the reference), over the buy fills where the reference existed.
-  Money costVsLimit = 0;               // spent minus limit x GPU-hours (<= 0 for buys)
-  Money costVsIndex = 0;               // spent minus the price index x GPU-hours at each fill
-  std::int64_t indexedGpuHours = 0;    // buy GPU-hours with an index value
-  Money slippageVsMid = 0;             // buys: (price - mid at order) x GPU-hours; sells: (mid - price)
-  std::int64_t midGpuHours = 0;        // GPU-hours of fills whose order saw a two-sided book
-  Money fees = 0;                      // exchange fees paid on sales (fee_ppm)
-  std::int64_t usefulGpuHours = 0;     // bought minus sold back
+  Money costVsLimit = 0;                    // spent minus limit x GPU-hours (<= 0 for buys)
+  Money costVsIndex = 0;                    // spent minus the price index x GPU-hours at each fill
+  std::int64_t indexedGpuHours = 0;         // buy GPU-hours with an index value
+  Money slippageVsMid = 0;                  // buys: (price - mid at order) x GPU-hours; sells: (mid - price)
+  std::int64_t midGpuHours = 0;             // GPU-hours of fills whose order saw a two-sided book
+  Money fees = 0;                           // exchange fees paid on sales (fee_ppm)
+  std::int64_t usefulGpuHours = 0;          // bought minus sold back
   Price effectiveCostPerUsefulGpuHour = 0;  // (spent - received) / useful; 0 if none
   std::int64_t demandGpuHours = 0;
   std::int64_t unfilledDemandGpuHours = 0;
-  std::int64_t lostGpuHours = 0;       // of bought contracts, taken by providers' outages
-  OptionSummary options;               // options on the price index; in finalCash and finalEquity too
+  std::int64_t lostGpuHours = 0;  // of bought contracts, taken by providers' outages
+  OptionSummary options;          // options on the price index; in finalCash and finalEquity too
 };
 
 struct BacktestResult {
   std::string strategy;
   std::string accountName;
   BacktestSummary summary;
-  std::vector<Fill> fills;             // the strategy's side of each trade
+  std::vector<Fill> fills;               // the strategy's side of each trade
   std::vector<FillContext> fillContext;  // one per fill, same order
-  std::vector<Contract> contracts;     // contracts it bought or sold
+  std::vector<Contract> contracts;       // contracts it bought or sold
   std::vector<SeriesPoint> series;
   std::map<ClusterId, std::string> clusterNames;  // of the history's clusters
-  std::int64_t inputs = 0;             // history inputs replayed
+  std::int64_t inputs = 0;                        // history inputs replayed
   std::int64_t strategyActions = 0;
   std::int64_t engineEvents = 0;
-  std::uint64_t outputHash = 0;        // FNV-1a of every engine event, in order (0: not computed)
+  std::uint64_t outputHash = 0;  // FNV-1a of every engine event, in order (0: not computed)
   bool cancelled = false;
-  std::string setupError;              // Strategy::setupError(): the run stopped at the start
-  std::vector<std::string> notes;      // Strategy::reportLines()
+  std::string setupError;          // Strategy::setupError(): the run stopped at the start
+  std::vector<std::string> notes;  // Strategy::reportLines()
 };
 
 }  // namespace tessera::backtest

@@ -10,12 +10,12 @@
 namespace tessera::backtest {
 
 struct ClearingFigures {
-  Money welfare = 0;                 // surplus at the orders' limits, micro-dollars
-  std::int64_t gpuHours = 0;         // GPU-hours traded
-  std::int64_t blockGpuHours = 0;    // of which all-or-none bids'
-  double blockShare = 0.0;           // all-or-none bids' GPU-hours filled / submitted
-  double volatility = 0.0;           // std dev of log changes of the average price between
-                                     // consecutive delivery hours of a cluster
+  Money welfare = 0;               // surplus at the orders' limits, micro-dollars
+  std::int64_t gpuHours = 0;       // GPU-hours traded
+  std::int64_t blockGpuHours = 0;  // of which all-or-none bids'
+  double blockShare = 0.0;         // all-or-none bids' GPU-hours filled / submitted
+  double volatility = 0.0;         // std dev of log changes of the average price between
+                                   // consecutive delivery hours of a cluster
 };
 
 struct CallComparison {
@@ -23,8 +23,8 @@ struct CallComparison {
   ClearingFigures call;
   std::int64_t blockGpuHoursSubmitted = 0;
   int calls = 0;
-  double solveSeconds = 0.0;         // all calls together
-  double worstGap = 0.0;             // the largest proven gap of a call's first solve
+  double solveSeconds = 0.0;  // all calls together
+  double worstGap = 0.0;      // the largest proven gap of a call's first solve
   int callsNotOptimal = 0;
 };
 

@@ -65,7 +65,8 @@ BacktestResult runBacktest(const History& history, Strategy& strategy, const Rep
 std::variant<HistoryStream, store::StoreError> HistoryStream::open(const std::string& path, std::int64_t chunkInputs) {
   auto opened = store::MarketHistoryStore::open(path, store::OpenMode::ReadOnly);
   if (auto* e = std::get_if<store::StoreError>(&opened)) return *e;
-  std::shared_ptr<const store::MarketHistoryStore> owned = std::move(std::get<std::unique_ptr<store::MarketHistoryStore>>(opened));
+  std::shared_ptr<const store::MarketHistoryStore> owned =
+      std::move(std::get<std::unique_ptr<store::MarketHistoryStore>>(opened));
   auto stream = over(*owned, chunkInputs);
   if (auto* s = std::get_if<HistoryStream>(&stream)) s->owned_ = std::move(owned);
   return stream;

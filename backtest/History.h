@@ -87,7 +87,8 @@ void applyTrailingOutages(Replay& replay, const std::vector<store::RecordedOutag
 
 // Replays a stream with one strategy: memory is bounded by a chunk, not by the history.
 std::variant<BacktestResult, store::StoreError> runBacktest(const HistoryStream& history, Strategy& strategy,
-                                                            const ReplayConfig& config, const ProgressFn& progress = {});
+                                                            const ReplayConfig& config,
+                                                            const ProgressFn& progress = {});
 
 // The same over an open store (`tessera-backtest run`).
 std::variant<BacktestResult, store::StoreError> runBacktestFromStore(const store::MarketHistoryStore& store,

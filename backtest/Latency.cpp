@@ -89,7 +89,8 @@ std::variant<LatencyDistribution, std::string> parseLatency(std::string_view spe
       sigma = nonNegative(rest.substr(comma + 1));
     }
     if (!median || !sigma)
-      return "latency '" + given + "': lognormal:MEDIAN,SIGMA wants a median in microseconds and a sigma, both 0 or more";
+      return "latency '" + given +
+             "': lognormal:MEDIAN,SIGMA wants a median in microseconds and a sigma, both 0 or more";
     d.kind = LatencyKind::Lognormal;
     d.medianMicros = *median;
     d.sigma = *sigma;
@@ -133,8 +134,7 @@ std::int64_t LatencyChannel::draw() {
       const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
       return std::llround(d_.medianMicros * std::exp(d_.sigma * z));
     }
-    case LatencyKind::Measured:
-      return d_.samples[static_cast<std::size_t>(rng_.next() % d_.samples.size())];
+    case LatencyKind::Measured: return d_.samples[static_cast<std::size_t>(rng_.next() % d_.samples.size())];
   }
   return 0;
 }

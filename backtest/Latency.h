@@ -25,12 +25,12 @@ enum class LatencyKind { Fixed, Exponential, Lognormal, Measured };
 
 struct LatencyDistribution {
   LatencyKind kind = LatencyKind::Fixed;
-  std::int64_t fixedMicros = 0;      // Fixed
-  double meanMicros = 0;             // Exponential
-  double medianMicros = 0;           // Lognormal: exp(mu)
-  double sigma = 0;                  // Lognormal: of the underlying normal
-  std::vector<std::int64_t> samples; // Measured: one latency per line of the file, microseconds
-  std::string source;                // Measured: the file's name, for the description
+  std::int64_t fixedMicros = 0;       // Fixed
+  double meanMicros = 0;              // Exponential
+  double medianMicros = 0;            // Lognormal: exp(mu)
+  double sigma = 0;                   // Lognormal: of the underlying normal
+  std::vector<std::int64_t> samples;  // Measured: one latency per line of the file, microseconds
+  std::string source;                 // Measured: the file's name, for the description
 
   static LatencyDistribution fixed(std::int64_t micros) {
     LatencyDistribution d;
@@ -49,10 +49,10 @@ struct LatencyDistribution {
 std::variant<LatencyDistribution, std::string> parseLatency(std::string_view spec);
 
 struct LatencyModel {
-  LatencyDistribution orderEntry;   // strategy action -> engine
-  LatencyDistribution ack;          // engine -> strategy, about the strategy's own orders
-  LatencyDistribution marketData;   // engine -> strategy, trades, book changes and the clock
-  std::uint64_t seed = 1;           // of the distributions' draws
+  LatencyDistribution orderEntry;  // strategy action -> engine
+  LatencyDistribution ack;         // engine -> strategy, about the strategy's own orders
+  LatencyDistribution marketData;  // engine -> strategy, trades, book changes and the clock
+  std::uint64_t seed = 1;          // of the distributions' draws
 
   bool isZero() const { return orderEntry.isZero() && ack.isZero() && marketData.isZero(); }
   // "order=fixed:200 ack=exp:50 md=fixed:0 seed=1": what reports and shard headers record.

@@ -7,9 +7,11 @@ namespace tessera::backtest {
 
 using namespace tessera::indexoptions;
 
-OptionReplay::OptionReplay(AccountId strategy, AccountId dealer, Money strategyCash, OptionDealerSettings dealerSettings)
+OptionReplay::OptionReplay(AccountId strategy, AccountId dealer, Money strategyCash,
+                           OptionDealerSettings dealerSettings)
     : strategy_(strategy), dealer_(dealer), dealerSettings_(dealerSettings), market_(ledger_) {
-  if (strategyCash > 0) ledger_.postChecked({strategy_, Book::External}, {strategy_, Book::Cash}, strategyCash, "deposit");
+  if (strategyCash > 0)
+    ledger_.postChecked({strategy_, Book::External}, {strategy_, Book::Cash}, strategyCash, "deposit");
   if (dealerSettings_.cash > 0)
     ledger_.postChecked({dealer_, Book::External}, {dealer_, Book::Cash}, dealerSettings_.cash, "deposit");
 }
@@ -48,8 +50,9 @@ void OptionReplay::requote(Accelerator a, Price level, std::vector<OptionUpdate>
   const auto periods = listedPeriods(market_.now());
   if (!curve || periods.empty()) return;
   const Hour first = periods.front().start;
-  if (auto it = quotedAt_.find(a); it != quotedAt_.end() && it->second.second == first &&
-                                   std::llabs(level - it->second.first) * 1'000'000 < it->second.first * dealerSettings_.requotePpm)
+  if (auto it = quotedAt_.find(a);
+      it != quotedAt_.end() && it->second.second == first &&
+      std::llabs(level - it->second.first) * 1'000'000 < it->second.first * dealerSettings_.requotePpm)
     return;
   quotedAt_[a] = {level, first};
   std::vector<OptionMarketEvent> events;
@@ -72,8 +75,8 @@ void OptionReplay::requote(Accelerator a, Price level, std::vector<OptionUpdate>
     if (!forward || taken[p.kind] >= wanted.at(p.kind)) continue;
     ++taken[p.kind];
     // The chain's ladder (OptionDesk::chainJson) and, of it, the strikes nearest the forward.
-    const auto strikes = nearestStrikes(strikeLadder(*forward, 3), static_cast<Price>(*forward * 1e6),
-                                        dealerSettings_.strikes);
+    const auto strikes =
+        nearestStrikes(strikeLadder(*forward, 3), static_cast<Price>(*forward * 1e6), dealerSettings_.strikes);
     for (Price strike : strikes)
       for (OptionKind kind : {OptionKind::Call, OptionKind::Put}) {
         const OptionSeries s{a, kind, p.kind, p.start, strike};
@@ -145,8 +148,10 @@ void OptionReplay::translate(const std::vector<OptionMarketEvent>& events, std::
       // A margin call moves the writer's cash into its margin, not to anybody: no P&L.
       if (p->status != OptionStatus::Open && closedSeen_.insert(p->id).second) {
         u.amount = (u.isLong ? 1 : -1) * p->paid;
-        if (u.isLong) summary_.payoffReceived += p->paid;
-        else summary_.payoffPaid += p->paid;
+        if (u.isLong)
+          summary_.payoffReceived += p->paid;
+        else
+          summary_.payoffPaid += p->paid;
         cash_ += u.amount;
       }
     } else {

@@ -23,8 +23,8 @@ struct OptionDealerSettings {
   int months = 3, quarters = 1, years = 1;  // the first listed periods of each kind it quotes
   int strikes = 5;                          // the strikes of the chain's ladder nearest the forward
   indexoptions::DealerSpread spread;
-  std::int64_t gpuHours = 1'000;            // size of each quote
-  int requotePpm = 30'000;                  // re-quote when the next-day index moved more than 3%
+  std::int64_t gpuHours = 1'000;             // size of each quote
+  int requotePpm = 30'000;                   // re-quote when the next-day index moved more than 3%
   Money cash = 1'000'000'000LL * 1'000'000;  // $1bn: margin for what it writes
 };
 

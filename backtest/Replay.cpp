@@ -94,10 +94,12 @@ void Replay::outage(const store::RecordedOutage& o) {
     if (k.seller == o.provider && k.cluster == o.cluster && k.start < o.end && k.end > from) contracts.push_back(k);
   std::sort(contracts.begin(), contracts.end(), [](const Contract& a, const Contract& b) { return a.id < b.id; });
   const std::vector<OutageShare> shares = spreadOutage(
-      contracts, o.lostGpus, from, o.end, [&](Hour h) { return engine_->holding(o.provider, o.cluster, h).held; }, false);
+      contracts, o.lostGpus, from, o.end, [&](Hour h) { return engine_->holding(o.provider, o.cluster, h).held; },
+      false);
   std::set<ContractId> touched;
   for (const OutageShare& share : shares) {
-    const auto k = std::find_if(contracts.begin(), contracts.end(), [&](const Contract& c) { return c.id == share.contract; });
+    const auto k =
+        std::find_if(contracts.begin(), contracts.end(), [&](const Contract& c) { return c.id == share.contract; });
     if (k->buyer != account_) continue;
     std::map<Hour, GpuCount>& missing = lost_[k->id];
     // As a delivery report counts: the most GPUs any report said missing in the hour.
@@ -109,8 +111,10 @@ void Replay::outage(const store::RecordedOutage& o) {
   for (ContractId id : touched) {
     std::vector<LostHours> runs;
     for (const auto& [h, gpus] : lost_[id]) {
-      if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus) runs.back().end = h + 1;
-      else runs.push_back({h, h + 1, gpus});
+      if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus)
+        runs.back().end = h + 1;
+      else
+        runs.push_back({h, h + 1, gpus});
     }
     notify(ackAt, ackChannel_, config_.latency.ack.isZero(),
            [this, id, runs] { strategy_.onContractLoss(*this, id, runs); });
@@ -146,7 +150,8 @@ BacktestResult Replay::finish() {
   s.fills = static_cast<std::int64_t>(result_.fills.size());
   s.contracts = static_cast<std::int64_t>(result_.contracts.size());
   for (const auto& [id, gh] : acceptedGpuHours_) s.orderedGpuHours += gh;
-  s.fillRate = s.orderedGpuHours > 0 ? static_cast<double>(s.filledGpuHours) / static_cast<double>(s.orderedGpuHours) : 0;
+  s.fillRate =
+      s.orderedGpuHours > 0 ? static_cast<double>(s.filledGpuHours) / static_cast<double>(s.orderedGpuHours) : 0;
   s.finalCash = cash_;
   s.finalEquity = result_.series.empty() ? cash_ : result_.series.back().equity;
   for (const auto& p : result_.series) s.maxDrawdown = std::min(s.maxDrawdown, p.drawdown);
@@ -164,8 +169,10 @@ BacktestResult Replay::finish() {
 void Replay::apply(const InputEvent& in, bool fromStrategy) {
   out_.clear();
   // The exchange refuses an unaffordable bid before the engine sees it.
-  if (auto refused = fromStrategy ? cashCheck(in) : std::nullopt) out_.push_back(*refused);
-  else engine_->apply(in, out_);
+  if (auto refused = fromStrategy ? cashCheck(in) : std::nullopt)
+    out_.push_back(*refused);
+  else
+    engine_->apply(in, out_);
   result_.engineEvents += static_cast<std::int64_t>(out_.size());
   if (config_.hashEvents)
     for (const Event& e : out_) hash(e);
@@ -194,34 +201,80 @@ struct EventHasher {
     if (names[a] == 0) names[a] = fnv1a(0xCBF29CE484222325ULL, accounts.name(a)) | 1;
     mix(static_cast<std::int64_t>(names[a]));
   }
-  void operator()(const ClusterAdded& e) { mix(1); mix(e.cluster); }
-  void operator()(const CapacityAdded& e) {
-    mix(2); acct(e.grant.account); mix(e.grant.cluster); mix(e.grant.gpus); mix(e.grant.start); mix(e.grant.end);
+  void operator()(const ClusterAdded& e) {
+    mix(1);
+    mix(e.cluster);
   }
-  void operator()(const OrderAccepted& e) { mix(3); mix(static_cast<std::int64_t>(e.order)); acct(e.account); }
+  void operator()(const CapacityAdded& e) {
+    mix(2);
+    acct(e.grant.account);
+    mix(e.grant.cluster);
+    mix(e.grant.gpus);
+    mix(e.grant.start);
+    mix(e.grant.end);
+  }
+  void operator()(const OrderAccepted& e) {
+    mix(3);
+    mix(static_cast<std::int64_t>(e.order));
+    acct(e.account);
+  }
   void operator()(const OrderRejected& e) {
-    mix(4); mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(static_cast<std::int64_t>(e.reason));
+    mix(4);
+    mix(static_cast<std::int64_t>(e.order));
+    acct(e.account);
+    mix(static_cast<std::int64_t>(e.reason));
     h = fnv1a(h, e.detail);
   }
   void operator()(const Fill& e) {
-    mix(5); mix(static_cast<std::int64_t>(e.trade)); mix(static_cast<std::int64_t>(e.contract));
-    mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(static_cast<std::int64_t>(e.side)); mix(e.aggressor);
-    mix(e.cluster); mix(e.gpus); mix(e.start); mix(e.end); mix(e.price); mix(e.leavesGpuHours);
+    mix(5);
+    mix(static_cast<std::int64_t>(e.trade));
+    mix(static_cast<std::int64_t>(e.contract));
+    mix(static_cast<std::int64_t>(e.order));
+    acct(e.account);
+    mix(static_cast<std::int64_t>(e.side));
+    mix(e.aggressor);
+    mix(e.cluster);
+    mix(e.gpus);
+    mix(e.start);
+    mix(e.end);
+    mix(e.price);
+    mix(e.leavesGpuHours);
   }
   void operator()(const ContractCreated& e) {
     const Contract& c = e.contract;
-    mix(6); mix(static_cast<std::int64_t>(c.id)); mix(static_cast<std::int64_t>(c.trade)); acct(c.buyer); acct(c.seller);
-    mix(static_cast<std::int64_t>(c.buyOrder)); mix(static_cast<std::int64_t>(c.sellOrder)); mix(c.cluster);
-    mix(c.gpus); mix(c.start); mix(c.end); mix(c.price);
+    mix(6);
+    mix(static_cast<std::int64_t>(c.id));
+    mix(static_cast<std::int64_t>(c.trade));
+    acct(c.buyer);
+    acct(c.seller);
+    mix(static_cast<std::int64_t>(c.buyOrder));
+    mix(static_cast<std::int64_t>(c.sellOrder));
+    mix(c.cluster);
+    mix(c.gpus);
+    mix(c.start);
+    mix(c.end);
+    mix(c.price);
   }
   void operator()(const OrderCancelled& e) {
-    mix(7); mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(static_cast<std::int64_t>(e.reason));
-    mix(e.cancelledGpuHours); mix(e.leavesGpuHours);
+    mix(7);
+    mix(static_cast<std::int64_t>(e.order));
+    acct(e.account);
+    mix(static_cast<std::int64_t>(e.reason));
+    mix(e.cancelledGpuHours);
+    mix(e.leavesGpuHours);
   }
   void operator()(const OrderAmended& e) {
-    mix(8); mix(static_cast<std::int64_t>(e.order)); acct(e.account); mix(e.limit); mix(e.gpus); mix(e.priorityKept);
+    mix(8);
+    mix(static_cast<std::int64_t>(e.order));
+    acct(e.account);
+    mix(e.limit);
+    mix(e.gpus);
+    mix(e.priorityKept);
   }
-  void operator()(const ClockAdvanced& e) { mix(9); mix(e.now); }
+  void operator()(const ClockAdvanced& e) {
+    mix(9);
+    mix(e.now);
+  }
 };
 }  // namespace
 
@@ -282,8 +335,10 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
           s.costVsIndex += (f->price - ctx.index) * gh;
           s.indexedGpuHours += gh;
         }
-        if (f->leavesGpuHours > 0) workingBuyGpuHours_[f->order] = f->leavesGpuHours;
-        else workingBuyGpuHours_.erase(f->order);
+        if (f->leavesGpuHours > 0)
+          workingBuyGpuHours_[f->order] = f->leavesGpuHours;
+        else
+          workingBuyGpuHours_.erase(f->order);
       } else {
         ctx.fee = exchangeFee(notional, config_.feePpm);
         cash_ -= ctx.fee;
@@ -347,8 +402,10 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
       ack([this, e] { strategy_.onOrderEvent(*this, e); });
     } else if (const auto* x = std::get_if<OrderCancelled>(&e)) {
       if (x->account != account_) continue;
-      if (x->leavesGpuHours > 0) workingBuyGpuHours_[x->order] = x->leavesGpuHours;
-      else workingBuyGpuHours_.erase(x->order);
+      if (x->leavesGpuHours > 0)
+        workingBuyGpuHours_[x->order] = x->leavesGpuHours;
+      else
+        workingBuyGpuHours_.erase(x->order);
       ack([this, e] { strategy_.onOrderEvent(*this, e); });
     } else if (const auto* m = std::get_if<OrderAmended>(&e)) {
       if (m->account != account_) continue;
@@ -376,8 +433,8 @@ void Replay::dispatch(const InputEvent& in, bool /*fromStrategy*/) {
   if (const auto* o = std::get_if<OrderRequest>(&in)) {
     if (o->cluster && o->fill == FillStyle::Divisible) change = BookChange{*o->cluster, o->side, o->start, o->end};
   } else if (std::holds_alternative<CancelRequest>(in) || std::holds_alternative<AmendRequest>(in)) {
-    const OrderId id = std::holds_alternative<CancelRequest>(in) ? std::get<CancelRequest>(in).id
-                                                                 : std::get<AmendRequest>(in).id;
+    const OrderId id =
+        std::holds_alternative<CancelRequest>(in) ? std::get<CancelRequest>(in).id : std::get<AmendRequest>(in).id;
     if (auto v = engine_->order(id); v && v->request.cluster && v->request.fill == FillStyle::Divisible)
       change = BookChange{*v->request.cluster, v->request.side, v->request.start, v->request.end};
   }
@@ -404,8 +461,9 @@ void Replay::sample(Hour hour) {
   p.drawdown = p.equity - peakEquity_;
   p.heldGpuHours = held;
   for (const auto& [order, leaves] : workingBuyGpuHours_) p.committedGpuHours += leaves;
-  p.fillRateToDate = acceptedTotalGpuHours_ > 0
-      ? static_cast<double>(result_.summary.filledGpuHours) / static_cast<double>(acceptedTotalGpuHours_) : 0;
+  p.fillRateToDate = acceptedTotalGpuHours_ > 0 ? static_cast<double>(result_.summary.filledGpuHours) /
+                                                      static_cast<double>(acceptedTotalGpuHours_)
+                                                : 0;
   Volume hourly, toDate;
   for (ClusterId c : focus_) {
     if (auto it = marketHourVolume_.find(c); it != marketHourVolume_.end()) {
@@ -424,8 +482,10 @@ void Replay::sample(Hour hour) {
   // it bought on, weighted as its purchases (the same figure as the summary's market VWAP).
   if (const Price w = weightedMarketVwap(); w > 0) p.marketVwapToDate = w;
   p.averagePaid = vwap(result_.summary.spent, result_.summary.boughtGpuHours);
-  if (!result_.series.empty() && result_.series.back().hour == hour) result_.series.back() = p;
-  else result_.series.push_back(p);
+  if (!result_.series.empty() && result_.series.back().hour == hour)
+    result_.series.back() = p;
+  else
+    result_.series.push_back(p);
 }
 
 Price Replay::weightedMarketVwap() const {
@@ -512,7 +572,8 @@ void Replay::send(InputEvent action) {
 }
 
 void Replay::setTimer(std::int64_t atMicros, int timerId) {
-  pending_.push({std::max(atMicros, time_), pendingOrder_++, PendingKind::Timer, timerId, InputEvent{ClockAdvance{}}, {}});
+  pending_.push(
+      {std::max(atMicros, time_), pendingOrder_++, PendingKind::Timer, timerId, InputEvent{ClockAdvance{}}, {}});
 }
 
 }  // namespace tessera::backtest
@@ -526,8 +587,8 @@ std::uint64_t Replay::placeOption(OptionOrderRequest order) {
     // The exchange's check: cash free of the working bids and of the option market's margin
     // (its own holds it subtracts itself).
     const Money free = config_.startingCash
-        ? *config_.startingCash + cash_ - reservedByWorkingBids() - options_->margin()
-        : kUnlimitedOptionCash;
+                           ? *config_.startingCash + cash_ - reservedByWorkingBids() - options_->margin()
+                           : kUnlimitedOptionCash;
     options_->submit(o, engine_->now(), free, out);
   });
   return o.id;

@@ -31,15 +31,15 @@ namespace tessera::backtest {
 
 struct ReplayConfig {
   LatencyModel latency;
-  int feePpm = 0;                       // the exchange's fee on sales, parts per million (fee_ppm)
+  int feePpm = 0;  // the exchange's fee on sales, parts per million (fee_ppm)
   // The strategy's starting cash. Set, its bids (and amends that raise them) are refused with
   // insufficient_cash when limit x GPUs x hours exceeds cash less what its working bids hold,
   // as the exchange's risk check refuses them. Unset: no cash limit.
   std::optional<Money> startingCash;
-  std::string accountName;              // default: "strategy:<name>"
+  std::string accountName;  // default: "strategy:<name>"
   // The dealer the strategy's option orders meet (account "options:dealer", OptionReplay.h).
   OptionDealerSettings optionDealer;
-  bool hashEvents = true;               // compute BacktestResult::outputHash
+  bool hashEvents = true;                     // compute BacktestResult::outputHash
   const std::atomic<bool>* cancel = nullptr;  // set to stop early; the result says cancelled
   // Sees every input the engine applies and the events it produced (logs, event files).
   std::function<void(std::int64_t timeMicros, const InputEvent&, bool fromStrategy, const std::vector<Event>&)> onApply;
@@ -138,10 +138,10 @@ class Replay : private StrategyContext {
     Money notional = 0;
     std::int64_t gpuHours = 0;
   };
-  std::unordered_map<ClusterId, Volume> marketVolume_;      // whole run
-  std::unordered_map<ClusterId, Volume> marketHourVolume_;  // since the last clock tick
-  std::unordered_map<ClusterId, std::int64_t> boughtOn_;    // strategy buy GPU-hours per cluster
-  std::set<ClusterId> focus_;                                // clusters the strategy ordered on
+  std::unordered_map<ClusterId, Volume> marketVolume_;           // whole run
+  std::unordered_map<ClusterId, Volume> marketHourVolume_;       // since the last clock tick
+  std::unordered_map<ClusterId, std::int64_t> boughtOn_;         // strategy buy GPU-hours per cluster
+  std::set<ClusterId> focus_;                                    // clusters the strategy ordered on
   std::map<std::pair<Hour, ClusterId>, std::int64_t> position_;  // net GPUs held per (hour, cluster)
   std::unordered_map<OrderId, std::int64_t> placedGpuHours_;
   struct OrderContext {

@@ -50,18 +50,19 @@ nlohmann::json summaryJson(const BacktestSummary& s) {
           {"demand_gpu_hours", s.demandGpuHours},
           {"unfilled_demand_gpu_hours", s.unfilledDemandGpuHours},
           {"lost_gpu_hours", s.lostGpuHours},
-          {"options", {{"orders", s.options.orders},
-                       {"rejected", s.options.rejected},
-                       {"fills", s.options.fills},
-                       {"bought_gpu_hours", s.options.boughtGpuHours},
-                       {"written_gpu_hours", s.options.writtenGpuHours},
-                       {"premium_paid", s.options.premiumPaid},
-                       {"premium_received", s.options.premiumReceived},
-                       {"payoff_received", s.options.payoffReceived},
-                       {"payoff_paid", s.options.payoffPaid},
-                       {"open_value", s.options.openValue},
-                       {"margin_held", s.options.marginHeld},
-                       {"pnl", s.options.pnl}}}};
+          {"options",
+           {{"orders", s.options.orders},
+            {"rejected", s.options.rejected},
+            {"fills", s.options.fills},
+            {"bought_gpu_hours", s.options.boughtGpuHours},
+            {"written_gpu_hours", s.options.writtenGpuHours},
+            {"premium_paid", s.options.premiumPaid},
+            {"premium_received", s.options.premiumReceived},
+            {"payoff_received", s.options.payoffReceived},
+            {"payoff_paid", s.options.payoffPaid},
+            {"open_value", s.options.openValue},
+            {"margin_held", s.options.marginHeld},
+            {"pnl", s.options.pnl}}}};
 }
 
 nlohmann::json latencyJson(const LatencyModel& m) {
@@ -118,8 +119,8 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
       const auto name = r.clusterNames.find(x.cluster);
       f << isoTimeMicros(c.timeMicros) << ',' << c.timeMicros << ',' << x.trade << ',' << x.contract << ',' << x.order
         << ',' << (x.side == Side::Buy ? "buy" : "sell") << ',' << (x.aggressor ? 1 : 0) << ',' << x.cluster << ','
-        << (name == r.clusterNames.end() ? std::string() : store::csvQuote(name->second)) << ',' << c.counterparty << ','
-        << x.gpus << ',' << x.start << ',' << x.end << ',' << x.price << ',' << gh << ',' << x.price * gh << ','
+        << (name == r.clusterNames.end() ? std::string() : store::csvQuote(name->second)) << ',' << c.counterparty
+        << ',' << x.gpus << ',' << x.start << ',' << x.end << ',' << x.price << ',' << gh << ',' << x.price * gh << ','
         << x.leavesGpuHours << ',' << c.limit << ',' << c.midAtOrder << ',' << c.index << ',' << c.fee << '\n';
     }
   }
@@ -129,8 +130,8 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
     f << "contract,trade,buyer,seller,buy_order,sell_order,cluster,gpus,start_hour,end_hour,price,notional\n";
     for (const Contract& c : r.contracts)
       f << c.id << ',' << c.trade << ',' << accounts.name(c.buyer) << ',' << accounts.name(c.seller) << ','
-        << c.buyOrder << ',' << c.sellOrder << ',' << c.cluster << ',' << c.gpus << ',' << c.start << ',' << c.end << ','
-        << c.price << ',' << c.notional() << '\n';
+        << c.buyOrder << ',' << c.sellOrder << ',' << c.cluster << ',' << c.gpus << ',' << c.start << ',' << c.end
+        << ',' << c.price << ',' << c.notional() << '\n';
   }
   {
     std::ofstream f;
@@ -154,9 +155,13 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
        << "<tr><th>account</th><td>" << xmlEscape(r.accountName) << "</td></tr>\n"
        << "<tr><th>latency (&micro;s)</th><td>" << xmlEscape(info.latency.describe()) << "</td></tr>\n"
        << "<tr><th>exchange fee on sales</th><td>" << withThousands(info.feePpm) << " ppm</td></tr>\n"
-       << "<tr><th>inputs replayed</th><td>" << withThousands(r.inputs) << (r.cancelled ? " (cancelled)" : "") << "</td></tr>\n"
-       << "</table>\n<h2>Parameters</h2><pre>" << xmlEscape(info.params.dump(2)) << "</pre>\n<h2>Results</h2>\n<table>\n";
-  auto row = [&](const char* k, const std::string& v) { html << "<tr><th>" << k << "</th><td class='n'>" << v << "</td></tr>\n"; };
+       << "<tr><th>inputs replayed</th><td>" << withThousands(r.inputs) << (r.cancelled ? " (cancelled)" : "")
+       << "</td></tr>\n"
+       << "</table>\n<h2>Parameters</h2><pre>" << xmlEscape(info.params.dump(2))
+       << "</pre>\n<h2>Results</h2>\n<table>\n";
+  auto row = [&](const char* k, const std::string& v) {
+    html << "<tr><th>" << k << "</th><td class='n'>" << v << "</td></tr>\n";
+  };
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.1f %%", s.fillRate * 100);
   row("P&amp;L (cash + undelivered GPU-hours at market)", toDollars(s.finalEquity));
@@ -183,10 +188,12 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   row("exchange fees", toDollars(s.fees));
   row("effective cost per useful GPU-hour", perHour(s.effectiveCostPerUsefulGpuHour));
   row("useful GPU-hours", withThousands(s.usefulGpuHours));
-  row("demand / unfilled demand GPU-hours", withThousands(s.demandGpuHours) + " / " + withThousands(s.unfilledDemandGpuHours));
+  row("demand / unfilled demand GPU-hours",
+      withThousands(s.demandGpuHours) + " / " + withThousands(s.unfilledDemandGpuHours));
   if (s.options.fills > 0) {
     const OptionSummary& o = s.options;
-    row("options bought / written GPU-hours", withThousands(o.boughtGpuHours) + " / " + withThousands(o.writtenGpuHours));
+    row("options bought / written GPU-hours",
+        withThousands(o.boughtGpuHours) + " / " + withThousands(o.writtenGpuHours));
     row("option premium paid / received", toDollars(o.premiumPaid) + " / " + toDollars(o.premiumReceived));
     row("option payoff received / paid", toDollars(o.payoffReceived) + " / " + toDollars(o.payoffPaid));
     row("open options at reference value", toDollars(o.openValue));
@@ -205,9 +212,10 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
     if (!svg) return std::string("cannot write ") + file;
     html << "<p><img src='" << file << "' alt='" << xmlEscape(charts[i].title) << "'></p>\n";
   }
-  html << "<p>Files: <a href='summary.json'>summary.json</a>, <a href='fills.csv'>fills.csv</a>, "
-          "<a href='contracts.csv'>contracts.csv</a>, <a href='series.csv'>series.csv</a>. Money in micro-dollars.</p>\n"
-          "</body></html>\n";
+  html
+      << "<p>Files: <a href='summary.json'>summary.json</a>, <a href='fills.csv'>fills.csv</a>, "
+         "<a href='contracts.csv'>contracts.csv</a>, <a href='series.csv'>series.csv</a>. Money in micro-dollars.</p>\n"
+         "</body></html>\n";
   if (!html) return "cannot write report.html";
   return std::nullopt;
 }

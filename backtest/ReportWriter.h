@@ -15,7 +15,7 @@
 namespace tessera::backtest {
 
 struct RunInfo {
-  std::string history;            // where the inputs came from
+  std::string history;  // where the inputs came from
   std::string strategy;
   nlohmann::json params;
   LatencyModel latency;

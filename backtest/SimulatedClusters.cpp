@@ -7,9 +7,9 @@
 namespace tessera::backtest {
 namespace {
 
-Cluster make(std::string name, std::string provider, std::string region, Accelerator acc,
-             int memGb, int perNode, int nodes, IntraNodeLink link, int linkGBps,
-             FabricClass fabric, int fabricGbps, int storageTb, int carbon) {
+Cluster make(std::string name, std::string provider, std::string region, Accelerator acc, int memGb, int perNode,
+             int nodes, IntraNodeLink link, int linkGBps, FabricClass fabric, int fabricGbps, int storageTb,
+             int carbon) {
   Cluster c;
   c.name = std::move(name);
   c.provider = std::move(provider);
@@ -35,49 +35,48 @@ std::vector<Cluster> simulatedClusters(std::size_t count) {
   using F = FabricClass;
   // Ordered so that a short prefix still mixes kinds and regions.
   std::vector<Cluster> all = {
-      make("aurora-us-east-h100-a", "aurora", "us-east", A::H100, 80, 8, 64, L::NVSwitch, 900,
-           F::InfiniBand, 3200, 400, 380),
-      make("borealis-eu-north-h200-a", "borealis", "eu-north", A::H200, 141, 8, 48, L::NVSwitch,
-           900, F::InfiniBand, 3200, 600, 40),
-      make("cobalt-us-west-a100-a", "cobalt", "us-west", A::A100, 80, 8, 40, L::NVSwitch, 600,
-           F::InfiniBand, 1600, 200, 250),
-      make("ember-eu-central-l40s-a", "ember", "eu-central", A::L40S, 48, 8, 30, L::PCIe, 64,
-           F::Ethernet, 200, 100, 350),
-      make("fjord-us-central-mi300x-a", "fjord", "us-central", A::MI300X, 192, 8, 32,
-           L::InfinityFabric, 896, F::RoCE, 3200, 300, 420),
-      make("granite-us-east-b200-a", "granite", "us-east", A::B200, 192, 8, 24, L::NVSwitch, 1800,
-           F::InfiniBand, 3200, 500, 380),
-      make("harbor-us-west-h100-b", "harbor", "us-west", A::H100, 80, 8, 128, L::NVSwitch, 900,
-           F::InfiniBand, 3200, 800, 250),
-      make("ionic-ap-northeast-h100-a", "ionic", "ap-northeast", A::H100, 80, 8, 32, L::NVSwitch,
-           900, F::RoCE, 3200, 200, 460),
-      make("juniper-eu-west-l40s-a", "juniper", "eu-west", A::L40S, 48, 4, 40, L::PCIe, 64,
-           F::Ethernet, 100, 50, 60),
-      make("kestrel-us-east-rtx4090-a", "kestrel", "us-east", A::RTX4090, 24, 8, 60, L::PCIe, 32,
-           F::Ethernet, 25, 20, 380),
-      make("aurora-us-south-gb200-a", "aurora", "us-south", A::GB200, 186, 72, 4, L::NVSwitch,
-           1800, F::InfiniBand, 28800, 1000, 410),
-      make("borealis-eu-north-h100-b", "borealis", "eu-north", A::H100, 80, 8, 64, L::NVSwitch,
-           900, F::InfiniBand, 3200, 400, 40),
-      make("cobalt-eu-central-a100-b", "cobalt", "eu-central", A::A100, 40, 8, 32, L::NVSwitch,
-           600, F::RoCE, 800, 100, 350),
-      make("lumen-us-west-mi300x-b", "lumen", "us-west", A::MI300X, 192, 8, 48,
-           L::InfinityFabric, 896, F::RoCE, 3200, 300, 250),
-      make("harbor-us-central-h200-b", "harbor", "us-central", A::H200, 141, 8, 32, L::NVSwitch,
-           900, F::InfiniBand, 3200, 400, 120),
-      make("meridian-ap-southeast-a100-a", "meridian", "ap-southeast", A::A100, 80, 8, 24,
-           L::NVSwitch, 600, F::Ethernet, 400, 100, 500),
-      make("granite-eu-north-b200-b", "granite", "eu-north", A::B200, 192, 8, 16, L::NVSwitch,
-           1800, F::InfiniBand, 3200, 300, 30),
-      make("kestrel-eu-west-rtx4090-b", "kestrel", "eu-west", A::RTX4090, 24, 8, 40, L::PCIe, 32,
-           F::Ethernet, 25, 20, 60),
+      make("aurora-us-east-h100-a", "aurora", "us-east", A::H100, 80, 8, 64, L::NVSwitch, 900, F::InfiniBand, 3200, 400,
+           380),
+      make("borealis-eu-north-h200-a", "borealis", "eu-north", A::H200, 141, 8, 48, L::NVSwitch, 900, F::InfiniBand,
+           3200, 600, 40),
+      make("cobalt-us-west-a100-a", "cobalt", "us-west", A::A100, 80, 8, 40, L::NVSwitch, 600, F::InfiniBand, 1600, 200,
+           250),
+      make("ember-eu-central-l40s-a", "ember", "eu-central", A::L40S, 48, 8, 30, L::PCIe, 64, F::Ethernet, 200, 100,
+           350),
+      make("fjord-us-central-mi300x-a", "fjord", "us-central", A::MI300X, 192, 8, 32, L::InfinityFabric, 896, F::RoCE,
+           3200, 300, 420),
+      make("granite-us-east-b200-a", "granite", "us-east", A::B200, 192, 8, 24, L::NVSwitch, 1800, F::InfiniBand, 3200,
+           500, 380),
+      make("harbor-us-west-h100-b", "harbor", "us-west", A::H100, 80, 8, 128, L::NVSwitch, 900, F::InfiniBand, 3200,
+           800, 250),
+      make("ionic-ap-northeast-h100-a", "ionic", "ap-northeast", A::H100, 80, 8, 32, L::NVSwitch, 900, F::RoCE, 3200,
+           200, 460),
+      make("juniper-eu-west-l40s-a", "juniper", "eu-west", A::L40S, 48, 4, 40, L::PCIe, 64, F::Ethernet, 100, 50, 60),
+      make("kestrel-us-east-rtx4090-a", "kestrel", "us-east", A::RTX4090, 24, 8, 60, L::PCIe, 32, F::Ethernet, 25, 20,
+           380),
+      make("aurora-us-south-gb200-a", "aurora", "us-south", A::GB200, 186, 72, 4, L::NVSwitch, 1800, F::InfiniBand,
+           28800, 1000, 410),
+      make("borealis-eu-north-h100-b", "borealis", "eu-north", A::H100, 80, 8, 64, L::NVSwitch, 900, F::InfiniBand,
+           3200, 400, 40),
+      make("cobalt-eu-central-a100-b", "cobalt", "eu-central", A::A100, 40, 8, 32, L::NVSwitch, 600, F::RoCE, 800, 100,
+           350),
+      make("lumen-us-west-mi300x-b", "lumen", "us-west", A::MI300X, 192, 8, 48, L::InfinityFabric, 896, F::RoCE, 3200,
+           300, 250),
+      make("harbor-us-central-h200-b", "harbor", "us-central", A::H200, 141, 8, 32, L::NVSwitch, 900, F::InfiniBand,
+           3200, 400, 120),
+      make("meridian-ap-southeast-a100-a", "meridian", "ap-southeast", A::A100, 80, 8, 24, L::NVSwitch, 600,
+           F::Ethernet, 400, 100, 500),
+      make("granite-eu-north-b200-b", "granite", "eu-north", A::B200, 192, 8, 16, L::NVSwitch, 1800, F::InfiniBand,
+           3200, 300, 30),
+      make("kestrel-eu-west-rtx4090-b", "kestrel", "eu-west", A::RTX4090, 24, 8, 40, L::PCIe, 32, F::Ethernet, 25, 20,
+           60),
       // Leased whole (supplyOf): the capacity a 512- to 2048-GPU training run buys.
-      make("summit-us-central-h100-w", "summit", "us-central", A::H100, 80, 8, 256, L::NVSwitch,
-           900, F::InfiniBand, 3200, 2000, 420),
-      make("tundra-eu-north-h200-w", "tundra", "eu-north", A::H200, 141, 8, 128, L::NVSwitch, 900,
-           F::InfiniBand, 3200, 1500, 30),
-      make("vega-us-east-b200-w", "vega", "us-east", A::B200, 192, 8, 128, L::NVSwitch, 1800,
-           F::InfiniBand, 3200, 1500, 380),
+      make("summit-us-central-h100-w", "summit", "us-central", A::H100, 80, 8, 256, L::NVSwitch, 900, F::InfiniBand,
+           3200, 2000, 420),
+      make("tundra-eu-north-h200-w", "tundra", "eu-north", A::H200, 141, 8, 128, L::NVSwitch, 900, F::InfiniBand, 3200,
+           1500, 30),
+      make("vega-us-east-b200-w", "vega", "us-east", A::B200, 192, 8, 128, L::NVSwitch, 1800, F::InfiniBand, 3200, 1500,
+           380),
   };
   if (all.size() != kSimulatedClusterCount) throw std::logic_error("kSimulatedClusterCount is stale");
   count = std::clamp<std::size_t>(count, 1, all.size());
@@ -89,8 +88,7 @@ std::vector<Cluster> simulatedClusters(std::size_t count) {
 ClusterSupply supplyOf(const Cluster& c) {
   // The 2048-GPU cluster goes as two halves, so two runs of 1024 can lease it side by side.
   if (c.name == "summit-us-central-h100-w") return {SupplyStyle::WholeCluster, 2};
-  if (c.name == "tundra-eu-north-h200-w" || c.name == "vega-us-east-b200-w")
-    return {SupplyStyle::WholeCluster, 1};
+  if (c.name == "tundra-eu-north-h200-w" || c.name == "vega-us-east-b200-w") return {SupplyStyle::WholeCluster, 1};
   return {};
 }
 
@@ -108,10 +106,13 @@ Price referencePrice(const Cluster& c) {
     case Accelerator::L40S: usd = 0.85; break;
     case Accelerator::RTX4090: usd = 0.40; break;
   }
-  if (c.region.rfind("eu-north", 0) == 0) usd *= 0.95;       // cheap, clean power
-  else if (c.region.rfind("eu-", 0) == 0) usd *= 1.04;
-  else if (c.region.rfind("ap-", 0) == 0) usd *= 1.12;
-  if (c.fabric == FabricClass::InfiniBand) usd *= 1.04;    // training-grade interconnect
+  if (c.region.rfind("eu-north", 0) == 0)
+    usd *= 0.95;  // cheap, clean power
+  else if (c.region.rfind("eu-", 0) == 0)
+    usd *= 1.04;
+  else if (c.region.rfind("ap-", 0) == 0)
+    usd *= 1.12;
+  if (c.fabric == FabricClass::InfiniBand) usd *= 1.04;  // training-grade interconnect
   return static_cast<Price>(std::llround(usd * 1000.0)) * 1000;
 }
 

@@ -18,7 +18,8 @@ OfferTerms listingTerms(const Cluster& c) {
   OfferTerms t;
   switch (c.accelerator) {  // dense BF16 TFLOPS per GPU, as vendors publish them: estimates only
     case Accelerator::A100: t.estimatedTflopsPerGpu = 312; break;
-    case Accelerator::H100: case Accelerator::H200: t.estimatedTflopsPerGpu = 989; break;
+    case Accelerator::H100:
+    case Accelerator::H200: t.estimatedTflopsPerGpu = 989; break;
     case Accelerator::B200: t.estimatedTflopsPerGpu = 2250; break;
     case Accelerator::GB200: t.estimatedTflopsPerGpu = 2500; break;
     case Accelerator::MI300X: t.estimatedTflopsPerGpu = 1307; break;
@@ -55,7 +56,6 @@ OfferTerms listingTerms(const Cluster& c) {
   return t;
 }
 
-
 constexpr std::int64_t kMicrosPerHour = 3'600'000'000;
 
 // Leases of whole clusters run one to four weeks, cheaper per hour the longer the commitment.
@@ -64,9 +64,8 @@ constexpr std::array<Hour, 5> kLeaseDays = {7, 10, 14, 21, 28};
 // Relative demand by UTC hour of day: quiet in the small hours, busiest when the US working
 // day overlaps Europe's afternoon. A table rather than a cosine, so every platform computes
 // the same history (libm results may differ in the last bit).
-constexpr std::array<double, 24> kDailyShape = {
-    0.80, 0.72, 0.66, 0.62, 0.60, 0.62, 0.70, 0.82, 0.95, 1.05, 1.12, 1.18,
-    1.24, 1.30, 1.34, 1.36, 1.35, 1.30, 1.22, 1.12, 1.02, 0.95, 0.90, 0.85};
+constexpr std::array<double, 24> kDailyShape = {0.80, 0.72, 0.66, 0.62, 0.60, 0.62, 0.70, 0.82, 0.95, 1.05, 1.12, 1.18,
+                                                1.24, 1.30, 1.34, 1.36, 1.35, 1.30, 1.22, 1.12, 1.02, 0.95, 0.90, 0.85};
 
 int hourOfDay(Hour h) { return static_cast<int>(((h % 24) + 24) % 24); }
 bool isWeekend(Hour h) {
@@ -113,12 +112,10 @@ SimulatedMarket::SimulatedMarket(const SimulatedMarketConfig& config, AccountDir
   clusters_ = simulatedClusters(config_.clusterCount);
   for (const Cluster& c : clusters_) providers_.push_back(accounts_.intern(c.provider));
   for (int i = 1; i <= 24; ++i) {
-    inferenceBuyers_.push_back(accounts_.intern("infer-" + std::string(i < 10 ? "0" : "") +
-                                                std::to_string(i)));
+    inferenceBuyers_.push_back(accounts_.intern("infer-" + std::string(i < 10 ? "0" : "") + std::to_string(i)));
   }
   for (int i = 1; i <= 12; ++i) {
-    trainingBuyers_.push_back(accounts_.intern("train-" + std::string(i < 10 ? "0" : "") +
-                                               std::to_string(i)));
+    trainingBuyers_.push_back(accounts_.intern("train-" + std::string(i < 10 ? "0" : "") + std::to_string(i)));
   }
   for (const Cluster& c : clusters_) {
     const ClusterSupply supply = supplyOf(c);
@@ -134,8 +131,10 @@ SimulatedMarket::SimulatedMarket(const SimulatedMarketConfig& config, AccountDir
 
 std::vector<InputEvent> SimulatedMarket::step() {
   std::vector<InputEvent> out;
-  if (steps_ == 0) open(out);
-  else trade(out);
+  if (steps_ == 0)
+    open(out);
+  else
+    trade(out);
   ++steps_;
   return out;
 }
@@ -154,15 +153,15 @@ std::vector<TimedInput> SimulatedMarket::stepTimed() {
   }
   const std::int64_t tickLen = kMicrosPerHour / config_.ticksPerHour;
   const std::int64_t t = static_cast<std::int64_t>(tick - 1);
-  const std::int64_t tickStart = (config_.start + t / config_.ticksPerHour) * kMicrosPerHour +
-                                 (t % config_.ticksPerHour) * tickLen;
+  const std::int64_t tickStart =
+      (config_.start + t / config_.ticksPerHour) * kMicrosPerHour + (t % config_.ticksPerHour) * tickLen;
   const auto n = static_cast<std::int64_t>(events.size());
   const std::int64_t size = config_.burstSize > 0 ? config_.burstSize : 1;
   const std::int64_t gap = config_.burstSize > 0 ? config_.burstGapMicros : 0;
   const std::int64_t bursts = std::max<std::int64_t>(1, (n + size - 1) / size);
   for (std::int64_t i = 0; i < n; ++i)
-    out.push_back({tickStart + (i / size) * tickLen / bursts + (i % size) * gap,
-                   std::move(events[static_cast<std::size_t>(i)])});
+    out.push_back(
+        {tickStart + (i / size) * tickLen / bursts + (i % size) * gap, std::move(events[static_cast<std::size_t>(i)])});
   return out;
 }
 
@@ -200,9 +199,16 @@ void SimulatedMarket::trade(std::vector<InputEvent>& out) {
   while (listings + inference + training > 0) {
     const double total = static_cast<double>(listings + inference + training);
     const double r = rng_.unit() * total;
-    if (r < static_cast<double>(listings)) { addListing(out, false); --listings; }
-    else if (r < static_cast<double>(listings + inference)) { addInferenceBid(out); --inference; }
-    else { addTrainingBid(out); --training; }
+    if (r < static_cast<double>(listings)) {
+      addListing(out, false);
+      --listings;
+    } else if (r < static_cast<double>(listings + inference)) {
+      addInferenceBid(out);
+      --inference;
+    } else {
+      addTrainingBid(out);
+      --training;
+    }
   }
   cancelAndAmend(out);
   if (rng_.chance(config_.failuresPerDay / kHoursPerDay / config_.ticksPerHour)) failNodes(out);
@@ -334,8 +340,7 @@ void SimulatedMarket::listLeases(std::vector<InputEvent>& out) {
       o.start = start;
       o.end = end;
       const double termDiscount = 1.0 - 0.0045 * static_cast<double>(days);
-      o.limit = roundToTick(static_cast<double>(fairPrice(c.id, start, end)) * termDiscount *
-                            rng_.uniform(1.0, 1.06));
+      o.limit = roundToTick(static_cast<double>(fairPrice(c.id, start, end)) * termDiscount * rng_.uniform(1.0, 1.06));
       o.fill = FillStyle::Divisible;
       o.terms = listingTerms(c);
       out.emplace_back(o);
@@ -398,8 +403,7 @@ void SimulatedMarket::addTrainingBid(std::vector<InputEvent>& out) {
     o.constraints = std::move(k);
   }
   // An all-or-none limit bounds the average price: training buyers pay up for contiguity.
-  o.limit = roundToTick(static_cast<double>(fairPrice(c.id, o.start, o.start + duration)) *
-                        rng_.uniform(0.98, 1.18));
+  o.limit = roundToTick(static_cast<double>(fairPrice(c.id, o.start, o.start + duration)) * rng_.uniform(0.98, 1.18));
   out.emplace_back(o);
   bids_.push_back({o.id, o.account, o.end, o.limit, now_});
 }

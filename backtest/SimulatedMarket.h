@@ -26,17 +26,17 @@ struct SimulatedMarketConfig {
   std::uint64_t seed = 1;
   Hour start = kDefaultSimulationStart;
   std::size_t clusterCount = kSimulatedClusterCount;  // prefix of simulatedClusters()
-  int ticksPerHour = 1;           // steps per simulated hour (more = smoother live demo)
-  Hour horizonHours = 7 * kHoursPerDay;  // how far ahead the flow's orders deliver
+  int ticksPerHour = 1;                               // steps per simulated hour (more = smoother live demo)
+  Hour horizonHours = 7 * kHoursPerDay;               // how far ahead the flow's orders deliver
   // How far ahead the providers of whole clusters (SupplyStyle::WholeCluster) keep them listed:
   // long enough for a run of a few weeks that starts within the flow's horizon.
   Hour leaseHorizonHours = 42 * kHoursPerDay;
-  double activity = 1.0;          // scales every arrival rate
+  double activity = 1.0;  // scales every arrival rate
   // Mean arrivals per simulated hour at activity 1, before the demand cycles.
   double listingsPerHour = 30;
   double inferenceBidsPerHour = 55;
   double trainingBidsPerHour = 4;
-  double failuresPerDay = 1.5;    // node failures: a provider withdraws its near-term listings
+  double failuresPerDay = 1.5;  // node failures: a provider withdraws its near-term listings
   // Burst mode, for stepTimed() (0: off, arrivals evenly spaced over the tick): a tick's
   // arrivals come in bursts of `burstSize`, `burstGapMicros` apart within a burst, the bursts
   // evenly spread over the tick, so orders arrive microseconds apart and race. Only the times
@@ -105,7 +105,7 @@ class SimulatedMarket {
   struct Bid {
     OrderId id;
     AccountId account;
-    Hour end;         // delivery window end: after it the bid is gone
+    Hour end;  // delivery window end: after it the bid is gone
     Price limit;
     Hour placedAt;
   };
@@ -131,10 +131,10 @@ class SimulatedMarket {
   AccountDirectory& accounts_;
   SeededRandom rng_;
   std::vector<Cluster> clusters_;
-  std::vector<AccountId> providers_;        // per cluster (index = id - 1)
+  std::vector<AccountId> providers_;  // per cluster (index = id - 1)
   std::vector<AccountId> inferenceBuyers_;
   std::vector<AccountId> trainingBuyers_;
-  std::vector<double> drift_;               // per cluster: slow random walk around 1.0
+  std::vector<double> drift_;                  // per cluster: slow random walk around 1.0
   std::vector<std::vector<GpuCount>> listed_;  // per cluster, per hour since start: GPUs listed
   std::vector<Listing> listings_;
   std::vector<LeaseBlock> leases_;

@@ -78,9 +78,9 @@ class StrategyContext {
  public:
   virtual ~StrategyContext() = default;
 
-  virtual Hour now() const = 0;                  // the exchange clock
-  virtual std::int64_t timeMicros() const = 0;   // the current time, microseconds since the epoch
-  virtual AccountId account() const = 0;         // the account the strategy trades as
+  virtual Hour now() const = 0;                 // the exchange clock
+  virtual std::int64_t timeMicros() const = 0;  // the current time, microseconds since the epoch
+  virtual AccountId account() const = 0;        // the account the strategy trades as
   virtual std::vector<Cluster> clusters() const = 0;
   virtual std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const = 0;
   virtual std::optional<Price> lastTradePrice(ClusterId cluster) const = 0;
@@ -110,7 +110,7 @@ class Strategy {
   // Every trade in the market, as the public tape gives it: trade id, cluster, GPUs, window and
   // price; no parties, orders or contract id (live and in replay alike).
   virtual void onTrade(StrategyContext&, const Contract&) {}
-  virtual void onOwnFill(StrategyContext&, const Fill&) {}     // this strategy's side of a trade
+  virtual void onOwnFill(StrategyContext&, const Fill&) {}  // this strategy's side of a trade
   // This strategy's OrderAccepted, OrderRejected, OrderCancelled and OrderAmended.
   virtual void onOrderEvent(StrategyContext&, const Event&) {}
   virtual void onTimer(StrategyContext&, int /*timerId*/) {}

@@ -73,34 +73,46 @@ Price StrategyParams::price(const std::string& key, std::optional<double> fallba
 ClusterConstraints StrategyParams::constraints(const nlohmann::json& j, const std::string& where) {
   ClusterConstraints k;
   if (auto it = j.find("accelerators"); it != j.end()) {
-    if (!it->is_array()) fail(where + "accelerators: must be a list such as [\"H100\", \"H200\"]");
+    if (!it->is_array())
+      fail(where + "accelerators: must be a list such as [\"H100\", \"H200\"]");
     else
       for (const auto& a : *it) {
         auto acc = a.is_string() ? parseAccelerator(a.get<std::string>()) : std::nullopt;
-        if (!acc) fail(where + "accelerators: unknown accelerator " + a.dump());
-        else k.accelerators.push_back(*acc);
+        if (!acc)
+          fail(where + "accelerators: unknown accelerator " + a.dump());
+        else
+          k.accelerators.push_back(*acc);
       }
   }
   if (auto it = j.find("regions"); it != j.end()) {
-    if (!it->is_array()) fail(where + "regions: must be a list of region names");
+    if (!it->is_array())
+      fail(where + "regions: must be a list of region names");
     else
       for (const auto& r : *it) {
-        if (r.is_string()) k.regions.push_back(r.get<std::string>());
-        else fail(where + "regions: names must be strings");
+        if (r.is_string())
+          k.regions.push_back(r.get<std::string>());
+        else
+          fail(where + "regions: names must be strings");
       }
   }
   if (auto it = j.find("min_gpu_memory_gb"); it != j.end()) {
-    if (!it->is_number_integer() || it->get<int>() < 0) fail(where + "min_gpu_memory_gb: must be a non-negative integer");
-    else k.minGpuMemoryGb = it->get<int>();
+    if (!it->is_number_integer() || it->get<int>() < 0)
+      fail(where + "min_gpu_memory_gb: must be a non-negative integer");
+    else
+      k.minGpuMemoryGb = it->get<int>();
   }
   if (auto it = j.find("min_fabric"); it != j.end()) {
     auto f = it->is_string() ? parseFabricClass(it->get<std::string>()) : std::nullopt;
-    if (!f) fail(where + "min_fabric: must be a fabric class name");
-    else k.minFabric = *f;
+    if (!f)
+      fail(where + "min_fabric: must be a fabric class name");
+    else
+      k.minFabric = *f;
   }
   if (auto it = j.find("max_carbon"); it != j.end()) {
-    if (!it->is_number_integer()) fail(where + "max_carbon: must be an integer (gCO2/kWh)");
-    else k.maxCarbonGramsPerKwh = it->get<int>();
+    if (!it->is_number_integer())
+      fail(where + "max_carbon: must be an integer (gCO2/kWh)");
+    else
+      k.maxCarbonGramsPerKwh = it->get<int>();
   }
   return k;
 }

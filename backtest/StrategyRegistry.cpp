@@ -6,7 +6,7 @@ namespace tessera::backtest {
 namespace {
 
 struct Registry {
-  std::vector<StrategyInfo> infos;   // ordered by name
+  std::vector<StrategyInfo> infos;    // ordered by name
   std::vector<StrategyMaker> makers;  // parallel to infos
   std::vector<std::string> errors;
 };

@@ -46,6 +46,6 @@ const std::vector<std::string>& registrationErrors();
 // one-line SUMMARY and EXAMPLE parameters as JSON text. Use it once per strategy at namespace
 // scope in the strategy's .cpp file:
 //   TESSERA_REGISTER_STRATEGY("my-strategy", "what it does", R"({"gpus": 8})", makeMyStrategy);
-#define TESSERA_REGISTER_STRATEGY(NAME, SUMMARY, EXAMPLE, MAKER)                                   \
+#define TESSERA_REGISTER_STRATEGY(NAME, SUMMARY, EXAMPLE, MAKER)                                     \
   [[maybe_unused]] static const bool TESSERA_STRATEGY_CONCAT(tesseraStrategyRegistered_, __LINE__) = \
       ::tessera::backtest::registerStrategy(NAME, SUMMARY, EXAMPLE, MAKER)

@@ -20,10 +20,14 @@ double niceStep(double range, int ticks) {
 
 std::string num(double v) {
   char b[32];
-  if (std::fabs(v) >= 1e6) std::snprintf(b, sizeof b, "%.1fM", v / 1e6);
-  else if (std::fabs(v) >= 1e4) std::snprintf(b, sizeof b, "%.0fk", v / 1e3);
-  else if (std::fabs(v) >= 100 || v == std::floor(v)) std::snprintf(b, sizeof b, "%.0f", v);
-  else std::snprintf(b, sizeof b, "%.2f", v);
+  if (std::fabs(v) >= 1e6)
+    std::snprintf(b, sizeof b, "%.1fM", v / 1e6);
+  else if (std::fabs(v) >= 1e4)
+    std::snprintf(b, sizeof b, "%.0fk", v / 1e3);
+  else if (std::fabs(v) >= 100 || v == std::floor(v))
+    std::snprintf(b, sizeof b, "%.0f", v);
+  else
+    std::snprintf(b, sizeof b, "%.2f", v);
   return b;
 }
 
@@ -32,12 +36,18 @@ std::string num(double v) {
 std::string xmlEscape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else if (c == '\'') o += "&#39;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else if (c == '\'')
+      o += "&#39;";
+    else
+      o += c;
   }
   return o;
 }
@@ -58,14 +68,18 @@ std::string svgLineChart(const ChartSpec& spec) {
   std::ostringstream o;
   o << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "' viewBox='0 0 " << W << ' ' << H
     << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
-    << "<text x='" << W / 2 << "' y='20' text-anchor='middle' font-size='15' font-weight='bold'>" << xmlEscape(spec.title)
-    << "</text>\n";
+    << "<text x='" << W / 2 << "' y='20' text-anchor='middle' font-size='15' font-weight='bold'>"
+    << xmlEscape(spec.title) << "</text>\n";
   if (!any) {
-    o << "<text x='" << W / 2 << "' y='" << H / 2 << "' text-anchor='middle' fill='#666'>no data: the run has no hourly series (no inputs replayed)</text></svg>\n";
+    o << "<text x='" << W / 2 << "' y='" << H / 2
+      << "' text-anchor='middle' fill='#666'>no data: the run has no hourly series (no inputs replayed)</text></svg>\n";
     return o.str();
   }
   if (x1 <= x0) x1 = x0 + 1;
-  if (y1 <= y0) { y1 += 1; y0 -= 1; }
+  if (y1 <= y0) {
+    y1 += 1;
+    y0 -= 1;
+  }
   const double pad = (y1 - y0) * 0.05;
   y0 -= pad;
   y1 += pad;
@@ -85,9 +99,10 @@ std::string svgLineChart(const ChartSpec& spec) {
   }
   o << "<rect x='" << left << "' y='" << top << "' width='" << pw << "' height='" << ph
     << "' fill='none' stroke='#999'/>\n";
-  o << "<text x='" << left + pw / 2 << "' y='" << H - 10 << "' text-anchor='middle'>" << xmlEscape(spec.xLabel) << "</text>\n";
-  o << "<text transform='translate(16," << top + ph / 2 << ") rotate(-90)' text-anchor='middle'>" << xmlEscape(spec.yLabel)
+  o << "<text x='" << left + pw / 2 << "' y='" << H - 10 << "' text-anchor='middle'>" << xmlEscape(spec.xLabel)
     << "</text>\n";
+  o << "<text transform='translate(16," << top + ph / 2 << ") rotate(-90)' text-anchor='middle'>"
+    << xmlEscape(spec.yLabel) << "</text>\n";
   // Legend entries side by side, each as wide as its name (about 7 px a character at 12 px).
   int lx = left + 10;
   for (const auto& s : spec.series) {
@@ -117,8 +132,8 @@ std::vector<ChartSpec> reportCharts(const BacktestResult& r) {
   ChartSpec equity{"Equity curve (P&L)", "hours since start", "US dollars", {}};
   ChartSeries eq{"equity", "#1f77b4", {}}, cash{"cash", "#999999", {}};
   ChartSpec price{"Price paid vs market", "hours since start", "$ per GPU-hour", {}};
-  ChartSeries mkt{"market VWAP (hour)", "#bbbbbb", {}}, mktToDate{"market VWAP, same clusters (to date)", "#2ca02c", {}},
-      paid{"average paid (to date)", "#d62728", {}};
+  ChartSeries mkt{"market VWAP (hour)", "#bbbbbb", {}},
+      mktToDate{"market VWAP, same clusters (to date)", "#2ca02c", {}}, paid{"average paid (to date)", "#d62728", {}};
   ChartSpec dd{"Drawdown", "hours since start", "US dollars", {}};
   ChartSeries down{"drawdown", "#d62728", {}, true};
   for (const auto& p : r.series) {

@@ -8,9 +8,9 @@ namespace tessera::backtest {
 
 struct ChartSeries {
   std::string name;
-  std::string color;  // CSS colour
+  std::string color;                              // CSS colour
   std::vector<std::pair<double, double>> points;  // (x, y), x ascending
-  bool filled = false;  // shade the area between the line and zero (drawdown)
+  bool filled = false;                            // shade the area between the line and zero (drawdown)
 };
 
 struct ChartSpec {

@@ -13,7 +13,8 @@
 namespace tessera::backtest {
 
 std::variant<SweepGrid, std::string> parseSweepGrid(const nlohmann::json& j) {
-  if (!j.is_object()) return std::string("a sweep grid is a JSON object {\"base\": {...}, \"grid\": {\"param\": [values]}}");
+  if (!j.is_object())
+    return std::string("a sweep grid is a JSON object {\"base\": {...}, \"grid\": {\"param\": [values]}}");
   SweepGrid g;
   g.source = j;
   for (const auto& [k, v] : j.items())
@@ -62,8 +63,9 @@ std::variant<Shard, std::string> parseShard(const std::string& s) {
 }
 
 std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
-                                                   const SweepGrid& grid, Shard shard, int jobs, const ReplayConfig& config,
-                                                   const ProgressFn& progress, const std::atomic<bool>* cancel) {
+                                                   const SweepGrid& grid, Shard shard, int jobs,
+                                                   const ReplayConfig& config, const ProgressFn& progress,
+                                                   const std::atomic<bool>* cancel) {
   return runSweep(
       history, strategy, [&](const nlohmann::json& params) { return makeStrategy(strategy, params); }, grid, shard,
       jobs, config, progress, cancel);
@@ -82,7 +84,8 @@ std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history,
   run.startingCash = config.startingCash;
   const auto all = expandGrid(grid);
   run.totalPoints = all.size();
-  for (std::size_t i = static_cast<std::size_t>(shard.index); i < all.size(); i += static_cast<std::size_t>(shard.count))
+  for (std::size_t i = static_cast<std::size_t>(shard.index); i < all.size();
+       i += static_cast<std::size_t>(shard.count))
     run.points.push_back({i, all[i], {}, {}, {}});
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::size_t lanesAtOnce = static_cast<std::size_t>(jobs);
@@ -154,8 +157,10 @@ std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history,
       const BacktestResult r = lane.replay->finish();
       if (r.cancelled) break;
       SweepPoint& p = *lane.point;
-      if (!r.setupError.empty()) p.error = r.setupError;
-      else p.summary = summaryJson(r.summary);
+      if (!r.setupError.empty())
+        p.error = r.setupError;
+      else
+        p.summary = summaryJson(r.summary);
       char hash[24];
       std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.outputHash));
       p.outputHash = hash;
@@ -183,14 +188,17 @@ std::string HistoryDigest::text() const {
 namespace {
 nlohmann::json pointJson(const SweepPoint& p) {
   nlohmann::json j{{"index", p.index}, {"params", p.params}};
-  if (!p.error.empty()) j["error"] = p.error;
+  if (!p.error.empty())
+    j["error"] = p.error;
   else {
     j["summary"] = p.summary;
     j["output_hash"] = p.outputHash;
   }
   return j;
 }
-nlohmann::json cashJson(const SweepRun& r) { return r.startingCash ? nlohmann::json(*r.startingCash) : nlohmann::json(); }
+nlohmann::json cashJson(const SweepRun& r) {
+  return r.startingCash ? nlohmann::json(*r.startingCash) : nlohmann::json();
+}
 nlohmann::json headerJson(const SweepRun& r) {
   return {{"sweep",
            {{"strategy", r.strategy},
@@ -281,9 +289,8 @@ std::variant<SweepRun, std::string> mergeSweepShards(const std::vector<std::stri
 nlohmann::json sweepJson(const SweepRun& run) {
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& p : run.points) pts.push_back(pointJson(p));
-  return {{"strategy", run.strategy}, {"grid", run.grid.source},     {"points", run.totalPoints},
-          {"latency", run.latency},   {"fee_ppm", run.feePpm},          {"cash", cashJson(run)},
-          {"history", run.history},   {"results", pts}};
+  return {{"strategy", run.strategy}, {"grid", run.grid.source}, {"points", run.totalPoints}, {"latency", run.latency},
+          {"fee_ppm", run.feePpm},    {"cash", cashJson(run)},   {"history", run.history},    {"results", pts}};
 }
 
 void writeSweepCsv(const SweepRun& run, std::ostream& out) {
@@ -307,7 +314,8 @@ void writeSweepCsv(const SweepRun& run, std::ostream& out) {
       for (char c : v) out << (c == '"' ? std::string("\"\"") : std::string(1, c));
       out << '"';
     }
-    for (const auto& m : metrics) out << ',' << (p.summary.is_object() && p.summary.contains(m) ? p.summary[m].dump() : "");
+    for (const auto& m : metrics)
+      out << ',' << (p.summary.is_object() && p.summary.contains(m) ? p.summary[m].dump() : "");
     out << ',' << p.outputHash << ",\"" << p.error << "\"\n";
   }
 }

@@ -39,9 +39,9 @@ std::variant<Shard, std::string> parseShard(const std::string& s);  // "i/N", 0 
 struct SweepPoint {
   std::size_t index = 0;
   nlohmann::json params;
-  nlohmann::json summary;   // summaryJson of the run
+  nlohmann::json summary;  // summaryJson of the run
   std::string outputHash;
-  std::string error;        // the parameters were rejected; no run
+  std::string error;  // the parameters were rejected; no run
 };
 
 struct SweepRun {
@@ -53,8 +53,8 @@ struct SweepRun {
   // says how to reproduce it: latencyJson(model), the fee and cash, and the HistoryDigest of
   // the inputs.
   nlohmann::json latency;
-  int feePpm = 0;                    // ReplayConfig::feePpm
-  std::optional<Money> startingCash; // ReplayConfig::startingCash
+  int feePpm = 0;                     // ReplayConfig::feePpm
+  std::optional<Money> startingCash;  // ReplayConfig::startingCash
   std::string history;
   std::vector<SweepPoint> points;  // this shard's, by index
   bool cancelled = false;
@@ -72,14 +72,15 @@ using StrategyFactory = std::function<std::variant<std::unique_ptr<Strategy>, st
 // of the history ends the sweep with that error.
 // `strategy` names a registered strategy (StrategyRegistry.h).
 std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
-                                                   const SweepGrid& grid, Shard shard, int jobs, const ReplayConfig& config,
-                                                   const ProgressFn& progress = {},
+                                                   const SweepGrid& grid, Shard shard, int jobs,
+                                                   const ReplayConfig& config, const ProgressFn& progress = {},
                                                    const std::atomic<bool>* cancel = nullptr);
 // The same with strategies from `make` (the Python package's strategies); `strategy` is the
 // name the sweep records.
 std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history, const std::string& strategy,
                                                    const StrategyFactory& make, const SweepGrid& grid, Shard shard,
-                                                   int jobs, const ReplayConfig& config, const ProgressFn& progress = {},
+                                                   int jobs, const ReplayConfig& config,
+                                                   const ProgressFn& progress = {},
                                                    const std::atomic<bool>* cancel = nullptr);
 
 // "inputs=N,fnv=HEX": every input's sequence number, time and kind, hashed, as the sweep reads

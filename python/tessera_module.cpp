@@ -88,8 +88,8 @@ class PyStrategy final : public Strategy {
     onOrder_ = bound("on_order_event");
     onTimer_ = bound("on_timer");
     onFinish_ = bound("on_finish");
-    name_ = py::hasattr(obj_, "name") ? obj_.attr("name")().cast<std::string>()
-                                      : type.attr("__name__").cast<std::string>();
+    name_ =
+        py::hasattr(obj_, "name") ? obj_.attr("name")().cast<std::string>() : type.attr("__name__").cast<std::string>();
     if (py::hasattr(obj_, "demand_gpu_hours")) demand_ = obj_.attr("demand_gpu_hours")().cast<std::int64_t>();
     ctxObj_ = py::cast(StrategyContextRef{});
     ctx_ = ctxObj_.cast<StrategyContextRef*>();
@@ -97,8 +97,8 @@ class PyStrategy final : public Strategy {
   ~PyStrategy() override {
     py::gil_scoped_acquire gil;
     ctx_ = nullptr;
-    for (py::object* o : {&obj_, &onStart_, &onClock_, &onBook_, &onTrade_, &onFill_, &onOrder_, &onTimer_, &onFinish_,
-                          &ctxObj_})
+    for (py::object* o :
+         {&obj_, &onStart_, &onClock_, &onBook_, &onTrade_, &onFill_, &onOrder_, &onTimer_, &onFinish_, &ctxObj_})
       *o = py::object();
   }
 
@@ -214,7 +214,8 @@ py::dict resultDict(const BacktestResult& r) {
 // `strategy`: a registered strategy's name (with `params`), or a Python strategy object.
 std::unique_ptr<Strategy> makeAny(const py::object& strategy, const py::object& params, ErrorSink& errors) {
   if (py::isinstance<py::str>(strategy)) {
-    auto made = makeStrategy(strategy.cast<std::string>(), params.is_none() ? nlohmann::json::object() : toJson(params));
+    auto made =
+        makeStrategy(strategy.cast<std::string>(), params.is_none() ? nlohmann::json::object() : toJson(params));
     if (auto* e = std::get_if<std::string>(&made)) throw py::value_error(*e);
     return std::move(std::get<std::unique_ptr<Strategy>>(made));
   }
@@ -241,7 +242,8 @@ LatencyModel latencyModel(const py::object& latencyUs, const py::object& order, 
                           const py::object& marketData, const py::object& seed) {
   if (!latencyUs.is_none() && !order.is_none()) throw py::value_error("give latency_us or order_latency, not both");
   LatencyModel m;
-  m.orderEntry = latencyChannel(latencyUs.is_none() ? "order_latency" : "latency_us", latencyUs.is_none() ? order : latencyUs);
+  m.orderEntry =
+      latencyChannel(latencyUs.is_none() ? "order_latency" : "latency_us", latencyUs.is_none() ? order : latencyUs);
   m.ack = latencyChannel("ack_latency", ack);
   m.marketData = latencyChannel("md_latency", marketData);
   if (py::isinstance<py::bool_>(seed) || !py::isinstance<py::int_>(seed))
@@ -251,7 +253,8 @@ LatencyModel latencyModel(const py::object& latencyUs, const py::object& order, 
     s = seed.cast<std::int64_t>();
   } catch (const py::cast_error&) {
   }
-  if (s < 0) throw py::value_error("latency_seed is an int from 0 to 2**63 - 1, not " + py::str(seed).cast<std::string>());
+  if (s < 0)
+    throw py::value_error("latency_seed is an int from 0 to 2**63 - 1, not " + py::str(seed).cast<std::string>());
   m.seed = static_cast<std::uint64_t>(s);
   return m;
 }
@@ -266,7 +269,8 @@ T orRaise(std::variant<T, store::StoreError>&& v) {
 // The replay settings run() and sweep() share with the command line: the latency model,
 // --fee-ppm and --cash (dollars; None: no limit).
 ReplayConfig replayConfig(const LatencyModel& latency, int feePpm, const py::object& cash) {
-  if (feePpm < 0 || feePpm > 1'000'000) throw py::value_error("fee_ppm is 0 to 1000000 (parts per million of each sale)");
+  if (feePpm < 0 || feePpm > 1'000'000)
+    throw py::value_error("fee_ppm is 0 to 1000000 (parts per million of each sale)");
   ReplayConfig cfg;
   cfg.latency = latency;
   cfg.feePpm = feePpm;
@@ -444,7 +448,9 @@ PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's backtester engine (C++); use the `tessera` package, not this module";
 
   py::enum_<Side>(m, "Side").value("Buy", Side::Buy).value("Sell", Side::Sell);
-  py::enum_<FillStyle>(m, "FillStyle").value("AllOrNone", FillStyle::AllOrNone).value("Divisible", FillStyle::Divisible);
+  py::enum_<FillStyle>(m, "FillStyle")
+      .value("AllOrNone", FillStyle::AllOrNone)
+      .value("Divisible", FillStyle::Divisible);
   py::enum_<TimeInForce>(m, "TimeInForce")
       .value("GTC", TimeInForce::GTC)
       .value("GTD", TimeInForce::GTD)
@@ -577,7 +583,8 @@ PYBIND11_MODULE(_tessera, m) {
             return c.get().depth(cluster, hour, side, maxLevels);
           },
           py::arg("cluster"), py::arg("hour"), py::arg("side"), py::arg("max_levels") = 1)
-      .def("last_trade_price", [](const StrategyContextRef& c, ClusterId cluster) { return c.get().lastTradePrice(cluster); })
+      .def("last_trade_price",
+           [](const StrategyContextRef& c, ClusterId cluster) { return c.get().lastTradePrice(cluster); })
       .def("place", [](const StrategyContextRef& c, const OrderRequest& o) { return c.get().place(o); })
       .def("cancel", [](const StrategyContextRef& c, OrderId id) { c.get().cancel(id); })
       .def(
@@ -586,8 +593,10 @@ PYBIND11_MODULE(_tessera, m) {
             c.get().amend(id, limit, gpus);
           },
           py::arg("order"), py::arg("limit") = py::none(), py::arg("gpus") = py::none())
-      .def("set_timer", [](const StrategyContextRef& c, std::int64_t atMicros, int id) { c.get().setTimer(atMicros, id); },
-           py::arg("at_micros"), py::arg("timer_id"));
+      .def(
+          "set_timer",
+          [](const StrategyContextRef& c, std::int64_t atMicros, int id) { c.get().setTimer(atMicros, id); },
+          py::arg("at_micros"), py::arg("timer_id"));
 
   m.def("require_cluster", [](const std::vector<Cluster>& clusters, const std::string& name) {
     auto c = requireCluster(clusters, name);

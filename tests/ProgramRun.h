@@ -18,8 +18,7 @@ struct ProgramResult {
 // Runs `program` with `args` to its end (at most `timeoutMs`), `input` on its standard input
 // (then closed); `env` entries are "NAME=value" added to the test's environment.
 inline ProgramResult runProgram(const QString& program, const std::vector<std::string>& args,
-                                const std::string& input = {}, const QStringList& env = {},
-                                int timeoutMs = 30'000) {
+                                const std::string& input = {}, const QStringList& env = {}, int timeoutMs = 30'000) {
   QProcess p;
   QStringList list;
   for (const std::string& a : args) list << QString::fromStdString(a);

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
     std::cout << "tessera-backtest " << TESSERA_VERSION << "\n";
     return 0;
   }
-  if (argc >= 2 && std::string_view(argv[1]) == "live") return tessera::backtest::runLiveCommand(argc, argv, std::cout, std::cerr);
+  if (argc >= 2 && std::string_view(argv[1]) == "live")
+    return tessera::backtest::runLiveCommand(argc, argv, std::cout, std::cerr);
   return tessera::backtest::runBacktestCommand(argc, argv, std::cout, std::cerr);
 }

@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   if (command == "match") return tessera::runMatchCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
   if (command == "index") return tessera::runIndexCommand(argc - 1, argv + 1, std::cin, std::cout, std::cerr);
   // `plan` reads a script on stdin unless it is given an exchange (--connect) to plan on.
-  const bool connects = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--connect"; });
+  const bool connects =
+      std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--connect"; });
   if (tessera::net::isClientCommand(command) && (command != "plan" || connects))
     return tessera::net::runClientCommand(argc - 1, argv + 1, std::cout, std::cerr);
   if (command == "cost") return tessera::runCostCommand(argc - 1, argv + 1, std::cout, std::cerr);

@@ -65,11 +65,16 @@ int runAccountsCommand(int argc, char** argv) {
       return true;
     };
     bool ok = true;
-    if (a == "--file") ok = value(file);
-    else if (a == "--cash" && action == "add") ok = value(cash);
-    else if (a == "--house" && action == "add") house = true;
-    else if (!a.starts_with("--") && name.empty()) name = std::string(a);
-    else ok = false;
+    if (a == "--file")
+      ok = value(file);
+    else if (a == "--cash" && action == "add")
+      ok = value(cash);
+    else if (a == "--house" && action == "add")
+      house = true;
+    else if (!a.starts_with("--") && name.empty())
+      name = std::string(a);
+    else
+      ok = false;
     if (!ok) {
       std::cerr << "tessera-exchange accounts " << action << ": unexpected or incomplete '" << a << "'\n";
       usage(std::cerr);

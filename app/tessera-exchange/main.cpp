@@ -31,12 +31,15 @@ int printStateDigest(const tessera::net::ExchangeConfig& config) {
     std::unique_ptr<SnapshotStore> store;
     if (config.snapshots && config.snapshotsAtStart) {
       auto s = SnapshotStore::open(config.dbPath + ".snapshots");
-      if (auto* err = std::get_if<std::string>(&s)) std::cerr << "tessera-exchange: " << *err << "; full replay\n";
-      else store = std::move(std::get<std::unique_ptr<SnapshotStore>>(s));
+      if (auto* err = std::get_if<std::string>(&s))
+        std::cerr << "tessera-exchange: " << *err << "; full replay\n";
+      else
+        store = std::move(std::get<std::unique_ptr<SnapshotStore>>(s));
     }
     const auto t0 = std::chrono::steady_clock::now();
     const auto core = ExchangeCore::start(config, journal, store.get());
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     char digest[17];
     std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(core->stateDigest()));
     std::cout << "state digest " << digest << " after journal entry " << journal.lastSeq() << " (";
@@ -184,17 +187,17 @@ int main(int argc, char** argv) {
     ExchangeServer server(config);
     server.start();
     // Tests and scripts read this line to learn the port (useful with --port 0).
-    std::cout << "tessera-exchange: listening on " << config.listenAddress << ":" << server.port()
-              << " journal " << config.dbPath << " (" << server.replayedEntries() << " journal entries: "
-              << server.snapshotEntries() << " from a snapshot, "
-              << server.replayedEntries() - server.snapshotEntries() << " replayed)"
+    std::cout << "tessera-exchange: listening on " << config.listenAddress << ":" << server.port() << " journal "
+              << config.dbPath << " (" << server.replayedEntries() << " journal entries: " << server.snapshotEntries()
+              << " from a snapshot, " << server.replayedEntries() - server.snapshotEntries() << " replayed)"
               << (config.tlsCertFile.empty() ? "" : ", TLS") << std::endl;
     server.runUntilSignalled();
     const ServerStats s = server.stats();
-    std::cout << "tessera-exchange: stopped after " << s.messages << " requests in " << s.batches
-              << " commits, " << s.sessions << " sessions" << std::endl;
+    std::cout << "tessera-exchange: stopped after " << s.messages << " requests in " << s.batches << " commits, "
+              << s.sessions << " sessions" << std::endl;
   } catch (const std::bad_alloc&) {
-    std::cerr << "tessera-exchange: not enough memory to start (engine prefault " << config.enginePrefaultMb << " MB)\n";
+    std::cerr << "tessera-exchange: not enough memory to start (engine prefault " << config.enginePrefaultMb
+              << " MB)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "tessera-exchange: " << e.what() << "\n";

@@ -42,8 +42,9 @@ int main(int argc, char** argv) {
       auto chosen = tessera::ui::chooseJournal(*paper, fresh, [](const QString& why) {
         std::fprintf(stderr, "tessera: %s\n", qPrintable(QString(why).replace('\n', ' ')));
         return QMessageBox::question(nullptr, "Tessera",
-                                     why + "\n\nRun this terminal with a temporary paper account in memory instead? "
-                                           "Nothing of it is kept when it quits.",
+                                     why +
+                                         "\n\nRun this terminal with a temporary paper account in memory instead? "
+                                         "Nothing of it is kept when it quits.",
                                      QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
       });
       if (!chosen) return 1;

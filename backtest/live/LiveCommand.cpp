@@ -34,13 +34,15 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   int port = 7400, seconds = 0;
   CLI::App app("the same strategy against a running tessera-exchange", "tessera-backtest live");
   app.add_option("--strategy", strategy, "a built-in strategy (`tessera-backtest strategies`)")->required();
-  app.add_option("--strategy-lib", strategyLib, "a shared library of strategies to load first")->check(CLI::ExistingFile);
+  app.add_option("--strategy-lib", strategyLib, "a shared library of strategies to load first")
+      ->check(CLI::ExistingFile);
   app.add_option("--params", paramsFile, "its parameters, a JSON file")->check(CLI::ExistingFile);
   app.add_option("--account", account, "the account to trade as")->required();
   app.add_option("--key", key, "its API key (default: the account name)");
   app.add_option("--host", host, "the exchange's address (default 127.0.0.1)");
   app.add_option("--port", port, "its port (default 7400)")->check(CLI::Range(1, 65535));
-  app.add_option("--seconds", seconds, "how long to run (default 0: until Ctrl+C)")->check(cli::WholeNumber & cli::NonNegative);
+  app.add_option("--seconds", seconds, "how long to run (default 0: until Ctrl+C)")
+      ->check(cli::WholeNumber & cli::NonNegative);
   // argv[1], "live", stands for the program's name
   if (auto code = cli::parseOrExit(app, argc - 1, argv + 1, out, err)) return *code;
   nlohmann::json params = nlohmann::json::object();
@@ -96,7 +98,8 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
       << " orders (" << withThousands(s.ordersRejected) << " rejected), " << withThousands(s.fills) << " fills, bought "
       << withThousands(s.boughtGpuHours) << " / sold " << withThousands(s.soldGpuHours) << " GPU-h, spent "
       << toDollars(s.spent) << ", received " << toDollars(s.received) << "\n";
-  for (const std::string& note : std::get<std::unique_ptr<Strategy>>(made)->reportLines()) out << "live: " << note << "\n";
+  for (const std::string& note : std::get<std::unique_ptr<Strategy>>(made)->reportLines())
+    out << "live: " << note << "\n";
   return started ? 0 : 1;
 }
 

@@ -135,22 +135,28 @@ void LiveStrategyRunner::cancel(OrderId id) {
   std::lock_guard lock(mutex_);
   auto it = locals_.find(id);
   if (it == locals_.end()) return;
-  if (it->second.exchangeId) client_->cancel(it->second.exchangeId);
-  else it->second.held.push_back(CancelRequest{id, 0});
+  if (it->second.exchangeId)
+    client_->cancel(it->second.exchangeId);
+  else
+    it->second.held.push_back(CancelRequest{id, 0});
 }
 
 void LiveStrategyRunner::amend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) {
   std::lock_guard lock(mutex_);
   auto it = locals_.find(id);
   if (it == locals_.end()) return;
-  if (it->second.exchangeId) client_->amend(it->second.exchangeId, limit, gpus);
-  else it->second.held.push_back(AmendRequest{id, 0, limit, gpus});
+  if (it->second.exchangeId)
+    client_->amend(it->second.exchangeId, limit, gpus);
+  else
+    it->second.held.push_back(AmendRequest{id, 0, limit, gpus});
 }
 
 void LiveStrategyRunner::sendHeld(Local& l) {
   for (const InputEvent& e : l.held) {
-    if (std::holds_alternative<CancelRequest>(e)) client_->cancel(l.exchangeId);
-    else if (const auto* a = std::get_if<AmendRequest>(&e)) client_->amend(l.exchangeId, a->limit, a->gpus);
+    if (std::holds_alternative<CancelRequest>(e))
+      client_->cancel(l.exchangeId);
+    else if (const auto* a = std::get_if<AmendRequest>(&e))
+      client_->amend(l.exchangeId, a->limit, a->gpus);
   }
   l.held.clear();
 }
@@ -185,8 +191,10 @@ void LiveStrategyRunner::onBook(const std::vector<net::BookCell>& changed, bool 
   if (stopping_) return;
   if (snapshot) book_.clear();
   for (const auto& c : changed) {
-    if (c.levels.empty()) book_.erase(c.key);
-    else book_[c.key] = c.levels;
+    if (c.levels.empty())
+      book_.erase(c.key);
+    else
+      book_[c.key] = c.levels;
   }
   if (!started_) {
     haveBook_ = true;  // logged on and holding a snapshot: the market is there
@@ -194,7 +202,8 @@ void LiveStrategyRunner::onBook(const std::vector<net::BookCell>& changed, bool 
     startWhenReady();
     return;
   }
-  for (const auto& c : changed) strategy_.onBookUpdate(*this, BookChange{c.key.cluster, c.key.side, c.key.hour, c.key.hour + 1});
+  for (const auto& c : changed)
+    strategy_.onBookUpdate(*this, BookChange{c.key.cluster, c.key.side, c.key.hour, c.key.hour + 1});
 }
 
 void LiveStrategyRunner::onTrade(const net::Trade& t) {
@@ -242,7 +251,8 @@ void LiveStrategyRunner::startWhenReady() {
     stopping_ = true;  // no more callbacks; the command reports it and calls stop()
     return;
   }
-  for (const auto& [key, levels] : book_) strategy_.onBookUpdate(*this, BookChange{key.cluster, key.side, key.hour, key.hour + 1});
+  for (const auto& [key, levels] : book_)
+    strategy_.onBookUpdate(*this, BookChange{key.cluster, key.side, key.hour, key.hour + 1});
 }
 
 void LiveStrategyRunner::onClock(Hour now) {
@@ -256,8 +266,10 @@ void LiveStrategyRunner::onOrder(const net::OrderUpdate& u) {
   std::lock_guard lock(mutex_);
   if (stopping_) return;
   OrderId id = 0;
-  if (auto it = byClOrdId_.find(u.clOrdId); it != byClOrdId_.end()) id = it->second;
-  else if (auto e = byExchangeId_.find(u.orderId); e != byExchangeId_.end()) id = e->second;
+  if (auto it = byClOrdId_.find(u.clOrdId); it != byClOrdId_.end())
+    id = it->second;
+  else if (auto e = byExchangeId_.find(u.orderId); e != byExchangeId_.end())
+    id = e->second;
   if (id == 0) return;  // not this strategy's order (another session of the account)
   Local& l = locals_[id];
   if (u.orderId != 0 && l.exchangeId == 0) {
@@ -267,9 +279,7 @@ void LiveStrategyRunner::onOrder(const net::OrderUpdate& u) {
   }
   const AccountId me = account();
   switch (u.state) {
-    case net::OrderState::Accepted:
-      strategy_.onOrderEvent(*this, OrderAccepted{id, me});
-      break;
+    case net::OrderState::Accepted: strategy_.onOrderEvent(*this, OrderAccepted{id, me}); break;
     case net::OrderState::Rejected:
       ++summary_.ordersRejected;
       strategy_.onOrderEvent(*this, OrderRejected{id, me, rejectReasonOf(u.code), u.reason});
@@ -297,9 +307,7 @@ void LiveStrategyRunner::onOrder(const net::OrderUpdate& u) {
     case net::OrderState::Cancelled:
       strategy_.onOrderEvent(*this, OrderCancelled{id, me, cancelReasonOf(u.code), 0, u.leavesGpuHours});
       break;
-    case net::OrderState::Amended:
-      strategy_.onOrderEvent(*this, OrderAmended{id, me, u.limit, u.gpus, false});
-      break;
+    case net::OrderState::Amended: strategy_.onOrderEvent(*this, OrderAmended{id, me, u.limit, u.gpus, false}); break;
   }
 }
 
@@ -321,8 +329,10 @@ std::uint64_t LiveStrategyRunner::placeOption(OptionOrderRequest order) {
 
 void LiveStrategyRunner::cancelOption(std::uint64_t id) {
   std::lock_guard lock(mutex_);
-  if (auto it = optionExchangeId_.find(id); it != optionExchangeId_.end()) client_->cancelOption(it->second);
-  else optionCancelsHeld_.insert(id);  // sent once option_orders numbers the order
+  if (auto it = optionExchangeId_.find(id); it != optionExchangeId_.end())
+    client_->cancelOption(it->second);
+  else
+    optionCancelsHeld_.insert(id);  // sent once option_orders numbers the order
 }
 
 OptionQuote LiveStrategyRunner::optionQuote(const indexoptions::OptionSeries& series) const {
@@ -347,10 +357,11 @@ void LiveStrategyRunner::onOptionEvent(const std::string& type, const std::strin
   if (stopping_ || !started_) return;
   // The client gives each option reply or notice as the exchange's line for a person; the
   // strategy gets its kind and that line.
-  static const std::map<std::string, OptionUpdate::Kind> kinds{
-      {"option_accepted", OptionUpdate::Kind::Accepted}, {"option_rejected", OptionUpdate::Kind::Rejected},
-      {"option_fill", OptionUpdate::Kind::Filled},       {"option_cancelled", OptionUpdate::Kind::Cancelled},
-      {"option_notice", OptionUpdate::Kind::Notice}};
+  static const std::map<std::string, OptionUpdate::Kind> kinds{{"option_accepted", OptionUpdate::Kind::Accepted},
+                                                               {"option_rejected", OptionUpdate::Kind::Rejected},
+                                                               {"option_fill", OptionUpdate::Kind::Filled},
+                                                               {"option_cancelled", OptionUpdate::Kind::Cancelled},
+                                                               {"option_notice", OptionUpdate::Kind::Notice}};
   auto k = kinds.find(type);
   if (k == kinds.end()) return;
   OptionUpdate u;

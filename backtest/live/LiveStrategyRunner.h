@@ -91,16 +91,16 @@ class LiveStrategyRunner : private StrategyContext {
   mutable std::recursive_mutex mutex_;  // recursive: a strategy's actions may run inside a callback
   bool started_ = false;
   bool haveBook_ = false, haveContracts_ = false, askedContracts_ = false;
-  std::vector<Contract> positions_;               // the last positions reply, until its status arrives
+  std::vector<Contract> positions_;  // the last positions reply, until its status arrives
   std::string accountName_;
   Hour decidedHour_ = 0;
-  std::map<std::string, int> decidedThisHour_;    // orders decided in that hour, counted by decision
-  bool stopping_ = false;  // no strategy callbacks any more
-  bool stopped_ = false;   // stop() ran
+  std::map<std::string, int> decidedThisHour_;  // orders decided in that hour, counted by decision
+  bool stopping_ = false;                       // no strategy callbacks any more
+  bool stopped_ = false;                        // stop() ran
   OrderId nextLocal_ = 1;
-  std::unordered_map<OrderId, Local> locals_;            // strategy id -> state
-  std::unordered_map<std::string, OrderId> byClOrdId_;    // client order id -> strategy id
-  std::unordered_map<OrderId, OrderId> byExchangeId_;     // exchange id -> strategy id
+  std::unordered_map<OrderId, Local> locals_;           // strategy id -> state
+  std::unordered_map<std::string, OrderId> byClOrdId_;  // client order id -> strategy id
+  std::unordered_map<OrderId, OrderId> byExchangeId_;   // exchange id -> strategy id
   std::map<net::CellKey, std::vector<BookLevel>> book_;
   // Options: strategy ids by client order id, the exchange's ids as its option_orders replies
   // give them, cancels waiting for one, and the last chain of each class asked for.

@@ -8,7 +8,9 @@
 
 namespace tessera::backtest {
 namespace {
-Price scaled(Price p, double f) { return std::max<Price>(1000, static_cast<Price>(std::llround(static_cast<double>(p) * f / 1000.0)) * 1000); }
+Price scaled(Price p, double f) {
+  return std::max<Price>(1000, static_cast<Price>(std::llround(static_cast<double>(p) * f / 1000.0)) * 1000);
+}
 }  // namespace
 
 void CalendarStrategy::onStart(StrategyContext& ctx) {
@@ -85,8 +87,9 @@ MadeStrategy makeCalendarStrategy(const nlohmann::json& j) {
 
 }  // namespace
 
-TESSERA_REGISTER_STRATEGY("calendar", "buy a block of hours, sell back the part not needed at a markup, lowering towards a floor",
-                          R"({"cluster": "aurora-us-east-h100-a", "gpus": 32, "start_in_hours": 24, "hours": 96, "max_price": 2.6, "sell_back_from_hours": 48, "sell_back_hours": 24, "sell_markup": 0.05})",
-                          makeCalendarStrategy);
+TESSERA_REGISTER_STRATEGY(
+    "calendar", "buy a block of hours, sell back the part not needed at a markup, lowering towards a floor",
+    R"({"cluster": "aurora-us-east-h100-a", "gpus": 32, "start_in_hours": 24, "hours": 96, "max_price": 2.6, "sell_back_from_hours": 48, "sell_back_hours": 24, "sell_markup": 0.05})",
+    makeCalendarStrategy);
 
 }  // namespace tessera::backtest

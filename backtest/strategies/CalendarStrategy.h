@@ -16,11 +16,11 @@ struct CalendarParams {
   Hour startInHours = 24;
   Hour hours = 7 * 24;
   Price maxPrice = 2'500'000;
-  Hour sellBackFromHours = 72;   // offset inside the block
+  Hour sellBackFromHours = 72;  // offset inside the block
   Hour sellBackHours = 24;
-  double sellMarkup = 0.05;      // first ask: price paid * (1 + markup)
-  double floorMarkup = -0.05;    // lowest ask: price paid * (1 + floor)
-  Hour repriceHours = 6;         // lower the ask every this many hours, by 2%
+  double sellMarkup = 0.05;    // first ask: price paid * (1 + markup)
+  double floorMarkup = -0.05;  // lowest ask: price paid * (1 + floor)
+  Hour repriceHours = 6;       // lower the ask every this many hours, by 2%
 };
 
 class CalendarStrategy final : public Strategy {

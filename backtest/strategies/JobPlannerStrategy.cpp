@@ -54,7 +54,8 @@ void JobPlannerStrategy::onClock(StrategyContext& ctx, Hour now) {
   if (now - lastPlan_ >= std::max<Hour>(1, p_.replanHours)) plan(ctx);
 }
 
-std::optional<JobPlannerStrategy::Plan> JobPlannerStrategy::cheapest(StrategyContext& ctx, const PlannedJob& job) const {
+std::optional<JobPlannerStrategy::Plan> JobPlannerStrategy::cheapest(StrategyContext& ctx,
+                                                                     const PlannedJob& job) const {
   const Hour first = ctx.now() + 1;
   Hour deadline = first;
   for (const auto& j : jobs_)
@@ -83,9 +84,15 @@ std::optional<JobPlannerStrategy::Plan> JobPlannerStrategy::cheapest(StrategyCon
     std::size_t valid = 0;
     const auto len = static_cast<std::size_t>(job.hours);
     for (std::size_t i = 0; i < cell.size(); ++i) {
-      if (cell[i]) { sum += *cell[i]; ++valid; }
+      if (cell[i]) {
+        sum += *cell[i];
+        ++valid;
+      }
       if (i >= len) {
-        if (cell[i - len]) { sum -= *cell[i - len]; --valid; }
+        if (cell[i - len]) {
+          sum -= *cell[i - len];
+          --valid;
+        }
       }
       if (i + 1 < len || valid < len) continue;
       const Price average = sum / (static_cast<Money>(job.gpus) * job.hours);
@@ -132,8 +139,10 @@ void JobPlannerStrategy::onOwnFill(StrategyContext&, const Fill& f) {
 
 void JobPlannerStrategy::onOrderEvent(StrategyContext&, const Event& e) {
   OrderId id = 0;
-  if (const auto* c = std::get_if<OrderCancelled>(&e)) id = c->order;
-  else if (const auto* r = std::get_if<OrderRejected>(&e)) id = r->order;
+  if (const auto* c = std::get_if<OrderCancelled>(&e))
+    id = c->order;
+  else if (const auto* r = std::get_if<OrderRejected>(&e))
+    id = r->order;
   if (id == 0) return;
   for (auto& j : jobs_)
     if (j.working && *j.working == id) j.working.reset();  // try again at the next plan
@@ -174,8 +183,9 @@ MadeStrategy makeJobPlannerStrategy(const nlohmann::json& j) {
 
 }  // namespace
 
-TESSERA_REGISTER_STRATEGY("planner", "buy the capacity for a list of jobs at the least effective cost (price / relative throughput)",
-                          R"({"jobs": [{"name": "pretrain", "gpus": 64, "hours": 24, "deadline_hours": 120, "min_fabric": "InfiniBand"}, {"name": "finetune", "gpus": 8, "hours": 12, "deadline_hours": 48}, {"name": "eval", "gpus": 4, "hours": 6, "deadline_hours": 36, "accelerators": ["L40S", "A100"]}]})",
-                          makeJobPlannerStrategy);
+TESSERA_REGISTER_STRATEGY(
+    "planner", "buy the capacity for a list of jobs at the least effective cost (price / relative throughput)",
+    R"({"jobs": [{"name": "pretrain", "gpus": 64, "hours": 24, "deadline_hours": 120, "min_fabric": "InfiniBand"}, {"name": "finetune", "gpus": 8, "hours": 12, "deadline_hours": 48}, {"name": "eval", "gpus": 4, "hours": 6, "deadline_hours": 36, "accelerators": ["L40S", "A100"]}]})",
+    makeJobPlannerStrategy);
 
 }  // namespace tessera::backtest

@@ -16,15 +16,15 @@ struct PlannedJob {
   std::string name;
   GpuCount gpus = 8;
   Hour hours = 8;
-  Hour deadlineHours = 72;           // must finish this many hours after the strategy starts
+  Hour deadlineHours = 72;  // must finish this many hours after the strategy starts
   ClusterConstraints constraints;
-  std::optional<Price> maxPrice;     // bound on the average price per GPU-hour
+  std::optional<Price> maxPrice;  // bound on the average price per GPU-hour
 };
 
 struct JobPlannerParams {
   std::vector<PlannedJob> jobs;
   Hour replanHours = 1;
-  double priceTolerance = 0.005;     // limit = estimated average * (1 + tolerance)
+  double priceTolerance = 0.005;  // limit = estimated average * (1 + tolerance)
 };
 
 // Useful work per GPU-hour relative to an H100 on InfiniBand, for multi-node training: the

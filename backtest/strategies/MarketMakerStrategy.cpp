@@ -105,7 +105,8 @@ void MarketMakerStrategy::onOrderEvent(StrategyContext&, const Event& e) {
 namespace {
 
 MadeStrategy makeMarketMakerStrategy(const nlohmann::json& j) {
-  StrategyParams p(j, {"cluster", "gpus", "hours_ahead", "window_hours", "spread", "max_inventory_gpus", "requote_hours"});
+  StrategyParams p(j,
+                   {"cluster", "gpus", "hours_ahead", "window_hours", "spread", "max_inventory_gpus", "requote_hours"});
   MarketMakerParams m;
   m.cluster = p.text("cluster", std::nullopt);
   m.gpus = static_cast<GpuCount>(p.integer("gpus", 8, 1, 1'000'000));
@@ -120,8 +121,9 @@ MadeStrategy makeMarketMakerStrategy(const nlohmann::json& j) {
 
 }  // namespace
 
-TESSERA_REGISTER_STRATEGY("market-maker", "quote a bid around the book's middle on one cluster, offer back what it holds at a spread",
-                          R"({"cluster": "harbor-us-west-h100-b", "gpus": 8, "hours_ahead": 12, "window_hours": 4, "spread": 0.04, "max_inventory_gpus": 64})",
-                          makeMarketMakerStrategy);
+TESSERA_REGISTER_STRATEGY(
+    "market-maker", "quote a bid around the book's middle on one cluster, offer back what it holds at a spread",
+    R"({"cluster": "harbor-us-west-h100-b", "gpus": 8, "hours_ahead": 12, "window_hours": 4, "spread": 0.04, "max_inventory_gpus": 64})",
+    makeMarketMakerStrategy);
 
 }  // namespace tessera::backtest

@@ -16,7 +16,7 @@ struct MarketMakerParams {
   GpuCount gpus = 8;
   Hour hoursAhead = 24;
   Hour windowHours = 4;
-  double spread = 0.04;           // total, as a fraction of the middle
+  double spread = 0.04;  // total, as a fraction of the middle
   GpuCount maxInventoryGpus = 64;
   Hour requoteHours = 1;
 };
@@ -39,7 +39,7 @@ class MarketMakerStrategy final : public Strategy {
   std::optional<ClusterId> cluster_;
   std::optional<Hour> quotedAt_;  // when quotes last went out (none yet: quote on the first book)
   std::set<OrderId> working_;
-  std::map<Hour, GpuCount> position_;           // GPUs held per hour
+  std::map<Hour, GpuCount> position_;            // GPUs held per hour
   std::map<std::pair<Hour, Hour>, Price> cost_;  // bought windows and the highest price paid
 };
 

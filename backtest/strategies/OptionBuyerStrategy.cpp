@@ -33,7 +33,8 @@ class OptionBuyerStrategy final : public Strategy {
     if (!series_) {
       int seen = 0;
       for (const DeliveryPeriod& d : listedPeriods(now))
-        if (d.kind == p_.period && seen++ == p_.periodsAhead) series_ = OptionSeries{p_.accelerator, p_.kind, d.kind, d.start, p_.strike};
+        if (d.kind == p_.period && seen++ == p_.periodsAhead)
+          series_ = OptionSeries{p_.accelerator, p_.kind, d.kind, d.start, p_.strike};
       if (!series_) return;
     }
     const OptionQuote q = ctx.optionQuote(*series_);
@@ -65,14 +66,20 @@ MadeStrategy makeOptionBuyer(const nlohmann::json& j) {
   StrategyParams p(j, {"accelerator", "kind", "period", "periods_ahead", "strike", "gpu_hours", "max_premium"});
   OptionBuyerParams o;
   const std::string acc = p.text("accelerator", std::string("H100"));
-  if (auto a = parseAccelerator(acc)) o.accelerator = *a;
-  else p.fail("accelerator: unknown accelerator class '" + acc + "'");
+  if (auto a = parseAccelerator(acc))
+    o.accelerator = *a;
+  else
+    p.fail("accelerator: unknown accelerator class '" + acc + "'");
   const std::string kind = p.text("kind", std::string("call"));
-  if (auto k = parseOptionKind(kind)) o.kind = *k;
-  else p.fail("kind: must be call or put");
+  if (auto k = parseOptionKind(kind))
+    o.kind = *k;
+  else
+    p.fail("kind: must be call or put");
   const std::string period = p.text("period", std::string("month"));
-  if (auto k = parsePeriodKind(period)) o.period = *k;
-  else p.fail("period: must be month, quarter or year");
+  if (auto k = parsePeriodKind(period))
+    o.period = *k;
+  else
+    p.fail("period: must be month, quarter or year");
   o.periodsAhead = static_cast<int>(p.integer("periods_ahead", 0, 0, 11));
   o.strike = p.price("strike", std::nullopt) / kStrikeTick * kStrikeTick;
   o.gpuHours = p.integer("gpu_hours", std::nullopt, 1, 1'000'000'000);
@@ -83,9 +90,9 @@ MadeStrategy makeOptionBuyer(const nlohmann::json& j) {
 
 }  // namespace
 
-TESSERA_REGISTER_STRATEGY("option-buyer",
-                          "buys an option on the price index (e.g. a call capping next month's price) within a premium limit",
-                          R"({"accelerator": "H100", "kind": "call", "period": "month", "strike": 2.6, "gpu_hours": 500, "max_premium": 0.5})",
-                          makeOptionBuyer);
+TESSERA_REGISTER_STRATEGY(
+    "option-buyer", "buys an option on the price index (e.g. a call capping next month's price) within a premium limit",
+    R"({"accelerator": "H100", "kind": "call", "period": "month", "strike": 2.6, "gpu_hours": 500, "max_premium": 0.5})",
+    makeOptionBuyer);
 
 }  // namespace tessera::backtest

@@ -59,11 +59,14 @@ void ProcureStrategy::onClock(StrategyContext& ctx, Hour now) {
   // The hour just over: was the target held in it?
   if (now - 1 >= firstFrom_) {
     const std::vector<Cluster> clusters = ctx.clusters();
-    const auto shape = heldShape(held_, [&](ClusterId id) {
-      for (const Cluster& c : clusters)
-        if (c.id == id) return target_.counts(c);
-      return false;
-    }, now - 1, now);
+    const auto shape = heldShape(
+        held_,
+        [&](ClusterId id) {
+          for (const Cluster& c : clusters)
+            if (c.id == id) return target_.counts(c);
+          return false;
+        },
+        now - 1, now);
     ++hoursChecked_;
     if (shape[0] < p_.gpus) ++hoursShort_;
   }
@@ -74,8 +77,9 @@ void ProcureStrategy::round(StrategyContext& ctx) {
   // A round decides from the holding, so it waits for the last round's answers.
   if (!inFlight_.empty()) return;
   lastRound_ = ctx.now();
-  const ProcurementRound r = planProcurement(target_, ctx.now(), ctx.clusters(), held_,
-                                             [&ctx](ClusterId c, Hour h, Side side) { return ctx.depth(c, h, side, 64); });
+  const ProcurementRound r =
+      planProcurement(target_, ctx.now(), ctx.clusters(), held_,
+                      [&ctx](ClusterId c, Hour h, Side side) { return ctx.depth(c, h, side, 64); });
   for (const ProcurementOrder& o : r.orders) {
     OrderRequest req = o.request();
     if (req.sellBack && *req.sellBack >= (ContractId{1} << 62)) req.sellBack.reset();  // a fill without its id
@@ -118,13 +122,16 @@ void ProcureStrategy::onContracts(StrategyContext&, const std::vector<OwnContrac
 void ProcureStrategy::onFinish(StrategyContext&) {
   if (setupError()) return;
   demand_ = static_cast<std::int64_t>(p_.gpus) * hoursChecked_;
-  report_.push_back("procure: held " + withThousands(p_.gpus) + " GPUs in " + withThousands(hoursChecked_ - hoursShort_) +
-                    " of " + withThousands(hoursChecked_) + " delivery hours");
+  report_.push_back("procure: held " + withThousands(p_.gpus) + " GPUs in " +
+                    withThousands(hoursChecked_ - hoursShort_) + " of " + withThousands(hoursChecked_) +
+                    " delivery hours");
   const std::int64_t wanted = static_cast<std::int64_t>(p_.gpus) * p_.horizonHours;
   std::string line = "procure: the first " + withThousands(p_.horizonHours) + " h cost " + toDollars(paidFirst_) +
-                     " net of sell-backs; buying all " + withThousands(wanted) + " GPU-hours upfront at the opening book ";
+                     " net of sell-backs; buying all " + withThousands(wanted) +
+                     " GPU-hours upfront at the opening book ";
   if (upfrontGpuHours < wanted)
-    line += "was not possible (it offered " + withThousands(upfrontGpuHours) + " of them, for " + toDollars(upfrontCost_) + ")";
+    line += "was not possible (it offered " + withThousands(upfrontGpuHours) + " of them, for " +
+            toDollars(upfrontCost_) + ")";
   else
     line += "would have cost " + toDollars(upfrontCost_) + " (" + (paidFirst_ <= upfrontCost_ ? "saved " : "paid ") +
             toDollars(paidFirst_ <= upfrontCost_ ? upfrontCost_ - paidFirst_ : paidFirst_ - upfrontCost_) +
@@ -146,16 +153,18 @@ MadeStrategy makeProcureStrategy(const nlohmann::json& j) {
   s.maxPrice = p.price("max_price", std::nullopt);
   if (p.json().contains("sell_floor")) s.sellFloor = p.price("sell_floor", std::nullopt);
   s.everyHours = p.integer("every_hours", 1, 1, 24 * 31);
-  if (!s.cluster.empty() && !(s.constraints == ClusterConstraints{})) p.fail("cluster: give a cluster or constraints, not both");
+  if (!s.cluster.empty() && !(s.constraints == ClusterConstraints{}))
+    p.fail("cluster: give a cluster or constraints, not both");
   if (!p.ok()) return p.errors();
   return std::make_unique<ProcureStrategy>(s);
 }
 
 }  // namespace
 
-TESSERA_REGISTER_STRATEGY("procure",
-                          "keep N GPUs of a kind held in every hour of a rolling horizon: buy what is missing, sell back what is over",
-                          R"({"accelerators": ["H100"], "regions": ["us-east"], "gpus": 16, "horizon_hours": 72, "max_price": 2.6, "sell_floor": 2.0, "every_hours": 1})",
-                          makeProcureStrategy);
+TESSERA_REGISTER_STRATEGY(
+    "procure",
+    "keep N GPUs of a kind held in every hour of a rolling horizon: buy what is missing, sell back what is over",
+    R"({"accelerators": ["H100"], "regions": ["us-east"], "gpus": 16, "horizon_hours": 72, "max_price": 2.6, "sell_floor": 2.0, "every_hours": 1})",
+    makeProcureStrategy);
 
 }  // namespace tessera::backtest

@@ -47,14 +47,14 @@ class ProcureStrategy final : public Strategy {
   ProcureParams p_;
   ProcurementTarget target_;
   std::vector<HeldContract> held_;
-  std::set<OrderId> inFlight_;   // this round's orders not answered yet
+  std::set<OrderId> inFlight_;  // this round's orders not answered yet
   std::optional<Hour> lastRound_;
   ContractId nextLocalId_ = ContractId{1} << 62;  // fills without a contract id (live)
   // The first horizon, its upfront price and what procurement paid for it.
   Hour firstFrom_ = 0, firstTo_ = 0;
   Money upfrontCost_ = 0;
   std::int64_t upfrontGpuHours = 0;
-  Money paidFirst_ = 0;          // buys minus sell-backs in the first horizon's hours
+  Money paidFirst_ = 0;                             // buys minus sell-backs in the first horizon's hours
   std::int64_t hoursChecked_ = 0, hoursShort_ = 0;  // delivery hours seen, and those below target
   std::int64_t demand_ = 0;
   std::vector<std::string> report_;

@@ -22,8 +22,10 @@ void StandingBidStrategy::enter(StrategyContext& ctx) {
   if (start > latestStart) return;  // too late: the run no longer fits before the deadline
   OrderRequest o;
   o.side = Side::Buy;
-  if (cluster_) o.cluster = *cluster_;
-  else o.constraints = p_.constraints;
+  if (cluster_)
+    o.cluster = *cluster_;
+  else
+    o.constraints = p_.constraints;
   o.gpus = p_.gpus;
   o.start = start;
   o.end = deadline_;
@@ -72,8 +74,10 @@ MadeStrategy makeStandingBidStrategy(const nlohmann::json& j) {
 
 }  // namespace
 
-TESSERA_REGISTER_STRATEGY("standing-bid", "a standing all-or-none bid for a training run: N GPUs for D hours at average <= P, before a deadline",
-                          R"({"cluster": "aurora-us-east-h100-a", "gpus": 64, "hours": 24, "max_price": 2.6, "deadline_hours": 120})",
-                          makeStandingBidStrategy);
+TESSERA_REGISTER_STRATEGY(
+    "standing-bid",
+    "a standing all-or-none bid for a training run: N GPUs for D hours at average <= P, before a deadline",
+    R"({"cluster": "aurora-us-east-h100-a", "gpus": 64, "hours": 24, "max_price": 2.6, "deadline_hours": 120})",
+    makeStandingBidStrategy);
 
 }  // namespace tessera::backtest

@@ -11,12 +11,12 @@
 namespace tessera::backtest {
 
 struct StandingBidParams {
-  std::string cluster;                 // a cluster name; empty: use `constraints`
+  std::string cluster;  // a cluster name; empty: use `constraints`
   ClusterConstraints constraints;
   GpuCount gpus = 64;
   Hour hours = 24;
   Price maxPrice = 2'500'000;
-  Hour deadlineHours = 7 * 24;         // the run must end this many hours after the start
+  Hour deadlineHours = 7 * 24;  // the run must end this many hours after the start
   Hour earliestStartHours = 1;
 };
 

@@ -15,7 +15,9 @@ inline Percentiles percentiles(std::vector<std::int64_t> ns) {
   Percentiles p;
   if (ns.empty()) return p;
   std::sort(ns.begin(), ns.end());
-  auto at = [&](double q) { return static_cast<double>(ns[std::min(ns.size() - 1, static_cast<std::size_t>(q * ns.size()))]); };
+  auto at = [&](double q) {
+    return static_cast<double>(ns[std::min(ns.size() - 1, static_cast<std::size_t>(q * ns.size()))]);
+  };
   p.p50 = at(0.50);
   p.p99 = at(0.99);
   p.p999 = at(0.999);

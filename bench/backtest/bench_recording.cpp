@@ -51,8 +51,10 @@ Outcome run(const std::vector<TimedInput>& inputs, const AccountDirectory& accou
     }
     out.clear();
     engine->apply(inputs[i].event, out);
-    if (mode == Mode::Inputs) rec.recordInput(inputs[i].timeMicros, inputs[i].event);
-    else if (mode == Mode::InputsAndMarketData) rec.record(inputs[i].timeMicros, inputs[i].event, out);
+    if (mode == Mode::Inputs)
+      rec.recordInput(inputs[i].timeMicros, inputs[i].event);
+    else if (mode == Mode::InputsAndMarketData)
+      rec.record(inputs[i].timeMicros, inputs[i].event, out);
     ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - due).count());
   }
   rec.flush();
@@ -66,8 +68,10 @@ int main(int argc, char** argv) {
   int days = 3;
   double activity = 4;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--days")) days = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--activity")) activity = std::atof(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--days"))
+      days = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--activity"))
+      activity = std::atof(argv[i + 1]);
   }
   AccountDirectory accounts;
   SimulatedMarketConfig cfg;

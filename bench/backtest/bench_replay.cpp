@@ -26,9 +26,10 @@ namespace {
 double seconds(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
 std::string makeHistory(int days, double activity, std::uint64_t seed) {
-  const auto path = (std::filesystem::temp_directory_path() / ("tessera-bench-replay-" + std::to_string(seed) + "-" +
-                                                               std::to_string(days) + "-" + std::to_string(activity) + ".db"))
-                        .string();
+  const auto path =
+      (std::filesystem::temp_directory_path() / ("tessera-bench-replay-" + std::to_string(seed) + "-" +
+                                                 std::to_string(days) + "-" + std::to_string(activity) + ".db"))
+          .string();
   std::filesystem::remove(path);
   std::filesystem::remove(path + "-wal");
   std::filesystem::remove(path + "-shm");
@@ -45,10 +46,14 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   std::string history;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--days")) days = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--activity")) activity = std::atof(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--history")) history = argv[i + 1];
+    if (!std::strcmp(argv[i], "--days"))
+      days = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--activity"))
+      activity = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--history"))
+      history = argv[i + 1];
   }
   if (history.empty()) {
     const auto t = Clock::now();

@@ -56,20 +56,29 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   std::int64_t chunk = kDefaultChunkInputs;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--generate")) out = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--days")) days = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--activity")) activity = std::atof(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--history")) history = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--mode")) mode = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--chunk")) chunk = std::atoll(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--strategy")) strategyName = argv[i + 1];
+    if (!std::strcmp(argv[i], "--generate"))
+      out = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--days"))
+      days = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--activity"))
+      activity = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--history"))
+      history = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--mode"))
+      mode = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--chunk"))
+      chunk = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--strategy"))
+      strategyName = argv[i + 1];
   }
   if (!out.empty()) return generate(out, days, activity, seed);
   if (history.empty() || (mode != "whole" && mode != "stream")) {
-    std::fprintf(stderr,
-                 "usage: bench_replay_memory --generate year.db [--days 365] [--activity 10] [--seed 1]\n"
-                 "       bench_replay_memory --history year.db --mode whole|stream [--chunk 65536] [--strategy noop]\n");
+    std::fprintf(
+        stderr,
+        "usage: bench_replay_memory --generate year.db [--days 365] [--activity 10] [--seed 1]\n"
+        "       bench_replay_memory --history year.db --mode whole|stream [--chunk 65536] [--strategy noop]\n");
     return 2;
   }
   auto made = makeStrategy(strategyName, nlohmann::json::object());

@@ -20,8 +20,8 @@ double quantile(std::vector<double> v, double q) {
 void printByKind(const Load& load, std::size_t first, const PerInput& p) {
   double totalUs = 0;
   for (double l : p.latencyUs) totalUs += l;
-  std::printf("  %-24s %8s %9s %9s %9s %7s %12s %12s\n", "by input kind", "count", "mean us", "p50 us",
-              "p99 us", "time", "events/in", "contracts/in");
+  std::printf("  %-24s %8s %9s %9s %9s %7s %12s %12s\n", "by input kind", "count", "mean us", "p50 us", "p99 us",
+              "time", "events/in", "contracts/in");
   auto row = [&](const std::string& name, const std::function<bool(InputKind)>& in) {
     std::vector<double> latency;
     double sumUs = 0, events = 0, contracts = 0;

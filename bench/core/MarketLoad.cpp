@@ -21,10 +21,13 @@ const char* toString(InputKind k) {
 Load makeLoad(const LoadShape& s) {
   Load load;
   std::mt19937_64 rng(s.seed);
-  auto uniform = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   constexpr AccountId kProviders = 3;
   constexpr AccountId kTraders = 200;
-  const Accelerator kinds[] = {Accelerator::H100, Accelerator::H200, Accelerator::A100, Accelerator::B200, Accelerator::MI300X};
+  const Accelerator kinds[] = {Accelerator::H100, Accelerator::H200, Accelerator::A100, Accelerator::B200,
+                               Accelerator::MI300X};
   const Price basePrice[] = {2'200'000, 3'100'000, 1'300'000, 4'500'000, 1'900'000};
   for (int c = 1; c <= s.clusters; ++c) {
     Cluster k;
@@ -75,7 +78,8 @@ Load makeLoad(const LoadShape& s) {
     InputKind kind = InputKind::Add;
     if (roll > s.addPercent && roll <= s.addPercent + s.cancelPercent) {
       if (working.empty()) continue;
-      const auto& [id, account] = working[static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(working.size()) - 1))];
+      const auto& [id, account] =
+          working[static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(working.size()) - 1))];
       in = CancelRequest{id, account};
       kind = InputKind::Cancel;
     } else {

@@ -11,12 +11,12 @@ namespace tessera::bench {
 
 struct LoadShape {
   int clusters = 1;
-  Hour horizon = 1;           // hours of delivery in the book
-  Hour minHours = 1;          // order length range
+  Hour horizon = 1;   // hours of delivery in the book
+  Hour minHours = 1;  // order length range
   Hour maxHours = 1;
-  int events = 1'000'000;     // order inputs after the set-up events
+  int events = 1'000'000;  // order inputs after the set-up events
   int addPercent = 60;
-  int cancelPercent = 30;     // the rest cross the spread
+  int cancelPercent = 30;  // the rest cross the spread
   int allOrNonePercentOfCrossing = 0;
   // Adds priced behind the best opposite order in every hour of their window, so they rest.
   // Off, an add is priced off its cluster's mid, a random walk, and often crosses orders resting

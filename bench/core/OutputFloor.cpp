@@ -41,8 +41,7 @@ void replay(const Event* first, const Event* last, Sink& sink) {
       if (const auto* c = std::get_if<ContractCreated>(e)) {
         const Contract& k = c->contract;
         // TradeRecorder::flush: the transfer, then the book.
-        if constexpr (S == Stage::Full)
-          sink.inventory.transfer(k.seller, k.buyer, k.cluster, k.start, k.end, k.gpus);
+        if constexpr (S == Stage::Full) sink.inventory.transfer(k.seller, k.buyer, k.cluster, k.start, k.end, k.gpus);
         sink.contracts.add(k);
       }
     }
@@ -159,16 +158,18 @@ OutputFloor measureOutputFloor(const Load& load, std::size_t warmup) {
   close(fds[0]);
   int status = 0;
   waitpid(child, &status, 0);
-  if (!received || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("output floor: the child failed");
+  if (!received || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("output floor: the child failed");
   return f;
 }
 
 void printOutputFloor(const char* name, const OutputFloor& f) {
-  std::printf("%s: output floor: %.3f us per input => at most %.0f inputs/s even with free matching\n", name,
-              f.floorUs, f.floorUs > 0 ? 1e6 / f.floorUs : 0.0);
-  std::printf("  %zu inputs, %zu output events, %zu contracts; per input: copy events %.3f us, + ContractBook::add"
-              " %.3f us, + Inventory::transfer %.3f us\n",
-              f.inputs, f.events, f.contracts, f.copyUs, f.contractBookUs, f.floorUs);
+  std::printf("%s: output floor: %.3f us per input => at most %.0f inputs/s even with free matching\n", name, f.floorUs,
+              f.floorUs > 0 ? 1e6 / f.floorUs : 0.0);
+  std::printf(
+      "  %zu inputs, %zu output events, %zu contracts; per input: copy events %.3f us, + ContractBook::add"
+      " %.3f us, + Inventory::transfer %.3f us\n",
+      f.inputs, f.events, f.contracts, f.copyUs, f.contractBookUs, f.floorUs);
   std::printf("  page faults while timed: copy %ld, + ContractBook::add %ld, + Inventory::transfer %ld\n", f.copyFaults,
               f.contractBookFaults, f.floorFaults);
   std::printf("  floor by kind (timed one input at a time):");

@@ -41,11 +41,11 @@ struct Result {
   double eventsPerSecond = 0;
   double p50 = 0, p99 = 0, p999 = 0, max = 0;  // microseconds
   std::size_t outputEvents = 0;
-  long pageFaults = 0;     // minor faults while timed: each first touch of a fresh page
-  double cpuSeconds = 0;   // this thread's user + system time while timed
-  PerInput perInput;  // flat out only: open-loop latencies include queueing, not just service
-  double prefaultMs = 0;               // making the engine, its prefault included
-  std::size_t prefaultHugeBytes = 0;   // of that prefault, what the kernel gave as huge pages
+  long pageFaults = 0;                // minor faults while timed: each first touch of a fresh page
+  double cpuSeconds = 0;              // this thread's user + system time while timed
+  PerInput perInput;                  // flat out only: open-loop latencies include queueing, not just service
+  double prefaultMs = 0;              // making the engine, its prefault included
+  std::size_t prefaultHugeBytes = 0;  // of that prefault, what the kernel gave as huge pages
 };
 
 // The process's anonymous memory in transparent huge pages, from the kernel (0 where it does not
@@ -105,7 +105,8 @@ ContractId newestContract(const std::vector<Event>& out, ContractId last) {
     }
   } else {
     for (std::size_t i = 0; i < n; ++i) {
-      const auto due = start + std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 * static_cast<double>(i) / ratePerSecond));
+      const auto due =
+          start + std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 * static_cast<double>(i) / ratePerSecond));
       while (Clock::now() < due) {
       }
       out.clear();
@@ -162,10 +163,11 @@ Result measure(const Load& load, std::size_t warmup, double ratePerSecond, std::
 }
 
 void report(const char* name, const char* mode, const Result& r, std::size_t n) {
-  std::printf("%-34s %-14s %12.0f ev/s  p50 %7.2f us  p99 %7.2f us  p99.9 %8.2f us  max %9.1f us  (%zu in, %zu out; "
-              "%ld page faults, %.0f ev per cpu-s)\n",
-              name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents, r.pageFaults,
-              static_cast<double>(n) / r.cpuSeconds);
+  std::printf(
+      "%-34s %-14s %12.0f ev/s  p50 %7.2f us  p99 %7.2f us  p99.9 %8.2f us  max %9.1f us  (%zu in, %zu out; "
+      "%ld page faults, %.0f ev per cpu-s)\n",
+      name, mode, r.eventsPerSecond, r.p50, r.p99, r.p999, r.max, n, r.outputEvents, r.pageFaults,
+      static_cast<double>(n) / r.cpuSeconds);
 }
 
 // FNV-1a over the JSON of every event the load produces, setup included.
@@ -207,8 +209,8 @@ void run(const char* name, const LoadShape& shape, std::size_t warmup, const Opt
   }
   Result flat = measure(load, warmup, 0, opt.prefaultBytes);
   if (opt.prefaultBytes > 0)
-    std::printf("%s: an engine prefaults %zu MB in %.0f ms, %zu MB of it in huge pages\n", name, opt.prefaultBytes >> 20,
-                flat.prefaultMs, flat.prefaultHugeBytes >> 20);
+    std::printf("%s: an engine prefaults %zu MB in %.0f ms, %zu MB of it in huge pages\n", name,
+                opt.prefaultBytes >> 20, flat.prefaultMs, flat.prefaultHugeBytes >> 20);
   report(name, "flat out", flat, n);
   if (opt.repeat > 1) {
     std::vector<double> rates{flat.eventsPerSecond};
@@ -238,18 +240,27 @@ int main(int argc, char** argv) {
   Options opt;
   char only = 0;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) opt.quick = true;
-    else if (std::strcmp(argv[i], "--flat") == 0) opt.flatOnly = true;
-    else if (std::strcmp(argv[i], "--floor") == 0) opt.floorOnly = true;
-    else if (std::strcmp(argv[i], "--passive-adds") == 0) opt.passiveAdds = true;
-    else if (std::strcmp(argv[i], "--digest") == 0) opt.digest = true;
-    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) > 0) opt.repeat = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i][0];
+    if (std::strcmp(argv[i], "--quick") == 0)
+      opt.quick = true;
+    else if (std::strcmp(argv[i], "--flat") == 0)
+      opt.flatOnly = true;
+    else if (std::strcmp(argv[i], "--floor") == 0)
+      opt.floorOnly = true;
+    else if (std::strcmp(argv[i], "--passive-adds") == 0)
+      opt.passiveAdds = true;
+    else if (std::strcmp(argv[i], "--digest") == 0)
+      opt.digest = true;
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) > 0)
+      opt.repeat = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i][0];
     else if (std::strcmp(argv[i], "--prefault-mb") == 0 && i + 1 < argc && std::atoi(argv[i + 1]) >= 0)
       opt.prefaultBytes = static_cast<std::size_t>(std::atoi(argv[++i])) << 20;
     else {
-      std::fprintf(stderr, "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds] [--digest] "
-                           "[--prefault-mb N]\n");
+      std::fprintf(
+          stderr,
+          "usage: engine_bench [--quick] [--only a|b] [--flat] [--floor] [--repeat N] [--passive-adds] [--digest] "
+          "[--prefault-mb N]\n");
       return 2;
     }
   }
@@ -259,7 +270,8 @@ int main(int argc, char** argv) {
   oneD.events = opt.quick ? 200'000 : 2'200'000;
   oneD.passiveAdds = opt.passiveAdds;
   if (only != 'b')
-    run(opt.passiveAdds ? "(a) 1-D, passive adds" : "(a) 1-D, 1 cluster, 1-hour orders", oneD, opt.quick ? 50'000 : 200'000, opt);
+    run(opt.passiveAdds ? "(a) 1-D, passive adds" : "(a) 1-D, 1 cluster, 1-hour orders", oneD,
+        opt.quick ? 50'000 : 200'000, opt);
 
   LoadShape twoD;
   twoD.clusters = 20;
@@ -270,6 +282,7 @@ int main(int argc, char** argv) {
   twoD.allOrNonePercentOfCrossing = 20;
   twoD.passiveAdds = opt.passiveAdds;
   if (only != 'a')
-    run(opt.passiveAdds ? "(b) 2-D, passive adds" : "(b) 2-D, 20 clusters x 720 h", twoD, opt.quick ? 10'000 : 100'000, opt);
+    run(opt.passiveAdds ? "(b) 2-D, passive adds" : "(b) 2-D, 20 clusters x 720 h", twoD, opt.quick ? 10'000 : 100'000,
+        opt);
   return 0;
 }

@@ -20,17 +20,21 @@ bool parseLoadOptions(int argc, char** argv, LoadOptions& o, const char* usage) 
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--clients") o.clients = std::stoi(next());
-    else if (a == "--window") o.window = std::stoi(next());
-    else if (a == "--seconds") o.seconds = std::stod(next());
-    else if (a == "--db") o.db = next();
-    else if (a == "--md-subscribers") o.mdSubscribers = std::stoi(next());
+    if (a == "--clients")
+      o.clients = std::stoi(next());
+    else if (a == "--window")
+      o.window = std::stoi(next());
+    else if (a == "--seconds")
+      o.seconds = std::stod(next());
+    else if (a == "--db")
+      o.db = next();
+    else if (a == "--md-subscribers")
+      o.mdSubscribers = std::stoi(next());
     else if (a == "--sync") {
       const std::string v = next();
       if (v != "normal" && v != "full") throw std::runtime_error("--sync is normal or full");
       o.syncFull = v == "full";
-    }
-    else if (a == "--rates") {
+    } else if (a == "--rates") {
       o.rates.clear();
       const std::string list = next();
       for (std::size_t p = 0; p < list.size();) {
@@ -111,11 +115,11 @@ void LoopbackLoad::queueOrder(LoadConnection& c, LoadClock::time_point at) {
   c.sentAt[n] = at;
   const long long h = kLoadFirstHour + static_cast<long long>(n % kLoadHours);
   char line[256];
-  const int len = std::snprintf(
-      line, sizeof line,
-      "{\"type\":\"new_order\",\"cl_ord_id\":\"%llu\",\"side\":\"%s\",\"cluster\":1,\"gpus\":1,"
-      "\"start\":%lld,\"end\":%lld,\"limit\":2000000}\n",
-      static_cast<unsigned long long>(n), c.buyer ? "buy" : "sell", h, h + 1);
+  const int len =
+      std::snprintf(line, sizeof line,
+                    "{\"type\":\"new_order\",\"cl_ord_id\":\"%llu\",\"side\":\"%s\",\"cluster\":1,\"gpus\":1,"
+                    "\"start\":%lld,\"end\":%lld,\"limit\":2000000}\n",
+                    static_cast<unsigned long long>(n), c.buyer ? "buy" : "sell", h, h + 1);
   c.outbound.append(line, static_cast<std::size_t>(len));
   ++c.inFlight;
   ++sent_;
@@ -150,7 +154,8 @@ void LoopbackLoad::read(LoadConnection& c) {
         ++acked_;
         --c.inFlight;
         if (closedLoop_) queueOrder(c, now);
-      } else if (line.find("\"rejected\"") != std::string_view::npos || line.find("\"error\"") != std::string_view::npos) {
+      } else if (line.find("\"rejected\"") != std::string_view::npos ||
+                 line.find("\"error\"") != std::string_view::npos) {
         std::cerr << "unexpected: " << line << "\n";
         std::exit(1);
       }
@@ -242,10 +247,12 @@ void reportThreads(const ThreadTimes& before, const ThreadTimes& after, std::uin
 
 namespace {
 void report(const char* what, double seconds, std::uint64_t orders, LatencyHistogram& h, std::uint64_t batches) {
-  std::printf("%-26s %9.0f orders/s  %8llu acks  %6llu batches (%.0f/batch)  p50 %7.0f us  p99 %7.0f us  p99.9 %7.0f us\n",
-              what, static_cast<double>(orders) / seconds, static_cast<unsigned long long>(orders),
-              static_cast<unsigned long long>(batches), batches ? static_cast<double>(orders) / static_cast<double>(batches) : 0.0,
-              h.percentile(0.50), h.percentile(0.99), h.percentile(0.999));
+  std::printf(
+      "%-26s %9.0f orders/s  %8llu acks  %6llu batches (%.0f/batch)  p50 %7.0f us  p99 %7.0f us  p99.9 %7.0f us\n",
+      what, static_cast<double>(orders) / seconds, static_cast<unsigned long long>(orders),
+      static_cast<unsigned long long>(batches),
+      batches ? static_cast<double>(orders) / static_cast<double>(batches) : 0.0, h.percentile(0.50),
+      h.percentile(0.99), h.percentile(0.999));
   std::fflush(stdout);
 }
 }  // namespace
@@ -264,7 +271,8 @@ void runLoadPhases(LoopbackLoad& load, const LoadOptions& o, const ServerProbe& 
     report(label, secs, load.acked() - acked0, load.latency(), server.batches() - batches0);
     server.report();
     reportThreads(threads0, threadTimes(), load.acked() - acked0);
-    if (load.mdDropped()) std::printf("  (%d market-data subscriber(s) dropped so far as slow consumers)\n", load.mdDropped());
+    if (load.mdDropped())
+      std::printf("  (%d market-data subscriber(s) dropped so far as slow consumers)\n", load.mdDropped());
   };
   phase("flat out (closed loop)", [&] { load.runFlatOut(o.seconds, true); });
   for (double rate : o.rates) {
@@ -280,7 +288,8 @@ void printLoadAverage() {
   // The machine is shared: the figures mean little without how busy it was.
   std::ifstream loadavg("/proc/loadavg");
   std::string one, five;
-  if (loadavg >> one >> five) std::printf("load average before the run: %s (1 min), %s (5 min)\n", one.c_str(), five.c_str());
+  if (loadavg >> one >> five)
+    std::printf("load average before the run: %s (1 min), %s (5 min)\n", one.c_str(), five.c_str());
 }
 
 }  // namespace tessera::bench

@@ -51,9 +51,11 @@ void run(const char* name, std::size_t ids) {
   std::sort(sorted.begin(), sorted.end());
   auto at = [&](double q) { return sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(q * sorted.size()))]; };
   const auto over = std::count_if(sorted.begin(), sorted.end(), [](double us) { return us > 1000; });
-  std::printf("%-22s %9.0f ns/claim  batch of %d: p50 %7.1f us  p99 %7.1f us  p99.9 %8.1f us  max %9.1f us  batches > 1 ms: %ld\n",
-              name, 1e9 * total / static_cast<double>(ids), kBatch, at(0.5), at(0.99), at(0.999), sorted.back(),
-              static_cast<long>(over));
+  std::printf(
+      "%-22s %9.0f ns/claim  batch of %d: p50 %7.1f us  p99 %7.1f us  p99.9 %8.1f us  max %9.1f us  batches > 1 ms: "
+      "%ld\n",
+      name, 1e9 * total / static_cast<double>(ids), kBatch, at(0.5), at(0.99), at(0.999), sorted.back(),
+      static_cast<long>(over));
 }
 
 }  // namespace
@@ -61,7 +63,8 @@ void run(const char* name, std::size_t ids) {
 int main(int argc, char** argv) {
   std::size_t ids = 4'000'000;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--ids") == 0 && i + 1 < argc) ids = std::stoull(argv[++i]);
+    if (std::strcmp(argv[i], "--ids") == 0 && i + 1 < argc)
+      ids = std::stoull(argv[++i]);
     else {
       std::fprintf(stderr, "usage: bench_cl_ord_id_index [--ids N]\n");
       return 2;

@@ -48,7 +48,8 @@ ExchangeConfig benchConfig(const LoadOptions& o, const std::string& db) {
     a.keyHash = hashApiKey("k", KeyHashCost::minimal());  // a benchmark's key is no secret
     a.cash = 1'000'000'000LL * kMicrosPerDollar;
     c.accounts.push_back(a);
-    if (i % 2 == 1 && i < o.clients) c.grants.push_back(GrantConfig{a.name, k.name, 1'000'000 / o.clients, kNow, kNow + kHours});
+    if (i % 2 == 1 && i < o.clients)
+      c.grants.push_back(GrantConfig{a.name, k.name, 1'000'000 / o.clients, kNow, kNow + kHours});
   }
   return c;
 }
@@ -96,13 +97,16 @@ int main(int argc, char** argv) {
                         "usage: bench_exchange_loopback [--clients N] [--window W] [--seconds S] [--db PATH] "
                         "[--rates R1,R2] [--md-subscribers N] [--sync normal|full]"))
     return 2;
-  const std::string db = o.db.empty() ? (std::filesystem::temp_directory_path() / "tessera-bench-journal.db").string() : o.db;
+  const std::string db =
+      o.db.empty() ? (std::filesystem::temp_directory_path() / "tessera-bench-journal.db").string() : o.db;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
 
   ExchangeServer server(benchConfig(o, db));
   server.start();
-  std::printf("exchange on 127.0.0.1:%u, journal %s (WAL, synchronous=NORMAL), %d clients, window %d, %d market-data subscriber(s)\n",
-              server.port(), db.c_str(), o.clients, o.window, o.mdSubscribers);
+  std::printf(
+      "exchange on 127.0.0.1:%u, journal %s (WAL, synchronous=NORMAL), %d clients, window %d, %d market-data "
+      "subscriber(s)\n",
+      server.port(), db.c_str(), o.clients, o.window, o.mdSubscribers);
   printLoadAverage();
   asio::io_context io;
   LoopbackLoad load(io, server.port(), o);

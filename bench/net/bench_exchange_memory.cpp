@@ -45,15 +45,22 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) {
-      std::cerr << "usage: bench_exchange_memory [--orders N] [--interval N] [--seconds S] [--every S] [--tail N] [--db PATH]\n";
+      std::cerr << "usage: bench_exchange_memory [--orders N] [--interval N] [--seconds S] [--every S] [--tail N] "
+                   "[--db PATH]\n";
       return 2;
     }
-    if (a == "--orders") orders = std::atol(argv[++i]);
-    else if (a == "--interval") interval = std::atol(argv[++i]);
-    else if (a == "--db") db = argv[++i];
-    else if (a == "--seconds") seconds = std::atol(argv[++i]);
-    else if (a == "--every") every = std::atol(argv[++i]);
-    else if (a == "--tail") tail = std::atol(argv[++i]);
+    if (a == "--orders")
+      orders = std::atol(argv[++i]);
+    else if (a == "--interval")
+      interval = std::atol(argv[++i]);
+    else if (a == "--db")
+      db = argv[++i];
+    else if (a == "--seconds")
+      seconds = std::atol(argv[++i]);
+    else if (a == "--every")
+      every = std::atol(argv[++i]);
+    else if (a == "--tail")
+      tail = std::atol(argv[++i]);
     else {
       std::cerr << "unknown option " << a << "\n";
       return 2;
@@ -112,9 +119,11 @@ int main(int argc, char** argv) {
       journal.commit();
       out.clear();
       if (seconds > 0) {
-        const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
+        const auto elapsed =
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
         if (elapsed >= nextPrint) {
-          std::printf("%8ld %12ld %10.1f\n", static_cast<long>(elapsed), placed, static_cast<double>(residentBytes()) / 1e6);
+          std::printf("%8ld %12ld %10.1f\n", static_cast<long>(elapsed), placed,
+                      static_cast<double>(residentBytes()) / 1e6);
           std::fflush(stdout);
           nextPrint += every;
         }
@@ -161,9 +170,10 @@ int main(int argc, char** argv) {
   auto& store = *std::get<std::unique_ptr<SnapshotStore>>(openedStore);
   const std::uint64_t snapshotSeq = journal.lastSeq();
   store.write(snapshotSeq, ExchangeCore::configFingerprint(config), bytes);
-  std::printf("after %ld orders: snapshot %.1f MB; pause of the matching thread: %.1f ms serializing here, "
-              "%.2f ms by a forked child (which took %.0f ms, the same bytes)\n",
-              placed, static_cast<double>(bytes.size()) / 1e6, pauseMs, forkPauseMs, childMs);
+  std::printf(
+      "after %ld orders: snapshot %.1f MB; pause of the matching thread: %.1f ms serializing here, "
+      "%.2f ms by a forked child (which took %.0f ms, the same bytes)\n",
+      placed, static_cast<double>(bytes.size()) / 1e6, pauseMs, forkPauseMs, childMs);
   // The tail a restart replays: up to the snapshot interval's worth of entries.
   for (; journal.lastSeq() < snapshotSeq + static_cast<std::uint64_t>(tail); ++round) {
     placeRound(round);
@@ -184,8 +194,7 @@ int main(int argc, char** argv) {
   const double restartCpuMs = threadCpuMs() - cpu0;
   const bool same = restarted->stateDigest() == live;
   std::printf("restart from it: %.0f ms wall, %.0f ms CPU (%s, %llu later entries replayed); state digest %s\n",
-              restartMs, restartCpuMs,
-              restarted->startedFromSnapshot() ? "snapshot loaded" : "NO SNAPSHOT USED",
+              restartMs, restartCpuMs, restarted->startedFromSnapshot() ? "snapshot loaded" : "NO SNAPSHOT USED",
               static_cast<unsigned long long>(restarted->replayedEntries()), same ? "the same" : "DIFFERENT");
   return same ? 0 : 1;
 }

@@ -29,10 +29,7 @@ namespace {
 constexpr Hour kStart = bench::kBenchStart;
 using Clock = std::chrono::steady_clock;
 
-double msSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 }  // namespace
 
@@ -45,14 +42,17 @@ int main(int argc, char** argv) {
       std::cerr << "usage: bench_exchange_restart [--orders N] [--db PATH]\n";
       return 2;
     }
-    if (a == "--orders") orders = std::atol(argv[++i]);
-    else if (a == "--db") db = argv[++i];
+    if (a == "--orders")
+      orders = std::atol(argv[++i]);
+    else if (a == "--db")
+      db = argv[++i];
     else {
       std::cerr << "unknown option " << a << "\n";
       return 2;
     }
   }
-  for (const std::string& f : {db, db + "-wal", db + "-shm", db + ".snapshots", db + ".snapshots-wal", db + ".snapshots-shm"})
+  for (const std::string& f :
+       {db, db + "-wal", db + "-shm", db + ".snapshots", db + ".snapshots-wal", db + ".snapshots-shm"})
     std::filesystem::remove(f);
   const ExchangeConfig cfg = bench::benchConfig(db, "restart-h100", 4'000, 100'000'000);
   std::uint64_t liveDigest = 0;
@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
       if (auto id = core.accounts().find(a)) open += core.engine().workingOrders(*id).size();
     std::printf("%ld orders placed in %.1f s (%.2f us each); %zu open at the end; journal %.1f MB; RSS %.0f MB\n",
                 orders, genMs / 1000, genMs * 1000 / static_cast<double>(orders), open,
-                static_cast<double>(std::filesystem::file_size(db)) / 1e6, static_cast<double>(bench::residentBytes()) / 1e6);
+                static_cast<double>(std::filesystem::file_size(db)) / 1e6,
+                static_cast<double>(bench::residentBytes()) / 1e6);
 
     auto t1 = Clock::now();
     double c1 = bench::threadCpuMs();
@@ -111,7 +112,8 @@ int main(int argc, char** argv) {
     t1 = Clock::now();
     c1 = bench::threadCpuMs();
     store.write(journal->lastSeq(), ExchangeCore::configFingerprint(cfg), bytes);
-    std::printf("snapshot written (the writer thread's work): %.0f ms (%.0f ms CPU)\n", msSince(t1), bench::threadCpuMs() - c1);
+    std::printf("snapshot written (the writer thread's work): %.0f ms (%.0f ms CPU)\n", msSince(t1),
+                bench::threadCpuMs() - c1);
     liveDigest = core.stateDigest();
   }
   std::uint64_t fullDigest = 0, snapDigest = 0;
@@ -121,8 +123,8 @@ int main(int argc, char** argv) {
     const double c0 = bench::threadCpuMs();
     ExchangeCore core(cfg, *journal);
     const double ms = msSince(t0);
-    std::printf("restart by full replay: %.0f ms (%.0f ms CPU; %llu entries, %.2f us each)\n", ms, bench::threadCpuMs() - c0,
-                static_cast<unsigned long long>(core.replayedEntries()),
+    std::printf("restart by full replay: %.0f ms (%.0f ms CPU; %llu entries, %.2f us each)\n", ms,
+                bench::threadCpuMs() - c0, static_cast<unsigned long long>(core.replayedEntries()),
                 ms * 1000 / static_cast<double>(std::max<std::uint64_t>(1, core.replayedEntries())));
     fullDigest = core.stateDigest();
   }
@@ -134,8 +136,8 @@ int main(int argc, char** argv) {
     const double c0 = bench::threadCpuMs();
     auto core = ExchangeCore::start(cfg, *journal, &store);
     const double ms = msSince(t0);
-    std::printf("restart from the snapshot: %.0f ms (%.0f ms CPU; %s, %llu later entries)\n", ms, bench::threadCpuMs() - c0,
-                core->startedFromSnapshot() ? "snapshot loaded" : "NO SNAPSHOT USED",
+    std::printf("restart from the snapshot: %.0f ms (%.0f ms CPU; %s, %llu later entries)\n", ms,
+                bench::threadCpuMs() - c0, core->startedFromSnapshot() ? "snapshot loaded" : "NO SNAPSHOT USED",
                 static_cast<unsigned long long>(core->replayedEntries()));
     snapDigest = core->stateDigest();
   }

@@ -70,14 +70,22 @@ bool parse(int argc, char** argv, Options& o) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--minutes") o.minutes = std::stod(value());
-    else if (a == "--kill-every") o.killEvery = std::stod(value());
-    else if (a == "--traders") o.traders = std::stoi(value());
-    else if (a == "--rate") o.rate = std::stod(value());
-    else if (a == "--exchange") o.exchange = value();
-    else if (a == "--dir") o.dir = value();
-    else if (a == "--sync") o.sync = value();
-    else return false;
+    if (a == "--minutes")
+      o.minutes = std::stod(value());
+    else if (a == "--kill-every")
+      o.killEvery = std::stod(value());
+    else if (a == "--traders")
+      o.traders = std::stoi(value());
+    else if (a == "--rate")
+      o.rate = std::stod(value());
+    else if (a == "--exchange")
+      o.exchange = value();
+    else if (a == "--dir")
+      o.dir = value();
+    else if (a == "--sync")
+      o.sync = value();
+    else
+      return false;
   }
   return o.minutes > 0 && o.killEvery > 0 && o.traders > 0 && o.rate > 0 && (o.sync == "full" || o.sync == "normal");
 }
@@ -88,13 +96,18 @@ std::string configFile(const Options& o) {
   json accounts = json::array();
   accounts.push_back({{"name", "provider"}, {"key_hash", account("provider", 0).keyHash}, {"cash", kProviderCash}});
   for (int i = 0; i < o.traders; ++i) {
-    accounts.push_back({{"name", traderName(i)}, {"key_hash", account(traderName(i), 0).keyHash}, {"cash", kTraderCash}});
+    accounts.push_back(
+        {{"name", traderName(i)}, {"key_hash", account(traderName(i), 0).keyHash}, {"cash", kTraderCash}});
   }
   json doc{{"initial_clock", kNow},
            {"accounts", accounts},
-           {"clusters", json::array({json{{"id", 1}, {"name", "soak-h100"}, {"node_count", 512}, {"provider", "provider"}}})},
-           {"grants", json::array({json{{"account", "provider"}, {"cluster", "soak-h100"}, {"gpus", 4096},
-                                        {"start", kNow}, {"end", kNow + kHours}}})}};
+           {"clusters",
+            json::array({json{{"id", 1}, {"name", "soak-h100"}, {"node_count", 512}, {"provider", "provider"}}})},
+           {"grants", json::array({json{{"account", "provider"},
+                                        {"cluster", "soak-h100"},
+                                        {"gpus", 4096},
+                                        {"start", kNow},
+                                        {"end", kNow + kHours}}})}};
   return doc.dump(2);
 }
 
@@ -121,18 +134,19 @@ class ExchangeProcess {
       ::close(out[0]);
       ::close(out[1]);
       if (o.sync == "normal") {
-        ::execl(o.exchange.c_str(), o.exchange.c_str(), "--port", "0", "--db", db.c_str(), "--accounts",
-                config.c_str(), "--no-wall-clock", "--sync-normal", "--log-level", "warn", nullptr);
+        ::execl(o.exchange.c_str(), o.exchange.c_str(), "--port", "0", "--db", db.c_str(), "--accounts", config.c_str(),
+                "--no-wall-clock", "--sync-normal", "--log-level", "warn", nullptr);
       } else {
-        ::execl(o.exchange.c_str(), o.exchange.c_str(), "--port", "0", "--db", db.c_str(), "--accounts",
-                config.c_str(), "--no-wall-clock", "--log-level", "warn", nullptr);
+        ::execl(o.exchange.c_str(), o.exchange.c_str(), "--port", "0", "--db", db.c_str(), "--accounts", config.c_str(),
+                "--no-wall-clock", "--log-level", "warn", nullptr);
       }
       std::perror("exec tessera-exchange");
       std::_Exit(127);
     }
     ::close(out[1]);
     std::string text;
-    const std::regex re("listening on 127\\.0\\.0\\.1:(\\d+) .*\\((\\d+) journal entries: (\\d+) from a snapshot, (\\d+) replayed\\)");
+    const std::regex re(
+        "listening on 127\\.0\\.0\\.1:(\\d+) .*\\((\\d+) journal entries: (\\d+) from a snapshot, (\\d+) replayed\\)");
     std::smatch m;
     char buf[4096];
     while (!std::regex_search(text, m, re)) {
@@ -327,7 +341,8 @@ Check verify(std::uint16_t port, const std::map<std::string, Acks>& acks, int tr
       const auto p = c.until("positions", std::chrono::milliseconds(30000));
       if (!p) throw std::runtime_error("no positions for " + name);
       for (const json& k : (*p)["contracts"])
-        (k["side"] == "buy" ? r.bought : r.sold) += k["gpus"].get<std::int64_t>() * (k["end"].get<Hour>() - k["start"].get<Hour>());
+        (k["side"] == "buy" ? r.bought : r.sold) +=
+            k["gpus"].get<std::int64_t>() * (k["end"].get<Hour>() - k["start"].get<Hour>());
       if (!p->contains("next_after")) break;
       after = ",\"after_contract\":" + (*p)["next_after"].dump();
     }
@@ -340,7 +355,8 @@ Check verify(std::uint16_t port, const std::map<std::string, Acks>& acks, int tr
       const auto o = c.until("orders", std::chrono::milliseconds(30000));
       if (!o) throw std::runtime_error("no orders for " + name);
       Money needs = 0;
-      for (const json& w : (*o)["orders"]) needs += w["order"]["limit"].get<Price>() * w["leaves_gpu_hours"].get<Money>();
+      for (const json& w : (*o)["orders"])
+        needs += w["order"]["limit"].get<Price>() * w["leaves_gpu_hours"].get<Money>();
       if (needs != (*b)["reserved"].get<Money>()) ++r.halfApplied;
     }
   }
@@ -354,7 +370,8 @@ int main(int argc, char** argv) {
   Options o;
   try {
     if (!parse(argc, argv, o)) {
-      std::cerr << "usage: bench_exchange_soak [--minutes 10] [--kill-every 20] [--traders 4] [--rate 4000] [--exchange PATH] [--dir DIR] [--sync full|normal]\n";
+      std::cerr << "usage: bench_exchange_soak [--minutes 10] [--kill-every 20] [--traders 4] [--rate 4000] "
+                   "[--exchange PATH] [--dir DIR] [--sync full|normal]\n";
       return 2;
     }
   } catch (const std::exception& e) {
@@ -362,7 +379,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   namespace fs = std::filesystem;
-  const fs::path dir = o.dir.empty() ? fs::temp_directory_path() / ("tessera-soak-" + std::to_string(::getpid())) : fs::path(o.dir);
+  const fs::path dir =
+      o.dir.empty() ? fs::temp_directory_path() / ("tessera-soak-" + std::to_string(::getpid())) : fs::path(o.dir);
   fs::create_directories(dir);
   const std::string db = (dir / "journal.db").string();
   const std::string config = (dir / "config.json").string();
@@ -373,8 +391,8 @@ int main(int argc, char** argv) {
 
   std::printf("soak: %.1f min, kill -9 every %.0f s, %d traders + 1 provider, %.0f requests/s, journal sync %s, %s\n",
               o.minutes, o.killEvery, o.traders, o.rate, o.sync.c_str(), db.c_str());
-  std::printf("%5s %8s %10s %10s %6s %8s %11s %6s %9s %9s %10s %10s\n", "cycle", "seconds", "acked", "acked_all", "lost",
-              "money", "gpu_hours", "half", "rss_MB", "restart_s", "snapshot", "replayed");
+  std::printf("%5s %8s %10s %10s %6s %8s %11s %6s %9s %9s %10s %10s\n", "cycle", "seconds", "acked", "acked_all",
+              "lost", "money", "gpu_hours", "half", "rss_MB", "restart_s", "snapshot", "replayed");
   const auto end = Clock::now() + std::chrono::duration<double, std::ratio<60>>(o.minutes);
   std::size_t ackedAll = 0, lostAll = 0;
   Money worstMoney = 0;
@@ -386,9 +404,11 @@ int main(int argc, char** argv) {
   auto process = std::make_unique<ExchangeProcess>(o, db, config);
   for (int cycle = 1; Clock::now() < end; ++cycle) {
     std::vector<std::unique_ptr<Trader>> clients;
-    clients.push_back(std::make_unique<Trader>("provider", true, 1000u + static_cast<unsigned>(cycle), cycle, o.rate / (o.traders + 1)));
+    clients.push_back(std::make_unique<Trader>("provider", true, 1000u + static_cast<unsigned>(cycle), cycle,
+                                               o.rate / (o.traders + 1)));
     for (int i = 0; i < o.traders; ++i) {
-      clients.push_back(std::make_unique<Trader>(traderName(i), false, static_cast<unsigned>(cycle * 100 + i), cycle, o.rate / (o.traders + 1)));
+      clients.push_back(std::make_unique<Trader>(traderName(i), false, static_cast<unsigned>(cycle * 100 + i), cycle,
+                                                 o.rate / (o.traders + 1)));
     }
     std::vector<std::thread> threads;
     for (auto& c : clients) threads.emplace_back([&, port = process->port(), t = c.get()] { t->run(port); });
@@ -415,13 +435,14 @@ int main(int argc, char** argv) {
     worstRestart = std::max(worstRestart, process->startSeconds());
     if (firstRss < 0) firstRss = rss;
     lastRss = rss;
-    std::printf("%5d %8.0f %10zu %10zu %6zu %8s %11s %6d %9.1f %9.3f %10llu %10llu\n", cycle,
-                std::chrono::duration<double>(Clock::now() - (end - std::chrono::duration<double, std::ratio<60>>(o.minutes))).count(),
-                acked, ackedAll, check.lost, check.moneyDifference == 0 ? "ok" : toDollars(check.moneyDifference).c_str(),
-                check.gpuHoursConserved() ? "ok" : (std::to_string(check.bought) + "/" + std::to_string(check.sold)).c_str(),
-                check.halfApplied, static_cast<double>(rss) / 1024.0, process->startSeconds(),
-                static_cast<unsigned long long>(process->fromSnapshot()),
-                static_cast<unsigned long long>(process->replayed()));
+    std::printf(
+        "%5d %8.0f %10zu %10zu %6zu %8s %11s %6d %9.1f %9.3f %10llu %10llu\n", cycle,
+        std::chrono::duration<double>(Clock::now() - (end - std::chrono::duration<double, std::ratio<60>>(o.minutes)))
+            .count(),
+        acked, ackedAll, check.lost, check.moneyDifference == 0 ? "ok" : toDollars(check.moneyDifference).c_str(),
+        check.gpuHoursConserved() ? "ok" : (std::to_string(check.bought) + "/" + std::to_string(check.sold)).c_str(),
+        check.halfApplied, static_cast<double>(rss) / 1024.0, process->startSeconds(),
+        static_cast<unsigned long long>(process->fromSnapshot()), static_cast<unsigned long long>(process->replayed()));
     for (const std::string& e : check.examples) std::printf("      lost: %s\n", e.c_str());
     if (!refused.empty()) {
       std::printf("      refused:");
@@ -430,10 +451,11 @@ int main(int argc, char** argv) {
     }
     std::fflush(stdout);
   }
-  std::printf("\nacknowledged %zu orders, lost %zu; money off by at most %s; GPU-hours bought != sold (or over the "
-              "grant) after %d restarts, %lld GPU-hours contracted; half-applied %d; RSS before the kills "
-              "%.1f MB first, %.1f MB last; slowest restart %.3f s\n",
-              ackedAll, lostAll, toDollars(worstMoney).c_str(), gpuHoursOff, static_cast<long long>(contracted), halfAll,
-              static_cast<double>(firstRss) / 1024.0, static_cast<double>(lastRss) / 1024.0, worstRestart);
+  std::printf(
+      "\nacknowledged %zu orders, lost %zu; money off by at most %s; GPU-hours bought != sold (or over the "
+      "grant) after %d restarts, %lld GPU-hours contracted; half-applied %d; RSS before the kills "
+      "%.1f MB first, %.1f MB last; slowest restart %.3f s\n",
+      ackedAll, lostAll, toDollars(worstMoney).c_str(), gpuHoursOff, static_cast<long long>(contracted), halfAll,
+      static_cast<double>(firstRss) / 1024.0, static_cast<double>(lastRss) / 1024.0, worstRestart);
   return lostAll == 0 && worstMoney == 0 && halfAll == 0 && gpuHoursOff == 0 ? 0 : 1;
 }

@@ -66,7 +66,7 @@ class FloorServer {
     if (!inline_) {
       replyThread_ = std::thread([this] {
         pthread_setname_np(pthread_self(), "tx-match");
-          replyLoop();
+        replyLoop();
       });
     }
   }
@@ -236,8 +236,10 @@ int main(int argc, char** argv) {
   bool inlineReplies = false;
   std::vector<char*> args{argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--inline") == 0) inlineReplies = true;
-    else args.push_back(argv[i]);
+    if (std::strcmp(argv[i], "--inline") == 0)
+      inlineReplies = true;
+    else
+      args.push_back(argv[i]);
   }
   if (!parseLoadOptions(static_cast<int>(args.size()), args.data(), o,
                         "usage: bench_loopback_floor [--inline] [--clients N] [--window W] [--seconds S] "

@@ -31,8 +31,8 @@ int main() {
   for (int i = 0; i < 1000; ++i) {
     const std::string n = std::to_string(i);
     orders.push_back("{\"type\":\"new_order\",\"cl_ord_id\":\"" + n + "\",\"side\":\"" + (i % 2 ? "buy" : "sell") +
-                     "\",\"cluster\":1,\"gpus\":8,\"start\":" + std::to_string(600000 + i) + ",\"end\":" +
-                     std::to_string(600024 + i) + ",\"limit\":2000000}");
+                     "\",\"cluster\":1,\"gpus\":8,\"start\":" + std::to_string(600000 + i) +
+                     ",\"end\":" + std::to_string(600024 + i) + ",\"limit\":2000000}");
     cancels.push_back("{\"type\":\"cancel\",\"cl_ord_id\":\"" + n + "\"}");
     nested.push_back("{\"type\":\"new_order\",\"cl_ord_id\":\"" + n +
                      "\",\"side\":\"buy\",\"constraints\":{\"accelerators\":[\"H100\"]},\"fill\":\"all_or_none\","
@@ -41,7 +41,8 @@ int main() {
   auto both = [](const std::string& s) { return parseClientMessage(s); };
   auto tree = [](const std::string& s) { return parseClientMessageWithTree(s); };
   std::printf("%-44s %10s %10s\n", "message", "parse", "tree only");
-  std::printf("%-44s %7.0f ns %7.0f ns\n", "new_order (flat)", nanosPerMessage(orders, both), nanosPerMessage(orders, tree));
+  std::printf("%-44s %7.0f ns %7.0f ns\n", "new_order (flat)", nanosPerMessage(orders, both),
+              nanosPerMessage(orders, tree));
   std::printf("%-44s %7.0f ns %7.0f ns\n", "cancel", nanosPerMessage(cancels, both), nanosPerMessage(cancels, tree));
   std::printf("%-44s %7.0f ns %7.0f ns\n", "new_order with constraints (tree parser)", nanosPerMessage(nested, both),
               nanosPerMessage(nested, tree));

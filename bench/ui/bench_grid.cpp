@@ -28,7 +28,8 @@ constexpr Hour kHours = 720;
 constexpr Hour kStart = 20'000 * kHoursPerDay;
 
 std::int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 struct Stats {
@@ -150,7 +151,8 @@ void benchRedraw(int iterations) {
   OrderBookGridView view;
   view.resize(1600, 900);
   QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
-  for (auto [label, clusters] : {std::pair<const char*, std::vector<ClusterId>>{"1 cluster ", {1}}, {"20 clusters", all}}) {
+  for (auto [label, clusters] :
+       {std::pair<const char*, std::vector<ClusterId>>{"1 cluster ", {1}}, {"20 clusters", all}}) {
     Stats snap, model, paint, total;
     for (int i = 0; i < iterations + 5; ++i) {
       const std::int64_t a = nowNs();
@@ -169,10 +171,11 @@ void benchRedraw(int iterations) {
       paint.add((d - c) / 1e6);
       total.add((d - a) / 1e6);
     }
-    std::printf("redraw %s x 720 h (1600x900, month view), ms p50/p99/p99.9: snapshot %.2f/%.2f/%.2f  model %.2f/%.2f/%.2f  "
-                "paint %.2f/%.2f/%.2f  total %.2f/%.2f/%.2f -> %.0f redraws/s\n",
-                label, snap.pct(50), snap.pct(99), snap.pct(99.9), model.pct(50), model.pct(99), model.pct(99.9), paint.pct(50),
-                paint.pct(99), paint.pct(99.9), total.pct(50), total.pct(99), total.pct(99.9), 1000.0 / total.pct(50));
+    std::printf(
+        "redraw %s x 720 h (1600x900, month view), ms p50/p99/p99.9: snapshot %.2f/%.2f/%.2f  model %.2f/%.2f/%.2f  "
+        "paint %.2f/%.2f/%.2f  total %.2f/%.2f/%.2f -> %.0f redraws/s\n",
+        label, snap.pct(50), snap.pct(99), snap.pct(99.9), model.pct(50), model.pct(99), model.pct(99.9), paint.pct(50),
+        paint.pct(99), paint.pct(99.9), total.pct(50), total.pct(99), total.pct(99.9), 1000.0 / total.pct(50));
   }
 }
 
@@ -218,10 +221,11 @@ void benchLive(double rate, double seconds, int watchedClusters) {
   QApplication::exec();
   const double elapsed = t.nsecsElapsed() / 1e9;
   const double inputs = feed ? static_cast<double>(feed->sent() - sentAtStart) : 0;
-  std::printf("live %s, grid on %d cluster(s) x 720 h: %.0f updates/s applied, %.1f frames/s, update-to-screen ms "
-              "p50/p99/p99.9 %.1f/%.1f/%.1f\n",
-              rate > 0 ? qPrintable(QString("open loop %1/s").arg(rate)) : "flat out", watchedClusters, inputs / elapsed,
-              frames / elapsed, latency.pct(50), latency.pct(99), latency.pct(99.9));
+  std::printf(
+      "live %s, grid on %d cluster(s) x 720 h: %.0f updates/s applied, %.1f frames/s, update-to-screen ms "
+      "p50/p99/p99.9 %.1f/%.1f/%.1f\n",
+      rate > 0 ? qPrintable(QString("open loop %1/s").arg(rate)) : "flat out", watchedClusters, inputs / elapsed,
+      frames / elapsed, latency.pct(50), latency.pct(99), latency.pct(99.9));
 }
 
 }  // namespace

@@ -39,10 +39,10 @@ struct Segment {
 // linear; `base` is W(0) (the crossing of the curves alone, micro-dollars) and `up`/`down` its
 // pieces for d > 0 and d < 0, cut to the GPUs the row's blocks can take or give at most.
 struct RowCurve {
-  std::size_t row = 0;          // index into ClearingProblem::rows
+  std::size_t row = 0;  // index into ClearingProblem::rows
   Wide base = 0;
-  std::vector<Segment> up;      // ascending price
-  std::vector<Segment> down;    // descending price
+  std::vector<Segment> up;    // ascending price
+  std::vector<Segment> down;  // descending price
 };
 
 using Level = std::pair<Price, std::int64_t>;  // limit, GPUs
@@ -52,16 +52,18 @@ void take(std::vector<Segment>& into, std::int64_t& room, Price price, std::int6
   const std::int64_t q = std::min(room, gpus);
   if (q <= 0) return;
   room -= q;
-  if (!into.empty() && into.back().price == price) into.back().gpus += q;
-  else into.push_back(Segment{q, price});
+  if (!into.empty() && into.back().price == price)
+    into.back().gpus += q;
+  else
+    into.push_back(Segment{q, price});
 }
 
 // The curve of one row from its bid levels (dearest first) and ask levels (cheapest first).
 // Around the crossing, net block demand is met by the cheaper of the next untraded ask and the
 // cheapest traded bid; net block supply by the dearer of the next untraded bid and the dearest
 // traded ask. Merging the two sorted lists gives W's pieces in order.
-RowCurve curveOf(std::size_t row, const std::vector<Level>& bids, const std::vector<Level>& asks,
-                 std::int64_t maxUp, std::int64_t maxDown) {
+RowCurve curveOf(std::size_t row, const std::vector<Level>& bids, const std::vector<Level>& asks, std::int64_t maxUp,
+                 std::int64_t maxDown) {
   RowCurve c;
   c.row = row;
   std::vector<std::int64_t> bidTraded(bids.size(), 0), askTraded(asks.size(), 0);
@@ -81,8 +83,10 @@ RowCurve curveOf(std::size_t row, const std::vector<Level>& bids, const std::vec
     std::int64_t room = maxUp;
     while (room > 0 && (a < asks.size() || b >= 0)) {
       const bool useAsk = b < 0 || (a < asks.size() && asks[a].first <= bids[static_cast<std::size_t>(b)].first);
-      if (useAsk) take(c.up, room, asks[a].first, asks[a].second - askTraded[a]), ++a;
-      else take(c.up, room, bids[static_cast<std::size_t>(b)].first, bidTraded[static_cast<std::size_t>(b)]), --b;
+      if (useAsk)
+        take(c.up, room, asks[a].first, asks[a].second - askTraded[a]), ++a;
+      else
+        take(c.up, room, bids[static_cast<std::size_t>(b)].first, bidTraded[static_cast<std::size_t>(b)]), --b;
     }
   }
   // Down: untraded bids descending from i, traded asks descending from the dearest traded one.
@@ -92,8 +96,10 @@ RowCurve curveOf(std::size_t row, const std::vector<Level>& bids, const std::vec
     std::int64_t room = maxDown;
     while (room > 0 && (b < bids.size() || a >= 0)) {
       const bool useBid = a < 0 || (b < bids.size() && bids[b].first >= asks[static_cast<std::size_t>(a)].first);
-      if (useBid) take(c.down, room, bids[b].first, bids[b].second - bidTraded[b]), ++b;
-      else take(c.down, room, asks[static_cast<std::size_t>(a)].first, askTraded[static_cast<std::size_t>(a)]), --a;
+      if (useBid)
+        take(c.down, room, bids[b].first, bids[b].second - bidTraded[b]), ++b;
+      else
+        take(c.down, room, asks[static_cast<std::size_t>(a)].first, askTraded[static_cast<std::size_t>(a)]), --a;
     }
   }
   return c;
@@ -129,11 +135,11 @@ Wide blockValue(const ClearingProblem& p, const Block& k) {
 // curve the blocks can reach.
 struct Reduced {
   const ClearingProblem* problem = nullptr;
-  std::vector<char> allowed;        // per block
-  std::vector<RowCurve> curves;     // rows some allowed block touches, ascending
-  std::vector<int> curveOfRow;      // per problem row: index into curves, or -1
+  std::vector<char> allowed;                     // per block
+  std::vector<RowCurve> curves;                  // rows some allowed block touches, ascending
+  std::vector<int> curveOfRow;                   // per problem row: index into curves, or -1
   std::vector<std::int64_t> upReach, downReach;  // per curve: GPUs its pieces hold
-  Wide constant = 0;                // W(0) summed over every row, micro-dollars
+  Wide constant = 0;                             // W(0) summed over every row, micro-dollars
 };
 
 Reduced reduce(const ClearingProblem& problem, const SelectionCuts& cuts) {
@@ -164,7 +170,8 @@ Reduced reduce(const ClearingProblem& problem, const SelectionCuts& cuts) {
   auto add = [&](const std::vector<Step>& steps, std::vector<std::vector<Level>>& into) {
     for (const Step& s : steps) {
       const std::size_t r0 = problem.row(s.cluster, s.start);
-      for (Hour h = s.start; h < s.end; ++h) into[r0 + static_cast<std::size_t>(h - s.start)].emplace_back(s.limit, s.gpus);
+      for (Hour h = s.start; h < s.end; ++h)
+        into[r0 + static_cast<std::size_t>(h - s.start)].emplace_back(s.limit, s.gpus);
     }
   };
   add(problem.bidSteps, bids);
@@ -175,8 +182,10 @@ Reduced reduce(const ClearingProblem& problem, const SelectionCuts& cuts) {
     });
     std::size_t n = 0;
     for (const Level& l : v) {
-      if (n > 0 && v[n - 1].first == l.first) v[n - 1].second += l.second;
-      else v[n++] = l;
+      if (n > 0 && v[n - 1].first == l.first)
+        v[n - 1].second += l.second;
+      else
+        v[n++] = l;
     }
     v.resize(n);
   };
@@ -305,8 +314,10 @@ Wide greedySelection(const Reduced& red, const std::vector<std::size_t>& order, 
         if (!out) continue;
         apply(other, -1, *out);
         const auto in = change(b, +1);
-        if (in && *out + *in > 0) apply(b, +1, *in), improved = true;
-        else apply(other, +1, -*out);
+        if (in && *out + *in > 0)
+          apply(b, +1, *in), improved = true;
+        else
+          apply(other, +1, -*out);
       }
     }
   }
@@ -403,7 +414,10 @@ Relaxation relax(const Reduced& red, Master& m, const std::function<bool()>& exp
     // Starting duals: each row's price at its own crossing (the cheapest GPU more).
     for (std::size_t ci = 0; ci < red.curves.size(); ++ci) {
       const RowCurve& c = red.curves[ci];
-      dual[ci] = static_cast<double>(!c.up.empty() ? c.up.front().price : !c.down.empty() ? c.down.front().price : 0) * kScale;
+      dual[ci] = static_cast<double>(!c.up.empty()     ? c.up.front().price
+                                     : !c.down.empty() ? c.down.front().price
+                                                       : 0) *
+                 kScale;
     }
   }
   for (;; ++out.rounds) {
@@ -435,8 +449,10 @@ Relaxation relax(const Reduced& red, Master& m, const std::function<bool()>& exp
     for (const auto& [rc, b] : entering) blocks.push_back(b), inLp[b] = 1;
     const bool first = m.colBlock.empty();
     addBlocks(red, blocks, m);
-    if (first) m.lp.initialSolve();
-    else m.lp.resolve();
+    if (first)
+      m.lp.initialSolve();
+    else
+      m.lp.resolve();
     if (!m.lp.isProvenOptimal()) break;
     std::copy(m.lp.getRowPrice(), m.lp.getRowPrice() + m.lp.getNumRows(), dual.begin());
     if (expired()) {
@@ -449,7 +465,8 @@ Relaxation relax(const Reduced& red, Master& m, const std::function<bool()>& exp
   out.y.assign(p.blocks.size(), 0.0);
   if (m.lp.isProvenOptimal()) {
     const double* x = m.lp.getColSolution();
-    for (std::size_t i = 0; i < m.colBlock.size(); ++i) out.y[m.colBlock[i]] = x[static_cast<std::size_t>(m.pieces) + i];
+    for (std::size_t i = 0; i < m.colBlock.size(); ++i)
+      out.y[m.colBlock[i]] = x[static_cast<std::size_t>(m.pieces) + i];
   }
   return out;
 }
@@ -469,7 +486,8 @@ std::vector<double> columnsOf(const Reduced& red, const Master& m, const std::ve
     const Block& k = p.blocks[b];
     const std::size_t r0 = p.row(k.cluster, k.start);
     for (std::size_t r = r0; r < r0 + static_cast<std::size_t>(k.end - k.start); ++r)
-      d[static_cast<std::size_t>(red.curveOfRow[r])] += p.orders[k.order].side == Side::Buy ? k.gpus : -std::int64_t{k.gpus};
+      d[static_cast<std::size_t>(red.curveOfRow[r])] +=
+          p.orders[k.order].side == Side::Buy ? k.gpus : -std::int64_t{k.gpus};
   }
   if (listed != static_cast<std::size_t>(std::count(accepted.begin(), accepted.end(), 1))) return {};
   std::size_t col = 0;
@@ -506,7 +524,8 @@ std::optional<Wide> welfareOfSelection(const Reduced& red, const std::vector<cha
     w += blockValue(p, k);
     const std::size_t r0 = p.row(k.cluster, k.start);
     for (std::size_t r = r0; r < r0 + static_cast<std::size_t>(k.end - k.start); ++r)
-      d[static_cast<std::size_t>(red.curveOfRow[r])] += p.orders[k.order].side == Side::Buy ? k.gpus : -std::int64_t{k.gpus};
+      d[static_cast<std::size_t>(red.curveOfRow[r])] +=
+          p.orders[k.order].side == Side::Buy ? k.gpus : -std::int64_t{k.gpus};
   }
   for (std::size_t ci = 0; ci < red.curves.size(); ++ci) {
     if (d[ci] > red.upReach[ci] || -d[ci] > red.downReach[ci]) return std::nullopt;
@@ -544,7 +563,8 @@ std::vector<std::size_t> candidates(const Reduced& red, const Relaxation& rel) {
 SolveClock::SolveClock(bool threadCpuTime) : threadCpuTime_(threadCpuTime), start_(now()) {}
 
 double SolveClock::now() const {
-  if (!threadCpuTime_) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (!threadCpuTime_)
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
@@ -668,9 +688,23 @@ BlockSelectionResult BlockSelector::select(const SelectionCuts& cuts, const Solv
     const std::string seconds = std::to_string(std::max(secondsLeft(), 0.01));
     const std::string nodes = std::to_string(limits.nodes);
     const std::string gap = std::to_string(allowedGap * kScale);
-    std::vector<const char*> argv = {"tessera-call", "-log", "0", "-slog", "0", "-threads", "0", "-randomCbcSeed",
-                                     seed.c_str(), "-randomSeed", seed.c_str(), "-sec", seconds.c_str(), "-maxNodes",
-                                     nodes.c_str(), "-heuristicsOnOff", limits.heuristics ? "on" : "off"};
+    std::vector<const char*> argv = {"tessera-call",
+                                     "-log",
+                                     "0",
+                                     "-slog",
+                                     "0",
+                                     "-threads",
+                                     "0",
+                                     "-randomCbcSeed",
+                                     seed.c_str(),
+                                     "-randomSeed",
+                                     seed.c_str(),
+                                     "-sec",
+                                     seconds.c_str(),
+                                     "-maxNodes",
+                                     nodes.c_str(),
+                                     "-heuristicsOnOff",
+                                     limits.heuristics ? "on" : "off"};
     if (allowedGap > 0) argv.insert(argv.end(), {"-allowableGap", gap.c_str()});
     argv.insert(argv.end(), {"-solve", "-quit"});
     CbcMain1(static_cast<int>(argv.size()), argv.data(), model, noCallback, data);

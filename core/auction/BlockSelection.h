@@ -13,14 +13,14 @@
 namespace tessera::auction {
 
 struct SolverLimits {
-  double seconds = 10.0;       // time limit of one solve (makes a result machine-dependent)
+  double seconds = 10.0;  // time limit of one solve (makes a result machine-dependent)
   // The time limit counts this thread's CPU seconds instead of the wall clock, so a loaded
   // machine does not cut the solve short (CBC's own limit, in calls small enough for it, counts
   // the process's CPU seconds either way).
   bool threadCpuTime = false;
-  int nodes = 1'000'000;       // branch-and-bound nodes (deterministic)
-  int seed = 1;                // CBC's and CLP's random seeds
-  double relativeGap = 0.0;    // stop once the proven gap is at most this
+  int nodes = 1'000'000;     // branch-and-bound nodes (deterministic)
+  int seed = 1;              // CBC's and CLP's random seeds
+  double relativeGap = 0.0;  // stop once the proven gap is at most this
   // CBC's primal heuristics. The no-PAB loop's later rounds turn them off: the branch and bound
   // of a round that only excludes blocks finds its solution at the root, and the heuristics
   // then take most of its time.

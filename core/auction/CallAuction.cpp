@@ -57,8 +57,8 @@ std::vector<CallFill> fillsOf(const ClearingProblem& p, const std::vector<char>&
           continue;
         }
       }
-      fills.push_back(CallFill{p.orders[o].id, p.orders[o].account, p.orders[o].side, h.cluster, h.hour,
-                               h.hour + 1, h.gpus, price});
+      fills.push_back(CallFill{p.orders[o].id, p.orders[o].account, p.orders[o].side, h.cluster, h.hour, h.hour + 1,
+                               h.gpus, price});
     }
   }
   return fills;
@@ -195,11 +195,18 @@ std::string toJson(const CallResult& r) {
     prices.push_back({{"cluster", p.cluster}, {"hour", p.hour}, {"price", p.price}, {"volume", p.volume}});
   auto& blocks = j["blocks"] = nlohmann::ordered_json::array();
   for (const AcceptedBlock& b : r.blocks)
-    blocks.push_back({{"order", b.order}, {"cluster", b.cluster}, {"start", b.start}, {"end", b.end}, {"gpus", b.gpus}});
+    blocks.push_back(
+        {{"order", b.order}, {"cluster", b.cluster}, {"start", b.start}, {"end", b.end}, {"gpus", b.gpus}});
   auto& fills = j["fills"] = nlohmann::ordered_json::array();
   for (const CallFill& f : r.fills)
-    fills.push_back({{"order", f.order}, {"account", f.account}, {"side", f.side == Side::Buy ? "buy" : "sell"},
-                     {"cluster", f.cluster}, {"start", f.start}, {"end", f.end}, {"gpus", f.gpus}, {"price", f.price}});
+    fills.push_back({{"order", f.order},
+                     {"account", f.account},
+                     {"side", f.side == Side::Buy ? "buy" : "sell"},
+                     {"cluster", f.cluster},
+                     {"start", f.start},
+                     {"end", f.end},
+                     {"gpus", f.gpus},
+                     {"price", f.price}});
   j["expired"] = r.expired;
   return j.dump();
 }

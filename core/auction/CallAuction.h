@@ -48,18 +48,18 @@ struct AcceptedBlock {
 };
 
 struct CallResult {
-  std::vector<HourPrice> prices;        // by (cluster, hour)
-  std::vector<AcceptedBlock> blocks;    // in order of the orders
-  std::vector<CallFill> fills;          // by order (arrival), then hour
-  std::vector<OrderId> expired;         // orders with nothing left to trade at the call
-  Money welfare = 0;                    // surplus at the orders' limits, micro-dollars
-  Money firstRoundWelfare = 0;          // the programme's optimum before the no-PAB rule
-  double bound = 0.0;                   // proven upper bound on the first round's welfare, dollars
-  double gap = 0.0;                     // (bound - first round's welfare) / |welfare|
-  bool optimal = true;                  // every round proven optimal
-  bool stoppedOnTime = false;           // some round ended on the time limit
-  int rounds = 1;                       // solves, including the no-PAB loop's
-  double seconds = 0.0;                 // wall time (not part of the result's JSON)
+  std::vector<HourPrice> prices;      // by (cluster, hour)
+  std::vector<AcceptedBlock> blocks;  // in order of the orders
+  std::vector<CallFill> fills;        // by order (arrival), then hour
+  std::vector<OrderId> expired;       // orders with nothing left to trade at the call
+  Money welfare = 0;                  // surplus at the orders' limits, micro-dollars
+  Money firstRoundWelfare = 0;        // the programme's optimum before the no-PAB rule
+  double bound = 0.0;                 // proven upper bound on the first round's welfare, dollars
+  double gap = 0.0;                   // (bound - first round's welfare) / |welfare|
+  bool optimal = true;                // every round proven optimal
+  bool stoppedOnTime = false;         // some round ended on the time limit
+  int rounds = 1;                     // solves, including the no-PAB loop's
+  double seconds = 0.0;               // wall time (not part of the result's JSON)
 };
 
 [[nodiscard]] CallResult clearCall(const ClearingProblem& problem, const CallOptions& options = {});

@@ -27,7 +27,8 @@ std::optional<CallResult> CallMarket::apply(const InputEvent& in) {
     if (a->gpus && *a->gpus > 0) {
       // As in continuous trading: each hour's remaining changes by the difference, not below 0.
       if (e.request.fill == FillStyle::Divisible) {
-        if (e.remaining.empty()) e.remaining.assign(static_cast<std::size_t>(e.request.end - e.request.start), e.request.gpus);
+        if (e.remaining.empty())
+          e.remaining.assign(static_cast<std::size_t>(e.request.end - e.request.start), e.request.gpus);
         for (GpuCount& g : e.remaining) g = std::max(0, g + *a->gpus - e.request.gpus);
       }
       e.request.gpus = *a->gpus;
@@ -71,7 +72,8 @@ void CallMarket::carry(const CallResult& r) {
   for (const CallFill& f : r.fills) {
     CallEntry& e = working_[index_.at(f.order)];
     if (e.request.fill == FillStyle::AllOrNone) continue;
-    if (e.remaining.empty()) e.remaining.assign(static_cast<std::size_t>(e.request.end - e.request.start), e.request.gpus);
+    if (e.remaining.empty())
+      e.remaining.assign(static_cast<std::size_t>(e.request.end - e.request.start), e.request.gpus);
     for (Hour h = f.start; h < f.end; ++h) e.remaining[static_cast<std::size_t>(h - e.request.start)] -= f.gpus;
   }
   // A divisible order with nothing left at or after the clock is done.

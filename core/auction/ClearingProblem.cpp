@@ -14,16 +14,16 @@ const Cluster* findCluster(const std::vector<Cluster>& clusters, ClusterId id) {
 
 }  // namespace
 
-std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
-    const std::vector<OrderRequest>& orders, const std::vector<Cluster>& clusters, Hour now) {
+std::variant<ClearingProblem, BuildFailure> buildClearingProblem(const std::vector<OrderRequest>& orders,
+                                                                 const std::vector<Cluster>& clusters, Hour now) {
   std::vector<CallEntry> entries;
   entries.reserve(orders.size());
   for (const OrderRequest& o : orders) entries.push_back(CallEntry{o, {}});
   return buildClearingProblem(entries, clusters, now);
 }
 
-std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
-    const std::vector<CallEntry>& entries, const std::vector<Cluster>& clusters, Hour now) {
+std::variant<ClearingProblem, BuildFailure> buildClearingProblem(const std::vector<CallEntry>& entries,
+                                                                 const std::vector<Cluster>& clusters, Hour now) {
   std::vector<const Cluster*> byId;
   byId.reserve(clusters.size());
   for (const Cluster& c : clusters) byId.push_back(&c);

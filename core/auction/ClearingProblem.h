@@ -67,8 +67,8 @@ struct ClearingProblem {
 };
 
 enum class BuildError : std::uint8_t {
-  UnknownCluster,     // an order names a cluster the call does not know
-  Unsupported,        // neither a cluster nor constraints
+  UnknownCluster,  // an order names a cluster the call does not know
+  Unsupported,     // neither a cluster nor constraints
 };
 
 struct BuildFailure {
@@ -87,9 +87,11 @@ struct CallEntry {
 // Orders in arrival order; clusters: every cluster known (for candidates of constraint orders).
 // Divisible orders lose the hours before `now`, as at a clock step; a divisible order's runs of
 // hours with equal remaining GPUs are one step each.
-[[nodiscard]] std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
-    const std::vector<CallEntry>& orders, const std::vector<Cluster>& clusters, Hour now);
-[[nodiscard]] std::variant<ClearingProblem, BuildFailure> buildClearingProblem(
-    const std::vector<OrderRequest>& orders, const std::vector<Cluster>& clusters, Hour now);
+[[nodiscard]] std::variant<ClearingProblem, BuildFailure> buildClearingProblem(const std::vector<CallEntry>& orders,
+                                                                               const std::vector<Cluster>& clusters,
+                                                                               Hour now);
+[[nodiscard]] std::variant<ClearingProblem, BuildFailure> buildClearingProblem(const std::vector<OrderRequest>& orders,
+                                                                               const std::vector<Cluster>& clusters,
+                                                                               Hour now);
 
 }  // namespace tessera::auction

@@ -13,10 +13,10 @@
 namespace tessera::auction {
 
 struct RowClearing {
-  GpuCount volume = 0;   // GPUs bought (= sold) in this (cluster, hour)
-  Price low = 0;         // the row's duals: every price in [low, high] supports the clearing
+  GpuCount volume = 0;  // GPUs bought (= sold) in this (cluster, hour)
+  Price low = 0;        // the row's duals: every price in [low, high] supports the clearing
   Price high = 0;
-  Price target = 0;      // the price the price programme stays closest to
+  Price target = 0;        // the price the price programme stays closest to
   bool divisible = false;  // a divisible order touches the row
 };
 
@@ -29,8 +29,8 @@ struct StepTrade {
 };
 
 struct HourlyClearing {
-  std::vector<RowClearing> rows;   // parallel to ClearingProblem::rows
-  std::vector<StepTrade> trades;   // by row, then bids before asks, each in priority order
+  std::vector<RowClearing> rows;  // parallel to ClearingProblem::rows
+  std::vector<StepTrade> trades;  // by row, then bids before asks, each in priority order
 };
 
 // `accepted[b]`: block b is accepted. Empty when some row cannot balance its accepted blocks.

@@ -13,7 +13,7 @@ namespace tessera::auction {
 
 struct SyntheticMarketOptions {
   int clusters = 3;
-  Hour hours = 8;            // the delivery horizon: orders lie in [now, now + hours)
+  Hour hours = 8;  // the delivery horizon: orders lie in [now, now + hours)
   int orders = 12;
   double blockBidShare = 0.25;   // all-or-none bids among the orders
   double flexibleShare = 0.4;    // of those, with a flexible window

@@ -30,9 +30,10 @@ int runCostCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   std::vector<double> prices;
   Offer terms;
   bool jsonOnly = false, tableOnly = false;
-  CLI::App app("The effective cost of a workload on each cluster given, ranked cheapest first\n"
-               "(docs/cost-model.md).",
-               "tessera-cli cost");
+  CLI::App app(
+      "The effective cost of a workload on each cluster given, ranked cheapest first\n"
+      "(docs/cost-model.md).",
+      "tessera-cli cost");
   app.footer("Example: tessera-cli cost --workload W.json --cluster A.json --price 2.10 --cluster B.json --price 1.80");
   app.add_option("--workload", workloadFile, "the workload (resources/workloads/, docs/cost-model.md)")
       ->required()
@@ -42,9 +43,9 @@ int runCostCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
                                     "repeat for more")
                          ->required()
                          ->check(CLI::ExistingFile);
-  auto* priceOpt = app.add_option("--price", prices,
-                                  "$/GPU-hour of the cluster named just before (before any --cluster: of all)")
-                       ->check(cli::NonNegative);
+  auto* priceOpt =
+      app.add_option("--price", prices, "$/GPU-hour of the cluster named just before (before any --cluster: of all)")
+          ->check(cli::NonNegative);
   app.add_option("--preemptions-per-day", terms.preemptionsPerDay, "expected preemptions a day (default 0)")
       ->check(cli::NonNegative);
   app.add_option("--egress-per-gb", terms.egressPerGb, "egress, dollars per GB (default 0)")->check(cli::NonNegative);
@@ -92,8 +93,8 @@ int runCostCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
 
   const std::vector<RankedOffer> ranked = rankByEffectiveCost(w, candidates);
   if (table) {
-    out << "workload: " << (w.name.empty() ? workloadFile : w.name) << " (" << toString(w.kind)
-        << ", " << w.gpus() << " GPUs), ranked by effective cost\n\n";
+    out << "workload: " << (w.name.empty() ? workloadFile : w.name) << " (" << toString(w.kind) << ", " << w.gpus()
+        << " GPUs), ranked by effective cost\n\n";
     std::vector<LabelledResult> rows;
     for (const RankedOffer& r : ranked) rows.push_back({candidates[r.candidate].offer.label, &r.result});
     printCostTable(out, rows);
@@ -102,14 +103,17 @@ int runCostCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
     if (table) out << "\n";
     nlohmann::json all = nlohmann::json::array();
     for (const RankedOffer& r : ranked) {
-      nlohmann::json entry = {{"cluster", candidates[r.candidate].offer.label},
-                              {"source", clusters[r.candidate].file}};
-      if (const auto* b = std::get_if<CostBreakdown>(&r.result)) entry["breakdown"] = toJson(*b);
-      else entry["error"] = std::get<CostError>(r.result).message;
+      nlohmann::json entry = {{"cluster", candidates[r.candidate].offer.label}, {"source", clusters[r.candidate].file}};
+      if (const auto* b = std::get_if<CostBreakdown>(&r.result))
+        entry["breakdown"] = toJson(*b);
+      else
+        entry["error"] = std::get<CostError>(r.result).message;
       all.push_back(entry);
     }
-    out << nlohmann::json{{"workload", w.name}, {"kind", std::string(toString(w.kind))},
-                          {"gpus", w.gpus()}, {"offers", all}}
+    out << nlohmann::json{{"workload", w.name},
+                          {"kind", std::string(toString(w.kind))},
+                          {"gpus", w.gpus()},
+                          {"offers", all}}
                .dump(2)
         << "\n";
   }

@@ -50,9 +50,12 @@ nlohmann::json toJson(const CostBreakdown& b) {
 std::string money(double v) {
   std::ostringstream os;
   os.setf(std::ios::fixed);
-  if (v >= 1e6) os << std::setprecision(3) << "$" << v / 1e6 << "M";
-  else if (v >= 1e4) os << std::setprecision(1) << "$" << v / 1e3 << "k";
-  else os << std::setprecision(2) << "$" << v;
+  if (v >= 1e6)
+    os << std::setprecision(3) << "$" << v / 1e6 << "M";
+  else if (v >= 1e4)
+    os << std::setprecision(1) << "$" << v / 1e3 << "k";
+  else
+    os << std::setprecision(2) << "$" << v;
   return os.str();
 }
 
@@ -68,12 +71,25 @@ std::string number(double v, int decimals) {
 }  // namespace
 
 void printCostTable(std::ostream& out, const std::vector<LabelledResult>& results) {
-  std::vector<std::string> rowNames = {
-      "price $/GPU-h", "GPUs", "instance_cost", "storage_and_egress", "orchestration_overhead",
-      "failed_work", "migration_or_restart", "EFFECTIVE COST", "rate x compute hours",
-      "effective $/GPU-h",
-      "wall clock (days)", "step (s)", "exposed sync (s/step)", "comm fraction", "MFU",
-      "interruptions", "nodes / leaves / sites", "sync bottleneck", "cost per unit"};
+  std::vector<std::string> rowNames = {"price $/GPU-h",
+                                       "GPUs",
+                                       "instance_cost",
+                                       "storage_and_egress",
+                                       "orchestration_overhead",
+                                       "failed_work",
+                                       "migration_or_restart",
+                                       "EFFECTIVE COST",
+                                       "rate x compute hours",
+                                       "effective $/GPU-h",
+                                       "wall clock (days)",
+                                       "step (s)",
+                                       "exposed sync (s/step)",
+                                       "comm fraction",
+                                       "MFU",
+                                       "interruptions",
+                                       "nodes / leaves / sites",
+                                       "sync bottleneck",
+                                       "cost per unit"};
   std::vector<std::vector<std::string>> columns;
   std::vector<std::string> headers;
   std::vector<std::string> errors;
@@ -101,10 +117,8 @@ void printCostTable(std::ostream& out, const std::vector<LabelledResult>& result
         number(b.commFraction, 4),
         b.mfu ? number(100 * *b.mfu, 1) + "%" : "-",
         number(b.expectedInterruptions, 2),
-        std::to_string(b.span.nodes) + " / " + std::to_string(b.span.leaves) + " / " +
-            std::to_string(b.span.sites),
-        std::string(toString(b.sync.bottleneck)) + " " + number(b.sync.gbytesPerSecPerGpu, 1) +
-            " GB/s",
+        std::to_string(b.span.nodes) + " / " + std::to_string(b.span.leaves) + " / " + std::to_string(b.span.sites),
+        std::string(toString(b.sync.bottleneck)) + " " + number(b.sync.gbytesPerSecPerGpu, 1) + " GB/s",
         money(b.costPerUnit) + " / " + b.unit,
     });
   }
@@ -117,7 +131,8 @@ void printCostTable(std::ostream& out, const std::vector<LabelledResult>& result
     widths.push_back(wdt);
   }
   if (!columns.empty()) {
-    out << std::left << std::setw(static_cast<int>(nameWidth)) << "" << "  ";
+    out << std::left << std::setw(static_cast<int>(nameWidth)) << ""
+        << "  ";
     for (std::size_t c = 0; c < columns.size(); ++c)
       out << std::right << std::setw(static_cast<int>(widths[c])) << headers[c] << "  ";
     out << "\n";

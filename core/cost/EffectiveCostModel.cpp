@@ -24,8 +24,7 @@ std::string fixed(double v, int decimals) {
 // 2(n-1)/n of the buffer, at the bandwidth of the slowest link of the ring.
 double ringAllReduceSeconds(double bytes, GpuCount n, const SyncPath& path) {
   if (n <= 1 || bytes <= 0) return 0;
-  return 2.0 * (n - 1) / n * bytes / (path.gbytesPerSecPerGpu * 1e9) +
-         path.latencySecondsPerAllReduce;
+  return 2.0 * (n - 1) / n * bytes / (path.gbytesPerSecPerGpu * 1e9) + path.latencySecondsPerAllReduce;
 }
 
 }  // namespace
@@ -35,11 +34,9 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
   if (auto problem = validate(t, p)) return CostError{"placement: " + *problem};
   const GpuCount gpus = w.gpus();
   if (p.gpus() != gpus)
-    return CostError{"placement has " + std::to_string(p.gpus()) + " GPUs, the workload needs " +
-                     std::to_string(gpus)};
+    return CostError{"placement has " + std::to_string(p.gpus()) + " GPUs, the workload needs " + std::to_string(gpus)};
   if (o.gpus > 0 && o.gpus < gpus)
-    return CostError{"offer has " + std::to_string(o.gpus) + " GPUs, the workload needs " +
-                     std::to_string(gpus)};
+    return CostError{"offer has " + std::to_string(o.gpus) + " GPUs, the workload needs " + std::to_string(gpus)};
   if (o.pricePerGpuHour < 0) return CostError{"offer price must not be negative"};
 
   if (w.weightGbPerGpu() > t.gpuMemoryGb)
@@ -57,9 +54,8 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
 
   const int domainGpus = t.gpusPerNode * std::max(1, t.nodesPerNvlinkDomain);
   if (w.parallelism.tensor > domainGpus)
-    b.notes.push_back("tensor parallelism of " + std::to_string(w.parallelism.tensor) +
-                      " exceeds the NVLink domain (" + std::to_string(domainGpus) +
-                      " GPUs): its traffic would cross the fabric, which is not modelled");
+    b.notes.push_back("tensor parallelism of " + std::to_string(w.parallelism.tensor) + " exceeds the NVLink domain (" +
+                      std::to_string(domainGpus) + " GPUs): its traffic would cross the fabric, which is not modelled");
 
   // Carry the profile's figures from the accelerator they were measured on to this one.
   const AcceleratorSpec ref = specOf(w.referenceAccelerator);
@@ -67,9 +63,9 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
   const double flopsScale = ref.denseBf16Tflops / here.denseBf16Tflops;  // >1: slower here
   const double memoryScale = here.memoryTBps / ref.memoryTBps;           // >1: faster here
   if (t.accelerator != w.referenceAccelerator)
-    b.notes.push_back(std::string(w.kind == WorkloadKind::Inference ? "throughput" : "compute") +
-                      " scaled from " + std::string(toString(w.referenceAccelerator)) + " to " +
-                      std::string(toString(t.accelerator)) + " by " +
+    b.notes.push_back(std::string(w.kind == WorkloadKind::Inference ? "throughput" : "compute") + " scaled from " +
+                      std::string(toString(w.referenceAccelerator)) + " to " + std::string(toString(t.accelerator)) +
+                      " by " +
                       (w.kind == WorkloadKind::Inference ? "memory bandwidth (x" + fixed(memoryScale, 2) + ")"
                                                          : "BF16 peak (x" + fixed(1.0 / flopsScale, 2) + ")"));
 
@@ -106,8 +102,8 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
   if (remoteData) {
     stagingHours += w.dataSizeGb * 8.0 / o.wanGbps / 3600.0;
     egress += w.dataSizeGb * o.egressPerGb;
-    b.notes.push_back("dataset is in " + w.dataRegion + ", cluster in " + t.region +
-                      ": staged over " + fixed(o.wanGbps, 0) + " Gb/s and billed as egress");
+    b.notes.push_back("dataset is in " + w.dataRegion + ", cluster in " + t.region + ": staged over " +
+                      fixed(o.wanGbps, 0) + " Gb/s and billed as egress");
   }
   const double startupHours = w.startupMinutes / 60.0;
 
@@ -115,8 +111,7 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
   // while the cluster is in burn-in); each loses `lost` hours of the job's progress and holds
   // its GPUs idle for `down` hours. With c = lost + down the run lasts T where
   //   T = base + c * (rs*T + rb*min(T, B)).
-  const double steadyRate =
-      b.span.nodes * t.reliability.steadyFailuresPerNodeHour() + o.preemptionsPerDay / 24.0;
+  const double steadyRate = b.span.nodes * t.reliability.steadyFailuresPerNodeHour() + o.preemptionsPerDay / 24.0;
   const double burnInExtra =
       b.span.nodes * (t.reliability.burnInFailuresPerNodeHour() - t.reliability.steadyFailuresPerNodeHour());
   const double burnInHours = t.reliability.burnInHours();
@@ -162,16 +157,15 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
   b.terms.migrationOrRestart = restartDownHours * gpuHour;
   // Dataset, results and the last two checkpoints stay on storage for the whole lease.
   const double storedTb = (w.dataSizeGb + w.outputSizeGb + 2 * w.checkpointSizeGb) / 1000.0;
-  b.terms.storageAndEgress =
-      storedTb * o.storagePerTbMonth * b.wallClockHours / kHoursPerMonth + egress;
+  b.terms.storageAndEgress = storedTb * o.storagePerTbMonth * b.wallClockHours / kHoursPerMonth + egress;
 
   b.rateTimesComputeHours = gpuHour * computeHours;
   b.effectivePricePerGpuHour = computeHours > 0 ? b.terms.total() / (gpus * computeHours) : 0;
   b.costPerUnit = b.usefulUnits > 0 ? b.terms.total() / b.usefulUnits : 0;
   if (o.windowHours && b.wallClockHours > *o.windowHours) {
     b.fitsWindow = false;
-    b.notes.push_back("needs " + fixed(b.wallClockHours, 1) + " h, the offer's window is " +
-                      fixed(*o.windowHours, 1) + " h");
+    b.notes.push_back("needs " + fixed(b.wallClockHours, 1) + " h, the offer's window is " + fixed(*o.windowHours, 1) +
+                      " h");
   }
   return b;
 }
@@ -179,19 +173,18 @@ CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Placement
 CostResult evaluate(const WorkloadProfile& w, const Topology& t, const Offer& o) {
   auto placement = packPlacement(t, w.gpus());
   if (!placement)
-    return CostError{"the cluster has " + std::to_string(t.totalGpus()) +
-                     " GPUs, the workload needs " + std::to_string(w.gpus())};
+    return CostError{"the cluster has " + std::to_string(t.totalGpus()) + " GPUs, the workload needs " +
+                     std::to_string(w.gpus())};
   return evaluate(w, t, *placement, o);
 }
 
-std::vector<RankedOffer> rankByEffectiveCost(const WorkloadProfile& w,
-                                             const std::vector<CandidateOffer>& candidates) {
+std::vector<RankedOffer> rankByEffectiveCost(const WorkloadProfile& w, const std::vector<CandidateOffer>& candidates) {
   std::vector<RankedOffer> ranked;
   ranked.reserve(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const CandidateOffer& c = candidates[i];
-    ranked.push_back({i, c.placement ? evaluate(w, c.topology, *c.placement, c.offer)
-                                     : evaluate(w, c.topology, c.offer)});
+    ranked.push_back(
+        {i, c.placement ? evaluate(w, c.topology, *c.placement, c.offer) : evaluate(w, c.topology, c.offer)});
   }
   auto usable = [](const RankedOffer& r) {
     const auto* b = std::get_if<CostBreakdown>(&r.result);

@@ -19,13 +19,13 @@ namespace tessera::cost {
 struct Offer {
   std::string label;
   double pricePerGpuHour = 0;
-  GpuCount gpus = 0;                      // available; 0: the whole cluster
-  std::optional<double> windowHours;      // a fixed delivery window the job must finish in
-  double preemptionsPerDay = 0;           // interruptible capacity
+  GpuCount gpus = 0;                  // available; 0: the whole cluster
+  std::optional<double> windowHours;  // a fixed delivery window the job must finish in
+  double preemptionsPerDay = 0;       // interruptible capacity
   double egressPerGb = 0.05;
   double storagePerTbMonth = 20;
   double orchestrationFeePerGpuHour = 0;
-  double wanGbps = 10;                    // for staging data from another region
+  double wanGbps = 10;  // for staging data from another region
 };
 
 struct CostTerms {
@@ -34,35 +34,33 @@ struct CostTerms {
   double orchestration = 0;       // startup, data staging and checkpoint writes, platform fee
   double failedWork = 0;          // work redone after failures and preemptions
   double migrationOrRestart = 0;  // GPUs held while the job restarts or moves
-  double total() const {
-    return instance + storageAndEgress + orchestration + failedWork + migrationOrRestart;
-  }
+  double total() const { return instance + storageAndEgress + orchestration + failedWork + migrationOrRestart; }
 };
 
 struct CostBreakdown {
   CostTerms terms;
   GpuCount gpus = 0;
   double pricePerGpuHour = 0;
-  double wallClockHours = 0;          // from lease start to the job's end
-  double productiveHours = 0;         // running steps or serving
+  double wallClockHours = 0;   // from lease start to the job's end
+  double productiveHours = 0;  // running steps or serving
   double computeSecondsPerStep = 0;
   double allReduceSecondsPerStep = 0;
   double exposedSyncSecondsPerStep = 0;  // the part of the all-reduce compute does not hide
   double stepSeconds = 0;
-  double commFraction = 0;            // exposed sync / step time
-  std::optional<double> mfu;          // model FLOP utilisation while running (not for inference)
+  double commFraction = 0;    // exposed sync / step time
+  std::optional<double> mfu;  // model FLOP utilisation while running (not for inference)
   double expectedInterruptions = 0;
   double usefulUnits = 0;
-  std::string unit;                   // "1M tokens" or "step"
+  std::string unit;  // "1M tokens" or "step"
   double costPerUnit = 0;
-  double rateTimesComputeHours = 0;   // what the hourly rate suggests: price x GPUs x compute time
+  double rateTimesComputeHours = 0;  // what the hourly rate suggests: price x GPUs x compute time
   // Effective cost per GPU-hour of pure compute: the rate a book level "really" costs this
   // workload (equal to the price when nothing but compute is paid for).
   double effectivePricePerGpuHour = 0;
   PlacementSpan span;
   SyncPath sync;
   bool fitsWindow = true;
-  std::vector<std::string> notes;     // assumptions that matter for this result
+  std::vector<std::string> notes;  // assumptions that matter for this result
 };
 
 struct CostError {
@@ -83,13 +81,12 @@ struct CandidateOffer {
 };
 
 struct RankedOffer {
-  std::size_t candidate = 0;           // index into the input
+  std::size_t candidate = 0;  // index into the input
   CostResult result;
 };
 
 // Feasible candidates by effective cost (cheapest first; ties by wall-clock time, then input
 // order), then the infeasible ones in input order with their reasons.
-std::vector<RankedOffer> rankByEffectiveCost(const WorkloadProfile& w,
-                                             const std::vector<CandidateOffer>& candidates);
+std::vector<RankedOffer> rankByEffectiveCost(const WorkloadProfile& w, const std::vector<CandidateOffer>& candidates);
 
 }  // namespace tessera::cost

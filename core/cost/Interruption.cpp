@@ -46,8 +46,7 @@ CapacityChoice chooseCapacity(const WorkloadProfile& w, const Topology& t, const
   c.saving = spotCost < firmCost ? firmCost - spotCost : spotCost - firmCost;
   c.reason = std::string(toString(*c.cheaper)) + " saves " + money(c.saving) + ": interruptible loses " +
              money(i->terms.failedWork + i->terms.migrationOrRestart) + " to " +
-             std::to_string(static_cast<long long>(i->expectedInterruptions + 0.5)) +
-             " expected reclaims and failures";
+             std::to_string(static_cast<long long>(i->expectedInterruptions + 0.5)) + " expected reclaims and failures";
   return c;
 }
 

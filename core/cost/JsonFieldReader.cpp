@@ -52,8 +52,7 @@ std::string JsonFieldReader::string(std::string_view key, std::optional<std::str
   return v->get<std::string>();
 }
 
-double JsonFieldReader::number(std::string_view key, double min, double max,
-                               std::optional<double> fallback) {
+double JsonFieldReader::number(std::string_view key, double min, double max, std::optional<double> fallback) {
   const nlohmann::json* v = find(key, !fallback);
   if (!v) return fallback.value_or(min);
   if (!v->is_number()) {
@@ -62,8 +61,7 @@ double JsonFieldReader::number(std::string_view key, double min, double max,
   }
   const double d = v->get<double>();
   if (!std::isfinite(d) || d < min || d > max) {
-    fail(key, "must be between " + formatNumber(min) + " and " + formatNumber(max) + ", got " +
-                  formatNumber(d));
+    fail(key, "must be between " + formatNumber(min) + " and " + formatNumber(max) + ", got " + formatNumber(d));
     return fallback.value_or(min);
   }
   return d;
@@ -78,8 +76,7 @@ int JsonFieldReader::integer(std::string_view key, int min, int max, std::option
   }
   const auto i = v->get<std::int64_t>();
   if (i < min || i > max) {
-    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
-                  ", got " + std::to_string(i));
+    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + std::to_string(i));
     return fallback.value_or(min);
   }
   return static_cast<int>(i);

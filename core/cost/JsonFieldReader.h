@@ -23,8 +23,7 @@ class JsonFieldReader {
   // Each reader returns `fallback` when the key is absent and optional, and records an error
   // when the key is required and absent, or present with the wrong type or out of range.
   std::string string(std::string_view key, std::optional<std::string> fallback = std::nullopt);
-  double number(std::string_view key, double min, double max,
-                std::optional<double> fallback = std::nullopt);
+  double number(std::string_view key, double min, double max, std::optional<double> fallback = std::nullopt);
   int integer(std::string_view key, int min, int max, std::optional<int> fallback = std::nullopt);
   bool boolean(std::string_view key, std::optional<bool> fallback = std::nullopt);
   // A nested object; a reader over an empty object (and an error) when it is missing or not one.

@@ -7,8 +7,7 @@
 
 namespace tessera::cost {
 
-std::optional<Offer> offerFromBook(const Matcher& book, ClusterId cluster, Hour start, Hour end,
-                                   GpuCount gpus) {
+std::optional<Offer> offerFromBook(const Matcher& book, ClusterId cluster, Hour start, Hour end, GpuCount gpus) {
   if (end <= start || gpus <= 0) return std::nullopt;
   const Cluster* c = book.cluster(cluster);
   if (!c) return std::nullopt;
@@ -41,20 +40,18 @@ Offer offerFromLevel(const BookLevel& level, Hour hours) {
   return o;
 }
 
-std::vector<CandidateOffer> candidatesFromBook(
-    const Matcher& book, GpuCount gpus, Hour start, Hour end,
-    const std::function<Topology(const Cluster&)>& topologyOf) {
+std::vector<CandidateOffer> candidatesFromBook(const Matcher& book, GpuCount gpus, Hour start, Hour end,
+                                               const std::function<Topology(const Cluster&)>& topologyOf) {
   std::vector<CandidateOffer> out;
   for (const Cluster& c : book.clusters())
-    if (auto offer = offerFromBook(book, c.id, start, end, gpus))
-      out.push_back({topologyOf(c), *offer, std::nullopt});
+    if (auto offer = offerFromBook(book, c.id, start, end, gpus)) out.push_back({topologyOf(c), *offer, std::nullopt});
   return out;
 }
 
-std::vector<ClusterRanking> rankClustersByEffectiveCost(
-    const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints,
-    Hour start, Hour end, const std::function<Topology(const Cluster&)>& topologyOf,
-    const std::function<double(const Cluster&)>& reclaimsPerDayOf) {
+std::vector<ClusterRanking> rankClustersByEffectiveCost(const Matcher& book, const WorkloadProfile& w,
+                                                        const ClusterConstraints& constraints, Hour start, Hour end,
+                                                        const std::function<Topology(const Cluster&)>& topologyOf,
+                                                        const std::function<double(const Cluster&)>& reclaimsPerDayOf) {
   std::vector<ClusterRanking> out;
   std::vector<CandidateOffer> candidates;
   std::vector<Cluster> clusters;
@@ -68,8 +65,7 @@ std::vector<ClusterRanking> rankClustersByEffectiveCost(
     } else {
       Offer none;
       none.label = c.name;
-      out.push_back({c, none,
-                     CostError{"not enough GPUs offered on " + c.name + " for every hour of the window"}});
+      out.push_back({c, none, CostError{"not enough GPUs offered on " + c.name + " for every hour of the window"}});
     }
   }
   std::vector<ClusterRanking> ranked;

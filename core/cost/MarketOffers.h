@@ -14,8 +14,7 @@ namespace tessera::cost {
 // The average price of buying `gpus` GPUs for every hour of [start, end) from the resting
 // asks of `cluster`, walking each hour's levels best first. nullopt when some hour has
 // fewer than `gpus` offered.
-std::optional<Offer> offerFromBook(const Matcher& book, ClusterId cluster, Hour start, Hour end,
-                                   GpuCount gpus);
+std::optional<Offer> offerFromBook(const Matcher& book, ClusterId cluster, Hour start, Hour end, GpuCount gpus);
 
 // An offer priced at one book level, for showing that level as an effective cost.
 Offer offerFromLevel(const BookLevel& level, Hour hours);
@@ -38,8 +37,7 @@ struct ClusterRanking {
 // clusters (only when `constraints` accept them) are priced with their reclaims as preemptions,
 // at the rate `reclaimsPerDayOf` gives (by default, with nothing observed: cost/Interruption.h).
 std::vector<ClusterRanking> rankClustersByEffectiveCost(
-    const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints,
-    Hour start, Hour end,
+    const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints, Hour start, Hour end,
     const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology,
     const std::function<double(const Cluster&)>& reclaimsPerDayOf = {});
 

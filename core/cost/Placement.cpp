@@ -24,11 +24,10 @@ std::string_view toString(Bottleneck b) {
 std::optional<std::string> validate(const Topology& t, const Placement& p) {
   std::set<int> seen;
   for (const PlacedNode& n : p.nodes) {
-    if (n.node < 0 || n.node >= t.nodeCount())
-      return "node " + std::to_string(n.node) + " is not in the cluster";
+    if (n.node < 0 || n.node >= t.nodeCount()) return "node " + std::to_string(n.node) + " is not in the cluster";
     if (n.gpus <= 0 || n.gpus > t.gpusPerNode)
-      return "node " + std::to_string(n.node) + ": " + std::to_string(n.gpus) +
-             " GPUs requested, the node has " + std::to_string(t.gpusPerNode);
+      return "node " + std::to_string(n.node) + ": " + std::to_string(n.gpus) + " GPUs requested, the node has " +
+             std::to_string(t.gpusPerNode);
     if (!seen.insert(n.node).second) return "node " + std::to_string(n.node) + " listed twice";
   }
   if (p.nodes.empty()) return std::string("the placement has no GPUs");
@@ -50,10 +49,14 @@ PlacementSpan spanOf(const Topology& t, const Placement& p) {
   s.nvlinkDomains = static_cast<int>(domains.size());
   s.leaves = static_cast<int>(leaves.size());
   s.sites = static_cast<int>(sites.size());
-  if (s.sites > 1) s.fabricHops = 6;
-  else if (s.leaves > 1) s.fabricHops = 4;
-  else if (s.nvlinkDomains > 1) s.fabricHops = 2;
-  else s.fabricHops = 0;
+  if (s.sites > 1)
+    s.fabricHops = 6;
+  else if (s.leaves > 1)
+    s.fabricHops = 4;
+  else if (s.nvlinkDomains > 1)
+    s.fabricHops = 2;
+  else
+    s.fabricHops = 0;
   return s;
 }
 
@@ -84,8 +87,7 @@ SyncPath syncPathOf(const Topology& t, const Placement& p) {
   }
   // A ring over the nodes takes 2(n-1) steps, each through the switches between neighbours;
   // the site link is crossed twice per pass (there and back), pipelined.
-  path.latencySecondsPerAllReduce =
-      2.0 * (s.nodes - 1) * s.fabricHops * t.fabric.hopLatencyUs * 1e-6;
+  path.latencySecondsPerAllReduce = 2.0 * (s.nodes - 1) * s.fabricHops * t.fabric.hopLatencyUs * 1e-6;
   if (s.sites > 1) path.latencySecondsPerAllReduce += 2.0 * (s.sites - 1) * t.interSite.latencyMs * 1e-3;
   return path;
 }
@@ -102,10 +104,8 @@ std::optional<Placement> packPlacement(const Topology& t, GpuCount gpus) {
   return p;
 }
 
-std::optional<Placement> scatterPlacement(const Topology& t, GpuCount gpus, int gpusPerNode,
-                                          int stride) {
-  if (gpus <= 0 || gpusPerNode <= 0 || gpusPerNode > t.gpusPerNode || stride <= 0)
-    return std::nullopt;
+std::optional<Placement> scatterPlacement(const Topology& t, GpuCount gpus, int gpusPerNode, int stride) {
+  if (gpus <= 0 || gpusPerNode <= 0 || gpusPerNode > t.gpusPerNode || stride <= 0) return std::nullopt;
   Placement p;
   GpuCount left = gpus;
   for (int node = 0; left > 0; node += stride) {

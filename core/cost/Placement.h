@@ -54,7 +54,6 @@ SyncPath syncPathOf(const Topology& t, const Placement& p);
 std::optional<Placement> packPlacement(const Topology& t, GpuCount gpus);
 // Scatters `gpus` a few per node across the cluster, as a fragmented market fill would;
 // `gpusPerNode` GPUs on every `stride`-th node. nullopt when it does not fit.
-std::optional<Placement> scatterPlacement(const Topology& t, GpuCount gpus, int gpusPerNode,
-                                          int stride);
+std::optional<Placement> scatterPlacement(const Topology& t, GpuCount gpus, int gpusPerNode, int stride);
 
 }  // namespace tessera::cost

@@ -27,7 +27,8 @@ nlohmann::json orderFor(const PlannedPlacement& p) {
           {"start", p.start},
           {"end", p.end},
           {"limit", p.limit},
-          {"effective_cost_factors", nlohmann::json::array({{{"cluster", p.costFactor.cluster}, {"factor_ppm", p.costFactor.ppm}}})}};
+          {"effective_cost_factors",
+           nlohmann::json::array({{{"cluster", p.costFactor.cluster}, {"factor_ppm", p.costFactor.ppm}}})}};
 }
 
 }  // namespace
@@ -38,16 +39,20 @@ int runPlanCommand(int argc, char** argv, std::istream& in, std::ostream& out, s
   std::vector<std::string> kinds;
   double startIn = kHoursPerDay, latestIn = 7 * kHoursPerDay, budget = 0;
   bool json = false;
-  CLI::App app("Runs the inputs (the format of 'tessera-cli match') through the engine, then asks of the book\n"
-               "they leave: where can the workload run, starting between now + start-in and now +\n"
-               "latest-start-in hours, ranked by effective cost of the completed work. Each placement comes\n"
-               "with the all-or-none order that buys it, for 'tessera-cli --connect ... place --json ORDER'.\n"
-               "Clusters that cannot serve say why.",
-               "tessera-cli plan");
-  app.footer("Example: tessera-cli plan --workload W.json --kinds H100,B200 < inputs.jsonl\n"
-             "Exit status: 0 with at least one placement, 1 with none, 2 for bad arguments.");
+  CLI::App app(
+      "Runs the inputs (the format of 'tessera-cli match') through the engine, then asks of the book\n"
+      "they leave: where can the workload run, starting between now + start-in and now +\n"
+      "latest-start-in hours, ranked by effective cost of the completed work. Each placement comes\n"
+      "with the all-or-none order that buys it, for 'tessera-cli --connect ... place --json ORDER'.\n"
+      "Clusters that cannot serve say why.",
+      "tessera-cli plan");
+  app.footer(
+      "Example: tessera-cli plan --workload W.json --kinds H100,B200 < inputs.jsonl\n"
+      "Exit status: 0 with at least one placement, 1 with none, 2 for bad arguments.");
   app.add_option("--workload", workloadFile, "the workload (docs/cost-model.md)")->required()->check(CLI::ExistingFile);
-  app.add_option("--kinds", kinds, "only these accelerators, e.g. H100,B200")->delimiter(',')->check(cli::AcceleratorName);
+  app.add_option("--kinds", kinds, "only these accelerators, e.g. H100,B200")
+      ->delimiter(',')
+      ->check(cli::AcceleratorName);
   app.add_option("--start-in", startIn, "earliest start, hours from now (default 24)")->check(cli::NonNegative);
   app.add_option("--latest-start-in", latestIn, "latest start, hours from now (default 168)")->check(cli::NonNegative);
   app.add_option("--budget", budget, "at most this effective cost, dollars")->check(cli::Positive);
@@ -66,12 +71,14 @@ int runPlanCommand(int argc, char** argv, std::istream& in, std::ostream& out, s
   auto engine = makeMatchingEngine();
   AccountDirectory accounts;
   std::vector<Event> events;
-  const std::size_t malformed = readInputLines(in, accounts, {
-      [&](const InputEvent& input) {
-        events.clear();
-        engine->apply(input, events);
-      },
-      [&](std::size_t line, const std::string& why) { err << "tessera-cli plan: line " << line << ": " << why << '\n'; }});
+  const std::size_t malformed = readInputLines(in, accounts,
+                                               {[&](const InputEvent& input) {
+                                                  events.clear();
+                                                  engine->apply(input, events);
+                                                },
+                                                [&](std::size_t line, const std::string& why) {
+                                                  err << "tessera-cli plan: line " << line << ": " << why << '\n';
+                                                }});
   if (malformed > 0) {
     err << "tessera-cli plan: " << malformed << " input line(s) could not be read; nothing planned\n";
     return 2;
@@ -102,13 +109,17 @@ int printPlan(const Matcher& book, cost::PlanRequest request, Hour startIn, Hour
     nlohmann::json unfit = nlohmann::json::array();
     for (const ClusterUnfit& u : plan.unfit)
       unfit.push_back({{"cluster", u.cluster.name}, {"why", std::string(toString(u.why))}, {"reason", u.reason}});
-    nlohmann::json j = {{"workload", request.workload.name}, {"gpus", request.workload.gpus()},
-                        {"now", engine->now()}, {"earliest_start", request.earliestStart},
-                        {"latest_start", request.latestStart}, {"placements", placements}, {"cannot_serve", unfit}};
-    j["earliest_feasible_start"] = plan.earliestFeasible
-                                       ? nlohmann::json{{"cluster", plan.earliestFeasible->cluster.name},
-                                                        {"start", plan.earliestFeasible->start}}
-                                       : nlohmann::json(nullptr);
+    nlohmann::json j = {{"workload", request.workload.name},
+                        {"gpus", request.workload.gpus()},
+                        {"now", engine->now()},
+                        {"earliest_start", request.earliestStart},
+                        {"latest_start", request.latestStart},
+                        {"placements", placements},
+                        {"cannot_serve", unfit}};
+    j["earliest_feasible_start"] =
+        plan.earliestFeasible
+            ? nlohmann::json{{"cluster", plan.earliestFeasible->cluster.name}, {"start", plan.earliestFeasible->start}}
+            : nlohmann::json(nullptr);
     out << j.dump(2) << "\n";
   } else {
     out << "workload: " << request.workload.name << " (" << request.workload.gpus() << " GPUs), start between hour "

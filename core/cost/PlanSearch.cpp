@@ -83,7 +83,7 @@ struct Candidate {
   double dollarsPerAskDollar = 0;  // effective cost = dollarsPerAskDollar * average ask + fixed
   double fixedDollars = 0;
   std::optional<AskScan> asks;
-  std::optional<Hour> bestStart;   // cheapest start in [E, L] with supply in every hour
+  std::optional<Hour> bestStart;      // cheapest start in [E, L] with supply in every hour
   std::optional<Hour> earliestStart;  // earliest start in [E, L] with supply, within budget
 };
 
@@ -127,12 +127,11 @@ PlanResult planPlacements(const Matcher& book, const PlanRequest& request,
   for (const Cluster& c : book.clusters()) {
     ClusterUnfit unfit;
     unfit.cluster = c;
-    if (!request.accelerators.empty() &&
-        std::find(request.accelerators.begin(), request.accelerators.end(), c.accelerator) ==
-            request.accelerators.end()) {
+    if (!request.accelerators.empty() && std::find(request.accelerators.begin(), request.accelerators.end(),
+                                                   c.accelerator) == request.accelerators.end()) {
       unfit.why = Unfit::Kind;
-      unfit.reason = "a " + std::string(toString(c.accelerator)) + " cluster; asked for " +
-                     acceleratorList(request.accelerators);
+      unfit.reason =
+          "a " + std::string(toString(c.accelerator)) + " cluster; asked for " + acceleratorList(request.accelerators);
       result.unfit.push_back(std::move(unfit));
       continue;
     }
@@ -140,8 +139,8 @@ PlanResult planPlacements(const Matcher& book, const PlanRequest& request,
     auto placement = packPlacement(topology, gpus);
     if (!placement) {
       unfit.why = Unfit::TooFewGpus;
-      unfit.reason = "too few GPUs: the cluster has " + std::to_string(topology.totalGpus()) +
-                     ", the workload needs " + std::to_string(gpus);
+      unfit.reason = "too few GPUs: the cluster has " + std::to_string(topology.totalGpus()) + ", the workload needs " +
+                     std::to_string(gpus);
       result.unfit.push_back(std::move(unfit));
       continue;
     }
@@ -187,11 +186,17 @@ PlanResult planPlacements(const Matcher& book, const PlanRequest& request,
       const Hour e = s + k.windowHours;
       const Hour missing = k.asks->hoursShort(s, e);
       if (missing > 0) {
-        if (missing < leastShort) { leastShort = missing; leastShortStart = s; }
+        if (missing < leastShort) {
+          leastShort = missing;
+          leastShortStart = s;
+        }
         continue;
       }
       const std::int64_t micros = k.asks->costMicros(s, e);
-      if (micros < bestMicros) { bestMicros = micros; k.bestStart = s; }
+      if (micros < bestMicros) {
+        bestMicros = micros;
+        k.bestStart = s;
+      }
       if (!k.earliestStart && withinBudget(k, micros)) k.earliestStart = s;
     }
     ClusterUnfit unfit;
@@ -201,11 +206,9 @@ PlanResult planPlacements(const Matcher& book, const PlanRequest& request,
       unfit.why = Unfit::ShortOfSupply;
       unfit.hoursShort = leastShort;
       unfit.fewestOffered = k.asks->fewestOffered(leastShortStart, leastShortStart + k.windowHours);
-      unfit.reason = "short of supply: the best start still leaves " +
-                     std::to_string(leastShort) + " of the " +
-                     plural(k.windowHours, "hour", "hours") + " it needs with fewer than " +
-                     std::to_string(gpus) + " GPUs on offer (as few as " +
-                     std::to_string(unfit.fewestOffered) + ")";
+      unfit.reason = "short of supply: the best start still leaves " + std::to_string(leastShort) + " of the " +
+                     plural(k.windowHours, "hour", "hours") + " it needs with fewer than " + std::to_string(gpus) +
+                     " GPUs on offer (as few as " + std::to_string(unfit.fewestOffered) + ")";
       result.unfit.push_back(std::move(unfit));
       continue;
     }
@@ -224,13 +227,13 @@ PlanResult planPlacements(const Matcher& book, const PlanRequest& request,
     if (request.budgetDollars && p.cost.terms.total() > *request.budgetDollars) {
       unfit.why = Unfit::OverBudget;
       unfit.overBudgetBy = p.cost.terms.total() - *request.budgetDollars;
-      unfit.reason = "over budget: the cheapest window costs " + money(p.cost.terms.total()) +
-                     ", " + money(unfit.overBudgetBy) + " more than " + money(*request.budgetDollars);
+      unfit.reason = "over budget: the cheapest window costs " + money(p.cost.terms.total()) + ", " +
+                     money(unfit.overBudgetBy) + " more than " + money(*request.budgetDollars);
       result.unfit.push_back(std::move(unfit));
       continue;
     }
-    const std::int64_t averageMicros =
-        (bestMicros + static_cast<std::int64_t>(gpus) * k.windowHours - 1) / (static_cast<std::int64_t>(gpus) * k.windowHours);
+    const std::int64_t averageMicros = (bestMicros + static_cast<std::int64_t>(gpus) * k.windowHours - 1) /
+                                       (static_cast<std::int64_t>(gpus) * k.windowHours);
     // Up to the cent: the ticket and the CLI show and send limits in cents, so a limit on a finer
     // tick would be shown, and sent, below the average and rest instead of filling.
     p.limit = (averageMicros + 9'999) / 10'000 * 10'000;

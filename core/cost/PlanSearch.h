@@ -23,8 +23,8 @@ struct PlanRequest {
   WorkloadProfile workload;               // its parallelism gives the GPU count
   std::vector<Accelerator> accelerators;  // the kinds that will do; empty: any
   Hour earliestStart = 0;
-  Hour latestStart = 0;                   // inclusive
-  std::optional<double> budgetDollars;    // bound on the effective cost
+  Hour latestStart = 0;                 // inclusive
+  std::optional<double> budgetDollars;  // bound on the effective cost
   // When nothing serves inside [E, L], how far past L to look for the earliest feasible start.
   Hour lookAheadHours = 42 * kHoursPerDay;
 };
@@ -33,12 +33,12 @@ struct PlanRequest {
 struct PlannedPlacement {
   Cluster cluster;
   Topology topology;
-  Placement placement;    // packed onto whole nodes
+  Placement placement;  // packed onto whole nodes
   Hour start = 0;
-  Hour end = 0;           // the window [start, end): the wall clock rounded up to whole hours
+  Hour end = 0;  // the window [start, end): the wall clock rounded up to whole hours
   GpuCount gpus = 0;
-  Offer offer;            // the window's average ask price, as cost::offerFromBook prices it
-  CostBreakdown cost;     // evaluate(workload, topology, offer)
+  Offer offer;         // the window's average ask price, as cost::offerFromBook prices it
+  CostBreakdown cost;  // evaluate(workload, topology, offer)
   // What an all-or-none bid for this placement carries: the limit (the average ask rounded up
   // to the cent, so the bid fills at the plan's price) and the effective-cost factor.
   Price limit = 0;
@@ -51,11 +51,11 @@ std::string_view toString(Unfit u);
 struct ClusterUnfit {
   Cluster cluster;
   Unfit why = Unfit::Kind;
-  std::string reason;            // one sentence for people
-  Hour windowHours = 0;          // ShortOfSupply, OverBudget: the window the workload needs there
-  Hour hoursShort = 0;           // ShortOfSupply: hours below N GPUs at the least-short start
-  GpuCount fewestOffered = 0;    // ShortOfSupply: the thinnest hour of that window
-  double overBudgetBy = 0;       // OverBudget: dollars, at the cheapest start
+  std::string reason;          // one sentence for people
+  Hour windowHours = 0;        // ShortOfSupply, OverBudget: the window the workload needs there
+  Hour hoursShort = 0;         // ShortOfSupply: hours below N GPUs at the least-short start
+  GpuCount fewestOffered = 0;  // ShortOfSupply: the thinnest hour of that window
+  double overBudgetBy = 0;     // OverBudget: dollars, at the cheapest start
 };
 
 struct EarliestStart {
@@ -66,10 +66,10 @@ struct EarliestStart {
 struct PlanResult {
   // Cheapest effective cost first; ties by earlier start, then by cluster id.
   std::vector<PlannedPlacement> placements;
-  std::vector<ClusterUnfit> unfit;                // the other clusters, by cluster id
+  std::vector<ClusterUnfit> unfit;  // the other clusters, by cluster id
   // The earliest start (in [E, L + lookAhead]) at which some cluster serves within budget.
   std::optional<EarliestStart> earliestFeasible;
-  std::string problem;                            // set when the request itself is wrong
+  std::string problem;  // set when the request itself is wrong
 };
 
 // Checks the request (a valid workload, E <= L, a positive budget); empty when it is fine.

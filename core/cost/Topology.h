@@ -18,27 +18,27 @@ struct Site {
 struct Fabric {
   FabricClass fabricClass = FabricClass::InfiniBand;
   int railsPerNode = 8;
-  double gbpsPerRail = 400;      // Gb/s (bits), as NICs are sold
+  double gbpsPerRail = 400;  // Gb/s (bits), as NICs are sold
   int nodesPerLeaf = 32;
   int spinesPerSite = 8;
-  double oversubscription = 1;   // leaf downlink:uplink; traffic crossing leaves is divided by it
-  double hopLatencyUs = 1;       // per switch hop
+  double oversubscription = 1;  // leaf downlink:uplink; traffic crossing leaves is divided by it
+  double hopLatencyUs = 1;      // per switch hop
 
   double nodeGBps() const { return railsPerNode * gbpsPerRail / 8.0; }
   bool operator==(const Fabric&) const = default;
 };
 
 struct InterSiteLink {
-  double gbps = 0;               // total between two adjacent sites, Gb/s
-  double latencyMs = 0;          // one way
+  double gbps = 0;       // total between two adjacent sites, Gb/s
+  double latencyMs = 0;  // one way
   bool operator==(const InterSiteLink&) const = default;
 };
 
 struct Reliability {
-  double nodeFailuresPerYear = 0.10;   // after burn-in: about 10% of nodes a year
+  double nodeFailuresPerYear = 0.10;  // after burn-in: about 10% of nodes a year
   bool inBurnIn = false;
-  double burnInFailureFraction = 0.15; // during burn-in 10-20% of nodes fail...
-  int burnInDays = 30;                 // ...within this period
+  double burnInFailureFraction = 0.15;  // during burn-in 10-20% of nodes fail...
+  int burnInDays = 30;                  // ...within this period
 
   double steadyFailuresPerNodeHour() const { return nodeFailuresPerYear / (365.0 * 24.0); }
   // During burn-in (assumed to start with the job): the burn-in rate, at least the steady one.
@@ -55,12 +55,12 @@ struct Topology {
   int gpuMemoryGb = 80;
   int gpusPerNode = 8;
   IntraNodeLink intraNodeLink = IntraNodeLink::NVSwitch;
-  double intraNodeGBpsPerGpu = 900;    // GB/s (bytes)
-  int nodesPerNvlinkDomain = 1;        // >1 for rack-scale NVLink (e.g. NVL72: 18 nodes of 4)
+  double intraNodeGBpsPerGpu = 900;  // GB/s (bytes)
+  int nodesPerNvlinkDomain = 1;      // >1 for rack-scale NVLink (e.g. NVL72: 18 nodes of 4)
   Fabric fabric;
-  std::vector<Site> sites;             // nodes are numbered site by site
+  std::vector<Site> sites;  // nodes are numbered site by site
   InterSiteLink interSite;
-  double storageGBps = 50;             // aggregate read/write bandwidth of shared storage
+  double storageGBps = 50;  // aggregate read/write bandwidth of shared storage
   double storageTb = 0;
   Reliability reliability;
 

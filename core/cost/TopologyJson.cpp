@@ -10,8 +10,7 @@ namespace tessera::cost {
 namespace {
 
 template <class Enum, class Parse>
-Enum readEnum(JsonFieldReader& r, std::string_view key, Parse parse, Enum fallback,
-              std::string_view allowed) {
+Enum readEnum(JsonFieldReader& r, std::string_view key, Parse parse, Enum fallback, std::string_view allowed) {
   const std::string text = r.string(key, std::string(toString(fallback)));
   const auto parsed = parse(text);
   if (!parsed) {
@@ -35,15 +34,15 @@ std::variant<Topology, LoadError> topologyFromJson(const nlohmann::json& j) {
   t.gpusPerNode = r.integer("gpus_per_node", 1, 1024);
 
   JsonFieldReader intra = r.object("intra_node", true);
-  t.intraNodeLink = readEnum(intra, "link", parseIntraNodeLink, IntraNodeLink::NVSwitch,
-                             "PCIe, NVLink, NVSwitch, InfinityFabric");
+  t.intraNodeLink =
+      readEnum(intra, "link", parseIntraNodeLink, IntraNodeLink::NVSwitch, "PCIe, NVLink, NVSwitch, InfinityFabric");
   t.intraNodeGBpsPerGpu = intra.number("gbytes_per_s_per_gpu", 0.001, 1e6);
   t.nodesPerNvlinkDomain = intra.integer("nodes_per_domain", 1, 100000, 1);
   r.absorb(intra);
 
   JsonFieldReader fab = r.object("fabric", true);
-  t.fabric.fabricClass = readEnum(fab, "class", parseFabricClass, FabricClass::InfiniBand,
-                                  "Ethernet, RoCE, InfiniBand");
+  t.fabric.fabricClass =
+      readEnum(fab, "class", parseFabricClass, FabricClass::InfiniBand, "Ethernet, RoCE, InfiniBand");
   t.fabric.railsPerNode = fab.integer("rails_per_node", 1, 64);
   t.fabric.gbpsPerRail = fab.number("gbps_per_rail", 0.001, 1e5);
   t.fabric.nodesPerLeaf = fab.integer("nodes_per_leaf", 1, 100000);
@@ -62,8 +61,7 @@ std::variant<Topology, LoadError> topologyFromJson(const nlohmann::json& j) {
   if (r.ok() && t.sites.empty()) r.fail("sites", "must list at least one site");
 
   JsonFieldReader link = r.object("inter_site", t.sites.size() > 1);
-  t.interSite.gbps = link.number("gbps", 0.001, 1e7, t.sites.size() > 1 ? std::nullopt
-                                                                         : std::optional(0.0));
+  t.interSite.gbps = link.number("gbps", 0.001, 1e7, t.sites.size() > 1 ? std::nullopt : std::optional(0.0));
   t.interSite.latencyMs = link.number("latency_ms", 0, 1e5, 0.0);
   r.absorb(link);
 
@@ -113,8 +111,7 @@ nlohmann::json toJson(const Topology& t) {
         {"burn_in_failure_fraction", t.reliability.burnInFailureFraction},
         {"burn_in_days", t.reliability.burnInDays}}},
   };
-  if (t.sites.size() > 1)
-    j["inter_site"] = {{"gbps", t.interSite.gbps}, {"latency_ms", t.interSite.latencyMs}};
+  if (t.sites.size() > 1) j["inter_site"] = {{"gbps", t.interSite.gbps}, {"latency_ms", t.interSite.latencyMs}};
   return j;
 }
 
@@ -130,8 +127,7 @@ std::variant<Topology, LoadError> loadTopologyFile(const std::filesystem::path& 
   // A topology file always has "sites" and "intra_node"; anything else is tried as a cluster.
   if (j.is_object() && !j.contains("sites") && !j.contains("intra_node")) {
     auto cluster = clusterFromJson(j);
-    if (auto* err = std::get_if<JsonError>(&cluster))
-      return LoadError{file.string() + ": cluster: " + err->message};
+    if (auto* err = std::get_if<JsonError>(&cluster)) return LoadError{file.string() + ": cluster: " + err->message};
     return deriveTopology(std::get<Cluster>(cluster));
   }
   auto t = topologyFromJson(j);

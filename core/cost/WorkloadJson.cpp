@@ -11,12 +11,16 @@ std::variant<WorkloadProfile, LoadError> workloadFromJson(const nlohmann::json& 
   WorkloadProfile w;
   w.name = r.string("name", "");
   const std::string kind = r.string("kind");
-  if (auto k = parseWorkloadKind(kind)) w.kind = *k;
-  else if (r.ok()) r.fail("kind", "unknown kind '" + kind + "' (training, fine-tune, inference, batch)");
+  if (auto k = parseWorkloadKind(kind))
+    w.kind = *k;
+  else if (r.ok())
+    r.fail("kind", "unknown kind '" + kind + "' (training, fine-tune, inference, batch)");
   w.modelParamsBillions = r.number("model_params_billions", 0, 1e6, 0.0);
   const std::string reference = r.string("reference_accelerator", "H100");
-  if (auto a = parseAccelerator(reference)) w.referenceAccelerator = *a;
-  else if (r.ok()) r.fail("reference_accelerator", "unknown accelerator '" + reference + "'");
+  if (auto a = parseAccelerator(reference))
+    w.referenceAccelerator = *a;
+  else if (r.ok())
+    r.fail("reference_accelerator", "unknown accelerator '" + reference + "'");
 
   JsonFieldReader par = r.object("parallelism", true);
   w.parallelism.data = par.integer("data", 1, 10000000, 1);
@@ -28,15 +32,16 @@ std::variant<WorkloadProfile, LoadError> workloadFromJson(const nlohmann::json& 
     w.tokensPerStep = r.number("tokens_per_step", 0, 1e15, 0.0);
     if (r.has("total_tokens") && !r.has("steps")) {
       const double total = r.number("total_tokens", 1, 1e18);
-      if (r.ok() && w.tokensPerStep <= 0) r.fail("total_tokens", "needs tokens_per_step > 0");
-      else w.steps = total / w.tokensPerStep;
+      if (r.ok() && w.tokensPerStep <= 0)
+        r.fail("total_tokens", "needs tokens_per_step > 0");
+      else
+        w.steps = total / w.tokensPerStep;
     } else {
       w.steps = r.number("steps", 1, 1e15);
     }
     w.peakComputeSecondsPerStep = r.number("peak_compute_seconds_per_step", 1e-9, 1e9);
     w.kernelEfficiency = r.number("kernel_efficiency", 0.001, 1, 0.55);
-    if (r.has("gradient_bytes_per_step"))
-      w.gradientBytesPerStep = r.number("gradient_bytes_per_step", 0, 1e16);
+    if (r.has("gradient_bytes_per_step")) w.gradientBytesPerStep = r.number("gradient_bytes_per_step", 0, 1e16);
     w.commOverlap = r.number("comm_overlap", 0, 1, 0.0);
   } else {
     JsonFieldReader inf = r.object("inference", true);
@@ -50,10 +55,10 @@ std::variant<WorkloadProfile, LoadError> workloadFromJson(const nlohmann::json& 
   w.checkpointIntervalHours = ckpt.number("interval_hours", 1e-3, 1e5, 1.0);
   w.checkpointSizeGb = ckpt.number("size_gb", 0, 1e9, 0.0);
   r.absorb(ckpt);
-  const std::string defaultTolerance =
-      w.synchronous() ? "restart-from-checkpoint" : "elastic";
+  const std::string defaultTolerance = w.synchronous() ? "restart-from-checkpoint" : "elastic";
   const std::string tol = r.string("interruption_tolerance", defaultTolerance);
-  if (auto t = parseInterruptionTolerance(tol)) w.tolerance = *t;
+  if (auto t = parseInterruptionTolerance(tol))
+    w.tolerance = *t;
   else if (r.ok())
     r.fail("interruption_tolerance", "unknown value '" + tol + "' (restart-from-checkpoint, elastic)");
   w.startupMinutes = r.number("startup_minutes", 0, 1e6, 10.0);
@@ -76,7 +81,8 @@ nlohmann::json toJson(const WorkloadProfile& w) {
       {"kind", std::string(toString(w.kind))},
       {"model_params_billions", w.modelParamsBillions},
       {"reference_accelerator", std::string(toString(w.referenceAccelerator))},
-      {"parallelism", {{"data", w.parallelism.data}, {"tensor", w.parallelism.tensor}, {"pipeline", w.parallelism.pipeline}}},
+      {"parallelism",
+       {{"data", w.parallelism.data}, {"tensor", w.parallelism.tensor}, {"pipeline", w.parallelism.pipeline}}},
       {"checkpoint", {{"interval_hours", w.checkpointIntervalHours}, {"size_gb", w.checkpointSizeGb}}},
       {"interruption_tolerance", std::string(toString(w.tolerance))},
       {"startup_minutes", w.startupMinutes},

@@ -62,19 +62,15 @@ std::optional<std::string> validate(const WorkloadProfile& w) {
     return std::string("parallelism degrees must be at least 1");
   if (w.kind == WorkloadKind::Inference) {
     if (w.inferenceTokens <= 0) return std::string("an inference workload needs inference_tokens > 0");
-    if (w.tokensPerSecondPerGpu <= 0)
-      return std::string("an inference workload needs tokens_per_second_per_gpu > 0");
+    if (w.tokensPerSecondPerGpu <= 0) return std::string("an inference workload needs tokens_per_second_per_gpu > 0");
   } else {
     if (w.steps <= 0) return std::string("steps must be positive");
-    if (w.peakComputeSecondsPerStep <= 0)
-      return std::string("peak_compute_seconds_per_step must be positive");
+    if (w.peakComputeSecondsPerStep <= 0) return std::string("peak_compute_seconds_per_step must be positive");
   }
-  if (w.kernelEfficiency <= 0 || w.kernelEfficiency > 1)
-    return std::string("kernel_efficiency must be in (0, 1]");
+  if (w.kernelEfficiency <= 0 || w.kernelEfficiency > 1) return std::string("kernel_efficiency must be in (0, 1]");
   if (w.commOverlap < 0 || w.commOverlap > 1) return std::string("comm_overlap must be in [0, 1]");
   if (w.checkpointIntervalHours <= 0) return std::string("checkpoint interval must be positive");
-  if (w.gradientBytesPerStep && *w.gradientBytesPerStep < 0)
-    return std::string("gradient bytes must not be negative");
+  if (w.gradientBytesPerStep && *w.gradientBytesPerStep < 0) return std::string("gradient bytes must not be negative");
   return std::nullopt;
 }
 

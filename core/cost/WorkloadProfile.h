@@ -39,12 +39,12 @@ struct WorkloadProfile {
 
   // Training, fine-tuning, batch: the work is `steps` synchronous steps.
   double steps = 0;
-  double tokensPerStep = 0;          // tokens consumed per step (0: cost is per step)
+  double tokensPerStep = 0;              // tokens consumed per step (0: cost is per step)
   double peakComputeSecondsPerStep = 0;  // the step's FLOPs at the accelerator's peak
-  double kernelEfficiency = 0.55;    // fraction of peak the kernels reach while computing
+  double kernelEfficiency = 0.55;        // fraction of peak the kernels reach while computing
   // Bytes each GPU all-reduces per step; unset: bf16 gradients of its model shard.
   std::optional<double> gradientBytesPerStep;
-  double commOverlap = 0;            // fraction of the all-reduce hidden behind compute, 0..1
+  double commOverlap = 0;  // fraction of the all-reduce hidden behind compute, 0..1
 
   // Inference: `inferenceTokens` served at `tokensPerSecondPerGpu`, measured at the latency target.
   double inferenceTokens = 0;
@@ -54,12 +54,12 @@ struct WorkloadProfile {
   double checkpointIntervalHours = 1;
   double checkpointSizeGb = 0;
   InterruptionTolerance tolerance = InterruptionTolerance::RestartFromCheckpoint;
-  double startupMinutes = 10;        // scheduling, image pull, initialisation
-  double restartMinutes = 10;        // detect, replace the node, relaunch (plus checkpoint load)
+  double startupMinutes = 10;  // scheduling, image pull, initialisation
+  double restartMinutes = 10;  // detect, replace the node, relaunch (plus checkpoint load)
 
-  double dataSizeGb = 0;             // dataset to stage in
-  std::string dataRegion;            // where it lives; empty: already next to the cluster
-  double outputSizeGb = 0;           // results taken out at the end
+  double dataSizeGb = 0;    // dataset to stage in
+  std::string dataRegion;   // where it lives; empty: already next to the cluster
+  double outputSizeGb = 0;  // results taken out at the end
 
   GpuCount gpus() const { return parallelism.gpus(); }
   double gradientBytes() const;

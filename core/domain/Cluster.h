@@ -26,19 +26,19 @@ int standardGpuMemoryGb(Accelerator a);
 
 struct Cluster {
   ClusterId id = 0;
-  std::string name;                 // e.g. "lambda-us-east-h100-a"
+  std::string name;  // e.g. "lambda-us-east-h100-a"
   std::string provider;
-  std::string region;               // e.g. "us-east", "eu-north"
+  std::string region;  // e.g. "us-east", "eu-north"
   Accelerator accelerator = Accelerator::H100;
   int gpuMemoryGb = 80;
   int gpusPerNode = 8;
   int nodeCount = 1;
   IntraNodeLink intraNodeLink = IntraNodeLink::NVSwitch;
-  int intraNodeGBps = 900;          // per-GPU intra-node bandwidth, GB/s
+  int intraNodeGBps = 900;  // per-GPU intra-node bandwidth, GB/s
   FabricClass fabric = FabricClass::InfiniBand;
-  int fabricGbpsPerNode = 3200;     // inter-node bandwidth per node, Gb/s
+  int fabricGbpsPerNode = 3200;  // inter-node bandwidth per node, Gb/s
   int storageTb = 0;
-  int carbonGramsPerKwh = 400;      // gCO2/kWh of the site's grid
+  int carbonGramsPerKwh = 400;  // gCO2/kWh of the site's grid
   // Set: this is the interruptible book of cluster `interruptibleOf` (the same machines, sold
   // with the right to reclaim them on `noticeHours` hours' notice). It is a cluster of its own
   // to the engine, so it has its own book and its contracts are told apart by their cluster;

@@ -82,7 +82,8 @@ std::variant<Hour, HourTextError> iso8601(std::string_view original, std::string
   const auto y = number(s.substr(0, 4)), mo = number(s.substr(5, 2)), d = number(s.substr(8, 2));
   if (!y || !mo || !d || s[4] != '-' || s[7] != '-') return bad();
   using namespace std::chrono;
-  const year_month_day date{year(static_cast<int>(*y)), month(static_cast<unsigned>(*mo)), day(static_cast<unsigned>(*d))};
+  const year_month_day date{year(static_cast<int>(*y)), month(static_cast<unsigned>(*mo)),
+                            day(static_cast<unsigned>(*d))};
   if (!date.ok()) return HourTextError{"'" + std::string(original) + "' is not a calendar date"};
   const Hour midnight = sys_days(date).time_since_epoch().count() * kHoursPerDay;
   std::string_view rest = s.substr(10);
@@ -98,7 +99,8 @@ std::variant<Hour, HourTextError> iso8601(std::string_view original, std::string
   int count = 0;
   for (std::size_t at = 0;; ++count) {
     const auto colon = clock.find(':', at);
-    const std::string_view part = clock.substr(at, colon == std::string_view::npos ? std::string_view::npos : colon - at);
+    const std::string_view part =
+        clock.substr(at, colon == std::string_view::npos ? std::string_view::npos : colon - at);
     const auto v = number(part);
     if (count == 3 || !v || part.size() != 2) return bad();
     fields[count] = *v;
@@ -137,9 +139,12 @@ std::variant<Hour, HourTextError> parseHoursText(std::string_view text) {
   std::string unit = s.substr(n);
   if (!unit.empty() && unit[0] == ' ') unit.erase(0, 1);
   Hour per = 0;
-  if (unit.empty() || unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours") per = 1;
-  else if (unit == "d" || unit == "day" || unit == "days") per = kHoursPerDay;
-  else if (unit == "w" || unit == "wk" || unit == "week" || unit == "weeks") per = 7 * kHoursPerDay;
+  if (unit.empty() || unit == "h" || unit == "hr" || unit == "hrs" || unit == "hour" || unit == "hours")
+    per = 1;
+  else if (unit == "d" || unit == "day" || unit == "days")
+    per = kHoursPerDay;
+  else if (unit == "w" || unit == "wk" || unit == "week" || unit == "weeks")
+    per = 7 * kHoursPerDay;
   if (!value || per == 0)
     return HourTextError{"'" + std::string(text) + "' is not a duration (write 72h, 3d, 3 days, 1w)"};
   if (*value <= 0) return HourTextError{"a duration must be at least one hour, not '" + std::string(text) + "'"};
@@ -169,8 +174,9 @@ std::variant<Hour, HourTextError> parseHourText(std::string_view text, Hour now)
   }
   auto tod = timeOfDay(s);
   if (std::holds_alternative<HourTextError>(tod)) {
-    return HourTextError{"'" + std::string(text) +
-                         "' is not a time (write now, tomorrow 9am, +3d, in 5 hours, 2026-12-08T09:00Z or an hour number)"};
+    return HourTextError{
+        "'" + std::string(text) +
+        "' is not a time (write now, tomorrow 9am, +3d, in 5 hours, 2026-12-08T09:00Z or an hour number)"};
   }
   const Hour next = today + std::get<Hour>(tod);
   return next >= now ? next : next + kHoursPerDay;
@@ -192,7 +198,7 @@ std::string isoTimeMicros(std::int64_t micros) {
   const Hour h = floorDiv(micros, kMicrosPerHour);
   const std::int64_t within = micros - h * kMicrosPerHour;
   std::string s = isoHour(h);  // "...THH:00Z"
-  char tail[64];  // room for any long long, which GCC checks (-Wformat-truncation)
+  char tail[64];               // room for any long long, which GCC checks (-Wformat-truncation)
   std::snprintf(tail, sizeof tail, "%02lld:%02lld.%06lldZ", static_cast<long long>(within / 60'000'000),
                 static_cast<long long>(within / 1'000'000 % 60), static_cast<long long>(within % 1'000'000));
   s.replace(s.size() - 3, 3, tail);

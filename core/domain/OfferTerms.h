@@ -34,10 +34,10 @@ struct OfferTerms {
   // Estimated only: never grounds for a remedy.
   std::optional<int> estimatedTflopsPerGpu;
   BillingBasis billing = BillingBasis::WallClockDelivered;
-  int uptimePromisePpm = 990'000;          // share of contracted GPU-hours delivered, in ppm
-  Price creditPerUndeliveredGpuHour = 0;   // paid by the provider when the promise is missed
+  int uptimePromisePpm = 990'000;         // share of contracted GPU-hours delivered, in ppm
+  Price creditPerUndeliveredGpuHour = 0;  // paid by the provider when the promise is missed
   Remedy remedy = Remedy::Credit;
-  int replacementWithinHours = 4;          // Replacement: how soon the replacement must start
+  int replacementWithinHours = 4;  // Replacement: how soon the replacement must start
   bool operator==(const OfferTerms&) const = default;
 };
 

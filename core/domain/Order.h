@@ -11,8 +11,8 @@
 namespace tessera {
 
 enum class FillStyle : std::uint8_t {
-  AllOrNone,   // every GPU for every hour, on one cluster (a training run)
-  Divisible,   // any part, GPU by GPU and hour by hour (inference fleets, provider listings)
+  AllOrNone,  // every GPU for every hour, on one cluster (a training run)
+  Divisible,  // any part, GPU by GPU and hour by hour (inference fleets, provider listings)
 };
 
 enum class TimeInForce : std::uint8_t { GTC, GTD, IOC, FOK };
@@ -25,9 +25,9 @@ enum class SelfTradePrevention : std::uint8_t {
 
 // "Any cluster meeting these", instead of a named cluster. Empty fields do not constrain.
 struct ClusterConstraints {
-  std::vector<Accelerator> accelerators;   // any of these
+  std::vector<Accelerator> accelerators;  // any of these
   int minGpuMemoryGb = 0;
-  std::vector<std::string> regions;        // any of these
+  std::vector<std::string> regions;  // any of these
   std::optional<FabricClass> minFabric;
   std::optional<int> maxCarbonGramsPerKwh;
   // Interruptible clusters are candidates only for an order that accepts them (OrderRequest's
@@ -51,7 +51,7 @@ struct ClusterCostFactor {
 struct OrderRequest {
   // Declared in the order matching reads them: the engine keeps a request inside each working
   // order, and a trade then reads its first few lines only.
-  OrderId id = 0;                    // chosen by the sender, unique for the engine's lifetime
+  OrderId id = 0;  // chosen by the sender, unique for the engine's lifetime
   AccountId account = 0;
   Side side = Side::Buy;
   FillStyle fill = FillStyle::Divisible;
@@ -60,15 +60,15 @@ struct OrderRequest {
   SelfTradePrevention stp = SelfTradePrevention::CancelIncoming;
   std::optional<ClusterId> cluster;  // either a cluster or `constraints`, below
   GpuCount gpus = 0;
-  Price limit = 0;                   // per GPU-hour; for all-or-none, a bound on the average price
-  Hour start = 0;                    // window [start, end)
+  Price limit = 0;  // per GPU-hour; for all-or-none, a bound on the average price
+  Hour start = 0;   // window [start, end)
   Hour end = 0;
-  std::optional<Hour> duration;      // set: flexible window, `duration` hours anywhere in [start, end)
-  std::optional<Hour> expireAt;      // GTD: expires when the exchange clock reaches this hour
-  std::optional<ContractId> sellBack;  // sell part of this held contract (sell side)
+  std::optional<Hour> duration;                   // set: flexible window, `duration` hours anywhere in [start, end)
+  std::optional<Hour> expireAt;                   // GTD: expires when the exchange clock reaches this hour
+  std::optional<ContractId> sellBack;             // sell part of this held contract (sell side)
   std::optional<ClusterConstraints> constraints;  // instead of a cluster (buy, all-or-none only)
-  std::vector<ClusterCostFactor> costFactors;  // all-or-none buys: rank placements by effective cost
-  OfferTerms terms;                  // sell orders: what the listing promises; its contracts inherit it
+  std::vector<ClusterCostFactor> costFactors;     // all-or-none buys: rank placements by effective cost
+  OfferTerms terms;                               // sell orders: what the listing promises; its contracts inherit it
   // Which capacity the order trades: false, firm only; true, a named cluster's interruptible
   // book (which must be an interruptible cluster), or for constraints interruptible clusters as
   // well as firm ones. An all-or-none buy that accepts interruptible capacity declares how often
@@ -117,7 +117,7 @@ struct CapacityTransfer {
   GpuCount gpus = 0;
   Hour start = 0;
   Hour end = 0;
-  Price price = 0;     // per GPU-hour, recorded on the replacement contract
+  Price price = 0;  // per GPU-hour, recorded on the replacement contract
   bool operator==(const CapacityTransfer&) const = default;
 };
 

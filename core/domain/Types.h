@@ -5,9 +5,9 @@
 
 namespace tessera {
 
-using Hour = std::int64_t;          // hours since 1970-01-01T00:00Z; an hour h is the interval [h, h+1)
-using Price = std::int64_t;         // micro-dollars per GPU-hour ($2.50/GPU-h == 2'500'000)
-using Money = std::int64_t;         // micro-dollars
+using Hour = std::int64_t;   // hours since 1970-01-01T00:00Z; an hour h is the interval [h, h+1)
+using Price = std::int64_t;  // micro-dollars per GPU-hour ($2.50/GPU-h == 2'500'000)
+using Money = std::int64_t;  // micro-dollars
 using GpuCount = std::int32_t;
 using OrderId = std::uint64_t;
 using ContractId = std::uint64_t;

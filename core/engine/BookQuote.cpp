@@ -30,15 +30,18 @@ HourTake takeHour(const HourLevels& book, Side side, GpuCount gpus, Hour h, std:
   return t;
 }
 
-FillQuote quoteWindow(const std::vector<HourTake>& takes, std::size_t from, std::size_t count,
-                      GpuCount gpus, bool buy) {
+FillQuote quoteWindow(const std::vector<HourTake>& takes, std::size_t from, std::size_t count, GpuCount gpus,
+                      bool buy) {
   FillQuote q;
   q.wantedGpuHours = static_cast<std::int64_t>(gpus) * static_cast<std::int64_t>(count);
   q.allOrNoneNow = count > 0;
   for (std::size_t i = from; i < from + count; ++i) {
     q.availableGpuHours += takes[i].gpus;
     q.total += takes[i].cost;
-    if (takes[i].gpus > 0) q.worstPrice = q.worstPrice == 0 ? takes[i].worst : (buy ? std::max(q.worstPrice, takes[i].worst) : std::min(q.worstPrice, takes[i].worst));
+    if (takes[i].gpus > 0)
+      q.worstPrice = q.worstPrice == 0
+                         ? takes[i].worst
+                         : (buy ? std::max(q.worstPrice, takes[i].worst) : std::min(q.worstPrice, takes[i].worst));
     q.complete = q.complete && takes[i].inBook;
     q.allOrNoneNow = q.allOrNoneNow && takes[i].gpus == gpus;
   }
@@ -61,7 +64,8 @@ FillQuote quoteFill(const HourLevels& levels, Side side, GpuCount gpus, Hour sta
   const Hour len = duration ? std::clamp<Hour>(*duration, 1, span) : span;
   std::optional<FillQuote> best;
   for (Hour s = 0; s + len <= span; ++s) {
-    FillQuote q = quoteWindow(takes, static_cast<std::size_t>(s), static_cast<std::size_t>(len), gpus, side == Side::Buy);
+    FillQuote q =
+        quoteWindow(takes, static_cast<std::size_t>(s), static_cast<std::size_t>(len), gpus, side == Side::Buy);
     q.start = start + s;
     q.end = start + s + len;
     auto better = [&](const FillQuote& a, const FillQuote& b) {

@@ -13,13 +13,13 @@ namespace tessera {
 
 struct FillQuote {
   std::int64_t wantedGpuHours = 0;
-  std::int64_t availableGpuHours = 0;   // what the book offers inside the window, up to `gpus`
-  Money total = 0;                      // cost (buy) or proceeds (sell) of the available part
-  Price worstPrice = 0;                 // the least favourable level the quote reaches
-  bool allOrNoneNow = false;            // every GPU of every hour is available now
-  Hour start = 0;                       // the window quoted; for a flexible order the best one
+  std::int64_t availableGpuHours = 0;  // what the book offers inside the window, up to `gpus`
+  Money total = 0;                     // cost (buy) or proceeds (sell) of the available part
+  Price worstPrice = 0;                // the least favourable level the quote reaches
+  bool allOrNoneNow = false;           // every GPU of every hour is available now
+  Hour start = 0;                      // the window quoted; for a flexible order the best one
   Hour end = 0;
-  bool complete = true;                 // false if the window leaves the hours the book copy holds
+  bool complete = true;  // false if the window leaves the hours the book copy holds
 
   std::optional<double> averagePrice() const {
     if (availableGpuHours == 0) return std::nullopt;

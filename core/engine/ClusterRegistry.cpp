@@ -9,8 +9,7 @@ std::vector<Cluster> ClusterRegistry::all() const {
   return out;
 }
 
-std::vector<ClusterId> ClusterRegistry::candidates(const ClusterConstraints& constraints,
-                                                   GpuCount gpus) const {
+std::vector<ClusterId> ClusterRegistry::candidates(const ClusterConstraints& constraints, GpuCount gpus) const {
   std::vector<ClusterId> out;
   for (const auto& [id, c] : clusters_)
     if (c.totalGpus() >= gpus && constraints.matches(c)) out.push_back(id);

@@ -160,16 +160,21 @@ OfferTerms termsFrom(const json& j) {
     t.guaranteesDeviceCount = t.guaranteesLocation = t.guaranteesFabric = false;
     for (const auto& x : a) {
       const std::string g = x.is_string() ? x.get<std::string>() : "";
-      if (g == "device_count") t.guaranteesDeviceCount = true;
-      else if (g == "location") t.guaranteesLocation = true;
-      else if (g == "fabric") t.guaranteesFabric = true;
-      else throw FieldError{"field 'guaranteed' takes device_count, location, fabric"};
+      if (g == "device_count")
+        t.guaranteesDeviceCount = true;
+      else if (g == "location")
+        t.guaranteesLocation = true;
+      else if (g == "fabric")
+        t.guaranteesFabric = true;
+      else
+        throw FieldError{"field 'guaranteed' takes device_count, location, fabric"};
     }
   }
   if (f.has("estimated_tflops_per_gpu"))
     t.estimatedTflopsPerGpu = static_cast<int>(f.integer("estimated_tflops_per_gpu", -kInt32Max, kInt32Max));
   if (f.has("billing"))
-    t.billing = enumField<BillingBasis>(f, "billing", parseBillingBasis, "committed_block, wall_clock_delivered, successful_work");
+    t.billing = enumField<BillingBasis>(f, "billing", parseBillingBasis,
+                                        "committed_block, wall_clock_delivered, successful_work");
   if (f.has("uptime_ppm")) t.uptimePromisePpm = static_cast<int>(f.integer("uptime_ppm", -kInt32Max, kInt32Max));
   if (f.has("credit_per_gpu_hour"))
     t.creditPerUndeliveredGpuHour = f.integer("credit_per_gpu_hour", kJsonMinMoney, kJsonMaxMoney);
@@ -208,7 +213,8 @@ OrderRequest orderFrom(Fields& f, AccountId account) {
       Fields g(x);
       ClusterCostFactor k;
       k.cluster = static_cast<ClusterId>(g.integer("cluster", 0, 0xffffffffLL));
-      k.ppm = g.integer("factor_ppm", std::numeric_limits<std::int64_t>::min() / 4, std::numeric_limits<std::int64_t>::max() / 4);
+      k.ppm = g.integer("factor_ppm", std::numeric_limits<std::int64_t>::min() / 4,
+                        std::numeric_limits<std::int64_t>::max() / 4);
       g.noOthers();
       o.costFactors.push_back(k);
     }
@@ -223,7 +229,8 @@ Cluster clusterFrom(Fields& f) {
   if (f.has("provider")) c.provider = f.string("provider");
   if (f.has("region")) c.region = f.string("region");
   if (f.has("accelerator"))
-    c.accelerator = enumField<Accelerator>(f, "accelerator", parseAccelerator, "A100, H100, H200, B200, GB200, MI300X, L40S, RTX4090");
+    c.accelerator = enumField<Accelerator>(f, "accelerator", parseAccelerator,
+                                           "A100, H100, H200, B200, GB200, MI300X, L40S, RTX4090");
   auto small = [&](const char* k, int& out) {
     if (f.has(k)) out = static_cast<int>(f.integer(k, -kInt32Max, kInt32Max));
   };
@@ -232,13 +239,15 @@ Cluster clusterFrom(Fields& f) {
   small("gpus_per_node", c.gpusPerNode);
   small("node_count", c.nodeCount);
   if (f.has("intra_node_link"))
-    c.intraNodeLink = enumField<IntraNodeLink>(f, "intra_node_link", parseIntraNodeLink, "PCIe, NVLink, NVSwitch, InfinityFabric");
+    c.intraNodeLink =
+        enumField<IntraNodeLink>(f, "intra_node_link", parseIntraNodeLink, "PCIe, NVLink, NVSwitch, InfinityFabric");
   small("intra_node_gbps", c.intraNodeGBps);
   if (f.has("fabric")) c.fabric = enumField<FabricClass>(f, "fabric", parseFabricClass, "Ethernet, RoCE, InfiniBand");
   small("fabric_gbps_per_node", c.fabricGbpsPerNode);
   small("storage_tb", c.storageTb);
   small("carbon_g_per_kwh", c.carbonGramsPerKwh);
-  if (f.has("interruptible_of")) c.interruptibleOf = static_cast<ClusterId>(f.integer("interruptible_of", 0, 0xffffffffLL));
+  if (f.has("interruptible_of"))
+    c.interruptibleOf = static_cast<ClusterId>(f.integer("interruptible_of", 0, 0xffffffffLL));
   if (f.has("notice_hours")) c.noticeHours = f.integer("notice_hours", -kJsonMaxHour, kJsonMaxHour);
   return c;
 }
@@ -301,7 +310,8 @@ std::variant<InputEvent, JsonError> inputEventFromJson(const json& j, AccountDir
       a.id = static_cast<OrderId>(f.integer("id", 0, kJsonMaxId));
       a.account = accounts.intern(f.string("account"));
       if (f.has("limit") || f.has("limit_usd")) a.limit = priceField(f);
-      if (f.has("gpus")) a.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
+      if (f.has("gpus"))
+        a.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
       e = a;
     } else if (type == "clock") {
       e = ClockAdvance{f.integer("now", -kJsonMaxHour, kJsonMaxHour)};
@@ -314,7 +324,8 @@ std::variant<InputEvent, JsonError> inputEventFromJson(const json& j, AccountDir
       t.gpus = static_cast<GpuCount>(f.integer("gpus", std::numeric_limits<std::int32_t>::min(), kInt32Max));
       t.start = f.integer("start", -kJsonMaxHour, kJsonMaxHour);
       t.end = f.integer("end", -kJsonMaxHour, kJsonMaxHour);
-      t.price = f.integer("price", std::numeric_limits<std::int64_t>::min() / 2, std::numeric_limits<std::int64_t>::max() / 2);
+      t.price = f.integer("price", std::numeric_limits<std::int64_t>::min() / 2,
+                          std::numeric_limits<std::int64_t>::max() / 2);
       e = t;
     } else if (type == "capacity_reclaim") {
       CapacityReclaim r;
@@ -326,7 +337,8 @@ std::variant<InputEvent, JsonError> inputEventFromJson(const json& j, AccountDir
       r.end = f.integer("end", -kJsonMaxHour, kJsonMaxHour);
       e = r;
     } else {
-      throw FieldError{"unknown type '" + type + "' (expected cluster, capacity, order, cancel, amend, clock, transfer or capacity_reclaim)"};
+      throw FieldError{"unknown type '" + type +
+                       "' (expected cluster, capacity, order, cancel, amend, clock, transfer or capacity_reclaim)"};
     }
     f.noOthers();
     return e;
@@ -374,19 +386,19 @@ std::string_view toString(CancelReason r) {
 
 json toJson(const Cluster& c) {
   json j{{"id", c.id},
-              {"name", c.name},
-              {"provider", c.provider},
-              {"region", c.region},
-              {"accelerator", std::string(toString(c.accelerator))},
-              {"gpu_memory_gb", c.gpuMemoryGb},
-              {"gpus_per_node", c.gpusPerNode},
-              {"node_count", c.nodeCount},
-              {"intra_node_link", std::string(toString(c.intraNodeLink))},
-              {"intra_node_gbps", c.intraNodeGBps},
-              {"fabric", std::string(toString(c.fabric))},
-              {"fabric_gbps_per_node", c.fabricGbpsPerNode},
-              {"storage_tb", c.storageTb},
-              {"carbon_g_per_kwh", c.carbonGramsPerKwh}};
+         {"name", c.name},
+         {"provider", c.provider},
+         {"region", c.region},
+         {"accelerator", std::string(toString(c.accelerator))},
+         {"gpu_memory_gb", c.gpuMemoryGb},
+         {"gpus_per_node", c.gpusPerNode},
+         {"node_count", c.nodeCount},
+         {"intra_node_link", std::string(toString(c.intraNodeLink))},
+         {"intra_node_gbps", c.intraNodeGBps},
+         {"fabric", std::string(toString(c.fabric))},
+         {"fabric_gbps_per_node", c.fabricGbpsPerNode},
+         {"storage_tb", c.storageTb},
+         {"carbon_g_per_kwh", c.carbonGramsPerKwh}};
   // Only on interruptible clusters, so a firm cluster's form is unchanged.
   if (c.interruptibleOf) j["interruptible_of"] = *c.interruptibleOf;
   if (c.noticeHours != 0) j["notice_hours"] = c.noticeHours;
@@ -405,7 +417,8 @@ json toJson(const OfferTerms& t) {
   if (t.estimatedTflopsPerGpu) j["estimated_tflops_per_gpu"] = *t.estimatedTflopsPerGpu;
   // Written only when they differ from the defaults, so older files read back unchanged.
   if (t.remedy != Remedy::Credit) j["remedy"] = std::string(toString(t.remedy));
-  if (t.replacementWithinHours != OfferTerms{}.replacementWithinHours) j["replacement_within_hours"] = t.replacementWithinHours;
+  if (t.replacementWithinHours != OfferTerms{}.replacementWithinHours)
+    j["replacement_within_hours"] = t.replacementWithinHours;
   return j;
 }
 
@@ -449,12 +462,18 @@ json toJson(const OrderRequest& o) {
 }
 
 json toJson(const Contract& k, const AccountDirectory& accounts) {
-  json j{{"id", k.id},           {"trade", k.trade},
-              {"buyer", accounts.name(k.buyer)}, {"seller", accounts.name(k.seller)},
-              {"buy_order", k.buyOrder}, {"sell_order", k.sellOrder},
-              {"cluster", k.cluster},  {"gpus", k.gpus},
-              {"start", k.start},      {"end", k.end},
-              {"price", k.price},      {"terms", toJson(k.terms)}};
+  json j{{"id", k.id},
+         {"trade", k.trade},
+         {"buyer", accounts.name(k.buyer)},
+         {"seller", accounts.name(k.seller)},
+         {"buy_order", k.buyOrder},
+         {"sell_order", k.sellOrder},
+         {"cluster", k.cluster},
+         {"gpus", k.gpus},
+         {"start", k.start},
+         {"end", k.end},
+         {"price", k.price},
+         {"terms", toJson(k.terms)}};
   if (k.replaces) j["replaces"] = k.replaces;
   return j;
 }
@@ -468,8 +487,9 @@ json toJson(const InputEvent& e, const AccountDirectory& accounts) {
           j["type"] = "cluster";
           return j;
         } else if constexpr (std::is_same_v<T, CapacityGrant>) {
-          return json{{"type", "capacity"}, {"account", accounts.name(x.account)}, {"cluster", x.cluster},
-                      {"gpus", x.gpus},     {"start", x.start},                   {"end", x.end}};
+          return json{{"type", "capacity"},   {"account", accounts.name(x.account)},
+                      {"cluster", x.cluster}, {"gpus", x.gpus},
+                      {"start", x.start},     {"end", x.end}};
         } else if constexpr (std::is_same_v<T, OrderRequest>) {
           json j = toJson(x);
           j["type"] = "order";
@@ -483,12 +503,17 @@ json toJson(const InputEvent& e, const AccountDirectory& accounts) {
           if (x.gpus) j["gpus"] = *x.gpus;
           return j;
         } else if constexpr (std::is_same_v<T, CapacityTransfer>) {
-          return json{{"type", "transfer"}, {"replaces", x.replaces}, {"from", accounts.name(x.from)},
-                      {"to", accounts.name(x.to)}, {"cluster", x.cluster}, {"gpus", x.gpus},
-                      {"start", x.start}, {"end", x.end}, {"price", x.price}};
+          return json{{"type", "transfer"},        {"replaces", x.replaces}, {"from", accounts.name(x.from)},
+                      {"to", accounts.name(x.to)}, {"cluster", x.cluster},   {"gpus", x.gpus},
+                      {"start", x.start},          {"end", x.end},           {"price", x.price}};
         } else if constexpr (std::is_same_v<T, CapacityReclaim>) {
-          return json{{"type", "capacity_reclaim"}, {"contract", x.contract}, {"provider", accounts.name(x.provider)},
-                      {"holder", accounts.name(x.holder)}, {"gpus", x.gpus}, {"start", x.start}, {"end", x.end}};
+          return json{{"type", "capacity_reclaim"},
+                      {"contract", x.contract},
+                      {"provider", accounts.name(x.provider)},
+                      {"holder", accounts.name(x.holder)},
+                      {"gpus", x.gpus},
+                      {"start", x.start},
+                      {"end", x.end}};
         } else {
           static_assert(std::is_same_v<T, ClockAdvance>);
           return json{{"type", "clock"}, {"now", x.now}};
@@ -504,7 +529,7 @@ json toJson(const Event& e, const AccountDirectory& accounts) {
         if constexpr (std::is_same_v<T, ClusterAdded>) {
           return json{{"event", "cluster_added"}, {"cluster", x.cluster}};
         } else if constexpr (std::is_same_v<T, CapacityAdded>) {
-          return json{{"event", "capacity_added"}, {"account", accounts.name(x.grant.account)},
+          return json{{"event", "capacity_added"},  {"account", accounts.name(x.grant.account)},
                       {"cluster", x.grant.cluster}, {"gpus", x.grant.gpus},
                       {"start", x.grant.start},     {"end", x.grant.end}};
         } else if constexpr (std::is_same_v<T, OrderAccepted>) {
@@ -515,24 +540,33 @@ json toJson(const Event& e, const AccountDirectory& accounts) {
           if (x.account) j["account"] = accounts.name(x.account);
           return j;
         } else if constexpr (std::is_same_v<T, Fill>) {
-          return json{{"event", "fill"},         {"trade", x.trade},
-                      {"contract", x.contract},  {"order", x.order},
-                      {"account", accounts.name(x.account)}, {"side", std::string(toString(x.side))},
-                      {"aggressor", x.aggressor}, {"cluster", x.cluster},
-                      {"gpus", x.gpus},          {"start", x.start},
-                      {"end", x.end},            {"price", x.price},
+          return json{{"event", "fill"},
+                      {"trade", x.trade},
+                      {"contract", x.contract},
+                      {"order", x.order},
+                      {"account", accounts.name(x.account)},
+                      {"side", std::string(toString(x.side))},
+                      {"aggressor", x.aggressor},
+                      {"cluster", x.cluster},
+                      {"gpus", x.gpus},
+                      {"start", x.start},
+                      {"end", x.end},
+                      {"price", x.price},
                       {"leaves_gpu_hours", x.leavesGpuHours}};
         } else if constexpr (std::is_same_v<T, ContractCreated>) {
           json j = toJson(x.contract, accounts);
           j["event"] = "contract";
           return j;
         } else if constexpr (std::is_same_v<T, OrderCancelled>) {
-          return json{{"event", "cancelled"}, {"order", x.order}, {"account", accounts.name(x.account)},
-                      {"reason", std::string(toString(x.reason))}, {"cancelled_gpu_hours", x.cancelledGpuHours},
+          return json{{"event", "cancelled"},
+                      {"order", x.order},
+                      {"account", accounts.name(x.account)},
+                      {"reason", std::string(toString(x.reason))},
+                      {"cancelled_gpu_hours", x.cancelledGpuHours},
                       {"leaves_gpu_hours", x.leavesGpuHours}};
         } else if constexpr (std::is_same_v<T, OrderAmended>) {
           return json{{"event", "amended"}, {"order", x.order}, {"account", accounts.name(x.account)},
-                      {"limit", x.limit}, {"gpus", x.gpus}, {"priority_kept", x.priorityKept}};
+                      {"limit", x.limit},   {"gpus", x.gpus},   {"priority_kept", x.priorityKept}};
         } else {
           return json{{"event", "clock"}, {"now", x.now}};
         }

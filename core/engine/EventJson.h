@@ -25,8 +25,7 @@ struct JsonError {
 };
 
 // Parses one input line's JSON object ({"type":"order",...}). Account names are interned.
-std::variant<InputEvent, JsonError> inputEventFromJson(const nlohmann::json& j,
-                                                        AccountDirectory& accounts);
+std::variant<InputEvent, JsonError> inputEventFromJson(const nlohmann::json& j, AccountDirectory& accounts);
 // Parses the order fields of `j` (everything but "type" and "account") into `out`.
 std::variant<OrderRequest, JsonError> orderFromJson(const nlohmann::json& j, AccountId account);
 std::variant<Cluster, JsonError> clusterFromJson(const nlohmann::json& j);

@@ -10,12 +10,11 @@
 
 namespace tessera {
 
-using InputEvent =
-    std::variant<Cluster, CapacityGrant, OrderRequest, CancelRequest, AmendRequest, ClockAdvance,
-                 CapacityTransfer, CapacityReclaim>;
+using InputEvent = std::variant<Cluster, CapacityGrant, OrderRequest, CancelRequest, AmendRequest, ClockAdvance,
+                                CapacityTransfer, CapacityReclaim>;
 
 enum class RejectReason : std::uint8_t {
-  Malformed,             // the input could not be read (set by parsers, never by the engine)
+  Malformed,  // the input could not be read (set by parsers, never by the engine)
   UnknownCluster,
   DuplicateCluster,
   InvalidCluster,
@@ -27,25 +26,25 @@ enum class RejectReason : std::uint8_t {
   WindowInPast,
   InvalidPrice,
   InvalidTimeInForce,
-  Unsupported,           // a combination the market does not trade (e.g. an all-or-none sell)
+  Unsupported,  // a combination the market does not trade (e.g. an all-or-none sell)
   NoMatchingCluster,
   InsufficientHoldings,  // selling GPU-hours the account neither owns nor holds
   UnknownContract,
   ExceedsClusterSize,
   PostOnlyWouldTrade,
   NothingToAmend,
-  InvalidTerms,          // offer terms out of range, or terms on a buy order
-  InsufficientCash,      // the bid's reservation exceeds spendable cash (set by the exchange's risk
-                         // check and the backtest's replay, never by the engine)
-  CapacityMismatch,      // a firm order on an interruptible cluster, or an interruptible one on a firm cluster
+  InvalidTerms,      // offer terms out of range, or terms on a buy order
+  InsufficientCash,  // the bid's reservation exceeds spendable cash (set by the exchange's risk
+                     // check and the backtest's replay, never by the engine)
+  CapacityMismatch,  // a firm order on an interruptible cluster, or an interruptible one on a firm cluster
 };
 
 enum class CancelReason : std::uint8_t {
-  User,                  // cancel request
-  ImmediateOrCancel,     // IOC remainder
-  FillOrKill,            // FOK could not fill completely
-  SelfTrade,             // self-trade prevention
-  Expired,               // GTD reached, or delivery hours passed
+  User,               // cancel request
+  ImmediateOrCancel,  // IOC remainder
+  FillOrKill,         // FOK could not fill completely
+  SelfTrade,          // self-trade prevention
+  Expired,            // GTD reached, or delivery hours passed
 };
 
 std::string_view toString(RejectReason r);
@@ -63,8 +62,8 @@ struct Contract {
   GpuCount gpus = 0;
   Hour start = 0;
   Hour end = 0;
-  Price price = 0;  // per GPU-hour
-  OfferTerms terms;  // the sell order's
+  Price price = 0;          // per GPU-hour
+  OfferTerms terms;         // the sell order's
   ContractId replaces = 0;  // a replacement (CapacityTransfer): the failed contract it makes good
   Money notional() const { return price * gpus * (end - start); }
   bool operator==(const Contract&) const = default;
@@ -102,7 +101,7 @@ struct Fill {
   OrderId order = 0;
   AccountId account = 0;
   Side side = Side::Buy;
-  bool aggressor = false;      // this side was the incoming order
+  bool aggressor = false;  // this side was the incoming order
   ClusterId cluster = 0;
   GpuCount gpus = 0;
   Hour start = 0;
@@ -140,7 +139,7 @@ struct ClockAdvanced {
   bool operator==(const ClockAdvanced&) const = default;
 };
 
-using Event = std::variant<ClusterAdded, CapacityAdded, OrderAccepted, OrderRejected, Fill,
-                           ContractCreated, OrderCancelled, OrderAmended, ClockAdvanced>;
+using Event = std::variant<ClusterAdded, CapacityAdded, OrderAccepted, OrderRejected, Fill, ContractCreated,
+                           OrderCancelled, OrderAmended, ClockAdvanced>;
 
 }  // namespace tessera

@@ -8,16 +8,16 @@ namespace tessera {
 namespace {
 constexpr std::int64_t kMaxCompactGpus = (std::int64_t{1} << 20) - 1;
 static_assert(static_cast<int>(Side::Sell) < 2 && static_cast<int>(FillStyle::Divisible) < 2 &&
-              static_cast<int>(TimeInForce::FOK) < 4 &&
-              static_cast<int>(SelfTradePrevention::CancelResting) < 2 &&
-              static_cast<int>(OrderStatus::Cancelled) < 4, "the compact record's flags are too narrow");
+                  static_cast<int>(TimeInForce::FOK) < 4 && static_cast<int>(SelfTradePrevention::CancelResting) < 2 &&
+                  static_cast<int>(OrderStatus::Cancelled) < 4,
+              "the compact record's flags are too narrow");
 }  // namespace
 
 bool FinishedOrders::fitsCompact(const OrderRequest& r, std::int64_t filled) {
   return r.cluster && !r.constraints && !r.duration && !r.expireAt && !r.sellBack && r.costFactors.empty() &&
-         !r.interruptible && !r.checkpointHours &&
-         r.end >= r.start && std::in_range<std::uint16_t>(r.end - r.start) && std::in_range<std::int32_t>(r.start) &&
-         std::in_range<std::int32_t>(r.limit) && std::in_range<std::uint32_t>(filled) && r.gpus >= 0 && r.gpus <= kMaxCompactGpus;
+         !r.interruptible && !r.checkpointHours && r.end >= r.start && std::in_range<std::uint16_t>(r.end - r.start) &&
+         std::in_range<std::int32_t>(r.start) && std::in_range<std::int32_t>(r.limit) &&
+         std::in_range<std::uint32_t>(filled) && r.gpus >= 0 && r.gpus <= kMaxCompactGpus;
 }
 
 FinishedOrders::Index FinishedOrders::add(const OrderRequest& r, OrderStatus status, std::int64_t filled) {

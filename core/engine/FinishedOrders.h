@@ -34,7 +34,7 @@ class FinishedOrders {
   // the memory the engine takes on, and on a VM each fresh page of it costs a fault of 2-12 us.
   // Compact records hold their fields in the narrowest types the market's limits allow.
   struct Record {
-    std::uint32_t filled = 0;         // compact; a whole record's is kept with its request
+    std::uint32_t filled = 0;  // compact; a whole record's is kept with its request
     std::int32_t start = 0;
     std::int32_t limit = 0;
     AccountId account = 0;

@@ -42,7 +42,8 @@ EngineMemory::EngineMemory(std::size_t prefaultBytes) {
   // Every small page, not only every huge one: where the kernel could not give a huge page it
   // gave a small one, and the rest of those 2 MB would still fault later.
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  for (std::byte* q = prefaulted_; q < prefaultedEnd_; q += page) *reinterpret_cast<volatile std::byte*>(q) = std::byte{0};
+  for (std::byte* q = prefaulted_; q < prefaultedEnd_; q += page)
+    *reinterpret_cast<volatile std::byte*>(q) = std::byte{0};
 }
 
 EngineMemory::~EngineMemory() {

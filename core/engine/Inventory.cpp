@@ -44,8 +44,8 @@ GpuCount Inventory::at(const Series* s, const std::pmr::vector<GpuCount> Series:
   return v[static_cast<std::size_t>(h - s->base)];
 }
 
-bool Inventory::grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
-                      GpuCount clusterSize, std::optional<ClusterId> countedOn) {
+bool Inventory::grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus, GpuCount clusterSize,
+                      std::optional<ClusterId> countedOn) {
   auto& total = granted_.try_emplace(countedOn.value_or(cluster), memory_).first->second;
   total.cover(start, end);
   for (Hour h = start; h < end; ++h)
@@ -70,8 +70,7 @@ GpuCount Inventory::offered(AccountId account, ClusterId cluster, Hour hour) con
   return at(findSeries(account, cluster), &Series::offered, hour);
 }
 
-bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour end,
-                         GpuCount gpus) const {
+bool Inventory::canOffer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus) const {
   const Series* s = findSeries(account, cluster);
   if (!s) return false;
   // Hours the series does not cover hold nothing, which is too little for any gpus > 0.
@@ -108,8 +107,7 @@ void Inventory::withdraw(Series& s, Hour start, Hour end, const GpuCount* gpus) 
   for (std::size_t i = 0; i < n; ++i) offered[i] -= gpus[i];
 }
 
-void Inventory::transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
-                         GpuCount gpus) {
+void Inventory::transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end, GpuCount gpus) {
   transfer(seriesOf(seller, cluster), seriesOf(buyer, cluster), start, end, gpus);
 }
 

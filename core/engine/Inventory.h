@@ -24,8 +24,8 @@ class Inventory {
   // Capacity a provider puts on the market. Returns false (and changes nothing) if it would
   // exceed `clusterSize` GPUs granted in any hour. The grants of an interruptible cluster count
   // on its physical cluster (`countedOn`), whose size both books share.
-  bool grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus,
-             GpuCount clusterSize, std::optional<ClusterId> countedOn = std::nullopt);
+  bool grant(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus, GpuCount clusterSize,
+             std::optional<ClusterId> countedOn = std::nullopt);
   GpuCount granted(ClusterId cluster, Hour hour) const;
 
   GpuCount held(AccountId account, ClusterId cluster, Hour hour) const;
@@ -34,8 +34,7 @@ class Inventory {
   bool canOffer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount gpus) const;
   void offer(AccountId account, ClusterId cluster, Hour start, Hour end, GpuCount delta);
   // Moves offered GPU-hours of the seller to the buyer.
-  void transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end,
-                GpuCount gpus);
+  void transfer(AccountId seller, AccountId buyer, ClusterId cluster, Hour start, Hour end, GpuCount gpus);
 
   // The snapshot form (core/engine/SnapshotCodec.h); load() into an empty inventory.
   void save(SnapshotWriter& w) const;

@@ -15,9 +15,8 @@ bool MarketState::applyNonOrder(const InputEvent& in, std::vector<Event>& out) {
   if (const auto* g = std::get_if<CapacityGrant>(&in)) {
     if (auto r = validateGrant(*g, view())) {
       out.emplace_back(std::move(*r));
-    } else if (const Cluster* c = clusters.find(g->cluster);
-               !inventory.grant(g->account, g->cluster, g->start, g->end, g->gpus, c->totalGpus(),
-                                c->interruptibleOf)) {
+    } else if (const Cluster* c = clusters.find(g->cluster); !inventory.grant(
+                   g->account, g->cluster, g->start, g->end, g->gpus, c->totalGpus(), c->interruptibleOf)) {
       out.emplace_back(OrderRejected{0, g->account, RejectReason::ExceedsClusterSize,
                                      "grant would put more GPUs on the market than the cluster has"});
     } else {

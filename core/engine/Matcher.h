@@ -14,10 +14,10 @@ enum class OrderStatus : std::uint8_t { Working, Filled, Cancelled };
 
 // A resting or finished order as the engine sees it now.
 struct OrderView {
-  OrderRequest request;                 // as accepted (after amends)
+  OrderRequest request;  // as accepted (after amends)
   OrderStatus status = OrderStatus::Working;
   std::int64_t filledGpuHours = 0;
-  std::int64_t leavesGpuHours = 0;      // still working
+  std::int64_t leavesGpuHours = 0;  // still working
   bool operator==(const OrderView&) const = default;
 };
 
@@ -61,8 +61,7 @@ class Matcher {
   virtual std::vector<OrderView> workingOrders(AccountId account) const = 0;
 
   // Divisible orders resting in a cell, best first, aggregated by price.
-  virtual std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side,
-                                       std::size_t maxLevels) const = 0;
+  virtual std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const = 0;
   // depth() of every hour of [from, to) at once: out[i] is depth(cluster, from + i, side,
   // maxLevels). An order spanning many hours changes all their cells, and the fast engine
   // answers them in one walk of each level instead of one walk per hour.

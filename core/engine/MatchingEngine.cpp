@@ -58,10 +58,14 @@ void MatchingEngine::apply(const InputEvent& in, std::vector<Event>& out) {
   std::visit(
       [&](const auto& e) {
         using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, OrderRequest>) submit(e, out);
-        else if constexpr (std::is_same_v<T, CancelRequest>) cancel(e, out);
-        else if constexpr (std::is_same_v<T, AmendRequest>) amend(e, out);
-        else if constexpr (std::is_same_v<T, ClockAdvance>) advance(e, out);
+        if constexpr (std::is_same_v<T, OrderRequest>)
+          submit(e, out);
+        else if constexpr (std::is_same_v<T, CancelRequest>)
+          cancel(e, out);
+        else if constexpr (std::is_same_v<T, AmendRequest>)
+          amend(e, out);
+        else if constexpr (std::is_same_v<T, ClockAdvance>)
+          advance(e, out);
       },
       in);
   releaseStopped();
@@ -177,7 +181,6 @@ class OfferReturn {
 };
 }  // namespace
 
-
 void MatchingEngine::retireEntries(const Order& o) {
   PriceLevels& levels = *o.restsIn;
   PriceLevels::Level& l = levels.at(o.level);
@@ -192,7 +195,8 @@ void MatchingEngine::retireEntries(const Order& o) {
   } else {
     // Its quantities per hour, taken off as they are: an hour it no longer wants counts 0.
     if (from < o.req.end) levels.takeOut(l, from, o.req.end, o.qty + (from - o.qtyBase));
-    if (held && o.liveFrom < o.req.end) Inventory::withdraw(*held, o.liveFrom, o.req.end, o.qty + (o.liveFrom - o.qtyBase));
+    if (held && o.liveFrom < o.req.end)
+      Inventory::withdraw(*held, o.liveFrom, o.req.end, o.qty + (o.liveFrom - o.qtyBase));
   }
   retireEntry(o);
 }
@@ -258,8 +262,10 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
         for (Hour h = lo; h < hi; ++h) {
           if (need[static_cast<std::size_t>(h - from)] == 0 || r.wantsAt(h) == 0) continue;
           const WalkPoint at{h, l.key, r.seq};
-          if (own == OwnOrders::Collect) p.own.emplace_back(at, r.slot);
-          else if (!p.stop || at < *p.stop) p.stop = at;
+          if (own == OwnOrders::Collect)
+            p.own.emplace_back(at, r.slot);
+          else if (!p.stop || at < *p.stop)
+            p.stop = at;
           break;
         }
         return true;
@@ -291,8 +297,10 @@ void MatchingEngine::plan(const Order& o, const PriceLevels& levels, std::option
           runGpus = q;
         }
       };
-      if (r.qty) walkHours([qty = r.qty, start = r.start](Hour h) { return qty[h - start]; });
-      else walkHours([gpus = r.gpus](Hour) { return gpus; });
+      if (r.qty)
+        walkHours([qty = r.qty, start = r.start](Hour h) { return qty[h - start]; });
+      else
+        walkHours([gpus = r.gpus](Hour) { return gpus; });
       if (runGpus > 0) push();
       trim();
       return wanting > 0;
@@ -356,8 +364,8 @@ std::int64_t MatchingEngine::applyTakes(PriceLevels& levels, std::vector<Take>& 
 void MatchingEngine::sortByStart(const std::vector<Take>& takes, std::vector<Take>& sorted) {
   sorted.resize(takes.size());
   if (takes.empty()) return;
-  const auto [lo, hi] = std::minmax_element(takes.begin(), takes.end(),
-                                            [](const Take& a, const Take& b) { return a.start < b.start; });
+  const auto [lo, hi] =
+      std::minmax_element(takes.begin(), takes.end(), [](const Take& a, const Take& b) { return a.start < b.start; });
   const Hour first = lo->start;
   std::vector<std::uint32_t>& at = takesPerHour_;
   at.assign(static_cast<std::size_t>(hi->start - first) + 1, 0);
@@ -367,8 +375,7 @@ void MatchingEngine::sortByStart(const std::vector<Take>& takes, std::vector<Tak
   for (const Take& t : takes) sorted[at[static_cast<std::size_t>(t.start - first)]++] = t;
 }
 
-bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from,
-                                const std::vector<GpuCount>& need) const {
+bool MatchingEngine::wouldTrade(const Order& o, Price limit, Hour from, const std::vector<GpuCount>& need) const {
   const Book* b = findBook(*o.req.cluster);
   if (!b) return false;
   const Side other = opposite(o.req.side);
@@ -406,7 +413,7 @@ void MatchingEngine::matchAndRest(Slot s, Hour from, std::vector<GpuCount>& need
   state_.recorder.begin(*o.req.cluster, {o.req.id, me, s}, mySide, o.req.id);
 
   // FOK has been checked against other accounts' orders alone, and takes only those.
-  const OwnOrders own = o.req.tif == TimeInForce::FOK ? OwnOrders::Skip
+  const OwnOrders own = o.req.tif == TimeInForce::FOK                      ? OwnOrders::Skip
                         : o.req.stp == SelfTradePrevention::CancelIncoming ? OwnOrders::StopAtFirst
                                                                            : OwnOrders::Collect;
   // Most orders cross nothing: the other side's best level, and then the hours' bounds on its
@@ -476,15 +483,16 @@ void MatchingEngine::flushTrades(std::vector<Event>& out) {
     if (!o.holdings) o.holdings = &state_.inventory.seriesOf(o.req.account, *o.req.cluster);
     return *o.holdings;
   };
-  state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
-                        [this](OrderRef o) { return orders_[o.slot].leaves; },
-                        [this](OrderRef o) -> const OfferTerms& { return terms_.at(orders_[o.slot].terms); }, holdingsOf);
+  state_.recorder.flush(
+      out, state_.inventory, state_.contracts, state_.lastContract,
+      [this](OrderRef o) { return orders_[o.slot].leaves; },
+      [this](OrderRef o) -> const OfferTerms& { return terms_.at(orders_[o.slot].terms); }, holdingsOf);
 }
 
 // ---- all-or-none ----------------------------------------------------------------------------
 
 MatchingEngine::Fit MatchingEngine::mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
-                            std::vector<Money>& bound) {
+                                           std::vector<Money>& bound) {
   // Per hour, a lower bound on the cost of `gpus` GPUs: the best price resting in that hour
   // times `gpus`, or -1 if the hour does not even hold that many (reading no order). A window
   // whose bounds already exceed the budget cannot be feasible. Nearly every resting all-or-none
@@ -543,9 +551,9 @@ std::pair<Hour, Hour> MatchingEngine::placementHours(Hour start, Hour end, Hour 
   return {from, to};
 }
 
-std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(
-    const Order& o, GpuCount gpus, Price limit, const std::vector<ClusterId>& candidates,
-    const NewAsks* onlyNear) const {
+std::optional<MatchingEngine::Placement> MatchingEngine::bestPlacement(const Order& o, GpuCount gpus, Price limit,
+                                                                       const std::vector<ClusterId>& candidates,
+                                                                       const NewAsks* onlyNear) const {
   std::optional<Placement> best;
   const Hour d = o.req.hours();
   const Money budget = limit * gpus * d;
@@ -649,8 +657,9 @@ void MatchingEngine::restAllOrNone(Slot s) {
   const ListedBid bid{o.req.limit, o.seq, o.req.start, o.req.end, o.req.hours(), o.req.gpus, s, {}};
   for (ClusterId c : o.candidates) {
     auto& v = book(c).allOrNoneBids;
-    v.insert(std::upper_bound(v.begin(), v.end(), bid, [](const ListedBid& a, const ListedBid& b) { return a.before(b); }),
-             bid);
+    v.insert(
+        std::upper_bound(v.begin(), v.end(), bid, [](const ListedBid& a, const ListedBid& b) { return a.before(b); }),
+        bid);
   }
   o.listed = true;
 }
@@ -743,8 +752,10 @@ bool MatchingEngine::stillShort(ListedBid& bid, const OrderRequest& ask) {
   // The hours known to be short are no longer known to be where the ask rests (a later ask may
   // fill the rest): only one it did not cover is kept.
   if (missing) {
-    if (covered(f.missingFirst)) f.missingFirst = f.missingLast;
-    else if (covered(f.missingLast)) f.missingLast = f.missingFirst;
+    if (covered(f.missingFirst))
+      f.missingFirst = f.missingLast;
+    else if (covered(f.missingLast))
+      f.missingLast = f.missingFirst;
     if (covered(f.missingFirst)) f.missingLast = f.missingFirst - 1;
   }
   return true;
@@ -827,10 +838,10 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
   if (!aon && (req.postOnly || req.tif == TimeInForce::FOK))
     need.assign(static_cast<std::size_t>(req.end - req.start), req.gpus);
   if (req.postOnly) {
-    const bool trades = aon ? bestPlacement(o, req.gpus, req.limit, o.candidates).has_value()
-                            : wouldTrade(o, req.limit, req.start, need) ||
-                                  (req.side == Side::Sell &&
-                                   sellWouldCompleteAllOrNone(req, std::nullopt, req.limit, req.start, need));
+    const bool trades =
+        aon ? bestPlacement(o, req.gpus, req.limit, o.candidates).has_value()
+            : wouldTrade(o, req.limit, req.start, need) ||
+                  (req.side == Side::Sell && sellWouldCompleteAllOrNone(req, std::nullopt, req.limit, req.start, need));
     if (trades) {
       out.emplace_back(OrderRejected{req.id, req.account, RejectReason::PostOnlyWouldTrade,
                                      "a post-only order must not trade on arrival"});
@@ -859,9 +870,12 @@ void MatchingEngine::submit(const OrderRequest& req, std::vector<Event>& out) {
       filled = p.has_value();
     }
     if (*filled) return;
-    if (req.tif == TimeInForce::IOC) removeRemaining(s, CancelReason::ImmediateOrCancel, out);
-    else if (req.tif == TimeInForce::FOK) removeRemaining(s, CancelReason::FillOrKill, out);
-    else restAllOrNone(s);
+    if (req.tif == TimeInForce::IOC)
+      removeRemaining(s, CancelReason::ImmediateOrCancel, out);
+    else if (req.tif == TimeInForce::FOK)
+      removeRemaining(s, CancelReason::FillOrKill, out);
+    else
+      restAllOrNone(s);
     return;
   }
   if (req.tif == TimeInForce::FOK && !fillOrKillPossible(orders_[s], req.start, need)) {
@@ -913,7 +927,8 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
 
   if (o.aon()) {
     const auto placement = bestPlacement(o, gpus, limit, candidates);
-    if (o.req.postOnly && placement) return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
+    if (o.req.postOnly && placement)
+      return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
     unlistAllOrNone(s);
     o.req.limit = limit;
     o.req.gpus = gpus;
@@ -921,8 +936,10 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     o.leaves = static_cast<std::int64_t>(gpus) * o.req.hours();
     if (!keepPriority) setSeq(s, ++lastSeq_);
     out.emplace_back(OrderAmended{o.req.id, o.req.account, limit, gpus, keepPriority});
-    if (placement) fillAllOrNone(s, *placement, o.req.id, out);
-    else restAllOrNone(s);
+    if (placement)
+      fillAllOrNone(s, *placement, o.req.id, out);
+    else
+      restAllOrNone(s);
     return;
   }
 
@@ -936,7 +953,8 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     next[i] = std::max(0, current[i] + delta);
     nextTotal += next[i];
   }
-  if (nextTotal == 0) return reject(RejectReason::InvalidGpuCount, "the order has already filled that many GPUs in every hour");
+  if (nextTotal == 0)
+    return reject(RejectReason::InvalidGpuCount, "the order has already filled that many GPUs in every hour");
   if (o.req.side == Side::Sell && delta > 0)
     for (std::size_t i = 0; i < hours; ++i) {
       const Hour h = from + static_cast<Hour>(i);
@@ -955,8 +973,10 @@ void MatchingEngine::amend(const AmendRequest& a, std::vector<Event>& out) {
     const Hour h = from + static_cast<Hour>(i);
     if (o.req.side == Side::Sell && next[i] != current[i])
       state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, next[i] - current[i]);
-    if (keepPriority) mine.change(l, h, current[i], next[i]);
-    else if (current[i] != 0) mine.change(l, h, current[i], 0);
+    if (keepPriority)
+      mine.change(l, h, current[i], next[i]);
+    else if (current[i] != 0)
+      mine.change(l, h, current[i], 0);
   }
   // Losing priority, the order re-enters with a new sequence (and maybe at a new level): its
   // entry here is dead.
@@ -1221,8 +1241,10 @@ void MatchingEngine::saveSnapshot(std::string& out) const {
   std::vector<std::pair<Slot, OrderId>> finished;
   std::vector<std::pair<std::uint64_t, Slot>> working;
   slotOf_.forEach([&](OrderId id, Slot s) {
-    if (s & kFinishedTag) finished.emplace_back(s & ~kFinishedTag, id);
-    else working.emplace_back(orders_[s].seq, s);
+    if (s & kFinishedTag)
+      finished.emplace_back(s & ~kFinishedTag, id);
+    else
+      working.emplace_back(orders_[s].seq, s);
   });
   std::sort(finished.begin(), finished.end());
   if (finished.size() != finished_.size()) throw std::logic_error("finished orders without an id");
@@ -1318,7 +1340,8 @@ void MatchingEngine::loadSnapshot(std::string_view in) {
     if (resting) {
       const Hour from = stored.liveFrom;
       const Hour end = stored.req.end;
-      if (from < state_.now || from >= end || (stored.qty && (from < stored.qtyBase || end - stored.qtyBase > stored.qtyHours)))
+      if (from < state_.now || from >= end ||
+          (stored.qty && (from < stored.qtyBase || end - stored.qtyBase > stored.qtyHours)))
         throw SnapshotCorrupt("snapshot: a resting order's hours do not fit");
       stored.restsIn = &book(*stored.req.cluster).sides[side(stored.req.side)];
       const std::int32_t key = entryKey(stored.req.side, stored.req.limit);

@@ -60,8 +60,7 @@ class MatchingEngine final : public Matcher {
   std::optional<OrderView> order(OrderId id) const override;
   void forget(OrderId id) override;
   std::vector<OrderView> workingOrders(AccountId account) const override;
-  std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side,
-                               std::size_t maxLevels) const override;
+  std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const override;
   void depthRange(ClusterId cluster, Hour from, Hour to, Side side, std::size_t maxLevels,
                   std::vector<std::vector<BookLevel>>& out) const override;
   std::vector<OrderView> allOrNoneBids(ClusterId cluster) const override;
@@ -83,7 +82,7 @@ class MatchingEngine final : public Matcher {
     std::uint64_t seq = 0;
     Hour start = 0;
     Hour end = 0;
-    Hour hours = 0;     // how long it runs (its window's length unless flexible)
+    Hour hours = 0;  // how long it runs (its window's length unless flexible)
     GpuCount gpus = 0;
     Slot slot = 0;
     // What the last re-check that turned it down (from the hours' bounds alone) learned, so that
@@ -105,8 +104,8 @@ class MatchingEngine final : public Matcher {
     Book(Hour base, std::pmr::memory_resource* memory)
         : sides{PriceLevels(base, PriceLevels::Totals::NotKept, memory),
                 PriceLevels(base, PriceLevels::Totals::Kept, memory)} {}
-    PriceLevels sides[2];                   // indexed by Side; the sell side's GPUs are what is offered
-    std::vector<ListedBid> allOrNoneBids;   // resting all-or-none bids that may trade here, in priority
+    PriceLevels sides[2];                  // indexed by Side; the sell side's GPUs are what is offered
+    std::vector<ListedBid> allOrNoneBids;  // resting all-or-none bids that may trade here, in priority
   };
   // What matching reads of every resting order it passes (is it live, what does it still want)
   // comes first, in one cache line. What a trade reads of it (the fill state, the level, the
@@ -115,7 +114,7 @@ class MatchingEngine final : public Matcher {
   // trade pass touches dozens of cold orders, and each line more is another miss per order.
   struct alignas(64) Order {
     std::uint64_t seq = 0;
-    Hour liveFrom = 0;                  // divisible: hours before this have no entries left
+    Hour liveFrom = 0;  // divisible: hours before this have no entries left
     // Divisible: what it still wants per hour from `qtyBase` until `req.end`; null while that
     // is `req.gpus` in every live hour, which is the common case of an order nothing has traded
     // against yet. In the engine's memory, `qtyHours` of them (allocateQty, releaseQty); an
@@ -124,10 +123,10 @@ class MatchingEngine final : public Matcher {
     Hour qtyBase = 0;
     std::int64_t filled = 0;
     std::int64_t leaves = 0;
-    PriceLevels* restsIn = nullptr;     // divisible, once resting: its side of its cluster's book
+    PriceLevels* restsIn = nullptr;  // divisible, once resting: its side of its cluster's book
     OrderStatus status = OrderStatus::Working;
-    std::uint32_t level = 0;            // ... and the level there (PriceLevels::at)
-    std::uint32_t terms = 0;            // sell: req.terms in terms_, which a trade reads instead
+    std::uint32_t level = 0;  // ... and the level there (PriceLevels::at)
+    std::uint32_t terms = 0;  // sell: req.terms in terms_, which a trade reads instead
     std::uint32_t qtyHours = 0;
     // Divisible: its account's holdings on its cluster, so that trades against it and taking a
     // sell's offer back find them without a lookup (a sell's from submit; a buy's once
@@ -170,9 +169,7 @@ class MatchingEngine final : public Matcher {
   static Price keyOf(Side s, Price limit) { return s == Side::Sell ? limit : -limit; }
   static std::int32_t entryKey(Side s, Price limit) { return static_cast<std::int32_t>(keyOf(s, limit)); }
   // What a divisible order still wants in hour h; 0 once it is no longer working.
-  static GpuCount remainingAt(const Order& o, Hour h) {
-    return o.status == OrderStatus::Working ? storedAt(o, h) : 0;
-  }
+  static GpuCount remainingAt(const Order& o, Hour h) { return o.status == OrderStatus::Working ? storedAt(o, h) : 0; }
   // The same, whatever the order's status (for taking out what a finishing order had left).
   static GpuCount storedAt(const Order& o, Hour h) {
     if (h < o.liveFrom || h >= o.req.end) return 0;
@@ -243,8 +240,8 @@ class MatchingEngine final : public Matcher {
   enum class OwnOrders : std::uint8_t { Skip, StopAtFirst, Collect };
   struct Plan {
     std::vector<Take> takes;
-    std::optional<WalkPoint> stop;                   // StopAtFirst: where the walk meets its own order
-    std::vector<std::pair<WalkPoint, Slot>> own;     // Collect: own orders met, and where
+    std::optional<WalkPoint> stop;                // StopAtFirst: where the walk meets its own order
+    std::vector<std::pair<WalkPoint, Slot>> own;  // Collect: own orders met, and where
   };
   // Plans taking need[i] GPUs in hour from + i from the other side of order o's book, levels best
   // first (only those crossing `limit`, if set), skipping, stopping at or collecting o's own
@@ -286,8 +283,7 @@ class MatchingEngine final : public Matcher {
   // Can `ask`, just rested, not complete `bid` for what the bid's shortfall says? If so, the
   // shortfall learns what the ask may have changed.
   static bool stillShort(ListedBid& bid, const OrderRequest& ask);
-  static Fit mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to,
-                     std::vector<Money>& bound);
+  static Fit mayFit(const Book& b, GpuCount gpus, Hour d, Money budget, Hour from, Hour to, std::vector<Money>& bound);
   // The hours a d-hour placement of a bid over [start, end) may use from now on: with `onlyNear`,
   // only those of placements that use some of the new asks' hours.
   std::pair<Hour, Hour> placementHours(Hour start, Hour end, Hour d, const NewAsks* onlyNear) const;

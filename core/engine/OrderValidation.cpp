@@ -19,8 +19,7 @@ std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegi
     return bad(RejectReason::InvalidCluster, "gpus_per_node and node_count must be positive");
   if (static_cast<std::int64_t>(c.gpusPerNode) * c.nodeCount > limits::kMaxClusterGpus)
     return bad(RejectReason::InvalidCluster, "a cluster holds at most 1000000 GPUs");
-  if (c.gpuMemoryGb < 0 || c.intraNodeGBps < 0 || c.fabricGbpsPerNode < 0 || c.storageTb < 0 ||
-      c.carbonGramsPerKwh < 0)
+  if (c.gpuMemoryGb < 0 || c.intraNodeGBps < 0 || c.fabricGbpsPerNode < 0 || c.storageTb < 0 || c.carbonGramsPerKwh < 0)
     return bad(RejectReason::InvalidCluster, "cluster figures must not be negative");
   if (c.interruptibleOf) {
     const Cluster* physical = clusters.find(*c.interruptibleOf);
@@ -34,7 +33,8 @@ std::optional<OrderRejected> validateCluster(const Cluster& c, const ClusterRegi
     return bad(RejectReason::InvalidCluster, "notice_hours is for interruptible clusters");
   }
   // Its own figures first, then whether its id is taken, as every input checks (docs/matching.md).
-  if (clusters.find(c.id)) return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
+  if (clusters.find(c.id))
+    return bad(RejectReason::DuplicateCluster, "cluster " + std::to_string(c.id) + " already exists");
   return std::nullopt;
 }
 
@@ -57,7 +57,8 @@ std::optional<OrderRejected> validateGrant(const CapacityGrant& g, const MarketV
 
 std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const MarketView& market) {
   auto bad = [&](RejectReason r, std::string d) { return OrderRejected{0, t.from, r, std::move(d)}; };
-  if (t.gpus <= 0 || t.gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  if (t.gpus <= 0 || t.gpus > limits::kMaxClusterGpus)
+    return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   if (t.start >= t.end || t.end - t.start > limits::kMaxWindowHours)
     return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
   if (t.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
@@ -65,12 +66,14 @@ std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const M
     return bad(RejectReason::InvalidWindow, "window ends more than five years after the exchange clock");
   const auto original = market.contracts.find(t.replaces);
   if (!original || original->seller != t.from || original->buyer != t.to)
-    return bad(RejectReason::UnknownContract, "no contract " + std::to_string(t.replaces) + " from this provider to this buyer");
-  if (!market.clusters.find(t.cluster)) return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(t.cluster));
+    return bad(RejectReason::UnknownContract,
+               "no contract " + std::to_string(t.replaces) + " from this provider to this buyer");
+  if (!market.clusters.find(t.cluster))
+    return bad(RejectReason::UnknownCluster, "no cluster " + std::to_string(t.cluster));
   // The buyer paid the replaced contract's price, and its escrow moves to the replacement.
   if (t.price != original->price)
-    return bad(RejectReason::InvalidPrice, "a replacement carries the price of the contract it replaces (" +
-                                               std::to_string(original->price) + ")");
+    return bad(RejectReason::InvalidPrice,
+               "a replacement carries the price of the contract it replaces (" + std::to_string(original->price) + ")");
   if (!market.inventory.canOffer(t.from, t.cluster, t.start, t.end, t.gpus))
     return bad(RejectReason::InsufficientHoldings, "the provider does not hold that capacity free of offers");
   return std::nullopt;
@@ -78,13 +81,15 @@ std::optional<OrderRejected> validateTransfer(const CapacityTransfer& t, const M
 
 std::optional<OrderRejected> validateReclaim(const CapacityReclaim& r, const MarketView& market) {
   auto bad = [&](RejectReason reason, std::string d) { return OrderRejected{0, r.provider, reason, std::move(d)}; };
-  if (r.gpus <= 0 || r.gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  if (r.gpus <= 0 || r.gpus > limits::kMaxClusterGpus)
+    return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   if (r.start >= r.end || r.end - r.start > limits::kMaxWindowHours)
     return bad(RejectReason::InvalidWindow, "window must satisfy start < end, at most five years");
   if (r.start < market.now) return bad(RejectReason::WindowInPast, "window starts before the exchange clock");
   const auto k = market.contracts.find(r.contract);
   if (!k || k->seller != r.provider || k->buyer != r.holder)
-    return bad(RejectReason::UnknownContract, "no contract " + std::to_string(r.contract) + " from this provider to this holder");
+    return bad(RejectReason::UnknownContract,
+               "no contract " + std::to_string(r.contract) + " from this provider to this holder");
   const Cluster* c = market.clusters.find(k->cluster);
   if (!c || !c->interruptible()) return bad(RejectReason::CapacityMismatch, "only interruptible capacity is reclaimed");
   if (r.start < k->start || r.end > k->end || r.gpus > k->gpus)
@@ -109,26 +114,27 @@ std::optional<OrderRejected> validateAmend(const AmendRequest& a, const OrderReq
   gpus = a.gpus.value_or(o.gpus);
   if (limit == o.limit && gpus == o.gpus) return bad(RejectReason::NothingToAmend, "the amend changes nothing");
   // GPU count before price, as for a new order.
-  if (gpus <= 0 || gpus > limits::kMaxClusterGpus) return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
+  if (gpus <= 0 || gpus > limits::kMaxClusterGpus)
+    return bad(RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   if (limit <= 0 || limit > limits::kMaxPrice)
     return bad(RejectReason::InvalidPrice, "limit must be between 1 and 100000000 micro-dollars per GPU-hour");
   candidates.clear();
   for (ClusterId c : accepted)
     if (market.clusters.find(c)->totalGpus() >= gpus) candidates.push_back(c);
-  const bool fits = o.fill == FillStyle::AllOrNone ? !candidates.empty()
-                                                   : market.clusters.find(*o.cluster)->totalGpus() >= gpus;
+  const bool fits =
+      o.fill == FillStyle::AllOrNone ? !candidates.empty() : market.clusters.find(*o.cluster)->totalGpus() >= gpus;
   if (!fits) return bad(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
   if (o.sellBack && gpus > market.contracts.find(*o.sellBack)->gpus)
     return bad(RejectReason::InvalidWindow, "a sell-back must lie inside the contract it sells");
   return std::nullopt;
 }
 
-std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse,
-                                              const MarketView& market,
+std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse, const MarketView& market,
                                               std::vector<ClusterId>& candidates) {
   candidates.clear();
   if (o.id == 0) return reject(o, RejectReason::Malformed, "order id must be positive");
-  if (idInUse) return reject(o, RejectReason::DuplicateOrderId, "order id " + std::to_string(o.id) + " was used before");
+  if (idInUse)
+    return reject(o, RejectReason::DuplicateOrderId, "order id " + std::to_string(o.id) + " was used before");
   if (o.gpus <= 0 || o.gpus > limits::kMaxClusterGpus)
     return reject(o, RejectReason::InvalidGpuCount, "gpus must be between 1 and 1000000");
   if (o.limit <= 0 || o.limit > limits::kMaxPrice)
@@ -183,9 +189,11 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
   // interruptible capacity, and such a buy must declare one (docs/matching.md).
   const bool interruptibleBid = o.interruptible && o.side == Side::Buy && o.fill == FillStyle::AllOrNone;
   if (o.checkpointHours && !interruptibleBid)
-    return reject(o, RejectReason::Unsupported, "checkpoint_hours is for all-or-none buys that accept interruptible capacity");
+    return reject(o, RejectReason::Unsupported,
+                  "checkpoint_hours is for all-or-none buys that accept interruptible capacity");
   if (interruptibleBid && !o.checkpointHours)
-    return reject(o, RejectReason::Unsupported, "an all-or-none buy of interruptible capacity declares checkpoint_hours");
+    return reject(o, RejectReason::Unsupported,
+                  "an all-or-none buy of interruptible capacity declares checkpoint_hours");
   if (o.checkpointHours && (*o.checkpointHours < 1 || *o.checkpointHours > limits::kMaxWindowHours))
     return reject(o, RejectReason::InvalidWindow, "checkpoint_hours must be between 1 and 43920");
 
@@ -193,9 +201,11 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
     const Cluster* c = market.clusters.find(*o.cluster);
     if (!c) return reject(o, RejectReason::UnknownCluster, "no cluster " + std::to_string(*o.cluster));
     if (c->interruptible() != o.interruptible)
-      return reject(o, RejectReason::CapacityMismatch,
-                    c->interruptible() ? "cluster " + c->name + " is interruptible capacity: the order must accept it"
-                                       : "cluster " + c->name + " is firm capacity: an interruptible order names an interruptible cluster");
+      return reject(
+          o, RejectReason::CapacityMismatch,
+          c->interruptible()
+              ? "cluster " + c->name + " is interruptible capacity: the order must accept it"
+              : "cluster " + c->name + " is firm capacity: an interruptible order names an interruptible cluster");
     if (o.gpus > c->totalGpus())
       return reject(o, RejectReason::ExceedsClusterSize, "more GPUs than cluster " + c->name + " has");
     if (o.fill == FillStyle::AllOrNone) candidates.push_back(c->id);
@@ -203,15 +213,15 @@ std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUs
     ClusterConstraints accepted = *o.constraints;
     accepted.acceptsInterruptible = o.interruptible;
     candidates = market.clusters.candidates(accepted, o.gpus);
-    if (candidates.empty())
-      return reject(o, RejectReason::NoMatchingCluster, "no cluster meets the constraints");
+    if (candidates.empty()) return reject(o, RejectReason::NoMatchingCluster, "no cluster meets the constraints");
   }
 
   if (o.side == Side::Sell) {
     if (o.sellBack) {
       const auto k = market.contracts.find(*o.sellBack);
       if (!k || k->buyer != o.account)
-        return reject(o, RejectReason::UnknownContract, "no contract " + std::to_string(*o.sellBack) + " held by this account");
+        return reject(o, RejectReason::UnknownContract,
+                      "no contract " + std::to_string(*o.sellBack) + " held by this account");
       if (k->cluster != *o.cluster || o.start < k->start || o.end > k->end || o.gpus > k->gpus)
         return reject(o, RejectReason::InvalidWindow, "a sell-back must lie inside the contract it sells");
     }

@@ -21,8 +21,7 @@ struct MarketView {
 // Returns the rejection, or nothing if the order may enter the book. For buy orders
 // For all-or-none buys `candidates` receives the clusters it may trade on, ascending by id (a
 // divisible order trades only on its named cluster, so it gets none: no allocation per order).
-std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse,
-                                              const MarketView& market,
+std::optional<OrderRejected> validateNewOrder(const OrderRequest& o, bool idInUse, const MarketView& market,
                                               std::vector<ClusterId>& candidates);
 
 // What cancels and amends check first: the order is working (`working` is its request, or null

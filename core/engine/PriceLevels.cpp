@@ -75,8 +75,10 @@ std::uint32_t PriceLevels::rest(std::int32_t key, const Resting& r, Hour from, H
   e.start_ = static_cast<std::int32_t>(r.start - base_);
   e.end_ = static_cast<std::int32_t>(r.end - base_);
   e.account_ = r.account;
-  if (r.qty) e.viewQuantities(r.qty);
-  else e.wantEveryHour(r.gpus);
+  if (r.qty)
+    e.viewQuantities(r.qty);
+  else
+    e.wantEveryHour(r.gpus);
   ++l.live;
   return index;
 }
@@ -91,7 +93,8 @@ std::uint32_t PriceLevels::add(std::int32_t key, const Resting& e, Hour from, Ho
 
 PriceLevels::Entry& PriceLevels::entry(std::uint32_t index, std::uint64_t seq) {
   auto& fifo = pool_[index].fifo;
-  const auto it = std::lower_bound(fifo.begin(), fifo.end(), seq, [](const Entry& e, std::uint64_t s) { return e.seq < s; });
+  const auto it =
+      std::lower_bound(fifo.begin(), fifo.end(), seq, [](const Entry& e, std::uint64_t s) { return e.seq < s; });
   if (it == fifo.end() || it->seq != seq) throw std::logic_error("no entry with that sequence at the level");
   return *it;
 }

@@ -71,9 +71,9 @@ class PriceLevels {
   static_assert(sizeof(Entry) == 32 && alignof(GpuCount) > 1);
   struct Level {
     explicit Level(std::pmr::memory_resource* memory) : fifo(memory), wanting(memory) {}
-    std::int32_t key = 0;       // asks: price; bids: -price, so smaller is better on both sides
-    std::int64_t live = 0;      // live entries
-    std::size_t head = 0;       // entries before this are dead
+    std::int32_t key = 0;          // asks: price; bids: -price, so smaller is better on both sides
+    std::int64_t live = 0;         // live entries
+    std::size_t head = 0;          // entries before this are dead
     std::pmr::vector<Entry> fifo;  // time order
     // Per hour from the side's base, how many live entries want GPUs in that hour. Readers ask
     // only whether the level holds any (the side's totals count GPUs), and a count of entries
@@ -116,7 +116,12 @@ class PriceLevels {
   // What an entry of this side says.
   Resting read(const Entry& e) const {
     const GpuCount* qty = quantitiesOf(e);
-    return Resting{e.seq, base_ + e.start_, base_ + e.end_, e.slot, e.account_, qty,
+    return Resting{e.seq,
+                   base_ + e.start_,
+                   base_ + e.end_,
+                   e.slot,
+                   e.account_,
+                   qty,
                    qty ? 0 : static_cast<GpuCount>(e.want_ >> 1)};
   }
   // Does the entry's window meet [from, to)? (without unpacking it)
@@ -297,7 +302,7 @@ class PriceLevels {
   std::uint64_t wholeBlocksOf(Hour from, Hour to) const {
     const auto [first, last] = offsetsIn(from, to, std::size_t{1} << 40);
     const std::size_t lo = (first + kBlockHours - 1) / kBlockHours;  // first block starting in it
-    const std::size_t end = last / kBlockHours;                    // blocks before this end in it
+    const std::size_t end = last / kBlockHours;                      // blocks before this end in it
     // The last block has no end: no window covers it whole.
     const std::size_t hi = std::min<std::size_t>(end, kBlocks - 1);
     return lo < hi ? bitsFromTo(lo, hi - 1) : 0;

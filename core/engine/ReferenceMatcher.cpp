@@ -22,21 +22,23 @@ void ReferenceMatcher::apply(const InputEvent& in, std::vector<Event>& out) {
   std::visit(
       [&](const auto& e) {
         using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, OrderRequest>) submit(e, out);
-        else if constexpr (std::is_same_v<T, CancelRequest>) cancel(e, out);
-        else if constexpr (std::is_same_v<T, AmendRequest>) amend(e, out);
-        else if constexpr (std::is_same_v<T, ClockAdvance>) advance(e, out);
+        if constexpr (std::is_same_v<T, OrderRequest>)
+          submit(e, out);
+        else if constexpr (std::is_same_v<T, CancelRequest>)
+          cancel(e, out);
+        else if constexpr (std::is_same_v<T, AmendRequest>)
+          amend(e, out);
+        else if constexpr (std::is_same_v<T, ClockAdvance>)
+          advance(e, out);
       },
       in);
 }
 
 // Working divisible orders of one side in one cell, best first: price, then time.
-std::vector<const ReferenceMatcher::Order*> ReferenceMatcher::ladder(ClusterId cluster, Hour hour,
-                                                                     Side side) const {
+std::vector<const ReferenceMatcher::Order*> ReferenceMatcher::ladder(ClusterId cluster, Hour hour, Side side) const {
   std::vector<const Order*> out;
   for (const auto& [id, o] : orders_) {
-    if (o.status != OrderStatus::Working || o.aon() || o.req.side != side || *o.req.cluster != cluster)
-      continue;
+    if (o.status != OrderStatus::Working || o.aon() || o.req.side != side || *o.req.cluster != cluster) continue;
     auto it = o.remaining.find(hour);
     if (it != o.remaining.end() && it->second > 0) out.push_back(&o);
   }
@@ -75,13 +77,13 @@ bool ReferenceMatcher::fillOrKillPossible(const Order& o) const {
 }
 
 void ReferenceMatcher::flushTrades(std::vector<Event>& out) {
-  state_.recorder.flush(out, state_.inventory, state_.contracts, state_.lastContract,
-                        [this](OrderRef o) { return orders_.at(o.order).leaves(); },
-                        [this](OrderRef o) -> const OfferTerms& { return orders_.at(o.order).req.terms; });
+  state_.recorder.flush(
+      out, state_.inventory, state_.contracts, state_.lastContract,
+      [this](OrderRef o) { return orders_.at(o.order).leaves(); },
+      [this](OrderRef o) -> const OfferTerms& { return orders_.at(o.order).req.terms; });
 }
 
-void ReferenceMatcher::removeRemaining(Order& o, OrderStatus status, CancelReason reason,
-                                       std::vector<Event>& out) {
+void ReferenceMatcher::removeRemaining(Order& o, OrderStatus status, CancelReason reason, std::vector<Event>& out) {
   const std::int64_t cancelled = o.leaves();
   if (o.req.side == Side::Sell)
     for (const auto& [h, q] : o.remaining) state_.inventory.offer(o.req.account, *o.req.cluster, h, h + 1, -q);
@@ -208,8 +210,10 @@ bool ReferenceMatcher::sellWouldCompleteAllOrNone(const Order& o) {
   bool completes = false;
   for (const Order* b : bids)
     if ((completes = bestPlacement(*b).has_value())) break;
-  if (isNew) orders_.erase(it);
-  else it->second = std::move(kept);
+  if (isNew)
+    orders_.erase(it);
+  else
+    it->second = std::move(kept);
   return completes;
 }
 
@@ -231,9 +235,9 @@ void ReferenceMatcher::submit(const OrderRequest& req, std::vector<Event>& out) 
   if (!o.aon())
     for (Hour h = req.start; h < req.end; ++h) o.remaining[h] = req.gpus;
   if (req.postOnly) {
-    const bool trades = o.aon() ? bestPlacement(o).has_value()
-                                : wouldTrade(o, req.limit, o.remaining) ||
-                                      (req.side == Side::Sell && sellWouldCompleteAllOrNone(o));
+    const bool trades =
+        o.aon() ? bestPlacement(o).has_value()
+                : wouldTrade(o, req.limit, o.remaining) || (req.side == Side::Sell && sellWouldCompleteAllOrNone(o));
     if (trades) {
       out.emplace_back(OrderRejected{req.id, req.account, RejectReason::PostOnlyWouldTrade,
                                      "a post-only order must not trade on arrival"});
@@ -247,9 +251,12 @@ void ReferenceMatcher::submit(const OrderRequest& req, std::vector<Event>& out) 
   if (req.side == Side::Sell) state_.inventory.offer(req.account, *req.cluster, req.start, req.end, req.gpus);
 
   if (order.aon()) {
-    if (auto p = bestPlacement(order)) fillAllOrNone(order, *p, req.id, out);
-    else if (req.tif == TimeInForce::IOC) removeRemaining(order, OrderStatus::Cancelled, CancelReason::ImmediateOrCancel, out);
-    else if (req.tif == TimeInForce::FOK) removeRemaining(order, OrderStatus::Cancelled, CancelReason::FillOrKill, out);
+    if (auto p = bestPlacement(order))
+      fillAllOrNone(order, *p, req.id, out);
+    else if (req.tif == TimeInForce::IOC)
+      removeRemaining(order, OrderStatus::Cancelled, CancelReason::ImmediateOrCancel, out);
+    else if (req.tif == TimeInForce::FOK)
+      removeRemaining(order, OrderStatus::Cancelled, CancelReason::FillOrKill, out);
     return;
   }
   if (req.tif == TimeInForce::FOK && !fillOrKillPossible(order)) {
@@ -300,7 +307,8 @@ void ReferenceMatcher::amend(const AmendRequest& a, std::vector<Event>& out) {
     trial.req.gpus = gpus;
     trial.candidates = candidates;
     const auto placement = bestPlacement(trial);
-    if (o.req.postOnly && placement) return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
+    if (o.req.postOnly && placement)
+      return reject(RejectReason::PostOnlyWouldTrade, "a post-only order must not trade");
     o.req = trial.req;
     o.candidates = std::move(candidates);
     if (!keepPriority) o.seq = ++lastSeq_;
@@ -316,7 +324,8 @@ void ReferenceMatcher::amend(const AmendRequest& a, std::vector<Event>& out) {
     const GpuCount now = r == o.remaining.end() ? 0 : r->second;
     if (const GpuCount q = std::max(0, now + delta); q > 0) next[h] = q;
   }
-  if (next.empty()) return reject(RejectReason::InvalidGpuCount, "the order has already filled that many GPUs in every hour");
+  if (next.empty())
+    return reject(RejectReason::InvalidGpuCount, "the order has already filled that many GPUs in every hour");
   if (o.req.side == Side::Sell && delta > 0)
     for (const auto& [h, q] : next) {
       auto r = o.remaining.find(h);
@@ -377,9 +386,7 @@ void ReferenceMatcher::advance(const ClockAdvance& c, std::vector<Event>& out) {
   }
 }
 
-OrderView ReferenceMatcher::view(const Order& o) const {
-  return OrderView{o.req, o.status, o.filled, o.leaves()};
-}
+OrderView ReferenceMatcher::view(const Order& o) const { return OrderView{o.req, o.status, o.filled, o.leaves()}; }
 
 std::optional<OrderView> ReferenceMatcher::order(OrderId id) const {
   auto it = orders_.find(id);
@@ -394,8 +401,7 @@ std::vector<OrderView> ReferenceMatcher::workingOrders(AccountId account) const 
   return out;
 }
 
-std::vector<BookLevel> ReferenceMatcher::depth(ClusterId cluster, Hour hour, Side side,
-                                               std::size_t maxLevels) const {
+std::vector<BookLevel> ReferenceMatcher::depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const {
   std::vector<BookLevel> out;
   for (const Order* o : ladder(cluster, hour, side)) {
     if (out.empty() || out.back().price != o->req.limit) {

@@ -17,8 +17,7 @@ class ReferenceMatcher final : public Matcher {
   std::optional<OrderView> order(OrderId id) const override;
   void forget(OrderId id) override;
   std::vector<OrderView> workingOrders(AccountId account) const override;
-  std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side,
-                               std::size_t maxLevels) const override;
+  std::vector<BookLevel> depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const override;
   std::vector<OrderView> allOrNoneBids(ClusterId cluster) const override;
   std::optional<Contract> contract(ContractId id) const override { return state_.contracts.find(id); }
   std::vector<Contract> contractsOf(AccountId account) const override { return state_.contracts.of(account); }

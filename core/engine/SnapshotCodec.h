@@ -41,7 +41,9 @@ class SnapshotWriter {
     out_.append(reinterpret_cast<const char*>(p), n * sizeof(T));
   }
   template <typename V>
-  void podVector(const V& v) { pods(v.data(), v.size()); }
+  void podVector(const V& v) {
+    pods(v.data(), v.size());
+  }
   void terms(const OfferTerms& t);
   void contract(const Contract& k);
   // A length written before what it measures: reserve() leaves room, fill() writes there the

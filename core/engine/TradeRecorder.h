@@ -35,12 +35,12 @@ class TradeRecorder {
   // `termsOf(OrderRef)` a sell order's terms, `holdingsOf(OrderRef)` the holdings (an
   // Inventory::Series&) of an order traded against: its account's on this pass's cluster.
   template <typename LeavesOf, typename TermsOf, typename HoldingsOf>
-  void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf, HoldingsOf&& holdingsOf);
+  void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts, ContractId& lastContract,
+             LeavesOf&& leavesOf, TermsOf&& termsOf, HoldingsOf&& holdingsOf);
   // The same, finding every order's holdings by its account.
   template <typename LeavesOf, typename TermsOf>
-  void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-             ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf) {
+  void flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts, ContractId& lastContract,
+             LeavesOf&& leavesOf, TermsOf&& termsOf) {
     flush(out, inventory, contracts, lastContract, leavesOf, termsOf,
           [&](OrderRef o) -> Inventory::Series& { return inventory.seriesOf(o.account, cluster_); });
   }
@@ -58,14 +58,13 @@ class TradeRecorder {
   Side side_ = Side::Buy;
   OrderId aggressor_ = 0;
   std::vector<Run> runs_;
-  std::vector<Inventory::Series*> others_;  // flush's: each run's counterparty's holdings
+  std::vector<Inventory::Series*> others_;                  // flush's: each run's counterparty's holdings
   std::vector<std::pair<OrderId, std::size_t>> lastRunOf_;  // few counterparties: a flat list
 };
 
 template <typename LeavesOf, typename TermsOf, typename HoldingsOf>
 void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, ContractBook& contracts,
-                          ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf,
-                          HoldingsOf&& holdingsOf) {
+                          ContractId& lastContract, LeavesOf&& leavesOf, TermsOf&& termsOf, HoldingsOf&& holdingsOf) {
   if (runs_.empty()) {
     lastRunOf_.clear();
     return;
@@ -101,8 +100,8 @@ void TradeRecorder::flush(std::vector<Event>& out, Inventory& inventory, Contrac
     Inventory::transfer(seller, buyer, k.start, k.end, k.gpus);
     contracts.add(k);
     auto fill = [&](OrderRef o, Side s) {
-      return Fill{k.trade, k.id, o.order, o.account, s, o.order == aggressor_, k.cluster,
-                  k.gpus, k.start, k.end, k.price, leavesOf(o)};
+      return Fill{k.trade,   k.id,   o.order, o.account, s,       o.order == aggressor_,
+                  k.cluster, k.gpus, k.start, k.end,     k.price, leavesOf(o)};
     };
     out.emplace_back(fill(buy, Side::Buy));
     out.emplace_back(fill(sell, Side::Sell));

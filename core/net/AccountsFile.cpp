@@ -94,8 +94,8 @@ std::optional<AccountsFileError> checkName(const std::string& name) {
 
 }  // namespace
 
-std::variant<std::string, AccountsFileError> addAccount(const std::string& path, const std::string& name,
-                                                        Money cash, bool house, KeyHashCost cost) {
+std::variant<std::string, AccountsFileError> addAccount(const std::string& path, const std::string& name, Money cash,
+                                                        bool house, KeyHashCost cost) {
   if (auto e = checkName(name)) return *e;
   if (cash < 0) return AccountsFileError{"cash may not be negative"};
   auto read = readFile(path, /*mayBeMissing=*/true);

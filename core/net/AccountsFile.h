@@ -18,12 +18,10 @@ struct AccountsFileError {
 
 // Adds account `name` with `cash` (micro-dollars); creates the file if it does not exist.
 // Refuses a name already there. Returns the new key.
-[[nodiscard]] std::variant<std::string, AccountsFileError> addAccount(const std::string& path,
-                                                                      const std::string& name, Money cash,
-                                                                      bool house, KeyHashCost cost);
+[[nodiscard]] std::variant<std::string, AccountsFileError> addAccount(const std::string& path, const std::string& name,
+                                                                      Money cash, bool house, KeyHashCost cost);
 // Gives account `name` a new key (replacing an old-style hash and its salt too). Returns it.
 [[nodiscard]] std::variant<std::string, AccountsFileError> rotateAccountKey(const std::string& path,
-                                                                            const std::string& name,
-                                                                            KeyHashCost cost);
+                                                                            const std::string& name, KeyHashCost cost);
 
 }  // namespace tessera::net

@@ -47,8 +47,7 @@ std::string generateApiKey() {
   std::array<unsigned char, 32> bytes{};
   randombytes_buf(bytes.data(), bytes.size());
   std::array<char, sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_URLSAFE_NO_PADDING)> text{};
-  sodium_bin2base64(text.data(), text.size(), bytes.data(), bytes.size(),
-                    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+  sodium_bin2base64(text.data(), text.size(), bytes.data(), bytes.size(), sodium_base64_VARIANT_URLSAFE_NO_PADDING);
   sodium_memzero(bytes.data(), bytes.size());
   return std::string(text.data());
 }

@@ -27,8 +27,10 @@ BookMirror::Result BookMirror::check(std::uint64_t seq) {
 BookMirror::Result BookMirror::applyCell(std::uint64_t seq, const BookCell& cell) {
   const Result r = check(seq);
   if (r != Result::Applied) return r;
-  if (cell.levels.empty()) cells_.erase(cell.key);
-  else cells_[cell.key] = cell.levels;
+  if (cell.levels.empty())
+    cells_.erase(cell.key);
+  else
+    cells_[cell.key] = cell.levels;
   return r;
 }
 

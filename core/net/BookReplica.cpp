@@ -1,6 +1,5 @@
 #include "core/net/BookReplica.h"
 
-
 namespace tessera::net {
 
 std::unique_ptr<Matcher> replicateAsks(const std::vector<Cluster>& clusters, Hour now, const BookMirror& book) {

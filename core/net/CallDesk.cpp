@@ -111,7 +111,11 @@ std::vector<Pairing> pairFills(const std::vector<auction::CallFill>& fills) {
 
 CallDesk::CallDesk(const Matcher& engine, ExchangeAccounts& accounts, MarketDataFeed& marketData,
                    JournalReplay& journal, const CallModeConfig& config, LegExecutor execute)
-    : engine_(engine), accounts_(accounts), marketData_(marketData), journal_(journal), config_(config),
+    : engine_(engine),
+      accounts_(accounts),
+      marketData_(marketData),
+      journal_(journal),
+      config_(config),
       execute_(std::move(execute)) {
   auction::CallOptions options;
   options.solver.nodes = config.nodeLimit;
@@ -178,7 +182,8 @@ std::optional<Refusal> CallDesk::check(const OrderRequest& o) const {
     if (!c) return refuse(RejectReason::UnknownCluster, "no cluster " + std::to_string(*o.cluster));
     if (o.gpus > c->totalGpus()) return refuse(RejectReason::ExceedsClusterSize, "more GPUs than the cluster has");
     if (o.interruptible != c->interruptible())
-      return refuse(RejectReason::CapacityMismatch, "the order's capacity (firm or interruptible) is not the cluster's");
+      return refuse(RejectReason::CapacityMismatch,
+                    "the order's capacity (firm or interruptible) is not the cluster's");
   }
   if (o.side == Side::Sell) {
     if (!o.cluster || o.duration)
@@ -188,12 +193,13 @@ std::optional<Refusal> CallDesk::check(const OrderRequest& o) const {
       GpuCount waiting = 0;
       for (const auction::CallEntry& e : market_.working()) {
         const OrderRequest& w = e.request;
-        if (w.side != Side::Sell || w.account != o.account || w.cluster != o.cluster || h < w.start || h >= w.end) continue;
+        if (w.side != Side::Sell || w.account != o.account || w.cluster != o.cluster || h < w.start || h >= w.end)
+          continue;
         waiting += e.remaining.empty() ? w.gpus : e.remaining[static_cast<std::size_t>(h - w.start)];
       }
       if (held.held - held.offered - waiting < o.gpus)
-        return refuse(RejectReason::InsufficientHoldings,
-                      "you do not hold " + std::to_string(o.gpus) + " GPUs free of offers in hour " + std::to_string(h));
+        return refuse(RejectReason::InsufficientHoldings, "you do not hold " + std::to_string(o.gpus) +
+                                                              " GPUs free of offers in hour " + std::to_string(h));
     }
   }
   return std::nullopt;
@@ -237,7 +243,8 @@ void CallDesk::cancel(OrderId id, CancelReason why, Outbox* out) {
   const std::int64_t leaves = leavesOf(*e);
   if (!journal_.replaying())
     journal_.append(
-        json{{"type", "call_cancel"}, {"id", id}, {"reason", why == CancelReason::Expired ? "expired" : "user"}}.dump());
+        json{{"type", "call_cancel"}, {"id", id}, {"reason", why == CancelReason::Expired ? "expired" : "user"}}
+            .dump());
   (void)market_.apply(CancelRequest{id, account});
   filled_.erase(id);
   OrderRecord& info = accounts_.order(id);
@@ -274,7 +281,8 @@ CallSchedule CallDesk::schedule() const {
 
 void CallDesk::scheduleNext(std::int64_t nowUnix) {
   // Calls fall on multiples of the period (every quarter hour on the quarter hour).
-  nextCallUnix_ = config_.periodSeconds > 0 && enabled() ? (nowUnix / config_.periodSeconds + 1) * config_.periodSeconds : 0;
+  nextCallUnix_ =
+      config_.periodSeconds > 0 && enabled() ? (nowUnix / config_.periodSeconds + 1) * config_.periodSeconds : 0;
 }
 
 void CallDesk::syncClusters() {
@@ -288,7 +296,9 @@ std::vector<OrderId> CallDesk::uncoveredAsks() const {
   for (const auction::CallEntry& e : market_.working()) {
     const OrderRequest& o = e.request;
     if (o.side != Side::Sell || !o.cluster) continue;
-    auto want = [&](Hour h) { return e.remaining.empty() ? o.gpus : e.remaining[static_cast<std::size_t>(h - o.start)]; };
+    auto want = [&](Hour h) {
+      return e.remaining.empty() ? o.gpus : e.remaining[static_cast<std::size_t>(h - o.start)];
+    };
     bool covered = true;
     for (Hour h = std::max(o.start, now); h < o.end && covered; ++h) {
       const Holding held = engine_.holding(o.account, *o.cluster, h);
@@ -364,8 +374,8 @@ std::optional<CallReport> CallDesk::runCall(Outbox* out, std::int64_t nowUnix) {
   }
   std::map<OrderId, std::pair<OrderRequest, std::int64_t>> before;
   for (const auction::CallEntry& e : market_.working()) before[e.request.id] = {e.request, leavesOf(e)};
-  journal_.append(json{{"type", "call"}, {"call", calls_ + 1}, {"clock", market_.now()},
-                       {"result", json::parse(auction::toJson(r))}}
+  journal_.append(json{
+      {"type", "call"}, {"call", calls_ + 1}, {"clock", market_.now()}, {"result", json::parse(auction::toJson(r))}}
                       .dump());
   CallReport report = record(r, calls_ + 1);
   executeLegs(r, before, out);
@@ -438,7 +448,8 @@ void CallDesk::executeLegs(const auction::CallResult& r,
       for (const Event& e : *bought)
         if (const auto* fill = std::get_if<Fill>(&e)) (fill->side == Side::Buy ? buyFill : sellFill) = *fill;
     if (!buyFill || !sellFill || buyFill->gpus != p.gpus) {
-      exchangeLog()->error("call {}: the bid leg of orders {} and {} did not trade; no contract", calls_, p.buy, p.sell);
+      exchangeLog()->error("call {}: the bid leg of orders {} and {} did not trade; no contract", calls_, p.buy,
+                           p.sell);
       InputEvent withdraw = CancelRequest{sellLeg, p.seller};
       (void)execute_(withdraw, leg + "s", out);
       continue;

@@ -89,8 +89,8 @@ class CallDesk {
   CallReport record(const auction::CallResult& r, std::uint64_t call);
   // Turns the call's trades into contracts (legs) and reports them to the orders; `before` is
   // each order that took part, with the GPU-hours it wanted, as it stood before the call.
-  void executeLegs(const auction::CallResult& r,
-                   const std::map<OrderId, std::pair<OrderRequest, std::int64_t>>& before, Outbox* out);
+  void executeLegs(const auction::CallResult& r, const std::map<OrderId, std::pair<OrderRequest, std::int64_t>>& before,
+                   Outbox* out);
   CallReport reportOf(const auction::CallResult& r) const;
   void syncClusters();
   // The asks no longer covered by their sellers' free holdings, in arrival order.

@@ -11,8 +11,11 @@ bool CallSchedule::callMode(ClusterId c) const {
 }
 
 void to_json(nlohmann::json& j, const CallSchedule& s) {
-  j = {{"all_clusters", s.allClusters}, {"clusters", s.clusters},         {"period_seconds", s.periodSeconds},
-       {"at_each_hour", s.atEachHour},  {"next_call", s.nextCallUnix}};
+  j = {{"all_clusters", s.allClusters},
+       {"clusters", s.clusters},
+       {"period_seconds", s.periodSeconds},
+       {"at_each_hour", s.atEachHour},
+       {"next_call", s.nextCallUnix}};
 }
 
 void from_json(const nlohmann::json& j, CallSchedule& s) {
@@ -29,10 +32,13 @@ void to_json(nlohmann::json& j, const CallReport& r) {
     prices.push_back({{"cluster", p.cluster}, {"hour", p.hour}, {"price", p.price}, {"volume", p.volume}});
   nlohmann::json blocks = nlohmann::json::array();
   for (const CallBlock& b : r.blocks)
-    blocks.push_back({{"cluster", b.cluster}, {"start", b.start}, {"end", b.end}, {"gpus", b.gpus},
+    blocks.push_back({{"cluster", b.cluster},
+                      {"start", b.start},
+                      {"end", b.end},
+                      {"gpus", b.gpus},
                       {"side", b.side == Side::Buy ? "buy" : "sell"}});
-  j = {{"call", r.call},       {"clock", r.clock},     {"orders", r.orders}, {"welfare", r.welfare},
-       {"gap", r.gap},         {"optimal", r.optimal}, {"prices", prices},   {"blocks", blocks}};
+  j = {{"call", r.call}, {"clock", r.clock},     {"orders", r.orders}, {"welfare", r.welfare},
+       {"gap", r.gap},   {"optimal", r.optimal}, {"prices", prices},   {"blocks", blocks}};
 }
 
 void from_json(const nlohmann::json& j, CallReport& r) {

@@ -14,11 +14,11 @@
 namespace tessera::net {
 
 struct CallSchedule {
-  bool allClusters = false;          // every cluster trades in calls
-  std::vector<ClusterId> clusters;   // else these do
-  int periodSeconds = 0;             // a call every this many seconds of wall time (0: none)
-  bool atEachHour = false;           // a call at every step of the exchange clock
-  std::int64_t nextCallUnix = 0;     // wall time of the next periodic call, Unix seconds (0: none)
+  bool allClusters = false;         // every cluster trades in calls
+  std::vector<ClusterId> clusters;  // else these do
+  int periodSeconds = 0;            // a call every this many seconds of wall time (0: none)
+  bool atEachHour = false;          // a call at every step of the exchange clock
+  std::int64_t nextCallUnix = 0;    // wall time of the next periodic call, Unix seconds (0: none)
   bool callMode(ClusterId c) const;
   bool operator==(const CallSchedule&) const = default;
 };

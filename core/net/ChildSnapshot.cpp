@@ -113,7 +113,8 @@ ChildSnapshot::Result ChildSnapshot::collect() {
   const std::size_t head = readAll(fd_, reinterpret_cast<char*>(&n), sizeof n);
   if (head == sizeof n && n <= kMaxSnapshotBytes) {
     r.bytes.resize(n);
-    if (readAll(fd_, r.bytes.data(), n) != n) r.error = "the snapshot process sent " + std::to_string(n) + " bytes' length and fewer bytes";
+    if (readAll(fd_, r.bytes.data(), n) != n)
+      r.error = "the snapshot process sent " + std::to_string(n) + " bytes' length and fewer bytes";
   } else if (head == sizeof n) {
     r.error = "the snapshot process announced an impossible length";
   } else {

@@ -42,8 +42,10 @@ ClOrdIdIndex& ClOrdIdIndex::operator=(ClOrdIdIndex&&) noexcept = default;
 std::size_t ClOrdIdIndex::limitOf(std::size_t capacity) const { return capacity * fillPermille_ / 1000; }
 
 void ClOrdIdIndex::FreeSlots::operator()(Slot* p) const {
-  if (mappedBytes) ::munmap(p, mappedBytes);
-  else std::free(p);
+  if (mappedBytes)
+    ::munmap(p, mappedBytes);
+  else
+    std::free(p);
 }
 
 ClOrdIdIndex::Table ClOrdIdIndex::makeTable(std::size_t capacity) {
@@ -125,7 +127,8 @@ void ClOrdIdIndex::startGrowing() {
 
 bool ClOrdIdIndex::claim(std::string_view clOrdId, OrderId id) {
   // The parsers enforce the length; a longer id here is a bug, not a user's mistake.
-  if (clOrdId.size() > kMaxClOrdIdLength) throw std::invalid_argument("client order id longer than the protocol allows");
+  if (clOrdId.size() > kMaxClOrdIdLength)
+    throw std::invalid_argument("client order id longer than the protocol allows");
   moveSomeSlots();
   const std::uint64_t hash = std::hash<std::string_view>{}(clOrdId);
   if (lookup(current_, hash, clOrdId) || lookup(old_, hash, clOrdId)) return false;

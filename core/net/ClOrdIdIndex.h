@@ -66,7 +66,7 @@ class ClOrdIdIndex {
   std::uint32_t store(std::string_view key);
 
   Table current_;
-  Table old_;              // being emptied into current_, a few slots per operation
+  Table old_;                // being emptied into current_, a few slots per operation
   std::size_t nextOld_ = 0;  // the next slot of old_ to move
   std::size_t live_ = 0;
   std::uint32_t fillPermille_ = 500;

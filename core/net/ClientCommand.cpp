@@ -38,7 +38,8 @@ constexpr const char* kFooter =
     "(connect = \"host:port\", account = \"alice\", ...); then a command needs only its verb.\n"
     "The key may also come from the environment variable TESSERA_API_KEY. Times are UTC: ISO 8601\n"
     "(2026-12-08T09:00Z), now, today, tomorrow 9am, +3d, in 5 hours, or an hour number since 1970;\n"
-    "durations 72h, 3d, 3 days, 1w. Prices are dollars per GPU-hour. Without --cl-ord-id an order's client id is derived from the\n"
+    "durations 72h, 3d, 3 days, 1w. Prices are dollars per GPU-hour. Without --cl-ord-id an order's client id is "
+    "derived from the\n"
     "account and the order, so running the same command again after a timeout cannot trade twice:\n"
     "the exchange refuses the copy and the existing order is reported. To place an identical\n"
     "order deliberately, give it a --cl-ord-id of its own.";
@@ -83,13 +84,14 @@ void printCall(std::ostream& out, bool json, const CallReport& next, const std::
     out << "Every cluster trades in calls";
   } else {
     out << "Trading in calls:";
-    for (std::size_t i = 0; i < schedule.clusters.size(); ++i) out << (i ? ", " : " ") << clusterName(schedule.clusters[i]);
+    for (std::size_t i = 0; i < schedule.clusters.size(); ++i)
+      out << (i ? ", " : " ") << clusterName(schedule.clusters[i]);
     out << "; every other cluster trades continuously";
   }
   out << ".\n";
   if (schedule.periodSeconds > 0) {
-    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch()).count();
+    const auto now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     const std::int64_t left = std::max<std::int64_t>(0, schedule.nextCallUnix - now);
     out << "A call every " << withThousands(schedule.periodSeconds) << " s; the next in " << left / 60 << " min "
         << left % 60 << " s.\n";
@@ -165,9 +167,9 @@ struct Args {
   long long gpus = 0, duration = 0;
   std::string startText = "now", endText, forText;  // times as people write them (HourText)
   double limitUsd = 0;
-  bool yes = false;           // buy/sell: no confirmation question
-  std::string onFill;         // buy: run this once per contract the order fills
-  std::string workloadFile;   // quote/buy --effective-cost, plan --workload
+  bool yes = false;          // buy/sell: no confirmation question
+  std::string onFill;        // buy: run this once per contract the order fills
+  std::string workloadFile;  // quote/buy --effective-cost, plan --workload
   // plan
   std::vector<std::string> kinds;
   double startIn = 24, latestStartIn = 168, budgetUsd = 0;
@@ -175,7 +177,7 @@ struct Args {
   std::vector<std::string> accelerators, regions;
   std::string minFabric;
   int maxCarbon = 0, minGpuMemory = 0;
-  ContractId sellBack = 0;    // sell --contract
+  ContractId sellBack = 0;  // sell --contract
   // place/quote/buy/sell: interruptible capacity (docs/protocol.md, "Interruptible capacity")
   bool interruptible = false;
   long long checkpointHours = 0;
@@ -236,7 +238,8 @@ class Parser {
     opt(place, "--start", a.startText, "first delivery hour (a time, see below)");
     opt(place, "--end", a.endText, "end of the window, exclusive (a time)");
     opt(place, "--limit-usd", a.limitUsd, "worst price, dollars per GPU-hour")->check(cli::Positive);
-    opt(place, "--fill", a.fill, "divisible (default) or all_or_none")->check(CLI::IsMember({"divisible", "all_or_none"}));
+    opt(place, "--fill", a.fill, "divisible (default) or all_or_none")
+        ->check(CLI::IsMember({"divisible", "all_or_none"}));
     opt(place, "--tif", a.tif, "GTC (default), IOC or FOK")->check(CLI::IsMember({"GTC", "IOC", "FOK"}));
     opt(place, "--duration", a.duration, "flexible window: this many consecutive hours within it")
         ->check(cli::Positive);
@@ -298,8 +301,9 @@ class Parser {
       }
     }
 
-    auto* scale = command("scale", "keep N GPUs held in every hour of a rolling horizon: buy what is missing, "
-                                   "sell back what is over, now and then every --every");
+    auto* scale = command("scale",
+                          "keep N GPUs held in every hour of a rolling horizon: buy what is missing, "
+                          "sell back what is over, now and then every --every");
     opt(scale, "--gpus", a.gpus, "GPUs to hold in every hour")->required()->check(cli::Positive);
     opt(scale, "--cluster", a.cluster, "on this cluster, or on any cluster matching the constraints below");
     opt(scale, "--accelerator", a.accelerators, "any of these accelerators, e.g. H100,H200")->delimiter(',');
@@ -309,7 +313,8 @@ class Parser {
     opt(scale, "--max-carbon", a.maxCarbon, "at most this many gCO2/kWh")->check(cli::NonNegative);
     opt(scale, "--min-gpu-memory", a.minGpuMemory, "at least this many GB per GPU")->check(cli::Positive);
     opt(scale, "--horizon", a.horizonText, "hold every hour of this long a window (default 7d): 72h, 3d, 1w");
-    opt(scale, "--lead", a.leadText, "the window starts this long after the exchange clock (default 0h: the current hour)");
+    opt(scale, "--lead", a.leadText,
+        "the window starts this long after the exchange clock (default 0h: the current hour)");
     opt(scale, "--limit-usd", a.limitUsd, "pay at most this per GPU-hour")->required()->check(cli::Positive);
     opt(scale, "--sell-floor-usd", a.sellFloorUsd,
         "sell back hours over the target for at least this per GPU-hour (default: never sell)")
@@ -317,10 +322,13 @@ class Parser {
     opt(scale, "--every", a.everyText, "then again every this long, until Ctrl+C: 30s, 10m, 1h (default: one round)");
     opt(scale, "--rounds", a.rounds, "stop after this many rounds")->check(cli::Positive);
 
-    auto* plan = command("plan", "where a workload can run on the exchange's book now, ranked by effective cost, "
-                                 "with the order that buys each placement");
+    auto* plan = command("plan",
+                         "where a workload can run on the exchange's book now, ranked by effective cost, "
+                         "with the order that buys each placement");
     opt(plan, "--workload", a.workloadFile, "the workload (docs/cost-model.md)")->required()->check(CLI::ExistingFile);
-    opt(plan, "--kinds", a.kinds, "only these accelerators, e.g. H100,B200")->delimiter(',')->check(cli::AcceleratorName);
+    opt(plan, "--kinds", a.kinds, "only these accelerators, e.g. H100,B200")
+        ->delimiter(',')
+        ->check(cli::AcceleratorName);
     opt(plan, "--start-in", a.startIn, "earliest start, hours from now (default 24)")->check(cli::NonNegative);
     opt(plan, "--latest-start-in", a.latestStartIn, "latest start, hours from now (default 168)")
         ->check(cli::NonNegative);
@@ -338,8 +346,9 @@ class Parser {
     command("positions", "the account's contracts, bought and sold, with their settlement state");
     command("contracts", "the account's contracts as a table: state, delivered GPU-hours, escrow, replacements");
     command("clusters", "the clusters the exchange announced at logon");
-    command("call", "the call auction: which clusters trade in calls, the next call's indicative clearing and the "
-                    "last call's result");
+    command("call",
+            "the call auction: which clusters trade in calls, the next call's indicative clearing and the "
+            "last call's result");
     auto* book = command("book", "price levels of the current book");
     opt(book, "--cluster", a.cluster, "only this cluster");
 
@@ -357,8 +366,9 @@ class Parser {
           ->check(CLI::IsMember({"missing_gpus", "link_degraded", "power_curtailed"}));
     }
 
-    auto* reclaim = command("reclaim", "providers: take back GPUs of an interruptible contract you sold, "
-                                       "at least the cluster's notice ahead (the buyer is refunded)");
+    auto* reclaim = command("reclaim",
+                            "providers: take back GPUs of an interruptible contract you sold, "
+                            "at least the cluster's notice ahead (the buyer is refunded)");
     reclaim->add_option("contract", a.id, "contract id")->required();
     opt(reclaim, "--start", a.startText, "first hour taken back (a time)")->required();
     opt(reclaim, "--end", a.endText, "end hour, exclusive (a time)")->required();
@@ -396,7 +406,9 @@ class Parser {
   }
 
   CLI::App& app() { return app_; }
-  std::string command() const { return app_.get_subcommands().empty() ? "" : app_.get_subcommands().front()->get_name(); }
+  std::string command() const {
+    return app_.get_subcommands().empty() ? "" : app_.get_subcommands().front()->get_name();
+  }
   bool given(const std::string& option) const {
     const auto subs = app_.get_subcommands();
     if (subs.empty()) return false;
@@ -455,7 +467,6 @@ int runClientCommand(int argc, char** argv, std::istream& in, std::ostream& out,
   return runChecked(args, parser, in, out, err);
 }
 
-
 namespace {
 
 struct Window {
@@ -465,7 +476,8 @@ struct Window {
 
 // --start and --end (or --for), resolved against the exchange's clock `now`; `fallback` fills in
 // what was not given (a sell-back's contract). Returns the window or what is wrong with it.
-std::variant<Window, std::string> resolveWindow(const Args& a, const Parser& p, Hour now, std::optional<Window> fallback) {
+std::variant<Window, std::string> resolveWindow(const Args& a, const Parser& p, Hour now,
+                                                std::optional<Window> fallback) {
   Window w;
   if (p.given("--start") || !fallback) {
     auto start = parseHourText(a.startText, now);
@@ -488,8 +500,7 @@ std::variant<Window, std::string> resolveWindow(const Args& a, const Parser& p, 
   } else {
     return std::string("give --end or --for (the length of the window)");
   }
-  if (w.end <= w.start)
-    return "the window ends (" + isoHour(w.end) + ") before it starts (" + isoHour(w.start) + ")";
+  if (w.end <= w.start) return "the window ends (" + isoHour(w.end) + ") before it starts (" + isoHour(w.start) + ")";
   return w;
 }
 
@@ -546,8 +557,11 @@ void printQuote(std::ostream& out, bool json, Side side, ClusterId cluster, cons
 // The order a request had already placed (the exchange refused its copy as a duplicate).
 void printExisting(std::ostream& out, bool json, const OrderStatusReply& s) {
   if (json) {
-    out << nlohmann::json{{"state", "already_placed"}, {"order_id", s.orderId}, {"cl_ord_id", s.clOrdId},
-                          {"status", s.status}, {"filled_gpu_hours", s.filledGpuHours},
+    out << nlohmann::json{{"state", "already_placed"},
+                          {"order_id", s.orderId},
+                          {"cl_ord_id", s.clOrdId},
+                          {"status", s.status},
+                          {"filled_gpu_hours", s.filledGpuHours},
                           {"leaves_gpu_hours", s.leavesGpuHours}}
                .dump()
         << "\n";
@@ -574,7 +588,8 @@ void printHeldShape(std::ostream& out, const std::vector<Cluster>& clusters, con
   if (span.empty()) return;
   out << "held after sell-backs, replacements and reclaims, GPUs by hour (UTC):\n";
   for (const auto& [cluster, hours] : span) {
-    const auto shape = heldShape(held, [c = cluster](ClusterId id) { return id == c; }, hours.first, hours.second);
+    const auto shape = heldShape(
+        held, [c = cluster](ClusterId id) { return id == c; }, hours.first, hours.second);
     out << "  cluster " << cluster << " (" << clusterName(clusters, cluster) << "):";
     const auto steps = heldSteps(shape, hours.first);
     for (std::size_t i = 0; i < steps.size(); ++i)
@@ -589,8 +604,8 @@ void printContracts(std::ostream& out, bool json, bool table, const std::vector<
   nlohmann::json rows = nlohmann::json::array();
   char line[256];
   if (table && !json && !contracts.empty()) {
-    std::snprintf(line, sizeof line, "%-9s %-6s %-7s %5s  %-17s  %-17s  %11s  %-16s %-17s %12s  %s\n", "contract", "side",
-                  "cluster", "GPUs", "from (UTC)", "to (UTC)", "$/GPU-h", "state", "delivered GPU-h", "escrow",
+    std::snprintf(line, sizeof line, "%-9s %-6s %-7s %5s  %-17s  %-17s  %11s  %-16s %-17s %12s  %s\n", "contract",
+                  "side", "cluster", "GPUs", "from (UTC)", "to (UTC)", "$/GPU-h", "state", "delivered GPU-h", "escrow",
                   "replaces");
     out << line;
   }
@@ -630,8 +645,10 @@ void printContracts(std::ostream& out, bool json, bool table, const std::vector<
       out << "\n";
     }
   }
-  if (json) out << rows.dump() << "\n";
-  else if (contracts.empty()) out << "no contracts\n";
+  if (json)
+    out << rows.dump() << "\n";
+  else if (contracts.empty())
+    out << "no contracts\n";
 }
 
 void printBook(std::ostream& out, bool json, const std::vector<BookCell>& all, std::optional<ClusterId> cluster) {
@@ -643,8 +660,11 @@ void printBook(std::ostream& out, bool json, const std::vector<BookCell>& all, s
     for (const BookCell& c : cells) {
       nlohmann::json levels = nlohmann::json::array();
       for (const BookLevel& l : c.levels) levels.push_back({{"price_usd", usd(l.price)}, {"gpus", l.gpus}});
-      a.push_back({{"cluster", c.key.cluster}, {"hour", c.key.hour}, {"hour_utc", isoHour(c.key.hour)},
-                   {"side", c.key.side == Side::Buy ? "bids" : "asks"}, {"levels", levels}});
+      a.push_back({{"cluster", c.key.cluster},
+                   {"hour", c.key.hour},
+                   {"hour_utc", isoHour(c.key.hour)},
+                   {"side", c.key.side == Side::Buy ? "bids" : "asks"},
+                   {"levels", levels}});
     }
     out << a.dump() << "\n";
     return;
@@ -656,8 +676,10 @@ void printBook(std::ostream& out, bool json, const std::vector<BookCell>& all, s
     out << "\n";
   }
   if (cells.empty()) {
-    if (cluster) out << "nothing rests on cluster " << *cluster << ": no bids, no asks\n";
-    else out << "the book is empty\n";
+    if (cluster)
+      out << "nothing rests on cluster " << *cluster << ": no bids, no asks\n";
+    else
+      out << "the book is empty\n";
   }
 }
 
@@ -811,8 +833,10 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   if (command == "scale") {
     ScaleSettings s;
     s.target.gpus = static_cast<GpuCount>(args.gpus);
-    if (constraints) s.target.constraints = *constraints;
-    else s.target.cluster = args.cluster;
+    if (constraints)
+      s.target.constraints = *constraints;
+    else
+      s.target.cluster = args.cluster;
     for (auto [text, into, name] : {std::tuple{&args.horizonText, &s.target.horizonHours, "--horizon"},
                                     std::tuple{&args.leadText, &s.target.leadHours, "--lead"}}) {
       // A lead may be nothing; a horizon may not (parseHoursText wants a positive span).
@@ -861,13 +885,13 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   Waiter ratesReady;      // the observed reclaim rates (--effective-cost with interruptible candidates)
   std::map<ClusterId, ReclaimRate> reclaimRates;
   std::mutex outMu;
-  std::string placedClOrdId;            // the id the order goes under; guarded by outMu
-  std::vector<Contract> contracts;      // positions: the contracts, then their status
+  std::string placedClOrdId;        // the id the order goes under; guarded by outMu
+  std::vector<Contract> contracts;  // positions: the contracts, then their status
   std::map<ContractId, ContractStatus> contractStatus;
-  ExchangeClient* clientPtr = nullptr;  // for the duplicate's order_status, from the io thread
-  OrderId ourOrder = 0;                 // --on-fill: the order watched; guarded by outMu
-  bool ourOrderDone = false;            // filled completely, cancelled or refused; guarded by outMu
-  std::uint64_t ourOrderMoves = 0;      // fills and ends seen; guarded by outMu
+  ExchangeClient* clientPtr = nullptr;    // for the duplicate's order_status, from the io thread
+  OrderId ourOrder = 0;                   // --on-fill: the order watched; guarded by outMu
+  bool ourOrderDone = false;              // filled completely, cancelled or refused; guarded by outMu
+  std::uint64_t ourOrderMoves = 0;        // fills and ends seen; guarded by outMu
   std::condition_variable ourOrderMoved;  // a fill or the end of the order (with outMu)
 
   ClientCallbacks cb;
@@ -909,8 +933,12 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         nlohmann::json j{{"state", stateName(u.state)}, {"order_id", u.orderId}, {"cl_ord_id", u.clOrdId}};
         if (u.state == OrderState::Rejected) j.update({{"code", u.code}, {"reason", u.reason}});
         if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled)
-          j.update({{"cluster", u.cluster}, {"gpus", u.gpus}, {"start", u.start}, {"end", u.end},
-                    {"price_usd", usd(u.price)}, {"leaves_gpu_hours", u.leavesGpuHours}});
+          j.update({{"cluster", u.cluster},
+                    {"gpus", u.gpus},
+                    {"start", u.start},
+                    {"end", u.end},
+                    {"price_usd", usd(u.price)},
+                    {"leaves_gpu_hours", u.leavesGpuHours}});
         if (u.state == OrderState::Cancelled) j["code"] = u.code;
         if (u.state == OrderState::Amended) j.update({{"limit_usd", usd(u.limit)}, {"gpus", u.gpus}});
         out << j.dump() << "\n";
@@ -980,7 +1008,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         std::lock_guard lock(outMu);
         out << (json ? nlohmann::json{{"event", type}, {"text", text}}.dump() : text) << "\n";
       }
-      if (type == "forward_rejected") w.finish(false, text);
+      if (type == "forward_rejected")
+        w.finish(false, text);
       else if ((command == "forward" && type == "forward_accepted") ||
                (command == "forward-cancel" && type == "forward_cancelled"))
         w.finish(true);
@@ -992,15 +1021,19 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         if (json) {
           nlohmann::json a = nlohmann::json::array();
           for (const ForwardWorkingOrder& o : list)
-            a.push_back({{"order_id", o.orderId}, {"cl_ord_id", o.clOrdId}, {"side", std::string(toString(o.side))},
-                         {"accelerator", std::string(toString(o.accelerator))}, {"week_start", o.weekStart},
-                         {"leaves_gpu_hours", o.leavesGpuHours}, {"price_usd", usd(o.price)}});
+            a.push_back({{"order_id", o.orderId},
+                         {"cl_ord_id", o.clOrdId},
+                         {"side", std::string(toString(o.side))},
+                         {"accelerator", std::string(toString(o.accelerator))},
+                         {"week_start", o.weekStart},
+                         {"leaves_gpu_hours", o.leavesGpuHours},
+                         {"price_usd", usd(o.price)}});
           out << nlohmann::json{{"orders", a}, {"margin_held_usd", usd(held)}}.dump() << "\n";
         } else {
           for (const ForwardWorkingOrder& o : list)
             out << "order_id=" << o.orderId << " cl_ord_id=" << o.clOrdId << " " << toString(o.side) << " "
-                << toString(o.accelerator) << " week_start=" << o.weekStart << " leaves_gpu_hours="
-                << o.leavesGpuHours << " price=$" << dollars(o.price) << "\n";
+                << toString(o.accelerator) << " week_start=" << o.weekStart << " leaves_gpu_hours=" << o.leavesGpuHours
+                << " price=$" << dollars(o.price) << "\n";
           out << "margin held by resting orders: $" << dollars(held) << "\n";
         }
       }
@@ -1013,17 +1046,22 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         if (json) {
           nlohmann::json a = nlohmann::json::array();
           for (const ForwardPositionView& p : list)
-            a.push_back({{"position", p.position}, {"side", p.isLong ? "long" : "short"},
-                         {"accelerator", std::string(toString(p.accelerator))}, {"week_start", p.weekStart},
-                         {"gpu_hours", p.gpuHours}, {"price_usd", usd(p.price)}, {"status", p.status},
-                         {"margin_usd", usd(p.margin)}, {"last_mark_usd", usd(p.lastMark)}});
+            a.push_back({{"position", p.position},
+                         {"side", p.isLong ? "long" : "short"},
+                         {"accelerator", std::string(toString(p.accelerator))},
+                         {"week_start", p.weekStart},
+                         {"gpu_hours", p.gpuHours},
+                         {"price_usd", usd(p.price)},
+                         {"status", p.status},
+                         {"margin_usd", usd(p.margin)},
+                         {"last_mark_usd", usd(p.lastMark)}});
           out << a.dump() << "\n";
         } else {
           for (const ForwardPositionView& p : list)
             out << "position=" << p.position << " " << (p.isLong ? "long" : "short") << " " << toString(p.accelerator)
                 << " week_start=" << p.weekStart << " gpu_hours=" << p.gpuHours << " price=$" << dollars(p.price)
-                << " status=" << p.status << " margin=$" << dollars(p.margin) << " last_mark=$"
-                << dollars(p.lastMark) << "\n";
+                << " status=" << p.status << " margin=$" << dollars(p.margin) << " last_mark=$" << dollars(p.lastMark)
+                << "\n";
           if (list.empty()) out << "no forward positions\n";
         }
       }
@@ -1036,7 +1074,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         std::lock_guard lock(outMu);
         out << (json ? nlohmann::json{{"event", type}, {"text", text}}.dump() : text) << "\n";
       }
-      if (type == "option_rejected") w.finish(false, text);
+      if (type == "option_rejected")
+        w.finish(false, text);
       else if ((command == "option" && type == "option_accepted") ||
                (command == "option-cancel" && type == "option_cancelled"))
         w.finish(true);
@@ -1046,13 +1085,16 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       {
         std::lock_guard lock(outMu);
         for (const OptionWorkingOrder& o : list)
-          out << (json ? nlohmann::json{{"order_id", o.orderId}, {"cl_ord_id", o.clOrdId},
-                                        {"side", std::string(toString(o.side))}, {"series", indexoptions::seriesName(o.series)},
-                                        {"leaves_gpu_hours", o.leavesGpuHours}, {"premium_usd", usd(o.premium)}}
+          out << (json ? nlohmann::json{{"order_id", o.orderId},
+                                        {"cl_ord_id", o.clOrdId},
+                                        {"side", std::string(toString(o.side))},
+                                        {"series", indexoptions::seriesName(o.series)},
+                                        {"leaves_gpu_hours", o.leavesGpuHours},
+                                        {"premium_usd", usd(o.premium)}}
                              .dump()
                        : "order_id=" + std::to_string(o.orderId) + " " + std::string(toString(o.side)) + " " +
-                             indexoptions::seriesName(o.series) + " leaves_gpu_hours=" + std::to_string(o.leavesGpuHours) +
-                             " premium=" + toDollars(o.premium))
+                             indexoptions::seriesName(o.series) + " leaves_gpu_hours=" +
+                             std::to_string(o.leavesGpuHours) + " premium=" + toDollars(o.premium))
               << "\n";
         if (!json) out << "held by resting option orders: " << toDollars(held) << "\n";
       }
@@ -1063,11 +1105,16 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       {
         std::lock_guard lock(outMu);
         for (const OptionPositionView& p : list)
-          out << (json ? nlohmann::json{{"position", p.position}, {"side", p.isLong ? "long" : "short"},
-                                        {"series", indexoptions::seriesName(p.series)}, {"gpu_hours", p.gpuHours},
-                                        {"premium_usd", usd(p.premium)}, {"status", p.status},
-                                        {"margin_usd", usd(p.margin)}, {"value_usd", usd(p.value)},
-                                        {"paid_usd", usd(p.paid)}, {"unpaid_usd", usd(p.unpaid)}}
+          out << (json ? nlohmann::json{{"position", p.position},
+                                        {"side", p.isLong ? "long" : "short"},
+                                        {"series", indexoptions::seriesName(p.series)},
+                                        {"gpu_hours", p.gpuHours},
+                                        {"premium_usd", usd(p.premium)},
+                                        {"status", p.status},
+                                        {"margin_usd", usd(p.margin)},
+                                        {"value_usd", usd(p.value)},
+                                        {"paid_usd", usd(p.paid)},
+                                        {"unpaid_usd", usd(p.unpaid)}}
                              .dump()
                        : "position=" + std::to_string(p.position) + " " + (p.isLong ? "long " : "short ") +
                              indexoptions::seriesName(p.series) + " gpu_hours=" + std::to_string(p.gpuHours) +
@@ -1094,7 +1141,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
             out << row.dump() << "\n";
           } else {
             char greek[64];
-            std::snprintf(greek, sizeof greek, " iv=%s delta=%s", r.iv ? (std::to_string(std::llround(*r.iv * 100)) + "%").c_str() : "-",
+            std::snprintf(greek, sizeof greek, " iv=%s delta=%s",
+                          r.iv ? (std::to_string(std::llround(*r.iv * 100)) + "%").c_str() : "-",
                           r.delta ? std::to_string(*r.delta).substr(0, 6).c_str() : "-");
             out << indexoptions::seriesName(r.series) << " bid=" << cell(r.bid) << " ask=" << cell(r.ask)
                 << " value=" << cell(r.value) << greek << "\n";
@@ -1119,7 +1167,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     {
       std::lock_guard lock(outMu);
       printCall(out, json, report, clientRef ? clientRef->lastCall() : std::nullopt,
-                clientRef ? clientRef->callSchedule() : CallSchedule{}, clientRef ? clientRef->clusters() : std::vector<Cluster>{});
+                clientRef ? clientRef->callSchedule() : CallSchedule{},
+                clientRef ? clientRef->clusters() : std::vector<Cluster>{});
     }
     w.finish(true);
   };
@@ -1128,15 +1177,16 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     {
       std::lock_guard lock(outMu);
       if (json) {
-        out << nlohmann::json{{"cash_usd", usd(b.cash)},       {"reserved_usd", usd(b.reserved)},
-                              {"available_usd", usd(b.available())}, {"escrow_usd", usd(b.escrow)},
+        out << nlohmann::json{{"cash_usd", usd(b.cash)},
+                              {"reserved_usd", usd(b.reserved)},
+                              {"available_usd", usd(b.available())},
+                              {"escrow_usd", usd(b.escrow)},
                               {"credits_usd", usd(b.credits)}}
                    .dump()
             << "\n";
       } else {
         out << "cash=$" << dollars(b.cash) << " reserved=$" << dollars(b.reserved) << " available=$"
-            << dollars(b.available()) << " escrow=$" << dollars(b.escrow) << " credits=$" << dollars(b.credits)
-            << "\n";
+            << dollars(b.available()) << " escrow=$" << dollars(b.escrow) << " credits=$" << dollars(b.credits) << "\n";
       }
     }
     w.finish(true);
@@ -1298,8 +1348,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     }
     const auto replica = replicateAsks(clusters, now, client.book());
     client.stop();
-    return printPlan(*replica, planRequest, static_cast<Hour>(args.startIn), static_cast<Hour>(args.latestStartIn), json,
-                     out, err);
+    return printPlan(*replica, planRequest, static_cast<Hour>(args.startIn), static_cast<Hour>(args.latestStartIn),
+                     json, out, err);
   }
   if (command == "place") {
     nlohmann::json j = *placeJson;
@@ -1325,7 +1375,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     }
     client.placeOrder(order, placedClOrdId);
   } else if (quoting) {
-    const Side side = command == "buy" ? Side::Buy
+    const Side side = command == "buy"    ? Side::Buy
                       : command == "sell" ? Side::Sell
                                           : (args.side == "sell" ? Side::Sell : Side::Buy);
     ClusterId cluster = args.cluster;
@@ -1422,10 +1472,10 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     std::optional<FillQuote> best;
     for (ClusterId id : candidates) {
       const FillQuote q = quoteFill(levelsOf(book, id, side), side, gpus, window.start, window.end, duration, limit);
-      const bool better = !best || (q.allOrNoneNow != best->allOrNoneNow ? q.allOrNoneNow
-                                    : q.availableGpuHours != best->availableGpuHours
-                                        ? q.availableGpuHours > best->availableGpuHours
-                                        : q.total < best->total);
+      const bool better =
+          !best || (q.allOrNoneNow != best->allOrNoneNow             ? q.allOrNoneNow
+                    : q.availableGpuHours != best->availableGpuHours ? q.availableGpuHours > best->availableGpuHours
+                                                                     : q.total < best->total);
       if (better) {
         best = q;
         cluster = id;
@@ -1463,26 +1513,31 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       factors = cost::effectiveCostFactors(ranking);
       nlohmann::json rows = nlohmann::json::array();
       std::lock_guard lock(outMu);
-      if (!json) out << "effective cost of " << workload->name << " (" << workload->gpus() << " GPUs), "
-                     << isoHour(quote.start) << " to " << isoHour(quote.end) << " UTC:\n";
+      if (!json)
+        out << "effective cost of " << workload->name << " (" << workload->gpus() << " GPUs), " << isoHour(quote.start)
+            << " to " << isoHour(quote.end) << " UTC:\n";
       for (const cost::ClusterRanking& r : ranking) {
         const auto* b = std::get_if<cost::CostBreakdown>(&r.result);
         if (json) {
           nlohmann::json row{{"cluster", r.cluster.id}};
-          if (b) row.update({{"ask_usd", b->pricePerGpuHour}, {"effective_usd", b->effectivePricePerGpuHour},
-                             {"factor_ppm", b->pricePerGpuHour > 0 ? cost::costFactorPpm(*b) : 0}});
-          else row["cannot"] = std::get<cost::CostError>(r.result).message;
+          if (b)
+            row.update({{"ask_usd", b->pricePerGpuHour},
+                        {"effective_usd", b->effectivePricePerGpuHour},
+                        {"factor_ppm", b->pricePerGpuHour > 0 ? cost::costFactorPpm(*b) : 0}});
+          else
+            row["cannot"] = std::get<cost::CostError>(r.result).message;
           rows.push_back(row);
         } else if (b) {
           char line[200];
-          std::snprintf(line, sizeof line, "  cluster %u (%s): ask $%.4f/GPU-h, $%.4f per GPU-hour of compute (x%.3f)\n",
+          std::snprintf(line, sizeof line,
+                        "  cluster %u (%s): ask $%.4f/GPU-h, $%.4f per GPU-hour of compute (x%.3f)\n",
                         static_cast<unsigned>(r.cluster.id), r.cluster.name.c_str(), b->pricePerGpuHour,
                         b->effectivePricePerGpuHour,
                         b->pricePerGpuHour > 0 ? b->effectivePricePerGpuHour / b->pricePerGpuHour : 0.0);
           out << line;
         } else {
-          out << "  cluster " << r.cluster.id << " (" << r.cluster.name << "): "
-              << std::get<cost::CostError>(r.result).message << "\n";
+          out << "  cluster " << r.cluster.id << " (" << r.cluster.name
+              << "): " << std::get<cost::CostError>(r.result).message << "\n";
         }
       }
       if (json) out << nlohmann::json{{"effective_cost", rows}}.dump() << "\n";
@@ -1526,13 +1581,12 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       std::lock_guard lock(outMu);
       out << "order: " << command << " " << gpus << " GPUs on "
           << (constraints ? "the best matching cluster" : "cluster " + std::to_string(cluster)) << ", "
-          << isoHour(order.start)
-          << " to " << isoHour(order.end) << " UTC";
+          << isoHour(order.start) << " to " << isoHour(order.end) << " UTC";
       if (duration) out << " (any " << *duration << " h within)";
       if (sellBack) out << ", sell-back of contract " << args.sellBack;
       if (!factors.empty()) out << ", ranked by effective cost on " << factors.size() << " cluster(s)";
-      out << ", limit $" << dollars(order.limit) << "/GPU-h, " << toString(order.fill) << ", "
-          << toString(order.tif) << ", client order id " << id << "\n";
+      out << ", limit $" << dollars(order.limit) << "/GPU-h, " << toString(order.fill) << ", " << toString(order.tif)
+          << ", client order id " << id << "\n";
     }
     if (!args.yes) {
       err << "Place this order? [y/N] " << std::flush;
@@ -1615,8 +1669,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     OptionNewOrder o;
     o.side = args.side == "buy" ? Side::Buy : Side::Sell;
     o.series = indexoptions::OptionSeries{*accelerator, *indexoptions::parseOptionKind(args.optionKind),
-                                     *indexoptions::parsePeriodKind(args.periodKind), std::get<Hour>(start),
-                                     std::llround(args.strikeUsd * kMicrosPerDollar)};
+                                          *indexoptions::parsePeriodKind(args.periodKind), std::get<Hour>(start),
+                                          std::llround(args.strikeUsd * kMicrosPerDollar)};
     o.gpuHours = args.gpuHours;
     o.premium = std::llround(args.premiumUsd * kMicrosPerDollar);
     client.placeOption(o);
@@ -1646,7 +1700,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     err << "tessera-cli: " << w.failure << "\n";
     return 1;
   }
-  if (command == "positions" || command == "contracts") printContracts(out, json, command == "contracts", contracts, contractStatus);
+  if (command == "positions" || command == "contracts")
+    printContracts(out, json, command == "contracts", contracts, contractStatus);
   if (command == "contracts" && !json) printHeldShape(out, clusters, contracts, contractStatus);
   if (command == "book") printBook(out, json, client.book().cells(), bookCluster);
   return 0;

@@ -27,8 +27,8 @@ std::optional<std::string> lineShapeError(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x20 || c == 0x7f) {
-      return std::string("control byte 0x") + kHex[c >> 4] + kHex[c & 15] + " at offset " +
-             std::to_string(i) + " (a line may hold no control characters)";
+      return std::string("control byte 0x") + kHex[c >> 4] + kHex[c & 15] + " at offset " + std::to_string(i) +
+             " (a line may hold no control characters)";
     }
     if (closed) {
       if (c != ' ') return "bytes after the JSON object at offset " + std::to_string(i);
@@ -89,8 +89,7 @@ struct Reader {
     err.reason = std::move(reason);
     return false;
   }
-  bool onlyFields(std::initializer_list<std::string_view> allowed,
-                  std::initializer_list<std::string_view> more = {}) {
+  bool onlyFields(std::initializer_list<std::string_view> allowed, std::initializer_list<std::string_view> more = {}) {
     for (const auto& [key, value] : j.items()) {
       if (key == "type" || key == "req") continue;
       bool known = false;
@@ -109,8 +108,8 @@ struct Reader {
     if (!it->is_string()) return fail("bad_field", std::string("field '") + name + "' must be a string");
     const auto& s = it->get_ref<const std::string&>();
     if (s.empty() || s.size() > maxLen) {
-      return fail("bad_field", std::string("field '") + name + "' must be 1 to " +
-                                   std::to_string(maxLen) + " characters");
+      return fail("bad_field",
+                  std::string("field '") + name + "' must be 1 to " + std::to_string(maxLen) + " characters");
     }
     for (const char c : s) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
@@ -231,8 +230,7 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
   bool ok = true;
   if (type == "logon") {
     Logon m;
-    ok = r.onlyFields({"account", "key"}) && r.string("account", m.account, 64) &&
-         r.string("key", m.key, 256);
+    ok = r.onlyFields({"account", "key"}) && r.string("account", m.account, 64) && r.string("key", m.key, 256);
     msg.request = std::move(m);
   } else if (type == "logout") {
     ok = r.onlyFields({});
@@ -258,8 +256,7 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
       j["id"] = 1;
       auto parsed = orderFromJson(j, 0);
       if (auto* e = std::get_if<JsonError>(&parsed)) {
-        ok = r.fail(e->message.rfind("unknown field", 0) == 0 ? "unknown_field" : "bad_field",
-                    e->message);
+        ok = r.fail(e->message.rfind("unknown field", 0) == 0 ? "unknown_field" : "bad_field", e->message);
       } else {
         m.order = std::get<OrderRequest>(std::move(parsed));
         m.order.id = 0;
@@ -309,14 +306,14 @@ std::variant<ClientMessage, ParseError> parseClientMessageWithTree(std::string_v
   } else if (type == "delivery_report") {
     DeliveryReportRequest m;
     ok = r.onlyFields({"contract", "start", "end", "usable_gpus", "problem"}) &&
-         r.required("contract", m.contract, 1) && r.required("start", m.start) &&
-         r.required("end", m.end) && r.required("usable_gpus", m.usableGpus) && r.problem(m.problem);
+         r.required("contract", m.contract, 1) && r.required("start", m.start) && r.required("end", m.end) &&
+         r.required("usable_gpus", m.usableGpus) && r.problem(m.problem);
     msg.request = std::move(m);
   } else if (type == "outage") {
     OutageRequest m;
-    ok = r.onlyFields({"cluster", "start", "end", "lost_gpus", "problem"}) &&
-         r.required("cluster", m.cluster, 1) && r.required("start", m.start) &&
-         r.required("end", m.end) && r.required("lost_gpus", m.lostGpus) && r.problem(m.problem);
+    ok = r.onlyFields({"cluster", "start", "end", "lost_gpus", "problem"}) && r.required("cluster", m.cluster, 1) &&
+         r.required("start", m.start) && r.required("end", m.end) && r.required("lost_gpus", m.lostGpus) &&
+         r.problem(m.problem);
     msg.request = std::move(m);
   } else if (type == "reclaim") {
     ReclaimRequest m;

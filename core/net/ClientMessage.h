@@ -32,11 +32,24 @@ struct Logon {
 };
 struct Logout {};
 struct Heartbeat {};
-struct NewOrder { std::string clOrdId; OrderRequest order; };  // order.id/account unset
-struct CancelOrder { OrderRef ref; };
-struct AmendOrder { OrderRef ref; std::optional<Price> limit; std::optional<GpuCount> gpus; };
-struct MassCancel { std::optional<ClusterId> cluster; };
-struct OrderStatusQuery { OrderRef ref; };
+struct NewOrder {
+  std::string clOrdId;
+  OrderRequest order;
+};  // order.id/account unset
+struct CancelOrder {
+  OrderRef ref;
+};
+struct AmendOrder {
+  OrderRef ref;
+  std::optional<Price> limit;
+  std::optional<GpuCount> gpus;
+};
+struct MassCancel {
+  std::optional<ClusterId> cluster;
+};
+struct OrderStatusQuery {
+  OrderRef ref;
+};
 struct OrdersQuery {};
 // Contracts come in pages of at most `limit` (kPositionsPage when not given), in contract id
 // order from just after `after`: one reply never grows with an account's whole history.
@@ -54,7 +67,9 @@ struct OrderHistoryQuery {
 inline constexpr std::uint32_t kOrderHistoryPage = 2000;
 struct BalanceQuery {};
 // Market data: a snapshot, or (with fromSeq) the messages from fromSeq on if still kept.
-struct Subscribe { std::optional<std::uint64_t> fromSeq; };
+struct Subscribe {
+  std::optional<std::uint64_t> fromSeq;
+};
 struct Unsubscribe {};
 // A provider's report on one of its contracts (docs/settlement.md "Delivery reports").
 struct DeliveryReportRequest {
@@ -87,10 +102,9 @@ struct IndicativeQuery {};
 struct ReclaimRatesQuery {};
 
 using ClientRequest =
-    std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel,
-                 OrderStatusQuery, OrdersQuery, PositionsQuery, BalanceQuery, Subscribe,
-                 Unsubscribe, DeliveryReportRequest, OutageRequest, IndexHistoryQuery,
-                 ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest, IndicativeQuery,
+    std::variant<Logon, Logout, Heartbeat, NewOrder, CancelOrder, AmendOrder, MassCancel, OrderStatusQuery, OrdersQuery,
+                 PositionsQuery, BalanceQuery, Subscribe, Unsubscribe, DeliveryReportRequest, OutageRequest,
+                 IndexHistoryQuery, ForwardRequest, OrderHistoryQuery, OptionRequest, ReclaimRequest, IndicativeQuery,
                  ReclaimRatesQuery>;
 
 struct ClientMessage {

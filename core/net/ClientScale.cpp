@@ -33,8 +33,8 @@ struct Shared {
   bool positionsIn = false;
   std::vector<Contract> contracts;
   std::map<ContractId, ContractStatus> status;
-  std::set<std::string> pending;       // this round's orders not finished yet
-  std::vector<std::string> outcomes;   // lines (or JSON objects) for them
+  std::set<std::string> pending;      // this round's orders not finished yet
+  std::vector<std::string> outcomes;  // lines (or JSON objects) for them
   std::vector<nlohmann::json> outcomeJson;
 };
 
@@ -46,8 +46,8 @@ std::string usd4(Price p) {
 
 }  // namespace
 
-std::string scaleClOrdId(const std::string& account, const ProcurementOrder& order, const std::vector<HeldContract>& held,
-                         const BookMirror& book, Hour now) {
+std::string scaleClOrdId(const std::string& account, const ProcurementOrder& order,
+                         const std::vector<HeldContract>& held, const BookMirror& book, Hour now) {
   // What the decision was made from: the exchange hour, the account's contracts (with what
   // they lost) and the resting orders the order would meet in its hours. A run stopped between
   // sending an order and its answer, started again before the exchange has it, decides from the
@@ -64,7 +64,8 @@ std::string scaleClOrdId(const std::string& account, const ProcurementOrder& ord
   const Side resting = order.side == Side::Buy ? Side::Sell : Side::Buy;
   for (Hour h = order.start; h < order.end; ++h) {
     if (const auto* levels = book.levels(CellKey{order.cluster, h, resting}))
-      for (const BookLevel& l : *levels) context += std::to_string(h) + ':' + std::to_string(l.price) + 'x' + std::to_string(l.gpus) + ' ';
+      for (const BookLevel& l : *levels)
+        context += std::to_string(h) + ':' + std::to_string(l.price) + 'x' + std::to_string(l.gpus) + ' ';
   }
   return "scale-" + clOrdIdFor(account, order.request(), context).substr(4, 24);
 }
@@ -127,7 +128,11 @@ int runScale(const ClientOptions& optionsIn, const ScaleSettings& s, std::ostrea
       case OrderState::PartiallyFilled:
         line = "  filled " + withThousands(u.gpus) + " GPUs on cluster " + std::to_string(u.cluster) + ", " +
                isoHour(u.start) + " to " + isoHour(u.end) + " UTC at " + usd4(u.price) + "/GPU-h";
-        j.update({{"state", "filled"}, {"cluster", u.cluster}, {"gpus", u.gpus}, {"start", u.start}, {"end", u.end},
+        j.update({{"state", "filled"},
+                  {"cluster", u.cluster},
+                  {"gpus", u.gpus},
+                  {"start", u.start},
+                  {"end", u.end},
                   {"price_usd", static_cast<double>(u.price) / kMicrosPerDollar}});
         done = u.state == OrderState::Filled && u.leavesGpuHours == 0;
         break;
@@ -202,10 +207,11 @@ int runScale(const ClientOptions& optionsIn, const ScaleSettings& s, std::ostrea
     } else {
       const BookMirror book = client.book();
       const std::vector<Cluster> clusters = client.clusters();
-      const ProcurementRound plan = planProcurement(s.target, now, clusters, held, [&book](ClusterId c, Hour h, Side side) {
-        const auto* l = book.levels(CellKey{c, h, side});
-        return l ? *l : std::vector<BookLevel>{};
-      });
+      const ProcurementRound plan =
+          planProcurement(s.target, now, clusters, held, [&book](ClusterId c, Hour h, Side side) {
+            const auto* l = book.levels(CellKey{c, h, side});
+            return l ? *l : std::vector<BookLevel>{};
+          });
       std::vector<std::string> ids;
       for (std::size_t i = 0; i < plan.orders.size(); ++i)
         ids.push_back(scaleClOrdId(options.account, plan.orders[i], held, book, now));
@@ -229,19 +235,28 @@ int runScale(const ClientOptions& optionsIn, const ScaleSettings& s, std::ostrea
           nlohmann::json orders = nlohmann::json::array();
           for (std::size_t i = 0; i < plan.orders.size(); ++i) {
             const ProcurementOrder& o = plan.orders[i];
-            orders.push_back({{"cl_ord_id", ids[i]}, {"side", o.side == Side::Buy ? "buy" : "sell"},
-                              {"cluster", o.cluster}, {"gpus", o.gpus}, {"start", o.start}, {"end", o.end},
+            orders.push_back({{"cl_ord_id", ids[i]},
+                              {"side", o.side == Side::Buy ? "buy" : "sell"},
+                              {"cluster", o.cluster},
+                              {"gpus", o.gpus},
+                              {"start", o.start},
+                              {"end", o.end},
                               {"limit_usd", static_cast<double>(o.limit) / kMicrosPerDollar},
                               {"sell_back", o.sellBack}});
           }
           nlohmann::json steps = nlohmann::json::array();
           for (const HeldStep& st : heldSteps(plan.held, plan.from))
             steps.push_back({{"start", st.start}, {"end", st.end}, {"gpus", st.gpus}});
-          out << nlohmann::json{{"round", round},          {"now", now},
-                                {"from", plan.from},       {"to", plan.to},
-                                {"target_gpus", plan.target}, {"held", steps},
-                                {"missing_gpu_hours", plan.missingGpuHours}, {"over_gpu_hours", plan.overGpuHours},
-                                {"orders", orders},        {"outcomes", sh.outcomeJson}}
+          out << nlohmann::json{{"round", round},
+                                {"now", now},
+                                {"from", plan.from},
+                                {"to", plan.to},
+                                {"target_gpus", plan.target},
+                                {"held", steps},
+                                {"missing_gpu_hours", plan.missingGpuHours},
+                                {"over_gpu_hours", plan.overGpuHours},
+                                {"orders", orders},
+                                {"outcomes", sh.outcomeJson}}
                      .dump()
               << "\n";
         } else {

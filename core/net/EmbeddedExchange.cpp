@@ -48,8 +48,8 @@ void EmbeddedExchange::inject(const InputEvent& event, const AccountDirectory& f
   server_->inject(event, id ? feederAccounts.name(id) : std::string());
 }
 
-ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trader,
-                                              std::string_view traderKey, std::string_view journalPath) {
+ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trader, std::string_view traderKey,
+                                              std::string_view journalPath) {
   ExchangeConfig c = demoConfig(start, trader, traderKey, journalPath);
   c.clusters.clear();
   c.grants.clear();
@@ -58,8 +58,8 @@ ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trade
   return c;
 }
 
-ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
-                                            std::string_view traderKey, std::string_view journalPath) {
+ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader, std::string_view traderKey,
+                                            std::string_view journalPath) {
   ExchangeConfig c;
   c.listenAddress = "127.0.0.1";
   c.port = 0;
@@ -89,8 +89,8 @@ ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
     h.house = true;
     c.accounts.push_back(h);
   }
-  auto cluster = [](ClusterId id, std::string name, std::string provider, std::string region,
-                    Accelerator acc, int mem, int nodes, FabricClass fabric, int carbon) {
+  auto cluster = [](ClusterId id, std::string name, std::string provider, std::string region, Accelerator acc, int mem,
+                    int nodes, FabricClass fabric, int carbon) {
     Cluster k;
     k.id = id;
     k.name = std::move(name);
@@ -105,12 +105,9 @@ ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader,
     return k;
   };
   c.clusters = {
-      cluster(1, "us-east-h100-a", "coreweave", "us-east", Accelerator::H100, 80, 32,
-              FabricClass::InfiniBand, 380),
-      cluster(2, "eu-north-h200-a", "nebius", "eu-north", Accelerator::H200, 141, 16,
-              FabricClass::InfiniBand, 40),
-      cluster(3, "us-west-mi300x-a", "lambda", "us-west", Accelerator::MI300X, 192, 8,
-              FabricClass::RoCE, 250),
+      cluster(1, "us-east-h100-a", "coreweave", "us-east", Accelerator::H100, 80, 32, FabricClass::InfiniBand, 380),
+      cluster(2, "eu-north-h200-a", "nebius", "eu-north", Accelerator::H200, 141, 16, FabricClass::InfiniBand, 40),
+      cluster(3, "us-west-mi300x-a", "lambda", "us-west", Accelerator::MI300X, 192, 8, FabricClass::RoCE, 250),
   };
   for (const Cluster& k : c.clusters) {
     c.grants.push_back(GrantConfig{"house-provider", k.name, k.totalGpus(), now, now + 7 * kHoursPerDay});

@@ -50,15 +50,13 @@ class EmbeddedExchange {
   // account `trader` with API key `traderKey` and $1,000,000 cash. Port 0. The journal is
   // `journalPath` (":memory:" for one that dies with the process); a journal file that already
   // holds entries is replayed on start instead, and this market is not opened.
-  static ExchangeConfig demoConfig(Hour now, std::string_view trader = "trader",
-                                   std::string_view traderKey = "trader",
+  static ExchangeConfig demoConfig(Hour now, std::string_view trader = "trader", std::string_view traderKey = "trader",
                                    std::string_view journalPath = ":memory:");
   // An empty market for a feeder that brings its own clusters, grants, orders and clock (a
   // SimulatedMarket): only the trader account, clock at `start` (the feeder's first hour or
   // earlier), the wall clock not followed. Port 0, journal as in demoConfig.
   static ExchangeConfig feederConfig(Hour start, std::string_view trader = "trader",
-                                     std::string_view traderKey = "trader",
-                                     std::string_view journalPath = ":memory:");
+                                     std::string_view traderKey = "trader", std::string_view journalPath = ":memory:");
 
   ExchangeServer& server();
 

@@ -69,7 +69,8 @@ std::variant<OrderRequest, Refusal> ExchangeAccounts::admit(ExchangeAccount& a, 
   // gives it back.
   if (!a.byClOrdId.claim(m.clOrdId, nextOrderId_))
     return Refusal{"duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account"};
-  if (archive_ && retiredIds_.mayContain(a.id, m.clOrdId) && archive_->find(a.id, m.clOrdId)) {  // named a finished order, retired since
+  if (archive_ && retiredIds_.mayContain(a.id, m.clOrdId) &&
+      archive_->find(a.id, m.clOrdId)) {  // named a finished order, retired since
     a.byClOrdId.erase(m.clOrdId);
     return Refusal{"duplicate_cl_ord_id", "cl_ord_id '" + m.clOrdId + "' was already used by this account"};
   }
@@ -129,8 +130,7 @@ std::optional<Refusal> ExchangeAccounts::checkAmend(const ExchangeAccount& a, co
   // (docs/matching.md, "Cancel and amend"); an all-or-none one wants gpus x its hours.
   const OrderRequest& r = view.request;
   const Hour hours = r.fill == FillStyle::Divisible ? r.end - std::max(r.start, engine_.now()) : r.hours();
-  const std::int64_t leaves =
-      view.leavesGpuHours + std::max<std::int64_t>(0, gpus - r.gpus) * std::max<Hour>(0, hours);
+  const std::int64_t leaves = view.leavesGpuHours + std::max<std::int64_t>(0, gpus - r.gpus) * std::max<Hour>(0, hours);
   const Money needed = limit * leaves;
   if (needed - info.reserved <= spendable(a)) return std::nullopt;
   return Refusal{"insufficient_cash", "the amended bid needs " + toDollars(needed) + ", " +

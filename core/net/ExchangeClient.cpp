@@ -49,7 +49,8 @@ std::vector<ForwardLevel> forwardLevelsFrom(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_array()) return out;
   for (const json& l : *it)
-    if (l.is_array() && l.size() == 3 && l[0].is_number_integer() && l[1].is_number_integer() && l[2].is_number_integer())
+    if (l.is_array() && l.size() == 3 && l[0].is_number_integer() && l[1].is_number_integer() &&
+        l[2].is_number_integer())
       out.push_back(ForwardLevel{l[0].get<Price>(), l[1].get<std::int64_t>(), l[2].get<int>()});
   return out;
 }
@@ -63,8 +64,8 @@ std::optional<ForwardBookView> forwardBookFrom(const json& j) {
 // A level's terms travel in the form of an order's "terms" field; the engine's order parser is
 // the one reader of that form, so the terms are read through it.
 std::optional<OfferTerms> termsFrom(const json& terms) {
-  json order{{"id", 0}, {"side", "sell"}, {"cluster", 1}, {"gpus", 1}, {"start", 0},
-             {"end", 1}, {"limit", 1}, {"terms", terms}};
+  json order{{"id", 0},    {"side", "sell"}, {"cluster", 1}, {"gpus", 1},
+             {"start", 0}, {"end", 1},       {"limit", 1},   {"terms", terms}};
   auto parsed = orderFromJson(order, 0);
   if (auto* o = std::get_if<OrderRequest>(&parsed)) return o->terms;
   return std::nullopt;
@@ -125,23 +126,25 @@ std::vector<IndexPoint> indexPointsFrom(const json& j, const char* key) {
 class ExchangeClient::Impl {
  public:
   Impl(ClientOptions o, ClientCallbacks c)
-      : options(std::move(o)), callbacks(std::move(c)), socket(io), resolver(io),
-        retryTimer(io), heartbeatTimer(io) {
+      : options(std::move(o)), callbacks(std::move(c)), socket(io), resolver(io), retryTimer(io), heartbeatTimer(io) {
     if (!options.caFile.empty()) options.tls = true;
     if (options.tls) {
       sslContext = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
       SSL_CTX_set_min_proto_version(sslContext->native_handle(), TLS1_2_VERSION);
       sslContext->set_verify_mode(asio::ssl::verify_peer);
       boost::system::error_code ec;
-      if (options.caFile.empty()) sslContext->set_default_verify_paths(ec);
-      else sslContext->load_verify_file(options.caFile, ec);
+      if (options.caFile.empty())
+        sslContext->set_default_verify_paths(ec);
+      else
+        sslContext->load_verify_file(options.caFile, ec);
       // Reported at every connection attempt (the state callback is not set up yet here).
       if (ec) tlsSetupError = "cannot read CA file '" + options.caFile + "': " + ec.message();
     }
-    idPrefix = "c" + std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count() %
-                                    100'000'000'000LL) +
+    idPrefix = "c" +
+               std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count() %
+                              100'000'000'000LL) +
                "-";
   }
 
@@ -244,8 +247,10 @@ class ExchangeClient::Impl {
   // Runs f on the connection's stream: the TLS stream, or the plain socket.
   template <class F>
   void onStream(F&& f) {
-    if (tls) f(*tls);
-    else f(socket);
+    if (tls)
+      f(*tls);
+    else
+      f(socket);
   }
 
   void lost(const std::string& why) {
@@ -275,16 +280,17 @@ class ExchangeClient::Impl {
 
   void read(std::uint64_t gen) {
     onStream([&](auto& stream) {
-      asio::async_read_until(stream, asio::dynamic_buffer(inbound, kMaxInboundLine), '\n',
-                             [this, gen](boost::system::error_code ec, std::size_t n) {
-                               if (gen != generation || stopping) return;
-                               if (ec) return lost(ec == asio::error::eof ? "the exchange closed the connection" : ec.message());
-                               lastInbound = Clock::now();
-                               std::string line = inbound.substr(0, n - 1);
-                               inbound.erase(0, n);
-                               onLine(line);
-                               if (gen == generation && !stopping) read(gen);
-                             });
+      asio::async_read_until(
+          stream, asio::dynamic_buffer(inbound, kMaxInboundLine), '\n',
+          [this, gen](boost::system::error_code ec, std::size_t n) {
+            if (gen != generation || stopping) return;
+            if (ec) return lost(ec == asio::error::eof ? "the exchange closed the connection" : ec.message());
+            lastInbound = Clock::now();
+            std::string line = inbound.substr(0, n - 1);
+            inbound.erase(0, n);
+            onLine(line);
+            if (gen == generation && !stopping) read(gen);
+          });
     });
   }
 
@@ -379,14 +385,14 @@ class ExchangeClient::Impl {
     }
     if (type == "settlement") {
       if (callbacks.onSettlement)
-        callbacks.onSettlement(SettlementNotice{num<ContractId>(j, "contract"), str(j, "state"),
-                                                str(j, "what"), num<Hour>(j, "now")});
+        callbacks.onSettlement(
+            SettlementNotice{num<ContractId>(j, "contract"), str(j, "state"), str(j, "what"), num<Hour>(j, "now")});
       return;
     }
     if (type == "balance") {
       if (callbacks.onBalance)
-        callbacks.onBalance(Balance{num<Money>(j, "cash"), num<Money>(j, "reserved"),
-                                    num<Money>(j, "escrow"), num<Money>(j, "credits")});
+        callbacks.onBalance(Balance{num<Money>(j, "cash"), num<Money>(j, "reserved"), num<Money>(j, "escrow"),
+                                    num<Money>(j, "credits")});
       return;
     }
   }
@@ -560,11 +566,13 @@ class ExchangeClient::Impl {
     if (type == "forward_rejected")
       return "forward order " + str(j, "cl_ord_id") + " rejected (" + str(j, "code") + "): " + str(j, "reason");
     if (type == "forward_fill")
-      return std::string(str(j, "side") == "buy" ? "bought " : "sold ") + std::to_string(num<std::int64_t>(j, "gpu_hours")) +
-             " GPU-h of the " + str(j, "accelerator") + " index at " + toDollars(num<Price>(j, "price")) +
-             " (position " + std::to_string(num<std::uint64_t>(j, "position")) + ")";
+      return std::string(str(j, "side") == "buy" ? "bought " : "sold ") +
+             std::to_string(num<std::int64_t>(j, "gpu_hours")) + " GPU-h of the " + str(j, "accelerator") +
+             " index at " + toDollars(num<Price>(j, "price")) + " (position " +
+             std::to_string(num<std::uint64_t>(j, "position")) + ")";
     if (type == "forward_cancelled")
-      return "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " cancelled (" + str(j, "reason") + ")";
+      return "forward order " + std::to_string(num<std::uint64_t>(j, "order_id")) + " cancelled (" + str(j, "reason") +
+             ")";
     return "position " + std::to_string(num<std::uint64_t>(j, "position")) + ": " + str(j, "what");
   }
 
@@ -685,13 +693,20 @@ class ExchangeClient::Impl {
   void onExec(const json& j) {
     OrderUpdate u;
     const std::string state = str(j, "state");
-    if (state == "accepted") u.state = OrderState::Accepted;
-    else if (state == "rejected") u.state = OrderState::Rejected;
-    else if (state == "partially_filled") u.state = OrderState::PartiallyFilled;
-    else if (state == "filled") u.state = OrderState::Filled;
-    else if (state == "cancelled") u.state = OrderState::Cancelled;
-    else if (state == "amended") u.state = OrderState::Amended;
-    else return;
+    if (state == "accepted")
+      u.state = OrderState::Accepted;
+    else if (state == "rejected")
+      u.state = OrderState::Rejected;
+    else if (state == "partially_filled")
+      u.state = OrderState::PartiallyFilled;
+    else if (state == "filled")
+      u.state = OrderState::Filled;
+    else if (state == "cancelled")
+      u.state = OrderState::Cancelled;
+    else if (state == "amended")
+      u.state = OrderState::Amended;
+    else
+      return;
     u.clOrdId = str(j, "cl_ord_id");
     u.orderId = num<OrderId>(j, "order_id");
     u.code = str(j, "code");
@@ -774,9 +789,8 @@ class ExchangeClient::Impl {
     if (auto it = j.find("contracts"); it != j.end() && it->is_array()) {
       for (const json& c : *it) {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
-                                        num<std::int64_t>(c, "delivered_gpu_hours"),
-                                        num<Money>(c, "escrow"), num<ContractId>(c, "replaces"),
-                                        c.value("aggressor", false), lostHoursFrom(c),
+                                        num<std::int64_t>(c, "delivered_gpu_hours"), num<Money>(c, "escrow"),
+                                        num<ContractId>(c, "replaces"), c.value("aggressor", false), lostHoursFrom(c),
                                         lostHoursFrom(c, "reclaimed")});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
@@ -929,13 +943,9 @@ std::optional<CallReport> ExchangeClient::lastCall() const {
   return impl_->lastCallReport;
 }
 
-void ExchangeClient::requestReclaimRates() {
-  impl_->request("reclaim_rates", "{\"type\":\"reclaim_rates\"}");
-}
+void ExchangeClient::requestReclaimRates() { impl_->request("reclaim_rates", "{\"type\":\"reclaim_rates\"}"); }
 
-void ExchangeClient::requestIndexHistory() {
-  impl_->request("index_history", "{\"type\":\"index_history\"}");
-}
+void ExchangeClient::requestIndexHistory() { impl_->request("index_history", "{\"type\":\"index_history\"}"); }
 
 std::string ExchangeClient::placeForward(ForwardNewOrder order) {
   if (order.clOrdId.empty()) order.clOrdId = impl_->idPrefix + std::to_string(impl_->nextClOrdId++);
@@ -968,7 +978,8 @@ void ExchangeClient::cancelOption(std::uint64_t orderId) {
 void ExchangeClient::requestOptionOrders() { impl_->request("option_orders", "{\"type\":\"option_orders\"}"); }
 void ExchangeClient::requestOptionPositions() { impl_->request("option_positions", "{\"type\":\"option_positions\"}"); }
 void ExchangeClient::requestOptionChain(Accelerator accelerator) {
-  impl_->request("option_chain", "{\"type\":\"option_chain\",\"accelerator\":\"" + std::string(toString(accelerator)) + "\"}");
+  impl_->request("option_chain",
+                 "{\"type\":\"option_chain\",\"accelerator\":\"" + std::string(toString(accelerator)) + "\"}");
 }
 
 void ExchangeClient::requestForwardBook(Accelerator accelerator, Hour weekStart) {
@@ -978,15 +989,18 @@ void ExchangeClient::requestForwardBook(Accelerator accelerator, Hour weekStart)
 
 void ExchangeClient::reportDelivery(ContractId contract, Hour start, Hour end, GpuCount usableGpus,
                                     DeliveryProblem problem) {
-  json j{{"type", "delivery_report"}, {"contract", contract}, {"start", start}, {"end", end},
-         {"usable_gpus", usableGpus}, {"problem", std::string(toString(problem))}};
+  json j{{"type", "delivery_report"},
+         {"contract", contract},
+         {"start", start},
+         {"end", end},
+         {"usable_gpus", usableGpus},
+         {"problem", std::string(toString(problem))}};
   impl_->request("delivery_report", j.dump());
 }
 
-void ExchangeClient::reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus,
-                                  DeliveryProblem problem) {
-  json j{{"type", "outage"}, {"cluster", cluster}, {"start", start}, {"end", end},
-         {"lost_gpus", lostGpus}, {"problem", std::string(toString(problem))}};
+void ExchangeClient::reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus, DeliveryProblem problem) {
+  json j{{"type", "outage"}, {"cluster", cluster},    {"start", start},
+         {"end", end},       {"lost_gpus", lostGpus}, {"problem", std::string(toString(problem))}};
   impl_->request("outage", j.dump());
 }
 

@@ -33,9 +33,9 @@ enum class OrderState { Accepted, Rejected, PartiallyFilled, Filled, Cancelled, 
 struct OrderUpdate {
   OrderState state = OrderState::Accepted;
   std::string clOrdId;
-  OrderId orderId = 0;            // 0 for an order rejected before the exchange numbered it
-  std::string code;               // Rejected/Cancelled: machine-readable reason
-  std::string reason;             // Rejected: for a person
+  OrderId orderId = 0;  // 0 for an order rejected before the exchange numbered it
+  std::string code;     // Rejected/Cancelled: machine-readable reason
+  std::string reason;   // Rejected: for a person
   // Fills
   TradeId trade = 0;
   ClusterId cluster = 0;
@@ -107,9 +107,9 @@ struct ReclaimRate {
   ClusterId cluster = 0;
   std::int64_t soldGpuHours = 0;
   std::int64_t reclaimedGpuHours = 0;
-  double rate = 0;                       // reclaimed over sold GPU-hours
-  std::int64_t contractedHours = 0;      // the contracts' hours, summed
-  std::int64_t reclaimedContracts = 0;   // contracts that lost hours to a reclaim
+  double rate = 0;                      // reclaimed over sold GPU-hours
+  std::int64_t contractedHours = 0;     // the contracts' hours, summed
+  std::int64_t reclaimedContracts = 0;  // contracts that lost hours to a reclaim
 };
 
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the
@@ -240,12 +240,10 @@ class ExchangeClient {
   // Provider side: for hours [start, end) only `usableGpus` of contract's GPUs work (or the
   // link/power was degraded). Only the contract's seller may report; the ack or error arrives
   // through onError (errors) and onSettlement (what the exchange did about it).
-  void reportDelivery(ContractId contract, Hour start, Hour end, GpuCount usableGpus,
-                      DeliveryProblem problem);
+  void reportDelivery(ContractId contract, Hour start, Hour end, GpuCount usableGpus, DeliveryProblem problem);
   // Provider side: `lostGpus` of the cluster were down for hours [start, end); the exchange
   // spreads the loss over this provider's contracts on the cluster.
-  void reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus,
-                    DeliveryProblem problem);
+  void reportOutage(ClusterId cluster, Hour start, Hour end, GpuCount lostGpus, DeliveryProblem problem);
   // Provider side: take back `gpus` GPUs of interruptible contract `contract` for hours
   // [start, end), at least the cluster's notice ahead; the buyer is refunded (docs/protocol.md,
   // "Interruptible capacity"). The ack comes through onReportAck, a refusal through onError.

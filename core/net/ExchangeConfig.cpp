@@ -60,8 +60,7 @@ std::string checkLimits(const Limits& l) {
   return {};
 }
 
-std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path,
-                                                           ExchangeConfig cfg) {
+std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path, ExchangeConfig cfg) {
   auto read = readJson(path);
   if (auto* e = std::get_if<ConfigError>(&read)) return *e;
   const json& j = std::get<json>(read);
@@ -72,9 +71,8 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
   for (const json& a : j.value("accounts", json::array())) {
     AccountConfig ac;
     const std::string where = path + ": account";
-    if (!a.is_object() || !get(a, "name", ac.name, err, where) ||
-        !get(a, "key_hash", ac.keyHash, err, where) || !get(a, "cash", ac.cash, err, where) ||
-        !get(a, "house", ac.house, err, where)) {
+    if (!a.is_object() || !get(a, "name", ac.name, err, where) || !get(a, "key_hash", ac.keyHash, err, where) ||
+        !get(a, "cash", ac.cash, err, where) || !get(a, "house", ac.house, err, where)) {
       return ConfigError{err.empty() ? where + " must be an object" : err};
     }
     if (!get(a, "credit_limit", ac.creditLimit, err, where)) return ConfigError{err};
@@ -88,7 +86,8 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
     if (a.contains("salt") || (!ac.keyHash.empty() && !isArgon2idHash(ac.keyHash))) {
       return ConfigError{where + " '" + ac.name +
                          "' has an old-style key hash (salted SHA-256); give it a new key with "
-                         "`tessera-exchange accounts rotate-key " + ac.name + " --file " + path + "`"};
+                         "`tessera-exchange accounts rotate-key " +
+                         ac.name + " --file " + path + "`"};
     }
     if (ac.cash < 0) return ConfigError{where + " '" + ac.name + "' has negative cash"};
     cfg.accounts.push_back(std::move(ac));
@@ -101,9 +100,9 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
   for (const json& g : j.value("grants", json::array())) {
     GrantConfig gc;
     const std::string where = path + ": grant";
-    if (!g.is_object() || !get(g, "account", gc.account, err, where) ||
-        !get(g, "cluster", gc.cluster, err, where) || !get(g, "gpus", gc.gpus, err, where) ||
-        !get(g, "start", gc.start, err, where) || !get(g, "end", gc.end, err, where)) {
+    if (!g.is_object() || !get(g, "account", gc.account, err, where) || !get(g, "cluster", gc.cluster, err, where) ||
+        !get(g, "gpus", gc.gpus, err, where) || !get(g, "start", gc.start, err, where) ||
+        !get(g, "end", gc.end, err, where)) {
       return ConfigError{err.empty() ? where + " must be an object" : err};
     }
     cfg.grants.push_back(std::move(gc));
@@ -116,14 +115,27 @@ std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& pa
   return cfg;
 }
 
-std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path,
-                                                         ExchangeConfig cfg) {
+std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path, ExchangeConfig cfg) {
   auto read = readJson(path);
   if (auto* e = std::get_if<ConfigError>(&read)) return *e;
   const json& j = std::get<json>(read);
-  static const char* kKnown[] = {"listen", "port", "db", "accounts", "sync_full", "limits", "record", "fee_ppm", "engine_prefault_mb",
-                                 "tls_cert", "tls_key", "log_file", "log_level", "snapshots",
-                                 "snapshot_every_entries", "snapshot_every_seconds", "call_mode"};
+  static const char* kKnown[] = {"listen",
+                                 "port",
+                                 "db",
+                                 "accounts",
+                                 "sync_full",
+                                 "limits",
+                                 "record",
+                                 "fee_ppm",
+                                 "engine_prefault_mb",
+                                 "tls_cert",
+                                 "tls_key",
+                                 "log_file",
+                                 "log_level",
+                                 "snapshots",
+                                 "snapshot_every_entries",
+                                 "snapshot_every_seconds",
+                                 "call_mode"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known = known || key == k;
@@ -133,10 +145,10 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
   int port = cfg.port;
   std::string accounts;
   if (!get(j, "listen", cfg.listenAddress, err, path) || !get(j, "port", port, err, path) ||
-      !get(j, "db", cfg.dbPath, err, path) || !get(j, "record", cfg.recordPath, err, path) || !get(j, "sync_full", cfg.syncFull, err, path) ||
-      !get(j, "accounts", accounts, err, path) || !get(j, "tls_cert", cfg.tlsCertFile, err, path) ||
-      !get(j, "tls_key", cfg.tlsKeyFile, err, path) || !get(j, "log_file", cfg.logFile, err, path) ||
-      !get(j, "log_level", cfg.logLevel, err, path)) {
+      !get(j, "db", cfg.dbPath, err, path) || !get(j, "record", cfg.recordPath, err, path) ||
+      !get(j, "sync_full", cfg.syncFull, err, path) || !get(j, "accounts", accounts, err, path) ||
+      !get(j, "tls_cert", cfg.tlsCertFile, err, path) || !get(j, "tls_key", cfg.tlsKeyFile, err, path) ||
+      !get(j, "log_file", cfg.logFile, err, path) || !get(j, "log_level", cfg.logLevel, err, path)) {
     return ConfigError{err};
   }
   if (port < 0 || port > 65535) return ConfigError{path + ": port out of range"};
@@ -157,7 +169,8 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
     const std::string where = path + ": call_mode";
     if (!it->is_object()) return ConfigError{where + " must be an object"};
     for (const auto& [key, value] : it->items())
-      if (key != "clusters" && key != "period_seconds" && key != "at_each_hour" && key != "node_limit" && key != "seconds")
+      if (key != "clusters" && key != "period_seconds" && key != "at_each_hour" && key != "node_limit" &&
+          key != "seconds")
         return ConfigError{where + ": unknown setting '" + key + "'"};
     if (auto cl = it->find("clusters"); cl != it->end()) {
       if (cl->is_string() && *cl == "all") {
@@ -168,8 +181,9 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
         return ConfigError{where + ": clusters must be \"all\" or a list of cluster names"};
       }
     }
-    if (!get(*it, "period_seconds", c.periodSeconds, err, where) || !get(*it, "at_each_hour", c.atEachHour, err, where) ||
-        !get(*it, "node_limit", c.nodeLimit, err, where) || !get(*it, "seconds", c.seconds, err, where))
+    if (!get(*it, "period_seconds", c.periodSeconds, err, where) ||
+        !get(*it, "at_each_hour", c.atEachHour, err, where) || !get(*it, "node_limit", c.nodeLimit, err, where) ||
+        !get(*it, "seconds", c.seconds, err, where))
       return ConfigError{err};
     if (c.periodSeconds < 0 || c.periodSeconds > 7 * 24 * 3600)
       return ConfigError{where + ": period_seconds must be 0 to 604800"};
@@ -201,12 +215,14 @@ std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path
     }
     if (l.mdHorizonHours < 1 || l.mdHorizonHours > limits::kMaxHorizonHours)
       return ConfigError{where + ": md_horizon_hours must be 1 to " + std::to_string(limits::kMaxHorizonHours)};
-    static const char* kKnownLimits[] = {
-        "max_message_bytes", "max_open_orders_per_account", "max_messages_per_second",
-        "burst_messages", "max_pending_outbound_bytes", "heartbeat_seconds", "idle_timeout_seconds",
-        "md_replay_depth", "outbound_budget_bytes", "max_sessions", "max_sessions_per_address",
-        "logon_timeout_seconds", "line_timeout_seconds", "accept_backoff_ms",
-        "shutdown_drain_seconds", "md_horizon_hours"};
+    static const char* kKnownLimits[] = {"max_message_bytes",          "max_open_orders_per_account",
+                                         "max_messages_per_second",    "burst_messages",
+                                         "max_pending_outbound_bytes", "heartbeat_seconds",
+                                         "idle_timeout_seconds",       "md_replay_depth",
+                                         "outbound_budget_bytes",      "max_sessions",
+                                         "max_sessions_per_address",   "logon_timeout_seconds",
+                                         "line_timeout_seconds",       "accept_backoff_ms",
+                                         "shutdown_drain_seconds",     "md_horizon_hours"};
     for (const auto& [key, value] : it->items()) {
       bool known = false;
       for (const char* k : kKnownLimits) known = known || key == k;

@@ -38,29 +38,29 @@ struct GrantConfig {
 struct Limits {
   std::size_t maxMessageBytes = 64 * 1024;
   int maxOpenOrdersPerAccount = 10'000;
-  double maxMessagesPerSecond = 200'000;   // per session, token bucket
+  double maxMessagesPerSecond = 200'000;  // per session, token bucket
   double burstMessages = 20'000;
   std::size_t maxPendingOutboundBytes = 16 * 1024 * 1024;  // beyond this a session is dropped
   // Backpressure: once a session's replies waiting to be sent (queued, plus those being built in
   // the current batch) pass this, its further requests wait (unread) until the queue has
   // drained to half of it. So N requests for large replies cost one budget, not N replies.
   std::size_t outboundBudgetBytes = 4 * 1024 * 1024;
-  int heartbeatSeconds = 5;    // the server sends a heartbeat after this much outbound silence
-  int idleTimeoutSeconds = 30; // and drops a session that sent nothing for this long (or, while
-                               // its requests wait for its replies to drain, that read nothing)
+  int heartbeatSeconds = 5;             // the server sends a heartbeat after this much outbound silence
+  int idleTimeoutSeconds = 30;          // and drops a session that sent nothing for this long (or, while
+                                        // its requests wait for its replies to drain, that read nothing)
   std::size_t mdReplayDepth = 100'000;  // market-data messages kept for re-requests after a gap
   // Book cells are published for the hours before now + this (90 days): an order further out
   // trades as usual, and its cells are published as they come within it.
   Hour mdHorizonHours = 90 * 24;
   // Connections.
-  int maxSessions = 1024;           // open sessions at once; more are refused
-  int maxSessionsPerAddress = 64;   // open sessions from one remote address
-  int logonTimeoutSeconds = 10;     // a session not logged on by then is closed (heartbeats or
-                                    // other requests do not extend it)
-  int lineTimeoutSeconds = 10;      // a line begun must be completed within this
-  int acceptBackoffMs = 100;        // pause before accepting again when out of descriptors
-  int shutdownDrainSeconds = 5;     // at stop, how long replies may take to leave before the
-                                    // sessions are closed regardless
+  int maxSessions = 1024;          // open sessions at once; more are refused
+  int maxSessionsPerAddress = 64;  // open sessions from one remote address
+  int logonTimeoutSeconds = 10;    // a session not logged on by then is closed (heartbeats or
+                                   // other requests do not extend it)
+  int lineTimeoutSeconds = 10;     // a line begun must be completed within this
+  int acceptBackoffMs = 100;       // pause before accepting again when out of descriptors
+  int shutdownDrainSeconds = 5;    // at stop, how long replies may take to leave before the
+                                   // sessions are closed regardless
 };
 
 // A cluster outage reported by an in-process feeder (a simulated market) for `provider`, applied
@@ -111,7 +111,7 @@ inline constexpr int kMaxEnginePrefaultMb = 1 << 20;
 
 struct ExchangeConfig {
   std::string listenAddress = "127.0.0.1";
-  std::uint16_t port = 7400;               // 0: an ephemeral port
+  std::uint16_t port = 7400;                   // 0: an ephemeral port
   std::string dbPath = "tessera-exchange.db";  // ":memory:" for a journal that dies with the process
   // The journal's durability (docs/protocol.md, "Durability"): true fsyncs the WAL at every
   // group commit, so an acknowledged request survives power loss; false (synchronous=NORMAL)
@@ -128,7 +128,7 @@ struct ExchangeConfig {
   std::vector<Cluster> clusters;  // opened on the first start only (the journal remembers them)
   std::vector<GrantConfig> grants;
   std::optional<Hour> initialClock;  // first start only; default: the current UTC hour
-  bool followWallClock = true;  // advance the exchange clock when a new UTC hour begins
+  bool followWallClock = true;       // advance the exchange clock when a new UTC hour begins
   // Market-history file (core/store, docs/history-schema.md) to record every accepted input and
   // its market events to, for backtests; empty: no recording. The journal stays the durable
   // record: the history is written in batches and may miss the last second before a crash.
@@ -144,7 +144,7 @@ struct ExchangeConfig {
   std::string tlsCertFile;
   std::string tlsKeyFile;
   // The log (core/net/ExchangeLog.h); tessera-exchange sets it up from these.
-  std::string logFile;          // empty: stderr only
+  std::string logFile;  // empty: stderr only
   std::string logLevel = "info";
   // Snapshots of the whole state in "<db>.snapshots" (docs/protocol.md, "Snapshots"): one is
   // taken once this many journal entries, or this many seconds with new entries, have passed
@@ -169,10 +169,8 @@ struct ConfigError {
 std::string checkLimits(const Limits& limits);
 
 // Reads the accounts file (see resources/exchange/accounts.json): accounts, clusters, grants.
-std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path,
-                                                           ExchangeConfig base);
+std::variant<ExchangeConfig, ConfigError> loadAccountsFile(const std::string& path, ExchangeConfig base);
 // Reads a server config file (JSON: listen, port, db, accounts, limits) over `base`.
-std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path,
-                                                         ExchangeConfig base);
+std::variant<ExchangeConfig, ConfigError> loadConfigFile(const std::string& path, ExchangeConfig base);
 
 }  // namespace tessera::net

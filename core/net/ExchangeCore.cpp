@@ -50,7 +50,10 @@ void Outbox::clear() {
 }
 
 ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const SnapshotStart* from)
-    : limits_(config.limits), callMode_(config.callMode), journal_(journal), engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
+    : limits_(config.limits),
+      callMode_(config.callMode),
+      journal_(journal),
+      engine_(makeMatchingEngine(static_cast<std::size_t>(config.enginePrefaultMb) << 20)),
       archive_(journal, config.retireFinishedOrders),
       settledContracts_(journal, config.retireSettledContracts) {
   // The parts that reach the archive and the option desk, before a snapshot loads into them.
@@ -60,8 +63,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
   accounts_.useOptions(options_);
   desk_.useOptions(options_);
   epoch_ = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
   fingerprint_ = configFingerprint(config);
   if (from) {
@@ -100,7 +102,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
     throw JournalUnreadable(std::string("the journal cannot be replayed: ") + e.what());
   }
   if (replayed_ == 0 && !from) openMarket(config);
-  journal_.commit();  // what the replay archived (nothing new unless the journal lacked it)
+  journal_.commit();       // what the replay archived (nothing new unless the journal lacked it)
   accounts_.clearDirty();  // nobody is connected yet: there is nobody to tell
 }
 
@@ -156,8 +158,7 @@ void ExchangeCore::replayInput(const JournalEntry& e, InputEvent&& in) {
     accounts_.recordReplayed(*o, e.clOrdId);
   }
   if (auto rej = applyInput(in, e.clOrdId, nullptr)) {
-    throw std::runtime_error("journal entry " + std::to_string(e.seq) +
-                             " is rejected on replay (" + rej->detail +
+    throw std::runtime_error("journal entry " + std::to_string(e.seq) + " is rejected on replay (" + rej->detail +
                              "): the journal does not match this engine");
   }
 }
@@ -195,8 +196,7 @@ void ExchangeCore::handleParseError(SessionId s, const ParseError& e, Outbox& ou
   sessions_.replyError(s, out, e.code, e.reason, e.type, e.req);
 }
 
-void ExchangeCore::handleRejectedLine(SessionId s, std::string_view code, std::string_view reason,
-                                      Outbox& out) {
+void ExchangeCore::handleRejectedLine(SessionId s, std::string_view code, std::string_view reason, Outbox& out) {
   sessions_.replyError(s, out, code, reason, "", std::nullopt);
 }
 
@@ -214,35 +214,34 @@ void ExchangeCore::handle(SessionId s, const ClientMessage& m, Outbox& out) {
 void ExchangeCore::dispatch(SessionId s, ExchangeSession& session, ExchangeAccount& a, const ClientMessage& m,
                             Outbox& out) {
   const std::optional<std::uint64_t> req = m.req;
-  std::visit(
-      Overloaded{
-          // Every session is cash-checked, house accounts too (against their credit line).
-          [&](const NewOrder& n) { onNewOrder(a, n, out, true); },
-          [&](const CancelOrder& c) { onCancel(s, a, c, req, out); },
-          [&](const AmendOrder& am) { onAmend(s, a, am, req, out); },
-          [&](const MassCancel& mc) { onMassCancel(s, a, mc, req, out); },
-          [&](const OrderStatusQuery& q) { onOrderStatus(s, a, q, req, out); },
-          [&](const OrdersQuery&) { onOrders(s, a, req, out); },
-          [&](const PositionsQuery& q) { onPositions(s, a, q, req, out); },
-          [&](const OrderHistoryQuery& q) { onOrderHistory(s, a, q, req, out); },
-          [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(a), req); },
-          [&](const DeliveryReportRequest& r) { onDeliveryReport(s, a, r, req, out); },
-          [&](const ForwardRequest& f) { desk_.forwardRequest(a, f, req, out); },
-          [&](const OptionRequest& r) { desk_.optionRequest(a, r, req, out); },
-          [&](const OutageRequest& r) { onOutage(s, a, r, req, out); },
-          [&](const ReclaimRequest& r) { onReclaim(s, a, r, req, out); },
-          [&](const IndexHistoryQuery&) { onIndexHistory(s, req, out); },
-          [&](const IndicativeQuery&) { onIndicative(s, req, out); },
-          [&](const ReclaimRatesQuery&) { onReclaimRates(s, req, out); },
-          [&](const Subscribe& sub) { onSubscribe(s, session, sub, out); },
-          [&](const Unsubscribe&) { sessions_.unsubscribe(s, session, req, out); },
-          [&](const auto&) {},
-      },
-      m.request);
+  std::visit(Overloaded{
+                 // Every session is cash-checked, house accounts too (against their credit line).
+                 [&](const NewOrder& n) { onNewOrder(a, n, out, true); },
+                 [&](const CancelOrder& c) { onCancel(s, a, c, req, out); },
+                 [&](const AmendOrder& am) { onAmend(s, a, am, req, out); },
+                 [&](const MassCancel& mc) { onMassCancel(s, a, mc, req, out); },
+                 [&](const OrderStatusQuery& q) { onOrderStatus(s, a, q, req, out); },
+                 [&](const OrdersQuery&) { onOrders(s, a, req, out); },
+                 [&](const PositionsQuery& q) { onPositions(s, a, q, req, out); },
+                 [&](const OrderHistoryQuery& q) { onOrderHistory(s, a, q, req, out); },
+                 [&](const BalanceQuery&) { appendBalance(out.toSession[s], balanceOf(a), req); },
+                 [&](const DeliveryReportRequest& r) { onDeliveryReport(s, a, r, req, out); },
+                 [&](const ForwardRequest& f) { desk_.forwardRequest(a, f, req, out); },
+                 [&](const OptionRequest& r) { desk_.optionRequest(a, r, req, out); },
+                 [&](const OutageRequest& r) { onOutage(s, a, r, req, out); },
+                 [&](const ReclaimRequest& r) { onReclaim(s, a, r, req, out); },
+                 [&](const IndexHistoryQuery&) { onIndexHistory(s, req, out); },
+                 [&](const IndicativeQuery&) { onIndicative(s, req, out); },
+                 [&](const ReclaimRatesQuery&) { onReclaimRates(s, req, out); },
+                 [&](const Subscribe& sub) { onSubscribe(s, session, sub, out); },
+                 [&](const Unsubscribe&) { sessions_.unsubscribe(s, session, req, out); },
+                 [&](const auto&) {},
+             },
+             m.request);
 }
 
-void ExchangeCore::onLogon(SessionId s, ExchangeSession& session, const Logon& logon,
-                           std::optional<std::uint64_t> req, Outbox& out) {
+void ExchangeCore::onLogon(SessionId s, ExchangeSession& session, const Logon& logon, std::optional<std::uint64_t> req,
+                           Outbox& out) {
   const ExchangeAccount* a = sessions_.logon(s, session, logon, req, out);
   if (!a) return;
   nlohmann::json clusters = nlohmann::json::array();
@@ -280,8 +279,8 @@ void ExchangeCore::onNewOrder(ExchangeAccount& a, const NewOrder& m, Outbox& out
   }
 }
 
-void ExchangeCore::onCancel(SessionId s, ExchangeAccount& a, const CancelOrder& c,
-                            std::optional<std::uint64_t> req, Outbox& out) {
+void ExchangeCore::onCancel(SessionId s, ExchangeAccount& a, const CancelOrder& c, std::optional<std::uint64_t> req,
+                            Outbox& out) {
   auto id = accounts_.resolve(a, c.ref);
   if (!id) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "cancel", req);
   if (calls_.waiting(*id)) return calls_.cancel(*id, CancelReason::User, &out);
@@ -290,8 +289,8 @@ void ExchangeCore::onCancel(SessionId s, ExchangeAccount& a, const CancelOrder& 
   }
 }
 
-void ExchangeCore::onAmend(SessionId s, ExchangeAccount& a, const AmendOrder& m,
-                           std::optional<std::uint64_t> req, Outbox& out) {
+void ExchangeCore::onAmend(SessionId s, ExchangeAccount& a, const AmendOrder& m, std::optional<std::uint64_t> req,
+                           Outbox& out) {
   auto id = accounts_.resolve(a, m.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
   if (!id) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "amend", req);
@@ -338,7 +337,8 @@ void ExchangeCore::onOrderStatus(SessionId s, const ExchangeAccount& a, const Or
   if (id && !view) view = calls_.view(*id);
   // A finished order retired from memory answers from the archive, alike.
   auto found = view ? std::optional(FinishedOrderArchive::describe(*view, accounts_.order(*id).clOrdId))
-                    : id ? archive_.find(*id) : std::nullopt;
+               : id ? archive_.find(*id)
+                    : std::nullopt;
   if (!found) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "order_status", req);
   std::string& o = out.toSession[s];
   o += "{\"type\":\"order_status\",";
@@ -503,8 +503,8 @@ void ExchangeCore::onOutage(SessionId s, const ExchangeAccount& a, const OutageR
                          : *err == "not_your_cluster"      ? "only the cluster's provider reports outages on it"
                          : *err == "nothing_sold"          ? "you sold nothing on this cluster in those hours"
                                                            : "an outage needs 0 <= start < end, at most " +
-                                                                 std::to_string(SettlementDesk::kMaxOutageHours) +
-                                                                 " hours, and lost_gpus > 0 (or a link/power problem)",
+                                                        std::to_string(SettlementDesk::kMaxOutageHours) +
+                                                        " hours, and lost_gpus > 0 (or a link/power problem)",
                          "outage", req);
     return;
   }
@@ -528,15 +528,15 @@ void ExchangeCore::onReclaim(SessionId s, const ExchangeAccount& a, const Reclai
   const auto done = desk_.reclaim(a.id, m, &out);
   if (const auto* err = std::get_if<std::string>(&done)) {
     sessions_.replyError(s, out, *err,
-                         *err == "unknown_contract"        ? "no such contract of yours"
-                         : *err == "not_interruptible"     ? "only interruptible capacity can be reclaimed"
-                         : *err == "not_your_cluster"      ? "only the cluster's provider reclaims its capacity"
-                         : *err == "notice_too_short"      ? "a reclaim starts at least the cluster's notice after the clock"
+                         *err == "unknown_contract"    ? "no such contract of yours"
+                         : *err == "not_interruptible" ? "only interruptible capacity can be reclaimed"
+                         : *err == "not_your_cluster"  ? "only the cluster's provider reclaims its capacity"
+                         : *err == "notice_too_short" ? "a reclaim starts at least the cluster's notice after the clock"
                          : *err == "hours_already_settled" ? "those hours are already settled"
-                         : *err == "resold"                ? "the buyer has sold those GPU-hours on: they are not its to take back"
-                                                           : "a reclaim needs start < end inside the contract, at most " +
-                                                                 std::to_string(SettlementDesk::kMaxOutageHours) +
-                                                                 " hours, and 1 to the GPUs the contract still has",
+                         : *err == "resold" ? "the buyer has sold those GPU-hours on: they are not its to take back"
+                                            : "a reclaim needs start < end inside the contract, at most " +
+                                                  std::to_string(SettlementDesk::kMaxOutageHours) +
+                                                  " hours, and 1 to the GPUs the contract still has",
                          "reclaim", req);
     return;
   }
@@ -584,8 +584,7 @@ void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, O
                  [&](const AmendRequest& am) {
                    ExchangeAccount& a = accountFor(am.account);
                    if (auto id = accounts_.resolve(a, OrderRef{std::nullopt, std::to_string(am.id)})) {
-                     applyInput(AmendRequest{*id, a.id, am.limit, am.gpus}, std::to_string(am.id),
-                                &out);
+                     applyInput(AmendRequest{*id, a.id, am.limit, am.gpus}, std::to_string(am.id), &out);
                    }
                  },
                  [&](const CapacityGrant& g) {
@@ -603,14 +602,14 @@ void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, O
 }
 
 void ExchangeCore::callTick(Outbox& out) {
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (calls_.due(now)) (void)calls_.runCall(&out, now);
 }
 
 void ExchangeCore::runCall(Outbox& out) {
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   (void)calls_.runCall(&out, now);
 }
 
@@ -669,15 +668,15 @@ void ExchangeCore::recordOutage(AccountId provider, const OutageRequest& m) {
   // The market history keeps lost GPUs (a backtest applies them by the same rule); a degraded
   // link or power loses none.
   if (!recorder_ || replay_.replaying() || m.problem != DeliveryProblem::MissingGpus) return;
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   recorder_->recordOutage({0, micros, provider, m.cluster, m.start, m.end, m.lostGpus});
 }
 
 // ---- engine inputs and their events ----
 
-std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
-                                                      const std::string& clOrdId, Outbox* out) {
+std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in, const std::string& clOrdId, Outbox* out) {
   events_.clear();
   engine_->apply(in, events_);
   for (const Event& e : events_) {
@@ -688,8 +687,9 @@ std::optional<OrderRejected> ExchangeCore::applyInput(const InputEvent& in,
     writeJournalForm(scratch_, in, directory_);
     journal_.append(clOrdId, scratch_);
     if (recorder_) {
-      const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
+      const auto micros =
+          std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
       recorder_->record(micros, in, events_);
     }
   }
@@ -913,7 +913,8 @@ std::uint64_t ExchangeCore::stateDigest() const {
 std::uint64_t ExchangeCore::configFingerprint(const ExchangeConfig& config) {
   Fnv1a h;
   for (const AccountConfig& a : config.accounts)
-    h.add(a.name + " " + std::to_string(a.cash) + " " + std::to_string(a.house) + " " + std::to_string(a.creditLimit) + "\n");
+    h.add(a.name + " " + std::to_string(a.cash) + " " + std::to_string(a.house) + " " + std::to_string(a.creditLimit) +
+          "\n");
   h.add("fee " + std::to_string(config.feePpm));
   return h.value();
 }
@@ -955,7 +956,7 @@ void ExchangeCore::loadSnapshot(const SnapshotStart& from) {
 }
 
 std::unique_ptr<ExchangeCore> ExchangeCore::start(const ExchangeConfig& config, Journal& journal,
-                                                SnapshotStore* store) {
+                                                  SnapshotStore* store) {
   std::vector<SnapshotInfo> snapshots;
   if (store) {
     try {

@@ -98,9 +98,7 @@ class ExchangeCore {
   const ContractSettlement& settlement() const { return settlement_; }
   const std::deque<IndexPublication>& indexHistory() const { return marketData_.indexHistory(); }
   // The latest published value of every index series (e.g. next-day prices for forwards).
-  const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow() const {
-    return marketData_.indexNow();
-  }
+  const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow() const { return marketData_.indexNow(); }
 
   // A hash of everything a restart must rebuild: every order the engine ever accepted (as
   // order_status shows it) and its exchange record, contracts, holdings, settlement, balances,
@@ -128,8 +126,7 @@ class ExchangeCore {
   // Starts from the newest snapshot in `store` that can be used (damaged ones, ones of another
   // version, journal or configuration are passed over with a warning in the log), else by a
   // full replay of the journal. Null `store`: a full replay.
-  static std::unique_ptr<ExchangeCore> start(const ExchangeConfig& config, Journal& journal,
-                                             SnapshotStore* store);
+  static std::unique_ptr<ExchangeCore> start(const ExchangeConfig& config, Journal& journal, SnapshotStore* store);
   // The journal entry the snapshot it started from was taken after (0: none).
   std::uint64_t snapshotSeq() const { return snapshotSeq_; }
   bool startedFromSnapshot() const { return fromSnapshot_; }
@@ -154,8 +151,8 @@ class ExchangeCore {
   void retireFinished(const std::vector<Event>& events);
   void onOrderHistory(SessionId s, const ExchangeAccount& a, const OrderHistoryQuery& q,
                       std::optional<std::uint64_t> req, Outbox& out);
-  void onOrderStatus(SessionId s, const ExchangeAccount& a, const OrderStatusQuery& q,
-                     std::optional<std::uint64_t> req, Outbox& out);
+  void onOrderStatus(SessionId s, const ExchangeAccount& a, const OrderStatusQuery& q, std::optional<std::uint64_t> req,
+                     Outbox& out);
   void onOrders(SessionId s, const ExchangeAccount& a, std::optional<std::uint64_t> req, Outbox& out);
   void onPositions(SessionId s, const ExchangeAccount& a, const PositionsQuery& q, std::optional<std::uint64_t> req,
                    Outbox& out);
@@ -224,12 +221,17 @@ class ExchangeCore {
   MarketDataFeed marketData_{*engine_, limits_};
   ExchangeAccounts accounts_{directory_, ledger_, forwards_, *engine_, limits_};
   ExchangeSessions sessions_{accounts_};
-  SettlementDesk desk_{*engine_, directory_, ledger_, settlement_, forwards_, accounts_, marketData_, replay_,
-                      [this](const CapacityTransfer& t, Outbox* out) { return !applyInput(t, "", out); }};
-  CallDesk calls_{*engine_, accounts_, marketData_, replay_, callMode_,
+  SettlementDesk desk_{
+      *engine_,    directory_, ledger_,
+      settlement_, forwards_,  accounts_,
+      marketData_, replay_,    [this](const CapacityTransfer& t, Outbox* out) { return !applyInput(t, "", out); }};
+  CallDesk calls_{*engine_,
+                  accounts_,
+                  marketData_,
+                  replay_,
+                  callMode_,
                   [this](InputEvent& leg, const std::string& clOrdId, Outbox* out) {
-                    return applyLeg(leg, clOrdId, out);
-                  }};
+                    return applyLeg(leg, clOrdId, out); }};
   bool legging_ = false;  // applying a call's leg: its orders' own reports are not sent
   bool callDue_ = false;  // the clock stepped with calls at each hour: run one after the input
 

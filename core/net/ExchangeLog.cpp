@@ -19,8 +19,7 @@ std::mutex& loggerMutex() {
 }
 
 std::shared_ptr<spdlog::logger> makeDefault() {
-  auto l = std::make_shared<spdlog::logger>("tessera-exchange",
-                                            std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto l = std::make_shared<spdlog::logger>("tessera-exchange", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   l->set_pattern(kPattern);
   l->set_level(spdlog::level::warn);
   return l;
@@ -47,7 +46,6 @@ std::array<Limiter, static_cast<std::size_t>(LogKind::Count)>& limiters() {
   static std::array<Limiter, static_cast<std::size_t>(LogKind::Count)> l;
   return l;
 }
-
 
 // A client's text as it may go into a line: control characters (a newline would forge a line)
 // become '?', and it is cut at 64 bytes.
@@ -76,8 +74,7 @@ std::string setupExchangeLog(const LogOptions& o) {
   std::vector<spdlog::sink_ptr> sinks{std::make_shared<spdlog::sinks::stderr_sink_mt>()};
   if (!o.file.empty()) {
     try {
-      sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
-          o.file, o.maxFileBytes, o.maxFiles));
+      sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(o.file, o.maxFileBytes, o.maxFiles));
     } catch (const spdlog::spdlog_ex& e) {
       return "cannot open log file '" + o.file + "': " + e.what();
     }

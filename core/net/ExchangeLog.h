@@ -21,8 +21,8 @@ class logger;
 namespace tessera::net {
 
 struct LogOptions {
-  std::string file;            // also write to this file, rotated by size; empty: stderr only
-  std::string level = "info";  // trace, debug, info, warn, error, critical, off
+  std::string file;                             // also write to this file, rotated by size; empty: stderr only
+  std::string level = "info";                   // trace, debug, info, warn, error, critical, off
   std::size_t maxFileBytes = 64 * 1024 * 1024;  // rotate when the file reaches this size
   std::size_t maxFiles = 5;                     // rotated files kept (file.1.log ...)
 };
@@ -39,20 +39,20 @@ void setExchangeLogger(std::shared_ptr<spdlog::logger> logger);
 
 // Kinds of rate-limited events. One line per kind per second at most.
 enum class LogKind {
-  Accepted,        // a connection accepted
-  PeerClosed,      // the peer closed (or reset) its connection
-  LoggedOff,       // closed by the exchange after a logout or failed logons
-  IdleTimeout,     // nothing received for idle_timeout_seconds
-  LogonTimeout,    // not logged on within logon_timeout_seconds
-  LineTimeout,     // a partial line not completed within line_timeout_seconds
-  Oversized,       // a line longer than max_message_bytes
-  SlowReader,      // outbound bytes over max_pending_outbound_bytes, or no write progress
-  SessionLimit,    // refused: max_sessions reached
-  AddressLimit,    // refused: max_sessions_per_address reached for that address
-  AcceptBackoff,   // accept failed for want of descriptors; retrying after a pause
-  RateLimited,     // requests over max_messages_per_second
-  TlsFailed,       // a TLS handshake failed (plaintext to a TLS port, a client refusing our cert)
-  Backpressure,    // a session's requests held until its replies drain (outbound_budget_bytes)
+  Accepted,       // a connection accepted
+  PeerClosed,     // the peer closed (or reset) its connection
+  LoggedOff,      // closed by the exchange after a logout or failed logons
+  IdleTimeout,    // nothing received for idle_timeout_seconds
+  LogonTimeout,   // not logged on within logon_timeout_seconds
+  LineTimeout,    // a partial line not completed within line_timeout_seconds
+  Oversized,      // a line longer than max_message_bytes
+  SlowReader,     // outbound bytes over max_pending_outbound_bytes, or no write progress
+  SessionLimit,   // refused: max_sessions reached
+  AddressLimit,   // refused: max_sessions_per_address reached for that address
+  AcceptBackoff,  // accept failed for want of descriptors; retrying after a pause
+  RateLimited,    // requests over max_messages_per_second
+  TlsFailed,      // a TLS handshake failed (plaintext to a TLS port, a client refusing our cert)
+  Backpressure,   // a session's requests held until its replies drain (outbound_budget_bytes)
   Logon,
   FailedLogon,
   Reject,

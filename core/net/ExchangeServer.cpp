@@ -57,11 +57,16 @@ constexpr bool kSnapshotInChild = true;
 constexpr bool kSnapshotInChild = true;
 #endif
 
-
-
 // Why a session was closed, for the log.
 enum class Why : std::uint8_t {
-  PeerClosed, LoggedOff, IdleTimeout, LogonTimeout, LineTimeout, Oversized, SlowReader, TlsFailed,
+  PeerClosed,
+  LoggedOff,
+  IdleTimeout,
+  LogonTimeout,
+  LineTimeout,
+  Oversized,
+  SlowReader,
+  TlsFailed,
   Shutdown
 };
 
@@ -96,25 +101,22 @@ std::string errorLine(std::string_view code, std::string_view reason) {
 }
 
 bool outOfDescriptors(const boost::system::error_code& ec) {
-  return ec == boost::system::errc::too_many_files_open ||
-         ec == boost::system::errc::too_many_files_open_in_system ||
+  return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system ||
          ec == boost::system::errc::no_buffer_space || ec == boost::system::errc::not_enough_memory;
 }
 
 std::unique_ptr<ssl::context> makeServerTlsContext(const std::string& cert, const std::string& key) {
   if (cert.empty() || key.empty()) throw std::runtime_error("TLS needs both a certificate and a key");
   auto ctx = std::make_unique<ssl::context>(ssl::context::tls_server);
-  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
-                   ssl::context::single_dh_use);
+  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                   ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
   SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
   boost::system::error_code ec;
   ctx->use_certificate_chain_file(cert, ec);
   if (ec) throw std::runtime_error("cannot use TLS certificate '" + cert + "': " + ec.message());
   ctx->use_private_key_file(key, ssl::context::pem, ec);
   if (ec) {
-    throw std::runtime_error("cannot use TLS key '" + key + "' with certificate '" + cert + "': " +
-                             ec.message());
+    throw std::runtime_error("cannot use TLS key '" + key + "' with certificate '" + cert + "': " + ec.message());
   }
   if (SSL_CTX_check_private_key(ctx->native_handle()) != 1) {
     throw std::runtime_error("TLS key '" + key + "' does not match certificate '" + cert + "'");
@@ -129,24 +131,47 @@ class ExchangeServer::Impl {
   struct Session;
   using SessionPtr = std::shared_ptr<Session>;
 
-  struct Opened { SessionPtr session; };
-  struct Closed { SessionId id; };
+  struct Opened {
+    SessionPtr session;
+  };
+  struct Closed {
+    SessionId id;
+  };
   // Requests and bad lines carry their session: the matching thread's `live` holds it from its
   // Opened to the end of the batch of its Closed, which comes after them.
-  struct Request { Session* session; ClientMessage message; Clock::time_point read; };
-  struct BadLine { Session* session; ParseError error; };
-  struct Injected { InputEvent event; std::string account; };
-  struct WallClock { Hour hour; };
+  struct Request {
+    Session* session;
+    ClientMessage message;
+    Clock::time_point read;
+  };
+  struct BadLine {
+    Session* session;
+    ParseError error;
+  };
+  struct Injected {
+    InputEvent event;
+    std::string account;
+  };
+  struct WallClock {
+    Hour hour;
+  };
   // A second passed: the call mode's periodic call may be due (ExchangeCore::callTick).
   struct CallTick {};
   // A session whose requests wait (backpressure) has drained its outbound queue enough.
-  struct Drained { SessionId id; };
+  struct Drained {
+    SessionId id;
+  };
   using Item = std::variant<Opened, Closed, Request, BadLine, Injected, WallClock, CallTick, Drained>;
 
   struct Session : std::enable_shared_from_this<Session> {
     Session(Impl& server, tcp::socket s, SessionId i, asio::ip::address a, std::string text)
-        : impl(server), socket(std::move(s)), id(i), remote(std::move(a)), address(std::move(text)),
-          readBuffer(new char[kReadBufferBytes]), tokens(server.config.limits.burstMessages) {
+        : impl(server),
+          socket(std::move(s)),
+          id(i),
+          remote(std::move(a)),
+          address(std::move(text)),
+          readBuffer(new char[kReadBufferBytes]),
+          tokens(server.config.limits.burstMessages) {
       server.sessionObjects.fetch_add(1, std::memory_order_relaxed);
       if (server.sslContext) tls = std::make_unique<TlsStream>(socket, *server.sslContext);
     }
@@ -166,10 +191,10 @@ class ExchangeServer::Impl {
     std::string partial;
     Clock::time_point partialSince;  // when `partial` began (line_timeout_seconds)
     const Clock::time_point opened = Clock::now();
-    bool closed = false;  // io thread: no more reads, no more handlers
+    bool closed = false;   // io thread: no more reads, no more handlers
     bool reading = false;  // a read is in flight
     bool readingStopped = false;
-    bool readIdle = false;  // no read in flight because of readPaused
+    bool readIdle = false;   // no read in flight because of readPaused
     std::optional<Why> why;  // set when a close is decided
     // A logon is at the LogonGate: what arrives after it waits in `held` (and no more is read)
     // so that the session's requests reach the matching thread in the order sent.
@@ -211,14 +236,14 @@ class ExchangeServer::Impl {
 
   ExchangeConfig config;
   std::atomic<std::int64_t> sessionObjects{0};  // before io: its handlers may hold sessions
-  std::unique_ptr<ssl::context> sslContext;  // TLS on the client port (config.tlsCertFile)
+  std::unique_ptr<ssl::context> sslContext;     // TLS on the client port (config.tlsCertFile)
   asio::io_context io;
   tcp::acceptor acceptor;
-  asio::steady_timer acceptTimer;  // the pause after running out of descriptors
-  asio::steady_timer drainTimer;   // stop(): the most time replies may take to leave
-  bool draining = false;           // io thread: stop() has begun; nothing more is read
+  asio::steady_timer acceptTimer;               // the pause after running out of descriptors
+  asio::steady_timer drainTimer;                // stop(): the most time replies may take to leave
+  bool draining = false;                        // io thread: stop() has begun; nothing more is read
   std::map<asio::ip::address, int> perAddress;  // io thread: open sessions by remote address
-  LogonGate gate;  // destroyed before io: its callbacks post there
+  LogonGate gate;                               // destroyed before io: its callbacks post there
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::unique_ptr<asio::steady_timer> ticker;
   std::thread ioThread;
@@ -235,13 +260,13 @@ class ExchangeServer::Impl {
   // that one off to a later batch. The last is taken and written at stop, in this process.
   std::unique_ptr<SnapshotStore> snapshots;
   std::uint64_t fingerprint = 0;
-  std::uint64_t lastSnapshotSeq = 0;           // taken: matching thread (then stop())
+  std::uint64_t lastSnapshotSeq = 0;             // taken: matching thread (then stop())
   std::atomic<std::uint64_t> lastWrittenSeq{0};  // written: the writer thread
   Clock::time_point lastSnapshotAt = Clock::now();
   std::atomic<std::size_t> lastSnapshotBytes{0};  // the last one's size: room reserved at once
   struct SnapshotJob {
     std::uint64_t seq = 0;
-    std::string bytes;                  // serialized here, or
+    std::string bytes;                   // serialized here, or
     std::optional<ChildSnapshot> child;  // being serialized by a child
   };
   std::thread snapshotThread;
@@ -283,14 +308,16 @@ class ExchangeServer::Impl {
     const std::size_t expected = lastSnapshotBytes.load();
     if (inChild) {
       job.child = ChildSnapshot::start([&] { return core->snapshot(header, expected); });
-      if (!job.child) exchangeLog()->warn("snapshot after journal entry {}: cannot fork ({}), serialized here", seq, std::strerror(errno));
+      if (!job.child)
+        exchangeLog()->warn("snapshot after journal entry {}: cannot fork ({}), serialized here", seq,
+                            std::strerror(errno));
     }
     if (!job.child) {
       job.bytes = core->snapshot(std::move(header), expected);
       lastSnapshotBytes = job.bytes.size();
     }
-    const auto micros = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
+    const auto micros =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
     statSnapshotPauseLast = micros;
     if (micros > statSnapshotPauseMax) statSnapshotPauseMax = micros;
     lastSnapshotSeq = seq;
@@ -385,8 +412,7 @@ class ExchangeServer::Impl {
   Hour lastWallHour = 0;
 
   std::atomic<std::uint64_t> statMessages{0}, statBatches{0}, statSessions{0}, statDropped{0};
-  std::atomic<std::uint64_t> statRefused{0}, statAcceptFailures{0}, statTimedOut{0},
-      statPaused{0}, statPeakOutbound{0};
+  std::atomic<std::uint64_t> statRefused{0}, statAcceptFailures{0}, statTimedOut{0}, statPaused{0}, statPeakOutbound{0};
   std::atomic<std::size_t> openSessions{0};
   // Matching thread: sessions paused in this batch, and those whose queue drained since.
   std::vector<SessionPtr> pausedNow, resumable;
@@ -444,8 +470,8 @@ class ExchangeServer::Impl {
           // as fast as the loop can go. Wait, then try.
           ++statAcceptFailures;
           logEvent(LogKind::AcceptBackoff, spdlog::level::warn, [&] {
-            return "accept failed: " + ec.message() + "; retrying in " +
-                std::to_string(config.limits.acceptBackoffMs) + " ms";
+            return "accept failed: " + ec.message() + "; retrying in " + std::to_string(config.limits.acceptBackoffMs) +
+                   " ms";
           });
           acceptTimer.expires_after(std::chrono::milliseconds(config.limits.acceptBackoffMs));
           acceptTimer.async_wait([this](boost::system::error_code e) {
@@ -472,15 +498,13 @@ class ExchangeServer::Impl {
     const char* refusal = nullptr;
     if (sessions.size() >= static_cast<std::size_t>(l.maxSessions)) {
       refusal = "too_many_sessions";
-      logEvent(LogKind::SessionLimit, spdlog::level::warn, [&] {
-        return "refused " + text + ": max_sessions (" + std::to_string(l.maxSessions) + ") reached";
-      });
-    } else if (auto it = perAddress.find(addr);
-               it != perAddress.end() && it->second >= l.maxSessionsPerAddress) {
+      logEvent(LogKind::SessionLimit, spdlog::level::warn,
+               [&] { return "refused " + text + ": max_sessions (" + std::to_string(l.maxSessions) + ") reached"; });
+    } else if (auto it = perAddress.find(addr); it != perAddress.end() && it->second >= l.maxSessionsPerAddress) {
       refusal = "too_many_sessions";
       logEvent(LogKind::AddressLimit, spdlog::level::warn, [&] {
-        return "refused " + text + ": max_sessions_per_address (" +
-            std::to_string(l.maxSessionsPerAddress) + ") reached for " + addr.to_string();
+        return "refused " + text + ": max_sessions_per_address (" + std::to_string(l.maxSessionsPerAddress) +
+               ") reached for " + addr.to_string();
       });
     }
     if (refusal) {
@@ -500,9 +524,8 @@ class ExchangeServer::Impl {
     sessions.insert(s);
     openSessions.store(sessions.size(), std::memory_order_relaxed);
     ++statSessions;
-    logEvent(LogKind::Accepted, spdlog::level::info, [&] {
-      return "session " + std::to_string(s->id) + " accepted from " + s->address;
-    });
+    logEvent(LogKind::Accepted, spdlog::level::info,
+             [&] { return "session " + std::to_string(s->id) + " accepted from " + s->address; });
     toMatching(Opened{s});
     if (!s->tls) {
       s->ready = true;
@@ -515,8 +538,8 @@ class ExchangeServer::Impl {
       if (e) {
         s->why = Why::TlsFailed;
         logEvent(LogKind::TlsFailed, spdlog::level::warn, [&] {
-          return "session " + std::to_string(s->id) + " from " + s->address +
-              " closed: TLS handshake failed (" + e.message() + ")";
+          return "session " + std::to_string(s->id) + " from " + s->address + " closed: TLS handshake failed (" +
+                 e.message() + ")";
         });
         close(s, Why::TlsFailed, false);
         return;
@@ -562,8 +585,10 @@ class ExchangeServer::Impl {
       read(s);
     };
     const auto buffer = asio::buffer(s->readBuffer.get(), kReadBufferBytes);
-    if (s->tls) s->tls->async_read_some(buffer, std::move(done));
-    else s->socket.async_read_some(buffer, std::move(done));
+    if (s->tls)
+      s->tls->async_read_some(buffer, std::move(done));
+    else
+      s->socket.async_read_some(buffer, std::move(done));
   }
 
   // io thread, posted by the matching thread when a paused session's requests are all done.
@@ -580,8 +605,7 @@ class ExchangeServer::Impl {
     const auto now = Clock::now();
     const double elapsed = std::chrono::duration<double>(now - s.lastRefill).count();
     s.lastRefill = now;
-    s.tokens = std::min(config.limits.burstMessages,
-                        s.tokens + elapsed * config.limits.maxMessagesPerSecond);
+    s.tokens = std::min(config.limits.burstMessages, s.tokens + elapsed * config.limits.maxMessagesPerSecond);
     if (s.tokens < 1.0) return false;
     s.tokens -= 1.0;
     return true;
@@ -593,14 +617,14 @@ class ExchangeServer::Impl {
     if (!takeToken(*s)) {
       logEvent(LogKind::RateLimited, spdlog::level::warn, [&] {
         return "session " + std::to_string(s->id) + " from " + s->address +
-            ": over max_messages_per_second, requests dropped";
+               ": over max_messages_per_second, requests dropped";
       });
-      items.push_back(BadLine{s.get(), ParseError{"rate_limited",
-                                                "more than " +
-                                                    std::to_string(static_cast<long long>(
-                                                        config.limits.maxMessagesPerSecond)) +
-                                                    " messages per second; request dropped",
-                                                "", std::nullopt}});
+      items.push_back(
+          BadLine{s.get(),
+                  ParseError{"rate_limited",
+                             "more than " + std::to_string(static_cast<long long>(config.limits.maxMessagesPerSecond)) +
+                                 " messages per second; request dropped",
+                             "", std::nullopt}});
       return;
     }
     auto parsed = parseClientMessage(line);
@@ -634,12 +658,16 @@ class ExchangeServer::Impl {
         break;
       }
       if (s->partial.empty()) {
-        if (nl <= maxBytes) onLine(s, data.substr(0, nl), items, readAt);
-        else tooLarge(s, items);
+        if (nl <= maxBytes)
+          onLine(s, data.substr(0, nl), items, readAt);
+        else
+          tooLarge(s, items);
       } else {
         s->partial.append(data.substr(0, nl));
-        if (s->partial.size() <= maxBytes) onLine(s, s->partial, items, readAt);
-        else tooLarge(s, items);
+        if (s->partial.size() <= maxBytes)
+          onLine(s, s->partial, items, readAt);
+        else
+          tooLarge(s, items);
         s->partial.clear();
       }
       if (s->readingStopped) break;
@@ -678,11 +706,11 @@ class ExchangeServer::Impl {
   // told why and closed once the explanation is sent.
   void tooLarge(const SessionPtr& s, std::vector<Item>& items) {
     s->why = Why::Oversized;
-    items.push_back(BadLine{s.get(), ParseError{"too_large",
-                                              "a message may be at most " +
-                                                  std::to_string(config.limits.maxMessageBytes) +
-                                                  " bytes; closing the session",
-                                              "", std::nullopt}});
+    items.push_back(
+        BadLine{s.get(), ParseError{"too_large",
+                                    "a message may be at most " + std::to_string(config.limits.maxMessageBytes) +
+                                        " bytes; closing the session",
+                                    "", std::nullopt}});
     items.push_back(Closed{s->id});
     s->readingStopped = true;
     {
@@ -698,13 +726,11 @@ class ExchangeServer::Impl {
   // Either thread, holding s.writeMutex. Sends at once when nothing is queued (MSG_DONTWAIT:
   // never blocks); queues whatever the socket did not take.
   // `owner`, if given, holds `bytes` and is queued as it is; otherwise what is queued is copied.
-  Offered offerLocked(Session& s, std::string_view bytes,
-                      const std::shared_ptr<const std::string>& owner) {
+  Offered offerLocked(Session& s, std::string_view bytes, const std::shared_ptr<const std::string>& owner) {
     if (s.writeClosed || bytes.empty()) return Offered::Done;
     std::size_t sent = 0;
     if (s.writeQueue.empty() && !s.tls) {
-      const ssize_t n = ::send(s.socket.native_handle(), bytes.data(), bytes.size(),
-                               MSG_DONTWAIT | MSG_NOSIGNAL);
+      const ssize_t n = ::send(s.socket.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return Offered::Drop;
       sent = n > 0 ? static_cast<std::size_t>(n) : 0;
       if (sent) s.lastWrite = Clock::now();
@@ -718,15 +744,12 @@ class ExchangeServer::Impl {
     s.outstanding.fetch_add(bytes.size() - sent, std::memory_order_relaxed);
     const bool first = s.writeQueue.empty();
     if (first) s.lastWrite = Clock::now();  // the slow-reader clock starts with the queue
-    s.writeQueue.push_back(owner && sent == 0
-                               ? owner
-                               : std::make_shared<const std::string>(bytes.substr(sent)));
+    s.writeQueue.push_back(owner && sent == 0 ? owner : std::make_shared<const std::string>(bytes.substr(sent)));
     return first ? Offered::StartWrite : Offered::Done;
   }
 
   // io thread. `inTransit`: bytes of `bytes` that handOff() counted as outstanding.
-  void send(const SessionPtr& s, const std::shared_ptr<const std::string>& bytes,
-            std::size_t inTransit = 0) {
+  void send(const SessionPtr& s, const std::shared_ptr<const std::string>& bytes, std::size_t inTransit = 0) {
     if (s->closed) return;
     Offered o;
     bool flushed;
@@ -736,9 +759,12 @@ class ExchangeServer::Impl {
       flushed = s->closeWhenFlushed && s->writeQueue.empty();
     }
     if (inTransit) outstandingDown(s, inTransit);
-    if (o == Offered::StartWrite) write(s);
-    else if (o == Offered::Drop) drop(s);
-    else if (flushed) close(s, Why::PeerClosed);
+    if (o == Offered::StartWrite)
+      write(s);
+    else if (o == Offered::Drop)
+      drop(s);
+    else if (flushed)
+      close(s, Why::PeerClosed);
   }
 
   // io thread: `n` bytes of the session's are no longer outstanding. Tells the matching thread
@@ -763,11 +789,10 @@ class ExchangeServer::Impl {
     }
     s->why = Why::SlowReader;
     logEvent(LogKind::SlowReader, spdlog::level::warn, [&] {
-      return "session " + std::to_string(s->id) + " from " + s->address +
-          " dropped: slow reader (" + std::to_string(pending) + " bytes waiting" +
-          (stuck ? ", none taken for " + std::to_string(config.limits.idleTimeoutSeconds) + " s)"
-                 : ", max_pending_outbound_bytes " +
-                       std::to_string(config.limits.maxPendingOutboundBytes) + ")");
+      return "session " + std::to_string(s->id) + " from " + s->address + " dropped: slow reader (" +
+             std::to_string(pending) + " bytes waiting" +
+             (stuck ? ", none taken for " + std::to_string(config.limits.idleTimeoutSeconds) + " s)"
+                    : ", max_pending_outbound_bytes " + std::to_string(config.limits.maxPendingOutboundBytes) + ")");
     });
     close(s, Why::SlowReader, false);
   }
@@ -802,11 +827,15 @@ class ExchangeServer::Impl {
         closeNow = !more && s->closeWhenFlushed;
       }
       outstandingDown(s, bytes);
-      if (more) write(s);
-      else if (closeNow) close(s, Why::PeerClosed);
+      if (more)
+        write(s);
+      else if (closeNow)
+        close(s, Why::PeerClosed);
     };
-    if (s->tls) asio::async_write(*s->tls, buffers, std::move(done));
-    else asio::async_write(s->socket, buffers, std::move(done));
+    if (s->tls)
+      asio::async_write(*s->tls, buffers, std::move(done));
+    else
+      asio::async_write(s->socket, buffers, std::move(done));
   }
 
   // io thread. `why` is logged unless an earlier decision (s->why) says otherwise.
@@ -832,9 +861,8 @@ class ExchangeServer::Impl {
     }
     if (log && why != Why::Shutdown) {
       const WhyText w = whyText(why);
-      logEvent(w.kind, w.level, [&] {
-        return "session " + std::to_string(s->id) + " from " + s->address + " closed: " + w.text;
-      });
+      logEvent(w.kind, w.level,
+               [&] { return "session " + std::to_string(s->id) + " from " + s->address + " closed: " + w.text; });
     }
     toMatching(Closed{s->id});
     if (draining && sessions.empty()) drainTimer.cancel();
@@ -912,8 +940,7 @@ class ExchangeServer::Impl {
             break;
           case Due::Logon:
             expire(s, Why::LogonTimeout, "logon_timeout",
-                   "not logged on within " + std::to_string(l.logonTimeoutSeconds) +
-                       " seconds; closing the session");
+                   "not logged on within " + std::to_string(l.logonTimeoutSeconds) + " seconds; closing the session");
             break;
           case Due::Line:
             expire(s, Why::LineTimeout, "line_timeout",
@@ -929,9 +956,8 @@ class ExchangeServer::Impl {
         }
       }
       if (config.followWallClock) {
-        const Hour hour = std::chrono::duration_cast<std::chrono::hours>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
+        const Hour hour =
+            std::chrono::duration_cast<std::chrono::hours>(std::chrono::system_clock::now().time_since_epoch()).count();
         if (hour != lastWallHour) {
           lastWallHour = hour;
           toMatching(WallClock{hour});
@@ -1000,8 +1026,7 @@ class ExchangeServer::Impl {
               } else if constexpr (std::is_same_v<T, Drained>) {
                 auto it = live.find(i.id);
                 if (it != live.end() && it->second->deferring &&
-                    it->second->outstanding.load(std::memory_order_acquire) <=
-                        config.limits.outboundBudgetBytes / 2) {
+                    it->second->outstanding.load(std::memory_order_acquire) <= config.limits.outboundBudgetBytes / 2) {
                   runDeferred(it->second, out);
                 }
               }
@@ -1034,11 +1059,10 @@ class ExchangeServer::Impl {
       pausedNow.clear();
       if (requests) {
         auto micros = [](Clock::duration d) {
-          return static_cast<std::uint32_t>(
-              std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+          return static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count());
         };
-        const BatchTiming t{requests, micros(picked - oldest), micros(applied - picked),
-                            micros(committed - applied), micros(Clock::now() - committed)};
+        const BatchTiming t{requests, micros(picked - oldest), micros(applied - picked), micros(committed - applied),
+                            micros(Clock::now() - committed)};
         std::lock_guard lock(timingMutex);
         if (timings.size() < kMaxTimings) timings.push_back(t);
       }
@@ -1070,8 +1094,8 @@ class ExchangeServer::Impl {
     ++statPaused;
     pausedNow.push_back(s.shared_from_this());
     logEvent(LogKind::Backpressure, spdlog::level::info, [&] {
-      return "session " + std::to_string(s.id) + " from " + s.address + ": " +
-          std::to_string(total) + " bytes of replies waiting; its requests wait until they drain";
+      return "session " + std::to_string(s.id) + " from " + s.address + ": " + std::to_string(total) +
+             " bytes of replies waiting; its requests wait until they drain";
     });
   }
 
@@ -1104,8 +1128,7 @@ class ExchangeServer::Impl {
   // batch means the matching thread is the bottleneck and latency is in milliseconds anyway:
   // its writes go to the io thread instead, so the two threads share the work (and so do
   // the batches after it until the io thread has taken it, or they could overtake it).
-  void deliver(Outbox& out, const std::unordered_map<SessionId, SessionPtr>& live,
-               std::uint32_t requests) {
+  void deliver(Outbox& out, const std::unordered_map<SessionId, SessionPtr>& live, std::uint32_t requests) {
     if (requests > kHandOffRequests || handOffsPending.load(std::memory_order_acquire) > 0) {
       handOff(out, live);
       return;
@@ -1114,8 +1137,7 @@ class ExchangeServer::Impl {
       std::vector<SessionPtr> write, drop, close;
     };
     IoWork work;
-    auto offer = [&](const SessionPtr& s, std::string_view bytes,
-                     const std::shared_ptr<const std::string>& owner) {
+    auto offer = [&](const SessionPtr& s, std::string_view bytes, const std::shared_ptr<const std::string>& owner) {
       Offered o;
       bool flushed;
       {
@@ -1123,9 +1145,12 @@ class ExchangeServer::Impl {
         o = offerLocked(*s, bytes, owner);
         flushed = s->closeWhenFlushed && s->writeQueue.empty();
       }
-      if (o == Offered::StartWrite) work.write.push_back(s);
-      else if (o == Offered::Drop) work.drop.push_back(s);
-      else if (flushed) work.close.push_back(s);  // its last words are out
+      if (o == Offered::StartWrite)
+        work.write.push_back(s);
+      else if (o == Offered::Drop)
+        work.drop.push_back(s);
+      else if (flushed)
+        work.close.push_back(s);  // its last words are out
     };
     static const std::shared_ptr<const std::string> none;
     for (auto& [id, bytes] : out.toSession) {
@@ -1192,8 +1217,7 @@ class ExchangeServer::Impl {
   }
 };
 
-ExchangeServer::ExchangeServer(ExchangeConfig config)
-    : impl_(std::make_unique<Impl>(std::move(config))) {}
+ExchangeServer::ExchangeServer(ExchangeConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 
 ExchangeServer::~ExchangeServer() { stop(); }
 
@@ -1207,11 +1231,10 @@ void ExchangeServer::start() {
   if (!m.config.tlsCertFile.empty() || !m.config.tlsKeyFile.empty()) {
     m.sslContext = makeServerTlsContext(m.config.tlsCertFile, m.config.tlsKeyFile);
   } else if (!address.is_loopback()) {
-    throw std::runtime_error(
-        "refusing to listen on " + m.config.listenAddress +
-        " in plaintext: API keys and orders would cross the network readable by anyone on the "
-        "path. Give a certificate and key (--tls-cert/--tls-key, or tls_cert/tls_key in the "
-        "config), or listen on a loopback address (127.0.0.1, ::1)");
+    throw std::runtime_error("refusing to listen on " + m.config.listenAddress +
+                             " in plaintext: API keys and orders would cross the network readable by anyone on the "
+                             "path. Give a certificate and key (--tls-cert/--tls-key, or tls_cert/tls_key in the "
+                             "config), or listen on a loopback address (127.0.0.1, ::1)");
   }
 
   auto opened = Journal::open(m.config.dbPath, m.config.syncFull);
@@ -1242,8 +1265,8 @@ void ExchangeServer::start() {
   if (!ec) m.acceptor.bind(endpoint, ec);
   if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    throw std::runtime_error("cannot listen on " + m.config.listenAddress + ":" +
-                             std::to_string(m.config.port) + ": " + ec.message());
+    throw std::runtime_error("cannot listen on " + m.config.listenAddress + ":" + std::to_string(m.config.port) + ": " +
+                             ec.message());
   }
   m.boundPort = m.acceptor.local_endpoint().port();
   exchangeLog()->info("listening on {}:{}{}, journal {} ({} journal entries: {} from a snapshot, {} replayed)",
@@ -1308,8 +1331,8 @@ void ExchangeServer::stop() {
         if (ec) return;
         std::vector<Impl::SessionPtr> left(m.sessions.begin(), m.sessions.end());
         if (!left.empty()) {
-          exchangeLog()->warn("stopping: {} sessions did not take their replies within {} s; closed",
-                             left.size(), m.config.limits.shutdownDrainSeconds);
+          exchangeLog()->warn("stopping: {} sessions did not take their replies within {} s; closed", left.size(),
+                              m.config.limits.shutdownDrainSeconds);
         }
         for (const auto& s : left) m.close(s, Why::Shutdown);
       });
@@ -1320,8 +1343,8 @@ void ExchangeServer::stop() {
   m.journal->commit();
   m.finishSnapshots();
   const ServerStats st = stats();
-  exchangeLog()->info("stopped after {} requests in {} commits, {} sessions ({} dropped, {} refused)",
-                     st.messages, st.batches, st.sessions, st.dropped, st.refused);
+  exchangeLog()->info("stopped after {} requests in {} commits, {} sessions ({} dropped, {} refused)", st.messages,
+                      st.batches, st.sessions, st.dropped, st.refused);
 }
 
 void ExchangeServer::runUntilSignalled() {

@@ -15,25 +15,25 @@
 namespace tessera::net {
 
 struct ServerStats {
-  std::uint64_t messages = 0;   // requests processed by the matching thread
-  std::uint64_t batches = 0;    // journal commits
-  std::uint64_t sessions = 0;   // sessions accepted so far
-  std::uint64_t dropped = 0;    // sessions dropped for being slow readers
-  std::uint64_t refused = 0;    // connections refused (max_sessions, max_sessions_per_address)
+  std::uint64_t messages = 0;        // requests processed by the matching thread
+  std::uint64_t batches = 0;         // journal commits
+  std::uint64_t sessions = 0;        // sessions accepted so far
+  std::uint64_t dropped = 0;         // sessions dropped for being slow readers
+  std::uint64_t refused = 0;         // connections refused (max_sessions, max_sessions_per_address)
   std::uint64_t acceptFailures = 0;  // accepts that failed for want of descriptors (then a pause)
-  std::uint64_t timedOut = 0;   // sessions closed by the logon, line or idle timeout
-  std::uint64_t paused = 0;     // times a session's requests were held back (outbound budget)
+  std::uint64_t timedOut = 0;        // sessions closed by the logon, line or idle timeout
+  std::uint64_t paused = 0;          // times a session's requests were held back (outbound budget)
   // The most bytes of replies one session had waiting (outstanding + being built) when it was
   // paused: about outbound_budget_bytes plus one request's replies.
   std::uint64_t peakOutboundBytes = 0;
-  std::uint64_t openSessions = 0;    // sessions open now (io thread's count)
+  std::uint64_t openSessions = 0;  // sessions open now (io thread's count)
   // Snapshots (ExchangeConfig::snapshots): written since start, and the time the matching thread
   // spent taking them (it takes each between two batches; another thread writes it).
   std::uint64_t snapshots = 0;
   std::uint64_t lastSnapshotPauseMicros = 0;
   std::uint64_t maxSnapshotPauseMicros = 0;
   std::uint64_t startSnapshotSeq = 0;  // the journal entry of the snapshot it started from (0: none)
-  std::uint64_t sessionObjects = 0;  // session objects alive (closed ones are freed promptly)
+  std::uint64_t sessionObjects = 0;    // session objects alive (closed ones are freed promptly)
 };
 
 // One batch of the matching thread, for finding where latency comes from (bench/net prints

@@ -58,8 +58,9 @@ const ExchangeAccount* ExchangeSessions::logon(SessionId s, ExchangeSession& ses
   if (!a || !a->configured || logon.check != LogonCheck::Verified) {
     appendError(o, "auth_failed", "unknown account or wrong key", "logon", req);
     logFailedLogon(logon.account, session.address,
-                   !a ? "unknown account"
-                      : !a->configured ? "account cannot log on" : "wrong key");
+                   !a               ? "unknown account"
+                   : !a->configured ? "account cannot log on"
+                                    : "wrong key");
     if (++session.failedLogons >= 3) out.disconnect.push_back(s);
     return nullptr;
   }

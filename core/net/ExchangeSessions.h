@@ -45,8 +45,8 @@ class ExchangeSessions {
   void unsubscribe(SessionId s, ExchangeSession& session, std::optional<std::uint64_t> req, Outbox& out);
 
   // An error reply to session `s`, also written to the log (rate-limited) with its account.
-  void replyError(SessionId s, Outbox& out, std::string_view code, std::string_view reason,
-                  std::string_view type, std::optional<std::uint64_t> req);
+  void replyError(SessionId s, Outbox& out, std::string_view code, std::string_view reason, std::string_view type,
+                  std::optional<std::uint64_t> req);
 
   // The sessions subscribed to market data.
   void appendSubscribers(std::vector<SessionId>& out) const;

@@ -22,8 +22,10 @@ std::string_view orderStatusName(OrderStatus s) {
 void FinishedOrderArchive::finishedIn(const std::vector<Event>& events, std::vector<OrderId>& out) {
   out.clear();
   for (const Event& e : events) {
-    if (const auto* f = std::get_if<Fill>(&e); f && f->leavesGpuHours == 0) out.push_back(f->order);
-    else if (const auto* c = std::get_if<OrderCancelled>(&e); c && c->leavesGpuHours == 0) out.push_back(c->order);
+    if (const auto* f = std::get_if<Fill>(&e); f && f->leavesGpuHours == 0)
+      out.push_back(f->order);
+    else if (const auto* c = std::get_if<OrderCancelled>(&e); c && c->leavesGpuHours == 0)
+      out.push_back(c->order);
   }
 }
 
@@ -53,8 +55,8 @@ ArchivedOrder FinishedOrderArchive::describe(const OrderView& v, std::string_vie
 }
 
 void FinishedOrderArchive::appendFields(std::string& out, const ArchivedOrder& o) {
-  out += "\"order_id\":" + std::to_string(o.orderId) + ",\"cl_ord_id\":" + jsonString(o.clOrdId) +
-         ",\"status\":\"" + std::string(orderStatusName(static_cast<OrderStatus>(o.status))) +
+  out += "\"order_id\":" + std::to_string(o.orderId) + ",\"cl_ord_id\":" + jsonString(o.clOrdId) + ",\"status\":\"" +
+         std::string(orderStatusName(static_cast<OrderStatus>(o.status))) +
          "\",\"filled_gpu_hours\":" + std::to_string(o.filledGpuHours) +
          ",\"leaves_gpu_hours\":" + std::to_string(o.leavesGpuHours) + ",\"order\":" + o.order;
 }

@@ -18,11 +18,11 @@ struct ForwardDealerConfig {
   std::uint16_t port = 0;
   std::string account;
   std::string key;
-  int weeks = 4;                       // the coming weeks it quotes
-  int halfSpreadPpm = 15'000;          // 1.5% each side of the mid
-  int carryPpmPerWeek = 5'000;         // later weeks quoted 0.5% a week higher (and wider)
-  std::int64_t gpuHours = 20'000;      // size of each quote
-  int requotePpm = 10'000;             // re-quote when the index moved more than 1%
+  int weeks = 4;                   // the coming weeks it quotes
+  int halfSpreadPpm = 15'000;      // 1.5% each side of the mid
+  int carryPpmPerWeek = 5'000;     // later weeks quoted 0.5% a week higher (and wider)
+  std::int64_t gpuHours = 20'000;  // size of each quote
+  int requotePpm = 10'000;         // re-quote when the index moved more than 1%
 };
 
 // The quotes for one class: bid and ask per week, from the index level and the clock.

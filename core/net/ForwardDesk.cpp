@@ -13,9 +13,6 @@ using nlohmann::json;
 using Failure = std::pair<std::string, std::string>;
 using namespace desk;
 
-
-
-
 json levelsJson(const std::vector<ForwardLevel>& levels) {
   json a = json::array();
   for (const auto& l : levels) a.push_back(json::array({l.price, l.gpuHours, l.orders}));
@@ -30,7 +27,6 @@ std::string_view statusName(ForwardStatus s) {
   }
   return "?";
 }
-
 
 }  // namespace
 
@@ -95,26 +91,37 @@ void ForwardDesk::handle(AccountId a, const ForwardRequest& r, std::optional<std
     for (const auto& [id, cl] : clOrdIds_) {
       if (cl != o->clOrdId) continue;
       if (const auto w = market_.working(id); w && w->account == a)
-        return reply({{"type", "forward_rejected"}, {"cl_ord_id", o->clOrdId}, {"code", "duplicate_cl_ord_id"},
+        return reply({{"type", "forward_rejected"},
+                      {"cl_ord_id", o->clOrdId},
+                      {"code", "duplicate_cl_ord_id"},
                       {"reason", "a working forward order of yours has this cl_ord_id"}});
     }
     const ForwardOrder order{nextId_, a, o->side, o->accelerator, o->weekStart, o->gpuHours, o->price};
     market_.submit(order, now, spendable, events);
     if (!events.empty() && std::holds_alternative<ForwardRejected>(events.front())) {
       const auto& rej = std::get<ForwardRejected>(events.front());
-      return reply({{"type", "forward_rejected"}, {"cl_ord_id", o->clOrdId}, {"code", std::string(toString(rej.reason))},
+      return reply({{"type", "forward_rejected"},
+                    {"cl_ord_id", o->clOrdId},
+                    {"code", std::string(toString(rej.reason))},
                     {"reason", rej.detail}});
     }
     ++nextId_;
     clOrdIds_[order.id] = o->clOrdId;
-    out.journal = json{{"type", "forward_order"},         {"account", accounts_.name(a)},
-                       {"id", order.id},                   {"cl_ord_id", o->clOrdId},
-                       {"side", std::string(sideName(o->side))}, {"accelerator", std::string(toString(o->accelerator))},
-                       {"week_start", o->weekStart},       {"gpu_hours", o->gpuHours},
-                       {"price", o->price}}
-                      .dump();
+    out.journal = json{
+        {"type", "forward_order"},
+        {"account", accounts_.name(a)},
+        {"id", order.id},
+        {"cl_ord_id", o->clOrdId},
+        {"side", std::string(sideName(o->side))},
+        {"accelerator", std::string(toString(o->accelerator))},
+        {"week_start", o->weekStart},
+        {"gpu_hours", o->gpuHours},
+        {"price",
+         o->price}}.dump();
     // The acceptance is the first line the order produces; it carries the request number.
-    reply({{"type", "forward_accepted"}, {"order_id", order.id}, {"cl_ord_id", o->clOrdId},
+    reply({{"type", "forward_accepted"},
+           {"order_id", order.id},
+           {"cl_ord_id", o->clOrdId},
            {"margin_held", std::get<ForwardAccepted>(events.front()).marginHeld}});
     events.erase(events.begin());
     apply(events, &out);
@@ -125,7 +132,9 @@ void ForwardDesk::handle(AccountId a, const ForwardRequest& r, std::optional<std
     const std::optional<ForwardOrder> working = market_.working(c->orderId);
     // Another account's order is reported like a missing one.
     if (!working || working->account != a) {
-      return reply({{"type", "error"}, {"code", "unknown_order"}, {"reason", "no working forward order of yours with this id"},
+      return reply({{"type", "error"},
+                    {"code", "unknown_order"},
+                    {"reason", "no working forward order of yours with this id"},
                     {"msg_type", "forward_cancel"}});
     }
     market_.cancel(c->orderId, a, events);
@@ -176,8 +185,9 @@ void ForwardDesk::replay(const json& entry, Hour now, Money spendable) {
     const std::string side = entry.at("side").get<std::string>();
     auto accel = parseAccelerator(entry.at("accelerator").get<std::string>());
     if (!accel) throw std::runtime_error("forward journal entry names an unknown accelerator");
-    const ForwardOrder o{entry.at("id").get<std::uint64_t>(), a, side == "sell" ? Side::Sell : Side::Buy, *accel,
-                         entry.at("week_start").get<Hour>(), entry.at("gpu_hours").get<std::int64_t>(),
+    const ForwardOrder o{entry.at("id").get<std::uint64_t>(),     a,
+                         side == "sell" ? Side::Sell : Side::Buy, *accel,
+                         entry.at("week_start").get<Hour>(),      entry.at("gpu_hours").get<std::int64_t>(),
                          entry.at("price").get<Price>()};
     market_.submit(o, now, spendable, events);
     if (events.empty() || !std::holds_alternative<ForwardAccepted>(events.front()))
@@ -206,13 +216,17 @@ void ForwardDesk::apply(const std::vector<ForwardMarketEvent>& events, ForwardDe
       if (out) {
         for (bool buy : {true, false}) {
           const std::uint64_t order = buy ? t->buyOrder : t->sellOrder;
-          out->toAccount.emplace_back(
-              buy ? t->buyer : t->seller,
-              line({{"type", "forward_fill"},       {"order_id", order},
-                    {"cl_ord_id", clOf(order)},     {"position", t->position},
-                    {"side", buy ? "buy" : "sell"}, {"accelerator", std::string(toString(t->accelerator))},
-                    {"week_start", t->weekStart},   {"gpu_hours", t->gpuHours},
-                    {"price", t->price},            {"leaves_gpu_hours", buy ? t->buyLeaves : t->sellLeaves}}));
+          out->toAccount.emplace_back(buy ? t->buyer : t->seller,
+                                      line({{"type", "forward_fill"},
+                                            {"order_id", order},
+                                            {"cl_ord_id", clOf(order)},
+                                            {"position", t->position},
+                                            {"side", buy ? "buy" : "sell"},
+                                            {"accelerator", std::string(toString(t->accelerator))},
+                                            {"week_start", t->weekStart},
+                                            {"gpu_hours", t->gpuHours},
+                                            {"price", t->price},
+                                            {"leaves_gpu_hours", buy ? t->buyLeaves : t->sellLeaves}}));
         }
         out->marketData.push_back(json{{"type", "md_forward_trade"},
                                        {"accelerator", std::string(toString(t->accelerator))},
@@ -226,21 +240,24 @@ void ForwardDesk::apply(const std::vector<ForwardMarketEvent>& events, ForwardDe
       if (t->sellLeaves == 0) clOrdIds_.erase(t->sellOrder);
     } else if (const auto* c = std::get_if<ForwardCancelled>(&e)) {
       if (out)
-        out->toAccount.emplace_back(c->account, line({{"type", "forward_cancelled"}, {"order_id", c->order},
-                                                      {"cl_ord_id", clOf(c->order)}, {"gpu_hours", c->cancelledGpuHours},
+        out->toAccount.emplace_back(c->account, line({{"type", "forward_cancelled"},
+                                                      {"order_id", c->order},
+                                                      {"cl_ord_id", clOf(c->order)},
+                                                      {"gpu_hours", c->cancelledGpuHours},
                                                       {"reason", c->reason}}));
       clOrdIds_.erase(c->order);
     } else if (const auto* n = std::get_if<ForwardNotice>(&e)) {
       if (out)
         for (AccountId who : {n->buyer, n->seller})
-          out->toAccount.emplace_back(who, line({{"type", "forward_notice"}, {"position", n->position}, {"what", n->what}}));
+          out->toAccount.emplace_back(who,
+                                      line({{"type", "forward_notice"}, {"position", n->position}, {"what", n->what}}));
     } else if (const auto* m = std::get_if<ForwardMark>(&e)) {
       if (out)
-        out->marketData.push_back(json{{"type", "md_forward_settlement"},
-                                       {"accelerator", std::string(toString(m->accelerator))},
-                                       {"week_start", m->weekStart},
-                                       {"price", m->index}}
-                                      .dump());
+        out->marketData.push_back(json{
+            {"type", "md_forward_settlement"},
+            {"accelerator", std::string(toString(m->accelerator))},
+            {"week_start", m->weekStart},
+            {"price", m->index}}.dump());
     }
   }
 }
@@ -260,7 +277,6 @@ std::string ForwardDesk::booksJson() const {
     all.push_back(json::parse(bookJson(accelerator, weekStart)));
   return all.dump();
 }
-
 
 void ForwardDesk::save(SnapshotWriter& w) const {
   market_.save(w);

@@ -25,10 +25,15 @@ struct ForwardNewOrder {
   std::int64_t gpuHours = 0;
   Price price = 0;
 };
-struct ForwardCancelOrder { std::uint64_t orderId = 0; };
+struct ForwardCancelOrder {
+  std::uint64_t orderId = 0;
+};
 struct ForwardOrdersQuery {};
 struct ForwardPositionsQuery {};
-struct ForwardBookQuery { Accelerator accelerator = Accelerator::H100; Hour weekStart = 0; };
+struct ForwardBookQuery {
+  Accelerator accelerator = Accelerator::H100;
+  Hour weekStart = 0;
+};
 
 struct ForwardRequest {
   std::variant<ForwardNewOrder, ForwardCancelOrder, ForwardOrdersQuery, ForwardPositionsQuery, ForwardBookQuery> what;
@@ -37,13 +42,13 @@ struct ForwardRequest {
 // Reads a forward_* message (`type` is its "type"); on failure returns {code, reason} with the
 // protocol's codes (unknown_field, bad_field, unknown_type).
 std::variant<ForwardRequest, std::pair<std::string, std::string>> parseForwardRequest(const nlohmann::json& j,
-                                                                                     const std::string& type);
+                                                                                      const std::string& type);
 bool isForwardType(const std::string& type);
 
 struct ForwardDeskOutput {
   std::vector<std::pair<AccountId, std::string>> toAccount;  // complete lines
-  std::vector<std::string> marketData;  // JSON objects without "seq": the caller numbers them
-  std::optional<std::string> journal;   // the input to journal before anything is sent
+  std::vector<std::string> marketData;                       // JSON objects without "seq": the caller numbers them
+  std::optional<std::string> journal;                        // the input to journal before anything is sent
   void clear();
 };
 

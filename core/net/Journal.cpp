@@ -16,13 +16,10 @@
 
 namespace tessera::net {
 
-std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::string& path,
-                                                                  bool syncFull) {
+std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::string& path, bool syncFull) {
   std::unique_ptr<Journal> j(new Journal());
-  if (sqlite3_open_v2(path.c_str(), &j->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                      nullptr) != SQLITE_OK) {
-    std::string msg = "cannot open journal '" + path + "': " +
-                      (j->db_ ? sqlite3_errmsg(j->db_) : "out of memory");
+  if (sqlite3_open_v2(path.c_str(), &j->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    std::string msg = "cannot open journal '" + path + "': " + (j->db_ ? sqlite3_errmsg(j->db_) : "out of memory");
     return msg;
   }
   // A second process on the same journal waits a little for the lock, then fails clearly.
@@ -30,8 +27,7 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   auto formatOf = [&]() -> std::optional<std::string> {
     sqlite3_stmt* check = nullptr;
     std::optional<std::string> format;
-    if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='format'", -1, &check,
-                           nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='format'", -1, &check, nullptr) == SQLITE_OK &&
         sqlite3_step(check) == SQLITE_ROW) {
       format = reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
     }
@@ -96,7 +92,8 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
     if (j->id_ == 0) {
       std::random_device random;
       j->id_ = (std::uint64_t{random()} << 32 | random()) | 1;
-      const std::string insert = "INSERT OR IGNORE INTO meta(key, value) VALUES ('id', '" + std::to_string(j->id_) + "')";
+      const std::string insert =
+          "INSERT OR IGNORE INTO meta(key, value) VALUES ('id', '" + std::to_string(j->id_) + "')";
       try {
         j->exec(insert.c_str());
       } catch (const std::exception& e) {
@@ -131,8 +128,8 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
       }
     }
   }
-  if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)",
-                         -1, &j->insert_, nullptr) != SQLITE_OK ||
+  if (sqlite3_prepare_v2(j->db_, "INSERT INTO journal(seq, cl_ord_id, input) VALUES (?, ?, ?)", -1, &j->insert_,
+                         nullptr) != SQLITE_OK ||
       sqlite3_prepare_v2(j->db_, "BEGIN", -1, &j->begin_, nullptr) != SQLITE_OK ||
       sqlite3_prepare_v2(j->db_, "COMMIT", -1, &j->commit_, nullptr) != SQLITE_OK) {
     return std::string("cannot prepare journal statements: ") + sqlite3_errmsg(j->db_);
@@ -152,8 +149,8 @@ namespace {
 // A round of checkpoints starts once the WAL holds this many frames (pages), or half a second
 // after the last round if anything is left to copy; a round ends, between two transactions,
 // once the unlocked passes have left at most kFinishBacklog frames to copy.
-constexpr int kRoundFrames = 4096;    // 16 MiB of WAL
-constexpr int kFinishBacklog = 512;   // a couple of milliseconds of copying at most
+constexpr int kRoundFrames = 4096;   // 16 MiB of WAL
+constexpr int kFinishBacklog = 512;  // a couple of milliseconds of copying at most
 constexpr int kUnlockedPasses = 8;
 // A round whose unlocked passes left more than kFinishBacklog frames ends anyway once the WAL
 // is this long (the copier is losing to the writer: better one longer pause than a WAL that
@@ -177,16 +174,15 @@ void Journal::checkpointLoop(std::string path) {
   pthread_setname_np(pthread_self(), "tx-checkpoint");
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    exchangeLog()->error("journal {}: cannot open a connection for checkpoints ({}); the WAL will only grow",
-                        path, db ? sqlite3_errmsg(db) : "out of memory");
+    exchangeLog()->error("journal {}: cannot open a connection for checkpoints ({}); the WAL will only grow", path,
+                         db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
     return;  // without checkpoints the WAL only grows; the journal itself stays correct
   }
   sqlite3_busy_timeout(db, 100);
   std::unique_lock lock(checkpointMutex_);
   while (!closing_) {
-    checkpointWake_.wait_for(lock, std::chrono::milliseconds(500),
-                             [this] { return checkpointWanted_ || closing_; });
+    checkpointWake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return checkpointWanted_ || closing_; });
     if (closing_) break;
     checkpointWanted_ = false;
     lock.unlock();
@@ -196,8 +192,7 @@ void Journal::checkpointLoop(std::string path) {
     int frames = 0, copied = 0;
     const auto roundStart = std::chrono::steady_clock::now();
     for (int pass = 0; pass < kUnlockedPasses; ++pass) {
-      if (sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) !=
-              SQLITE_OK ||
+      if (sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) != SQLITE_OK ||
           frames - copied <= kFinishBacklog) {
         break;
       }
@@ -213,11 +208,11 @@ void Journal::checkpointLoop(std::string path) {
     }
     if (frames > 0) {
       // Routine (twice a second under load) at debug; a slow one, which shows a slow disk, at info.
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::steady_clock::now() - roundStart).count();
+      const auto ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - roundStart).count();
       exchangeLog()->log(ms >= 100 ? spdlog::level::info : spdlog::level::debug,
-                        "journal checkpoint: {} of {} WAL frames copied in {} ms{}", copied, frames,
-                        ms, finish ? "" : " (more to copy)");
+                         "journal checkpoint: {} of {} WAL frames copied in {} ms{}", copied, frames, ms,
+                         finish ? "" : " (more to copy)");
     }
     lock.lock();
     if (!finish) checkpointWanted_ = true;
@@ -309,8 +304,10 @@ std::optional<JournalEntry> Journal::entry(std::uint64_t seq) {
   if (sqlite3_step(s) != SQLITE_ROW) return std::nullopt;
   JournalEntry e;
   e.seq = seq;
-  e.clOrdId.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), static_cast<std::size_t>(sqlite3_column_bytes(s, 0)));
-  e.input.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 1)), static_cast<std::size_t>(sqlite3_column_bytes(s, 1)));
+  e.clOrdId.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
+                   static_cast<std::size_t>(sqlite3_column_bytes(s, 0)));
+  e.input.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 1)),
+                 static_cast<std::size_t>(sqlite3_column_bytes(s, 1)));
   return e;
 }
 
@@ -395,7 +392,8 @@ ArchivedOrder archivedRow(sqlite3_stmt* s) {
   o.order = text(6);
   return o;
 }
-constexpr const char* kArchivedColumns = "SELECT order_id, account, cl_ord_id, status, filled, leaves, request FROM finished_orders ";
+constexpr const char* kArchivedColumns =
+    "SELECT order_id, account, cl_ord_id, status, filled, leaves, request FROM finished_orders ";
 }  // namespace
 
 std::optional<ArchivedOrder> Journal::archived(std::uint64_t orderId) {
@@ -455,10 +453,12 @@ ArchivedContractRow contractRow(sqlite3_stmt* s) {
   k.buyer = static_cast<std::uint64_t>(sqlite3_column_int64(s, 1));
   k.seller = static_cast<std::uint64_t>(sqlite3_column_int64(s, 2));
   k.deliveredGpuHours = sqlite3_column_int64(s, 3);
-  k.contract.assign(static_cast<const char*>(sqlite3_column_blob(s, 4)), static_cast<std::size_t>(sqlite3_column_bytes(s, 4)));
+  k.contract.assign(static_cast<const char*>(sqlite3_column_blob(s, 4)),
+                    static_cast<std::size_t>(sqlite3_column_bytes(s, 4)));
   return k;
 }
-constexpr const char* kContractColumns = "SELECT contract_id, buyer, seller, delivered, contract FROM settled_contracts ";
+constexpr const char* kContractColumns =
+    "SELECT contract_id, buyer, seller, delivered, contract FROM settled_contracts ";
 }  // namespace
 
 std::optional<ArchivedContractRow> Journal::archivedContract(std::uint64_t contractId) {
@@ -480,7 +480,8 @@ std::vector<ArchivedContractRow> Journal::archivedContracts(std::uint64_t accoun
   sqlite3_stmt* s = prepared(contractPage_, sql.c_str());
   sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(account));
   sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(afterContractId));
-  sqlite3_bind_int64(s, 3, static_cast<sqlite3_int64>(std::min<std::size_t>(limit, std::numeric_limits<sqlite3_int64>::max())));
+  sqlite3_bind_int64(
+      s, 3, static_cast<sqlite3_int64>(std::min<std::size_t>(limit, std::numeric_limits<sqlite3_int64>::max())));
   std::vector<ArchivedContractRow> page;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) page.push_back(contractRow(s));

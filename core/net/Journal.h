@@ -36,10 +36,10 @@ struct ArchivedOrder {
   std::uint64_t orderId = 0;
   std::uint64_t account = 0;
   std::string clOrdId;
-  int status = 0;            // OrderStatus (core/engine/Matcher.h)
+  int status = 0;  // OrderStatus (core/engine/Matcher.h)
   std::int64_t filledGpuHours = 0;
   std::int64_t leavesGpuHours = 0;
-  std::string order;         // the order as accepted, after amends (EventJson form)
+  std::string order;  // the order as accepted, after amends (EventJson form)
 };
 
 // A settled contract as the journal's archive keeps it (table settled_contracts), written in the
@@ -62,8 +62,7 @@ class Journal {
  public:
   // ":memory:" keeps the journal in memory (embedded exchange, tests). `syncFull` fsyncs each
   // commit; without it a commit survives the process being killed but not a power cut.
-  static std::variant<std::unique_ptr<Journal>, std::string> open(const std::string& path,
-                                                                  bool syncFull);
+  static std::variant<std::unique_ptr<Journal>, std::string> open(const std::string& path, bool syncFull);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;

@@ -35,28 +35,30 @@ std::uint64_t JournalReplay::run(std::uint64_t afterSeq, const InputHandler& onI
     bool& flag;
     ~Done() { flag = false; }
   } done{replaying_};
-  return journal_.replay([&](const JournalEntry& e) {
-    const nlohmann::json j = nlohmann::json::parse(e.input, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      throw std::runtime_error("journal entry " + std::to_string(e.seq) + " is not JSON");
-    }
-    // The one place non-engine entries are dispatched: by their "type".
-    if (auto type = j.find("type"); type != j.end() && type->is_string()) {
-      if (auto h = handlers_.find(type->get_ref<const std::string&>()); h != handlers_.end()) {
-        try {
-          h->second(j);
-        } catch (const std::exception& x) {
-          throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": " + x.what());
+  return journal_.replay(
+      [&](const JournalEntry& e) {
+        const nlohmann::json j = nlohmann::json::parse(e.input, nullptr, false);
+        if (j.is_discarded() || !j.is_object()) {
+          throw std::runtime_error("journal entry " + std::to_string(e.seq) + " is not JSON");
         }
-        return;
-      }
-    }
-    auto parsed = inputEventFromJson(j, directory_);
-    if (auto* err = std::get_if<JsonError>(&parsed)) {
-      throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": " + err->message);
-    }
-    onInput(e, std::get<InputEvent>(std::move(parsed)));
-  }, afterSeq);
+        // The one place non-engine entries are dispatched: by their "type".
+        if (auto type = j.find("type"); type != j.end() && type->is_string()) {
+          if (auto h = handlers_.find(type->get_ref<const std::string&>()); h != handlers_.end()) {
+            try {
+              h->second(j);
+            } catch (const std::exception& x) {
+              throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": " + x.what());
+            }
+            return;
+          }
+        }
+        auto parsed = inputEventFromJson(j, directory_);
+        if (auto* err = std::get_if<JsonError>(&parsed)) {
+          throw std::runtime_error("journal entry " + std::to_string(e.seq) + ": " + err->message);
+        }
+        onInput(e, std::get<InputEvent>(std::move(parsed)));
+      },
+      afterSeq);
 }
 
 void JournalReplay::append(std::string_view line) {
@@ -80,7 +82,8 @@ void JournalReplay::checkHeader(SnapshotReader& r, std::uint64_t journalSeq, std
   const auto digest = r.pod<std::uint64_t>();
   if (seq != journalSeq) throw SnapshotCorrupt("its bytes name another journal entry than its record");
   const auto last = seq ? journal_.entry(seq) : std::nullopt;
-  if (seq && !last) throw SnapshotCorrupt("taken after journal entry " + std::to_string(seq) + ", which this journal does not have");
+  if (seq && !last)
+    throw SnapshotCorrupt("taken after journal entry " + std::to_string(seq) + ", which this journal does not have");
   if ((last ? entryDigest(*last) : 0) != digest || r.pod<std::uint64_t>() != journal_.id())
     throw SnapshotCorrupt("taken from another journal");
   if (r.pod<std::uint64_t>() != fingerprint)

@@ -6,16 +6,14 @@
 
 namespace tessera::net {
 
-bool logonKeyMatches(const std::vector<AccountConfig>& accounts, std::string_view account,
-                     std::string_view key) {
+bool logonKeyMatches(const std::vector<AccountConfig>& accounts, std::string_view account, std::string_view key) {
   for (const AccountConfig& a : accounts) {
     if (a.name == account) return verifyApiKey(a.keyHash, key);
   }
   return false;
 }
 
-LogonGate::LogonGate(const std::vector<AccountConfig>& accounts, ThrottlePolicy policy)
-    : throttle_(policy) {
+LogonGate::LogonGate(const std::vector<AccountConfig>& accounts, ThrottlePolicy policy) : throttle_(policy) {
   for (const AccountConfig& a : accounts) {
     hashes_[a.name] = a.keyHash;
     if (decoy_.empty() && isArgon2idHash(a.keyHash)) decoy_ = a.keyHash;

@@ -59,7 +59,7 @@ class LogonGate {
   LogonVerdict decide(const Job& job);
 
   std::unordered_map<std::string, std::string> hashes_;  // account -> stored key hash
-  std::string decoy_;  // a stored hash checked for unknown accounts, so they take as long
+  std::string decoy_;       // a stored hash checked for unknown accounts, so they take as long
   LogonThrottle throttle_;  // gate thread only
   std::mutex mutex_;
   std::condition_variable ready_;

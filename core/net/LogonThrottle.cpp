@@ -12,8 +12,7 @@ std::string LogonThrottle::pairKey(std::string_view account, std::string_view ad
   return key;
 }
 
-std::chrono::milliseconds LogonThrottle::left(const Table& t, std::string_view key,
-                                              Clock::time_point now) const {
+std::chrono::milliseconds LogonThrottle::left(const Table& t, std::string_view key, Clock::time_point now) const {
   if (key.empty()) return std::chrono::milliseconds(0);
   auto it = t.find(std::string(key));
   if (it == t.end() || it->second.until <= now) return std::chrono::milliseconds(0);
@@ -44,8 +43,7 @@ void LogonThrottle::fail(Table& t, std::string_view key, Clock::time_point now, 
   e.last = now;
   const int counted = e.failures - free;
   if (counted <= 0) return;
-  e.until = now + std::min<std::chrono::milliseconds>(policy_.firstDelay * (1LL << (counted - 1)),
-                                                      policy_.maxDelay);
+  e.until = now + std::min<std::chrono::milliseconds>(policy_.firstDelay * (1LL << (counted - 1)), policy_.maxDelay);
 }
 
 void LogonThrottle::failed(std::string_view account, std::string_view address, Clock::time_point now) {
@@ -67,9 +65,8 @@ void LogonThrottle::succeeded(std::string_view account, std::string_view address
 }
 
 void LogonThrottle::prune(Table& t, Clock::time_point now) {
-  std::erase_if(t, [&](const auto& kv) {
-    return kv.second.until <= now && now - kv.second.last > policy_.forgetAfter;
-  });
+  std::erase_if(t,
+                [&](const auto& kv) { return kv.second.until <= now && now - kv.second.last > policy_.forgetAfter; });
   // A table still full is under a spread-out attack: the oldest half goes, so memory stays
   // bounded (those addresses start over at the first delay).
   if (t.size() >= policy_.maxEntries) {

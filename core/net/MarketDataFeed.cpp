@@ -24,8 +24,7 @@ MarketDataFeed::MarketDataFeed(const Matcher& engine, const Limits& limits) : en
 void MarketDataFeed::touch(const OrderRequest& o, Hour from, Hour to) {
   if (o.fill != FillStyle::Divisible || !o.cluster) return;
   const Hour horizon = engine_.now() + limits_.mdHorizonHours;
-  for (Hour h = std::max(from, engine_.now()); h < std::min(to, horizon); ++h)
-    touched_.insert({*o.cluster, h, o.side});
+  for (Hour h = std::max(from, engine_.now()); h < std::min(to, horizon); ++h) touched_.insert({*o.cluster, h, o.side});
 }
 
 void MarketDataFeed::dropPastTouches() {
@@ -44,8 +43,8 @@ void MarketDataFeed::publishCells(Outbox* out) {
   auto readRun = [&] {
     if (run.empty()) return;
     const CellKey& first = touchedCells_[run.front()];
-    engine_.depthRange(first.cluster, first.hour, touchedCells_[run.back()].hour + 1, first.side,
-                       kPublishedLevels, scratchDepth_);
+    engine_.depthRange(first.cluster, first.hour, touchedCells_[run.back()].hour + 1, first.side, kPublishedLevels,
+                       scratchDepth_);
     for (std::size_t k = 0; k < run.size(); ++k) touchedDepth_[run[k]] = std::move(scratchDepth_[k]);
     run.clear();
   };
@@ -71,8 +70,10 @@ void MarketDataFeed::publishCells(Outbox* out) {
       appendCell(line, ++seq_, BookCell{key, levels});
       publish(out, std::move(line));
     }
-    if (levels.empty()) published_.erase(it);
-    else published_[key] = std::move(levels);
+    if (levels.empty())
+      published_.erase(it);
+    else
+      published_[key] = std::move(levels);
   }
   touched_.clear();
 }
@@ -144,14 +145,13 @@ void MarketDataFeed::publishIndex(Hour now, Outbox* out) {
       }
     }
   }
-  while (!indexHistory_.empty() && indexHistory_.front().asOf <= asOf - kIndexHistoryHours)
-    indexHistory_.pop_front();
+  while (!indexHistory_.empty() && indexHistory_.front().asOf <= asOf - kIndexHistoryHours) indexHistory_.pop_front();
 }
 
 void MarketDataFeed::clusterAdded(const Cluster& c, Outbox* out) {
   if (!out) return;
-  std::string line = "{\"type\":\"md_cluster\",\"seq\":" + std::to_string(++seq_) +
-                     ",\"cluster\":" + toJson(c).dump() + "}\n";
+  std::string line =
+      "{\"type\":\"md_cluster\",\"seq\":" + std::to_string(++seq_) + ",\"cluster\":" + toJson(c).dump() + "}\n";
   publish(out, std::move(line));
 }
 
@@ -169,8 +169,7 @@ void MarketDataFeed::publish(Outbox* out, std::string line) {
   while (recent_.size() > limits_.mdReplayDepth) recent_.pop_front();
 }
 
-void MarketDataFeed::answerSubscribe(std::string& o, std::optional<std::uint64_t> fromSeq,
-                                     std::uint64_t epoch,
+void MarketDataFeed::answerSubscribe(std::string& o, std::optional<std::uint64_t> fromSeq, std::uint64_t epoch,
                                      const std::function<std::string()>& forwardBooks) const {
   if (fromSeq && *fromSeq <= seq_ + 1) {
     // A resume is answered only while the missed lines fit kMaxResumeBytes; a longer gap costs
@@ -184,21 +183,20 @@ void MarketDataFeed::answerSubscribe(std::string& o, std::optional<std::uint64_t
     }
     const std::uint64_t resumesAt = first == recent_.end() ? seq_ + 1 : first->first;
     if (resumesAt == *fromSeq) {
-      o += "{\"type\":\"md_resume\",\"from_seq\":" + std::to_string(*fromSeq) +
-           ",\"seq\":" + std::to_string(seq_) + "}\n";
+      o += "{\"type\":\"md_resume\",\"from_seq\":" + std::to_string(*fromSeq) + ",\"seq\":" + std::to_string(seq_) +
+           "}\n";
       for (; first != recent_.end(); ++first) o += first->second;
       return;
     }
   }
-  o += "{\"type\":\"md_snapshot\",\"seq\":" + std::to_string(seq_) +
-       ",\"epoch\":" + std::to_string(epoch) + ",\"now\":" + std::to_string(engine_.now()) +
-       ",\"cells\":[";
+  o += "{\"type\":\"md_snapshot\",\"seq\":" + std::to_string(seq_) + ",\"epoch\":" + std::to_string(epoch) +
+       ",\"now\":" + std::to_string(engine_.now()) + ",\"cells\":[";
   bool first = true;
   for (const auto& [key, levels] : published_) {
     if (!first) o += ',';
     first = false;
-    o += "{\"cluster\":" + std::to_string(key.cluster) + ",\"hour\":" + std::to_string(key.hour) +
-         ",\"side\":\"" + (key.side == Side::Buy ? "buy" : "sell") + "\",\"levels\":";
+    o += "{\"cluster\":" + std::to_string(key.cluster) + ",\"hour\":" + std::to_string(key.hour) + ",\"side\":\"" +
+         (key.side == Side::Buy ? "buy" : "sell") + "\",\"levels\":";
     appendLevels(o, levels);
     o += '}';
   }
@@ -264,7 +262,8 @@ void MarketDataFeed::load(SnapshotReader& r) {
     const auto p = r.pod<IndexPublication>();
     indexNow_[{p.accelerator, p.tenor}] = p;
   }
-  for (std::size_t n = r.count(sizeof(IndexPublication)); n > 0; --n) indexHistory_.push_back(r.pod<IndexPublication>());
+  for (std::size_t n = r.count(sizeof(IndexPublication)); n > 0; --n)
+    indexHistory_.push_back(r.pod<IndexPublication>());
   publishedThrough_ = r.pod<Hour>();
   for (std::size_t n = r.count(8); n > 0; --n) {
     CellKey cell;

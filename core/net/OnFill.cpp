@@ -74,7 +74,8 @@ bool OnFillState::append(const std::string& line) {
 }
 
 bool OnFillState::markStarted(ContractId id) {
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
   if (!append("started " + std::to_string(id) + " " + std::to_string(now.count()) + "\n")) return false;
   started_.insert(id);
   return true;

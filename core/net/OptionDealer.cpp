@@ -11,8 +11,8 @@ using namespace tessera::indexoptions;
 std::vector<OptionNewOrder> optionDealerQuotes(const OptionDealerConfig& c, const OptionChainView& chain) {
   std::vector<OptionNewOrder> out;
   std::map<PeriodKind, int> taken;
-  const std::map<PeriodKind, int> wanted{{PeriodKind::Month, c.months}, {PeriodKind::Quarter, c.quarters},
-                                         {PeriodKind::Year, c.years}};
+  const std::map<PeriodKind, int> wanted{
+      {PeriodKind::Month, c.months}, {PeriodKind::Quarter, c.quarters}, {PeriodKind::Year, c.years}};
   for (const OptionChainPeriod& p : chain.periods) {
     if (!p.forward || taken[p.period.kind] >= wanted.at(p.period.kind)) continue;
     ++taken[p.period.kind];

@@ -19,8 +19,6 @@ using namespace desk;
 
 constexpr int kLadderHalfWidth = 3;  // strikes each side of the forward in the chain
 
-
-
 // Reads the series fields of a request; the period must begin at `start` (listing is the
 // market's to check, so the reject names the reason).
 OptionSeries readSeries(RequestFields& f) {
@@ -110,8 +108,8 @@ std::variant<OptionRequest, Failure> parseOptionRequest(const json& j, const std
 
 OptionDesk::OptionDesk(SettlementLedger& ledger, AccountDirectory& accounts) : market_(ledger), accounts_(accounts) {}
 
-void OptionDesk::handle(AccountId a, const OptionRequest& r, std::optional<std::uint64_t> req, Hour now, Money spendable,
-                        OptionDeskOutput& out) {
+void OptionDesk::handle(AccountId a, const OptionRequest& r, std::optional<std::uint64_t> req, Hour now,
+                        Money spendable, OptionDeskOutput& out) {
   auto reply = [&](json j) {
     if (req) j["req"] = *req;
     out.toAccount.emplace_back(a, line(j));
@@ -121,23 +119,30 @@ void OptionDesk::handle(AccountId a, const OptionRequest& r, std::optional<std::
     for (const auto& [id, cl] : clOrdIds_) {
       if (cl != o->clOrdId) continue;
       if (const auto w = market_.working(id); w && w->account == a)
-        return reply({{"type", "option_rejected"}, {"cl_ord_id", o->clOrdId}, {"code", "duplicate_cl_ord_id"},
+        return reply({{"type", "option_rejected"},
+                      {"cl_ord_id", o->clOrdId},
+                      {"code", "duplicate_cl_ord_id"},
                       {"reason", "a working option order of yours has this cl_ord_id"}});
     }
     const OptionOrder order{nextId_, a, o->side, o->series, o->gpuHours, o->premium};
     market_.submit(order, now, spendable, events);
     if (!events.empty() && std::holds_alternative<OptionRejected>(events.front())) {
       const auto& rej = std::get<OptionRejected>(events.front());
-      return reply({{"type", "option_rejected"}, {"cl_ord_id", o->clOrdId}, {"code", std::string(toString(rej.reason))},
+      return reply({{"type", "option_rejected"},
+                    {"cl_ord_id", o->clOrdId},
+                    {"code", std::string(toString(rej.reason))},
                     {"reason", rej.detail}});
     }
     ++nextId_;
     clOrdIds_[order.id] = o->clOrdId;
-    json entry{{"type", "option_order"}, {"account", accounts_.name(a)}, {"id", order.id}, {"cl_ord_id", o->clOrdId},
-               {"side", std::string(sideName(o->side))}, {"gpu_hours", o->gpuHours}, {"premium", o->premium}};
+    json entry{{"type", "option_order"},  {"account", accounts_.name(a)},           {"id", order.id},
+               {"cl_ord_id", o->clOrdId}, {"side", std::string(sideName(o->side))}, {"gpu_hours", o->gpuHours},
+               {"premium", o->premium}};
     putOptionSeries(entry, o->series);
     out.journal = entry.dump();
-    reply({{"type", "option_accepted"}, {"order_id", order.id}, {"cl_ord_id", o->clOrdId},
+    reply({{"type", "option_accepted"},
+           {"order_id", order.id},
+           {"cl_ord_id", o->clOrdId},
            {"held", std::get<OptionAccepted>(events.front()).held}});
     events.erase(events.begin());
     apply(events, &out);
@@ -147,7 +152,9 @@ void OptionDesk::handle(AccountId a, const OptionRequest& r, std::optional<std::
   if (const auto* c = std::get_if<OptionCancelOrder>(&r.what)) {
     const std::optional<OptionOrder> working = market_.working(c->orderId);
     if (!working || working->account != a)
-      return reply({{"type", "error"}, {"code", "unknown_order"}, {"reason", "no working option order of yours with this id"},
+      return reply({{"type", "error"},
+                    {"code", "unknown_order"},
+                    {"reason", "no working option order of yours with this id"},
                     {"msg_type", "option_cancel"}});
     market_.cancel(c->orderId, a, events);
     out.journal = json{{"type", "option_cancel"}, {"account", accounts_.name(a)}, {"id", c->orderId}}.dump();
@@ -201,16 +208,21 @@ void OptionDesk::replay(const json& entry, Hour now, Money spendable) {
   const AccountId a = accounts_.intern(entry.at("account").get<std::string>());
   std::vector<OptionMarketEvent> events;
   if (type == "option_order") {
-    auto parsed = parseOptionRequest(json{{"accelerator", entry.at("accelerator")}, {"kind", entry.at("kind")},
-                                          {"period", entry.at("period")}, {"start", entry.at("start")},
+    auto parsed = parseOptionRequest(json{{"accelerator", entry.at("accelerator")},
+                                          {"kind", entry.at("kind")},
+                                          {"period", entry.at("period")},
+                                          {"start", entry.at("start")},
                                           {"strike", entry.at("strike")}},
                                      "option_book");
     if (!std::holds_alternative<OptionRequest>(parsed))
       throw std::runtime_error("option journal entry names an impossible series");
     const OptionSeries s = std::get<OptionBookQuery>(std::get<OptionRequest>(parsed).what).series;
-    const OptionOrder o{entry.at("id").get<std::uint64_t>(), a,
-                        entry.at("side").get<std::string>() == "sell" ? Side::Sell : Side::Buy, s,
-                        entry.at("gpu_hours").get<std::int64_t>(), entry.at("premium").get<Price>()};
+    const OptionOrder o{entry.at("id").get<std::uint64_t>(),
+                        a,
+                        entry.at("side").get<std::string>() == "sell" ? Side::Sell : Side::Buy,
+                        s,
+                        entry.at("gpu_hours").get<std::int64_t>(),
+                        entry.at("premium").get<Price>()};
     market_.submit(o, now, spendable, events);
     if (events.empty() || !std::holds_alternative<OptionAccepted>(events.front()))
       throw std::runtime_error("option order " + std::to_string(o.id) + " is rejected on replay");
@@ -238,10 +250,10 @@ void OptionDesk::apply(const std::vector<OptionMarketEvent>& events, OptionDeskO
       if (out) {
         for (bool buy : {true, false}) {
           const std::uint64_t order = buy ? t->buyOrder : t->sellOrder;
-          json fill{{"type", "option_fill"},         {"order_id", order},
-                    {"cl_ord_id", clOf(order)},      {"position", t->position},
-                    {"side", buy ? "buy" : "sell"},  {"gpu_hours", t->gpuHours},
-                    {"premium", t->premium},         {"leaves_gpu_hours", buy ? t->buyLeaves : t->sellLeaves}};
+          json fill{{"type", "option_fill"},        {"order_id", order},
+                    {"cl_ord_id", clOf(order)},     {"position", t->position},
+                    {"side", buy ? "buy" : "sell"}, {"gpu_hours", t->gpuHours},
+                    {"premium", t->premium},        {"leaves_gpu_hours", buy ? t->buyLeaves : t->sellLeaves}};
           putOptionSeries(fill, t->series);
           out->toAccount.emplace_back(buy ? t->buyer : t->writer, line(fill));
         }
@@ -256,22 +268,25 @@ void OptionDesk::apply(const std::vector<OptionMarketEvent>& events, OptionDeskO
       if (t->sellLeaves == 0) clOrdIds_.erase(t->sellOrder);
     } else if (const auto* c = std::get_if<OptionCancelled>(&e)) {
       if (out)
-        out->toAccount.emplace_back(c->account, line({{"type", "option_cancelled"}, {"order_id", c->order},
-                                                      {"cl_ord_id", clOf(c->order)}, {"gpu_hours", c->cancelledGpuHours},
+        out->toAccount.emplace_back(c->account, line({{"type", "option_cancelled"},
+                                                      {"order_id", c->order},
+                                                      {"cl_ord_id", clOf(c->order)},
+                                                      {"gpu_hours", c->cancelledGpuHours},
                                                       {"reason", c->reason}}));
       clOrdIds_.erase(c->order);
     } else if (const auto* n = std::get_if<OptionNotice>(&e)) {
       if (out)
         for (AccountId who : {n->buyer, n->writer})
-          out->toAccount.emplace_back(who, line({{"type", "option_notice"}, {"position", n->position}, {"what", n->what}}));
+          out->toAccount.emplace_back(who,
+                                      line({{"type", "option_notice"}, {"position", n->position}, {"what", n->what}}));
     } else if (const auto* s = std::get_if<OptionSettlement>(&e)) {
       if (out)
-        out->marketData.push_back(json{{"type", "md_option_settlement"},
-                                       {"accelerator", std::string(toString(s->accelerator))},
-                                       {"period", std::string(toString(s->period.kind))},
-                                       {"start", s->period.start},
-                                       {"average", s->average}}
-                                      .dump());
+        out->marketData.push_back(json{
+            {"type", "md_option_settlement"},
+            {"accelerator", std::string(toString(s->accelerator))},
+            {"period", std::string(toString(s->period.kind))},
+            {"start", s->period.start},
+            {"average", s->average}}.dump());
     }
   }
 }
@@ -315,9 +330,15 @@ std::string OptionDesk::chainJson(Accelerator a) const {
         const OptionSeries s{a, kind, p.kind, p.start, strike};
         const auto bids = market_.depth(s, Side::Buy, 1);
         const auto asks = market_.depth(s, Side::Sell, 1);
-        json row{{"period", std::string(toString(p.kind))}, {"start", p.start},  {"kind", std::string(toString(kind))},
-                 {"strike", strike},                        {"bid", nullptr},    {"ask", nullptr},
-                 {"value", nullptr},                        {"delta", nullptr},  {"iv", nullptr}};
+        json row{{"period", std::string(toString(p.kind))},
+                 {"start", p.start},
+                 {"kind", std::string(toString(kind))},
+                 {"strike", strike},
+                 {"bid", nullptr},
+                 {"ask", nullptr},
+                 {"value", nullptr},
+                 {"delta", nullptr},
+                 {"iv", nullptr}};
         if (!bids.empty()) row["bid"] = bids.front().premium;
         if (!asks.empty()) row["ask"] = asks.front().premium;
         if (const auto v = market_.reference(s)) {
@@ -325,9 +346,12 @@ std::string OptionDesk::chainJson(Accelerator a) const {
           row["delta"] = std::round(v->greeks.delta * 1e4) / 1e4;
           // The IV of the book's mid when it has both sides, else of the one side it has.
           std::optional<Price> quote;
-          if (!bids.empty() && !asks.empty()) quote = (bids.front().premium + asks.front().premium) / 2;
-          else if (!bids.empty()) quote = bids.front().premium;
-          else if (!asks.empty()) quote = asks.front().premium;
+          if (!bids.empty() && !asks.empty())
+            quote = (bids.front().premium + asks.front().premium) / 2;
+          else if (!bids.empty())
+            quote = bids.front().premium;
+          else if (!asks.empty())
+            quote = asks.front().premium;
           if (quote)
             if (const auto iv = impliedVolatilityOf(s, *curve, now, *quote); std::holds_alternative<double>(iv))
               row["iv"] = std::round(std::get<double>(iv) * 1e4) / 1e4;
@@ -344,8 +368,9 @@ std::string OptionDesk::chainJson(Accelerator a) const {
       .dump();
 }
 
-std::map<Accelerator, ClassIndex> optionIndexInputs(const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow,
-                                                    const ForwardMarket& forwards, Hour now) {
+std::map<Accelerator, ClassIndex> optionIndexInputs(
+    const std::map<std::pair<Accelerator, Tenor>, IndexPublication>& indexNow, const ForwardMarket& forwards,
+    Hour now) {
   std::map<Accelerator, ClassIndex> out;
   for (const auto& [series, p] : indexNow) {
     ClassIndex& c = out[series.first];
@@ -361,8 +386,8 @@ std::map<Accelerator, ClassIndex> optionIndexInputs(const std::map<std::pair<Acc
     const auto bid = forwards.depth(a, weekStart, Side::Buy, 1);
     const auto ask = forwards.depth(a, weekStart, Side::Sell, 1);
     if (bid.empty() || ask.empty()) continue;  // a one-sided book says too little of the level
-    it->second.forwardMids.push_back(
-        ForwardMid{static_cast<double>(weekStart + kHoursPerWeek / 2 - now), (bid.front().price + ask.front().price) / 2});
+    it->second.forwardMids.push_back(ForwardMid{static_cast<double>(weekStart + kHoursPerWeek / 2 - now),
+                                                (bid.front().price + ask.front().price) / 2});
   }
   return out;
 }

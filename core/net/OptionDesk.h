@@ -20,11 +20,17 @@ struct OptionNewOrder {
   std::int64_t gpuHours = 0;
   Price premium = 0;
 };
-struct OptionCancelOrder { std::uint64_t orderId = 0; };
+struct OptionCancelOrder {
+  std::uint64_t orderId = 0;
+};
 struct OptionOrdersQuery {};
 struct OptionPositionsQuery {};
-struct OptionBookQuery { indexoptions::OptionSeries series; };
-struct OptionChainQuery { Accelerator accelerator = Accelerator::H100; };
+struct OptionBookQuery {
+  indexoptions::OptionSeries series;
+};
+struct OptionChainQuery {
+  Accelerator accelerator = Accelerator::H100;
+};
 
 struct OptionRequest {
   std::variant<OptionNewOrder, OptionCancelOrder, OptionOrdersQuery, OptionPositionsQuery, OptionBookQuery,
@@ -37,7 +43,7 @@ bool isOptionType(const std::string& type);
 void putOptionSeries(nlohmann::json& j, const indexoptions::OptionSeries& s);
 // Reads an option_* message; on failure {code, reason} with the protocol's codes.
 std::variant<OptionRequest, std::pair<std::string, std::string>> parseOptionRequest(const nlohmann::json& j,
-                                                                                   const std::string& type);
+                                                                                    const std::string& type);
 std::string_view optionRequestName(const OptionRequest& r);
 
 // What the options are marked on at hour `now`: per class, the published next-day, next-week and

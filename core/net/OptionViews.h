@@ -14,8 +14,8 @@ namespace tessera::net {
 
 struct OptionChainPeriod {
   indexoptions::DeliveryPeriod period;
-  std::string name;               // "2027-01", "2027-Q1", "2027"
-  std::optional<Price> forward;   // micro-dollars per GPU-hour
+  std::string name;              // "2027-01", "2027-Q1", "2027"
+  std::optional<Price> forward;  // micro-dollars per GPU-hour
 };
 struct OptionChainRow {
   indexoptions::OptionSeries series;
@@ -47,7 +47,7 @@ struct OptionPositionView {
   Price premium = 0;
   std::string status;  // open, closed_out, settled
   Money margin = 0;
-  Price value = 0;     // reference value per GPU-hour at the last mark (the payoff once settled)
+  Price value = 0;  // reference value per GPU-hour at the last mark (the payoff once settled)
   Money paid = 0, unpaid = 0;
 };
 

@@ -13,7 +13,7 @@ using SessionId = std::uint64_t;
 
 struct Outbox {
   std::unordered_map<SessionId, std::string> toSession;
-  std::string marketData;            // for every subscribed session, after its own lines
+  std::string marketData;              // for every subscribed session, after its own lines
   std::vector<SessionId> subscribers;  // filled by ExchangeCore::finishBatch
   std::vector<SessionId> disconnect;   // after their lines are sent
   void clear();

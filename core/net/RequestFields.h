@@ -16,7 +16,7 @@ namespace tessera::net {
 // Limits and forms the desks' requests and replies share.
 namespace desk {
 inline constexpr std::size_t kMaxClOrdId = 64;
-inline constexpr std::size_t kBookLevels = 10;                // depth levels a book reply lists
+inline constexpr std::size_t kBookLevels = 10;                 // depth levels a book reply lists
 inline constexpr std::uint64_t kMaxHourField = 1'000'000'000;  // an hour field's upper bound
 inline std::string_view sideName(Side s) { return s == Side::Buy ? "buy" : "sell"; }
 inline std::string line(const nlohmann::json& j) { return j.dump() + "\n"; }
@@ -47,7 +47,8 @@ struct RequestFields {
     // Parsed text keeps non-negative integers unsigned, built objects keep them signed.
     const bool integer = it->is_number_unsigned() || (it->is_number_integer() && it->get<std::int64_t>() > 0);
     if (!integer || it->get<std::uint64_t>() == 0 || it->get<std::uint64_t>() > max)
-      return fail("bad_field", std::string("field '") + name + "' must be an integer from 1 to " + std::to_string(max)), 0;
+      return fail("bad_field", std::string("field '") + name + "' must be an integer from 1 to " + std::to_string(max)),
+             0;
     return it->get<std::uint64_t>();
   }
   std::string text(const char* name, std::size_t maxLen) {

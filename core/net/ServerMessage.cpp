@@ -89,8 +89,8 @@ void appendReq(std::string& out, std::optional<std::uint64_t> req) {
   }
 }
 
-void appendError(std::string& out, std::string_view code, std::string_view reason,
-                 std::string_view reqType, std::optional<std::uint64_t> req) {
+void appendError(std::string& out, std::string_view code, std::string_view reason, std::string_view reqType,
+                 std::optional<std::uint64_t> req) {
   out += "{\"type\":\"error\"";
   fieldS(out, "code", code);
   fieldS(out, "reason", reason);
@@ -101,8 +101,8 @@ void appendError(std::string& out, std::string_view code, std::string_view reaso
 
 void appendThrottled(std::string& out, std::int64_t retryAfterMs, std::optional<std::uint64_t> req) {
   out += "{\"type\":\"error\",\"code\":\"auth_throttled\"";
-  fieldS(out, "reason", "too many failed logons for this account or address; retry after " +
-                            std::to_string(retryAfterMs) + " ms");
+  fieldS(out, "reason",
+         "too many failed logons for this account or address; retry after " + std::to_string(retryAfterMs) + " ms");
   out += ",\"req_type\":\"logon\"";
   field(out, "retry_after_ms", retryAfterMs);
   if (req) fieldU(out, "req", *req);
@@ -116,8 +116,7 @@ void appendAccepted(std::string& out, OrderId id, std::string_view clOrdId) {
   out += "}\n";
 }
 
-void appendRejected(std::string& out, std::string_view clOrdId, std::string_view code,
-                    std::string_view reason) {
+void appendRejected(std::string& out, std::string_view clOrdId, std::string_view code, std::string_view reason) {
   out += "{\"type\":\"exec\",\"state\":\"rejected\"";
   fieldS(out, "cl_ord_id", clOrdId);
   fieldS(out, "code", code);

@@ -19,13 +19,12 @@ std::string jsonString(std::string_view s);  // a quoted, escaped JSON string
 // ,"req":N when the request carried an id (every reply ends with it).
 void appendReq(std::string& out, std::optional<std::uint64_t> req);
 
-void appendError(std::string& out, std::string_view code, std::string_view reason,
-                 std::string_view reqType, std::optional<std::uint64_t> req);
+void appendError(std::string& out, std::string_view code, std::string_view reason, std::string_view reqType,
+                 std::optional<std::uint64_t> req);
 // A logon refused before its key was checked: too many failures for the account or address.
 void appendThrottled(std::string& out, std::int64_t retryAfterMs, std::optional<std::uint64_t> req);
 void appendAccepted(std::string& out, OrderId id, std::string_view clOrdId);
-void appendRejected(std::string& out, std::string_view clOrdId, std::string_view code,
-                    std::string_view reason);
+void appendRejected(std::string& out, std::string_view clOrdId, std::string_view code, std::string_view reason);
 void appendFill(std::string& out, const Fill& f, std::string_view clOrdId);
 void appendCancelled(std::string& out, const OrderCancelled& c, std::string_view clOrdId);
 void appendAmended(std::string& out, const OrderAmended& a, std::string_view clOrdId);
@@ -45,8 +44,8 @@ struct IndexPublication {
   Hour asOf = 0;
   IndexValue value;
 };
-void appendIndexFields(std::string& out, const IndexPublication& p);  // ,"accelerator":...
-void appendIndexObject(std::string& out, const IndexPublication& p);  // {"accelerator":...}
+void appendIndexFields(std::string& out, const IndexPublication& p);               // ,"accelerator":...
+void appendIndexObject(std::string& out, const IndexPublication& p);               // {"accelerator":...}
 void appendIndex(std::string& out, std::uint64_t seq, const IndexPublication& p);  // md_index line
 // A cell's levels as a JSON array of [price, gpus, orders] (with a 4th element, the terms, on
 // levels whose first order has other than the default terms).

@@ -48,9 +48,10 @@ std::vector<ListedContract> SettledContractArchive::page(const Matcher& engine, 
   // The engine's copy first, when both hold one (a snapshot kept it, the archive has it too).
   std::stable_sort(out.begin(), out.end(),
                    [](const ListedContract& x, const ListedContract& y) { return x.contract.id < y.contract.id; });
-  out.erase(std::unique(out.begin(), out.end(),
-                        [](const ListedContract& x, const ListedContract& y) { return x.contract.id == y.contract.id; }),
-            out.end());
+  out.erase(
+      std::unique(out.begin(), out.end(),
+                  [](const ListedContract& x, const ListedContract& y) { return x.contract.id == y.contract.id; }),
+      out.end());
   if (out.size() > wanted) out.resize(wanted);
   return out;
 }

@@ -72,9 +72,8 @@ void SettlementDesk::contractCreated(const Contract& k, Outbox* out) {
   if (k.replaces) {
     std::vector<SettlementEvent> notes;
     if (auto err = settlement_.openReplacement(k, now, notes))
-      throw std::logic_error("replacement contract " + std::to_string(k.id) +
-                             " cannot take over contract " + std::to_string(k.replaces) +
-                             ": " + std::string(toString(*err)));
+      throw std::logic_error("replacement contract " + std::to_string(k.id) + " cannot take over contract " +
+                             std::to_string(k.replaces) + ": " + std::string(toString(*err)));
     for (const SettlementEvent& se : notes) notify(se, out);
     return;
   }
@@ -88,11 +87,9 @@ void SettlementDesk::contractCreated(const Contract& k, Outbox* out) {
     fundFromOutside(k.buyer, shortBy, buyer.house ? "house funding" : "overdraft funding");
   }
   if (auto err = settlement_.open(k, k.terms, Book::Cash, now))
-    throw std::logic_error("contract " + std::to_string(k.id) + " cannot open: " +
-                           std::string(toString(*err)));
-  notify({k.id, *settlement_.state(k.id), "escrow " + toDollars(k.notional()) + " for " +
-                                              std::to_string(k.gpus * (k.end - k.start)) +
-                                              " GPU-hours"},
+    throw std::logic_error("contract " + std::to_string(k.id) + " cannot open: " + std::string(toString(*err)));
+  notify({k.id, *settlement_.state(k.id),
+          "escrow " + toDollars(k.notional()) + " for " + std::to_string(k.gpus * (k.end - k.start)) + " GPU-hours"},
          out);
 }
 
@@ -122,8 +119,8 @@ void SettlementDesk::markForwards(Hour now, const std::map<Accelerator, Price>& 
   }
 }
 
-void SettlementDesk::forwardRequest(const ExchangeAccount& a, const ForwardRequest& f,
-                                    std::optional<std::uint64_t> req, Outbox& out) {
+void SettlementDesk::forwardRequest(const ExchangeAccount& a, const ForwardRequest& f, std::optional<std::uint64_t> req,
+                                    Outbox& out) {
   ForwardDeskOutput d;
   // The desk subtracts the margin its own resting orders hold.
   forwards_.handle(a.id, f, req, engine_.now(), accounts_.cashFreeOfBids(a) - optionsHeld(a.id), d);
@@ -131,8 +128,8 @@ void SettlementDesk::forwardRequest(const ExchangeAccount& a, const ForwardReque
   sendForward(d, &out);
 }
 
-void SettlementDesk::optionRequest(const ExchangeAccount& a, const OptionRequest& r,
-                                   std::optional<std::uint64_t> req, Outbox& out) {
+void SettlementDesk::optionRequest(const ExchangeAccount& a, const OptionRequest& r, std::optional<std::uint64_t> req,
+                                   Outbox& out) {
   OptionDeskOutput d;
   // The desk subtracts the holds of its own resting orders.
   options_->handle(a.id, r, req, engine_.now(), accounts_.cashFreeOfBids(a) - forwards_.marginHeld(a.id), d);
@@ -180,31 +177,31 @@ void SettlementDesk::load(SnapshotReader& r) {
   if (options_) options_->load(r);
 }
 
-std::optional<std::string> SettlementDesk::deliveryReport(AccountId provider,
-                                                             const DeliveryReport& r, Outbox* out) {
+std::optional<std::string> SettlementDesk::deliveryReport(AccountId provider, const DeliveryReport& r, Outbox* out) {
   // Someone else's contract is reported exactly like a missing one. The engine knows every
   // contract it keeps, settlement the ones not yet settled, the archive the retired ones.
   const auto owned = engine_.contract(r.contract);
   if (!owned) {
     // Retired to the archive: settled, as settlement would say of one it kept.
     const auto archived = settled_ ? settled_->find(r.contract) : std::nullopt;
-    return std::string(archived && archived->contract.seller == provider ? "hours_already_settled" : "unknown_contract");
+    return std::string(archived && archived->contract.seller == provider ? "hours_already_settled"
+                                                                         : "unknown_contract");
   }
   if (owned->seller != provider) return std::string("unknown_contract");
   if (auto err = settlement_.report(r)) return std::string(toString(*err));
   const Contract* k = settlement_.contract(r.contract);
   appendEntry({{"type", "delivery_report"},
-                      {"account", directory_.name(provider)},
-                      {"contract", r.contract},
-                      {"start", r.start},
-                      {"end", r.end},
-                      {"usable_gpus", r.usableGpus},
-                      {"problem", std::string(toString(r.problem))}});
+               {"account", directory_.name(provider)},
+               {"contract", r.contract},
+               {"start", r.start},
+               {"end", r.end},
+               {"usable_gpus", r.usableGpus},
+               {"problem", std::string(toString(r.problem))}});
   const Contract contract = *k;
   notify({contract.id, *settlement_.state(contract.id),
-          "provider reported " + std::string(toString(r.problem)) + ": " +
-              std::to_string(r.usableGpus) + " of " + std::to_string(contract.gpus) +
-              " GPUs usable in hours " + std::to_string(r.start) + ".." + std::to_string(r.end)},
+          "provider reported " + std::string(toString(r.problem)) + ": " + std::to_string(r.usableGpus) + " of " +
+              std::to_string(contract.gpus) + " GPUs usable in hours " + std::to_string(r.start) + ".." +
+              std::to_string(r.end)},
          out);
   // Remedies are inputs of their own in the journal (CapacityTransfer): replay applies those.
   if (!journal_.replaying()) applyRemedy(contract, r.start, r.end, std::nullopt, out);
@@ -213,8 +210,8 @@ std::optional<std::string> SettlementDesk::deliveryReport(AccountId provider,
 
 // The outage rule (docs/settlement.md, core/settlement/OutageRule): the lost GPUs are spread
 // over the provider's contracts on the cluster (lowest id first) and its unsold holding.
-std::optional<std::string> SettlementDesk::outage(AccountId provider, const OutageRequest& m,
-                                                     Outbox* out, std::vector<ContractId>* affected) {
+std::optional<std::string> SettlementDesk::outage(AccountId provider, const OutageRequest& m, Outbox* out,
+                                                  std::vector<ContractId>* affected) {
   const Cluster* cluster = engine_.cluster(m.cluster);
   if (!cluster) return std::string("unknown_cluster");
   const bool degraded = m.problem != DeliveryProblem::MissingGpus;
@@ -227,8 +224,7 @@ std::optional<std::string> SettlementDesk::outage(AccountId provider, const Outa
     // Only the cluster's provider reports on it (a cluster that names none: whoever sold on it).
     if (!cluster->provider.empty() && cluster->provider != directory_.name(provider))
       return std::string("not_your_cluster");
-    if (m.end - m.start > kMaxOutageHours || m.lostGpus > limits::kMaxClusterGpus)
-      return std::string("invalid_report");
+    if (m.end - m.start > kMaxOutageHours || m.lostGpus > limits::kMaxClusterGpus) return std::string("invalid_report");
   }
   const Hour from = std::max(m.start, engine_.now());
   if (from >= m.end) return std::string("hours_already_settled");
@@ -241,18 +237,19 @@ std::optional<std::string> SettlementDesk::outage(AccountId provider, const Outa
   }
   if (contracts.empty()) return std::string("nothing_sold");
   appendEntry({{"type", "outage"},
-                      {"account", directory_.name(provider)},
-                      {"cluster", m.cluster},
-                      {"start", m.start},
-                      {"end", m.end},
-                      {"lost_gpus", m.lostGpus},
-                      {"problem", std::string(toString(m.problem))}});
-  const std::vector<OutageShare> shares =
-      spreadOutage(contracts, m.lostGpus, from, m.end,
-                   [&](Hour h) { return engine_.holding(provider, m.cluster, h).held; }, degraded);
+               {"account", directory_.name(provider)},
+               {"cluster", m.cluster},
+               {"start", m.start},
+               {"end", m.end},
+               {"lost_gpus", m.lostGpus},
+               {"problem", std::string(toString(m.problem))}});
+  const std::vector<OutageShare> shares = spreadOutage(
+      contracts, m.lostGpus, from, m.end, [&](Hour h) { return engine_.holding(provider, m.cluster, h).held; },
+      degraded);
   std::vector<std::pair<Contract, std::pair<Hour, Hour>>> reported;
   for (const OutageShare& s : shares) {
-    const Contract& k = *std::find_if(contracts.begin(), contracts.end(), [&](const Contract& c) { return c.id == s.contract; });
+    const Contract& k =
+        *std::find_if(contracts.begin(), contracts.end(), [&](const Contract& c) { return c.id == s.contract; });
     const DeliveryReport r{k.id, s.start, s.end, k.gpus - s.lostGpus, m.problem};
     if (settlement_.report(r)) continue;
     notify({k.id, *settlement_.state(k.id),
@@ -279,8 +276,8 @@ std::vector<OrderId> SettlementDesk::asksDuring(AccountId provider, ClusterId cl
   return ids;
 }
 
-void SettlementDesk::applyRemedy(const Contract& k, Hour start, Hour end,
-                               std::optional<ClusterId> excluded, Outbox* out) {
+void SettlementDesk::applyRemedy(const Contract& k, Hour start, Hour end, std::optional<ClusterId> excluded,
+                                 Outbox* out) {
   const OfferTerms* terms = settlement_.terms(k.id);
   if (!terms || terms->remedy != Remedy::Replacement) return;
   const Hour from = std::max(start, engine_.now());
@@ -299,8 +296,7 @@ void SettlementDesk::applyRemedy(const Contract& k, Hour start, Hour end,
     if (excluded && c.id == *excluded) continue;
     // Firm capacity is never made good with capacity its provider may reclaim.
     if (c.interruptible() && !original->interruptible()) continue;
-    if (c.accelerator != original->accelerator || c.gpuMemoryGb < original->gpuMemoryGb ||
-        c.fabric < original->fabric)
+    if (c.accelerator != original->accelerator || c.gpuMemoryGb < original->gpuMemoryGb || c.fabric < original->fabric)
       continue;
     if (terms->guaranteesLocation && c.region != original->region) continue;
     candidates.push_back(cl);
@@ -315,8 +311,7 @@ void SettlementDesk::applyRemedy(const Contract& k, Hour start, Hour end,
         fits = hold.held - hold.offered >= gpus;
       }
       if (!fits) continue;
-      if (applyTransfer_(CapacityTransfer{k.id, k.seller, k.buyer, c->id, gpus, begin, end, k.price}, out))
-        return;
+      if (applyTransfer_(CapacityTransfer{k.id, k.seller, k.buyer, c->id, gpus, begin, end, k.price}, out)) return;
     }
   }
   say("no replacement capacity for " + std::to_string(gpus) + " GPUs within " +
@@ -337,7 +332,6 @@ void SettlementDesk::notify(const SettlementEvent& e, Outbox* out) {
   accounts_.toAccount(k->buyer, *out, line);
   if (k->seller != k->buyer) accounts_.toAccount(k->seller, *out, line);
 }
-
 
 void SettlementDesk::appendEntry(const nlohmann::json& entry) { journal_.append(entry.dump()); }
 

@@ -70,10 +70,8 @@ class SettlementDesk {
   void useOptions(OptionDesk& options) { options_ = &options; }
   // Settled contracts retired from memory (a delivery report naming one is refused as settled).
   void useSettledContracts(SettledContractArchive& settled) { settled_ = &settled; }
-  void optionRequest(const ExchangeAccount& a, const OptionRequest& r, std::optional<std::uint64_t> req,
-                     Outbox& out);
-  void forwardRequest(const ExchangeAccount& a, const ForwardRequest& f, std::optional<std::uint64_t> req,
-                      Outbox& out);
+  void optionRequest(const ExchangeAccount& a, const OptionRequest& r, std::optional<std::uint64_t> req, Outbox& out);
+  void forwardRequest(const ExchangeAccount& a, const ForwardRequest& f, std::optional<std::uint64_t> req, Outbox& out);
   // A delivery report or an outage from `provider`: the error code for the reporter, or nothing.
   // On success the entry is journaled (live) and the contracts' remedies are applied.
   std::optional<std::string> deliveryReport(AccountId provider, const DeliveryReport& r, Outbox* out);

@@ -87,7 +87,8 @@ void SnapshotStore::write(std::uint64_t journalSeq, std::uint64_t configFingerpr
       sqlite3_bind_text(ins.s, 3, kSnapshotFormat, -1, SQLITE_STATIC);
       sqlite3_bind_int64(ins.s, 4, static_cast<sqlite3_int64>(bytes.size()));
       sqlite3_bind_int64(ins.s, 5, static_cast<sqlite3_int64>(sum.value()));
-      if (sqlite3_step(ins.s) != SQLITE_DONE) throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db_));
+      if (sqlite3_step(ins.s) != SQLITE_DONE)
+        throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db_));
     }
     const sqlite3_int64 id = sqlite3_last_insert_rowid(db_);
     Statement chunk(db_, "INSERT INTO snapshot_chunk(snapshot, n, data) VALUES (?, ?, ?)");
@@ -97,7 +98,8 @@ void SnapshotStore::write(std::uint64_t journalSeq, std::uint64_t configFingerpr
       sqlite3_bind_int64(chunk.s, 1, id);
       sqlite3_bind_int64(chunk.s, 2, static_cast<sqlite3_int64>(n));
       sqlite3_bind_blob64(chunk.s, 3, bytes.data() + off, len, SQLITE_STATIC);
-      if (sqlite3_step(chunk.s) != SQLITE_DONE) throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db_));
+      if (sqlite3_step(chunk.s) != SQLITE_DONE)
+        throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db_));
       if (off + len >= bytes.size()) break;
     }
     Statement old(db_, "SELECT id FROM snapshot ORDER BY id DESC LIMIT -1 OFFSET ?");
@@ -155,7 +157,8 @@ std::variant<std::string, std::string> SnapshotStore::read(std::int64_t id) {
   }
   if (rc != SQLITE_DONE) return Result(std::in_place_index<1>, std::string("cannot read: ") + sqlite3_errmsg(db_));
   if (bytes.size() != size)
-    return Result(std::in_place_index<1>, "truncated: " + std::to_string(bytes.size()) + " of " + std::to_string(size) + " bytes");
+    return Result(std::in_place_index<1>,
+                  "truncated: " + std::to_string(bytes.size()) + " of " + std::to_string(size) + " bytes");
   Fnv1a sum;
   sum.add(bytes);
   if (sum.value() != checksum) return Result(std::in_place_index<1>, "checksum mismatch (the bytes are damaged)");

@@ -37,8 +37,7 @@ class SnapshotStore {
 
   // Writes a snapshot and drops all but the newest `keep`. Throws std::runtime_error when the
   // file cannot be written (the journal still holds everything: the caller logs it and goes on).
-  void write(std::uint64_t journalSeq, std::uint64_t configFingerprint, const std::string& bytes,
-             int keep = 2);
+  void write(std::uint64_t journalSeq, std::uint64_t configFingerprint, const std::string& bytes, int keep = 2);
   // Newest first.
   std::vector<SnapshotInfo> list();
   // The bytes of snapshot `id`, or why they cannot be used (missing chunks, checksum mismatch).

@@ -43,8 +43,10 @@ Black76Greeks black76(OptionKind kind, double forward, double strike, double sig
   const double sd = sigma * std::sqrt(years);
   if (sd < 1e-12) {
     g.value = discount * intrinsic(kind, forward, strike);
-    if (call) g.delta = forward > strike ? discount : 0;
-    else g.delta = forward < strike ? -discount : 0;
+    if (call)
+      g.delta = forward > strike ? discount : 0;
+    else
+      g.delta = forward < strike ? -discount : 0;
     g.theta = rate * g.value;
     return g;
   }
@@ -74,7 +76,7 @@ std::variant<double, ImpliedVolError> impliedVolatility(OptionKind kind, double 
   if (price <= lower + 1e-12) return kMinImpliedVol;
   auto f = [&](double s) { return black76(kind, forward, strike, s, years, rate).value - price; };
   double lo = kMinImpliedVol, hi = kMaxImpliedVol;
-  if (f(lo) > 0) return kMinImpliedVol;   // the price is below any volatility we quote
+  if (f(lo) > 0) return kMinImpliedVol;  // the price is below any volatility we quote
   if (f(hi) < 0) return ImpliedVolError::NotConverged;
   // Brenner-Subrahmanyam's at-the-money guess, kept inside the bracket.
   double s = std::clamp(std::sqrt(2.0 * M_PI / years) * price / (discount * forward), lo, hi);
@@ -82,8 +84,10 @@ std::variant<double, ImpliedVolError> impliedVolatility(OptionKind kind, double 
     const Black76Greeks g = black76(kind, forward, strike, s, years, rate);
     const double diff = g.value - price;
     if (std::abs(diff) <= tol) return s;
-    if (diff > 0) hi = s;
-    else lo = s;
+    if (diff > 0)
+      hi = s;
+    else
+      lo = s;
     double next = g.vega > 1e-14 ? s - diff / g.vega : lo;
     // Newton steps that leave the bracket give way to bisection: value is increasing in sigma.
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
@@ -93,7 +97,8 @@ std::variant<double, ImpliedVolError> impliedVolatility(OptionKind kind, double 
   return ImpliedVolError::NotConverged;
 }
 
-std::optional<double> historicalVolatility(const std::vector<double>& values, double stepHours, std::size_t minChanges) {
+std::optional<double> historicalVolatility(const std::vector<double>& values, double stepHours,
+                                           std::size_t minChanges) {
   std::vector<double> changes;
   double prev = 0;
   for (double v : values) {
@@ -114,7 +119,8 @@ std::optional<double> historicalVolatility(const std::vector<double>& values, do
 std::optional<double> forwardFromTerms(std::vector<TermPoint> points, double lead) {
   std::erase_if(points, [](const TermPoint& p) { return !(p.level > 0); });
   if (points.empty()) return std::nullopt;
-  std::sort(points.begin(), points.end(), [](const TermPoint& a, const TermPoint& b) { return a.leadHours < b.leadHours; });
+  std::sort(points.begin(), points.end(),
+            [](const TermPoint& a, const TermPoint& b) { return a.leadHours < b.leadHours; });
   if (lead <= points.front().leadHours) return points.front().level;
   if (lead >= points.back().leadHours) return points.back().level;
   for (std::size_t i = 1; i < points.size(); ++i) {

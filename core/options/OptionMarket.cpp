@@ -79,31 +79,36 @@ void OptionMarket::submit(const OptionOrder& o, Hour now, Money spendable, std::
   if (o.premium <= 0 || o.premium > limits::kMaxPrice)
     return reject(OptionRejectReason::InvalidOrder, "premium must be between $0.000001 and $100.00 per GPU-hour");
   if (o.series.strike <= 0 || o.series.strike > limits::kMaxPrice || o.series.strike % kStrikeTick != 0)
-    return reject(OptionRejectReason::InvalidOrder, "strike must be a whole number of cents up to $100.00 per GPU-hour");
+    return reject(OptionRejectReason::InvalidOrder,
+                  "strike must be a whole number of cents up to $100.00 per GPU-hour");
   const auto period = periodStarting(o.series.periodKind, o.series.start);
-  if (!period) return reject(OptionRejectReason::SeriesNotListed, "start does not begin a delivery month, quarter or year");
+  if (!period)
+    return reject(OptionRejectReason::SeriesNotListed, "start does not begin a delivery month, quarter or year");
   if (!isListed(*period, std::max(now, now_)))
     return reject(OptionRejectReason::SeriesNotListed, "that delivery period is not listed (begun, or too far ahead)");
   now_ = std::max(now_, now);
   Price holdPerGpuHour = o.premium;
   if (o.side == Side::Sell) {
     const auto margin = marginPerGpuHour(o.series);
-    if (!margin) return reject(OptionRejectReason::NoIndex, "no index of this accelerator class yet to margin a written option");
+    if (!margin)
+      return reject(OptionRejectReason::NoIndex, "no index of this accelerator class yet to margin a written option");
     holdPerGpuHour = std::max<Price>(0, *margin - o.premium);
   }
   const Money need = holdPerGpuHour * o.gpuHours;
   const Money free = spendable - held(o.account);
   if (need > free)
-    return reject(OptionRejectReason::InsufficientFunds,
-                  std::string(o.side == Side::Buy ? "premium " : "margin ") + toDollars(need) + ", " +
-                      toDollars(std::max<Money>(free, 0)) + " available");
+    return reject(OptionRejectReason::InsufficientFunds, std::string(o.side == Side::Buy ? "premium " : "margin ") +
+                                                             toDollars(need) + ", " +
+                                                             toDollars(std::max<Money>(free, 0)) + " available");
   seen_.insert(o.id);
   Resting in{o, 0, holdPerGpuHour};
   setLeaves(in, o.gpuHours);
   out.emplace_back(OptionAccepted{o.id, o.account, need});
   Book& book = books_[o.series];
-  if (o.side == Side::Buy) matchAgainst(book.asks, in, true, out);
-  else matchAgainst(book.bids, in, false, out);
+  if (o.side == Side::Buy)
+    matchAgainst(book.asks, in, true, out);
+  else
+    matchAgainst(book.bids, in, false, out);
   if (in.leaves == 0) {
     if (book.bids.empty() && book.asks.empty()) books_.erase(o.series);
     return;
@@ -185,8 +190,10 @@ void OptionMarket::removeResting(std::uint64_t id) {
       q.erase(std::remove(q.begin(), q.end(), id), q.end());
       if (q.empty()) levels.erase(level);
     };
-    if (o.side == Side::Buy) drop(bookIt->second.bids);
-    else drop(bookIt->second.asks);
+    if (o.side == Side::Buy)
+      drop(bookIt->second.bids);
+    else
+      drop(bookIt->second.asks);
     if (bookIt->second.bids.empty() && bookIt->second.asks.empty()) books_.erase(bookIt);
   }
   setLeaves(it->second, 0);
@@ -196,7 +203,8 @@ void OptionMarket::removeResting(std::uint64_t id) {
 void OptionMarket::cancel(std::uint64_t order, AccountId account, std::vector<OptionMarketEvent>& out) {
   auto it = resting_.find(order);
   if (it == resting_.end() || it->second.order.account != account) {
-    out.emplace_back(OptionRejected{order, account, OptionRejectReason::UnknownOrder, "no working option order of yours with this id"});
+    out.emplace_back(OptionRejected{order, account, OptionRejectReason::UnknownOrder,
+                                    "no working option order of yours with this id"});
     return;
   }
   const std::int64_t leaves = it->second.leaves;
@@ -204,7 +212,8 @@ void OptionMarket::cancel(std::uint64_t order, AccountId account, std::vector<Op
   out.emplace_back(OptionCancelled{order, account, leaves, "user"});
 }
 
-void OptionMarket::advance(Hour now, const std::map<Accelerator, ClassIndex>& index, std::vector<OptionMarketEvent>& out) {
+void OptionMarket::advance(Hour now, const std::map<Accelerator, ClassIndex>& index,
+                           std::vector<OptionMarketEvent>& out) {
   if (now <= now_) return;
   const Hour from = now_;
   now_ = now;
@@ -258,12 +267,13 @@ void OptionMarket::advance(Hour now, const std::map<Accelerator, ClassIndex>& in
   }
   for (const auto& [a, c] : index) {
     if (c.nextDay <= 0) continue;
-    notices(positions_.mark(a, [&](const OptionSeries& s) { return marginPerGpuHour(s); },
-                            [&](const OptionSeries& s) -> std::optional<Price> {
-                              const auto v = reference(s);
-                              if (!v) return std::nullopt;
-                              return v->value;
-                            }));
+    notices(positions_.mark(
+        a, [&](const OptionSeries& s) { return marginPerGpuHour(s); },
+        [&](const OptionSeries& s) -> std::optional<Price> {
+          const auto v = reference(s);
+          if (!v) return std::nullopt;
+          return v->value;
+        }));
   }
 }
 
@@ -279,8 +289,10 @@ std::vector<OptionLevel> OptionMarket::depth(const OptionSeries& s, Side side, s
       out.push_back(l);
     }
   };
-  if (side == Side::Buy) collect(it->second.bids);
-  else collect(it->second.asks);
+  if (side == Side::Buy)
+    collect(it->second.bids);
+  else
+    collect(it->second.asks);
   return out;
 }
 
@@ -311,7 +323,6 @@ std::vector<OptionOrder> OptionMarket::workingOrders(AccountId a) const {
   return out;
 }
 
-
 std::string OptionMarket::stateText() const {
   std::string t;
   auto add = [&t](auto... v) {
@@ -341,7 +352,8 @@ std::string OptionMarket::stateText() const {
   for (std::uint64_t id : ids) {
     const Resting& r = resting_.at(id);
     series(r.order.series);
-    add(id, r.order.account, static_cast<int>(r.order.side), r.order.gpuHours, r.order.premium, r.leaves, r.holdPerGpuHour);
+    add(id, r.order.account, static_cast<int>(r.order.side), r.order.gpuHours, r.order.premium, r.leaves,
+        r.holdPerGpuHour);
   }
   for (const auto& [a, m] : std::map<AccountId, Money>(held_.begin(), held_.end())) add(a, m);
   add(seen_.size());

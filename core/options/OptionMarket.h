@@ -31,15 +31,19 @@ struct OptionOrder {
 };
 
 enum class OptionRejectReason : std::uint8_t {
-  InvalidOrder,        // quantity, premium or strike out of range, id reused
-  SeriesNotListed,     // the period is not listed now (begun, too far out, or not a period start)
-  NoIndex,             // no index of the class yet, so a written option cannot be margined
-  InsufficientFunds,   // premium (bid) or margin (offer) beyond the spendable cash
-  UnknownOrder,        // cancel of an order that is not working, or not the account's
+  InvalidOrder,       // quantity, premium or strike out of range, id reused
+  SeriesNotListed,    // the period is not listed now (begun, too far out, or not a period start)
+  NoIndex,            // no index of the class yet, so a written option cannot be margined
+  InsufficientFunds,  // premium (bid) or margin (offer) beyond the spendable cash
+  UnknownOrder,       // cancel of an order that is not working, or not the account's
 };
 std::string_view toString(OptionRejectReason r);
 
-struct OptionAccepted { std::uint64_t order = 0; AccountId account = 0; Money held = 0; };
+struct OptionAccepted {
+  std::uint64_t order = 0;
+  AccountId account = 0;
+  Money held = 0;
+};
 struct OptionRejected {
   std::uint64_t order = 0;
   AccountId account = 0;

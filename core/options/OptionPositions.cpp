@@ -32,7 +32,8 @@ std::string_view toString(OpenError e) {
 }
 
 std::variant<std::uint64_t, OpenError> OptionPositions::open(AccountId buyer, AccountId writer, const OptionSeries& s,
-                                                             std::int64_t gpuHours, Price premium, Price marginPerGpuHour) {
+                                                             std::int64_t gpuHours, Price premium,
+                                                             Price marginPerGpuHour) {
   if (gpuHours <= 0 || gpuHours > kMaxGpuHours || premium <= 0 || premium > limits::kMaxPrice || marginPerGpuHour < 0)
     return OpenError::InvalidTerms;
   if (buyer == writer) return OpenError::SameAccount;
@@ -62,7 +63,8 @@ std::variant<std::uint64_t, OpenError> OptionPositions::open(AccountId buyer, Ac
 void OptionPositions::shrink(OptionPosition& p, std::int64_t gpuHours) {
   const Money share = gpuHours >= p.gpuHours ? p.writerMargin : p.writerMargin * gpuHours / p.gpuHours;
   if (share > 0)
-    ledger_.postChecked({p.writer, Book::Margin}, {p.writer, Book::Cash}, share, "margin returned, netted, option " + std::to_string(p.id));
+    ledger_.postChecked({p.writer, Book::Margin}, {p.writer, Book::Cash}, share,
+                        "margin returned, netted, option " + std::to_string(p.id));
   p.writerMargin -= share;
   p.gpuHours -= gpuHours;
   if (p.gpuHours == 0) p.status = OptionStatus::Netted;
@@ -141,7 +143,8 @@ std::vector<OptionNotice> OptionPositions::mark(Accelerator accelerator,
     const Money call = *perUnit * p.gpuHours - p.writerMargin;
     if (call <= 0) continue;
     if (ledger_.balance({p.writer, Book::Cash}) >= call) {
-      ledger_.postChecked({p.writer, Book::Cash}, {p.writer, Book::Margin}, call, "option margin call, option " + std::to_string(id));
+      ledger_.postChecked({p.writer, Book::Cash}, {p.writer, Book::Margin}, call,
+                          "option margin call, option " + std::to_string(id));
       p.writerMargin += call;
       out.push_back({id, p.buyer, p.writer, "margin call of " + toDollars(call) + " met on " + seriesName(p.series)});
     } else {
@@ -151,7 +154,8 @@ std::vector<OptionNotice> OptionPositions::mark(Accelerator accelerator,
   return out;
 }
 
-std::vector<OptionNotice> OptionPositions::settle(Accelerator accelerator, const DeliveryPeriod& period, Price average) {
+std::vector<OptionNotice> OptionPositions::settle(Accelerator accelerator, const DeliveryPeriod& period,
+                                                  Price average) {
   std::vector<OptionNotice> out;
   for (auto& [id, p] : positions_) {
     if (p.status != OptionStatus::Open || p.series.accelerator != accelerator || p.series.period() != period) continue;

@@ -42,12 +42,12 @@ struct OptionPosition {
   AccountId writer = 0;
   OptionSeries series;
   std::int64_t gpuHours = 0;
-  Price premium = 0;         // paid per GPU-hour
+  Price premium = 0;  // paid per GPU-hour
   OptionStatus status = OptionStatus::Open;
-  Money writerMargin = 0;    // in the writer's Margin book for this position
-  Price lastValue = 0;       // reference value per GPU-hour at the last mark (payoff once settled)
-  Money paid = 0;            // what the writer paid the buyer at close-out or settlement
-  Money unpaid = 0;          // what it owed and could not pay
+  Money writerMargin = 0;  // in the writer's Margin book for this position
+  Price lastValue = 0;     // reference value per GPU-hour at the last mark (payoff once settled)
+  Money paid = 0;          // what the writer paid the buyer at close-out or settlement
+  Money unpaid = 0;        // what it owed and could not pay
 };
 
 enum class OpenError : std::uint8_t { InvalidTerms, SameAccount, BuyerFunds, WriterMargin };

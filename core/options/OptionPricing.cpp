@@ -17,14 +17,18 @@ std::optional<double> forwardOf(const OptionSeries& s, const IndexCurve& curve, 
 
 AverageOption averageOf(const OptionSeries& s, KnownAverage known) {
   const DeliveryPeriod p = s.period();
-  return AverageOption{s.kind, static_cast<double>(s.strike) / kMicros, static_cast<double>(p.start),
-                       static_cast<double>(p.end), static_cast<double>(known.hours),
+  return AverageOption{s.kind,
+                       static_cast<double>(s.strike) / kMicros,
+                       static_cast<double>(p.start),
+                       static_cast<double>(p.end),
+                       static_cast<double>(known.hours),
                        static_cast<double>(known.mean) / kMicros};
 }
 
 }  // namespace
 
-std::optional<SeriesValue> referenceValue(const OptionSeries& s, const IndexCurve& curve, Hour now, KnownAverage known) {
+std::optional<SeriesValue> referenceValue(const OptionSeries& s, const IndexCurve& curve, Hour now,
+                                          KnownAverage known) {
   const auto forward = forwardOf(s, curve, now);
   if (!forward) return std::nullopt;
   SeriesValue v;
@@ -35,7 +39,8 @@ std::optional<SeriesValue> referenceValue(const OptionSeries& s, const IndexCurv
   return v;
 }
 
-std::optional<Price> scenarioMarginPerGpuHour(const OptionSeries& s, const IndexCurve& curve, Hour now, KnownAverage known) {
+std::optional<Price> scenarioMarginPerGpuHour(const OptionSeries& s, const IndexCurve& curve, Hour now,
+                                              KnownAverage known) {
   const auto forward = forwardOf(s, curve, now);
   if (!forward) return std::nullopt;
   const AverageOption o = averageOf(s, known);
@@ -43,7 +48,8 @@ std::optional<Price> scenarioMarginPerGpuHour(const OptionSeries& s, const Index
   for (double move : kIndexMoves)
     for (double volMove : kVolMoves)
       worst = std::max(worst, averageOptionValue(o, *forward * (1.0 + move), curve.volatility * (1.0 + volMove),
-                                                 static_cast<double>(now)).value);
+                                                 static_cast<double>(now))
+                                  .value);
   const double minimum = *forward * kShortMinimumPpm / kMicros;
   return static_cast<Price>(std::ceil((worst + minimum) * kMicros));
 }
@@ -54,9 +60,10 @@ std::variant<double, ImpliedVolError> impliedVolatilityOf(const OptionSeries& s,
   const DeliveryPeriod p = s.period();
   if (!forward || now >= p.start) return ImpliedVolError::NoTime;
   // The same effective time as averageOptionValue before delivery.
-  const double years = (static_cast<double>(p.start - now) + static_cast<double>(p.end - p.start) / 3.0) / kHoursPerYear;
-  return impliedVolatility(s.kind, static_cast<double>(premium) / kMicros, *forward, static_cast<double>(s.strike) / kMicros,
-                           years);
+  const double years =
+      (static_cast<double>(p.start - now) + static_cast<double>(p.end - p.start) / 3.0) / kHoursPerYear;
+  return impliedVolatility(s.kind, static_cast<double>(premium) / kMicros, *forward,
+                           static_cast<double>(s.strike) / kMicros, years);
 }
 
 IndexCurve indexCurve(Price nextDay, Price nextWeek, Price nextMonth, const std::vector<ForwardMid>& forwardMids,

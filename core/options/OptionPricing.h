@@ -19,7 +19,7 @@ namespace tessera::indexoptions {
 
 inline constexpr std::array<double, 7> kIndexMoves{-0.30, -0.20, -0.10, 0.0, 0.10, 0.20, 0.30};
 inline constexpr std::array<double, 3> kVolMoves{-0.30, 0.0, 0.30};
-inline constexpr int kShortMinimumPpm = 20'000;  // 2% of the forward
+inline constexpr int kShortMinimumPpm = 20'000;     // 2% of the forward
 inline constexpr double kDefaultVolatility = 0.60;  // until the index has a day of history
 inline constexpr double kMinVolatility = 0.05, kMaxVolatility = 3.0;
 
@@ -35,10 +35,10 @@ struct KnownAverage {
 };
 
 struct SeriesValue {
-  double forward = 0;     // $ per GPU-hour, of the period's remaining average
+  double forward = 0;  // $ per GPU-hour, of the period's remaining average
   double volatility = 0;
-  Black76Greeks greeks;   // value in $ per GPU-hour
-  Price value = 0;        // the value in micro-dollars per GPU-hour, rounded to nearest
+  Black76Greeks greeks;  // value in $ per GPU-hour
+  Price value = 0;       // the value in micro-dollars per GPU-hour, rounded to nearest
 };
 // Nothing when the curve has no point.
 std::optional<SeriesValue> referenceValue(const OptionSeries& s, const IndexCurve& curve, Hour now,

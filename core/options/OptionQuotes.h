@@ -19,8 +19,8 @@ std::vector<Price> strikeLadder(double forward, int halfWidth);
 std::vector<Price> nearestStrikes(std::vector<Price> strikes, Price forward, int count);
 
 struct DealerSpread {
-  int halfSpreadPpm = 80'000;     // 8% of the reference value each side
-  Price minHalfSpread = 10'000;   // and at least a cent
+  int halfSpreadPpm = 80'000;    // 8% of the reference value each side
+  Price minHalfSpread = 10'000;  // and at least a cent
 };
 // A side is none when it would be under a cent (far out of the money).
 struct TwoSidedQuote {

@@ -113,8 +113,8 @@ DeliveryPeriod OptionSeries::period() const {
 }
 
 std::string seriesName(const OptionSeries& s) {
-  return std::string(toString(s.accelerator)) + " " + periodName(s.period()) + " " + std::string(toString(s.kind)) + " " +
-         toDollars(s.strike);
+  return std::string(toString(s.accelerator)) + " " + periodName(s.period()) + " " + std::string(toString(s.kind)) +
+         " " + toDollars(s.strike);
 }
 
 Money payoffPerGpuHour(OptionKind kind, Price strike, Price average) {

@@ -26,7 +26,8 @@ std::vector<GpuCount> heldShape(const std::vector<HeldContract>& contracts,
   for (const HeldContract& c : contracts) {
     add(c, c.start, c.end, c.bought ? c.gpus : -c.gpus);
     if (c.bought)
-      for (const ContractSettlement::LostRun& l : c.lost) add(c, std::max(l.start, c.start), std::min(l.end, c.end), -l.gpus);
+      for (const ContractSettlement::LostRun& l : c.lost)
+        add(c, std::max(l.start, c.start), std::min(l.end, c.end), -l.gpus);
     // The replaced GPUs of the original are this contract's now: count them once.
     if (c.bought && c.replaces != 0) {
       const auto it = byId.find(c.replaces);
@@ -40,8 +41,10 @@ std::vector<HeldStep> heldSteps(const std::vector<GpuCount>& shape, Hour from) {
   std::vector<HeldStep> steps;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const Hour h = from + static_cast<Hour>(i);
-    if (!steps.empty() && steps.back().gpus == shape[i]) steps.back().end = h + 1;
-    else steps.push_back({h, h + 1, shape[i]});
+    if (!steps.empty() && steps.back().gpus == shape[i])
+      steps.back().end = h + 1;
+    else
+      steps.push_back({h, h + 1, shape[i]});
   }
   return steps;
 }
@@ -100,14 +103,18 @@ ProcurementRound planProcurement(const ProcurementTarget& target, Hour now, cons
   std::vector<ClusterId> candidates;
   for (const Cluster& c : clusters)
     if (target.counts(c)) candidates.push_back(c.id);
-  auto isCandidate = [&](ClusterId id) { return std::find(candidates.begin(), candidates.end(), id) != candidates.end(); };
+  auto isCandidate = [&](ClusterId id) {
+    return std::find(candidates.begin(), candidates.end(), id) != candidates.end();
+  };
   r.held = heldShape(held, isCandidate, r.from, r.to);
 
   std::vector<GpuCount> buying(n, 0), selling(n, 0), unbuyable(n, 0), keptOver(n, 0);
-  std::map<ClusterId, std::vector<GpuCount>> buyOn;        // per cluster, per hour
-  std::map<ContractId, std::vector<GpuCount>> sellFrom;    // per contract, per hour
-  std::map<ClusterId, std::vector<GpuCount>> heldOn;       // per cluster, per hour (for sell-backs)
-  for (ClusterId c : candidates) heldOn[c] = heldShape(held, [c](ClusterId id) { return id == c; }, r.from, r.to);
+  std::map<ClusterId, std::vector<GpuCount>> buyOn;      // per cluster, per hour
+  std::map<ContractId, std::vector<GpuCount>> sellFrom;  // per contract, per hour
+  std::map<ClusterId, std::vector<GpuCount>> heldOn;     // per cluster, per hour (for sell-backs)
+  for (ClusterId c : candidates)
+    heldOn[c] = heldShape(
+        held, [c](ClusterId id) { return id == c; }, r.from, r.to);
   // Sell-backs come from the newest contracts first: the ones bought last are the least needed.
   std::vector<const HeldContract*> bought;
   for (const HeldContract& c : held)
@@ -150,7 +157,8 @@ ProcurementRound planProcurement(const ProcurementTarget& target, Hour now, cons
         for (const HeldContract* c : bought) {
           if (over == 0) break;
           if (c->start > h || c->end <= h) continue;
-          if (!bids.count(c->cluster)) bids[c->cluster] = takeable(book(c->cluster, h, Side::Buy), Side::Buy, *target.sellFloor);
+          if (!bids.count(c->cluster))
+            bids[c->cluster] = takeable(book(c->cluster, h, Side::Buy), Side::Buy, *target.sellFloor);
           GpuCount& room = bids[c->cluster];
           GpuCount& left = heldOn[c->cluster][i];  // what the account still holds there this hour
           const GpuCount sell = std::min({over, c->gpus, room, left});
@@ -201,9 +209,7 @@ std::vector<std::string> ProcurementRound::describe(const std::vector<Cluster>& 
       if (c.id == id) return std::to_string(id) + " (" + c.name + ")";
     return std::to_string(id);
   };
-  auto span = [](Hour s, Hour e) {
-    return isoHour(s) + " to " + isoHour(e) + " UTC (" + withThousands(e - s) + " h)";
-  };
+  auto span = [](Hour s, Hour e) { return isoHour(s) + " to " + isoHour(e) + " UTC (" + withThousands(e - s) + " h)"; };
   std::vector<std::string> lines;
   lines.push_back("horizon " + span(from, to) + ": target " + withThousands(target) + " GPUs in every hour; short " +
                   withThousands(missingGpuHours) + " GPU-hours, over " + withThousands(overGpuHours) + " GPU-hours");
@@ -211,11 +217,13 @@ std::vector<std::string> ProcurementRound::describe(const std::vector<Cluster>& 
     std::string line = "  " + span(s.start, s.end) + ": hold " + withThousands(s.held);
     if (s.held == target) line += ", on target";
     if (s.buying > 0) line += "; buying " + withThousands(s.buying);
-    if (s.unbuyable > 0) line += "; " + withThousands(s.unbuyable) + " short with nothing more offered at or below " + toDollars(limit);
+    if (s.unbuyable > 0)
+      line += "; " + withThousands(s.unbuyable) + " short with nothing more offered at or below " + toDollars(limit);
     if (s.selling > 0) line += "; selling back " + withThousands(s.selling);
     if (s.keptOver > 0)
-      line += "; keeping " + withThousands(s.keptOver) + " over the target" +
-              (sellFloor ? " (no bid at or above " + toDollars(*sellFloor) + ")" : " (no --sell-floor-usd: never sells)");
+      line +=
+          "; keeping " + withThousands(s.keptOver) + " over the target" +
+          (sellFloor ? " (no bid at or above " + toDollars(*sellFloor) + ")" : " (no --sell-floor-usd: never sells)");
     lines.push_back(line);
   }
   for (const ProcurementOrder& o : orders) {

@@ -20,8 +20,8 @@
 namespace tessera {
 
 struct ProcurementTarget {
-  GpuCount gpus = 0;              // held in every hour of the horizon
-  Hour horizonHours = 7 * 24;     // the horizon is [now + leadHours, now + leadHours + horizonHours)
+  GpuCount gpus = 0;           // held in every hour of the horizon
+  Hour horizonHours = 7 * 24;  // the horizon is [now + leadHours, now + leadHours + horizonHours)
   Hour leadHours = 0;
   std::optional<ClusterId> cluster;  // one cluster, or
   ClusterConstraints constraints;    // any cluster matching these (empty: any cluster)
@@ -80,7 +80,7 @@ struct ProcurementStep {
   Hour start = 0;
   Hour end = 0;
   GpuCount held = 0;
-  GpuCount buying = 0;     // ordered this round
+  GpuCount buying = 0;  // ordered this round
   GpuCount selling = 0;
   GpuCount unbuyable = 0;  // still short after this round's buys: nothing offered at or below the limit
   GpuCount keptOver = 0;   // over the target and not sold (no bid at or above the floor, or no floor)

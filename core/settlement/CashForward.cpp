@@ -13,8 +13,8 @@ constexpr std::int64_t kMaxForwardGpuHours = 1'000'000'000;
 std::string money(Money m) {
   const bool negative = m < 0;
   const Money cents = ((negative ? -m : m) + 5'000) / 10'000;
-  return std::string(negative ? "-$" : "$") + std::to_string(cents / 100) + "." +
-         (cents % 100 < 10 ? "0" : "") + std::to_string(cents % 100);
+  return std::string(negative ? "-$" : "$") + std::to_string(cents / 100) + "." + (cents % 100 < 10 ? "0" : "") +
+         std::to_string(cents % 100);
 }
 
 }  // namespace
@@ -53,8 +53,10 @@ std::variant<std::uint64_t, ForwardError> CashForwardBook::open(AccountId buyer,
   p.terms = t;
   p.lastMark = t.price;
   if (im > 0) {
-    ledger_.postChecked({buyer, Book::Cash}, {buyer, Book::Margin}, im, "initial margin, forward " + std::to_string(p.id));
-    ledger_.postChecked({seller, Book::Cash}, {seller, Book::Margin}, im, "initial margin, forward " + std::to_string(p.id));
+    ledger_.postChecked({buyer, Book::Cash}, {buyer, Book::Margin}, im,
+                        "initial margin, forward " + std::to_string(p.id));
+    ledger_.postChecked({seller, Book::Cash}, {seller, Book::Margin}, im,
+                        "initial margin, forward " + std::to_string(p.id));
   }
   p.buyerMargin = p.sellerMargin = im;
   positions_.emplace(p.id, p);
@@ -81,13 +83,14 @@ void CashForwardBook::close(ForwardPosition& p, Price at, ForwardStatus status, 
     owed -= fromCash;
   }
   for (auto [account, margin] : {std::pair{p.buyer, &p.buyerMargin}, std::pair{p.seller, &p.sellerMargin}}) {
-    if (*margin > 0) ledger_.postChecked({account, Book::Margin}, {account, Book::Cash}, *margin, "margin returned, " + ref);
+    if (*margin > 0)
+      ledger_.postChecked({account, Book::Margin}, {account, Book::Cash}, *margin, "margin returned, " + ref);
     *margin = 0;
   }
   p.status = status;
   p.lastMark = at;
-  std::string what = std::string(status == ForwardStatus::Settled ? "settled" : "closed out") + " at " +
-                     money(at) + "/GPU-h: buyer " + money(pnl);
+  std::string what = std::string(status == ForwardStatus::Settled ? "settled" : "closed out") + " at " + money(at) +
+                     "/GPU-h: buyer " + money(pnl);
   if (owed > 0) what += " (" + money(owed) + " unpaid)";
   out.push_back({p.id, what});
 }
@@ -104,7 +107,8 @@ std::vector<ForwardEvent> CashForwardBook::mark(Accelerator accelerator, Price i
       const Money call = im + loss - *margin;
       if (call <= 0 || closedOut) continue;
       if (ledger_.balance({account, Book::Cash}) >= call) {
-        ledger_.postChecked({account, Book::Cash}, {account, Book::Margin}, call, "margin call, forward " + std::to_string(id));
+        ledger_.postChecked({account, Book::Cash}, {account, Book::Margin}, call,
+                            "margin call, forward " + std::to_string(id));
         *margin += call;
         out.push_back({id, "margin call of " + money(call) + " met by account " + std::to_string(account)});
       } else {
@@ -130,7 +134,6 @@ std::optional<ForwardPosition> CashForwardBook::position(std::uint64_t id) const
   if (it == positions_.end()) return std::nullopt;
   return it->second;
 }
-
 
 void CashForwardBook::save(SnapshotWriter& w) const {
   w.pod<std::uint64_t>(positions_.size());

@@ -24,9 +24,9 @@ class SnapshotReader;
 
 struct ForwardTerms {
   Accelerator accelerator = Accelerator::H100;
-  Hour weekStart = 0;             // the delivery week [weekStart, weekStart + 168)
-  std::int64_t gpuHours = 0;      // notional quantity
-  Price price = 0;                // agreed index level per GPU-hour
+  Hour weekStart = 0;         // the delivery week [weekStart, weekStart + 168)
+  std::int64_t gpuHours = 0;  // notional quantity
+  Price price = 0;            // agreed index level per GPU-hour
 };
 
 // Initial margin of a forward: a share (ppm) of its notional, price x GPU-hours.

@@ -29,7 +29,8 @@ std::string_view toString(DeliveryProblem p) {
 }
 
 std::optional<DeliveryProblem> parseDeliveryProblem(std::string_view s) {
-  for (DeliveryProblem p : {DeliveryProblem::MissingGpus, DeliveryProblem::LinkDegraded, DeliveryProblem::PowerCurtailed})
+  for (DeliveryProblem p :
+       {DeliveryProblem::MissingGpus, DeliveryProblem::LinkDegraded, DeliveryProblem::PowerCurtailed})
     if (toString(p) == s) return p;
   return std::nullopt;
 }
@@ -77,8 +78,8 @@ GpuCount hourValue(const std::map<Hour, GpuCount>& m, Hour h) {
 }
 }  // namespace
 
-std::optional<SettlementError> ContractSettlement::open(const Contract& k, const OfferTerms& terms,
-                                                        Book fundedFrom, Hour now) {
+std::optional<SettlementError> ContractSettlement::open(const Contract& k, const OfferTerms& terms, Book fundedFrom,
+                                                        Hour now) {
   if (contracts_.count(k.id) || settled(k.id)) return SettlementError::AlreadyOpen;
   const Money notional = k.notional();
   if (ledger_.post({k.buyer, fundedFrom}, {k.buyer, Book::Escrow}, notional,
@@ -120,11 +121,11 @@ std::optional<SettlementError> ContractSettlement::openReplacement(const Contrac
   o.escrow = moved;
   contracts_.emplace(r.id, std::move(o));
   opened(r);
-  out.push_back({k.id, original.state, "replacement contract " + std::to_string(r.id) + " for " +
-                                           std::to_string(gpuHours) + " GPU-hours; escrow " +
-                                           dollars(moved) + " moved to it"});
-  out.push_back({r.id, contracts_.at(r.id).state, "opened as replacement of contract " + std::to_string(k.id) +
-                                                      " with escrow " + dollars(moved)});
+  out.push_back({k.id, original.state,
+                 "replacement contract " + std::to_string(r.id) + " for " + std::to_string(gpuHours) +
+                     " GPU-hours; escrow " + dollars(moved) + " moved to it"});
+  out.push_back({r.id, contracts_.at(r.id).state,
+                 "opened as replacement of contract " + std::to_string(k.id) + " with escrow " + dollars(moved)});
   return std::nullopt;
 }
 
@@ -147,19 +148,23 @@ std::vector<ContractSettlement::LostRun> ContractSettlement::unreplacedShortfall
   for (const auto& [h, missing] : it->second.shortfall) {
     const GpuCount lost = unreplacedShortfall(id, h);
     if (lost <= 0) continue;
-    if (!runs.empty() && runs.back().end == h && runs.back().gpus == lost) runs.back().end = h + 1;
-    else runs.push_back({h, h + 1, lost});
+    if (!runs.empty() && runs.back().end == h && runs.back().gpus == lost)
+      runs.back().end = h + 1;
+    else
+      runs.push_back({h, h + 1, lost});
   }
   return runs;
 }
 
 std::optional<SettlementError> ContractSettlement::checkReclaim(ContractId id, Hour start, Hour end,
-                                                               GpuCount gpus) const {
+                                                                GpuCount gpus) const {
   auto it = contracts_.find(id);
-  if (it == contracts_.end()) return settled(id) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;
+  if (it == contracts_.end())
+    return settled(id) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;
   const Open& o = it->second;
   const Contract& k = o.contract;
-  if (start >= end || start < k.start || end > k.end || gpus <= 0 || gpus > k.gpus) return SettlementError::InvalidReport;
+  if (start >= end || start < k.start || end > k.end || gpus <= 0 || gpus > k.gpus)
+    return SettlementError::InvalidReport;
   if (start < o.settledUntil) return SettlementError::HoursAlreadySettled;
   for (Hour h = start; h < end; ++h)
     if (hourValue(o.replaced, h) + hourValue(o.reclaimed, h) + gpus > k.gpus) return SettlementError::InvalidReport;
@@ -185,8 +190,10 @@ std::vector<ContractSettlement::LostRun> ContractSettlement::reclaimedRuns(Contr
   const auto it = contracts_.find(id);
   if (it == contracts_.end()) return runs;
   for (const auto& [h, gpus] : it->second.reclaimed) {
-    if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus) runs.back().end = h + 1;
-    else runs.push_back({h, h + 1, gpus});
+    if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus)
+      runs.back().end = h + 1;
+    else
+      runs.push_back({h, h + 1, gpus});
   }
   return runs;
 }
@@ -198,7 +205,8 @@ std::int64_t ContractSettlement::reclaimedGpuHours(ContractId id) const {
 
 std::optional<SettlementError> ContractSettlement::report(const DeliveryReport& r) {
   auto it = contracts_.find(r.contract);
-  if (it == contracts_.end()) return settled(r.contract) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;
+  if (it == contracts_.end())
+    return settled(r.contract) ? SettlementError::HoursAlreadySettled : SettlementError::UnknownContract;
   Open& o = it->second;
   const Contract& k = o.contract;
   if (r.start >= r.end || r.start < k.start || r.end > k.end || r.usableGpus < 0 || r.usableGpus > k.gpus ||
@@ -236,19 +244,25 @@ void ContractSettlement::settleHours(Open& o, Hour until, std::vector<Settlement
   const Money pay = k.price * (payAll ? delivered + missing : delivered);
   const Money refund = payAll ? 0 : k.price * missing;
   if (pay > 0) {
-    ledger_.postChecked({k.buyer, Book::Escrow}, {k.seller, Book::Cash}, pay, "delivery of contract " + std::to_string(k.id));
+    ledger_.postChecked({k.buyer, Book::Escrow}, {k.seller, Book::Cash}, pay,
+                        "delivery of contract " + std::to_string(k.id));
     o.escrow -= pay;
-    out.push_back({k.id, o.state, "paid provider " + dollars(pay) + " for " + std::to_string(payAll ? delivered + missing : delivered) + " GPU-hours"});
+    out.push_back({k.id, o.state,
+                   "paid provider " + dollars(pay) + " for " +
+                       std::to_string(payAll ? delivered + missing : delivered) + " GPU-hours"});
     const Money fee = exchangeFee(pay, feePpm_);
     if (fee > 0) {
-      ledger_.postChecked({k.seller, Book::Cash}, {feeAccount_, Book::Fees}, fee, "exchange fee, contract " + std::to_string(k.id));
+      ledger_.postChecked({k.seller, Book::Cash}, {feeAccount_, Book::Fees}, fee,
+                          "exchange fee, contract " + std::to_string(k.id));
       out.push_back({k.id, o.state, "exchange fee " + dollars(fee)});
     }
   }
   if (refund > 0) {
-    ledger_.postChecked({k.buyer, Book::Escrow}, {k.buyer, Book::Cash}, refund, "refund of undelivered hours, contract " + std::to_string(k.id));
+    ledger_.postChecked({k.buyer, Book::Escrow}, {k.buyer, Book::Cash}, refund,
+                        "refund of undelivered hours, contract " + std::to_string(k.id));
     o.escrow -= refund;
-    out.push_back({k.id, o.state, "refunded buyer " + dollars(refund) + " for " + std::to_string(missing) + " undelivered GPU-hours"});
+    out.push_back({k.id, o.state,
+                   "refunded buyer " + dollars(refund) + " for " + std::to_string(missing) + " undelivered GPU-hours"});
   }
 }
 
@@ -267,7 +281,8 @@ void ContractSettlement::finish(Open& o, std::vector<SettlementEvent>& out) {
     const Money held = heldCash_ ? heldCash_(k.seller) : 0;
     const Money paid = std::clamp<Money>(ledger_.balance({k.seller, Book::Cash}) - held, 0, credit);
     if (paid > 0) {
-      ledger_.postChecked({k.seller, Book::Cash}, {k.buyer, Book::Cash}, paid, "uptime credit, contract " + std::to_string(k.id));
+      ledger_.postChecked({k.seller, Book::Cash}, {k.buyer, Book::Cash}, paid,
+                          "uptime credit, contract " + std::to_string(k.id));
       credits_[k.buyer] += paid;
     }
     std::string what = "credit " + dollars(paid) + " for " + std::to_string(o.undelivered) + " undelivered GPU-hours";
@@ -294,7 +309,8 @@ std::vector<SettlementEvent> ContractSettlement::advance(Hour now) {
       if (retire_) {
         retire_(id, o.delivered);
       } else {
-        if (id >= settledDelivered_.size()) settledDelivered_.resize(std::max<std::size_t>(id + 1, settledDelivered_.size() * 2), -1);
+        if (id >= settledDelivered_.size())
+          settledDelivered_.resize(std::max<std::size_t>(id + 1, settledDelivered_.size() * 2), -1);
         settledDelivered_[id] = o.delivered;
       }
       const auto key = std::pair(o.contract.seller, o.contract.cluster);
@@ -353,7 +369,6 @@ Money ContractSettlement::escrow(ContractId id) const {
   auto it = contracts_.find(id);
   return it == contracts_.end() ? 0 : it->second.escrow;
 }
-
 
 namespace {
 template <typename V>

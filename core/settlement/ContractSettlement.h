@@ -54,7 +54,11 @@ struct SettlementEvent {
 };
 
 enum class SettlementError : std::uint8_t {
-  UnknownContract, AlreadyOpen, InsufficientFunds, HoursAlreadySettled, InvalidReport
+  UnknownContract,
+  AlreadyOpen,
+  InsufficientFunds,
+  HoursAlreadySettled,
+  InvalidReport
 };
 std::string_view toString(SettlementError e);
 
@@ -101,7 +105,10 @@ class ContractSettlement {
   std::vector<SettlementEvent> advance(Hour now);
 
   // An exchange fee of `ppm` of every provider payment, paid into `house`'s Fees book.
-  void chargeFees(int ppm, AccountId house) { feePpm_ = ppm; feeAccount_ = house; }
+  void chargeFees(int ppm, AccountId house) {
+    feePpm_ = ppm;
+    feeAccount_ = house;
+  }
   // Cash of an account that is spoken for (bid reservations held on Cash): an uptime credit is
   // paid only from the rest.
   void setHeldCash(std::function<Money(AccountId)> held) { heldCash_ = std::move(held); }
@@ -132,11 +139,11 @@ class ContractSettlement {
     Contract contract;
     OfferTerms terms;
     ContractState state = ContractState::PendingStart;
-    Hour settledUntil = 0;                 // hours before this are paid out
-    std::map<Hour, GpuCount> shortfall;    // GPUs not delivered, per hour
-    std::map<Hour, bool> degraded;         // link or power problems, per hour
-    std::map<Hour, GpuCount> replaced;     // GPUs a replacement contract took over, per hour
-    std::map<Hour, GpuCount> reclaimed;    // GPUs the provider took back (interruptible), per hour
+    Hour settledUntil = 0;               // hours before this are paid out
+    std::map<Hour, GpuCount> shortfall;  // GPUs not delivered, per hour
+    std::map<Hour, bool> degraded;       // link or power problems, per hour
+    std::map<Hour, GpuCount> replaced;   // GPUs a replacement contract took over, per hour
+    std::map<Hour, GpuCount> reclaimed;  // GPUs the provider took back (interruptible), per hour
     std::int64_t delivered = 0;
     std::int64_t undelivered = 0;
     std::int64_t replacedGpuHours = 0;
@@ -158,9 +165,7 @@ class ContractSettlement {
   std::map<std::pair<AccountId, ClusterId>, std::set<ContractId>> bySellerCluster_;
   void opened(const Contract& k) { bySellerCluster_[{k.seller, k.cluster}].insert(k.id); }
   std::vector<std::int64_t> settledDelivered_;
-  bool settled(ContractId id) const {
-    return id < settledDelivered_.size() && settledDelivered_[id] >= 0;
-  }
+  bool settled(ContractId id) const { return id < settledDelivered_.size() && settledDelivered_[id] >= 0; }
   std::map<AccountId, Money> credits_;
   int feePpm_ = 0;
   AccountId feeAccount_ = 0;

@@ -29,8 +29,7 @@ std::string_view toString(ForwardRejectReason r) {
   return "?";
 }
 
-ForwardMarket::ForwardMarket(SettlementLedger& ledger, int initialMarginPpm)
-    : positions_(ledger, initialMarginPpm) {}
+ForwardMarket::ForwardMarket(SettlementLedger& ledger, int initialMarginPpm) : positions_(ledger, initialMarginPpm) {}
 
 Money ForwardMarket::marginFor(const ForwardOrder& o, std::int64_t gpuHours) const {
   return positions_.initialMargin(ForwardTerms{o.accelerator, o.weekStart, gpuHours, o.price});
@@ -49,7 +48,8 @@ void ForwardMarket::submit(const ForwardOrder& o, Hour now, Money spendable, std
   if (o.gpuHours <= 0 || o.gpuHours > kMaxOrderGpuHours)
     return reject(ForwardRejectReason::InvalidOrder, "gpu_hours must be between 1 and 1000000000");
   if (o.price <= 0 || o.price > limits::kMaxPrice)
-    return reject(ForwardRejectReason::InvalidOrder, "price must be between 1 and 100000000 micro-dollars per GPU-hour");
+    return reject(ForwardRejectReason::InvalidOrder,
+                  "price must be between 1 and 100000000 micro-dollars per GPU-hour");
   if (!isWeekStart(o.weekStart))
     return reject(ForwardRejectReason::WeekNotTradable, "week_start must be a Monday 00:00 UTC hour");
   if (o.weekStart <= now) return reject(ForwardRejectReason::WeekNotTradable, "that week has already begun");
@@ -58,17 +58,19 @@ void ForwardMarket::submit(const ForwardOrder& o, Hour now, Money spendable, std
   const Money margin = marginFor(o, o.gpuHours);
   const Money free = spendable - marginHeld(o.account);
   if (margin > free)
-    return reject(ForwardRejectReason::InsufficientMargin,
-                  "initial margin " + std::to_string(margin) + " micro-dollars, " + std::to_string(std::max<Money>(free, 0)) +
-                      " available");
+    return reject(ForwardRejectReason::InsufficientMargin, "initial margin " + std::to_string(margin) +
+                                                               " micro-dollars, " +
+                                                               std::to_string(std::max<Money>(free, 0)) + " available");
   seen_.insert(o.id);
   now_ = std::max(now_, now);
   Resting in{o, 0};
   setLeaves(in, o.gpuHours);
   out.emplace_back(ForwardAccepted{o.id, o.account, margin});
   Book& book = books_[Key{o.accelerator, o.weekStart}];
-  if (o.side == Side::Buy) matchAgainst(book.asks, in, true, out);
-  else matchAgainst(book.bids, in, false, out);
+  if (o.side == Side::Buy)
+    matchAgainst(book.asks, in, true, out);
+  else
+    matchAgainst(book.bids, in, false, out);
   if (in.leaves == 0) return;
   auto& levels = o.side == Side::Buy ? book.bids[o.price] : book.asks[o.price];
   levels.push_back(o.id);
@@ -157,8 +159,10 @@ void ForwardMarket::removeResting(std::uint64_t id) {
     q.erase(std::remove(q.begin(), q.end(), id), q.end());
     if (q.empty()) levels.erase(level);
   };
-  if (o.side == Side::Buy) drop(book.bids);
-  else drop(book.asks);
+  if (o.side == Side::Buy)
+    drop(book.bids);
+  else
+    drop(book.asks);
   setLeaves(it->second, 0);
   resting_.erase(it);
 }
@@ -167,7 +171,8 @@ void ForwardMarket::cancel(std::uint64_t order, AccountId account, std::vector<F
   auto it = resting_.find(order);
   // Another account's order is reported like a missing one.
   if (it == resting_.end() || it->second.order.account != account) {
-    out.emplace_back(ForwardRejected{order, account, ForwardRejectReason::UnknownOrder, "no working forward order of yours with this id"});
+    out.emplace_back(ForwardRejected{order, account, ForwardRejectReason::UnknownOrder,
+                                     "no working forward order of yours with this id"});
     return;
   }
   const std::int64_t leaves = it->second.leaves;
@@ -175,7 +180,8 @@ void ForwardMarket::cancel(std::uint64_t order, AccountId account, std::vector<F
   out.emplace_back(ForwardCancelled{order, account, leaves, "user"});
 }
 
-void ForwardMarket::advance(Hour now, const std::map<Accelerator, Price>& nextDay, std::vector<ForwardMarketEvent>& out) {
+void ForwardMarket::advance(Hour now, const std::map<Accelerator, Price>& nextDay,
+                            std::vector<ForwardMarketEvent>& out) {
   if (now <= now_) return;
   const Hour from = now_;
   now_ = now;
@@ -219,8 +225,10 @@ void ForwardMarket::advance(Hour now, const std::map<Accelerator, Price>& nextDa
       continue;
     }
     std::optional<Price> final;
-    if (w.hours > 0) final = (w.indexSum + w.hours / 2) / w.hours;
-    else if (index != lastIndex_.end()) final = index->second;
+    if (w.hours > 0)
+      final = (w.indexSum + w.hours / 2) / w.hours;
+    else if (index != lastIndex_.end())
+      final = index->second;
     if (!final) {  // no index has ever been published for this class: nothing to settle against yet
       ++it;
       continue;
@@ -244,8 +252,10 @@ std::vector<ForwardLevel> ForwardMarket::depth(Accelerator a, Hour weekStart, Si
       out.push_back(l);
     }
   };
-  if (side == Side::Buy) collect(it->second.bids);
-  else collect(it->second.asks);
+  if (side == Side::Buy)
+    collect(it->second.bids);
+  else
+    collect(it->second.asks);
   return out;
 }
 
@@ -286,7 +296,6 @@ std::vector<ForwardPosition> ForwardMarket::positionsOf(AccountId a) const {
   return out;
 }
 
-
 namespace {
 // Unordered containers in key order, so that equal markets give equal bytes.
 template <typename Map>
@@ -294,8 +303,10 @@ std::vector<typename Map::key_type> sortedKeys(const Map& m) {
   std::vector<typename Map::key_type> keys;
   keys.reserve(m.size());
   for (const auto& kv : m) {
-    if constexpr (requires { kv.first; }) keys.push_back(kv.first);
-    else keys.push_back(kv);
+    if constexpr (requires { kv.first; })
+      keys.push_back(kv.first);
+    else
+      keys.push_back(kv);
   }
   std::sort(keys.begin(), keys.end());
   return keys;

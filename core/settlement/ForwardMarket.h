@@ -51,7 +51,11 @@ enum class ForwardRejectReason : std::uint8_t {
 };
 std::string_view toString(ForwardRejectReason r);
 
-struct ForwardAccepted { std::uint64_t order = 0; AccountId account = 0; Money marginHeld = 0; };
+struct ForwardAccepted {
+  std::uint64_t order = 0;
+  AccountId account = 0;
+  Money marginHeld = 0;
+};
 struct ForwardRejected {
   std::uint64_t order = 0;
   AccountId account = 0;
@@ -90,8 +94,8 @@ struct ForwardMark {
   bool final = false;  // the settlement price (mean of the week's hourly index)
 };
 
-using ForwardMarketEvent = std::variant<ForwardAccepted, ForwardRejected, ForwardTrade, ForwardCancelled,
-                                   ForwardNotice, ForwardMark>;
+using ForwardMarketEvent =
+    std::variant<ForwardAccepted, ForwardRejected, ForwardTrade, ForwardCancelled, ForwardNotice, ForwardMark>;
 
 // One price level of a forward book, best first.
 struct ForwardLevel {

@@ -26,8 +26,8 @@ struct OutageShare {
 // holds. Returns each contract's share as runs of hours with the same loss, contract by contract
 // in the order given, hours ascending. Runs losing nothing are left out unless `listUnharmed`
 // (a degraded link or power: every contract in the hours is affected, whatever it lost).
-[[nodiscard]] std::vector<OutageShare> spreadOutage(const std::vector<Contract>& contracts, GpuCount lostGpus, Hour from,
-                                                    Hour end, const std::function<GpuCount(Hour)>& unsold,
+[[nodiscard]] std::vector<OutageShare> spreadOutage(const std::vector<Contract>& contracts, GpuCount lostGpus,
+                                                    Hour from, Hour end, const std::function<GpuCount(Hour)>& unsold,
                                                     bool listUnharmed);
 
 }  // namespace tessera

@@ -63,7 +63,6 @@ std::optional<IndexValue> PriceIndex::value(Accelerator a, Tenor t, Hour asOf) {
   return v;
 }
 
-
 void PriceIndex::save(SnapshotWriter& w) const {
   w.pod(window_);
   w.pod<std::uint64_t>(series_.size());

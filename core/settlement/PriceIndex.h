@@ -29,7 +29,7 @@ std::string_view toString(Tenor t);
 std::optional<Tenor> tenorOf(Hour leadHours);
 
 struct TradePrint {
-  Hour tradedAt = 0;         // exchange hour when the trade happened
+  Hour tradedAt = 0;  // exchange hour when the trade happened
   Accelerator accelerator = Accelerator::H100;
   Hour deliveryStart = 0;
   std::int64_t gpuHours = 0;
@@ -40,7 +40,7 @@ struct IndexValue {
   Price price = 0;
   std::int64_t gpuHours = 0;  // volume in the window
   int trades = 0;
-  bool stale = false;         // no trade in the window: the last value carried forward
+  bool stale = false;  // no trade in the window: the last value carried forward
   bool operator==(const IndexValue&) const = default;
 };
 

@@ -17,8 +17,7 @@ std::string_view toString(Book b) {
   return "?";
 }
 
-std::optional<PostingError> SettlementLedger::post(BalanceKey from, BalanceKey to, Money amount,
-                                                   std::string memo) {
+std::optional<PostingError> SettlementLedger::post(BalanceKey from, BalanceKey to, Money amount, std::string memo) {
   if (amount <= 0) return PostingError::NonPositiveAmount;
   if (from.book != Book::External && balance(from) < amount) return PostingError::InsufficientFunds;
   balances_[from] -= amount;
@@ -30,10 +29,11 @@ std::optional<PostingError> SettlementLedger::post(BalanceKey from, BalanceKey t
 
 void SettlementLedger::postChecked(BalanceKey from, BalanceKey to, Money amount, std::string memo) {
   if (auto e = post(from, to, amount, memo))
-    throw std::logic_error("posting refused (" +
-                           std::string(*e == PostingError::NonPositiveAmount ? "non-positive amount" : "insufficient funds") +
-                           "): " + std::to_string(amount) + " from " + std::string(toString(from.book)) + " of account " +
-                           std::to_string(from.account) + ", " + memo);
+    throw std::logic_error(
+        "posting refused (" +
+        std::string(*e == PostingError::NonPositiveAmount ? "non-positive amount" : "insufficient funds") +
+        "): " + std::to_string(amount) + " from " + std::string(toString(from.book)) + " of account " +
+        std::to_string(from.account) + ", " + memo);
 }
 
 Money SettlementLedger::balance(BalanceKey k) const {
@@ -53,7 +53,6 @@ std::vector<Posting> SettlementLedger::postingsOf(AccountId a) const {
     if (p.from.account == a || p.to.account == a) out.push_back(p);
   return out;
 }
-
 
 void SettlementLedger::save(SnapshotWriter& w) const {
   w.pod<std::uint64_t>(balances_.size());

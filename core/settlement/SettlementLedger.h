@@ -36,8 +36,8 @@ struct Posting {
   std::uint64_t id = 0;
   BalanceKey from;
   BalanceKey to;
-  Money amount = 0;       // positive
-  std::string memo;       // "escrow contract 12", "credit for 8 undelivered GPU-hours", ...
+  Money amount = 0;  // positive
+  std::string memo;  // "escrow contract 12", "credit for 8 undelivered GPU-hours", ...
   bool operator==(const Posting&) const = default;
 };
 

@@ -19,12 +19,19 @@ std::vector<std::string> csvSplit(const std::string& line, bool& ok) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { out.back() += '"'; ++i; }
-      else if (c == '"') quoted = false;
-      else out.back() += c;
-    } else if (c == '"') quoted = true;
-    else if (c == ',') out.emplace_back();
-    else if (c != '\r') out.back() += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"')
+        quoted = false;
+      else
+        out.back() += c;
+    } else if (c == '"')
+      quoted = true;
+    else if (c == ',')
+      out.emplace_back();
+    else if (c != '\r')
+      out.back() += c;
   }
   if (quoted) ok = false;
   return out;

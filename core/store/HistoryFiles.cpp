@@ -21,7 +21,10 @@ constexpr std::size_t kImportBatch = 4096;
 std::string opt(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string(); }
 
 bool parseOpt(const std::string& s, std::optional<std::int64_t>& v) {
-  if (s.empty()) { v.reset(); return true; }
+  if (s.empty()) {
+    v.reset();
+    return true;
+  }
   std::int64_t x = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
   if (ec != std::errc() || p != s.data() + s.size()) return false;
@@ -57,8 +60,10 @@ class Importer {
  private:
   void flushBatch() {
     if (batch_.empty() || error_) return;
-    if (auto e = store_.appendInputs(batch_)) error_ = e;
-    else imported_ += static_cast<std::int64_t>(batch_.size());
+    if (auto e = store_.appendInputs(batch_))
+      error_ = e;
+    else
+      imported_ += static_cast<std::int64_t>(batch_.size());
     batch_.clear();
   }
   MarketHistoryStore& store_;
@@ -75,8 +80,8 @@ FileFormat formatOf(const std::string& path) {
   return path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0 ? FileFormat::Csv : FileFormat::Jsonl;
 }
 
-std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat format,
-                                                    MarketHistoryStore& store, AccountDirectory& accounts) {
+std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat format, MarketHistoryStore& store,
+                                                    AccountDirectory& accounts) {
   ImportReport report;
   Importer importer(store, accounts);
   std::string line;
@@ -88,26 +93,41 @@ std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat
     if (line.empty() || line == "\r") continue;
     if (format == FileFormat::Jsonl) {
       nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) { bad("not a JSON object"); continue; }
+      if (j.is_discarded() || !j.is_object()) {
+        bad("not a JSON object");
+        continue;
+      }
       std::optional<std::int64_t> seq, time;
       if (auto it = j.find("seq"); it != j.end()) {
-        if (!it->is_number_integer()) { bad("'seq' must be an integer"); continue; }
+        if (!it->is_number_integer()) {
+          bad("'seq' must be an integer");
+          continue;
+        }
         seq = it->get<std::int64_t>();
         j.erase(it);
       }
       if (auto it = j.find("time_us"); it != j.end()) {
-        if (!it->is_number_integer()) { bad("'time_us' must be an integer"); continue; }
+        if (!it->is_number_integer()) {
+          bad("'time_us' must be an integer");
+          continue;
+        }
         time = it->get<std::int64_t>();
         j.erase(it);
       }
       auto parsed = inputEventFromJson(j, accounts);
-      if (auto* e = std::get_if<JsonError>(&parsed)) { bad(e->message); continue; }
+      if (auto* e = std::get_if<JsonError>(&parsed)) {
+        bad(e->message);
+        continue;
+      }
       importer.add(seq, time, std::get<InputEvent>(std::move(parsed)));
     } else {
       bool ok = true;
       auto f = csvSplit(line, ok);
       if (report.lines == 1 && !f.empty() && f[0] == "seq") continue;  // the header
-      if (!ok) { bad("unterminated quote"); continue; }
+      if (!ok) {
+        bad("unterminated quote");
+        continue;
+      }
       if (f.size() != kInputCsvColumns) {
         bad("expected " + std::to_string(kInputCsvColumns) + " columns, found " + std::to_string(f.size()));
         continue;
@@ -115,20 +135,29 @@ std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat
       InputRow r;
       std::optional<std::int64_t> seq, time, account;
       const auto kind = parseInputKind(f[2]);
-      if (!kind) { bad("unknown kind '" + f[2] + "'"); continue; }
+      if (!kind) {
+        bad("unknown kind '" + f[2] + "'");
+        continue;
+      }
       r.kind = *kind;
       bool numbersOk = parseOpt(f[0], seq) && parseOpt(f[1], time) && parseOpt(f[3], r.cluster) &&
                        parseOpt(f[5], r.order) && parseOpt(f[6], r.side) && parseOpt(f[7], r.gpus) &&
                        parseOpt(f[8], r.start) && parseOpt(f[9], r.end) && parseOpt(f[10], r.duration) &&
                        parseOpt(f[11], r.price) && parseOpt(f[12], r.fill) && parseOpt(f[13], r.tif) &&
                        parseOpt(f[14], r.expireAt) && parseOpt(f[15], r.flags) && parseOpt(f[16], r.sellBack);
-      if (!numbersOk) { bad("a numeric column holds something else"); continue; }
+      if (!numbersOk) {
+        bad("a numeric column holds something else");
+        continue;
+      }
       if (!f[4].empty()) r.account = accounts.intern(f[4]);
       r.extra = f[17];
       r.seq = seq.value_or(0);
       r.timeMicros = time.value_or(0);
       auto decoded = fromRow(r);
-      if (auto* e = std::get_if<StoreError>(&decoded)) { bad(e->message); continue; }
+      if (auto* e = std::get_if<StoreError>(&decoded)) {
+        bad(e->message);
+        continue;
+      }
       importer.add(seq, time, std::get<RecordedInput>(std::move(decoded)).event);
     }
     if (importer.error()) break;
@@ -155,10 +184,9 @@ std::variant<std::int64_t, StoreError> exportInputs(const MarketHistoryStore& st
       const InputRow r = toRow(in);
       out << r.seq << ',' << r.timeMicros << ',' << toString(r.kind) << ',' << opt(r.cluster) << ','
           << (r.account ? csvQuote(accounts.name(static_cast<AccountId>(*r.account))) : std::string()) << ','
-          << opt(r.order) << ',' << opt(r.side) << ',' << opt(r.gpus) << ',' << opt(r.start) << ','
-          << opt(r.end) << ',' << opt(r.duration) << ',' << opt(r.price) << ',' << opt(r.fill) << ','
-          << opt(r.tif) << ',' << opt(r.expireAt) << ',' << opt(r.flags) << ',' << opt(r.sellBack) << ','
-          << csvQuote(r.extra) << '\n';
+          << opt(r.order) << ',' << opt(r.side) << ',' << opt(r.gpus) << ',' << opt(r.start) << ',' << opt(r.end) << ','
+          << opt(r.duration) << ',' << opt(r.price) << ',' << opt(r.fill) << ',' << opt(r.tif) << ',' << opt(r.expireAt)
+          << ',' << opt(r.flags) << ',' << opt(r.sellBack) << ',' << csvQuote(r.extra) << '\n';
     }
     ++n;
     return static_cast<bool>(out);
@@ -171,7 +199,8 @@ std::variant<std::int64_t, StoreError> exportInputs(const MarketHistoryStore& st
 std::variant<std::int64_t, StoreError> exportEvents(const MarketHistoryStore& store, const HistoryQuery& q,
                                                     FileFormat format, std::ostream& out) {
   std::int64_t n = 0;
-  if (format == FileFormat::Csv) out << "seq,input_seq,time_us,type,cluster,account,order_id,price,gpus,start_hour,end_hour\n";
+  if (format == FileFormat::Csv)
+    out << "seq,input_seq,time_us,type,cluster,account,order_id,price,gpus,start_hour,end_hour\n";
   auto e = store.forEachEvent(q, [&](const RecordedEvent& ev) {
     if (format == FileFormat::Jsonl) {
       nlohmann::json j = nlohmann::json::parse(ev.json, nullptr, false);

@@ -27,8 +27,8 @@ FileFormat formatOf(const std::string& path);
 
 // Bad lines are reported and skipped; every good line is imported, appended after what the
 // store holds. Lines without a time get one from the last clock tick seen.
-std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat format,
-                                                    MarketHistoryStore& store, AccountDirectory& accounts);
+std::variant<ImportReport, StoreError> importInputs(std::istream& in, FileFormat format, MarketHistoryStore& store,
+                                                    AccountDirectory& accounts);
 
 // `withTimes` false: JSON lines without "seq" and "time_us", exactly what `tessera-cli match` reads.
 std::variant<std::int64_t, StoreError> exportInputs(const MarketHistoryStore& store, const AccountDirectory& accounts,

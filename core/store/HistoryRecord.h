@@ -34,11 +34,11 @@ struct RecordedOutage {
 // One market-data event the engine produced. Stored with its search keys as columns and its
 // full JSON form (core/engine/EventJson.h), which is what export and analysis read.
 struct RecordedEvent {
-  std::int64_t seq = 0;         // 0 when appending: the next one
-  std::int64_t inputSeq = 0;    // the input that caused it
+  std::int64_t seq = 0;       // 0 when appending: the next one
+  std::int64_t inputSeq = 0;  // the input that caused it
   std::int64_t timeMicros = 0;
-  std::string type;             // the JSON "type" ("fill", "contract", ...)
-  std::int64_t cluster = 0;     // 0 when the event is not about one cluster
+  std::string type;          // the JSON "type" ("fill", "contract", ...)
+  std::int64_t cluster = 0;  // 0 when the event is not about one cluster
   std::int64_t account = 0;
   std::int64_t order = 0;
   std::int64_t price = 0;

@@ -68,8 +68,7 @@ RecordedEvent toRecordedEvent(const Event& e, std::int64_t inputSeq, std::int64_
   return r;
 }
 
-HistoryRecorder::HistoryRecorder(MarketHistoryStore& store, const AccountDirectory& accounts,
-                                 std::size_t batchSize)
+HistoryRecorder::HistoryRecorder(MarketHistoryStore& store, const AccountDirectory& accounts, std::size_t batchSize)
     : store_(store), accounts_(accounts), batchSize_(std::max<std::size_t>(1, batchSize)) {
   auto s = store_.summary();
   nextSeq_ = std::holds_alternative<HistorySummary>(s) ? std::get<HistorySummary>(s).lastInputSeq + 1 : 1;
@@ -86,8 +85,7 @@ std::int64_t HistoryRecorder::recordInput(std::int64_t timeMicros, const InputEv
   return seq;
 }
 
-std::int64_t HistoryRecorder::record(std::int64_t timeMicros, const InputEvent& in,
-                                     const std::vector<Event>& out) {
+std::int64_t HistoryRecorder::record(std::int64_t timeMicros, const InputEvent& in, const std::vector<Event>& out) {
   const std::int64_t seq = nextSeq_;
   for (const Event& e : out) events_.push_back(toRecordedEvent(e, seq, timeMicros, accounts_));
   return recordInput(timeMicros, in);

@@ -121,17 +121,26 @@ std::variant<RecordedInput, StoreError> fromRow(const InputRow& row) {
       return in;
     }
     case InputKind::Grant: {
-      for (auto [v, n] : {std::pair{&row.account, "account"}, {&row.cluster, "cluster"},
-                          {&row.gpus, "gpus"}, {&row.start, "start"}, {&row.end, "end"}})
+      for (auto [v, n] : {std::pair{&row.account, "account"},
+                          {&row.cluster, "cluster"},
+                          {&row.gpus, "gpus"},
+                          {&row.start, "start"},
+                          {&row.end, "end"}})
         if (auto e = need(*v, n)) return *e;
       in.event = CapacityGrant{static_cast<AccountId>(*row.account), static_cast<ClusterId>(*row.cluster),
                                static_cast<GpuCount>(*row.gpus), *row.start, *row.end};
       return in;
     }
     case InputKind::Order: {
-      for (auto [v, n] : {std::pair{&row.account, "account"}, {&row.order, "order"}, {&row.side, "side"},
-                          {&row.gpus, "gpus"}, {&row.start, "start"}, {&row.end, "end"},
-                          {&row.price, "price"}, {&row.fill, "fill"}, {&row.tif, "tif"}})
+      for (auto [v, n] : {std::pair{&row.account, "account"},
+                          {&row.order, "order"},
+                          {&row.side, "side"},
+                          {&row.gpus, "gpus"},
+                          {&row.start, "start"},
+                          {&row.end, "end"},
+                          {&row.price, "price"},
+                          {&row.fill, "fill"},
+                          {&row.tif, "tif"}})
         if (auto e = need(*v, n)) return *e;
       if (!row.extra.empty()) {
         nlohmann::json j = nlohmann::json::parse(row.extra, nullptr, false);
@@ -172,8 +181,7 @@ std::variant<RecordedInput, StoreError> fromRow(const InputRow& row) {
     case InputKind::Amend: {
       if (auto e = need(row.order, "order")) return *e;
       if (auto e = need(row.account, "account")) return *e;
-      AmendRequest a{static_cast<OrderId>(*row.order), static_cast<AccountId>(*row.account), row.price,
-                     std::nullopt};
+      AmendRequest a{static_cast<OrderId>(*row.order), static_cast<AccountId>(*row.account), row.price, std::nullopt};
       if (row.gpus) a.gpus = static_cast<GpuCount>(*row.gpus);
       in.event = a;
       return in;
@@ -183,27 +191,43 @@ std::variant<RecordedInput, StoreError> fromRow(const InputRow& row) {
       in.event = ClockAdvance{*row.start};
       return in;
     case InputKind::Transfer: {
-      for (auto [v, n] : {std::pair{&row.account, "account"}, {&row.order, "order (the replaced contract)"},
-                          {&row.cluster, "cluster"}, {&row.gpus, "gpus"}, {&row.start, "start"},
-                          {&row.end, "end"}, {&row.price, "price"}})
+      for (auto [v, n] : {std::pair{&row.account, "account"},
+                          {&row.order, "order (the replaced contract)"},
+                          {&row.cluster, "cluster"},
+                          {&row.gpus, "gpus"},
+                          {&row.start, "start"},
+                          {&row.end, "end"},
+                          {&row.price, "price"}})
         if (auto e = need(*v, n)) return *e;
       const nlohmann::json j = nlohmann::json::parse(row.extra, nullptr, false);
       if (j.is_discarded() || !j.is_object() || !j.contains("to") || !j["to"].is_number_unsigned())
         return rowError(row, "transfer needs {\"to\": account id} in extra");
-      in.event = CapacityTransfer{static_cast<ContractId>(*row.order), static_cast<AccountId>(*row.account),
-                                  j["to"].get<AccountId>(), static_cast<ClusterId>(*row.cluster),
-                                  static_cast<GpuCount>(*row.gpus), *row.start, *row.end, *row.price};
+      in.event = CapacityTransfer{static_cast<ContractId>(*row.order),
+                                  static_cast<AccountId>(*row.account),
+                                  j["to"].get<AccountId>(),
+                                  static_cast<ClusterId>(*row.cluster),
+                                  static_cast<GpuCount>(*row.gpus),
+                                  *row.start,
+                                  *row.end,
+                                  *row.price};
       return in;
     }
     case InputKind::Reclaim: {
-      for (auto [v, n] : {std::pair{&row.account, "account"}, {&row.order, "order (the contract)"},
-                          {&row.gpus, "gpus"}, {&row.start, "start"}, {&row.end, "end"}})
+      for (auto [v, n] : {std::pair{&row.account, "account"},
+                          {&row.order, "order (the contract)"},
+                          {&row.gpus, "gpus"},
+                          {&row.start, "start"},
+                          {&row.end, "end"}})
         if (auto e = need(*v, n)) return *e;
       const nlohmann::json j = nlohmann::json::parse(row.extra, nullptr, false);
       if (j.is_discarded() || !j.is_object() || !j.contains("holder") || !j["holder"].is_number_unsigned())
         return rowError(row, "reclaim needs {\"holder\": account id} in extra");
-      in.event = CapacityReclaim{static_cast<ContractId>(*row.order), static_cast<AccountId>(*row.account),
-                                 j["holder"].get<AccountId>(), static_cast<GpuCount>(*row.gpus), *row.start, *row.end};
+      in.event = CapacityReclaim{static_cast<ContractId>(*row.order),
+                                 static_cast<AccountId>(*row.account),
+                                 j["holder"].get<AccountId>(),
+                                 static_cast<GpuCount>(*row.gpus),
+                                 *row.start,
+                                 *row.end};
       return in;
     }
   }

@@ -11,7 +11,16 @@
 
 namespace tessera::store {
 
-enum class InputKind : std::int8_t { Cluster = 0, Grant = 1, Order = 2, Cancel = 3, Amend = 4, Clock = 5, Transfer = 6, Reclaim = 7 };
+enum class InputKind : std::int8_t {
+  Cluster = 0,
+  Grant = 1,
+  Order = 2,
+  Cancel = 3,
+  Amend = 4,
+  Clock = 5,
+  Transfer = 6,
+  Reclaim = 7
+};
 inline constexpr int kLastInputKind = 7;
 
 struct InputRow {
@@ -21,18 +30,18 @@ struct InputRow {
   std::optional<std::int64_t> cluster;
   std::optional<std::int64_t> account;
   std::optional<std::int64_t> order;
-  std::optional<std::int64_t> side;       // 0 buy, 1 sell
+  std::optional<std::int64_t> side;  // 0 buy, 1 sell
   std::optional<std::int64_t> gpus;
-  std::optional<std::int64_t> start;      // window start; the clock hour for Clock
+  std::optional<std::int64_t> start;  // window start; the clock hour for Clock
   std::optional<std::int64_t> end;
   std::optional<std::int64_t> duration;
-  std::optional<std::int64_t> price;      // order limit, or amended limit
-  std::optional<std::int64_t> fill;       // FillStyle
-  std::optional<std::int64_t> tif;        // TimeInForce
+  std::optional<std::int64_t> price;  // order limit, or amended limit
+  std::optional<std::int64_t> fill;   // FillStyle
+  std::optional<std::int64_t> tif;    // TimeInForce
   std::optional<std::int64_t> expireAt;
-  std::optional<std::int64_t> flags;      // bit 0 post-only, bit 1 stp = CancelResting
+  std::optional<std::int64_t> flags;  // bit 0 post-only, bit 1 stp = CancelResting
   std::optional<std::int64_t> sellBack;
-  std::string extra;                      // JSON: the cluster, or an order with constraints
+  std::string extra;  // JSON: the cluster, or an order with constraints
 };
 
 InputRow toRow(const RecordedInput& in);

@@ -73,12 +73,16 @@ struct Statement {
 };
 
 void bindOpt(sqlite3_stmt* s, int i, const std::optional<std::int64_t>& v) {
-  if (v) sqlite3_bind_int64(s, i, *v);
-  else sqlite3_bind_null(s, i);
+  if (v)
+    sqlite3_bind_int64(s, i, *v);
+  else
+    sqlite3_bind_null(s, i);
 }
 void bindNonZero(sqlite3_stmt* s, int i, std::int64_t v) {
-  if (v != 0) sqlite3_bind_int64(s, i, v);
-  else sqlite3_bind_null(s, i);
+  if (v != 0)
+    sqlite3_bind_int64(s, i, v);
+  else
+    sqlite3_bind_null(s, i);
 }
 std::optional<std::int64_t> colOpt(sqlite3_stmt* s, int i) {
   if (sqlite3_column_type(s, i) == SQLITE_NULL) return std::nullopt;
@@ -141,7 +145,8 @@ std::optional<StoreError> cutShort(const std::string& path) {
     return StoreError{"'" + path + "' is corrupt: cut short inside its header (" + std::to_string(size) + " bytes)",
                       StoreErrorKind::Corrupt};
   auto be32 = [&](std::size_t at) {
-    return (std::uint32_t{h[at]} << 24) | (std::uint32_t{h[at + 1]} << 16) | (std::uint32_t{h[at + 2]} << 8) | h[at + 3];
+    return (std::uint32_t{h[at]} << 24) | (std::uint32_t{h[at + 1]} << 16) | (std::uint32_t{h[at + 2]} << 8) |
+           h[at + 3];
   };
   const std::uint32_t pageSize = h[16] == 0 && h[17] == 1 ? 65536u : (std::uint32_t{h[16]} << 8) | h[17];
   const std::uint32_t pages = be32(28);
@@ -149,9 +154,9 @@ std::optional<StoreError> cutShort(const std::string& path) {
   if (pages == 0 || be32(92) != be32(24)) return std::nullopt;
   const std::uintmax_t expected = std::uintmax_t{pageSize} * pages;
   if (size >= expected) return std::nullopt;
-  return StoreError{"'" + path + "' is corrupt: cut short (" + std::to_string(size) + " of " +
-                        std::to_string(expected) + " bytes)",
-                    StoreErrorKind::Corrupt};
+  return StoreError{
+      "'" + path + "' is corrupt: cut short (" + std::to_string(size) + " of " + std::to_string(expected) + " bytes)",
+      StoreErrorKind::Corrupt};
 }
 
 // What a failed first read of a file says about it.
@@ -159,17 +164,15 @@ StoreError unreadable(sqlite3* db, const std::string& path) {
   switch (sqlite3_errcode(db)) {
     case SQLITE_NOTADB:
       return {"'" + path + "' is not a Tessera market history (not an SQLite database)", StoreErrorKind::NotHistory};
-    case SQLITE_CORRUPT:
-      return {"'" + path + "' is corrupt (" + sqlite3_errmsg(db) + ")", StoreErrorKind::Corrupt};
-    default:
-      return {"cannot read history '" + path + "': " + sqlite3_errmsg(db), StoreErrorKind::Io};
+    case SQLITE_CORRUPT: return {"'" + path + "' is corrupt (" + sqlite3_errmsg(db) + ")", StoreErrorKind::Corrupt};
+    default: return {"cannot read history '" + path + "': " + sqlite3_errmsg(db), StoreErrorKind::Io};
   }
 }
 
 }  // namespace
 
-std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> MarketHistoryStore::open(
-    const std::string& path, OpenMode mode) {
+std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> MarketHistoryStore::open(const std::string& path,
+                                                                                       OpenMode mode) {
   const bool readOnly = mode == OpenMode::ReadOnly;
   if (readOnly && !std::filesystem::exists(path))
     return StoreError{"history file '" + path + "' does not exist", StoreErrorKind::NotFound};
@@ -285,8 +288,10 @@ std::optional<StoreError> MarketHistoryStore::appendInputs(std::span<RecordedInp
     bindOpt(s, 15, r.expireAt);
     bindOpt(s, 16, r.flags);
     bindOpt(s, 17, r.sellBack);
-    if (r.extra.empty()) sqlite3_bind_null(s, 18);
-    else sqlite3_bind_text(s, 18, r.extra.data(), static_cast<int>(r.extra.size()), SQLITE_TRANSIENT);
+    if (r.extra.empty())
+      sqlite3_bind_null(s, 18);
+    else
+      sqlite3_bind_text(s, 18, r.extra.data(), static_cast<int>(r.extra.size()), SQLITE_TRANSIENT);
     if (sqlite3_step(s) != SQLITE_DONE) {
       StoreError e = error("cannot append input " + std::to_string(in.seq));
       exec("ROLLBACK");
@@ -443,11 +448,12 @@ std::optional<std::string> MarketHistoryStore::meta(const std::string& key) cons
   return colText(st.s, 0);
 }
 
-std::optional<StoreError> MarketHistoryStore::forEachInput(
-    const HistoryQuery& q, const std::function<bool(const RecordedInput&)>& row) const {
+std::optional<StoreError> MarketHistoryStore::forEachInput(const HistoryQuery& q,
+                                                           const std::function<bool(const RecordedInput&)>& row) const {
   const std::string sql =
       "SELECT seq,time_us,kind,cluster,account,order_id,side,gpus,start_hour,end_hour,duration,price,"
-      "fill,tif,expire_at,flags,sell_back,extra FROM input_events" + whereClause(q);
+      "fill,tif,expire_at,flags,sell_back,extra FROM input_events" +
+      whereClause(q);
   Statement st;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) return error("cannot read inputs");
   bindQuery(st.s, q);
@@ -457,7 +463,8 @@ std::optional<StoreError> MarketHistoryStore::forEachInput(
     r.seq = sqlite3_column_int64(st.s, 0);
     r.timeMicros = sqlite3_column_int64(st.s, 1);
     const auto kind = sqlite3_column_int64(st.s, 2);
-    if (kind < 0 || kind > kLastInputKind) return StoreError{"input " + std::to_string(r.seq) + " has unknown kind " + std::to_string(kind)};
+    if (kind < 0 || kind > kLastInputKind)
+      return StoreError{"input " + std::to_string(r.seq) + " has unknown kind " + std::to_string(kind)};
     r.kind = static_cast<InputKind>(kind);
     r.cluster = colOpt(st.s, 3);
     r.account = colOpt(st.s, 4);
@@ -482,11 +489,12 @@ std::optional<StoreError> MarketHistoryStore::forEachInput(
   return std::nullopt;
 }
 
-std::optional<StoreError> MarketHistoryStore::forEachEvent(
-    const HistoryQuery& q, const std::function<bool(const RecordedEvent&)>& row) const {
+std::optional<StoreError> MarketHistoryStore::forEachEvent(const HistoryQuery& q,
+                                                           const std::function<bool(const RecordedEvent&)>& row) const {
   const std::string sql =
       "SELECT seq,input_seq,time_us,type,cluster,account,order_id,price,gpus,start_hour,end_hour,json "
-      "FROM market_events" + whereClause(q);
+      "FROM market_events" +
+      whereClause(q);
   Statement st;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) return error("cannot read market events");
   bindQuery(st.s, q);

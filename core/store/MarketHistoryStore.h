@@ -24,10 +24,10 @@ enum class OpenMode : std::uint8_t { ReadOnly, ReadWrite /* creates the file if 
 
 // Which rows to read. Empty fields do not restrict.
 struct HistoryQuery {
-  std::optional<std::int64_t> fromMicros;   // inclusive
-  std::optional<std::int64_t> toMicros;     // exclusive
-  std::optional<std::int64_t> cluster;      // rows about this cluster only
-  std::optional<std::int64_t> fromSeq;      // inclusive
+  std::optional<std::int64_t> fromMicros;  // inclusive
+  std::optional<std::int64_t> toMicros;    // exclusive
+  std::optional<std::int64_t> cluster;     // rows about this cluster only
+  std::optional<std::int64_t> fromSeq;     // inclusive
 };
 
 struct HistorySummary {
@@ -41,8 +41,7 @@ struct HistorySummary {
 
 class MarketHistoryStore {
  public:
-  static std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> open(const std::string& path,
-                                                                            OpenMode mode);
+  static std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> open(const std::string& path, OpenMode mode);
   ~MarketHistoryStore();
   MarketHistoryStore(const MarketHistoryStore&) = delete;
   MarketHistoryStore& operator=(const MarketHistoryStore&) = delete;

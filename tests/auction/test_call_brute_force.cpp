@@ -17,8 +17,8 @@ using namespace tessera::auction;
 namespace {
 
 struct Enumeration {
-  Money best = 0;          // over selections that balance
-  Money bestPriced = 0;    // over selections that also have supporting prices
+  Money best = 0;        // over selections that balance
+  Money bestPriced = 0;  // over selections that also have supporting prices
 };
 
 Enumeration enumerate(const ClearingProblem& p) {

@@ -42,7 +42,7 @@ class TestCallMarket : public QObject {
   void ordersCarryOverBetweenCalls() {
     CallMarket m;
     QVERIFY(!m.apply(Cluster{.id = 1}));
-    QVERIFY(m.apply(ClockAdvance{100}));  // an empty call
+    QVERIFY(m.apply(ClockAdvance{100}));                              // an empty call
     QVERIFY(!m.apply(order(1, Side::Sell, 4, 2'000'000, 102, 104)));  // 8 GPU-hours
     QVERIFY(!m.apply(order(2, Side::Buy, 3, 3'000'000, 102, 104)));   // takes 6 of them
     auto first = m.apply(ClockAdvance{101});

@@ -60,11 +60,13 @@ class TestCallSolver : public QObject {
       fast.relativeGap = 0.02;
       const BlockSelectionResult r = selectBlocks(p, {}, fast);
       const Money found = exactWelfare(p, r.accepted);
-      QVERIFY2(static_cast<double>(found) * 1e-6 - r.welfare < 1e-6 && r.welfare - static_cast<double>(found) * 1e-6 < 1e-6,
-               "the reported welfare is the selection's");
+      QVERIFY2(
+          static_cast<double>(found) * 1e-6 - r.welfare < 1e-6 && r.welfare - static_cast<double>(found) * 1e-6 < 1e-6,
+          "the reported welfare is the selection's");
       QVERIFY2(found <= optimum, qPrintable(QString("seed %1").arg(seed)));
-      QVERIFY2(r.bound >= static_cast<double>(optimum) * 1e-6 - 1e-6,
-               qPrintable(QString("seed %1: bound %2 below the optimum %3").arg(seed).arg(r.bound).arg(optimum * 1e-6)));
+      QVERIFY2(
+          r.bound >= static_cast<double>(optimum) * 1e-6 - 1e-6,
+          qPrintable(QString("seed %1: bound %2 below the optimum %3").arg(seed).arg(r.bound).arg(optimum * 1e-6)));
       if (r.optimal) {
         QVERIFY(r.bound - r.welfare <= fast.relativeGap * std::abs(r.welfare) + 1e-6);
         QVERIFY(static_cast<double>(optimum - found) <= fast.relativeGap * static_cast<double>(optimum) + 1);

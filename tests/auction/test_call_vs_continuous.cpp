@@ -56,7 +56,8 @@ class TestCallVsContinuous : public QObject {
       const Money cont = continuousWelfare(m);
       QVERIFY(cont > 0);  // the engine did trade: the comparison is not against nothing
       QVERIFY2(r.firstRoundWelfare >= cont, qPrintable(QString("seed %1").arg(seed)));
-      QVERIFY2(r.welfare >= cont, qPrintable(QString("seed %1: call %2 < continuous %3").arg(seed).arg(r.welfare).arg(cont)));
+      QVERIFY2(r.welfare >= cont,
+               qPrintable(QString("seed %1: call %2 < continuous %3").arg(seed).arg(r.welfare).arg(cont)));
       gain += r.welfare - cont;
       total += cont;
       strictlyBetter += r.welfare > cont ? 1 : 0;

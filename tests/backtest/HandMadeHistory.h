@@ -60,8 +60,8 @@ class HandMadeHistory {
   // `provider` lost `lost` GPUs of cluster `c` in hours [from, to) after the start, reported at
   // `at` (after the inputs added so far).
   void outage(std::int64_t at, const std::string& provider, ClusterId c, Hour from, Hour to, GpuCount lost) {
-    h.outages.push_back({static_cast<std::int64_t>(h.inputs.size()), kT0 + at, account(provider), c, kStart + from,
-                         kStart + to, lost});
+    h.outages.push_back(
+        {static_cast<std::int64_t>(h.inputs.size()), kT0 + at, account(provider), c, kStart + from, kStart + to, lost});
   }
 
   void clock(std::int64_t at, Hour hoursAfterStart) { add(at, ClockAdvance{kStart + hoursAfterStart}); }

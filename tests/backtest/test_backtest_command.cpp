@@ -88,7 +88,8 @@ class TestBacktestCommand : public QObject {
     QVERIFY(html.find(tessera::toDollars(summary["summary"]["final_cash"].get<tessera::Money>())) != std::string::npos);
     // One header line plus one line per fill.
     const std::string fills = slurp(p("out/fills.csv"));
-    QCOMPARE(static_cast<int>(std::count(fills.begin(), fills.end(), '\n')), 1 + summary["summary"]["fills"].get<int>());
+    QCOMPARE(static_cast<int>(std::count(fills.begin(), fills.end(), '\n')),
+             1 + summary["summary"]["fills"].get<int>());
 
     // --cash and --fee-ppm reach the replay: $1 buys nothing, every bid is refused.
     auto poor = cli({"run", "--history", p("h.db"), "--strategy", "market-maker", "--params", p("mm.json"), "--report",
@@ -98,11 +99,12 @@ class TestBacktestCommand : public QObject {
     QCOMPARE(ps["fee_ppm"].get<int>(), 2500);
     QCOMPARE(ps["summary"]["fills"].get<int>(), 0);
     QVERIFY(ps["summary"]["orders_rejected"].get<int>() > 0);
-    QCOMPARE(cli({"run", "--history", p("h.db"), "--strategy", "noop", "--report", p("x"), "--fee-ppm", "1000001"}).code, 2);
+    QCOMPARE(
+        cli({"run", "--history", p("h.db"), "--strategy", "noop", "--report", p("x"), "--fee-ppm", "1000001"}).code, 2);
 
     // The same run again: the same output hash.
-    auto again = cli({"run", "--history", p("h.db"), "--strategy", "market-maker", "--params", p("mm.json"),
-                      "--report", p("out2"), "--latency-us", "500", "--quiet"});
+    auto again = cli({"run", "--history", p("h.db"), "--strategy", "market-maker", "--params", p("mm.json"), "--report",
+                      p("out2"), "--latency-us", "500", "--quiet"});
     QCOMPARE(again.code, 0);
     QCOMPARE(nlohmann::json::parse(slurp(p("out2/summary.json")))["output_hash"], summary["output_hash"]);
   }
@@ -113,7 +115,9 @@ class TestBacktestCommand : public QObject {
     auto imp = cli({"import", "--history", p("i.db"), "--from", p("e.jsonl")});
     QVERIFY2(imp.code == 0, imp.err.c_str());
     for (const char* db : {"e.db", "i.db"})
-      QCOMPARE(cli({"run", "--history", p(db), "--strategy", "noop", "--report", p(std::string("r-") + db), "--quiet"}).code, 0);
+      QCOMPARE(
+          cli({"run", "--history", p(db), "--strategy", "noop", "--report", p(std::string("r-") + db), "--quiet"}).code,
+          0);
     QCOMPARE(nlohmann::json::parse(slurp(p("r-e.db/summary.json")))["output_hash"],
              nlohmann::json::parse(slurp(p("r-i.db/summary.json")))["output_hash"]);
     QCOMPARE(cli({"export", "--history", p("e.db"), "--to", p("ev.csv"), "--events", "--cluster", "2"}).code, 0);
@@ -145,22 +149,32 @@ class TestBacktestCommand : public QObject {
     auto mixed = cli({"merge", "--out", p("mixed"), p("shard-0.jsonl"), p("slow-1.jsonl")});
     QCOMPARE(mixed.code, 1);
     QVERIFY2(mixed.err.find("(latency differ") != std::string::npos, mixed.err.c_str());
-    QCOMPARE(cli({"generate", "--out", p("s2.db"), "--hours", "24", "--clusters", "8", "--seed", "2", "--quiet"}).code, 0);
+    QCOMPARE(cli({"generate", "--out", p("s2.db"), "--hours", "24", "--clusters", "8", "--seed", "2", "--quiet"}).code,
+             0);
     QCOMPARE(cli({"sweep", "--history", p("s2.db"), "--strategy", "market-maker", "--grid", p("grid.json"), "--out",
-                  p("other-1.jsonl"), "--shard", "1/2", "--quiet"}).code, 0);
+                  p("other-1.jsonl"), "--shard", "1/2", "--quiet"})
+                 .code,
+             0);
     auto other = cli({"merge", "--out", p("other"), p("shard-0.jsonl"), p("other-1.jsonl")});
     QCOMPARE(other.code, 1);
     QVERIFY2(other.err.find("(history differ") != std::string::npos, other.err.c_str());
   }
 
   void latencyOptionsAreCheckedAndRecorded() {
-    QCOMPARE(cli({"generate", "--out", p("lat.db"), "--hours", "12", "--burst", "16", "--burst-gap-us", "300", "--quiet"}).code, 0);
+    QCOMPARE(
+        cli({"generate", "--out", p("lat.db"), "--hours", "12", "--burst", "16", "--burst-gap-us", "300", "--quiet"})
+            .code,
+        0);
     QVERIFY(cli({"info", "--history", p("lat.db")}).out.find("16 arrivals 300 us apart") != std::string::npos);
-    for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
-             {"--order-latency", "-5"}, {"--ack-latency", "gamma:3"}, {"--md-latency", "lognormal:10"},
-             {"--md-latency", "file:" + p("no-such-file")}, {"--latency-us", "100", "--order-latency", "exp:5"},
-             {"--latency-seed", "-1"}}) {
-      std::vector<std::string> args{"run", "--history", p("lat.db"), "--strategy", "noop", "--report", p("lat-x"), "--quiet"};
+    for (const std::vector<std::string>& bad :
+         std::vector<std::vector<std::string>>{{"--order-latency", "-5"},
+                                               {"--ack-latency", "gamma:3"},
+                                               {"--md-latency", "lognormal:10"},
+                                               {"--md-latency", "file:" + p("no-such-file")},
+                                               {"--latency-us", "100", "--order-latency", "exp:5"},
+                                               {"--latency-seed", "-1"}}) {
+      std::vector<std::string> args{"run",  "--history", p("lat.db"), "--strategy",
+                                    "noop", "--report",  p("lat-x"),  "--quiet"};
       args.insert(args.end(), bad.begin(), bad.end());
       const Cli r = cli(args);
       QVERIFY2(r.code == 2, (bad.front() + " " + bad.back() + ": " + r.err).c_str());
@@ -168,15 +182,18 @@ class TestBacktestCommand : public QObject {
     }
     std::ofstream(p("measured.txt")) << "150\n90\n400\n";
     auto r = cli({"run", "--history", p("lat.db"), "--strategy", "noop", "--report", p("lat-out"), "--quiet",
-                  "--order-latency", "lognormal:200,0.5", "--ack-latency", "file:" + p("measured.txt"),
-                  "--md-latency", "exp:80", "--latency-seed", "7"});
+                  "--order-latency", "lognormal:200,0.5", "--ack-latency", "file:" + p("measured.txt"), "--md-latency",
+                  "exp:80", "--latency-seed", "7"});
     QVERIFY2(r.code == 0, r.err.c_str());
     const auto summary = nlohmann::json::parse(slurp(p("lat-out/summary.json")));
     QCOMPARE(summary["latency"]["order_entry"].get<std::string>(), std::string("lognormal:200,0.5"));
     QVERIFY(summary["latency"]["ack"].get<std::string>().rfind("file:measured.txt#n=3,fnv=", 0) == 0);
     QCOMPARE(summary["latency"]["market_data"].get<std::string>(), std::string("exp:80"));
     QCOMPARE(summary["latency"]["seed"].get<int>(), 7);
-    QCOMPARE(cli({"generate", "--out", p("lat2.db"), "--hours", "1", "--burst", "2000", "--burst-gap-us", "2000000", "--quiet"}).code, 2);
+    QCOMPARE(cli({"generate", "--out", p("lat2.db"), "--hours", "1", "--burst", "2000", "--burst-gap-us", "2000000",
+                  "--quiet"})
+                 .code,
+             2);
   }
 
   void sampleDataWorks() {
@@ -249,8 +266,10 @@ class TestBacktestCommand : public QObject {
     QVERIFY(cli({"generate", "--out", p("typo.db"), "--days", "1", "--seed", "6", "--quiet"}).code == 0);
     const std::vector<std::pair<std::string, std::string>> runs{
         {"market-maker", R"({"cluster": "harbr-us-west-h100-b"})"},
-        {"standing-bid", R"({"cluster": "harbr-us-west-h100-b", "gpus": 8, "hours": 4, "max_price": 2.6, "deadline_hours": 48})"},
-        {"calendar", R"({"cluster": "harbr-us-west-h100-b", "gpus": 8, "hours": 24, "max_price": 2.6, "sell_back_from_hours": 12, "sell_back_hours": 6})"}};
+        {"standing-bid",
+         R"({"cluster": "harbr-us-west-h100-b", "gpus": 8, "hours": 4, "max_price": 2.6, "deadline_hours": 48})"},
+        {"calendar",
+         R"({"cluster": "harbr-us-west-h100-b", "gpus": 8, "hours": 24, "max_price": 2.6, "sell_back_from_hours": 12, "sell_back_hours": 6})"}};
     for (const auto& [s, params] : runs) {
       auto r = cli({"run", "--history", p("typo.db"), "--strategy", s, "--params-json", params, "--report",
                     p("typo-" + s), "--quiet"});
@@ -259,7 +278,8 @@ class TestBacktestCommand : public QObject {
       QVERIFY2(r.err.find("harbor-us-west-h100-b") != std::string::npos, r.err.c_str());
       QVERIFY(!std::filesystem::exists(p("typo-" + s + "/report.html")));
     }
-    std::ofstream(p("typo-grid.json")) << R"({"base": {"cluster": "harbr-us-west-h100-b"}, "grid": {"spread": [0.02, 0.06]}})";
+    std::ofstream(p("typo-grid.json"))
+        << R"({"base": {"cluster": "harbr-us-west-h100-b"}, "grid": {"spread": [0.02, 0.06]}})";
     auto sw = cli({"sweep", "--history", p("typo.db"), "--strategy", "market-maker", "--grid", p("typo-grid.json"),
                    "--out", p("typo-sweep.jsonl"), "--quiet"});
     QCOMPARE(sw.code, 2);
@@ -278,7 +298,9 @@ class TestBacktestCommand : public QObject {
     auto strategy = cli({"run", "--history", p("junk.db"), "--strategy", "moon", "--report", p("x")});
     QCOMPARE(strategy.code, 2);
     QVERIFY(strategy.err.find("unknown strategy") != std::string::npos);
-    QCOMPARE(cli({"run", "--history", p("junk.db"), "--strategy", "noop", "--report", p("x"), "--latency-us", "soon"}).code, 2);
+    QCOMPARE(
+        cli({"run", "--history", p("junk.db"), "--strategy", "noop", "--report", p("x"), "--latency-us", "soon"}).code,
+        2);
     QCOMPARE(cli({"frobnicate"}).code, 2);
     QCOMPARE(cli({}).code, 2);
     std::ofstream(p("bad.jsonl")) << "{\"type\":\"clock\",\"now\":490992}\nnonsense\n";

@@ -66,15 +66,16 @@ class TestBacktestCommandLine : public QObject {
     // Nothing ran: no report, no shard, no history.
     for (const char* f : {"r1", "r2", "r3", "r4", "r5", "r6", "shard-0.jsonl", "x.db", "y.db", "z.db"})
       QVERIFY2(!std::filesystem::exists(p(f)), f);
-    const ProgramResult r = backtest({"run", "--history", h, "--strategy", "noop", "--report", p("r"), "--latncy-us", "500"});
+    const ProgramResult r =
+        backtest({"run", "--history", h, "--strategy", "noop", "--report", p("r"), "--latncy-us", "500"});
     QVERIFY2(r.err.find("--latncy-us") != std::string::npos, r.err.c_str());
     QVERIFY2(r.err.find("run --help") != std::string::npos, r.err.c_str());
   }
 
   void documentedCommandLinesWork() {
     const std::string h = p("h.db");
-    ProgramResult r = backtest({"run", "--history", h, "--strategy", "noop", "--report", p("ok"), "--latency-us", "200",
-                                "--quiet"});
+    ProgramResult r =
+        backtest({"run", "--history", h, "--strategy", "noop", "--report", p("ok"), "--latency-us", "200", "--quiet"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     QVERIFY(std::filesystem::exists(p("ok/report.html")));
     QVERIFY2(backtest({"info", "--history", h}).code == 0, "info");
@@ -101,7 +102,8 @@ class TestBacktestCommandLine : public QObject {
   }
 
   void helpForEveryCommand() {
-    for (const char* c : {"generate", "info", "import", "export", "run", "sweep", "merge", "call-compare", "strategies", "live"}) {
+    for (const char* c :
+         {"generate", "info", "import", "export", "run", "sweep", "merge", "call-compare", "strategies", "live"}) {
       const ProgramResult r = backtest({c, "--help"});
       QVERIFY2(r.code == 0, c);
       QVERIFY2(r.out.find(std::string("tessera-backtest ") + c) != std::string::npos, r.out.c_str());

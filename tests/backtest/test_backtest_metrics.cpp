@@ -38,7 +38,6 @@ class BuyOnFirstBid final : public Strategy {
   bool sent_ = false;
 };
 
-
 // Others trade 8 GPUs x hours 2-4 at $2.20; then a book of bid $2.00 / ask $3.00 (8 GPUs);
 // the strategy, seeing the bid, buys 16 GPUs x hours 2-4 up to $3.50 and gets the 8 offered.
 HandMadeHistory market() {
@@ -121,8 +120,8 @@ class TestBacktestMetrics : public QObject {
     std::int64_t seq = 0;
     for (int i = 0; i < 48; ++i)
       for (auto& t : sim.stepTimed()) h.inputs.push_back({++seq, t.timeMicros, std::move(t.event)});
-    const nlohmann::json mm = {{"cluster", "harbor-us-west-h100-b"}, {"gpus", 8}, {"hours_ahead", 12},
-                               {"max_inventory_gpus", 64}, {"spread", 0.04}, {"window_hours", 4}};
+    const nlohmann::json mm = {{"cluster", "harbor-us-west-h100-b"}, {"gpus", 8},      {"hours_ahead", 12},
+                               {"max_inventory_gpus", 64},           {"spread", 0.04}, {"window_hours", 4}};
     const BacktestResult free = runNamed(h, "market-maker", mm, 0);
     const BacktestResult charged = runNamed(h, "market-maker", mm, 10'000);  // 1%
     QVERIFY2(free.summary.received > 0, "the market maker sold nothing: the test shows nothing");

@@ -75,7 +75,8 @@ class TestHistoryStream : public QObject {
     for (std::int64_t chunk : {std::int64_t{1}, std::int64_t{7}, n - 1, n, kDefaultChunkInputs}) {
       auto strategy = marketMaker();
       std::vector<double> progress;
-      auto r = runBacktestFromStore(s, *strategy, config(), [&](double f) { progress.push_back(f); }, chunk);
+      auto r = runBacktestFromStore(
+          s, *strategy, config(), [&](double f) { progress.push_back(f); }, chunk);
       QVERIFY(std::holds_alternative<BacktestResult>(r));
       QCOMPARE(std::get<BacktestResult>(r).inputs, n);
       QVERIFY2(everything(std::get<BacktestResult>(r)) == expected, qPrintable(QString("chunk %1").arg(chunk)));

@@ -111,10 +111,10 @@ class TestLatency : public QObject {
     QCOMPARE(r.summary.fills, std::int64_t{1});
     const std::int64_t t0 = HandMadeHistory::kT0;
     QVERIFY(!s.bookAt.empty());
-    QCOMPARE(s.bookAt.front(), t0 + 100 + 1'000);              // market data
-    QCOMPARE(s.ackAt.front(), t0 + 100 + 1'000 + 200 + 3'000);  // accepted: entry + ack
-    QCOMPARE(s.fillAt.front(), t0 + 100 + 1'000 + 200 + 3'000); // own fill: same message
-    QCOMPARE(s.tradeAt.front(), t0 + 100 + 1'000 + 200 + 1'000);// the tape: market data
+    QCOMPARE(s.bookAt.front(), t0 + 100 + 1'000);                 // market data
+    QCOMPARE(s.ackAt.front(), t0 + 100 + 1'000 + 200 + 3'000);    // accepted: entry + ack
+    QCOMPARE(s.fillAt.front(), t0 + 100 + 1'000 + 200 + 3'000);   // own fill: same message
+    QCOMPARE(s.tradeAt.front(), t0 + 100 + 1'000 + 200 + 1'000);  // the tape: market data
   }
 
   void parsesEachFormAndRefusesTheRest() {
@@ -132,8 +132,9 @@ class TestLatency : public QObject {
     const LatencyDistribution f = parsed("file:" + (dir / "measured.txt").string());
     QCOMPARE(f.samples, (std::vector<std::int64_t>{120, 340, 95}));
     QVERIFY(f.describe().rfind("file:measured.txt#n=3,fnv=", 0) == 0);
-    for (const std::string& bad : std::vector<std::string>{"-5", "fixed:-1", "1.5", "exp:-2", "lognormal:100", "lognormal:-1,0.5",
-                                  "gamma:3", "soon", "", "file:" + (dir / "bad.txt").string(),
+    for (const std::string& bad :
+         std::vector<std::string>{"-5", "fixed:-1", "1.5", "exp:-2", "lognormal:100", "lognormal:-1,0.5", "gamma:3",
+                                  "soon", "", "file:" + (dir / "bad.txt").string(),
                                   "file:" + (dir / "empty.txt").string(), "file:" + (dir / "none.txt").string()})
       QVERIFY2(std::holds_alternative<std::string>(parseLatency(bad)), bad.c_str());
     QVERIFY(std::get<std::string>(parseLatency((std::string("file:") + (dir / "bad.txt").string()))).find(":2:") !=
@@ -179,8 +180,12 @@ class TestLatency : public QObject {
       byMarketData.push_back(run(h, b, md).summary.filledGpuHours);
     }
     const QString seen = QString("order entry %1 %2 %3, market data %4 %5 %6")
-                             .arg(byOrderEntry[0]).arg(byOrderEntry[1]).arg(byOrderEntry[2])
-                             .arg(byMarketData[0]).arg(byMarketData[1]).arg(byMarketData[2]);
+                             .arg(byOrderEntry[0])
+                             .arg(byOrderEntry[1])
+                             .arg(byOrderEntry[2])
+                             .arg(byMarketData[0])
+                             .arg(byMarketData[1])
+                             .arg(byMarketData[2]);
     qInfo("filled GPU-hours at 0, 1 ms, 50 ms: %s", qPrintable(seen));
     for (const auto* v : {&byOrderEntry, &byMarketData}) {
       QVERIFY2((*v)[0] > 0, qPrintable(seen));

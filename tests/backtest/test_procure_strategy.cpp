@@ -42,8 +42,10 @@ BacktestResult run(const History& h, const nlohmann::json& params) {
 // What the strategy's fills made it hold on clusters 1 and 2 (the H100s) in [from, to).
 std::vector<GpuCount> held(const BacktestResult& r, Hour from, Hour to) {
   std::vector<HeldContract> contracts;
-  for (const Fill& f : r.fills) contracts.push_back({f.contract, f.cluster, f.gpus, f.start, f.end, f.side == Side::Buy, 0});
-  return heldShape(contracts, [](ClusterId c) { return c == 1 || c == 2; }, from, to);
+  for (const Fill& f : r.fills)
+    contracts.push_back({f.contract, f.cluster, f.gpus, f.start, f.end, f.side == Side::Buy, 0});
+  return heldShape(
+      contracts, [](ClusterId c) { return c == 1 || c == 2; }, from, to);
 }
 
 }  // namespace
@@ -61,21 +63,21 @@ class TestProcureStrategy : public QObject {
     m.cluster(2, Accelerator::H100, 4);
     m.cluster(3, Accelerator::L40S, 4);
     const OrderId first = m.order(100, "p1", Side::Sell, 1, 8, 0, 12, 2.00);
-    m.order(150, "p2", Side::Sell, 2, 8, 0, 60, 2.40);    // above the limit all along
-    m.order(160, "p3", Side::Sell, 3, 8, 0, 60, 0.80);    // cheap, but not an H100
+    m.order(150, "p2", Side::Sell, 2, 8, 0, 60, 2.40);  // above the limit all along
+    m.order(160, "p3", Side::Sell, 3, 8, 0, 60, 0.80);  // cheap, but not an H100
     // The first round (a second after the start) buys [0, 12) on c1; [12, 24) is short.
     m.clock(kHour, 1);
     m.add(kHour + 500, CancelRequest{first, m.account("p1")});  // the rest of the first listing
     m.clock(2 * kHour, 2);
     const OrderId cheaper = m.order(2 * kHour + 500, "p1", Side::Sell, 1, 8, 12, 40, 2.10);
-    m.clock(3 * kHour, 3);  // buys [12, 27)
+    m.clock(3 * kHour, 3);                                            // buys [12, 27)
     m.add(3 * kHour + 500, CancelRequest{cheaper, m.account("p1")});  // p1's nodes fail: withdrawn
-    m.clock(4 * kHour, 4);  // hour 27 short, nothing offered
-    m.order(4 * kHour + 500, "p1", Side::Sell, 1, 8, 20, 60, 2.20);  // and come back
-    m.clock(5 * kHour, 5);  // buys [27, 29)
-    m.clock(6 * kHour, 6);  // buys [29, 30)
-    const nlohmann::json p = {{"accelerators", {"H100"}}, {"gpus", 6}, {"horizon_hours", 24}, {"max_price", 2.30},
-                              {"every_hours", 1}};
+    m.clock(4 * kHour, 4);                                            // hour 27 short, nothing offered
+    m.order(4 * kHour + 500, "p1", Side::Sell, 1, 8, 20, 60, 2.20);   // and come back
+    m.clock(5 * kHour, 5);                                            // buys [27, 29)
+    m.clock(6 * kHour, 6);                                            // buys [29, 30)
+    const nlohmann::json p = {
+        {"accelerators", {"H100"}}, {"gpus", 6}, {"horizon_hours", 24}, {"max_price", 2.30}, {"every_hours", 1}};
     const BacktestResult r = run(m.h, p);
     QVERIFY2(r.setupError.empty(), r.setupError.c_str());
     const Hour start = HandMadeHistory::kStart;
@@ -106,8 +108,8 @@ class TestProcureStrategy : public QObject {
     m.outage(kHour + 500, "p1", 1, 3, 6, 32);  // cluster 1 down in hours [3, 6)
     m.clock(2 * kHour, 2);                     // buys [3, 6) again, on c2, and [25, 26) on c1
     m.clock(3 * kHour, 3);
-    const nlohmann::json p = {{"accelerators", {"H100"}}, {"gpus", 6}, {"horizon_hours", 24}, {"max_price", 2.30},
-                              {"every_hours", 1}};
+    const nlohmann::json p = {
+        {"accelerators", {"H100"}}, {"gpus", 6}, {"horizon_hours", 24}, {"max_price", 2.30}, {"every_hours", 1}};
     const BacktestResult r = run(m.h, p);
     QVERIFY2(r.setupError.empty(), r.setupError.c_str());
     const Hour s = HandMadeHistory::kStart;
@@ -126,7 +128,8 @@ class TestProcureStrategy : public QObject {
       contracts.push_back({f.contract, f.cluster, f.gpus, f.start, f.end, f.side == Side::Buy, 0});
       if (f.cluster == 1 && f.start <= s + 3 && f.end >= s + 6) contracts.back().lost = {{s + 3, s + 6, 6}};
     }
-    QCOMPARE(heldShape(contracts, [](ClusterId c) { return c == 1 || c == 2; }, s, s + 27),
+    QCOMPARE(heldShape(
+                 contracts, [](ClusterId c) { return c == 1 || c == 2; }, s, s + 27),
              std::vector<GpuCount>(27, 6));
   }
 
@@ -168,7 +171,8 @@ class TestProcureStrategy : public QObject {
     QVERIFY(o.request().tif == TimeInForce::IOC);
     const std::vector<std::string> lines = round.describe({c1});
     const auto has = [&](const std::string& text) {
-      return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+      return std::any_of(lines.begin(), lines.end(),
+                         [&](const std::string& l) { return l.find(text) != std::string::npos; });
     };
     QVERIFY(has("hold 8; selling back 2"));
     QVERIFY(has("keeping 2 over the target (no bid at or above $2.50)"));

@@ -63,7 +63,6 @@ class OneShot final : public Strategy {
   bool sent_ = false;
 };
 
-
 }  // namespace
 
 class TestReplay : public QObject {
@@ -126,8 +125,8 @@ class TestReplay : public QObject {
   void strategyOrdersQueueBehindRestingOrders() {
     HandMadeHistory m;
     m.cluster(1, Accelerator::H100, 4);
-    m.order(100, "xena", Side::Buy, 1, 8, 2, 4, 2.00);           // rests first
-    m.order(500, "zack", Side::Buy, 1, 8, 2, 4, 2.00);           // after the strategy's bid
+    m.order(100, "xena", Side::Buy, 1, 8, 2, 4, 2.00);  // rests first
+    m.order(500, "zack", Side::Buy, 1, 8, 2, 4, 2.00);  // after the strategy's bid
     const OrderId s1 = m.order(1000, "p1", Side::Sell, 1, 8, 2, 4, 2.00);
     const OrderId s2 = m.order(2000, "p1", Side::Sell, 1, 8, 2, 4, 2.00);
     const OrderId s3 = m.order(3000, "p1", Side::Sell, 1, 8, 2, 4, 2.00);
@@ -159,7 +158,8 @@ class TestReplay : public QObject {
     constexpr std::int64_t t0 = HandMadeHistory::kT0;
     s.timersToSet = {{t0 + 8000, 3}, {t0 + 2000, 1}, {t0 + 5000, 2}, {t0 + 2000, 4}};
     runBacktest(m.h, s, {});
-    const std::vector<std::pair<int, std::int64_t>> expected{{1, t0 + 2000}, {4, t0 + 2000}, {2, t0 + 5000}, {3, t0 + 8000}};
+    const std::vector<std::pair<int, std::int64_t>> expected{
+        {1, t0 + 2000}, {4, t0 + 2000}, {2, t0 + 5000}, {3, t0 + 8000}};
     QVERIFY(s.timers == expected);
   }
 

@@ -28,22 +28,22 @@ constexpr Hour kFebruary = HandMadeHistory::kStart + 27 * 24;  // 2026-02-01 00:
 // for the next hour, so the next-day index is its price. The price changes 30 hours before
 // February, so every index value inside February is $2.50.
 HandMadeHistory februaryHistory() {
-    HandMadeHistory hm;
-    const Cluster c = hm.cluster(1, Accelerator::H100, 4);
-    const Hour february = kFebruary;
-    const auto period = periodStarting(PeriodKind::Month, february);
-    if (!period) qFatal("2026-02-01 begins no month");
-    const Hour end = period->end;  // 2026-03-01
-    hm.add(0, CapacityGrant{hm.account(c.provider), c.id, c.totalGpus(), HandMadeHistory::kStart, end + 48});
-    for (Hour h = 1; h <= end - HandMadeHistory::kStart + 2; ++h) {
-      const std::int64_t at = h * kHour;
-      hm.clock(at, h);
-      const double dollars = static_cast<double>(HandMadeHistory::kStart + h < february - 30 ? kBefore : kDuring) / 1e6;
-      hm.order(at + 1, c.provider, Side::Sell, c.id, 8, h + 1, h + 2, dollars);
-      hm.order(at + 2, "buyer", Side::Buy, c.id, 8, h + 1, h + 2, dollars);
-    }
+  HandMadeHistory hm;
+  const Cluster c = hm.cluster(1, Accelerator::H100, 4);
+  const Hour february = kFebruary;
+  const auto period = periodStarting(PeriodKind::Month, february);
+  if (!period) qFatal("2026-02-01 begins no month");
+  const Hour end = period->end;  // 2026-03-01
+  hm.add(0, CapacityGrant{hm.account(c.provider), c.id, c.totalGpus(), HandMadeHistory::kStart, end + 48});
+  for (Hour h = 1; h <= end - HandMadeHistory::kStart + 2; ++h) {
+    const std::int64_t at = h * kHour;
+    hm.clock(at, h);
+    const double dollars = static_cast<double>(HandMadeHistory::kStart + h < february - 30 ? kBefore : kDuring) / 1e6;
+    hm.order(at + 1, c.provider, Side::Sell, c.id, 8, h + 1, h + 2, dollars);
+    hm.order(at + 2, "buyer", Side::Buy, c.id, 8, h + 1, h + 2, dollars);
+  }
 
-    return hm;
+  return hm;
 }
 
 // Asks for the February $2.10 call's and $1.90 put's quotes at hour 2, then buys the call at its
@@ -167,7 +167,8 @@ class TestReplayOptions : public QObject {
     QCOMPARE(o.pnl, o.payoffReceived - o.premiumPaid);
     QCOMPARE(r.summary.finalCash, o.pnl);
     QCOMPARE(r.notes.size(), std::size_t{1});
-    QVERIFY2(r.notes[0].find("bought 100 of 100 GPU-hours of H100 2026-02 call $2.10") != std::string::npos, r.notes[0].c_str());
+    QVERIFY2(r.notes[0].find("bought 100 of 100 GPU-hours of H100 2026-02 call $2.10") != std::string::npos,
+             r.notes[0].c_str());
   }
 };
 

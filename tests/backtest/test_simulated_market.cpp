@@ -20,8 +20,7 @@ std::string dump(const std::vector<InputEvent>& events, const AccountDirectory& 
   return s;
 }
 
-std::vector<InputEvent> generate(std::uint64_t seed, int steps, AccountDirectory& accounts,
-                                 int ticksPerHour = 1) {
+std::vector<InputEvent> generate(std::uint64_t seed, int steps, AccountDirectory& accounts, int ticksPerHour = 1) {
   SimulatedMarketConfig cfg;
   cfg.seed = seed;
   cfg.ticksPerHour = ticksPerHour;
@@ -83,17 +82,24 @@ class TestSimulatedMarket : public QObject {
   void containsEveryKindOfInput() {
     AccountDirectory accounts;
     const auto h = generate(7, 24 * 4, accounts);
-    int clusters = 0, grants = 0, sells = 0, divisibleBuys = 0, aon = 0, flexible = 0,
-        constraint = 0, cancels = 0, amends = 0, clock = 0;
+    int clusters = 0, grants = 0, sells = 0, divisibleBuys = 0, aon = 0, flexible = 0, constraint = 0, cancels = 0,
+        amends = 0, clock = 0;
     for (const auto& e : h) {
-      if (std::holds_alternative<Cluster>(e)) ++clusters;
-      else if (std::holds_alternative<CapacityGrant>(e)) ++grants;
-      else if (std::holds_alternative<CancelRequest>(e)) ++cancels;
-      else if (std::holds_alternative<AmendRequest>(e)) ++amends;
-      else if (std::holds_alternative<ClockAdvance>(e)) ++clock;
+      if (std::holds_alternative<Cluster>(e))
+        ++clusters;
+      else if (std::holds_alternative<CapacityGrant>(e))
+        ++grants;
+      else if (std::holds_alternative<CancelRequest>(e))
+        ++cancels;
+      else if (std::holds_alternative<AmendRequest>(e))
+        ++amends;
+      else if (std::holds_alternative<ClockAdvance>(e))
+        ++clock;
       else if (const auto* o = std::get_if<OrderRequest>(&e)) {
-        if (o->side == Side::Sell) ++sells;
-        else if (o->fill == FillStyle::Divisible) ++divisibleBuys;
+        if (o->side == Side::Sell)
+          ++sells;
+        else if (o->fill == FillStyle::Divisible)
+          ++divisibleBuys;
         else {
           ++aon;
           if (o->duration) ++flexible;
@@ -154,7 +160,9 @@ class TestSimulatedMarket : public QObject {
       const Hour horizon = market.now() + cfg.leaseHorizonHours;
       for (Hour h = cfg.start + 1; h < horizon; ++h)
         QVERIFY2(listed[h] == c.totalGpus(), qPrintable(QString("%1 hour +%2: %3 GPUs listed")
-                                                            .arg(QString::fromStdString(c.name)).arg(h - cfg.start).arg(listed[h])));
+                                                            .arg(QString::fromStdString(c.name))
+                                                            .arg(h - cfg.start)
+                                                            .arg(listed[h])));
     }
     QCOMPARE(leased, 3);
   }

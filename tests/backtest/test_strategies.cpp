@@ -38,14 +38,15 @@ class TestStrategies : public QObject {
  private slots:
   void standingBidFillsWhenTheAverageIsLowEnough() {
     HandMadeHistory m;
-    m.cluster(1, Accelerator::H100, 16);  // 128 GPUs: room for both listings
-    m.order(100, "p1", Side::Sell, 1, 64, 10, 30, 2.60);   // too dear at first
+    m.cluster(1, Accelerator::H100, 16);                       // 128 GPUs: room for both listings
+    m.order(100, "p1", Side::Sell, 1, 64, 10, 30, 2.60);       // too dear at first
     m.order(kHour + 10, "other", Side::Buy, 1, 8, 2, 3, 1.0);  // trading starts: the strategy starts
     m.clock(2 * kHour, 2);
     m.order(2 * kHour + 500, "p1", Side::Sell, 1, 64, 20, 50, 2.40);  // a cheaper listing later
     m.clock(3 * kHour, 3);
     m.clock(4 * kHour, 4);
-    const nlohmann::json p = {{"cluster", "c1"}, {"gpus", 64}, {"hours", 24}, {"max_price", 2.50}, {"deadline_hours", 72}};
+    const nlohmann::json p = {
+        {"cluster", "c1"}, {"gpus", 64}, {"hours", 24}, {"max_price", 2.50}, {"deadline_hours", 72}};
     const auto r = run(m.h, "standing-bid", p);
     QCOMPARE(r.summary.boughtGpuHours, 64 * 24);
     QCOMPARE(r.summary.averagePaid, 2'400'000);
@@ -74,9 +75,9 @@ class TestStrategies : public QObject {
     // Later a buyer wants exactly the hours the strategy sells back, and pays up.
     m.order(kHour + 500, "bella", Side::Buy, 1, 32, 72, 96, 2.20);
     m.clock(2 * kHour, 2);
-    const nlohmann::json p = {{"cluster", "c1"}, {"gpus", 32}, {"start_in_hours", 24}, {"hours", 96},
-                              {"max_price", 2.10}, {"sell_back_from_hours", 48}, {"sell_back_hours", 24},
-                              {"sell_markup", 0.05}};
+    const nlohmann::json p = {{"cluster", "c1"},       {"gpus", 32},         {"start_in_hours", 24},
+                              {"hours", 96},           {"max_price", 2.10},  {"sell_back_from_hours", 48},
+                              {"sell_back_hours", 24}, {"sell_markup", 0.05}};
     const auto r = run(m.h, "calendar", p);
     QCOMPARE(r.summary.boughtGpuHours, 32 * 96);
     QCOMPARE(r.summary.soldGpuHours, 32 * 24);
@@ -100,8 +101,8 @@ class TestStrategies : public QObject {
     // At hour 1 it offers the block it holds at 2.10 * 1.02 = 2.142, ahead of p1's 2.20.
     m.order(kHour + 1000, "carl", Side::Buy, 1, 8, 12, 16, 2.30, FillStyle::Divisible, TimeInForce::IOC);
     m.clock(2 * kHour, 2);
-    const nlohmann::json p = {{"cluster", "c1"}, {"gpus", 8}, {"hours_ahead", 12}, {"window_hours", 4},
-                              {"spread", 0.04}, {"max_inventory_gpus", 8}};
+    const nlohmann::json p = {{"cluster", "c1"},   {"gpus", 8},      {"hours_ahead", 12},
+                              {"window_hours", 4}, {"spread", 0.04}, {"max_inventory_gpus", 8}};
     const auto r = run(m.h, "market-maker", p);
     QCOMPARE(r.summary.boughtGpuHours, 32);
     QCOMPARE(r.summary.soldGpuHours, 32);
@@ -113,19 +114,19 @@ class TestStrategies : public QObject {
 
   void plannerTakesTheLeastEffectiveCost() {
     HandMadeHistory m;
-    m.cluster(1, Accelerator::H100, 4);                              // $2.40 on InfiniBand
-    m.cluster(2, Accelerator::L40S, 4, FabricClass::Ethernet);       // $0.90, but slow for 16 GPUs
-    m.cluster(3, Accelerator::H100, 1);                              // $2.20, but only 8 GPUs
+    m.cluster(1, Accelerator::H100, 4);                         // $2.40 on InfiniBand
+    m.cluster(2, Accelerator::L40S, 4, FabricClass::Ethernet);  // $0.90, but slow for 16 GPUs
+    m.cluster(3, Accelerator::H100, 1);                         // $2.20, but only 8 GPUs
     m.order(100, "p1", Side::Sell, 1, 32, 2, 60, 2.40);
     m.order(110, "p2", Side::Sell, 2, 32, 2, 60, 0.90);
     m.order(120, "p3", Side::Sell, 3, 8, 2, 60, 2.20);
     m.order(200, "other", Side::Buy, 1, 1, 1, 2, 0.5);  // trading starts
     m.clock(kHour, 1);
     m.clock(2 * kHour, 2);
-    const nlohmann::json p = {{"jobs",
-                               {{{"name", "train"}, {"gpus", 16}, {"hours", 10}, {"deadline_hours", 40}},
-                                {{"name", "eval"}, {"gpus", 4}, {"hours", 5}, {"deadline_hours", 40},
-                                 {"accelerators", {"L40S"}}}}}};
+    const nlohmann::json p = {
+        {"jobs",
+         {{{"name", "train"}, {"gpus", 16}, {"hours", 10}, {"deadline_hours", 40}},
+          {{"name", "eval"}, {"gpus", 4}, {"hours", 5}, {"deadline_hours", 40}, {"accelerators", {"L40S"}}}}}};
     const auto r = run(m.h, "planner", p);
     QCOMPARE(r.summary.unfilledDemandGpuHours, 0);
     QCOMPARE(r.summary.boughtGpuHours, 16 * 10 + 4 * 5);
@@ -155,7 +156,8 @@ class TestStrategies : public QObject {
     QVERIFY(std::holds_alternative<std::string>(makeStrategy("moon", {})));
     QVERIFY(std::holds_alternative<std::string>(makeStrategy("planner", {{"jobs", nlohmann::json::array()}})));
     for (const auto& s : builtInStrategies())
-      QVERIFY2(std::holds_alternative<std::unique_ptr<Strategy>>(makeStrategy(s.name, s.exampleParams)), s.name.c_str());
+      QVERIFY2(std::holds_alternative<std::unique_ptr<Strategy>>(makeStrategy(s.name, s.exampleParams)),
+               s.name.c_str());
   }
 
   // The built-in strategies register themselves from their own files (no central list): all
@@ -165,7 +167,8 @@ class TestStrategies : public QObject {
   void strategiesRegisterThemselvesOnce() {
     std::vector<std::string> names;
     for (const auto& s : builtInStrategies()) names.push_back(s.name);
-    QCOMPARE(names, (std::vector<std::string>{"calendar", "market-maker", "noop", "option-buyer", "planner", "procure", "standing-bid"}));
+    QCOMPARE(names, (std::vector<std::string>{"calendar", "market-maker", "noop", "option-buyer", "planner", "procure",
+                                              "standing-bid"}));
     QVERIFY(registrationErrors().empty());
     auto noop = [](const nlohmann::json&) -> MadeStrategy { return std::string("never made"); };
     QVERIFY(!registerStrategy("noop", "a second noop", "{}", noop));

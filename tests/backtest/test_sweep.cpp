@@ -203,8 +203,8 @@ class TestSweep : public QObject {
   void badPointsAreReportedNotFatal() {
     const std::string path = dir_.filePath("h6.db").toStdString();
     writeSimulated(path, 6);
-    const auto g = std::get<SweepGrid>(parseSweepGrid(nlohmann::json::parse(
-        R"({"base": {"cluster": "harbor-us-west-h100-b"}, "grid": {"spread": [0.02, 7]}})")));
+    const auto g = std::get<SweepGrid>(parseSweepGrid(
+        nlohmann::json::parse(R"({"base": {"cluster": "harbor-us-west-h100-b"}, "grid": {"spread": [0.02, 7]}})")));
     const SweepRun r = swept(runSweep(stream(path), "market-maker", g, {0, 1}, 2, {}));
     QCOMPARE(r.points.size(), std::size_t{2});
     QVERIFY(r.points[0].error.empty());

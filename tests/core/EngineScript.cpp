@@ -16,7 +16,8 @@ Cluster makeCluster(ClusterId id, Accelerator a, const char* region, int nodes, 
 }
 
 namespace {
-OrderRequest order(OrderId id, AccountId who, Side side, ClusterId c, GpuCount gpus, Hour start, Hour end, Price limit) {
+OrderRequest order(OrderId id, AccountId who, Side side, ClusterId c, GpuCount gpus, Hour start, Hour end,
+                   Price limit) {
   OrderRequest o;
   o.id = id;
   o.account = who;

@@ -56,7 +56,8 @@ std::vector<InputEvent> randomScript(const RandomScriptOptions& opt) {
     // Cancels and amends mostly aim at recent orders, which are the ones likely still working.
     auto recent = [&]() -> const std::pair<OrderId, AccountId>& {
       const auto n = static_cast<std::int64_t>(sent.size());
-      return sent[static_cast<std::size_t>(chance(80) ? uniform(std::max<std::int64_t>(0, n - 25), n - 1) : uniform(0, n - 1))];
+      return sent[static_cast<std::size_t>(chance(80) ? uniform(std::max<std::int64_t>(0, n - 25), n - 1)
+                                                      : uniform(0, n - 1))];
     };
     if (roll <= 16 && !sent.empty()) {
       const auto& [id, account] = recent();
@@ -118,23 +119,27 @@ std::vector<InputEvent> randomScript(const RandomScriptOptions& opt) {
       }
     }
     const auto tif = uniform(1, 100);
-    if (tif <= 10) o.tif = TimeInForce::IOC;
-    else if (tif <= 18) o.tif = TimeInForce::FOK;
+    if (tif <= 10)
+      o.tif = TimeInForce::IOC;
+    else if (tif <= 18)
+      o.tif = TimeInForce::FOK;
     else if (tif <= 28) {
       o.tif = TimeInForce::GTD;
       o.expireAt = now + uniform(1, 6);
     }
     if (o.tif != TimeInForce::IOC && o.tif != TimeInForce::FOK && chance(opt.postOnlyPercent)) o.postOnly = true;
     if (chance(25)) o.stp = SelfTradePrevention::CancelResting;
-    if (chance(3)) o.gpus = -o.gpus;   // impossible orders
+    if (chance(3)) o.gpus = -o.gpus;  // impossible orders
     if (chance(2)) o.start = o.end;
     if (chance(2) && now > 0) o.start = now - 1;
     if (opt.interruptible) {
       // Orders say the kind of the cluster they name (a few do not: capacity_mismatch);
       // constraint bids accept interruptible capacity half of the time; interruptible
       // all-or-none buys declare a checkpoint interval (a few forget: unsupported).
-      if (o.cluster) o.interruptible = (*o.cluster == spot) != chance(3);
-      else if (o.constraints) o.interruptible = chance(50);
+      if (o.cluster)
+        o.interruptible = (*o.cluster == spot) != chance(3);
+      else if (o.constraints)
+        o.interruptible = chance(50);
       if (o.interruptible && o.side == Side::Buy && o.fill == FillStyle::AllOrNone && !chance(3))
         o.checkpointHours = uniform(1, 4);
     }

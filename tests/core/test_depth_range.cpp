@@ -39,7 +39,12 @@ class TestDepthRange : public QObject {
                 const auto& many = range[static_cast<std::size_t>(h - (now - 2))];
                 if (one != many) {
                   QFAIL(qPrintable(QString("seed %1 cluster %2 hour %3 side %4: %5 levels by hour, %6 at once")
-                                       .arg(seed).arg(c.id).arg(h - now).arg(int(side)).arg(one.size()).arg(many.size())));
+                                       .arg(seed)
+                                       .arg(c.id)
+                                       .arg(h - now)
+                                       .arg(int(side))
+                                       .arg(one.size())
+                                       .arg(many.size())));
                 }
                 ++compared;
                 nonEmpty += !one.empty();

@@ -105,7 +105,8 @@ class EngineDifferentialTest : public QObject {
       auto engine = makeMatchingEngine();
       for (const auto& events : run(*engine, randomScript(opt)))
         for (const auto& e : events)
-          if (const auto* k = std::get_if<ContractCreated>(&e)) spotTrades += k->contract.cluster == static_cast<ClusterId>(opt.clusters + 1);
+          if (const auto* k = std::get_if<ContractCreated>(&e))
+            spotTrades += k->contract.cluster == static_cast<ClusterId>(opt.clusters + 1);
     }
     QVERIFY2(spotTrades > 100, "the interruptible book must trade");
   }

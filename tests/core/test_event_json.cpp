@@ -40,7 +40,10 @@ class EventJsonTest : public QObject {
     AccountDirectory accounts;
     const CapacityReclaim r{5, accounts.intern("lambda"), accounts.intern("lab"), 8, 30, 36};
     const json j = toJson(InputEvent{r}, accounts);
-    QCOMPARE(j.dump(), std::string(R"({"contract":5,"end":36,"gpus":8,"holder":"lab","provider":"lambda","start":30,"type":"capacity_reclaim"})"));
+    QCOMPARE(
+        j.dump(),
+        std::string(
+            R"({"contract":5,"end":36,"gpus":8,"holder":"lab","provider":"lambda","start":30,"type":"capacity_reclaim"})"));
     auto back = inputEventFromJson(j, accounts);
     QVERIFY(std::get<InputEvent>(back) == InputEvent{r});
   }
@@ -48,7 +51,8 @@ class EventJsonTest : public QObject {
   void dollarPricesAreConvertedToMicros() {
     AccountDirectory accounts;
     auto r = inputEventFromJson(json::parse(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,
-        "gpus":8,"start":0,"end":1,"limit_usd":2.35})"), accounts);
+        "gpus":8,"start":0,"end":1,"limit_usd":2.35})"),
+                                accounts);
     QCOMPARE(std::get<OrderRequest>(std::get<InputEvent>(r)).limit, Price(2'350'000));
     // Six decimals are exact; a seventh is an error, never rounded away (docs/matching.md).
     // Fails if limit_usd rounds (mutation: drop the decimals check in priceField).
@@ -73,7 +77,8 @@ class EventJsonTest : public QObject {
   void aRejectNamesTheOrderOnlyWhenItHasAnId() {
     AccountDirectory accounts;
     const AccountId lab = accounts.intern("lab");
-    const json zero = toJson(Event{OrderRejected{0, lab, RejectReason::Malformed, "order id must be positive"}}, accounts);
+    const json zero =
+        toJson(Event{OrderRejected{0, lab, RejectReason::Malformed, "order id must be positive"}}, accounts);
     QVERIFY(!zero.contains("order"));
     QCOMPARE(zero.at("account").get<std::string>(), std::string("lab"));
     const json seven = toJson(Event{OrderRejected{7, lab, RejectReason::UnknownOrder, "no"}}, accounts);
@@ -81,25 +86,39 @@ class EventJsonTest : public QObject {
   }
 
   void badFieldsAreNamed() {
-    QCOMPARE(parseError(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":"8","start":0,"end":1,"limit":1})"),
-             std::string("field 'gpus' must be an integer"));
-    QCOMPARE(parseError(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"end":1,"limit":1,"colour":"red"})"),
-             std::string("unknown field 'colour'"));
-    QCOMPARE(parseError(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"limit":1})"),
-             std::string("missing field 'end'"));
-    QCOMPARE(parseError(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"end":1,"limit":1,"tif":"forever"})"),
-             std::string("field 'tif' must be one of GTC, GTD, IOC, FOK, not 'forever'"));
-    QCOMPARE(parseError(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":99999999999,"start":0,"end":1,"limit":1})"),
-             std::string("field 'gpus' is out of range"));
-    QCOMPARE(parseError(R"({"type":"order","id":-1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"end":1,"limit":1})"),
-             std::string("field 'id' is out of range"));
-    QCOMPARE(parseError(R"({"type":"order","id":1,"account":"a","side":"buy","constraints":{"accelerators":["TPU"]},"gpus":8,"start":0,"end":1,"limit":1})"),
-             std::string("unknown accelerator 'TPU'"));
+    QCOMPARE(
+        parseError(
+            R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":"8","start":0,"end":1,"limit":1})"),
+        std::string("field 'gpus' must be an integer"));
+    QCOMPARE(
+        parseError(
+            R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"end":1,"limit":1,"colour":"red"})"),
+        std::string("unknown field 'colour'"));
+    QCOMPARE(
+        parseError(R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"limit":1})"),
+        std::string("missing field 'end'"));
+    QCOMPARE(
+        parseError(
+            R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"end":1,"limit":1,"tif":"forever"})"),
+        std::string("field 'tif' must be one of GTC, GTD, IOC, FOK, not 'forever'"));
+    QCOMPARE(
+        parseError(
+            R"({"type":"order","id":1,"account":"a","side":"buy","cluster":1,"gpus":99999999999,"start":0,"end":1,"limit":1})"),
+        std::string("field 'gpus' is out of range"));
+    QCOMPARE(
+        parseError(
+            R"({"type":"order","id":-1,"account":"a","side":"buy","cluster":1,"gpus":8,"start":0,"end":1,"limit":1})"),
+        std::string("field 'id' is out of range"));
+    QCOMPARE(
+        parseError(
+            R"({"type":"order","id":1,"account":"a","side":"buy","constraints":{"accelerators":["TPU"]},"gpus":8,"start":0,"end":1,"limit":1})"),
+        std::string("unknown accelerator 'TPU'"));
     QCOMPARE(parseError(R"({"type":"cluster","id":1,"fabric":"carrier pigeon"})"),
              std::string("field 'fabric' must be one of Ethernet, RoCE, InfiniBand, not 'carrier pigeon'"));
     QCOMPARE(parseError(R"([1,2])"), std::string("expected a JSON object"));
     QCOMPARE(parseError(R"({"type":"teleport"})"),
-             std::string("unknown type 'teleport' (expected cluster, capacity, order, cancel, amend, clock, transfer or capacity_reclaim)"));
+             std::string("unknown type 'teleport' (expected cluster, capacity, order, cancel, amend, clock, transfer "
+                         "or capacity_reclaim)"));
   }
 
   void eventsCarryNamesNotIds() {

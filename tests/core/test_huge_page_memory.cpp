@@ -102,7 +102,8 @@ class TestHugePageMemory : public QObject {
     QCOMPARE(memory.carvedBytes(), 4 * kHugePageBytes);
     const unsigned char* first = blocks.front();
     QVERIFY(alignedTo(first, kHugePageBytes));
-    for (const unsigned char* b : blocks) QVERIFY(b >= first && b + (std::size_t{1} << 20) <= first + 3 * kHugePageBytes);
+    for (const unsigned char* b : blocks)
+      QVERIFY(b >= first && b + (std::size_t{1} << 20) <= first + 3 * kHugePageBytes);
     QVERIFY(alignedTo(run, kHugePageBytes));
     QVERIFY(run + 2 * kHugePageBytes <= first || run >= first + 3 * kHugePageBytes);
     // The third prefaulted huge page is still there for a request that fits it.
@@ -149,7 +150,8 @@ class TestHugePageMemory : public QObject {
     }
     auto sorted = blocks;
     std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 1; i < sorted.size(); ++i) QVERIFY(sorted[i - 1].first + sorted[i - 1].second <= sorted[i].first);
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+      QVERIFY(sorted[i - 1].first + sorted[i - 1].second <= sorted[i].first);
     for (std::size_t i = 0; i < blocks.size(); ++i) {
       const auto [p, bytes] = blocks[i];
       QVERIFY(std::all_of(p, p + bytes, [i](unsigned char c) { return c == (i & 0xff); }));

@@ -16,7 +16,7 @@ class TestInventory : public QObject {
     QVERIFY(inv.grant(1, 5, 10, 20, 60, 100));
     QVERIFY(!inv.grant(2, 5, 15, 25, 50, 100));  // hours 15..19 would hold 110
     QCOMPARE(inv.granted(5, 15), 60);
-    QCOMPARE(inv.held(2, 5, 22), 0);             // the refused grant changed nothing
+    QCOMPARE(inv.held(2, 5, 22), 0);  // the refused grant changed nothing
     QVERIFY(inv.grant(2, 5, 20, 25, 50, 100));
     QCOMPARE(inv.granted(5, 20), 50);
   }
@@ -24,17 +24,17 @@ class TestInventory : public QObject {
   void offerNeverExceedsHolding() {
     Inventory inv;
     QVERIFY(inv.grant(1, 5, 0, 10, 8, 100));
-    inv.offer(1, 5, 6, 7, 3);                 // one hour in the middle is partly offered
+    inv.offer(1, 5, 6, 7, 3);  // one hour in the middle is partly offered
     QVERIFY(inv.canOffer(1, 5, 0, 10, 5));
-    QVERIFY(!inv.canOffer(1, 5, 0, 10, 6));   // ... and so holds too little for 6 more
+    QVERIFY(!inv.canOffer(1, 5, 0, 10, 6));  // ... and so holds too little for 6 more
     QVERIFY(inv.canOffer(1, 5, 7, 10, 8));
     inv.offer(1, 5, 6, 7, -3);
     QVERIFY(inv.canOffer(1, 5, 0, 10, 8));
-    QVERIFY(!inv.canOffer(1, 5, 0, 11, 8));   // hour 10 is not held
-    QVERIFY(!inv.canOffer(2, 5, 0, 1, 1));    // nothing held at all
-    QVERIFY(!inv.canOffer(1, 5, 5, 15, 1));   // runs past what is held
-    QVERIFY(inv.canOffer(1, 5, 20, 30, 0));   // nothing more asked for where nothing is held
-    QVERIFY(inv.canOffer(1, 5, 4, 4, 1));     // an empty window asks for nothing
+    QVERIFY(!inv.canOffer(1, 5, 0, 11, 8));  // hour 10 is not held
+    QVERIFY(!inv.canOffer(2, 5, 0, 1, 1));   // nothing held at all
+    QVERIFY(!inv.canOffer(1, 5, 5, 15, 1));  // runs past what is held
+    QVERIFY(inv.canOffer(1, 5, 20, 30, 0));  // nothing more asked for where nothing is held
+    QVERIFY(inv.canOffer(1, 5, 4, 4, 1));    // an empty window asks for nothing
     inv.offer(1, 5, 2, 4, 6);
     QVERIFY(!inv.canOffer(1, 5, 0, 10, 3));
     QVERIFY(inv.canOffer(1, 5, 0, 10, 2));

@@ -28,7 +28,8 @@ class MatchInputMutationsTest : public QObject {
     QVERIFY(!seeds.empty());
     std::mt19937_64 rng(2026);
     auto u = [&](std::size_t lo, std::size_t hi) { return std::uniform_int_distribution<std::size_t>(lo, hi)(rng); };
-    const char* tokens[] = {"99999999999999999999", "-1", "0", "null", "\"\"", "[]", "{}", "1e308", "\"H100\"", ",", "\""};
+    const char* tokens[] = {
+        "99999999999999999999", "-1", "0", "null", "\"\"", "[]", "{}", "1e308", "\"H100\"", ",", "\""};
     for (int round = 0; round < 3000; ++round) {
       std::string s = seeds[u(0, seeds.size() - 1)];
       for (std::size_t k = u(1, 4); k > 0 && !s.empty(); --k) {

@@ -22,9 +22,9 @@ class MatchingRulesTest : public QObject {
   std::unique_ptr<EngineHarness> market() {
     QFETCH_GLOBAL(bool, reference);
     auto h = std::make_unique<EngineHarness>(reference ? makeReferenceMatcher() : makeMatchingEngine());
-    h->send(makeCluster(1, Accelerator::H100, "us-east", 8, FabricClass::InfiniBand));   // 64 GPUs
-    h->send(makeCluster(2, Accelerator::H100, "eu-north", 8, FabricClass::RoCE));        // 64 GPUs
-    h->send(makeCluster(3, Accelerator::A100, "us-east", 8, FabricClass::Ethernet));     // 64 GPUs
+    h->send(makeCluster(1, Accelerator::H100, "us-east", 8, FabricClass::InfiniBand));  // 64 GPUs
+    h->send(makeCluster(2, Accelerator::H100, "eu-north", 8, FabricClass::RoCE));       // 64 GPUs
+    h->send(makeCluster(3, Accelerator::A100, "us-east", 8, FabricClass::Ethernet));    // 64 GPUs
     for (ClusterId c : {1u, 2u, 3u}) {
       h->send(CapacityGrant{kProvider, c, 32, 0, 1000});
       h->send(CapacityGrant{kProvider2, c, 32, 0, 1000});
@@ -102,7 +102,7 @@ class MatchingRulesTest : public QObject {
   void allOrNoneLimitBoundsTheAveragePrice() {
     auto m = market();
     m->send(ask(1, kProvider, 1, 8, 0, 3, usd(2.00)));
-    m->send(ask(2, kProvider, 1, 8, 3, 4, usd(3.00)));      // one dear hour
+    m->send(ask(2, kProvider, 1, 8, 3, 4, usd(3.00)));               // one dear hour
     auto ev = m->send(allOrNone(3, kAlice, 1, 8, 0, 4, usd(2.20)));  // average 2.25 > 2.20
     QVERIFY(eventsOf<ContractCreated>(ev).empty());
     ev = m->send(allOrNone(4, kBob, 1, 8, 0, 4, usd(2.25)));  // average exactly 2.25
@@ -162,9 +162,9 @@ class MatchingRulesTest : public QObject {
 
   void constraintOrderPicksTheCheapestMatchingCluster() {
     auto m = market();
-    m->send(ask(1, kProvider, 1, 16, 0, 2, usd(2.40)));   // H100, InfiniBand
-    m->send(ask(2, kProvider, 2, 16, 0, 2, usd(2.10)));   // H100, RoCE: cheapest H100
-    m->send(ask(3, kProvider, 3, 16, 0, 2, usd(1.20)));   // A100: cheaper but excluded
+    m->send(ask(1, kProvider, 1, 16, 0, 2, usd(2.40)));  // H100, InfiniBand
+    m->send(ask(2, kProvider, 2, 16, 0, 2, usd(2.10)));  // H100, RoCE: cheapest H100
+    m->send(ask(3, kProvider, 3, 16, 0, 2, usd(1.20)));  // A100: cheaper but excluded
     OrderRequest o = allOrNone(4, kAlice, 1, 16, 0, 2, usd(3.00));
     o.cluster.reset();
     o.constraints = ClusterConstraints{{Accelerator::H100}, 0, {}, std::nullopt, std::nullopt};
@@ -188,8 +188,8 @@ class MatchingRulesTest : public QObject {
 
   void constraintOrderRanksByEffectiveCostWhenGivenFactors() {
     auto m = market();
-    m->send(ask(1, kProvider, 1, 16, 0, 2, usd(2.40)));   // InfiniBand
-    m->send(ask(2, kProvider, 2, 16, 0, 2, usd(2.10)));   // RoCE: cheaper per hour
+    m->send(ask(1, kProvider, 1, 16, 0, 2, usd(2.40)));  // InfiniBand
+    m->send(ask(2, kProvider, 2, 16, 0, 2, usd(2.10)));  // RoCE: cheaper per hour
     OrderRequest o = allOrNone(3, kAlice, 1, 16, 0, 2, usd(3.00));
     o.cluster.reset();
     o.constraints = ClusterConstraints{{Accelerator::H100}, 0, {}, std::nullopt, std::nullopt};
@@ -208,7 +208,7 @@ class MatchingRulesTest : public QObject {
   void flexibleWindowChoosesTheCheapestPlacement() {
     auto m = market();
     m->send(ask(1, kProvider, 1, 8, 0, 10, usd(2.50)));
-    m->send(ask(2, kProvider2, 1, 8, 5, 8, usd(1.50)));   // a dip in hours 5..7
+    m->send(ask(2, kProvider2, 1, 8, 5, 8, usd(1.50)));  // a dip in hours 5..7
     OrderRequest o = allOrNone(3, kAlice, 1, 8, 0, 10, usd(2.60));
     o.duration = 3;
     auto k = eventsOf<ContractCreated>(m->send(o));
@@ -360,7 +360,8 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(c[1].order, OrderId(2));
     QCOMPARE(c[1].cancelledGpuHours, 20);  // hours 0..4 passed
     QCOMPARE(c[1].leavesGpuHours, 20);     // hours 5..9 still work
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(3, kBob, 1, 4, 4, 10, usd(1.00)))).at(0).reason), name(RejectReason::WindowInPast));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(3, kBob, 1, 4, 4, 10, usd(1.00)))).at(0).reason),
+             name(RejectReason::WindowInPast));
     QCOMPARE(eventsOf<OrderRejected>(m->send(ClockAdvance{3})).size(), std::size_t(1));
   }
 
@@ -392,7 +393,8 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(m->matcher().order(2)->request.limit, usd(2.00));
     QVERIFY(m->matcher().order(4)->status == OrderStatus::Working);
     QCOMPARE(m->matcher().workingOrders(kAlice).size(), std::size_t(1));
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kAlice})).at(0).reason), name(RejectReason::UnknownOrder));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kAlice})).at(0).reason),
+             name(RejectReason::UnknownOrder));
     // Order 3 re-enters with a new price (and a new sequence) but still arrived before order 4,
     // which sits in a slot an earlier order left: expiry reports them in arrival order.
     QCOMPARE(eventsOf<OrderAmended>(m->send(AmendRequest{3, kBob, usd(1.10), std::nullopt})).size(), std::size_t(1));
@@ -434,7 +436,8 @@ class MatchingRulesTest : public QObject {
     m->send(bid(5, kBob, 1, 4, 0, 1, usd(1.50)));
     k = eventsOf<ContractCreated>(m->send(AmendRequest{2, kProvider2, usd(1.50), std::nullopt}));
     QCOMPARE(k.at(0).contract.buyOrder, OrderId(5));
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(AmendRequest{2, kProvider2, usd(1.50), std::nullopt})).at(0).reason), name(RejectReason::NothingToAmend));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(AmendRequest{2, kProvider2, usd(1.50), std::nullopt})).at(0).reason),
+             name(RejectReason::NothingToAmend));
   }
 
   void amendCannotOutgrowTheCluster() {
@@ -471,9 +474,13 @@ class MatchingRulesTest : public QObject {
   void farFutureWindowsAreRefusedNotStored() {
     auto m = market();
     QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(1, kAlice, 1, 1, 0, 1, usd(1.00)))).size(), std::size_t(1));
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(2, kAlice, 1, 1, Hour{1} << 39, (Hour{1} << 39) + 1, usd(1.00)))).at(0).reason),
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(bid(2, kAlice, 1, 1, Hour{1} << 39, (Hour{1} << 39) + 1, usd(1.00))))
+                      .at(0)
+                      .reason),
              name(RejectReason::InvalidWindow));
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CapacityGrant{kProvider, 1, 1, Hour{1} << 39, (Hour{1} << 39) + 1})).at(0).reason),
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CapacityGrant{kProvider, 1, 1, Hour{1} << 39, (Hour{1} << 39) + 1}))
+                      .at(0)
+                      .reason),
              name(RejectReason::InvalidWindow));
     // Up to five years ahead is fine, also after the clock moved.
     QCOMPARE(eventsOf<OrderAccepted>(m->send(bid(3, kAlice, 1, 1, 43'000, 43'001, usd(1.00)))).size(), std::size_t(1));
@@ -526,11 +533,14 @@ class MatchingRulesTest : public QObject {
   void onlyTheOwnerCancels() {
     auto m = market();
     m->send(bid(1, kAlice, 1, 4, 0, 2, usd(1.00)));
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kBob})).at(0).reason), name(RejectReason::NotYourOrder));
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{99, kBob})).at(0).reason), name(RejectReason::UnknownOrder));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kBob})).at(0).reason),
+             name(RejectReason::NotYourOrder));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{99, kBob})).at(0).reason),
+             name(RejectReason::UnknownOrder));
     auto c = eventsOf<OrderCancelled>(m->send(CancelRequest{1, kAlice}));
     QCOMPARE(c.at(0).cancelledGpuHours, 8);
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kAlice})).at(0).reason), name(RejectReason::UnknownOrder));
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(CancelRequest{1, kAlice})).at(0).reason),
+             name(RejectReason::UnknownOrder));
   }
 
   void impossibleOrdersAreRejectedWithAReason() {
@@ -571,7 +581,8 @@ class MatchingRulesTest : public QObject {
     QCOMPARE(m->matcher().depth(1, 0, Side::Sell, 5).at(0).gpus, 2);
     QVERIFY(m->matcher().contractsOf(kProvider).empty());
     // $2.50 completes neither bid (the first averages at most $2.00, the second needs 4 GPUs).
-    QCOMPARE(eventsOf<OrderAmended>(m->send(AmendRequest{1, kProvider, usd(2.50), std::nullopt})).size(), std::size_t(1));
+    QCOMPARE(eventsOf<OrderAmended>(m->send(AmendRequest{1, kProvider, usd(2.50), std::nullopt})).size(),
+             std::size_t(1));
     QVERIFY(m->matcher().contractsOf(kProvider).empty());
     // Its entry before the amend does not count either: shrinking to 1 GPU at $1.00 completes
     // nothing (a 2-GPU bid would need the old entry's GPUs too).
@@ -599,12 +610,16 @@ class MatchingRulesTest : public QObject {
     m->send(ask(1, kProvider, 1, 4, 0, 48, usd(2.00)));
     const ContractId k = eventsOf<ContractCreated>(m->send(bid(2, kAlice, 1, 4, 0, 48, usd(2.00)))).at(0).contract.id;
     auto reason = [&](CapacityTransfer t) { return name(eventsOf<OrderRejected>(m->send(t)).at(0).reason); };
-    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 9, 1, 30, 24, usd(2.00)}), name(RejectReason::InvalidWindow));
-    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 9, 1, 24, 48, usd(2.00)}), name(RejectReason::UnknownCluster));
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 9, 1, 30, 24, usd(2.00)}),
+             name(RejectReason::InvalidWindow));
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 9, 1, 24, 48, usd(2.00)}),
+             name(RejectReason::UnknownCluster));
     QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, 48, 0}), name(RejectReason::InvalidPrice));
     QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, 48, usd(2.50)}), name(RejectReason::InvalidPrice));
-    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, Hour{1} << 20, usd(2.00)}), name(RejectReason::InvalidWindow));
-    const auto made = eventsOf<ContractCreated>(m->send(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, 48, usd(2.00)}));
+    QCOMPARE(reason(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, Hour{1} << 20, usd(2.00)}),
+             name(RejectReason::InvalidWindow));
+    const auto made =
+        eventsOf<ContractCreated>(m->send(CapacityTransfer{k, kProvider, kAlice, 2, 1, 24, 48, usd(2.00)}));
     QCOMPARE(made.at(0).contract.price, usd(2.00));
     QCOMPARE(made.at(0).contract.buyOrder, OrderId(0));
   }
@@ -649,7 +664,9 @@ class MatchingRulesTest : public QObject {
     auto m = market();
     Cluster bad = makeCluster(1, Accelerator::H100, "us-east", 0, FabricClass::InfiniBand);
     QCOMPARE(name(eventsOf<OrderRejected>(m->send(bad)).at(0).reason), name(RejectReason::InvalidCluster));
-    QCOMPARE(name(eventsOf<OrderRejected>(m->send(makeCluster(1, Accelerator::H100, "us-east", 2, FabricClass::RoCE))).at(0).reason),
+    QCOMPARE(name(eventsOf<OrderRejected>(m->send(makeCluster(1, Accelerator::H100, "us-east", 2, FabricClass::RoCE)))
+                      .at(0)
+                      .reason),
              name(RejectReason::DuplicateCluster));
   }
 

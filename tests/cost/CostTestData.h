@@ -10,7 +10,6 @@
 
 #include <string>
 
-
 namespace tessera::cost::testdata {
 
 // Communication share of the step on the contiguous cluster that turns an 18x slower sync
@@ -28,12 +27,12 @@ inline Topology articleCluster(bool contiguous) {
   t.intraNodeGBpsPerGpu = 900;
   t.nodesPerNvlinkDomain = contiguous ? 125 : 1;  // the article's idealised 900 GB/s domain
   t.fabric.railsPerNode = 8;
-  t.fabric.gbpsPerRail = 400;                     // 8 x 400G NDR: 50 GB/s per GPU
-  t.fabric.nodesPerLeaf = contiguous ? 32 : 1;    // fragmented: every node under another leaf
+  t.fabric.gbpsPerRail = 400;                   // 8 x 400G NDR: 50 GB/s per GPU
+  t.fabric.nodesPerLeaf = contiguous ? 32 : 1;  // fragmented: every node under another leaf
   t.fabric.hopLatencyUs = 1;
   t.sites = {Site{"us-east-1", 125}};
   t.storageGBps = 400;
-  t.reliability.nodeFailuresPerYear = 0;          // the article counts lease cost only
+  t.reliability.nodeFailuresPerYear = 0;  // the article counts lease cost only
   return t;
 }
 
@@ -49,7 +48,7 @@ inline WorkloadProfile articleTraining() {
   // Ring all-reduce moves 2(n-1)/n of the buffer at 900 GB/s in `syncSeconds`.
   w.gradientBytesPerStep = syncSeconds * 900e9 / (2.0 * (kGpus - 1) / kGpus);
   w.commOverlap = 0;
-  w.steps = 30.0 * 24 * 3600 / kStepSeconds;      // 30 days on the contiguous cluster
+  w.steps = 30.0 * 24 * 3600 / kStepSeconds;  // 30 days on the contiguous cluster
   w.tokensPerStep = 4e6;
   w.startupMinutes = 0;
   w.checkpointIntervalHours = 2;

@@ -18,9 +18,8 @@ inline std::vector<CandidateOffer> exampleOffers(const std::filesystem::path& to
     double preemptionsPerDay;
   };
   const std::vector<Priced> priced = {
-      {"hgx-h100-ndr-ib", 3.00, 0},     {"roce-h200-eu", 2.60, 0},
-      {"tier3-ethernet-l40s", 0.90, 0}, {"two-site-h100", 2.20, 0},
-      {"gb200-nvl72", 4.20, 0},         {"spot-pool-h100-ethernet", 1.20, 0.5},
+      {"hgx-h100-ndr-ib", 3.00, 0}, {"roce-h200-eu", 2.60, 0}, {"tier3-ethernet-l40s", 0.90, 0},
+      {"two-site-h100", 2.20, 0},   {"gb200-nvl72", 4.20, 0},  {"spot-pool-h100-ethernet", 1.20, 0.5},
   };
   std::vector<CandidateOffer> out;
   for (const auto& [name, price, preemptions] : priced) {

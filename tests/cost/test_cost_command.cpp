@@ -38,11 +38,9 @@ class TestCostCommand : public QObject {
 
  private slots:
   void workedExampleAsJson() {
-    const Run r = run({"--workload", res("resources/workloads/worked-example-training.json"),
-                       "--cluster", res("resources/topologies/worked-example-fragmented.json"),
-                       "--price", "1.50",
-                       "--cluster", res("resources/topologies/worked-example-contiguous.json"),
-                       "--price", "3.00", "--json"});
+    const Run r = run({"--workload", res("resources/workloads/worked-example-training.json"), "--cluster",
+                       res("resources/topologies/worked-example-fragmented.json"), "--price", "1.50", "--cluster",
+                       res("resources/topologies/worked-example-contiguous.json"), "--price", "3.00", "--json"});
     QCOMPARE(r.rc, 0);
     const auto j = nlohmann::json::parse(r.out);
     QCOMPARE(j["offers"].size(), std::size_t{2});

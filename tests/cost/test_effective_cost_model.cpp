@@ -19,8 +19,7 @@ CostBreakdown mustEvaluate(const WorkloadProfile& w, const Topology& t, const Of
   return std::get<CostBreakdown>(r);
 }
 
-CostBreakdown mustEvaluate(const WorkloadProfile& w, const Topology& t, const Placement& p,
-                           const Offer& o) {
+CostBreakdown mustEvaluate(const WorkloadProfile& w, const Topology& t, const Placement& p, const Offer& o) {
   CostResult r = evaluate(w, t, p, o);
   if (auto* e = std::get_if<CostError>(&r)) qFatal("evaluate failed: %s", e->message.c_str());
   return std::get<CostBreakdown>(r);
@@ -69,9 +68,9 @@ class TestEffectiveCostModel : public QObject {
     QVERIFY(qAbs(b.commFraction - td::kCommFraction) < 1e-9);
     QVERIFY(b.mfu.has_value());
     QVERIFY(qAbs(*b.mfu - 0.462) < 1e-9);
-    QVERIFY(qAbs(b.wallClockHours - 720.0) < 1e-6);        // 30 days
-    QVERIFY(qAbs(b.terms.instance - 2.16e6) < 1.0);         // $2.16M
-    QVERIFY(qAbs(b.terms.total() - 2.16e6) < 1.0);          // nothing else in the example
+    QVERIFY(qAbs(b.wallClockHours - 720.0) < 1e-6);  // 30 days
+    QVERIFY(qAbs(b.terms.instance - 2.16e6) < 1.0);  // $2.16M
+    QVERIFY(qAbs(b.terms.total() - 2.16e6) < 1.0);   // nothing else in the example
   }
 
   void workedExampleFragmented() {
@@ -101,7 +100,8 @@ class TestEffectiveCostModel : public QObject {
     auto w = loadWorkloadFile(td::sourcePath("resources/workloads/worked-example-training.json").toStdString());
     auto c = loadTopologyFile(td::sourcePath("resources/topologies/worked-example-contiguous.json").toStdString());
     auto f = loadTopologyFile(td::sourcePath("resources/topologies/worked-example-fragmented.json").toStdString());
-    QVERIFY2(std::holds_alternative<WorkloadProfile>(w), std::get_if<LoadError>(&w) ? std::get<LoadError>(w).message.c_str() : "");
+    QVERIFY2(std::holds_alternative<WorkloadProfile>(w),
+             std::get_if<LoadError>(&w) ? std::get<LoadError>(w).message.c_str() : "");
     QVERIFY(std::holds_alternative<Topology>(c));
     QVERIFY(std::holds_alternative<Topology>(f));
     const CostBreakdown fast = mustEvaluate(std::get<WorkloadProfile>(w), std::get<Topology>(c), priced(3.00));
@@ -174,7 +174,8 @@ class TestEffectiveCostModel : public QObject {
     QVERIFY(std::holds_alternative<CostError>(r));
     QVERIFY(std::get<CostError>(r).message.find("140.0 GB of weights") != std::string::npos);
     w.parallelism = {1, 8, 1};  // 8-way tensor parallel: 17.5 GB each
-    QVERIFY(std::holds_alternative<CostBreakdown>(evaluate(w, singleSiteCluster(FabricClass::InfiniBand, 400, 8, 4), priced(2.0))));
+    QVERIFY(std::holds_alternative<CostBreakdown>(
+        evaluate(w, singleSiteCluster(FabricClass::InfiniBand, 400, 8, 4), priced(2.0))));
   }
 
   void inferenceWithoutSyncIsNotPenalised() {
@@ -208,8 +209,7 @@ class TestEffectiveCostModel : public QObject {
     Topology t = td::articleCluster(false);
     t.reliability.nodeFailuresPerYear = 0.10;
     const CostBreakdown b = mustEvaluate(w, t, priced(1.5));
-    const double gpuTime = b.terms.instance + b.terms.orchestration + b.terms.failedWork +
-                           b.terms.migrationOrRestart;
+    const double gpuTime = b.terms.instance + b.terms.orchestration + b.terms.failedWork + b.terms.migrationOrRestart;
     QVERIFY(qAbs(gpuTime - 1.5 * 1000 * b.wallClockHours) < 1e-3);
     QVERIFY(b.terms.storageAndEgress > 10000 * 0.05);  // egress of the dataset, plus storage
     QVERIFY(b.terms.failedWork > 0);
@@ -344,8 +344,7 @@ class TestEffectiveCostModel : public QObject {
     const double published = 6.0 * 530e9 * w.tokensPerStep / (60.1 * gpus * 312e12);
     QVERIFY(qAbs(published - 0.298) < 0.001);
     qInfo("MT-NLG 530B: predicted MFU %.1f%%, published %.1f%%", 100 * *b.mfu, 100 * published);
-    QVERIFY2(*b.mfu >= published && *b.mfu <= 2 * published,
-             qPrintable(QString("predicted MFU %1").arg(*b.mfu)));
+    QVERIFY2(*b.mfu >= published && *b.mfu <= 2 * published, qPrintable(QString("predicted MFU %1").arg(*b.mfu)));
   }
 
   void deterministic() {

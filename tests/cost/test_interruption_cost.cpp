@@ -115,8 +115,9 @@ class TestInterruptionCost : public QObject {
     QVERIFY(std::get<CostBreakdown>(ranked[1].result).terms.failedWork >
             std::get<CostBreakdown>(ranked[0].result).terms.failedWork);
     // Observed to be reclaimed once in 100 days, it is the cheaper one.
-    const auto steady = rankClustersByEffectiveCost(*book, w, accepts, 0, 100, deriveTopology,
-                                                    [](const Cluster&) { return reclaimsPerDay({0, 2400}); });
+    const auto steady = rankClustersByEffectiveCost(*book, w, accepts, 0, 100, deriveTopology, [](const Cluster&) {
+      return reclaimsPerDay({0, 2400});
+    });
     QCOMPARE(steady[0].cluster.id, ClusterId{2});
     // A firm-only buyer's constraints never see the interruptible book.
     QCOMPARE(rankClustersByEffectiveCost(*book, w, ClusterConstraints{}, 0, 100).size(), std::size_t(1));

@@ -68,9 +68,9 @@ class TestMarketOffers : public QObject {
     QVERIFY(qAbs(o->pricePerGpuHour - (64 * 3.0 + 36 * 3.5) / 100) < 1e-9);
     QCOMPARE(o->gpus, 100);
     QCOMPARE(*o->windowHours, 24.0);
-    QVERIFY(!offerFromBook(*b.engine, 1, kStart, kEnd, 129));       // not enough offered
-    QVERIFY(!offerFromBook(*b.engine, 1, kStart, kEnd + 1, 8));     // not every hour
-    QVERIFY(!offerFromBook(*b.engine, 9, kStart, kEnd, 8));         // no such cluster
+    QVERIFY(!offerFromBook(*b.engine, 1, kStart, kEnd, 129));    // not enough offered
+    QVERIFY(!offerFromBook(*b.engine, 1, kStart, kEnd + 1, 8));  // not every hour
+    QVERIFY(!offerFromBook(*b.engine, 9, kStart, kEnd, 8));      // no such cluster
   }
 
   void levelAsOffer() {

@@ -85,9 +85,13 @@ class TestPlanCommand : public QObject {
     w.parallelism.data = 16;
     w.steps = 4000;
     const std::string file = dir.filePath("w.json").toStdString();
-    std::ofstream(file) << nlohmann::json{{"name", "small"}, {"kind", "training"}, {"parallelism", {{"data", 16}}},
-                                          {"steps", 4000}, {"peak_compute_seconds_per_step", w.peakComputeSecondsPerStep},
-                                          {"kernel_efficiency", w.kernelEfficiency}, {"gradient_bytes_per_step", *w.gradientBytesPerStep}}
+    std::ofstream(file) << nlohmann::json{{"name", "small"},
+                                          {"kind", "training"},
+                                          {"parallelism", {{"data", 16}}},
+                                          {"steps", 4000},
+                                          {"peak_compute_seconds_per_step", w.peakComputeSecondsPerStep},
+                                          {"kernel_efficiency", w.kernelEfficiency},
+                                          {"gradient_bytes_per_step", *w.gradientBytesPerStep}}
                                .dump();
     AccountDirectory accounts;
     std::vector<InputEvent> inputs;
@@ -138,7 +142,8 @@ class TestPlanCommand : public QObject {
     const std::string file = td::sourcePath("resources/workloads/llm-70b-pretrain.json").toStdString();
     const Run r = plan({"--workload", file}, text);  // 512 GPUs on a 256-GPU cluster
     QCOMPARE(r.status, 1);
-    QVERIFY2(r.out.find("ib-a: too few GPUs: the cluster has 256, the workload needs 512") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("ib-a: too few GPUs: the cluster has 256, the workload needs 512") != std::string::npos,
+             r.out.c_str());
     QVERIFY(r.out.find("earliest feasible start: none") != std::string::npos);
   }
 

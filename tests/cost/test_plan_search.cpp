@@ -141,7 +141,10 @@ class TestPlanSearch : public QObject {
       QVERIFY(std::holds_alternative<CostBreakdown>(expected));
       const double total = std::get<CostBreakdown>(expected).terms.total();
       QVERIFY2(qAbs(total - p.cost.terms.total()) <= 1e-9 * total,
-               qPrintable(QString("%1: model %2, plan %3").arg(QString::fromStdString(p.cluster.name)).arg(total, 0, 'f', 2).arg(p.cost.terms.total(), 0, 'f', 2)));
+               qPrintable(QString("%1: model %2, plan %3")
+                              .arg(QString::fromStdString(p.cluster.name))
+                              .arg(total, 0, 'f', 2)
+                              .arg(p.cost.terms.total(), 0, 'f', 2)));
       // The limit covers the window's average ask and is on the cent, as the ticket shows it.
       QVERIFY(static_cast<double>(p.limit) >= ask * 1e6 - 1e-6);
       QVERIFY(static_cast<double>(p.limit) < ask * 1e6 + 10'000);
@@ -157,7 +160,8 @@ class TestPlanSearch : public QObject {
     const double bestAsk = averageAsk(*book, best.cluster.id, best.start, best.end, 512);
     for (Hour s = r.earliestStart; s <= r.latestStart; ++s) {
       const double ask = averageAsk(*book, best.cluster.id, s, s + hours, 512);
-      if (ask > 0) QVERIFY2(ask >= bestAsk - 1e-12, qPrintable(QString("start +%1 is cheaper").arg(s - r.earliestStart)));
+      if (ask > 0)
+        QVERIFY2(ask >= bestAsk - 1e-12, qPrintable(QString("start +%1 is cheaper").arg(s - r.earliestStart)));
     }
     QVERIFY(plan.earliestFeasible.has_value());
     QVERIFY(plan.earliestFeasible->start >= r.earliestStart && plan.earliestFeasible->start <= best.start);

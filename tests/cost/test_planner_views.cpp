@@ -63,9 +63,9 @@ class TestPlannerViews : public QObject {
     view.setTopology(t);
     QCOMPARE(view.nodeItemCount(), 128);
     QCOMPARE(view.gpuItemCount(), 1024);
-    QCOMPARE(view.switchItemCount(), 4 + 8);       // 4 leaves, 8 spines
-    QCOMPARE(view.nvlinkDomainItemCount(), 128);   // one HGX baseboard per node
-    QCOMPARE(view.linkLabelCount(), 8);            // uplink + node link per leaf
+    QCOMPARE(view.switchItemCount(), 4 + 8);      // 4 leaves, 8 spines
+    QCOMPARE(view.nvlinkDomainItemCount(), 128);  // one HGX baseboard per node
+    QCOMPARE(view.linkLabelCount(), 8);           // uplink + node link per leaf
     QCOMPARE(view.highlightedGpuCount(), 0);
   }
 
@@ -73,12 +73,12 @@ class TestPlannerViews : public QObject {
     TopologyMapView view;
     const Topology t = loadTopology("two-site-h100");
     view.setTopology(t);
-    QCOMPARE(view.linkLabelCount(), 4 * 2 + 1);    // plus the inter-site link
+    QCOMPARE(view.linkLabelCount(), 4 * 2 + 1);  // plus the inter-site link
     view.setPlacement(*packPlacement(t, 20));
     QCOMPARE(view.highlightedGpuCount(), 20);
     view.setPlacement(Placement{{{0, 2}, {40, 8}}});
     QCOMPARE(view.highlightedGpuCount(), 10);
-    view.setPlacement(Placement{{{999, 2}}});       // not in the cluster: highlight cleared
+    view.setPlacement(Placement{{{999, 2}}});  // not in the cluster: highlight cleared
     QCOMPARE(view.highlightedGpuCount(), 0);
   }
 
@@ -97,7 +97,7 @@ class TestPlannerViews : public QObject {
   void topologyMapRackScaleDomainsAndZoom() {
     TopologyMapView view;
     view.setTopology(loadTopology("gb200-nvl72"));
-    QCOMPARE(view.nvlinkDomainItemCount(), 8);     // 144 nodes / 18 per NVL72 rack
+    QCOMPARE(view.nvlinkDomainItemCount(), 8);  // 144 nodes / 18 per NVL72 rack
     const double before = view.zoom();
     view.zoomIn();
     QVERIFY(view.zoom() > before);
@@ -172,8 +172,9 @@ class TestPlannerViews : public QObject {
   // (mutation tried: the first candidate place taken whether free or not).
   void regionLabelsNeverOverlapAtAnySize() {
     std::vector<Cluster> clusters;
-    const char* regions[] = {"us-east", "us-east", "us-east", "us-central", "us-west", "us-west", "eu-west",
-                             "eu-central", "eu-north-1", "eu-north-1", "ap-northeast", "ap-southeast", "mars-1"};
+    const char* regions[] = {"us-east",      "us-east",      "us-east",    "us-central", "us-west",
+                             "us-west",      "eu-west",      "eu-central", "eu-north-1", "eu-north-1",
+                             "ap-northeast", "ap-southeast", "mars-1"};
     ClusterId id = 1;
     for (const char* r : regions) {
       Cluster c;
@@ -247,8 +248,12 @@ class TestPlannerViews : public QObject {
         const int lines = static_cast<int>(e->text().count('\n')) + 1;
         const QRect r = e->outerRect();
         QVERIFY2(r.height() >= lines * m.height(), qPrintable(QString("%1x%2: %3 has %4 px for %5 lines, plot %6")
-                                                                .arg(size.width()).arg(size.height())
-                                                                .arg(e->text().left(20)).arg(r.height()).arg(lines).arg(chart->plot()->height())));
+                                                                  .arg(size.width())
+                                                                  .arg(size.height())
+                                                                  .arg(e->text().left(20))
+                                                                  .arg(r.height())
+                                                                  .arg(lines)
+                                                                  .arg(chart->plot()->height())));
         QVERIFY(chart->plot()->rect().contains(r));
         QVERIFY(m.horizontalAdvance(e->text().split('\n').front()) <= chart->plot()->width());
       }
@@ -278,7 +283,7 @@ class TestPlannerViews : public QObject {
     QVERIFY(qAbs(chart.stackedTotal(0) - 4.86) < 0.01);
     QVERIFY(qAbs(chart.stackedTotal(1) - 2.16) < 0.01);
     QVERIFY(chart.plot()->xAxis->label().contains("too small"));
-    QCOMPARE(chart.plot()->graphCount(), 1);        // the hourly-rate markers
+    QCOMPARE(chart.plot()->graphCount(), 1);  // the hourly-rate markers
     QCOMPARE(chart.plot()->graph(0)->data()->size(), 2);
     QVERIFY(chart.plot()->yAxis2->visible());
     QVERIFY(chart.plot()->legend->visible());

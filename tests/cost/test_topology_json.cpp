@@ -42,7 +42,9 @@ class TestTopologyJson : public QObject {
     for (const QString& f : files) {
       auto r = loadTopologyFile(dir.filePath(f).toStdString());
       QVERIFY2(std::holds_alternative<Topology>(r),
-               qPrintable(f + ": " + QString::fromStdString(std::get_if<LoadError>(&r) ? std::get_if<LoadError>(&r)->message : std::string())));
+               qPrintable(f + ": " +
+                          QString::fromStdString(std::get_if<LoadError>(&r) ? std::get_if<LoadError>(&r)->message
+                                                                            : std::string())));
     }
     auto hgx = std::get<Topology>(loadTopologyFile(dir.filePath("hgx-h100-ndr-ib.json").toStdString()));
     QCOMPARE(hgx.totalGpus(), 1024);
@@ -56,7 +58,7 @@ class TestTopologyJson : public QObject {
   void roundTrip() {
     auto t = std::get<Topology>(topologyFromJson(validTopology()));
     QCOMPARE(t.nodeCount(), 4);
-    QCOMPARE(t.fabric.oversubscription, 1.0);   // default
+    QCOMPARE(t.fabric.oversubscription, 1.0);  // default
     QCOMPARE(t.reliability.nodeFailuresPerYear, 0.10);
     auto again = topologyFromJson(toJson(t));
     QVERIFY(std::holds_alternative<Topology>(again));

@@ -37,7 +37,9 @@ class TestWorkloadJson : public QObject {
     for (const QString& f : files) {
       auto r = loadWorkloadFile(dir.filePath(f).toStdString());
       QVERIFY2(std::holds_alternative<WorkloadProfile>(r),
-               qPrintable(f + ": " + QString::fromStdString(std::get_if<LoadError>(&r) ? std::get_if<LoadError>(&r)->message : std::string())));
+               qPrintable(f + ": " +
+                          QString::fromStdString(std::get_if<LoadError>(&r) ? std::get_if<LoadError>(&r)->message
+                                                                            : std::string())));
     }
   }
 
@@ -52,7 +54,8 @@ class TestWorkloadJson : public QObject {
       const nlohmann::json written = toJson(std::get<WorkloadProfile>(r));
       auto back = workloadFromJson(written);
       QVERIFY2(std::holds_alternative<WorkloadProfile>(back), qPrintable(f));
-      QCOMPARE(QString::fromStdString(toJson(std::get<WorkloadProfile>(back)).dump()), QString::fromStdString(written.dump()));
+      QCOMPARE(QString::fromStdString(toJson(std::get<WorkloadProfile>(back)).dump()),
+               QString::fromStdString(written.dump()));
       const auto& a = std::get<WorkloadProfile>(r);
       const auto& b = std::get<WorkloadProfile>(back);
       QCOMPARE(b.steps, a.steps);

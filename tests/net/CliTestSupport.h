@@ -18,8 +18,8 @@ using tessera::testing::runProgram;
 // The --connect options for `account` on `port`, then `args`.
 inline std::vector<std::string> withConnection(std::uint16_t port, const std::string& account,
                                                std::vector<std::string> args) {
-  std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
-                                  "--key", account + "-key"};
+  std::vector<std::string> all = {"--connect",     "127.0.0.1:" + std::to_string(port), "--account", account, "--key",
+                                  account + "-key"};
   all.insert(all.end(), args.begin(), args.end());
   return all;
 }

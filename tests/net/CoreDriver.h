@@ -24,8 +24,8 @@ inline std::unique_ptr<Journal> openJournal(const std::string& path) {
 // Drives one core the way the server does: a batch per call, commit, then the replies.
 class Driver {
  public:
-  explicit Driver(ExchangeConfig config = marketConfig(), std::string path = ":memory:",
-                  const ExchangeCore::SnapshotStart* from = nullptr)
+  explicit Driver(ExchangeConfig config = marketConfig(),
+                  std::string path = ":memory:", const ExchangeCore::SnapshotStart* from = nullptr)
       : config_(config), journal_(openJournal(path)), core_(std::make_unique<ExchangeCore>(config, *journal_, from)) {}
 
   SessionId connect(const std::string& account) {
@@ -53,8 +53,8 @@ class Driver {
     if (auto* m = std::get_if<ClientMessage>(&parsed)) {
       checkLogonKey(config_, *m);
       core_->handle(s, *m, out);
-    }
-    else core_->handleParseError(s, std::get<ParseError>(parsed), out);
+    } else
+      core_->handleParseError(s, std::get<ParseError>(parsed), out);
     deliver(out);
     std::vector<json> lines;
     std::string& mine = pending_[s];
@@ -98,6 +98,5 @@ class Driver {
   std::unordered_map<SessionId, std::string> pending_;
   std::vector<SessionId> lastDisconnect_;
 };
-
 
 }  // namespace tessera::net::testing

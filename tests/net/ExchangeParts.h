@@ -46,7 +46,14 @@ struct ExchangeParts {
   MarketDataFeed marketData{*engine, limits};
   ExchangeAccounts accounts{directory, ledger, forwards, *engine, limits};
   ExchangeSessions sessions{accounts};
-  SettlementDesk desk{*engine, directory, ledger, settlement, forwards, accounts, marketData, replay,
+  SettlementDesk desk{*engine,
+                      directory,
+                      ledger,
+                      settlement,
+                      forwards,
+                      accounts,
+                      marketData,
+                      replay,
                       [this](const CapacityTransfer& t, Outbox*) {
                         apply(t);
                         return !rejected_;

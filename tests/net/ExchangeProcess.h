@@ -35,8 +35,8 @@ class ExchangeProcess {
         list.push_back({{"name", a.name}, {"key_hash", a.keyHash}, {"cash", a.cash}, {"house", a.house}});
       for (const Cluster& c : config.clusters) clusters.push_back(toJson(c));
       for (const GrantConfig& g : config.grants)
-        grants.push_back({{"account", g.account}, {"cluster", g.cluster}, {"gpus", g.gpus}, {"start", g.start},
-                          {"end", g.end}});
+        grants.push_back(
+            {{"account", g.account}, {"cluster", g.cluster}, {"gpus", g.gpus}, {"start", g.start}, {"end", g.end}});
       nlohmann::json doc{{"accounts", list}, {"clusters", clusters}, {"grants", grants}};
       if (config.initialClock) doc["initial_clock"] = *config.initialClock;
       QFile f(accounts);

@@ -46,8 +46,8 @@ inline ExchangeConfig marketConfig() {
   return c;
 }
 
-inline std::string order(const std::string& clOrdId, const std::string& side, int cluster, int gpus,
-                         Hour start, Hour end, Price limit, const std::string& extra = "") {
+inline std::string order(const std::string& clOrdId, const std::string& side, int cluster, int gpus, Hour start,
+                         Hour end, Price limit, const std::string& extra = "") {
   return "{\"type\":\"new_order\",\"cl_ord_id\":\"" + clOrdId + "\",\"side\":\"" + side +
          "\",\"cluster\":" + std::to_string(cluster) + ",\"gpus\":" + std::to_string(gpus) +
          ",\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) +
@@ -108,8 +108,10 @@ class LineClient {
       socket_.async_read_some(boost::asio::buffer(chunk), [&](boost::system::error_code ec, std::size_t n) {
         done = true;
         if (ec == boost::asio::error::operation_aborted) return;  // our own timeout
-        if (ec) closed_ = true;
-        else buffer_.append(chunk, n);
+        if (ec)
+          closed_ = true;
+        else
+          buffer_.append(chunk, n);
       });
       io_.restart();
       io_.run_for(std::chrono::duration_cast<std::chrono::milliseconds>(left));

@@ -120,8 +120,10 @@ class TcpProxy {
         std::size_t pos = 0, nl;
         while ((nl = self->upLines.find('\n', pos)) != std::string::npos) {
           std::string_view line(self->upLines.data() + pos, nl + 1 - pos);
-          if (self->proxy.shouldHold(line)) self->held.append(line);
-          else out.append(line);
+          if (self->proxy.shouldHold(line))
+            self->held.append(line);
+          else
+            out.append(line);
           pos = nl + 1;
         }
         self->upLines.erase(0, pos);
@@ -140,8 +142,10 @@ class TcpProxy {
         std::size_t pos = 0, nl;
         while ((nl = self->downLines.find('\n', pos)) != std::string::npos) {
           std::string_view line(self->downLines.data() + pos, nl + 1 - pos);
-          if (self->clientGone) self->proxy.noteUnheard(line);
-          else if (!self->proxy.shouldDrop(line)) out.append(line);
+          if (self->clientGone)
+            self->proxy.noteUnheard(line);
+          else if (!self->proxy.shouldDrop(line))
+            out.append(line);
           pos = nl + 1;
         }
         self->downLines.erase(0, pos);

@@ -134,12 +134,14 @@ class TestAccountsCommand : public QObject {
     QTemporaryDir dir;
     const QString file = dir.filePath("accounts.json");
     const std::string bobHash = hashApiKey("bob-key", KeyHashCost::minimal());
-    const json old{{"initial_clock", kNow},
-                   {"accounts", json::array({json{{"name", "alice"}, {"salt", "salt-alice"},
-                                                  {"key_hash", "f7a380b27e79c16682386d71fb410ce09d954a9a492aa73c8dc7a1b5a0c6bd15"},
-                                                  {"cash", 5}},
-                                             json{{"name", "bob"}, {"key_hash", bobHash}, {"cash", 7}}})},
-                   {"clusters", json::array({json{{"id", 1}, {"name", "h100"}, {"node_count", 8}}})}};
+    const json old{
+        {"initial_clock", kNow},
+        {"accounts", json::array({json{{"name", "alice"},
+                                       {"salt", "salt-alice"},
+                                       {"key_hash", "f7a380b27e79c16682386d71fb410ce09d954a9a492aa73c8dc7a1b5a0c6bd15"},
+                                       {"cash", 5}},
+                                  json{{"name", "bob"}, {"key_hash", bobHash}, {"cash", 7}}})},
+        {"clusters", json::array({json{{"id", 1}, {"name", "h100"}, {"node_count", 8}}})}};
     {
       QFile f(file);
       QVERIFY(f.open(QIODevice::WriteOnly));

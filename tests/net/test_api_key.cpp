@@ -58,7 +58,8 @@ class TestApiKey : public QObject {
     for (int i = 0; i < 100; ++i) {
       const std::string k = generateApiKey();
       QCOMPARE(k.size(), std::size_t(43));
-      QVERIFY(k.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos);
+      QVERIFY(k.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") ==
+              std::string::npos);
       keys.insert(k);
     }
     QCOMPARE(keys.size(), std::size_t(100));

@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-
 using namespace tessera;
 using namespace tessera::net;
 using namespace tessera::net::testing;

@@ -22,7 +22,8 @@ std::string lineWith(const std::string& out, const std::string& needle) {
   if (at == std::string::npos) return {};
   const auto begin = out.rfind('\n', at);
   const auto end = out.find('\n', at);
-  return out.substr(begin == std::string::npos ? 0 : begin + 1, end == std::string::npos ? std::string::npos : end - begin - 1);
+  return out.substr(begin == std::string::npos ? 0 : begin + 1,
+                    end == std::string::npos ? std::string::npos : end - begin - 1);
 }
 
 }  // namespace
@@ -41,8 +42,8 @@ class TestCliConnect : public QObject {
                            hour(kNow + 4), "--limit-usd", "2.25"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
 
-    const std::vector<std::string> buy = {"place", "--side", "buy", "--cluster", "1", "--gpus", "2", "--start",
-                                          hour(kNow), "--end", hour(kNow + 1), "--limit-usd", "3"};
+    const std::vector<std::string> buy = {"place",   "--side",   "buy",   "--cluster",    "1",           "--gpus", "2",
+                                          "--start", hour(kNow), "--end", hour(kNow + 1), "--limit-usd", "3"};
     {
       TcpProxy proxy(exchange.port());
       proxy.dropEveryLineContaining("\"type\":\"exec\"");
@@ -87,17 +88,24 @@ class TestCliConnect : public QObject {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
     const std::uint16_t port = exchange.port();
     const auto sell = [&](int gpus, Hour end, int limit, const std::string& terms) {
-      return json{{"side", "sell"},   {"cluster", 1},  {"gpus", gpus}, {"start", kNow},
-                  {"end", end},       {"limit", limit}, {"terms", json::parse(terms)}}
+      return json{{"side", "sell"},
+                  {"cluster", 1},
+                  {"gpus", gpus},
+                  {"start", kNow},
+                  {"end", end},
+                  {"limit", limit},
+                  {"terms", json::parse(terms)}}
           .dump();
     };
-    ProgramResult r = cli(port, "provider",
-                          {"place", "--json", sell(8, kNow + 6, kDollar, R"({"remedy":"replacement","replacement_within_hours":2})")});
+    ProgramResult r = cli(
+        port, "provider",
+        {"place", "--json", sell(8, kNow + 6, kDollar, R"({"remedy":"replacement","replacement_within_hours":2})")});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     r = cli(port, "provider", {"place", "--json", sell(56, kNow + 48, 9 * kDollar, "{}")});  // no spare on cluster 1
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    r = cli(port, "alice", {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", hour(kNow), "--end",
-                            hour(kNow + 6), "--limit-usd", "1"});
+    r = cli(port, "alice",
+            {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", hour(kNow), "--end", hour(kNow + 6),
+             "--limit-usd", "1"});
     QVERIFY2(r.code == 0 && r.out.find("filled") != std::string::npos, (r.out + r.err).c_str());
     r = cli(port, "provider", {"report-delivery", "1", "--start", "+2h", "--end", "in 5 hours", "--usable", "4"});
     QVERIFY2(r.code == 0 && r.out.find("delivery_report_ack") != std::string::npos, (r.out + r.err).c_str());
@@ -136,13 +144,14 @@ class TestCliConnect : public QObject {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     ProgramResult r = cli(exchange.port(), "alice", {"balance"});
     QCOMPARE(r.code, 0);
-    QCOMPARE(r.out, std::string("cash=$10000.0000 reserved=$0.0000 available=$10000.0000 escrow=$0.0000 credits=$0.0000\n"));
+    QCOMPARE(r.out,
+             std::string("cash=$10000.0000 reserved=$0.0000 available=$10000.0000 escrow=$0.0000 credits=$0.0000\n"));
     r = cli(exchange.port(), "alice", {"balance", "--json"});
     QCOMPARE(json::parse(r.out)["available_usd"].get<double>(), 10'000.0);
 
     r = cli(exchange.port(), "provider",
-            {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", hour(kNow), "--end",
-             hour(kNow + 1), "--limit-usd", "2.25"});
+            {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", hour(kNow), "--end", hour(kNow + 1),
+             "--limit-usd", "2.25"});
     QCOMPARE(r.code, 0);
     r = cli(exchange.port(), "alice", {"book", "--cluster", "2"});
     QCOMPARE(r.code, 0);
@@ -154,8 +163,8 @@ class TestCliConnect : public QObject {
     QVERIFY2(r.err.find("the exchange has no cluster 9 (it has: 1 test-h100 2 test-h200)") != std::string::npos,
              r.err.c_str());
     r = cli(exchange.port(), "alice",
-            {"place", "--side", "buy", "--cluster", "9", "--gpus", "1", "--start", hour(kNow), "--end",
-             hour(kNow + 1), "--limit-usd", "2"});
+            {"place", "--side", "buy", "--cluster", "9", "--gpus", "1", "--start", hour(kNow), "--end", hour(kNow + 1),
+             "--limit-usd", "2"});
     QCOMPARE(r.code, 2);
     QCOMPARE(ask(exchange.port(), "alice", "orders")["orders"].size(), std::size_t(0));
   }
@@ -168,27 +177,31 @@ class TestCliConnect : public QObject {
   void quoteBuySellWithPhrases() {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());  // now: 2038-06-13T00:00Z
     const std::uint16_t port = exchange.port();
-    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", "now",
-                                             "--end", "+2d", "--limit-usd", "2"});
+    ProgramResult r = cli(port, "provider",
+                          {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", "now", "--end", "+2d",
+                           "--limit-usd", "2"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", "tomorrow",
-                               "--end", "2038-06-15T00:00Z", "--limit-usd", "3"});
+    r = cli(port, "provider",
+            {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", "tomorrow", "--end",
+             "2038-06-15T00:00Z", "--limit-usd", "3"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     QVERIFY2(r.out.find("order: sell 8 GPUs, 2038-06-14T00:00Z to 2038-06-15T00:00Z UTC, limit $3.0000/GPU-h") !=
                  std::string::npos,
              r.out.c_str());
     QCOMPARE(ask(port, "provider", "orders")["orders"][1]["order"]["start"].get<Hour>(), kNow + 24);
 
-    const std::vector<std::string> rectangle = {"--cluster", "1", "--gpus", "12", "--start", "tomorrow 9am", "--for", "3h"};
+    const std::vector<std::string> rectangle = {"--cluster",    "1",     "--gpus", "12", "--start",
+                                                "tomorrow 9am", "--for", "3h"};
     std::vector<std::string> quote = {"quote"};
     quote.insert(quote.end(), rectangle.begin(), rectangle.end());
     r = cli(port, "alice", quote);
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     // Each hour: 8 GPUs at $2 and 4 at $3 = $28; three hours.
-    QVERIFY2(r.out.find("quote: buy 12 GPUs on cluster 1 (test-h100), 2038-06-14T09:00Z to 2038-06-14T12:00Z UTC (3 h)\n"
-                        "  the book offers 36 of 36 GPU-hours now: $84.00 in all, average $2.3333/GPU-h, worst "
-                        "$3.0000/GPU-h\n  all-or-none: fills now\n") != std::string::npos,
-             r.out.c_str());
+    QVERIFY2(
+        r.out.find("quote: buy 12 GPUs on cluster 1 (test-h100), 2038-06-14T09:00Z to 2038-06-14T12:00Z UTC (3 h)\n"
+                   "  the book offers 36 of 36 GPU-hours now: $84.00 in all, average $2.3333/GPU-h, worst "
+                   "$3.0000/GPU-h\n  all-or-none: fills now\n") != std::string::npos,
+        r.out.c_str());
     quote[4] = "20";
     quote.push_back("--json");
     r = cli(port, "alice", quote);
@@ -233,8 +246,9 @@ class TestCliConnect : public QObject {
     QVERIFY2(r.out.find("pending_start") != std::string::npos, r.out.c_str());
 
     // carol bids $1.50 for 4 GPUs of those hours; alice sells 4 of her first contract back to her.
-    r = cli(port, "carol", {"place", "--side", "buy", "--cluster", "1", "--gpus", "4", "--start", "2038-06-14T09:00Z",
-                            "--end", "2038-06-14T12:00Z", "--limit-usd", "1.5"});
+    r = cli(port, "carol",
+            {"place", "--side", "buy", "--cluster", "1", "--gpus", "4", "--start", "2038-06-14T09:00Z", "--end",
+             "2038-06-14T12:00Z", "--limit-usd", "1.5"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     const auto first = held[0]["contract"].get<ContractId>();
     r = cli(port, "alice", {"sell", "--contract", std::to_string(first), "--gpus", "4", "--yes"});
@@ -259,8 +273,9 @@ class TestCliConnect : public QObject {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     const std::uint16_t port = exchange.port();
     for (const auto& [cluster, price] : {std::pair<const char*, const char*>{"1", "3"}, {"2", "2.5"}}) {
-      const ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", cluster, "--gpus", "8",
-                                                     "--start", "tomorrow", "--end", "+2d", "--limit-usd", price});
+      const ProgramResult r = cli(port, "provider",
+                                  {"place", "--side", "sell", "--cluster", cluster, "--gpus", "8", "--start",
+                                   "tomorrow", "--end", "+2d", "--limit-usd", price});
       QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     }
     const std::vector<std::string> rectangle = {"--gpus", "8", "--start", "tomorrow", "--for", "3h"};
@@ -270,13 +285,16 @@ class TestCliConnect : public QObject {
     };
     ProgramResult r = cli(port, "alice", with({"quote", "--accelerator", "H100,H200", "--region", "us-east"}));
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    QVERIFY2(r.out.find("matching clusters: 1 test-h100 2 test-h200; the best now is 2") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("matching clusters: 1 test-h100 2 test-h200; the best now is 2") != std::string::npos,
+             r.out.c_str());
     QVERIFY2(r.out.find("$60.00 in all, average $2.5000/GPU-h") != std::string::npos, r.out.c_str());
     r = cli(port, "alice", with({"quote", "--accelerator", "H100"}));
     QVERIFY2(r.out.find("the best now is 1") != std::string::npos, r.out.c_str());
     // Fabric and carbon: both clusters are InfiniBand at 400 gCO2/kWh.
-    r = cli(port, "alice", with({"quote", "--accelerator", "H100,H200", "--min-fabric", "InfiniBand", "--max-carbon", "450"}));
-    QVERIFY2(r.out.find("matching clusters: 1 test-h100 2 test-h200; the best now is 2") != std::string::npos, r.out.c_str());
+    r = cli(port, "alice",
+            with({"quote", "--accelerator", "H100,H200", "--min-fabric", "InfiniBand", "--max-carbon", "450"}));
+    QVERIFY2(r.out.find("matching clusters: 1 test-h100 2 test-h200; the best now is 2") != std::string::npos,
+             r.out.c_str());
 
     r = cli(port, "alice", with({"buy", "--accelerator", "H100,H200", "--yes"}));
     QVERIFY2(r.code == 0 && r.out.find("filled") != std::string::npos, (r.out + r.err).c_str());
@@ -286,7 +304,8 @@ class TestCliConnect : public QObject {
     QCOMPARE(held[0]["gpus"].get<int>(), 8);
     QCOMPARE(ask(port, "alice", "balance")["cash"].get<Money>(), (10'000 - 60) * kDollar);
 
-    for (const auto& bad : {with({"buy", "--accelerator", "Z80", "--yes"}), with({"buy", "--region", "mars", "--yes"}), with({"buy", "--accelerator", "H100", "--max-carbon", "300", "--yes"}),
+    for (const auto& bad : {with({"buy", "--accelerator", "Z80", "--yes"}), with({"buy", "--region", "mars", "--yes"}),
+                            with({"buy", "--accelerator", "H100", "--max-carbon", "300", "--yes"}),
                             with({"buy", "--cluster", "1", "--accelerator", "H100", "--yes"}),
                             with({"buy", "--accelerator", "H100", "--fill", "divisible", "--yes"})}) {
       r = cli(port, "alice", bad);
@@ -328,8 +347,8 @@ class TestCliConnect : public QObject {
       QVERIFY2(r.err.find("tessera-cli: ") != std::string::npos, (line + "-> " + r.err).c_str());
     }
     QCOMPARE(ask(exchange.port(), "alice", "orders")["orders"].size(), std::size_t(0));
-    const ProgramResult noAccount = runProgram(QStringLiteral(TESSERA_CLI_BIN),
-                                               {"--connect", "127.0.0.1:" + std::to_string(exchange.port()), "balance"});
+    const ProgramResult noAccount = runProgram(
+        QStringLiteral(TESSERA_CLI_BIN), {"--connect", "127.0.0.1:" + std::to_string(exchange.port()), "balance"});
     QCOMPARE(noAccount.code, 2);
     QVERIFY2(noAccount.err.find("--account is required") != std::string::npos, noAccount.err.c_str());
     QCOMPARE(runProgram(QStringLiteral(TESSERA_CLI_BIN), {"--no-such-command"}).code, 2);
@@ -338,9 +357,8 @@ class TestCliConnect : public QObject {
   // Every subcommand explains itself; nothing is sent.
   void helpForEverySubcommand() {
     for (const char* sub : {"place", "quote", "buy", "sell", "contracts", "cancel", "amend", "mass-cancel", "orders",
-                            "balance", "positions", "clusters",
-                            "book", "report-delivery", "outage", "forward", "forward-cancel", "forward-orders",
-                            "forward-positions"}) {
+                            "balance", "positions", "clusters", "book", "report-delivery", "outage", "forward",
+                            "forward-cancel", "forward-orders", "forward-positions"}) {
       const ProgramResult r = runProgram(QStringLiteral(TESSERA_CLI_BIN), {"--connect", "127.0.0.1:1", sub, "--help"});
       QVERIFY2(r.code == 0, (std::string(sub) + ": " + r.err).c_str());
       QVERIFY2(r.out.find(std::string("tessera-cli ") + sub) != std::string::npos, r.out.c_str());

@@ -26,22 +26,25 @@ class TestCliEffectiveCost : public QObject {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     const std::uint16_t port = exchange.port();
     for (const auto& [cluster, price] : {std::pair{"1", "2"}, std::pair{"2", "3"}}) {
-      ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", cluster, "--gpus", "16", "--start",
-                                               hour(kNow), "--end", hour(kNow + 40), "--limit-usd", price});
+      ProgramResult r = cli(port, "provider",
+                            {"place", "--side", "sell", "--cluster", cluster, "--gpus", "16", "--start", hour(kNow),
+                             "--end", hour(kNow + 40), "--limit-usd", price});
       QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     }
-    const std::vector<std::string> rectangle = {"--accelerator", "H100,H200", "--effective-cost", kWorkload,
-                                                "--start", "now", "--for", "36h"};
+    const std::vector<std::string> rectangle = {
+        "--accelerator", "H100,H200", "--effective-cost", kWorkload, "--start", "now", "--for", "36h"};
     std::vector<std::string> quote = {"quote"};
     quote.insert(quote.end(), rectangle.begin(), rectangle.end());
     ProgramResult r = cli(port, "alice", quote);
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    QVERIFY2(r.out.find("effective cost of finetune-8b-single-node (8 GPUs), 2038-06-13T00:00Z to 2038-06-14T12:00Z UTC") !=
-                 std::string::npos,
-             r.out.c_str());
+    QVERIFY2(
+        r.out.find("effective cost of finetune-8b-single-node (8 GPUs), 2038-06-13T00:00Z to 2038-06-14T12:00Z UTC") !=
+            std::string::npos,
+        r.out.c_str());
     QVERIFY2(r.out.find("  cluster 1 (test-h100): ask $2.0000/GPU-h, $") != std::string::npos, r.out.c_str());
     QVERIFY2(r.out.find("  cluster 2 (test-h200): ask $3.0000/GPU-h, $") != std::string::npos, r.out.c_str());
-    QVERIFY2(r.out.find("quote: buy 8 GPUs on cluster 1") != std::string::npos, r.out.c_str());  // GPUs from the workload
+    QVERIFY2(r.out.find("quote: buy 8 GPUs on cluster 1") != std::string::npos,
+             r.out.c_str());  // GPUs from the workload
 
     // A bid below the asks rests, and carries a factor for each cluster it ranks.
     std::vector<std::string> buy = {"buy", "--limit-usd", "1.5", "--yes"};
@@ -59,8 +62,8 @@ class TestCliEffectiveCost : public QObject {
     QVERIFY2(factors.is_array() && factors.size() == 2, orders->dump().c_str());
 
     // A divisible buy cannot use the ranking: refused before connecting.
-    r = cli(port, "alice", {"buy", "--cluster", "1", "--effective-cost", kWorkload, "--start", "now", "--for", "36h",
-                            "--yes"});
+    r = cli(port, "alice",
+            {"buy", "--cluster", "1", "--effective-cost", kWorkload, "--start", "now", "--for", "36h", "--yes"});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.find("all-or-none") != std::string::npos, r.err.c_str());
 

@@ -42,9 +42,9 @@ const std::string kWorkload = std::string(TESSERA_SOURCE_DIR) + "/resources/work
 
 // The effective price quote --effective-cost gives the interruptible cluster, in dollars (-1 if none).
 double interruptibleEffectivePrice(std::uint16_t port) {
-  const ProgramResult r = cli(port, "alice", {"quote", "--accelerator", "H100", "--interruptible", "--checkpoint-hours",
-                                              "1", "--effective-cost", kWorkload, "--start", hour(kNow + 6), "--end",
-                                              hour(kNow + 42)});
+  const ProgramResult r = cli(port, "alice",
+                              {"quote", "--accelerator", "H100", "--interruptible", "--checkpoint-hours", "1",
+                               "--effective-cost", kWorkload, "--start", hour(kNow + 6), "--end", hour(kNow + 42)});
   const std::string key = "cluster 3 (test-h100-interruptible): ask $1.5000/GPU-h, $";
   const auto at = r.out.find(key);
   if (at == std::string::npos) qWarning("%s", (r.out + r.err).c_str());
@@ -60,25 +60,28 @@ class TestCliInterruptible : public QObject {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), interruptibleConfig());
     const std::uint16_t port = exchange.port();
     ProgramResult r = cli(port, "provider",
-                          {"place", "--side", "sell", "--cluster", "3", "--gpus", "8", "--start", hour(kNow + 2), "--end",
-                           hour(kNow + 6), "--limit-usd", "1.50", "--interruptible"});
+                          {"place", "--side", "sell", "--cluster", "3", "--gpus", "8", "--start", hour(kNow + 2),
+                           "--end", hour(kNow + 6), "--limit-usd", "1.50", "--interruptible"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     // A buyer who does not say --interruptible cannot trade the interruptible book.
-    r = cli(port, "alice", {"place", "--side", "buy", "--cluster", "3", "--gpus", "8", "--start", hour(kNow + 2),
-                            "--end", hour(kNow + 6), "--limit-usd", "2"});
+    r = cli(port, "alice",
+            {"place", "--side", "buy", "--cluster", "3", "--gpus", "8", "--start", hour(kNow + 2), "--end",
+             hour(kNow + 6), "--limit-usd", "2"});
     QVERIFY2(r.code != 0 && (r.out + r.err).find("capacity_mismatch") != std::string::npos, (r.out + r.err).c_str());
     QVERIFY(ask(port, "alice", "positions")["contracts"].empty());
     // Carol accepts interruptible capacity, by constraints, checkpointing every hour.
-    r = cli(port, "carol", {"buy", "--accelerator", "H100", "--gpus", "8", "--start", hour(kNow + 2), "--end",
-                            hour(kNow + 6), "--limit-usd", "2", "--interruptible", "--checkpoint-hours", "1", "--yes"});
+    r = cli(port, "carol",
+            {"buy", "--accelerator", "H100", "--gpus", "8", "--start", hour(kNow + 2), "--end", hour(kNow + 6),
+             "--limit-usd", "2", "--interruptible", "--checkpoint-hours", "1", "--yes"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     json carol = ask(port, "carol", "positions")["contracts"];
     QCOMPARE(carol.size(), std::size_t(1));
     QCOMPARE(carol[0]["cluster"].get<int>(), 3);
     const Money cashBefore = ask(port, "carol", "balance")["cash"].get<Money>();
     // More interruptible supply for the planner's quote, which prices it at the observed rate.
-    r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "3", "--gpus", "8", "--start", hour(kNow + 6),
-                               "--end", hour(kNow + 42), "--limit-usd", "1.50", "--interruptible"});
+    r = cli(port, "provider",
+            {"place", "--side", "sell", "--cluster", "3", "--gpus", "8", "--start", hour(kNow + 6), "--end",
+             hour(kNow + 42), "--limit-usd", "1.50", "--interruptible"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     const double beforeReclaim = interruptibleEffectivePrice(port);
     QVERIFY(beforeReclaim > 1.5);
@@ -91,16 +94,18 @@ class TestCliInterruptible : public QObject {
     QVERIFY2(r.code == 0 && r.out.find("reclaim_ack") != std::string::npos, (r.out + r.err).c_str());
     QCOMPARE(ask(port, "carol", "balance")["cash"].get<Money>(), cashBefore + 12 * kMicrosPerDollar);
     carol = ask(port, "carol", "positions")["contracts"];
-    QCOMPARE(carol[0]["reclaimed"], json::parse(R"([{"start":)" + hour(kNow + 4) + R"(,"end":)" + hour(kNow + 6) +
-                                                R"(,"gpus":4}])"));
+    QCOMPARE(carol[0]["reclaimed"],
+             json::parse(R"([{"start":)" + hour(kNow + 4) + R"(,"end":)" + hour(kNow + 6) + R"(,"gpus":4}])"));
     // What tessera-cli shows Carol holding has lost the reclaimed GPUs.
     r = cli(port, "carol", {"contracts"});
-    QVERIFY2(r.out.find("cluster 3 (test-h100-interruptible): 8 from " + isoHour(kNow + 2) + " to " + isoHour(kNow + 4) +
-                        ", 4 from " + isoHour(kNow + 4) + " to " + isoHour(kNow + 6)) != std::string::npos,
-             r.out.c_str());
+    QVERIFY2(
+        r.out.find("cluster 3 (test-h100-interruptible): 8 from " + isoHour(kNow + 2) + " to " + isoHour(kNow + 4) +
+                   ", 4 from " + isoHour(kNow + 4) + " to " + isoHour(kNow + 6)) != std::string::npos,
+        r.out.c_str());
     // The observed reclaim makes interruptible capacity dearer to the planner.
     const double afterReclaim = interruptibleEffectivePrice(port);
-    QVERIFY2(afterReclaim > beforeReclaim, (std::to_string(beforeReclaim) + " -> " + std::to_string(afterReclaim)).c_str());
+    QVERIFY2(afterReclaim > beforeReclaim,
+             (std::to_string(beforeReclaim) + " -> " + std::to_string(afterReclaim)).c_str());
   }
 };
 

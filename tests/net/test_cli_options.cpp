@@ -30,8 +30,8 @@ class TestCliOptions : public QObject {
     QVERIFY2(chain.out.find("H100 2038-07 call $3.00 bid=- ask=- value=$0.") != std::string::npos, chain.out.c_str());
     QVERIFY2(chain.out.find("H100 2040 put $") != std::string::npos, chain.out.c_str());  // years out to 2040
 
-    const std::vector<std::string> call = {"--accelerator", "H100", "--kind", "call", "--start", "2038-07-01",
-                                           "--strike-usd", "3"};
+    const std::vector<std::string> call = {"--accelerator", "H100",       "--kind",       "call",
+                                           "--start",       "2038-07-01", "--strike-usd", "3"};
     auto with = [&](std::vector<std::string> head, std::vector<std::string> tail) {
       head.insert(head.end(), call.begin(), call.end());
       head.insert(head.end(), tail.begin(), tail.end());
@@ -56,8 +56,8 @@ class TestCliOptions : public QObject {
     QVERIFY2(r.out.find("short H100 2038-07 call $3.00 gpu_hours=40") != std::string::npos, r.out.c_str());
     // A strike between cents is refused with the exchange's reason, and nothing rests.
     r = cli(server.port(), "alice",
-            {"option", "--side", "sell", "--accelerator", "H100", "--kind", "put", "--start", "2038-07-01", "--strike-usd",
-             "2.995", "--gpu-hours", "10", "--premium-usd", "0.1"});
+            {"option", "--side", "sell", "--accelerator", "H100", "--kind", "put", "--start", "2038-07-01",
+             "--strike-usd", "2.995", "--gpu-hours", "10", "--premium-usd", "0.1"});
     QCOMPARE(r.code, 1);
     QVERIFY2((r.out + r.err).find("invalid_order") != std::string::npos, (r.out + r.err).c_str());
     QCOMPARE(ask(server.port(), "alice", "option_orders")["orders"].size(), std::size_t(1));

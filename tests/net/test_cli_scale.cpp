@@ -45,8 +45,13 @@ class TestCliScale : public QObject {
     const std::uint16_t port = exchange.port();
     const Hour from = kNow + 1, to = kNow + 25;
     const auto sell = [&](int cluster, int gpus, Hour end, double usd, const std::string& terms) {
-      return json{{"side", "sell"}, {"cluster", cluster}, {"gpus", gpus}, {"start", kNow}, {"end", end},
-                  {"limit", std::llround(usd * kDollar)}, {"terms", json::parse(terms)}}
+      return json{{"side", "sell"},
+                  {"cluster", cluster},
+                  {"gpus", gpus},
+                  {"start", kNow},
+                  {"end", end},
+                  {"limit", std::llround(usd * kDollar)},
+                  {"terms", json::parse(terms)}}
           .dump();
     };
     // The cheapest listing is withdrawn before the first round; the next two are bought.
@@ -54,15 +59,16 @@ class TestCliScale : public QObject {
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     r = cli(port, "provider", {"cancel", orderIdIn(r.out)});
     QVERIFY2(r.code == 0 && r.out.find("cancelled") != std::string::npos, (r.out + r.err).c_str());
-    r = cli(port, "provider",
-            {"place", "--json", sell(1, 8, kNow + 12, 2.0, R"({"remedy":"replacement","replacement_within_hours":2})")});
+    r = cli(
+        port, "provider",
+        {"place", "--json", sell(1, 8, kNow + 12, 2.0, R"({"remedy":"replacement","replacement_within_hours":2})")});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     r = cli(port, "provider", {"place", "--json", sell(3, 16, kNow + 48, 2.4, "{}")});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
 
-    const std::vector<std::string> scale = {"scale", "--gpus", "6", "--accelerator", "H100", "--region", "us-east",
-                                            "--horizon", "24h", "--lead", "1h", "--limit-usd", "2.5",
-                                            "--sell-floor-usd", "2.3"};
+    const std::vector<std::string> scale = {
+        "scale", "--gpus", "6",  "--accelerator", "H100", "--region",         "us-east", "--horizon",
+        "24h",   "--lead", "1h", "--limit-usd",   "2.5",  "--sell-floor-usd", "2.3"};
     r = cli(port, "alice", scale);
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     QVERIFY2(r.out.find("short 144 GPU-hours") != std::string::npos, r.out.c_str());
@@ -83,11 +89,13 @@ class TestCliScale : public QObject {
 
     // Two GPUs more for four hours, bought by hand; bob bids above the floor (and below the
     // provider's ask, so his bid rests): they are sold back.
-    r = cli(port, "alice", {"buy", "--cluster", "3", "--gpus", "2", "--start", hour(kNow + 14), "--end",
-                            hour(kNow + 18), "--limit-usd", "2.4", "--yes"});
+    r = cli(port, "alice",
+            {"buy", "--cluster", "3", "--gpus", "2", "--start", hour(kNow + 14), "--end", hour(kNow + 18),
+             "--limit-usd", "2.4", "--yes"});
     QVERIFY2(r.code == 0 && r.out.find("filled") != std::string::npos, (r.out + r.err).c_str());
-    r = cli(port, "bob", {"place", "--side", "buy", "--cluster", "3", "--gpus", "2", "--start", hour(kNow + 14),
-                          "--end", hour(kNow + 18), "--limit-usd", "2.35"});
+    r = cli(port, "bob",
+            {"place", "--side", "buy", "--cluster", "3", "--gpus", "2", "--start", hour(kNow + 14), "--end",
+             hour(kNow + 18), "--limit-usd", "2.35"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     std::vector<std::string> asJson = scale;
     asJson.insert(asJson.begin(), "--json");
@@ -138,8 +146,8 @@ class TestCliScale : public QObject {
     const std::uint16_t port = exchange.port();
     const Hour from = kNow + 1, to = kNow + 25;
     const auto sell = [&](int cluster, int gpus, double usd) {
-      return json{{"side", "sell"}, {"cluster", cluster}, {"gpus", gpus}, {"start", kNow}, {"end", kNow + 48},
-                  {"limit", std::llround(usd * kDollar)}}
+      return json{{"side", "sell"}, {"cluster", cluster}, {"gpus", gpus},
+                  {"start", kNow},  {"end", kNow + 48},   {"limit", std::llround(usd * kDollar)}}
           .dump();
     };
     // Exactly the six GPUs on cluster 1, so that no ask of the downed cluster is left to buy.
@@ -147,8 +155,9 @@ class TestCliScale : public QObject {
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     r = cli(port, "provider", {"place", "--json", sell(3, 8, 2.4)});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    const std::vector<std::string> scale = {"--json", "scale", "--gpus", "6", "--accelerator", "H100", "--region",
-                                            "us-east", "--horizon", "24h", "--lead", "1h", "--limit-usd", "2.5"};
+    const std::vector<std::string> scale = {"--json", "scale",    "--gpus",      "6",         "--accelerator",
+                                            "H100",   "--region", "us-east",     "--horizon", "24h",
+                                            "--lead", "1h",       "--limit-usd", "2.5"};
     r = cli(port, "alice", scale);
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     json round = json::parse(r.out);
@@ -161,8 +170,8 @@ class TestCliScale : public QObject {
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     const json contracts = ask(port, "alice", "positions")["contracts"];
     QCOMPARE(contracts.size(), std::size_t(1));
-    QCOMPARE(contracts[0]["lost"], json::parse(R"([{"start":)" + hour(kNow + 3) + R"(,"end":)" + hour(kNow + 6) +
-                                               R"(,"gpus":6}])"));
+    QCOMPARE(contracts[0]["lost"],
+             json::parse(R"([{"start":)" + hour(kNow + 3) + R"(,"end":)" + hour(kNow + 6) + R"(,"gpus":6}])"));
     std::vector<GpuCount> expected(24, 6);
     for (int i = 2; i < 5; ++i) expected[static_cast<std::size_t>(i)] = 0;
     QCOMPARE(heldAtExchange(port, "alice", from, to), expected);
@@ -194,11 +203,12 @@ class TestCliScale : public QObject {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
     const std::uint16_t port = exchange.port();
     const Hour from = kNow + 1, to = kNow + 25;
-    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "16", "--start",
-                                             hour(kNow), "--end", hour(kNow + 48), "--limit-usd", "2"});
+    ProgramResult r = cli(port, "provider",
+                          {"place", "--side", "sell", "--cluster", "1", "--gpus", "16", "--start", hour(kNow), "--end",
+                           hour(kNow + 48), "--limit-usd", "2"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    const std::vector<std::string> scale = {"--timeout", "2", "scale", "--gpus", "6", "--cluster", "1",
-                                            "--horizon", "24h", "--lead", "1h", "--limit-usd", "2.5"};
+    const std::vector<std::string> scale = {"--timeout", "2",   "scale",  "--gpus", "6",           "--cluster", "1",
+                                            "--horizon", "24h", "--lead", "1h",     "--limit-usd", "2.5"};
     TcpProxy proxy(port);
     proxy.holdUpLinesContaining(R"("type":"new_order")");
     r = cli(proxy.port(), "alice", scale);
@@ -237,10 +247,12 @@ class TestCliScale : public QObject {
   void leadZeroBuysTheHourInProgress() {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     const std::uint16_t port = exchange.port();
-    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start",
-                                             hour(kNow), "--end", hour(kNow + 4), "--limit-usd", "2"});
+    ProgramResult r = cli(port, "provider",
+                          {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", hour(kNow), "--end",
+                           hour(kNow + 4), "--limit-usd", "2"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    r = cli(port, "alice", {"--json", "scale", "--gpus", "4", "--cluster", "1", "--horizon", "2h", "--limit-usd", "2.5"});
+    r = cli(port, "alice",
+            {"--json", "scale", "--gpus", "4", "--cluster", "1", "--horizon", "2h", "--limit-usd", "2.5"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     const json round = json::parse(r.out);
     QCOMPARE(round["from"].get<Hour>(), kNow);
@@ -257,12 +269,14 @@ class TestCliScale : public QObject {
   void saysWhyItCannotBuy() {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfig());
     const std::uint16_t port = exchange.port();
-    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start",
-                                             hour(kNow), "--end", hour(kNow + 48), "--limit-usd", "3"});
+    ProgramResult r = cli(port, "provider",
+                          {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", hour(kNow), "--end",
+                           hour(kNow + 48), "--limit-usd", "3"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     r = cli(port, "alice", {"scale", "--gpus", "4", "--cluster", "1", "--horizon", "2h", "--limit-usd", "2.5"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
-    QVERIFY2(r.out.find("hold 0; 4 short with nothing more offered at or below $2.50") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("hold 0; 4 short with nothing more offered at or below $2.50") != std::string::npos,
+             r.out.c_str());
     QVERIFY2(r.out.find("nothing to order this round") != std::string::npos, r.out.c_str());
     QCOMPARE(ask(port, "alice", "positions")["contracts"].size(), std::size_t(0));
 

@@ -20,8 +20,8 @@ struct Run {
 };
 
 Run cli(std::uint16_t port, const std::string& account, std::vector<std::string> args) {
-  std::vector<std::string> all = {"--connect", "127.0.0.1:" + std::to_string(port), "--account", account,
-                                  "--key", account + "-key"};
+  std::vector<std::string> all = {"--connect",     "127.0.0.1:" + std::to_string(port), "--account", account, "--key",
+                                  account + "-key"};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());
@@ -43,8 +43,8 @@ class TestClientCommand : public QObject {
     server.start();
     const std::string h = std::to_string(kNow), h4 = std::to_string(kNow + 4);
     Run r = cli(server.port(), "provider",
-                {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", h, "--end", h4,
-                 "--limit-usd", "2.25", "--cl-ord-id", "ask-1"});
+                {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", h, "--end", h4, "--limit-usd",
+                 "2.25", "--cl-ord-id", "ask-1"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.find("accepted order_id=1 cl_ord_id=ask-1") != std::string::npos, r.out.c_str());
 
@@ -57,8 +57,9 @@ class TestClientCommand : public QObject {
     QVERIFY2(r.out.find("asks: 8@$2.2500") != std::string::npos, r.out.c_str());
 
     r = cli(server.port(), "alice",
-            {"place", "--json", "{\"side\":\"buy\",\"cluster\":1,\"gpus\":2,\"start\":" + h + ",\"end\":" +
-                                    std::to_string(kNow + 1) + ",\"limit_usd\":3}"});
+            {"place", "--json",
+             "{\"side\":\"buy\",\"cluster\":1,\"gpus\":2,\"start\":" + h + ",\"end\":" + std::to_string(kNow + 1) +
+                 ",\"limit_usd\":3}"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.find("filled") != std::string::npos, r.out.c_str());
     r = cli(server.port(), "alice", {"positions"});
@@ -77,12 +78,14 @@ class TestClientCommand : public QObject {
     ExchangeServer server(marketConfig());
     server.start();
     const std::string week = std::to_string(nextWeekStart(kNow));
-    Run r = cli(server.port(), "alice", {"forward", "--side", "sell", "--accelerator", "H100", "--week-start", week,
-                                         "--gpu-hours", "1000", "--price-usd", "2.00"});
+    Run r = cli(server.port(), "alice",
+                {"forward", "--side", "sell", "--accelerator", "H100", "--week-start", week, "--gpu-hours", "1000",
+                 "--price-usd", "2.00"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.find("accepted, margin held $300.00") != std::string::npos, r.out.c_str());
-    r = cli(server.port(), "carol", {"forward", "--side", "buy", "--accelerator", "H100", "--week-start", week,
-                                     "--gpu-hours", "400", "--price-usd", "2.10"});
+    r = cli(server.port(), "carol",
+            {"forward", "--side", "buy", "--accelerator", "H100", "--week-start", week, "--gpu-hours", "400",
+             "--price-usd", "2.10"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.find("bought 400 GPU-h of the H100 index at $2.00") != std::string::npos, r.out.c_str());
     r = cli(server.port(), "carol", {"forward-positions"});
@@ -92,8 +95,9 @@ class TestClientCommand : public QObject {
     r = cli(server.port(), "alice", {"forward-cancel", "1"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.find("cancelled (user)") != std::string::npos, r.out.c_str());
-    r = cli(server.port(), "alice", {"forward", "--side", "sell", "--accelerator", "H100", "--week-start", "5",
-                                     "--gpu-hours", "10", "--price-usd", "2"});
+    r = cli(server.port(), "alice",
+            {"forward", "--side", "sell", "--accelerator", "H100", "--week-start", "5", "--gpu-hours", "10",
+             "--price-usd", "2"});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.find("week_not_tradable") != std::string::npos, r.err.c_str());
     r = cli(server.port(), "alice", {"forward-cancel", "many"});
@@ -111,12 +115,12 @@ class TestClientCommand : public QObject {
     server.start();
     const std::string h = std::to_string(kNow + 1), h2 = std::to_string(kNow + 2);
     Run r = cli(server.port(), "provider",
-                {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", h, "--end", h2,
-                 "--limit-usd", "2", "--cl-ord-id", "ask"});
+                {"place", "--side", "sell", "--cluster", "1", "--gpus", "8", "--start", h, "--end", h2, "--limit-usd",
+                 "2", "--cl-ord-id", "ask"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     r = cli(server.port(), "alice",
-            {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", h, "--end", h2,
-             "--limit-usd", "3", "--cl-ord-id", "bid"});
+            {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", h, "--end", h2, "--limit-usd", "3",
+             "--cl-ord-id", "bid"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     QVERIFY2(r.out.find("filled") == std::string::npos, r.out.c_str());  // waits for the call
     r = cli(server.port(), "alice", {"call"});
@@ -145,12 +149,12 @@ class TestClientCommand : public QObject {
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.find("place needs --cluster") != std::string::npos);
     r = cli(server.port(), "alice",
-            {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", std::to_string(kNow),
-             "--end", std::to_string(kNow + 10), "--limit-usd", "50000"});
+            {"place", "--side", "buy", "--cluster", "1", "--gpus", "8", "--start", std::to_string(kNow), "--end",
+             std::to_string(kNow + 10), "--limit-usd", "50000"});
     QCOMPARE(r.code, 1);  // rejected: a price the engine refuses, or more cash than alice has
     QVERIFY2(r.out.find("rejected") != std::string::npos, r.out.c_str());
-    std::vector<std::string> bad = {"--connect", "127.0.0.1:" + std::to_string(server.port()), "--account",
-                                    "alice", "--key", "nope", "balance"};
+    std::vector<std::string> bad = {
+        "--connect", "127.0.0.1:" + std::to_string(server.port()), "--account", "alice", "--key", "nope", "balance"};
     std::vector<char*> argv;
     for (auto& a : bad) argv.push_back(a.data());
     std::ostringstream out, err;

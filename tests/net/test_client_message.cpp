@@ -41,8 +41,9 @@ class TestClientMessage : public QObject {
     }
   }
   void newOrderFields() {
-    auto r = parse("{\"type\":\"new_order\",\"cl_ord_id\":\"o-1\",\"side\":\"buy\",\"cluster\":1,"
-                   "\"gpus\":8,\"start\":600000,\"end\":600024,\"limit\":2500000,\"req\":4}");
+    auto r = parse(
+        "{\"type\":\"new_order\",\"cl_ord_id\":\"o-1\",\"side\":\"buy\",\"cluster\":1,"
+        "\"gpus\":8,\"start\":600000,\"end\":600024,\"limit\":2500000,\"req\":4}");
     QVERIFY(std::holds_alternative<ClientMessage>(r));
     const auto& m = std::get<ClientMessage>(r);
     QCOMPARE(*m.req, std::uint64_t(4));
@@ -66,17 +67,20 @@ class TestClientMessage : public QObject {
     QCOMPARE(*std::get<ParseError>(parse("{\"type\":\"nope\",\"req\":5}")).req, std::uint64_t(5));
   }
   void deliveryReports() {
-    auto r = std::get<ClientMessage>(parse("{\"type\":\"delivery_report\",\"contract\":12,\"start\":600002,"
-                                           "\"end\":600005,\"usable_gpus\":4,\"problem\":\"link_degraded\"}"));
+    auto r =
+        std::get<ClientMessage>(parse("{\"type\":\"delivery_report\",\"contract\":12,\"start\":600002,"
+                                      "\"end\":600005,\"usable_gpus\":4,\"problem\":\"link_degraded\"}"));
     const auto& d = std::get<DeliveryReportRequest>(r.request);
     QCOMPARE(d.contract, ContractId(12));
     QCOMPARE(d.end, Hour(600005));
     QCOMPARE(d.usableGpus, GpuCount(4));
     QVERIFY(d.problem == DeliveryProblem::LinkDegraded);
-    auto o = std::get<ClientMessage>(parse("{\"type\":\"outage\",\"cluster\":2,\"start\":1,\"end\":3,\"lost_gpus\":8}"));
+    auto o =
+        std::get<ClientMessage>(parse("{\"type\":\"outage\",\"cluster\":2,\"start\":1,\"end\":3,\"lost_gpus\":8}"));
     QCOMPARE(std::get<OutageRequest>(o.request).lostGpus, GpuCount(8));
     QVERIFY(std::get<OutageRequest>(o.request).problem == DeliveryProblem::MissingGpus);  // the default
-    QVERIFY(std::holds_alternative<IndexHistoryQuery>(std::get<ClientMessage>(parse("{\"type\":\"index_history\"}")).request));
+    QVERIFY(std::holds_alternative<IndexHistoryQuery>(
+        std::get<ClientMessage>(parse("{\"type\":\"index_history\"}")).request));
   }
   void badInputGetsReasons_data() {
     QTest::addColumn<QString>("line");
@@ -94,10 +98,14 @@ class TestClientMessage : public QObject {
     }
     QVERIFY(rows >= 20);
     const QString open = "{\"type\":\"cancel\",\"cl_ord_id\":\"";
-    QTest::newRow("long cl_ord_id") << open + QString(65, 'x') + "\"}" << "bad_field";
-    QTest::newRow("deep nesting") << "{\"type\":\"balance\",\"x\":" + QString(5000, '[') + QString(5000, ']') + "}" << "malformed";
-    QTest::newRow("key too long") << "{\"type\":\"logon\",\"account\":\"a\",\"key\":\"" + QString(300, 'k') + "\"}" << "bad_field";
-    QTest::newRow("empty") << "" << "malformed";
+    QTest::newRow("long cl_ord_id") << open + QString(65, 'x') + "\"}"
+                                    << "bad_field";
+    QTest::newRow("deep nesting") << "{\"type\":\"balance\",\"x\":" + QString(5000, '[') + QString(5000, ']') + "}"
+                                  << "malformed";
+    QTest::newRow("key too long") << "{\"type\":\"logon\",\"account\":\"a\",\"key\":\"" + QString(300, 'k') + "\"}"
+                                  << "bad_field";
+    QTest::newRow("empty") << ""
+                           << "malformed";
   }
   void badInputGetsReasons() {
     QFETCH(QString, line);
@@ -113,8 +121,9 @@ class TestClientMessage : public QObject {
   // not answering), as `malformed` with a reason. Fails with lineShapeError or the duplicate-key
   // check in ClientMessage.cpp taken out, or with the flat parser's space() taking tabs again.
   void looseLinesAreMalformed() {
-    const std::string order = "\"type\":\"new_order\",\"cl_ord_id\":\"o\",\"cluster\":1,\"gpus\":8,"
-                              "\"start\":600000,\"end\":600024,\"limit\":2500000";
+    const std::string order =
+        "\"type\":\"new_order\",\"cl_ord_id\":\"o\",\"cluster\":1,\"gpus\":8,"
+        "\"start\":600000,\"end\":600024,\"limit\":2500000";
     const std::vector<std::pair<std::string, std::string>> cases = {
         {std::string("{\"type\":\"heartbeat\",\"req\":11}\0garbage", 37), "control byte 0x00 at offset 29"},
         {std::string("{\"type\":\"cancel\",\"order_id\":1}\0", 32), "control byte 0x00"},
@@ -135,7 +144,7 @@ class TestClientMessage : public QObject {
         {"{\"type\":\"cancel\",\"cl_ord_id\":\"caf\xc3\"}", "invalid UTF-8"},
         {"{\"type\":\"cancel\",\"cl_ord_id\":\"\xc0\xaf\"}", "invalid UTF-8"},          // overlong '/'
         {"{\"type\":\"cancel\",\"cl_ord_id\":\"\xed\xa0\x80\"}", "invalid UTF-8"},      // a surrogate
-        {"{\"type\":\"cancel\",\"cl_ord_id\":\"\xf4\x90\x80\x80\"}", "invalid UTF-8"}, // above U+10FFFF
+        {"{\"type\":\"cancel\",\"cl_ord_id\":\"\xf4\x90\x80\x80\"}", "invalid UTF-8"},  // above U+10FFFF
         {"{\"type\":\"cancel\",\"order_id\":1}\xc3\xa9", "bytes after the JSON object"},
     };
     for (const auto& [line, reason] : cases) {
@@ -148,7 +157,8 @@ class TestClientMessage : public QObject {
       QVERIFY2(!parseFlatMessage(line).has_value(), line.c_str());
     }
     // Spaces around and inside the object are still fine, for both parsers.
-    for (const std::string line : {"  {\"type\":\"cancel\",\"order_id\":1}  ", "{ \"type\" : \"cancel\" , \"order_id\" : 1 }"}) {
+    for (const std::string line :
+         {"  {\"type\":\"cancel\",\"order_id\":1}  ", "{ \"type\" : \"cancel\" , \"order_id\" : 1 }"}) {
       QVERIFY(std::holds_alternative<ClientMessage>(parseClientMessageWithTree(line)));
       QVERIFY(parseFlatMessage(line).has_value());
     }
@@ -161,7 +171,8 @@ class TestClientMessage : public QObject {
     QCOMPARE(*std::get<CancelOrder>(std::get<ClientMessage>(r).request).ref.clOrdId,
              std::string("caf\xc3\xa9-1 \xe2\x82\xac \xf0\x9f\x98\x80"));
     auto escaped = parse("{\"type\":\"cancel\",\"cl_ord_id\":\"caf\\u00e9-1\"}");
-    QCOMPARE(*std::get<CancelOrder>(std::get<ClientMessage>(escaped).request).ref.clOrdId, std::string("caf\xc3\xa9-1"));
+    QCOMPARE(*std::get<CancelOrder>(std::get<ClientMessage>(escaped).request).ref.clOrdId,
+             std::string("caf\xc3\xa9-1"));
     auto nul = parse("{\"type\":\"cancel\",\"cl_ord_id\":\"a\\u0000b\"}");
     QVERIFY(std::holds_alternative<ParseError>(nul));
     QCOMPARE(std::get<ParseError>(nul).code, std::string("bad_field"));
@@ -181,9 +192,25 @@ class TestClientMessage : public QObject {
     const auto corpus = seeds();
     QVERIFY(!corpus.empty());
     std::mt19937_64 rng(20261202);
-    const std::string tokens[] = {"\"", "{", "}", "[", "]", ",", ":", "\\", "\\u0000", "null",
-                                  "-1", "1e308", "18446744073709551616", "true", "\"type\"",
-                                  "\"new_order\"", "\xc3\x28", "\n", std::string(1, '\0')};
+    const std::string tokens[] = {"\"",
+                                  "{",
+                                  "}",
+                                  "[",
+                                  "]",
+                                  ",",
+                                  ":",
+                                  "\\",
+                                  "\\u0000",
+                                  "null",
+                                  "-1",
+                                  "1e308",
+                                  "18446744073709551616",
+                                  "true",
+                                  "\"type\"",
+                                  "\"new_order\"",
+                                  "\xc3\x28",
+                                  "\n",
+                                  std::string(1, '\0')};
     int parsed = 0, rejected = 0;
     for (int i = 0; i < 6000; ++i) {
       std::string s = corpus[rng() % corpus.size()];
@@ -199,8 +226,10 @@ class TestClientMessage : public QObject {
           case 5: break;  // some inputs stay valid, so the accepting paths are fuzzed too
         }
       }
-      if (fuzz::parseOne(reinterpret_cast<const std::uint8_t*>(s.data()), s.size())) ++parsed;
-      else ++rejected;
+      if (fuzz::parseOne(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()))
+        ++parsed;
+      else
+        ++rejected;
     }
     // Both outcomes must occur, or the mutations are not reaching the parser's logic.
     QVERIFY2(parsed > 100, qPrintable(QString::number(parsed)));

@@ -61,7 +61,7 @@ class TestExchangeCallMode : public QObject {
     QVERIFY(d.find(r, "exec", "accepted").is_object());
     r = d.send(alice, order("bid", "buy", 1, 8, kNow + 1, kNow + 3, 3 * kDollar));
     QVERIFY(d.find(r, "exec", "accepted").is_object());
-    QVERIFY(d.find(r, "exec", "filled").is_null());  // crossing, yet nothing trades before the call
+    QVERIFY(d.find(r, "exec", "filled").is_null());                     // crossing, yet nothing trades before the call
     QCOMPARE(d.balance(alice)["reserved"].get<Money>(), 48 * kDollar);  // 8 GPUs x 2 h x $3
     // The waiting orders show in `orders` and are not in the public book.
     const json orders = d.find(d.send(alice, "{\"type\":\"orders\"}"), "orders")["orders"];
@@ -111,8 +111,8 @@ class TestExchangeCallMode : public QObject {
   void moneyIsConservedThroughSettlement() {
     Driver d(callConfig());
     const SessionId alice = d.connect("alice"), carol = d.connect("carol"), provider = d.connect("provider");
-    const Money outside = fromOutside(d.core(), "alice") + fromOutside(d.core(), "carol") +
-                          fromOutside(d.core(), "provider");
+    const Money outside =
+        fromOutside(d.core(), "alice") + fromOutside(d.core(), "carol") + fromOutside(d.core(), "provider");
     d.send(provider, order("a1", "sell", 1, 16, kNow + 1, kNow + 4, 1 * kDollar));
     d.send(provider, order("a2", "sell", 1, 16, kNow + 1, kNow + 4, 2 * kDollar));
     // An all-or-none bid for 24 GPUs x 3 h and a divisible one beside it.
@@ -199,7 +199,8 @@ class TestExchangeCallMode : public QObject {
     QVERIFY(d.find(d.drain(alice), "exec", "filled").is_null());
     // Continuous clusters are untouched: cluster 2 trades at once.
     d.send(provider, order("c2", "sell", 2, 4, kNow + 1, kNow + 3, 1 * kDollar));
-    QVERIFY(d.find(d.send(alice, order("x", "buy", 2, 4, kNow + 1, kNow + 3, 1 * kDollar)), "exec", "filled").is_object());
+    QVERIFY(
+        d.find(d.send(alice, order("x", "buy", 2, 4, kNow + 1, kNow + 3, 1 * kDollar)), "exec", "filled").is_object());
   }
 
   // The indicative clearing is what the call would do now, and changes nothing.
@@ -253,8 +254,8 @@ class TestExchangeCallMode : public QObject {
     QCOMPARE(std::get<ExchangeConfig>(ok).callMode.periodSeconds, 900);
     auto all = load(R"({"call_mode":{"clusters":"all","at_each_hour":true}})");
     QVERIFY(std::get<ExchangeConfig>(all).callMode.allClusters);
-    for (const char* bad : {R"({"call_mode":{"clusters":["a"]}})", R"({"call_mode":{"clusters":3,"at_each_hour":true}})",
-                            R"({"call_mode":{"period":9}})"}) {
+    for (const char* bad : {R"({"call_mode":{"clusters":["a"]}})",
+                            R"({"call_mode":{"clusters":3,"at_each_hour":true}})", R"({"call_mode":{"period":9}})"}) {
       auto r = load(bad);
       QVERIFY2(std::holds_alternative<ConfigError>(r), bad);
       QVERIFY(std::get<ConfigError>(r).message.find("call_mode") != std::string::npos);

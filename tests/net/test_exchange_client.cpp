@@ -248,7 +248,8 @@ class TestExchangeClient : public QObject {
     alice.requestPositions();
     provider.requestPositions();
     auto statusOf = [](Recorder& r) {
-      return r.locked([&] { return r.statuses.size() == 1 ? std::optional<bool>(r.statuses.front().aggressor) : std::nullopt; });
+      return r.locked(
+          [&] { return r.statuses.size() == 1 ? std::optional<bool>(r.statuses.front().aggressor) : std::nullopt; });
     };
     QTRY_VERIFY_WITH_TIMEOUT(statusOf(ar).has_value() && statusOf(pr).has_value(), 5000);
     QCOMPARE(*statusOf(ar), true);
@@ -300,7 +301,8 @@ class TestExchangeClient : public QObject {
     alice.requestIndicative();
     QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] {
       return std::any_of(ar.calls.begin(), ar.calls.end(), [](const auto& c) { return c.second; });
-    }), 5000);
+    }),
+                             5000);
   }
 
   void settlementIndexAndTermsReachTheClient() {
@@ -335,8 +337,10 @@ class TestExchangeClient : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(pr.locked([&] { return !pr.acks.empty(); }), 5000);
     QCOMPARE(pr.locked([&] { return pr.acks[0]; }), std::string("delivery_report_ack"));
     server.inject(ClockAdvance{kNow + 5}, "");
-    QTRY_VERIFY_WITH_TIMEOUT(ar.locked([&] { return !ar.settlements.empty() && ar.settlements.back().state == "settled"; }), 5000);
-    QTRY_COMPARE_WITH_TIMEOUT(pr.locked([&] { return pr.settlements.size(); }), ar.locked([&] { return ar.settlements.size(); }), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        ar.locked([&] { return !ar.settlements.empty() && ar.settlements.back().state == "settled"; }), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(pr.locked([&] { return pr.settlements.size(); }),
+                              ar.locked([&] { return ar.settlements.size(); }), 5000);
     QCOMPARE(ar.locked([&] { return ar.settlements.back().now; }), kNow + 5);
     QVERIFY(br.locked([&] { return br.settlements.empty(); }));
 

@@ -40,7 +40,8 @@ class TestExchangeConfig : public QObject {
         "log_file": "x.log", "log_level": "debug",
         "limits": {"max_sessions": 10, "max_sessions_per_address": 2, "logon_timeout_seconds": 3,
                    "line_timeout_seconds": 4, "accept_backoff_ms": 50, "outbound_budget_bytes": 65536,
-                   "shutdown_drain_seconds": 1}})"), ExchangeConfig{});
+                   "shutdown_drain_seconds": 1}})"),
+                                       ExchangeConfig{});
     const auto* cfg = std::get_if<ExchangeConfig>(&loaded);
     QVERIFY(cfg);
     QCOMPARE(cfg->tlsCertFile, std::string("s.crt"));
@@ -84,7 +85,8 @@ class TestExchangeConfig : public QObject {
         {R"({"limits": {"max_sessions": 0}})", "max_sessions must be at least 1"},
         {R"({"limits": {"logon_timeout_seconds": 0}})", "logon_timeout_seconds must be at least 1"},
         {R"({"limits": {"line_timeout_seconds": -1}})", "line_timeout_seconds must be at least 1"},
-        {R"({"limits": {"outbound_budget_bytes": 33554432}})", "max_pending_outbound_bytes must be at least outbound_budget_bytes"},
+        {R"({"limits": {"outbound_budget_bytes": 33554432}})",
+         "max_pending_outbound_bytes must be at least outbound_budget_bytes"},
         {R"({"limits": {"max_session": 10}})", "unknown setting 'max_session'"},
         {R"({"log_level": "loud"})", "log_level must be"},
         {R"({"tls_cert": "server.crt"})", "tls_cert and tls_key go together"},

@@ -44,7 +44,7 @@ class TestExchangeCore : public QObject {
   }
   void bidBeyondCashIsRejected() {
     Driver d;
-    const SessionId bob = d.connect("bob");  // $100
+    const SessionId bob = d.connect("bob");                                        // $100
     auto r = d.send(bob, order("b1", "buy", 1, 8, kNow, kNow + 10, 2 * kDollar));  // needs $160
     const json rej = d.find(r, "exec", "rejected");
     QCOMPARE(rej["code"].get<std::string>(), std::string("insufficient_cash"));
@@ -57,7 +57,8 @@ class TestExchangeCore : public QObject {
     Driver d;
     const SessionId alice = d.connect("alice");
     const SessionId provider = d.connect("provider");
-    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 8, kNow, kNow + 10, 1'500'000)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 8, kNow, kNow + 10, 1'500'000)), "exec", "accepted")
+                .is_object());
     auto r = d.send(alice, order("a1", "buy", 1, 8, kNow, kNow + 10, 2 * kDollar));
     QVERIFY(d.find(r, "exec", "filled").is_object());
     const json b = d.balance(alice);
@@ -79,7 +80,7 @@ class TestExchangeCore : public QObject {
     QVERIFY(d.find(r, "exec", "partially_filled").is_object());
     const json b = d.balance(alice);
     QCOMPARE(b["cash"].get<Money>(), (10'000 - 40) * kDollar);  // 4 x 10 x $1
-    QCOMPARE(b["reserved"].get<Money>(), 80 * kDollar);          // 4 x 10 x $2 still resting
+    QCOMPARE(b["reserved"].get<Money>(), 80 * kDollar);         // 4 x 10 x $2 still resting
   }
   void amendThatFillsKeepsTheRestReserved() {
     // The issue's sequence, scaled: alice bids 20 GPUs x 5 h at $1, the provider asks 10 x 5 h
@@ -92,19 +93,22 @@ class TestExchangeCore : public QObject {
     Driver d;
     const SessionId alice = d.connect("alice");  // $10,000
     const SessionId provider = d.connect("provider");
-    QVERIFY(d.find(d.send(alice, order("a1", "buy", 1, 20, kNow + 10, kNow + 15, kDollar)), "exec", "accepted").is_object());
-    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 10, kNow + 10, kNow + 15, 50 * kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(alice, order("a1", "buy", 1, 20, kNow + 10, kNow + 15, kDollar)), "exec", "accepted")
+                .is_object());
+    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 10, kNow + 10, kNow + 15, 50 * kDollar)), "exec", "accepted")
+                .is_object());
     auto r = d.send(alice, "{\"type\":\"amend\",\"cl_ord_id\":\"a1\",\"limit\":" + std::to_string(60 * kDollar) + "}");
     QVERIFY(d.find(r, "exec", "amended").is_object());
     QVERIFY(d.find(r, "exec", "partially_filled").is_object());
     json b = d.balance(alice);
     QCOMPARE(b["cash"].get<Money>(), (10'000 - 2'500) * kDollar);  // 10 x 5 h x $50 in escrow
-    QCOMPARE(b["reserved"].get<Money>(), 3'000 * kDollar);          // 10 x 5 h x $60 still bid
+    QCOMPARE(b["reserved"].get<Money>(), 3'000 * kDollar);         // 10 x 5 h x $60 still bid
     QCOMPARE(d.core().reserved(*d.core().accounts().find("alice")), 3'000 * kDollar);
     // $4,500 is free: a bid for $4,800 is refused, one for $4,500 is taken.
     r = d.send(alice, order("a2", "buy", 2, 16, kNow + 20, kNow + 23, 100 * kDollar));
     QCOMPARE(d.find(r, "exec", "rejected")["code"].get<std::string>(), std::string("insufficient_cash"));
-    QVERIFY(d.find(d.send(alice, order("a3", "buy", 2, 15, kNow + 20, kNow + 23, 100 * kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(alice, order("a3", "buy", 2, 15, kNow + 20, kNow + 23, 100 * kDollar)), "exec", "accepted")
+                .is_object());
   }
 
   void anAmendThatGrowsAPartlyFilledBidIsCheckedInFull() {
@@ -116,8 +120,10 @@ class TestExchangeCore : public QObject {
     Driver d;
     const SessionId bob = d.connect("bob");  // $100
     const SessionId provider = d.connect("provider");
-    QVERIFY(d.find(d.send(bob, order("b1", "buy", 1, 1, kNow + 1, kNow + 11, kDollar)), "exec", "accepted").is_object());
-    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 1, kNow + 1, kNow + 10, kDollar)), "exec", "accepted").is_object());
+    QVERIFY(
+        d.find(d.send(bob, order("b1", "buy", 1, 1, kNow + 1, kNow + 11, kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 1, kNow + 1, kNow + 10, kDollar)), "exec", "accepted")
+                .is_object());
     QCOMPARE(d.balance(bob)["reserved"].get<Money>(), kDollar);  // 1 GPU-hour left
     auto r = d.send(bob, "{\"type\":\"amend\",\"cl_ord_id\":\"b1\",\"gpus\":20}");
     QCOMPARE(d.find(r, "error")["code"].get<std::string>(), std::string("insufficient_cash"));
@@ -165,8 +171,10 @@ class TestExchangeCore : public QObject {
         } else if (what < 8 && !placed.empty()) {
           const auto& [b, id] = placed[rng() % placed.size()];
           std::string amend = "{\"type\":\"amend\",\"cl_ord_id\":\"" + id + "\"";
-          if (rng() % 3) amend += ",\"limit\":" + std::to_string(price + static_cast<Price>(rng() % 3) * kDollar);
-          else amend += ",\"gpus\":" + std::to_string(gpus);
+          if (rng() % 3)
+            amend += ",\"limit\":" + std::to_string(price + static_cast<Price>(rng() % 3) * kDollar);
+          else
+            amend += ",\"gpus\":" + std::to_string(gpus);
           const auto r = d.send(s[b], amend + "}");
           if (d.find(r, "exec", "amended").is_object() &&
               (d.find(r, "exec", "filled").is_object() || d.find(r, "exec", "partially_filled").is_object()))
@@ -204,7 +212,8 @@ class TestExchangeCore : public QObject {
     const SessionId house = d.connect("house-mm");
     auto r = d.send(house, order("h1", "buy", 1, 64, kNow, kNow + 40, 100 * kDollar));  // $256,000
     QCOMPARE(d.find(r, "exec", "rejected")["code"].get<std::string>(), std::string("insufficient_cash"));
-    QVERIFY(d.find(d.send(house, order("h2", "buy", 1, 10, kNow, kNow + 10, 10 * kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(house, order("h2", "buy", 1, 10, kNow, kNow + 10, 10 * kDollar)), "exec", "accepted")
+                .is_object());
     r = d.send(house, order("h3", "buy", 1, 1, kNow, kNow + 1, kDollar));  // the line is used up
     QCOMPARE(d.find(r, "exec", "rejected")["code"].get<std::string>(), std::string("insufficient_cash"));
     QVERIFY(d.find(r, "exec", "rejected")["reason"].get<std::string>().find("$1.00") != std::string::npos);
@@ -233,7 +242,8 @@ class TestExchangeCore : public QObject {
     QCOMPARE(code(d.send(provider, outage(1, kNow, kNow + 1'000'000'000, 1))), std::string("invalid_report"));
     QCOMPARE(code(d.send(provider, outage(1, kNow, kNow + 24, 1))), std::string("nothing_sold"));
     // With a contract on the cluster: a month-long report is worked through the contract's hours.
-    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 8, kNow + 2, kNow + 6, kDollar)), "exec", "accepted").is_object());
+    QVERIFY(d.find(d.send(provider, order("p1", "sell", 1, 8, kNow + 2, kNow + 6, kDollar)), "exec", "accepted")
+                .is_object());
     QVERIFY(d.find(d.send(alice, order("a1", "buy", 1, 8, kNow + 2, kNow + 6, kDollar)), "exec", "filled").is_object());
     QCOMPARE(code(d.send(provider, outage(1, kNow, endOfTime, 8))), std::string("invalid_report"));
     QCOMPARE(code(d.send(provider, outage(1, kNow, kNow + 10'000, 8))), std::string("invalid_report"));
@@ -293,7 +303,8 @@ class TestExchangeCore : public QObject {
     d.send(watcher, "{\"type\":\"subscribe\"}");
     d.drain(watcher);
     const Hour fiveYears = 5 * 365 * 24;
-    QVERIFY(d.find(d.send(alice, order("far", "buy", 1, 1, kNow, kNow + fiveYears, 1)), "exec", "accepted").is_object());
+    QVERIFY(
+        d.find(d.send(alice, order("far", "buy", 1, 1, kNow, kNow + fiveYears, 1)), "exec", "accepted").is_object());
     std::size_t cells = 0;
     for (const json& j : d.drain(watcher)) cells += j["type"] == "md_cell";
     QCOMPARE(cells, std::size_t(90 * 24));
@@ -349,7 +360,8 @@ class TestExchangeCore : public QObject {
     const SessionId alice = d.connect("alice");
     QVERIFY(d.find(d.send(alice, order("1", "buy", 1, 1, kNow, kNow + 1, kDollar)), "exec", "accepted").is_object());
     QVERIFY(d.find(d.send(alice, order("2", "buy", 1, 1, kNow, kNow + 1, kDollar)), "exec", "accepted").is_object());
-    QCOMPARE(d.find(d.send(alice, order("3", "buy", 1, 1, kNow, kNow + 1, kDollar)), "exec", "rejected")["code"].get<std::string>(),
+    QCOMPARE(d.find(d.send(alice, order("3", "buy", 1, 1, kNow, kNow + 1, kDollar)), "exec", "rejected")["code"]
+                 .get<std::string>(),
              std::string("too_many_open_orders"));
     d.send(alice, "{\"type\":\"cancel\",\"cl_ord_id\":\"1\"}");
     QVERIFY(d.find(d.send(alice, order("4", "buy", 1, 1, kNow, kNow + 1, kDollar)), "exec", "accepted").is_object());
@@ -358,17 +370,21 @@ class TestExchangeCore : public QObject {
     Driver d;
     const SessionId alice = d.connect("alice");
     d.send(alice, order("x", "buy", 1, 1, kNow, kNow + 1, kDollar));
-    QCOMPARE(d.find(d.send(alice, order("x", "buy", 1, 1, kNow, kNow + 1, kDollar)), "exec", "rejected")["code"].get<std::string>(),
+    QCOMPARE(d.find(d.send(alice, order("x", "buy", 1, 1, kNow, kNow + 1, kDollar)), "exec", "rejected")["code"]
+                 .get<std::string>(),
              std::string("duplicate_cl_ord_id"));
   }
   void engineRejectionsCarryReasons() {
     Driver d;
     const SessionId alice = d.connect("alice");
-    QCOMPARE(d.find(d.send(alice, order("w", "buy", 1, 1, kNow - 5, kNow - 1, kDollar)), "exec", "rejected")["code"].get<std::string>(),
+    QCOMPARE(d.find(d.send(alice, order("w", "buy", 1, 1, kNow - 5, kNow - 1, kDollar)), "exec", "rejected")["code"]
+                 .get<std::string>(),
              std::string("window_in_past"));
-    QCOMPARE(d.find(d.send(alice, order("c", "buy", 99, 1, kNow, kNow + 1, kDollar)), "exec", "rejected")["code"].get<std::string>(),
+    QCOMPARE(d.find(d.send(alice, order("c", "buy", 99, 1, kNow, kNow + 1, kDollar)), "exec", "rejected")["code"]
+                 .get<std::string>(),
              std::string("unknown_cluster"));
-    QCOMPARE(d.find(d.send(alice, order("p", "buy", 1, 1, kNow, kNow + 1, 0)), "exec", "rejected")["code"].get<std::string>(),
+    QCOMPARE(d.find(d.send(alice, order("p", "buy", 1, 1, kNow, kNow + 1, 0)), "exec", "rejected")["code"]
+                 .get<std::string>(),
              std::string("invalid_price"));
     // Rejected orders hold nothing.
     QCOMPARE(d.balance(alice)["reserved"].get<Money>(), Money(0));
@@ -400,7 +416,8 @@ class TestExchangeCore : public QObject {
       ClientMessage m{Logon{"carol", "carol-key", c, 1500}, 7};
       d.core().handle(102, m, out);
       const json e = json::parse(out.toSession[102]);
-      QCOMPARE(e["code"].get<std::string>(), std::string(c == LogonCheck::Throttled ? "auth_throttled" : "auth_failed"));
+      QCOMPARE(e["code"].get<std::string>(),
+               std::string(c == LogonCheck::Throttled ? "auth_throttled" : "auth_failed"));
       QCOMPARE(e["req"].get<int>(), 7);
       if (c == LogonCheck::Throttled) QCOMPARE(e["retry_after_ms"].get<int>(), 1500);
     }
@@ -507,8 +524,8 @@ class TestExchangeCore : public QObject {
     }
     sqlite3* db = nullptr;
     QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    const std::string update = "UPDATE journal SET cl_ord_id = '" + std::string(kMaxClOrdIdLength + 1, 'x') +
-                               "' WHERE cl_ord_id = 'o1'";
+    const std::string update =
+        "UPDATE journal SET cl_ord_id = '" + std::string(kMaxClOrdIdLength + 1, 'x') + "' WHERE cl_ord_id = 'o1'";
     QCOMPARE(sqlite3_exec(db, update.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     QCOMPARE(sqlite3_changes(db), 1);
     sqlite3_close(db);
@@ -543,15 +560,18 @@ class TestExchangeCore : public QObject {
     }
     sqlite3* db = nullptr;
     QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    QCOMPARE(sqlite3_exec(db, "DELETE FROM finished_orders; DELETE FROM meta WHERE key = 'finished_orders_complete_after'",
-                          nullptr, nullptr, nullptr), SQLITE_OK);
+    QCOMPARE(
+        sqlite3_exec(db, "DELETE FROM finished_orders; DELETE FROM meta WHERE key = 'finished_orders_complete_after'",
+                     nullptr, nullptr, nullptr),
+        SQLITE_OK);
     sqlite3_close(db);
     for (int run = 0; run < 2; ++run) {
       Driver again(marketConfig(), path);
       const SessionId alice = again.connect("alice");
       const json after = again.find(again.send(alice, "{\"type\":\"order_history\"}"), "order_history")["orders"];
       QCOMPARE(QString::fromStdString(after.dump()), QString::fromStdString(before.dump()));
-      const json status = again.find(again.send(alice, "{\"type\":\"order_status\",\"cl_ord_id\":\"a3\"}"), "order_status");
+      const json status =
+          again.find(again.send(alice, "{\"type\":\"order_status\",\"cl_ord_id\":\"a3\"}"), "order_status");
       QCOMPARE(status["status"].get<std::string>(), std::string("cancelled"));
     }
   }
@@ -573,10 +593,13 @@ class TestExchangeCore : public QObject {
         const int gpus = 1 + static_cast<int>(rng() % 4);
         const std::string id = "o" + std::to_string(i);
         switch (rng() % 5) {
-          case 0: case 1: d.send(provider, order(id, "sell", 1 + rng() % 2, gpus, start, end, price)); break;
+          case 0:
+          case 1: d.send(provider, order(id, "sell", 1 + rng() % 2, gpus, start, end, price)); break;
           case 2: d.send(alice, order(id, "buy", 1 + rng() % 2, gpus, start, end, price)); break;
           case 3: d.send(carol, order(id, "buy", 1, gpus, start, end, price, ",\"tif\":\"IOC\"")); break;
-          case 4: d.send(alice, "{\"type\":\"cancel\",\"cl_ord_id\":\"o" + std::to_string(rng() % (i + 1)) + "\"}"); break;
+          case 4:
+            d.send(alice, "{\"type\":\"cancel\",\"cl_ord_id\":\"o" + std::to_string(rng() % (i + 1)) + "\"}");
+            break;
         }
       }
       for (SessionId s : {alice, carol, provider}) {
@@ -642,27 +665,34 @@ class TestExchangeCore : public QObject {
         const std::string old = "o" + std::to_string(u(std::max(0, i - 12), i));  // mostly still working
         std::vector<json> r;
         switch (u(0, 11)) {
-          case 0: case 1: r = d.send(provider, order(id, "sell", cluster, gpus, start, end, price)); break;
+          case 0:
+          case 1: r = d.send(provider, order(id, "sell", cluster, gpus, start, end, price)); break;
           case 2: r = d.send(alice, order(id, "buy", cluster, gpus, start, end, price)); break;
           case 3: r = d.send(carol, order(id, "buy", cluster, gpus, start, end, price, ",\"tif\":\"IOC\"")); break;
-          case 4: r = d.send(carol, order(id, "buy", cluster, gpus, start, end, price, ",\"fill\":\"all_or_none\"")); break;
+          case 4:
+            r = d.send(carol, order(id, "buy", cluster, gpus, start, end, price, ",\"fill\":\"all_or_none\""));
+            break;
           case 5: r = d.send(alice, "{\"type\":\"cancel\",\"cl_ord_id\":\"" + old + "\"}"); break;
           case 6:
-            r = d.send(u(0, 1) ? alice : provider, "{\"type\":\"amend\",\"cl_ord_id\":\"" + old + "\",\"limit\":" +
-                                                      std::to_string(u(100, 300) * 10'000) + "}");
+            r = d.send(u(0, 1) ? alice : provider, "{\"type\":\"amend\",\"cl_ord_id\":\"" + old +
+                                                       "\",\"limit\":" + std::to_string(u(100, 300) * 10'000) + "}");
             break;
           case 7:  // a sell-back: alice offers hours she may have bought
             r = d.send(alice, order(id, "sell", cluster, 1, start, end, price * 2));
             break;
           case 8:
-            r = d.send(u(0, 1) ? alice : carol,
-                       json{{"type", "forward_order"}, {"cl_ord_id", id}, {"side", u(0, 1) ? "buy" : "sell"},
-                            {"accelerator", "H100"}, {"week_start", nextWeekStart(kNow)},
-                            {"gpu_hours", u(1, 50)}, {"price", u(100, 300) * 10'000}}.dump());
+            r = d.send(u(0, 1) ? alice : carol, json{{"type", "forward_order"},
+                                                     {"cl_ord_id", id},
+                                                     {"side", u(0, 1) ? "buy" : "sell"},
+                                                     {"accelerator", "H100"},
+                                                     {"week_start", nextWeekStart(kNow)},
+                                                     {"gpu_hours", u(1, 50)},
+                                                     {"price", u(100, 300) * 10'000}}
+                                                    .dump());
             break;
           case 9:
-            r = d.send(provider, "{\"type\":\"outage\",\"cluster\":" + std::to_string(cluster) + ",\"start\":" +
-                                     std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 5)) +
+            r = d.send(provider, "{\"type\":\"outage\",\"cluster\":" + std::to_string(cluster) +
+                                     ",\"start\":" + std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 5)) +
                                      ",\"lost_gpus\":" + std::to_string(u(1, 8)) + "}");
             break;
           case 10:
@@ -676,7 +706,8 @@ class TestExchangeCore : public QObject {
         }
         for (const json& j : r) {
           ++kinds[j.value("type", "") + "/" + j.value("state", "")];
-          if (j.value("type", "") == "exec" && j.contains("contract")) contracts = std::max(contracts, j["contract"].get<int>());
+          if (j.value("type", "") == "exec" && j.contains("contract"))
+            contracts = std::max(contracts, j["contract"].get<int>());
         }
         if (i == 0 || i % 97 == 50) snapshots.emplace_back(d.journal().lastSeq(), d.core().snapshot());
       }
@@ -740,7 +771,8 @@ class TestExchangeCore : public QObject {
       auto both = [&](const std::string& who, const std::string& line) {
         const auto a = withoutEpoch(retiring.send(sessions[who], line));
         const auto b = withoutEpoch(kept.send(sessions[who], line));
-        if (a != b) qFatal("replies differ for %s: %s vs %s", line.c_str(), json(a).dump().c_str(), json(b).dump().c_str());
+        if (a != b)
+          qFatal("replies differ for %s: %s vs %s", line.c_str(), json(a).dump().c_str(), json(b).dump().c_str());
         return a;
       };
       Hour now = kNow;
@@ -753,7 +785,8 @@ class TestExchangeCore : public QObject {
         const std::string oldId = std::to_string(u(1, i + 1));
         clOrdIds.push_back(id);
         switch (u(0, 9)) {
-          case 0: case 1: both("provider", order(id, "sell", u(1, 2), u(1, 4), start, end, price)); break;
+          case 0:
+          case 1: both("provider", order(id, "sell", u(1, 2), u(1, 4), start, end, price)); break;
           case 2: both("alice", order(id, "buy", u(1, 2), u(1, 4), start, end, price)); break;
           case 3: both("carol", order(id, "buy", u(1, 2), u(1, 4), start, end, price, ",\"tif\":\"IOC\"")); break;
           case 4: both("alice", "{\"type\":\"cancel\",\"cl_ord_id\":\"" + old + "\"}"); break;
@@ -800,8 +833,8 @@ class TestExchangeCore : public QObject {
     QVERIFY(!history["orders"].empty());
     for (const json& o : history["orders"]) {
       QVERIFY(o["status"] != "working");
-      const json status = again.find(again.send(alice, "{\"type\":\"order_status\",\"order_id\":" +
-                                                           o["order_id"].dump() + "}"), "order_status");
+      const json status = again.find(
+          again.send(alice, "{\"type\":\"order_status\",\"order_id\":" + o["order_id"].dump() + "}"), "order_status");
       json expected = o;
       expected["type"] = "order_status";
       QCOMPARE(status, expected);
@@ -818,7 +851,8 @@ class TestExchangeCore : public QObject {
     for (const json& o : history["orders"]) {
       const std::string used = o["cl_ord_id"];
       const json r = restored.find(restored.send(alice2, order(used, "buy", 1, 1, kNow + 40, kNow + 41, 1)), "exec");
-      QVERIFY2(r["state"] == "rejected" && r["code"] == "duplicate_cl_ord_id", qPrintable(QString::fromStdString(used + " " + r.dump())));
+      QVERIFY2(r["state"] == "rejected" && r["code"] == "duplicate_cl_ord_id",
+               qPrintable(QString::fromStdString(used + " " + r.dump())));
       ++refused;
     }
     QVERIFY(refused > 20);
@@ -860,16 +894,19 @@ class TestExchangeCore : public QObject {
       auto both = [&](const std::string& who, const std::string& line) {
         const auto a = withoutEpoch(retiring.send(sessions[who], line));
         const auto b = withoutEpoch(kept.send(sessions[who], line));
-        if (a != b) qFatal("replies differ for %s: %s vs %s", line.c_str(), json(a).dump().c_str(), json(b).dump().c_str());
+        if (a != b)
+          qFatal("replies differ for %s: %s vs %s", line.c_str(), json(a).dump().c_str(), json(b).dump().c_str());
         for (const json& j : a)
-          if (j.value("type", "") == "exec" && j.contains("contract")) contracts = std::max(contracts, j["contract"].get<int>());
+          if (j.value("type", "") == "exec" && j.contains("contract"))
+            contracts = std::max(contracts, j["contract"].get<int>());
         return a;
       };
       auto positions = [&](const std::string& who, int limit) {
         json all = json::array();
         std::string after;
         for (int page = 0; page < 1000; ++page) {
-          const json r = retiring.find(both(who, "{\"type\":\"positions\",\"limit\":" + std::to_string(limit) + after + "}"), "positions");
+          const json r = retiring.find(
+              both(who, "{\"type\":\"positions\",\"limit\":" + std::to_string(limit) + after + "}"), "positions");
           for (const json& c : r["contracts"]) all.push_back(c);
           if (!r.contains("next_after")) break;
           after = ",\"after_contract\":" + r["next_after"].dump();
@@ -885,14 +922,18 @@ class TestExchangeCore : public QObject {
         const std::string id = "o" + std::to_string(i);
         std::vector<json> r;
         switch (u(0, 11)) {
-          case 0: case 1: case 2:
+          case 0:
+          case 1:
+          case 2:
             if (start < end)
               r = both("provider", order(id, "sell", u(1, 2), u(1, 4), start, end, price,
                                          u(0, 1) ? ",\"terms\":{\"uptime_ppm\":990000,\"credit_per_gpu_hour\":50000}"
                                                  : std::string()));
             break;
-          case 3: case 4:
-            if (start < end) r = both(u(0, 1) ? "alice" : "carol", order(id, "buy", u(1, 2), u(1, 4), start, end, 3'000'000));
+          case 3:
+          case 4:
+            if (start < end)
+              r = both(u(0, 1) ? "alice" : "carol", order(id, "buy", u(1, 2), u(1, 4), start, end, 3'000'000));
             break;
           case 5:
             r = both("provider", "{\"type\":\"delivery_report\",\"contract\":" + std::to_string(u(1, contracts + 1)) +
@@ -900,12 +941,13 @@ class TestExchangeCore : public QObject {
                                      ",\"usable_gpus\":" + std::to_string(u(0, 2)) + ",\"problem\":\"missing_gpus\"}");
             break;
           case 6:
-            r = both("provider", "{\"type\":\"outage\",\"cluster\":" + std::to_string(u(1, 2)) + ",\"start\":" +
-                                     std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 3)) +
+            r = both("provider", "{\"type\":\"outage\",\"cluster\":" + std::to_string(u(1, 2)) +
+                                     ",\"start\":" + std::to_string(now) + ",\"end\":" + std::to_string(now + u(1, 3)) +
                                      ",\"lost_gpus\":" + std::to_string(u(1, 4)) + "}");
             break;
           case 7: positions(names[static_cast<std::size_t>(u(0, 2))], u(1, 6)); break;
-          case 8: case 9:
+          case 8:
+          case 9:
             if (now < kNow + 44) {
               retiring.clock(now + 1);
               kept.clock(++now);
@@ -917,7 +959,8 @@ class TestExchangeCore : public QObject {
         if (i % 100 == 99) snapshots.emplace_back(retiring.journal().lastSeq(), retiring.core().snapshot());
       }
       // Reports named contracts already settled (and retired in one core).
-      QVERIFY2(kinds["error/hours_already_settled"] > 0, qPrintable(QString::number(kinds["error/hours_already_settled"])));
+      QVERIFY2(kinds["error/hours_already_settled"] > 0,
+               qPrintable(QString::number(kinds["error/hours_already_settled"])));
       for (const std::string& name : names) {
         positionsBefore[name] = positions(name, 500);
         QVERIFY(positionsBefore[name].size() > 10);
@@ -939,7 +982,8 @@ class TestExchangeCore : public QObject {
     auto check = [&](Driver& again) {
       QCOMPARE(again.core().stateDigest(), digest);
       for (const std::string& name : names) {
-        const json r = again.find(again.send(again.connect(name), "{\"type\":\"positions\",\"limit\":500}"), "positions");
+        const json r =
+            again.find(again.send(again.connect(name), "{\"type\":\"positions\",\"limit\":500}"), "positions");
         QCOMPARE(r["contracts"], positionsBefore[name]);
       }
     };

@@ -31,11 +31,13 @@ std::string accountsFile() {
   for (const AccountConfig& a : marketConfig().accounts) {
     accounts.push_back({{"name", a.name}, {"key_hash", a.keyHash}, {"cash", a.cash}});
   }
-  json doc{{"initial_clock", kNow},
-           {"accounts", accounts},
-           {"clusters", json::array({json{{"id", 1}, {"name", "crash-h100"}, {"node_count", 64}}})},
-           {"grants", json::array({json{{"account", "provider"}, {"cluster", "crash-h100"}, {"gpus", 512},
-                                        {"start", kNow}, {"end", kNow + 200}}})}};
+  json doc{
+      {"initial_clock", kNow},
+      {"accounts", accounts},
+      {"clusters", json::array({json{{"id", 1}, {"name", "crash-h100"}, {"node_count", 64}}})},
+      {"grants",
+       json::array({json{
+           {"account", "provider"}, {"cluster", "crash-h100"}, {"gpus", 512}, {"start", kNow}, {"end", kNow + 200}}})}};
   return doc.dump(2);
 }
 
@@ -66,7 +68,8 @@ class Exchange {
       out += QString::fromUtf8(process_.readAllStandardOutput());
     }
     const auto m = re.match(out);
-    if (!m.hasMatch()) qFatal("tessera-exchange did not start: %s %s", qPrintable(out), process_.readAllStandardError().constData());
+    if (!m.hasMatch())
+      qFatal("tessera-exchange did not start: %s %s", qPrintable(out), process_.readAllStandardError().constData());
     port_ = static_cast<std::uint16_t>(m.captured(1).toUInt());
     startLine_ = out;
   }
@@ -114,7 +117,8 @@ struct Digest {
 Digest stateDigest(const QString& db, const QString& accounts, bool fullReplay) {
   std::vector<std::string> args{"--db", db.toStdString(), "--accounts", accounts.toStdString(), "--state-digest"};
   if (fullReplay) args.push_back("--full-replay");
-  const tessera::testing::ProgramResult r = tessera::testing::runProgram(QStringLiteral(TESSERA_EXCHANGE_BIN), args, {}, {}, 120'000);
+  const tessera::testing::ProgramResult r =
+      tessera::testing::runProgram(QStringLiteral(TESSERA_EXCHANGE_BIN), args, {}, {}, 120'000);
   if (r.code != 0 || r.out.rfind("state digest ", 0) != 0) return {"", r.out, r.err};
   return {r.out.substr(13, 16), r.out, r.err};
 }
@@ -141,7 +145,7 @@ class TestExchangeCrash : public QObject {
     const QString db = dir.filePath("journal.db");
     const QString accounts = writeAccountsFile(dir);
     QVERIFY(!accounts.isEmpty());
-    std::map<std::string, OrderId> acked;        // cl_ord_id -> order id
+    std::map<std::string, OrderId> acked;  // cl_ord_id -> order id
     std::set<ContractId> ackedContracts;
     constexpr int kOrders = 20'000;
     {
@@ -151,7 +155,8 @@ class TestExchangeCrash : public QObject {
       QVERIFY(alice.logon("alice"));
       // Resting asks, then a stream of bids from alice, some crossing: orders and fills in flight.
       std::string asks;
-      for (int h = 0; h < 200; ++h) asks += order("ask" + std::to_string(h), "sell", 1, 256, kNow + h, kNow + h + 1, kDollar + h * 100) + "\n";
+      for (int h = 0; h < 200; ++h)
+        asks += order("ask" + std::to_string(h), "sell", 1, 256, kNow + h, kNow + h + 1, kDollar + h * 100) + "\n";
       provider.sendRaw(asks);
       for (int h = 0; h < 200; ++h) QVERIFY(provider.exec("ask" + std::to_string(h)).has_value());
       std::atomic<bool> sending{true};
@@ -227,7 +232,8 @@ class TestExchangeCrash : public QObject {
     // cash spent is exactly the contracts' notional.
     alice.send("{\"type\":\"orders\"}");
     const json orders = *alice.until("orders", std::chrono::milliseconds(10000));
-    for (const json& o : orders["orders"]) workingNeeds += o["order"]["limit"].get<Price>() * o["leaves_gpu_hours"].get<Money>();
+    for (const json& o : orders["orders"])
+      workingNeeds += o["order"]["limit"].get<Price>() * o["leaves_gpu_hours"].get<Money>();
     alice.send("{\"type\":\"balance\"}");
     const json balance = *alice.until("balance");
     QCOMPARE(balance["reserved"].get<Money>(), workingNeeds);
@@ -270,7 +276,8 @@ class TestExchangeCrash : public QObject {
       return true;
     };
     std::string asks;
-    for (int h = 0; h < 200; ++h) asks += order("ask" + std::to_string(h), "sell", 1, 256, kNow + h, kNow + h + 1, kDollar + h * 100) + "\n";
+    for (int h = 0; h < 200; ++h)
+      asks += order("ask" + std::to_string(h), "sell", 1, 256, kNow + h, kNow + h + 1, kDollar + h * 100) + "\n";
     {
       // First run: snapshots every 500 entries, written at once; a clean stop writes the last.
       Exchange exchange(db, accounts, {"--snapshot-every-entries", "500"});
@@ -333,18 +340,23 @@ class TestExchangeCrash : public QObject {
     std::string data;
     {
       sqlite3_stmt* q = nullptr;
-      QCOMPARE(sqlite3_prepare_v2(sdb, "SELECT data FROM snapshot_chunk WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0",
-                                  -1, &q, nullptr), SQLITE_OK);
+      QCOMPARE(sqlite3_prepare_v2(
+                   sdb, "SELECT data FROM snapshot_chunk WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0", -1,
+                   &q, nullptr),
+               SQLITE_OK);
       QCOMPARE(sqlite3_step(q), SQLITE_ROW);
-      data.assign(static_cast<const char*>(sqlite3_column_blob(q, 0)), static_cast<std::size_t>(sqlite3_column_bytes(q, 0)));
+      data.assign(static_cast<const char*>(sqlite3_column_blob(q, 0)),
+                  static_cast<std::size_t>(sqlite3_column_bytes(q, 0)));
       sqlite3_finalize(q);
     }
     QVERIFY(data.size() > 1000);
     data[data.size() / 2] ^= 0x10;  // one bit in the middle
     {
       sqlite3_stmt* u = nullptr;
-      QCOMPARE(sqlite3_prepare_v2(sdb, "UPDATE snapshot_chunk SET data = ? WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0",
-                                  -1, &u, nullptr), SQLITE_OK);
+      QCOMPARE(sqlite3_prepare_v2(
+                   sdb, "UPDATE snapshot_chunk SET data = ? WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0",
+                   -1, &u, nullptr),
+               SQLITE_OK);
       sqlite3_bind_blob(u, 1, data.data(), static_cast<int>(data.size()), SQLITE_STATIC);
       QCOMPARE(sqlite3_step(u), SQLITE_DONE);
       sqlite3_finalize(u);
@@ -375,9 +387,12 @@ class TestExchangeCrash : public QObject {
       auto burst = [&](int chunks) {
         for (int c = 0; c < chunks && sending; ++c) {
           std::string bytes;
-          for (int k = sent; k < sent + 50; ++k) bytes += order("t" + std::to_string(k), "buy", 1, 1, kNow + 10, kNow + 11, 10) + "\n";
-          if (alice.trySend(bytes)) sent += 50;
-          else sending = false;
+          for (int k = sent; k < sent + 50; ++k)
+            bytes += order("t" + std::to_string(k), "buy", 1, 1, kNow + 10, kNow + 11, 10) + "\n";
+          if (alice.trySend(bytes))
+            sent += 50;
+          else
+            sending = false;
         }
       };
       for (int round = 0; round < 2000 && !alice.sawClose(); ++round) {

@@ -19,8 +19,8 @@ const Hour kWeek = nextWeekStart(kNow);
 
 std::string forward(const std::string& cl, const std::string& side, std::int64_t gpuHours, Price price,
                     Hour week = kWeek) {
-  return json{{"type", "forward_order"}, {"cl_ord_id", cl}, {"side", side}, {"accelerator", "H100"},
-              {"week_start", week}, {"gpu_hours", gpuHours}, {"price", price}}
+  return json{{"type", "forward_order"}, {"cl_ord_id", cl},       {"side", side},  {"accelerator", "H100"},
+              {"week_start", week},      {"gpu_hours", gpuHours}, {"price", price}}
       .dump();
 }
 
@@ -49,8 +49,8 @@ class Exchange {
     if (auto* m = std::get_if<ClientMessage>(&parsed)) {
       checkLogonKey(marketConfig(), *m);
       core_->handle(s, *m, out);
-    }
-    else core_->handleParseError(s, std::get<ParseError>(parsed), out);
+    } else
+      core_->handleParseError(s, std::get<ParseError>(parsed), out);
     return finish(out, s);
   }
   std::vector<json> clock(Hour h) {
@@ -128,7 +128,8 @@ class TestExchangeForwards : public QObject {
     QCOMPARE(Exchange::find(r, "error")["code"].get<std::string>(), std::string("unknown_order"));
     r = x.send("alice", "{\"type\":\"forward_orders\"}");
     QCOMPARE(Exchange::find(r, "forward_orders")["orders"].size(), std::size_t(1));
-    r = x.send("alice", "{\"type\":\"forward_book\",\"accelerator\":\"H100\",\"week_start\":" + std::to_string(kWeek) + "}");
+    r = x.send("alice",
+               "{\"type\":\"forward_book\",\"accelerator\":\"H100\",\"week_start\":" + std::to_string(kWeek) + "}");
     QCOMPARE(Exchange::find(r, "forward_book")["asks"][0][1].get<int>(), 6'000);
     // Bad input is refused with a reason and changes nothing.
     r = x.send("alice", forward("bad", "sell", 10, 2'000'000, kWeek + 3));

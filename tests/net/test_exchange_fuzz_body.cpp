@@ -49,19 +49,36 @@ class TestExchangeFuzzBody : public QObject {
       }
       fuzz::runExchange(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
     }
-    for (const char* t : {"logon", "logout", "heartbeat", "new_order", "cancel", "amend", "mass_cancel",
-                          "order_status", "orders", "positions", "balance", "subscribe", "unsubscribe",
-                          "delivery_report", "outage", "index_history", "forward_order", "forward_cancel",
-                          "forward_orders", "forward_positions", "forward_book", "indicative"}) {
+    for (const char* t : {"logon",         "logout",        "heartbeat",      "new_order",       "cancel",
+                          "amend",         "mass_cancel",   "order_status",   "orders",          "positions",
+                          "balance",       "subscribe",     "unsubscribe",    "delivery_report", "outage",
+                          "index_history", "forward_order", "forward_cancel", "forward_orders",  "forward_positions",
+                          "forward_book",  "indicative"}) {
       QVERIFY2(types.count(t), t);
     }
   }
   void mutations() {
     const auto corpus = seeds();
     std::mt19937_64 rng(20261207);
-    const std::string tokens[] = {"\"", "{", "}", ",", ":", "\\u0000", "null", "-1", "0", "1e308",
-                                  "9223372036854775807", "600001", "\"sell\"", "\"buy\"", "\n@2 ", "\n@tick\n",
-                                  "\xc3\xa9", "\xff", std::string(1, '\0')};
+    const std::string tokens[] = {"\"",
+                                  "{",
+                                  "}",
+                                  ",",
+                                  ":",
+                                  "\\u0000",
+                                  "null",
+                                  "-1",
+                                  "0",
+                                  "1e308",
+                                  "9223372036854775807",
+                                  "600001",
+                                  "\"sell\"",
+                                  "\"buy\"",
+                                  "\n@2 ",
+                                  "\n@tick\n",
+                                  "\xc3\xa9",
+                                  "\xff",
+                                  std::string(1, '\0')};
     for (int i = 0; i < 1500; ++i) {
       std::string s = corpus[rng() % corpus.size()].second;
       const int edits = 1 + static_cast<int>(rng() % 4);

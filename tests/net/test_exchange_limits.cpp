@@ -27,7 +27,6 @@
 #include <sstream>
 #include <thread>
 
-
 // Built with a sanitizer: GCC says so with __SANITIZE_*__, clang with __has_feature.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TESSERA_TEST_SANITIZED 1
@@ -371,8 +370,10 @@ class TestExchangeLimits : public QObject {
           for (int k = sent; k < sent + 50; ++k) {
             bytes += order("o" + std::to_string(k), "buy", 1, 1, kNow + 10, kNow + 11, 10) + "\n";
           }
-          if (alice.trySend(bytes)) sent += 50;
-          else sending = false;  // a partial line at most: never a request
+          if (alice.trySend(bytes))
+            sent += 50;
+          else
+            sending = false;  // a partial line at most: never a request
         }
         while (auto j = alice.read(2ms)) {
           if ((*j)["type"] == "exec" && (*j)["state"] == "accepted") {
@@ -386,8 +387,10 @@ class TestExchangeLimits : public QObject {
             for (int k = sent; k < sent + 50; ++k) {
               bytes += order("o" + std::to_string(k), "buy", 1, 1, kNow + 10, kNow + 11, 10) + "\n";
             }
-            if (alice.trySend(bytes)) sent += 50;
-            else sending = false;
+            if (alice.trySend(bytes))
+              sent += 50;
+            else
+              sending = false;
           }
           // Read by the io thread and queued for the matching thread, not yet all applied.
           std::this_thread::sleep_for(std::chrono::microseconds(stopDelayMicros()));
@@ -421,8 +424,8 @@ class TestExchangeLimits : public QObject {
   void failedLogonsAndDisconnectsAreLogged() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("exchange.log").toStdString();
-    auto logger = std::make_shared<spdlog::logger>(
-        "test", std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true));
+    auto logger =
+        std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true));
     logger->set_level(spdlog::level::info);
     logger->flush_on(spdlog::level::trace);
     setExchangeLogger(logger);

@@ -23,8 +23,8 @@ const indexoptions::DeliveryPeriod kJuly = indexoptions::listedPeriods(kNow).fro
 
 std::string optionOrder(const std::string& cl, const std::string& side, const std::string& kind, Price strike,
                         std::int64_t gpuHours, Price premium, Hour start = kJuly.start) {
-  return json{{"type", "option_order"}, {"cl_ord_id", cl},   {"side", side},         {"accelerator", "H100"},
-              {"kind", kind},           {"period", "month"}, {"start", start},       {"strike", strike},
+  return json{{"type", "option_order"}, {"cl_ord_id", cl},   {"side", side},   {"accelerator", "H100"},
+              {"kind", kind},           {"period", "month"}, {"start", start}, {"strike", strike},
               {"gpu_hours", gpuHours},  {"premium", premium}}
       .dump();
 }

@@ -41,10 +41,12 @@ class ExchangeRecordingTest : public QObject {
       send(core, 2, order("b1", "buy", 1, 8, kNow, kNow + 4, 3 * kMicrosPerDollar));
       send(core, 2, order("bad", "buy", 9, 8, kNow, kNow + 4, 3 * kMicrosPerDollar));  // rejected: not recorded
       // The provider's outage goes into the history too, after the inputs before it.
-      send(core, 1, R"({"type":"outage","cluster":1,"start":)" + std::to_string(kNow + 1) + R"(,"end":)" +
-                        std::to_string(kNow + 3) + R"(,"lost_gpus":8})");
-      send(core, 1, R"({"type":"outage","cluster":1,"start":)" + std::to_string(kNow + 1) + R"(,"end":)" +
-                        std::to_string(kNow + 3) + R"(,"lost_gpus":0,"problem":"link_degraded"})");  // loses no GPUs
+      send(core, 1,
+           R"({"type":"outage","cluster":1,"start":)" + std::to_string(kNow + 1) + R"(,"end":)" +
+               std::to_string(kNow + 3) + R"(,"lost_gpus":8})");
+      send(core, 1,
+           R"({"type":"outage","cluster":1,"start":)" + std::to_string(kNow + 1) + R"(,"end":)" +
+               std::to_string(kNow + 3) + R"(,"lost_gpus":0,"problem":"link_degraded"})");  // loses no GPUs
       journal.commit();
     }  // the core flushes the history when it closes
 

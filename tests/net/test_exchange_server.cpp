@@ -133,9 +133,10 @@ class TestExchangeServer : public QObject {
     QVERIFY(c.logon("alice"));
     provider.send(order("p1", "sell", 1, 8, kNow, kNow + 4, kDollar));
     QVERIFY(provider.exec("p1").has_value());
-    const std::string twoSides = "{\"type\":\"new_order\",\"cl_ord_id\":\"dup\",\"side\":\"sell\",\"side\":\"buy\","
-                                 "\"cluster\":1,\"gpus\":8,\"start\":" + std::to_string(kNow) +
-                                 ",\"end\":" + std::to_string(kNow + 4) + ",\"limit\":2000000}";
+    const std::string twoSides =
+        "{\"type\":\"new_order\",\"cl_ord_id\":\"dup\",\"side\":\"sell\",\"side\":\"buy\","
+        "\"cluster\":1,\"gpus\":8,\"start\":" +
+        std::to_string(kNow) + ",\"end\":" + std::to_string(kNow + 4) + ",\"limit\":2000000}";
     const std::vector<std::pair<std::string, std::string>> cases = {
         {std::string("{\"type\":\"heartbeat\",\"req\":11}\0garbage", 37), "control byte 0x00"},
         {twoSides, "duplicate key 'side'"},
@@ -187,7 +188,8 @@ class TestExchangeServer : public QObject {
         QCOMPARE(r["req_type"].get<std::string>(), std::string("logon"));
       }
     }
-    QVERIFY2(throttled >= 18, qPrintable(QString::number(throttled)));  // a slow machine may let one through after 0.5 s
+    QVERIFY2(throttled >= 18,
+             qPrintable(QString::number(throttled)));  // a slow machine may let one through after 0.5 s
     // Another account from another address is unaffected.
     LineClient bob(server.port(), "127.0.0.2");
     QVERIFY(bob.logon("bob"));
@@ -243,8 +245,9 @@ class TestExchangeServer : public QObject {
     ExchangeServer server(marketConfig());
     server.start();
     LineClient c(server.port());
-    c.sendRaw("{\"type\":\"logon\",\"account\":\"alice\",\"key\":\"alice-key\",\"req\":1}\n"
-              "{\"type\":\"orders\",\"req\":2}\n{bad\n{\"type\":\"heartbeat\",\"req\":3}\n");
+    c.sendRaw(
+        "{\"type\":\"logon\",\"account\":\"alice\",\"key\":\"alice-key\",\"req\":1}\n"
+        "{\"type\":\"orders\",\"req\":2}\n{bad\n{\"type\":\"heartbeat\",\"req\":3}\n");
     QCOMPARE((*c.read())["type"].get<std::string>(), std::string("logon_ack"));
     auto orders = c.read();
     QCOMPARE((*orders)["type"].get<std::string>(), std::string("orders"));
@@ -282,8 +285,10 @@ class TestExchangeServer : public QObject {
     c.sendRaw(burst);
     int ok = 0, limited = 0;
     while (auto j = c.read(std::chrono::milliseconds(500))) {
-      if ((*j)["type"] == "heartbeat") ++ok;
-      else if ((*j)["code"] == "rate_limited") ++limited;
+      if ((*j)["type"] == "heartbeat")
+        ++ok;
+      else if ((*j)["code"] == "rate_limited")
+        ++limited;
     }
     QVERIFY2(ok >= 9 && ok < 20, qPrintable(QString::number(ok)));
     QCOMPARE(ok + limited, 50);

@@ -61,7 +61,8 @@ class TestExchangeSessions : public QObject {
     ExchangeSession& s = *x.sessions.find(2);
     Outbox out;
     // Throttled answers say when to retry and are no failures of their own.
-    for (int i = 0; i < 3; ++i) QVERIFY(!x.sessions.logon(2, s, logon("alice", LogonCheck::Throttled), std::nullopt, out));
+    for (int i = 0; i < 3; ++i)
+      QVERIFY(!x.sessions.logon(2, s, logon("alice", LogonCheck::Throttled), std::nullopt, out));
     QCOMPARE(lastLine(out, 2).at("code").get<std::string>(), std::string("auth_throttled"));
     QCOMPARE(lastLine(out, 2).at("retry_after_ms").get<int>(), 250);
     QVERIFY(out.disconnect.empty());
@@ -108,8 +109,9 @@ class TestExchangeSessions : public QObject {
     QCOMPARE(lastLine(out, 2), nlohmann::json::parse(R"({"type":"logout_ack","req":5})"));
     QCOMPARE(out.disconnect, std::vector<SessionId>{2});
     x.sessions.replyError(1, out, "not_logged_on", "log on first", "orders", 6);
-    QCOMPARE(lastLine(out, 1), nlohmann::json::parse(
-                                   R"({"type":"error","code":"not_logged_on","reason":"log on first","req_type":"orders","req":6})"));
+    QCOMPARE(lastLine(out, 1),
+             nlohmann::json::parse(
+                 R"({"type":"error","code":"not_logged_on","reason":"log on first","req_type":"orders","req":6})"));
   }
 };
 

@@ -78,8 +78,8 @@ class Driver {
     if (auto* m = std::get_if<ClientMessage>(&parsed)) {
       checkLogonKey(config_, *m);
       core_->handle(s, *m, out);
-    }
-    else core_->handleParseError(s, std::get<ParseError>(parsed), out);
+    } else
+      core_->handleParseError(s, std::get<ParseError>(parsed), out);
     return finish(out, s);
   }
   std::vector<json> send(const std::string& account, const std::string& line) { return send(session(account), line); }
@@ -176,9 +176,9 @@ ContractId trade(Driver& d, const std::string& buyer, int gpus, Hour start, Hour
 // is spare for a replacement.
 void offerRest(Driver& d, int cluster, int gpus) {
   static int n = 0;
-  if (!Driver::find(d.send("provider", order("rest" + std::to_string(++n), "sell", cluster, gpus, kNow, kNow + 48,
-                                             9 * kDollar)),
-                    "exec", "accepted")
+  if (!Driver::find(
+           d.send("provider", order("rest" + std::to_string(++n), "sell", cluster, gpus, kNow, kNow + 48, 9 * kDollar)),
+           "exec", "accepted")
            .is_object())
     qFatal("rest not offered");
 }
@@ -225,7 +225,7 @@ class TestExchangeSettlement : public QObject {
  private slots:
   void escrowAtFillProviderPaidHourly() {
     Driver d(journalPath());
-    const SessionId bob = d.connect("bob");  // not a party: must hear nothing
+    const SessionId bob = d.connect("bob");                                    // not a party: must hear nothing
     const ContractId k = trade(d, "alice", 8, kNow + 1, kNow + 5, 1'500'000);  // 32 GPU-h, $48
     QCOMPARE(d.balance("alice")["cash"].get<Money>(), (10'000 - 48) * kDollar);
     QCOMPARE(d.balance("alice")["escrow"].get<Money>(), 48 * kDollar);
@@ -263,11 +263,15 @@ class TestExchangeSettlement : public QObject {
     QTest::addColumn<qint64>("providerPaid");  // dollars, of $32 (8 GPUs x 4 h x $1)
     QTest::addColumn<qint64>("buyerRefund");
     // 2 of 8 GPUs missing for 2 hours: 4 GPU-hours not delivered.
-    QTest::newRow("wall clock") << "wall_clock_delivered" << "missing_gpus" << qint64(28) << qint64(4);
-    QTest::newRow("committed block") << "committed_block" << "missing_gpus" << qint64(32) << qint64(0);
+    QTest::newRow("wall clock") << "wall_clock_delivered"
+                                << "missing_gpus" << qint64(28) << qint64(4);
+    QTest::newRow("committed block") << "committed_block"
+                                     << "missing_gpus" << qint64(32) << qint64(0);
     // A degraded link in 2 hours: successful work pays none of those 16 GPU-hours.
-    QTest::newRow("successful work") << "successful_work" << "link_degraded" << qint64(16) << qint64(16);
-    QTest::newRow("wall clock, degraded") << "wall_clock_delivered" << "link_degraded" << qint64(28) << qint64(4);
+    QTest::newRow("successful work") << "successful_work"
+                                     << "link_degraded" << qint64(16) << qint64(16);
+    QTest::newRow("wall clock, degraded") << "wall_clock_delivered"
+                                          << "link_degraded" << qint64(28) << qint64(4);
   }
   void billingBasisDecidesWhoGetsTheMissingHours() {
     QFETCH(QString, billing);
@@ -336,7 +340,7 @@ class TestExchangeSettlement : public QObject {
     QCOMPARE(repl["gpus"].get<int>(), 4);
     QCOMPARE(repl["start"].get<Hour>(), kNow + 2);
     QCOMPARE(repl["end"].get<Hour>(), kNow + 5);
-    QCOMPARE(repl["escrow"].get<Money>(), 12 * kDollar);  // moved from the original
+    QCOMPARE(repl["escrow"].get<Money>(), 12 * kDollar);                                   // moved from the original
     QCOMPARE(contractRow(d, "alice", k)["escrow"].get<Money>(), (48 - 8 - 12) * kDollar);  // 1 hour paid
     QCOMPARE(d.balance("alice")["escrow"].get<Money>(), (48 - 8) * kDollar);
     // The alice notices name the replacement; a second report on replaced hours finds nothing new.
@@ -436,8 +440,10 @@ class TestExchangeSettlement : public QObject {
     const auto bid = d.send("carol", order("c1", "buy", 1, 4, kNow + 1, kNow + 3, 2 * kDollar));
     QVERIFY(Driver::find(bid, "exec", "accepted").is_object());
     QVERIFY(!Driver::find(bid, "exec", "filled").is_object());
-    QVERIFY(Driver::find(d.send("carol", order("c2", "buy", 1, 4, kNow + 10, kNow + 12, 2 * kDollar)), "exec", "filled").is_object());
-    QVERIFY(Driver::find(d.send("carol", order("c3", "buy", 2, 4, kNow + 1, kNow + 3, 2 * kDollar)), "exec", "filled").is_object());
+    QVERIFY(Driver::find(d.send("carol", order("c2", "buy", 1, 4, kNow + 10, kNow + 12, 2 * kDollar)), "exec", "filled")
+                .is_object());
+    QVERIFY(Driver::find(d.send("carol", order("c3", "buy", 2, 4, kNow + 1, kNow + 3, 2 * kDollar)), "exec", "filled")
+                .is_object());
     checkLedger(d, {"alice", "carol", "provider"});
   }
 
@@ -474,9 +480,9 @@ class TestExchangeSettlement : public QObject {
           const char* problems[] = {"missing_gpus", "link_degraded", "power_curtailed"};
           d.send("provider", report(k, start, end, static_cast<int>(rng() % c->gpus), problems[rng() % 3]));
         } else if (what < 8) {
-          d.send("provider", "{\"type\":\"outage\",\"cluster\":1,\"start\":" + std::to_string(now) + ",\"end\":" +
-                                 std::to_string(now + 1 + static_cast<Hour>(rng() % 3)) + ",\"lost_gpus\":" +
-                                 std::to_string(1 + rng() % 20) + "}");
+          d.send("provider", "{\"type\":\"outage\",\"cluster\":1,\"start\":" + std::to_string(now) +
+                                 ",\"end\":" + std::to_string(now + 1 + static_cast<Hour>(rng() % 3)) +
+                                 ",\"lost_gpus\":" + std::to_string(1 + rng() % 20) + "}");
         } else {
           now += 1 + static_cast<Hour>(rng() % 2);
           d.clock(now);

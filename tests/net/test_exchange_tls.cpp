@@ -142,8 +142,10 @@ class TestExchangeTls : public QObject {
     ExchangeServer server(tlsConfig(good_));
     server.start();
     std::vector<std::string> args = {"--connect", "localhost:" + std::to_string(server.port()),
-                                     "--account", "alice", "--key", "alice-key",
-                                     "--ca", good_ + "/ca.crt", "balance"};
+                                     "--account", "alice",
+                                     "--key",     "alice-key",
+                                     "--ca",      good_ + "/ca.crt",
+                                     "balance"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     std::ostringstream out, err;

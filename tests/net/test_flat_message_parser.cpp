@@ -17,16 +17,49 @@ using namespace tessera::net;
 namespace {
 
 // A value for a field, from a list that mixes the valid with what each parser must refuse.
-std::string pick(std::mt19937_64& rng, const std::vector<std::string>& choices) { return choices[rng() % choices.size()]; }
+std::string pick(std::mt19937_64& rng, const std::vector<std::string>& choices) {
+  return choices[rng() % choices.size()];
+}
 
-const std::vector<std::string> kIntegers = {
-    "0", "1", "8", "600000", "2000000", "-1", "-600000", "01", "-0", "1.0", "1e3", "2147483647", "2147483648",
-    "-2147483648", "-2147483649", "4294967295", "4294967296", "1099511627776", "1099511627777",
-    "9007199254740992", "9007199254740993", "999999999999999999", "1000000000000000000",
-    "18446744073709551616", "\"8\"", "true", "null", "[]", "{}"};
-const std::vector<std::string> kStrings = {"\"o-1\"", "\"x\"", "\"\"", "\"a\\\"b\"", "\"caf\xc3\xa9\"", "\"tab\there\"",
-                                           "\"" + std::string(64, 'k') + "\"", "\"" + std::string(65, 'k') + "\"",
-                                           "17", "null"};
+const std::vector<std::string> kIntegers = {"0",
+                                            "1",
+                                            "8",
+                                            "600000",
+                                            "2000000",
+                                            "-1",
+                                            "-600000",
+                                            "01",
+                                            "-0",
+                                            "1.0",
+                                            "1e3",
+                                            "2147483647",
+                                            "2147483648",
+                                            "-2147483648",
+                                            "-2147483649",
+                                            "4294967295",
+                                            "4294967296",
+                                            "1099511627776",
+                                            "1099511627777",
+                                            "9007199254740992",
+                                            "9007199254740993",
+                                            "999999999999999999",
+                                            "1000000000000000000",
+                                            "18446744073709551616",
+                                            "\"8\"",
+                                            "true",
+                                            "null",
+                                            "[]",
+                                            "{}"};
+const std::vector<std::string> kStrings = {"\"o-1\"",
+                                           "\"x\"",
+                                           "\"\"",
+                                           "\"a\\\"b\"",
+                                           "\"caf\xc3\xa9\"",
+                                           "\"tab\there\"",
+                                           "\"" + std::string(64, 'k') + "\"",
+                                           "\"" + std::string(65, 'k') + "\"",
+                                           "17",
+                                           "null"};
 
 std::string field(std::mt19937_64& rng, const std::string& key) {
   if (key == "side") return pick(rng, {"\"buy\"", "\"sell\"", "\"BUY\"", "1"});
@@ -66,13 +99,20 @@ std::string line(std::mt19937_64& rng, bool plain) {
   for (const std::string& k : keys) {
     std::string v;
     if (plain || rng() % 4 != 0) {
-      if (k == "side") v = rng() % 2 ? "\"buy\"" : "\"sell\"";
-      else if (k == "cl_ord_id") v = "\"c-" + std::to_string(rng() % 100000) + "\"";
-      else if (k == "fill") v = rng() % 2 ? "\"all_or_none\"" : "\"divisible\"";
-      else if (k == "tif") v = "\"GTC\"";
-      else if (k == "stp") v = "\"cancel_resting\"";
-      else if (k == "post_only") v = rng() % 2 ? "true" : "false";
-      else v = std::to_string(rng() % 1'000'000);
+      if (k == "side")
+        v = rng() % 2 ? "\"buy\"" : "\"sell\"";
+      else if (k == "cl_ord_id")
+        v = "\"c-" + std::to_string(rng() % 100000) + "\"";
+      else if (k == "fill")
+        v = rng() % 2 ? "\"all_or_none\"" : "\"divisible\"";
+      else if (k == "tif")
+        v = "\"GTC\"";
+      else if (k == "stp")
+        v = "\"cancel_resting\"";
+      else if (k == "post_only")
+        v = rng() % 2 ? "true" : "false";
+      else
+        v = std::to_string(rng() % 1'000'000);
     } else {
       v = field(rng, k);
     }
@@ -96,8 +136,9 @@ class TestFlatMessageParser : public QObject {
       QVERIFY2(fuzz::flatAgreesWithTree(s), s.c_str());
     }
     // The loopback benchmark's order, byte for byte.
-    QVERIFY(parseFlatMessage("{\"type\":\"new_order\",\"cl_ord_id\":\"17\",\"side\":\"buy\",\"cluster\":1,\"gpus\":1,"
-                             "\"start\":600000,\"end\":600001,\"limit\":2000000}"));
+    QVERIFY(
+        parseFlatMessage("{\"type\":\"new_order\",\"cl_ord_id\":\"17\",\"side\":\"buy\",\"cluster\":1,\"gpus\":1,"
+                         "\"start\":600000,\"end\":600001,\"limit\":2000000}"));
   }
 
   void agreesWithTheTreeParser() {
@@ -129,8 +170,7 @@ class TestFlatMessageParser : public QObject {
     // What a client sees for a bad hot message is the tree parser's reason, not a second wording.
     for (const char* bad : {"{\"type\":\"new_order\",\"cl_ord_id\":\"a\",\"side\":\"up\",\"cluster\":1,\"gpus\":1,"
                             "\"start\":1,\"end\":2,\"limit\":3}",
-                            "{\"type\":\"cancel\",\"order_id\":1,\"cl_ord_id\":\"a\"}",
-                            "{\"type\":\"cancel\"}"}) {
+                            "{\"type\":\"cancel\",\"order_id\":1,\"cl_ord_id\":\"a\"}", "{\"type\":\"cancel\"}"}) {
       QVERIFY(!parseFlatMessage(bad));
       const auto r = parseClientMessage(bad);
       QVERIFY(std::holds_alternative<ParseError>(r));

@@ -17,12 +17,13 @@ const Hour kWeek = nextWeekStart(kNow);
 
 ForwardRequest parseOk(const json& j) {
   auto r = parseForwardRequest(j, j.at("type").get<std::string>());
-  if (auto* f = std::get_if<std::pair<std::string, std::string>>(&r)) qFatal("%s: %s", f->first.c_str(), f->second.c_str());
+  if (auto* f = std::get_if<std::pair<std::string, std::string>>(&r))
+    qFatal("%s: %s", f->first.c_str(), f->second.c_str());
   return std::get<ForwardRequest>(r);
 }
 
 json order(const std::string& cl, const std::string& side, std::int64_t gpuHours, Price price) {
-  return json{{"type", "forward_order"}, {"cl_ord_id", cl}, {"side", side}, {"accelerator", "H100"},
+  return json{{"type", "forward_order"}, {"cl_ord_id", cl},       {"side", side},  {"accelerator", "H100"},
               {"week_start", kWeek},     {"gpu_hours", gpuHours}, {"price", price}};
 }
 
@@ -80,7 +81,8 @@ class TestForwardDesk : public QObject {
     SettlementLedger ledger;
     AccountDirectory accounts;
     const AccountId alice = accounts.intern("alice"), bob = accounts.intern("bob");
-    for (AccountId a : {alice, bob}) QVERIFY(!ledger.post({0, Book::External}, {a, Book::Cash}, 50'000'000'000, "deposit"));
+    for (AccountId a : {alice, bob})
+      QVERIFY(!ledger.post({0, Book::External}, {a, Book::Cash}, 50'000'000'000, "deposit"));
     ForwardDesk desk(ledger, accounts);
     std::vector<std::string> journal;
     ForwardDeskOutput out;
@@ -136,7 +138,8 @@ class TestForwardDesk : public QObject {
     }
     // The next order id continues after the replayed ones.
     out.clear();
-    again.handle(alice, parseOk(order("b2", "buy", 10, 1'000'000)), std::nullopt, kNow, ledger2.balance({alice, Book::Cash}), out);
+    again.handle(alice, parseOk(order("b2", "buy", 10, 1'000'000)), std::nullopt, kNow,
+                 ledger2.balance({alice, Book::Cash}), out);
     QCOMPARE(linesTo(out, alice).at(0)["order_id"].get<int>(), 3);
   }
 
@@ -144,11 +147,14 @@ class TestForwardDesk : public QObject {
     SettlementLedger ledger;
     AccountDirectory accounts;
     const AccountId alice = accounts.intern("alice"), bob = accounts.intern("bob");
-    for (AccountId a : {alice, bob}) QVERIFY(!ledger.post({0, Book::External}, {a, Book::Cash}, 50'000'000'000, "deposit"));
+    for (AccountId a : {alice, bob})
+      QVERIFY(!ledger.post({0, Book::External}, {a, Book::Cash}, 50'000'000'000, "deposit"));
     ForwardDesk desk(ledger, accounts);
     ForwardDeskOutput out;
-    desk.handle(bob, parseOk(order("s", "sell", 100, 2'000'000)), std::nullopt, kNow, ledger.balance({bob, Book::Cash}), out);
-    desk.handle(alice, parseOk(order("b", "buy", 100, 2'000'000)), std::nullopt, kNow, ledger.balance({alice, Book::Cash}), out);
+    desk.handle(bob, parseOk(order("s", "sell", 100, 2'000'000)), std::nullopt, kNow, ledger.balance({bob, Book::Cash}),
+                out);
+    desk.handle(alice, parseOk(order("b", "buy", 100, 2'000'000)), std::nullopt, kNow,
+                ledger.balance({alice, Book::Cash}), out);
     out.clear();
     desk.advance(kWeek + kHoursPerWeek, {{Accelerator::H100, 2'500'000}}, out);
     QVERIFY(!linesTo(out, alice).empty());

@@ -121,14 +121,16 @@ struct Market {
     }
     return nullptr;
   }
-  json positions(const std::string& who) { return line(send(who, R"({"type":"positions"})"), "positions")["contracts"]; }
+  json positions(const std::string& who) {
+    return line(send(who, R"({"type":"positions"})"), "positions")["contracts"];
+  }
 };
 
 // An all-or-none H100 bid by constraints, 8 GPUs for hours [kNow+2, kNow+6).
 std::string constraintBid(const std::string& cl, bool interruptible, Price limit) {
-  json j{{"type", "new_order"}, {"cl_ord_id", cl},   {"side", "buy"},      {"fill", "all_or_none"},
-         {"gpus", 8},           {"start", kNow + 2}, {"end", kNow + 6},    {"limit", limit},
-         {"constraints", {{"accelerators", {"H100"}}}}};
+  json j{{"type", "new_order"},   {"cl_ord_id", cl}, {"side", "buy"},
+         {"fill", "all_or_none"}, {"gpus", 8},       {"start", kNow + 2},
+         {"end", kNow + 6},       {"limit", limit},  {"constraints", {{"accelerators", {"H100"}}}}};
   if (interruptible) {
     j["interruptible"] = true;
     j["checkpoint_hours"] = 1;
@@ -167,15 +169,16 @@ class TestInterruptibleCapacity : public QObject {
  private slots:
   void firmOnlyBuyersNeverFillOnInterruptibleCapacity() {
     Market m(path());
-    QVERIFY(!m.send("provider", order("spot", "sell", kSpot, 8, kNow + 2, kNow + 6, kSpotPrice,
-                                      ",\"interruptible\":true"))
-                 .empty());
+    QVERIFY(
+        !m.send("provider", order("spot", "sell", kSpot, 8, kNow + 2, kNow + 6, kSpotPrice, ",\"interruptible\":true"))
+             .empty());
     // Alice accepts only firm capacity: her constraint bid rests, though the interruptible ask
     // is below her limit.
     const std::string firm = m.send("alice", constraintBid("a1", false, 2 * kMicrosPerDollar));
     QVERIFY2(firm.find("\"trade\":") == std::string::npos, firm.c_str());
     // Naming the interruptible cluster without accepting it is refused, not traded.
-    const json mismatch = Market::line(m.send("alice", order("a2", "buy", kSpot, 8, kNow + 2, kNow + 6, kSpotPrice)), "exec");
+    const json mismatch =
+        Market::line(m.send("alice", order("a2", "buy", kSpot, 8, kNow + 2, kNow + 6, kSpotPrice)), "exec");
     QCOMPARE(mismatch.value("code", ""), std::string("capacity_mismatch"));
     // An all-or-none bid on interruptible capacity declares its checkpoint interval.
     json noCheckpoint = json::parse(constraintBid("a3", true, 2 * kMicrosPerDollar));
@@ -298,8 +301,8 @@ class TestInterruptibleCapacity : public QObject {
       if (QTest::currentTestFailed()) return;
       const AccountId carol = m.id("carol"), provider = m.id("provider");
       // Carol offers 2 of her GPUs for hour kNow+3 back to the market.
-      const std::string rest = m.send("carol", order("c-ask", "sell", kSpot, 2, kNow + 3, kNow + 4, 3 * kMicrosPerDollar,
-                                                     ",\"interruptible\":true,\"sell_back\":1"));
+      const std::string rest = m.send("carol", order("c-ask", "sell", kSpot, 2, kNow + 3, kNow + 4,
+                                                     3 * kMicrosPerDollar, ",\"interruptible\":true,\"sell_back\":1"));
       QVERIFY2(Market::line(rest, "exec").value("state", "") == "accepted", rest.c_str());
       // The provider takes back 4 GPUs of hours [kNow+4, kNow+6) and 7 of hour kNow+3: Carol holds
       // 6 free of offers there, so her ask is cancelled first.
@@ -315,18 +318,20 @@ class TestInterruptibleCapacity : public QObject {
       QCOMPARE(m.core->engine().holding(provider, kSpot, kNow + 3).held, before.held + 7);
       // A sell-back of reclaimed hours is refused with a clear reason; one of the kept hours is
       // accepted.
-      const json refused = Market::line(m.send("carol", order("c-sb1", "sell", kSpot, 5, kNow + 4, kNow + 6,
-                                                              3 * kMicrosPerDollar, ",\"interruptible\":true,\"sell_back\":1")),
-                                        "exec");
+      const json refused =
+          Market::line(m.send("carol", order("c-sb1", "sell", kSpot, 5, kNow + 4, kNow + 6, 3 * kMicrosPerDollar,
+                                             ",\"interruptible\":true,\"sell_back\":1")),
+                       "exec");
       QCOMPARE(refused.value("code", ""), std::string("insufficient_holdings"));
       QVERIFY2(!refused.value("reason", "").empty(), refused.dump().c_str());
-      const json kept = Market::line(m.send("carol", order("c-sb2", "sell", kSpot, 4, kNow + 4, kNow + 6,
-                                                           3 * kMicrosPerDollar, ",\"interruptible\":true,\"sell_back\":1")),
-                                     "exec");
+      const json kept =
+          Market::line(m.send("carol", order("c-sb2", "sell", kSpot, 4, kNow + 4, kNow + 6, 3 * kMicrosPerDollar,
+                                             ",\"interruptible\":true,\"sell_back\":1")),
+                       "exec");
       QCOMPARE(kept.value("state", ""), std::string("accepted"));
       // Bob buys all 4 of hour kNow+5 from Carol: the provider cannot take those from her.
-      const std::string bob = m.send("bob", order("b1", "buy", kSpot, 4, kNow + 5, kNow + 6, 3 * kMicrosPerDollar,
-                                                  ",\"interruptible\":true"));
+      const std::string bob = m.send(
+          "bob", order("b1", "buy", kSpot, 4, kNow + 5, kNow + 6, 3 * kMicrosPerDollar, ",\"interruptible\":true"));
       QVERIFY2(bob.find("\"trade\":") != std::string::npos, bob.c_str());
       const Money carolCash = m.cash("carol");
       const std::uint64_t entries = m.journal->lastSeq();
@@ -372,11 +377,11 @@ class TestInterruptibleCapacity : public QObject {
       Market m(db);
       carolBuysInterruptible(m);
       if (QTest::currentTestFailed()) return;
-    if (QTest::currentTestFailed()) return;
+      if (QTest::currentTestFailed()) return;
       snapshots.emplace_back(m.journal->lastSeq(), m.core->snapshot());  // before the reclaim
       QVERIFY(!Market::line(m.send("provider", reclaim(1, kNow + 4, kNow + 6, 4)), "reclaim_ack").is_null());
       snapshots.emplace_back(m.journal->lastSeq(), m.core->snapshot());  // after it
-      m.clock(kNow + 5);  // partly delivered
+      m.clock(kNow + 5);                                                 // partly delivered
       carolPositions = m.positions("carol");
       QCOMPARE(carolPositions[0]["reclaimed"].size(), std::size_t(1));
       digest = m.core->stateDigest();

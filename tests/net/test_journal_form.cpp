@@ -53,7 +53,8 @@ class TestJournalForm : public QObject {
       QCOMPARE(QString::fromStdString(mine.dump()), QString::fromStdString(toJson(in, accounts).dump()));
       AccountDirectory replayed = accounts;
       auto back = inputEventFromJson(mine, replayed);
-      QVERIFY2(std::holds_alternative<InputEvent>(back), std::holds_alternative<JsonError>(back) ? std::get<JsonError>(back).message.c_str() : "");
+      QVERIFY2(std::holds_alternative<InputEvent>(back),
+               std::holds_alternative<JsonError>(back) ? std::get<JsonError>(back).message.c_str() : "");
       QVERIFY(std::get<InputEvent>(back) == in);
     }
   }

@@ -58,10 +58,10 @@ class TestJournalReplay : public QObject {
   }
 
   void aBadEntryIsNamed() {
-    for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
-             {"not json", "journal entry 1 is not JSON"},
-             {R"({"type":"note"})", "journal entry 1: no n"},
-             {R"({"type":"mystery"})", "journal entry 1: "}}) {
+    for (const auto& [line, message] :
+         std::vector<std::pair<std::string, std::string>>{{"not json", "journal entry 1 is not JSON"},
+                                                          {R"({"type":"note"})", "journal entry 1: no n"},
+                                                          {R"({"type":"mystery"})", "journal entry 1: "}}) {
       auto journal = memoryJournal();
       AccountDirectory directory;
       JournalReplay replay(*journal, directory);

@@ -52,8 +52,9 @@ class TestLiveRestart : public QObject {
     ExchangeProcess exchange(QStringLiteral(TESSERA_EXCHANGE_BIN), marketConfigWithSpareH100());
     const std::uint16_t port = exchange.port();
     const Hour from = kNow + 1, to = kNow + 25;
-    ProgramResult r = cli(port, "provider", {"place", "--side", "sell", "--cluster", "1", "--gpus", "16", "--start",
-                                             hour(kNow), "--end", hour(kNow + 48), "--limit-usd", "2"});
+    ProgramResult r = cli(port, "provider",
+                          {"place", "--side", "sell", "--cluster", "1", "--gpus", "16", "--start", hour(kNow), "--end",
+                           hour(kNow + 48), "--limit-usd", "2"});
     QVERIFY2(r.code == 0, (r.out + r.err).c_str());
     QTemporaryDir dir;
 

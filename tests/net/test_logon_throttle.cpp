@@ -20,8 +20,8 @@ class TestLogonThrottle : public QObject {
     for (int i = 0; i < 10; ++i) {
       t.failed("alice", "10.0.0.1", now);
       QCOMPARE(t.wait("alice", "10.0.0.1", now).count(), std::min<std::int64_t>(expected, 30'000));
-      QCOMPARE(t.wait("bob", "10.0.0.1", now).count(), std::min<std::int64_t>(expected, 30'000));    // by address
-      QCOMPARE(t.wait("bob", "10.0.0.9", now).count(), 0);  // neither
+      QCOMPARE(t.wait("bob", "10.0.0.1", now).count(), std::min<std::int64_t>(expected, 30'000));  // by address
+      QCOMPARE(t.wait("bob", "10.0.0.9", now).count(), 0);                                         // neither
       if (i < 8) QCOMPARE(t.wait("alice", "10.0.0.9", now).count(), 0);  // account-wide: free yet
       now += std::chrono::milliseconds(std::min<std::int64_t>(expected, 30'000));
       QCOMPARE(t.wait("alice", "10.0.0.1", now).count(), 0);
@@ -61,7 +61,7 @@ class TestLogonThrottle : public QObject {
       t.failed("alice", "10.6.6." + std::to_string(i), now);  // spread over many addresses
       now += 1ms;
     }
-    QCOMPARE(t.wait("alice", "10.0.0.1", now).count(), 0);    // the owner's known address
+    QCOMPARE(t.wait("alice", "10.0.0.1", now).count(), 0);       // the owner's known address
     QVERIFY(t.wait("alice", "10.0.0.2", now).count() > 29'000);  // an unknown one: account-wide
     QCOMPARE(t.wait("bob", "10.0.0.2", now).count(), 0);
   }

@@ -78,7 +78,12 @@ class TestMarketDataFeed : public QObject {
               const auto shown = it == x.marketData.published().end() ? std::vector<BookLevel>{} : it->second;
               if (book != shown)
                 QFAIL(qPrintable(QString("seed %1 cluster %2 hour +%3 side %4: %5 levels in the book, %6 published")
-                                     .arg(seed).arg(c.id).arg(h - now).arg(int(side)).arg(book.size()).arg(shown.size())));
+                                     .arg(seed)
+                                     .arg(c.id)
+                                     .arg(h - now)
+                                     .arg(int(side))
+                                     .arg(book.size())
+                                     .arg(shown.size())));
               ++cells;
               held += !book.empty();
             }

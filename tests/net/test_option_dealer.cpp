@@ -22,9 +22,13 @@ class TestOptionDealer : public QObject {
     const auto periods = indexoptions::listedPeriods(kNow);
     chain.periods.push_back(OptionChainPeriod{periods.front(), "2038-07", 3'000'000});
     for (Price strike : {2'700'000, 2'800'000, 2'900'000, 3'000'000, 3'100'000, 3'200'000, 3'300'000})
-      chain.rows.push_back(OptionChainRow{{Accelerator::H100, indexoptions::OptionKind::Call, periods.front().kind,
-                                           periods.front().start, strike},
-                                          std::nullopt, std::nullopt, Price(3'300'000 - strike + 5'000), 0.5, 0.6});
+      chain.rows.push_back(OptionChainRow{
+          {Accelerator::H100, indexoptions::OptionKind::Call, periods.front().kind, periods.front().start, strike},
+          std::nullopt,
+          std::nullopt,
+          Price(3'300'000 - strike + 5'000),
+          0.5,
+          0.6});
     OptionDealerConfig c;
     const auto quotes = optionDealerQuotes(c, chain);
     QCOMPARE(quotes.size(), std::size_t(10));  // the 5 strikes nearest $3.00, a bid and an ask each
@@ -52,14 +56,16 @@ class TestOptionDealer : public QObject {
     QVERIFY(carol.exec("lift"));
     server.inject(ClockAdvance{kNow + 1}, "");
     json twoSided;
-    QVERIFY(eventually([&] {
-      carol.send(R"({"type":"option_chain","accelerator":"H100"})");
-      auto chain = carol.until("option_chain");
-      if (!chain) return false;
-      for (const json& row : (*chain)["rows"])
-        if (!row["bid"].is_null() && !row["ask"].is_null()) twoSided = row;
-      return !twoSided.is_null();
-    }, std::chrono::milliseconds(10'000)));
+    QVERIFY(eventually(
+        [&] {
+          carol.send(R"({"type":"option_chain","accelerator":"H100"})");
+          auto chain = carol.until("option_chain");
+          if (!chain) return false;
+          for (const json& row : (*chain)["rows"])
+            if (!row["bid"].is_null() && !row["ask"].is_null()) twoSided = row;
+          return !twoSided.is_null();
+        },
+        std::chrono::milliseconds(10'000)));
     QVERIFY(twoSided["bid"].get<Price>() < twoSided["value"].get<Price>());
     QVERIFY(twoSided["ask"].get<Price>() > twoSided["value"].get<Price>());
     QVERIFY(!twoSided["iv"].is_null());  // the mid's implied volatility

@@ -75,9 +75,9 @@ class TestSettlementDesk : public QObject {
                            nullptr),
              std::optional<std::string>("unknown_cluster"));
     // A delivery report on someone else's contract is reported like a missing one.
-    QCOMPARE(m.desk.deliveryReport(m.buyer, DeliveryReport{1, kNow + 2, kNow + 3, 0, DeliveryProblem::MissingGpus},
-                                   nullptr),
-             std::optional<std::string>("unknown_contract"));
+    QCOMPARE(
+        m.desk.deliveryReport(m.buyer, DeliveryReport{1, kNow + 2, kNow + 3, 0, DeliveryProblem::MissingGpus}, nullptr),
+        std::optional<std::string>("unknown_contract"));
     QCOMPARE(m.journal->lastSeq(), std::uint64_t{0});  // nothing refused is journaled
   }
 

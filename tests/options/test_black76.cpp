@@ -88,7 +88,8 @@ class Black76Test : public QObject {
             if (vega < 1e-8) continue;  // the price does not pin the volatility down
             auto iv = impliedVolatility(kind, price, F, K, T);
             if (const auto* e = std::get_if<ImpliedVolError>(&iv))
-              QFAIL(qPrintable(QString("K=%1 T=%2 s=%3: %4").arg(K).arg(T).arg(sigma).arg(QString::fromUtf8(toString(*e).data()))));
+              QFAIL(qPrintable(
+                  QString("K=%1 T=%2 s=%3: %4").arg(K).arg(T).arg(sigma).arg(QString::fromUtf8(toString(*e).data()))));
             // The solver stops within 1e-10 of the price, so the volatility is within that over vega.
             QVERIFY2(near(std::get<double>(iv), sigma, std::max(1e-7, 2e-10 / vega)),
                      qPrintable(QString("K=%1 T=%2: %3 vs %4").arg(K).arg(T).arg(std::get<double>(iv)).arg(sigma)));
@@ -98,12 +99,14 @@ class Black76Test : public QObject {
   void impliedVolatilityRefusesPricesOutsideTheBounds() {
     // A call under its intrinsic value, a call worth the whole forward, a put worth the whole
     // strike, an expired option: each a clear refusal, never a made-up volatility.
-    QVERIFY(std::get<ImpliedVolError>(impliedVolatility(kCall, 0.40, 2.5, 2.0, 0.5)) == ImpliedVolError::BelowIntrinsic);
+    QVERIFY(std::get<ImpliedVolError>(impliedVolatility(kCall, 0.40, 2.5, 2.0, 0.5)) ==
+            ImpliedVolError::BelowIntrinsic);
     QVERIFY(std::get<ImpliedVolError>(impliedVolatility(kCall, 2.5, 2.5, 2.0, 0.5)) == ImpliedVolError::AboveBound);
     QVERIFY(std::get<ImpliedVolError>(impliedVolatility(kPut, 2.1, 2.5, 2.0, 0.5)) == ImpliedVolError::AboveBound);
     QVERIFY(std::get<ImpliedVolError>(impliedVolatility(kPut, 0.1, 2.5, 2.0, 0)) == ImpliedVolError::NoTime);
     // Just under the bound: a volatility beyond any searched.
-    QVERIFY(std::get<ImpliedVolError>(impliedVolatility(kCall, 2.4999, 2.5, 2.0, 0.5)) == ImpliedVolError::NotConverged);
+    QVERIFY(std::get<ImpliedVolError>(impliedVolatility(kCall, 2.4999, 2.5, 2.0, 0.5)) ==
+            ImpliedVolError::NotConverged);
     // Exactly intrinsic: the lowest volatility, not a failure.
     QCOMPARE(std::get<double>(impliedVolatility(kCall, 0.5, 2.5, 2.0, 0.5)), kMinImpliedVol);
   }

@@ -16,9 +16,9 @@ using tessera::testing::auditLedger;
 
 namespace {
 constexpr AccountId kExternal = 0, kBuyer = 1, kWriter = 2, kThird = 3;
-constexpr Hour kNow = 499069;        // 2026-12-07T13:00Z
-constexpr Hour kJan = 499656;        // 2027-01-01T00:00Z
-constexpr Hour kFeb = 500400;        // 2027-02-01T00:00Z: January has 744 hours
+constexpr Hour kNow = 499069;  // 2026-12-07T13:00Z
+constexpr Hour kJan = 499656;  // 2027-01-01T00:00Z
+constexpr Hour kFeb = 500400;  // 2027-02-01T00:00Z: January has 744 hours
 constexpr Price kDollar = 1'000'000;
 
 template <typename T>
@@ -68,7 +68,7 @@ class OptionMarketTest : public QObject {
       quarters += p.kind == PeriodKind::Quarter;
       years += p.kind == PeriodKind::Year;
     }
-    QCOMPARE(months, 12);  // 2027-01 .. 2027-12
+    QCOMPARE(months, 12);   // 2027-01 .. 2027-12
     QCOMPARE(quarters, 8);  // 2027-Q1 .. 2028-Q4
     QCOMPARE(years, 3);     // 2027, 2028, 2029
     QCOMPARE(periods.front().start, kJan);
@@ -76,8 +76,8 @@ class OptionMarketTest : public QObject {
     QCOMPARE(periods.front().end, kFeb);
     QCOMPARE(periodName(*periodStarting(PeriodKind::Quarter, 501816)), std::string("2027-Q2"));
     QCOMPARE(periodStarting(PeriodKind::Year, 517200)->end, Hour(525960));  // 2029 -> 2030
-    QVERIFY(!periodStarting(PeriodKind::Quarter, kFeb));  // February begins no quarter
-    QVERIFY(!isListed(*periodStarting(PeriodKind::Month, kJan), kJan));  // begun
+    QVERIFY(!periodStarting(PeriodKind::Quarter, kFeb));                    // February begins no quarter
+    QVERIFY(!isListed(*periodStarting(PeriodKind::Month, kJan), kJan));     // begun
     QCOMPARE(seriesName(janSeries(OptionKind::Call, 2'300'000)), std::string("H100 2027-01 call $2.30"));
   }
 
@@ -98,7 +98,8 @@ class OptionMarketTest : public QObject {
       const auto r = only<OptionRejected>(out);
       return r.empty() ? std::string("accepted") : std::string(toString(r[0].reason));
     };
-    QCOMPARE(reason(order(1, kBuyer, Side::Buy, janSeries(OptionKind::Call, 2'305'000), 10, 100'000)), std::string("invalid_order"));
+    QCOMPARE(reason(order(1, kBuyer, Side::Buy, janSeries(OptionKind::Call, 2'305'000), 10, 100'000)),
+             std::string("invalid_order"));
     OptionSeries feb = janSeries(OptionKind::Call, 2 * kDollar);
     feb.periodKind = PeriodKind::Quarter;  // January 2027 begins Q1, so this is listed
     QCOMPARE(reason(order(2, kBuyer, Side::Buy, feb, 10, 100'000)), std::string("accepted"));
@@ -109,7 +110,8 @@ class OptionMarketTest : public QObject {
              std::string("insufficient_funds"));  // $2,000 of premium, $1,000 less the $1 held
     OptionMarket fresh(ledger);                   // no index yet: nothing to margin a writer with
     out.clear();
-    fresh.submit(order(5, kBuyer, Side::Sell, janSeries(OptionKind::Put, 2 * kDollar), 10, 100'000), kNow, cash(kBuyer), out);
+    fresh.submit(order(5, kBuyer, Side::Sell, janSeries(OptionKind::Put, 2 * kDollar), 10, 100'000), kNow, cash(kBuyer),
+                 out);
     QVERIFY(only<OptionRejected>(out).at(0).reason == OptionRejectReason::NoIndex);
   }
 
@@ -159,7 +161,8 @@ class OptionMarketTest : public QObject {
     fund(kBuyer, 1'000 * kDollar);
     OptionMarket m = market();
     std::vector<OptionMarketEvent> out;
-    m.submit(order(1, kBuyer, Side::Buy, janSeries(OptionKind::Put, 2 * kDollar), 100, 100'000), kNow, cash(kBuyer), out);
+    m.submit(order(1, kBuyer, Side::Buy, janSeries(OptionKind::Put, 2 * kDollar), 100, 100'000), kNow, cash(kBuyer),
+             out);
     QCOMPARE(m.held(kBuyer), Money(10'000'000));
     out.clear();
     m.advance(kJan, flat(2 * kDollar), out);
@@ -225,7 +228,10 @@ class OptionMarketTest : public QObject {
           const auto p = *m.positions().position(1);
           QVERIFY(p.status == OptionStatus::Settled);
           QVERIFY2(p.unpaid == 0, qPrintable(QString("%1 strike %2 move %3: %4 unpaid")
-                                                 .arg(kind == OptionKind::Call ? "call" : "put").arg(strike).arg(move).arg(p.unpaid)));
+                                                 .arg(kind == OptionKind::Call ? "call" : "put")
+                                                 .arg(strike)
+                                                 .arg(move)
+                                                 .arg(p.unpaid)));
           QCOMPARE(p.paid, indexoptions::payoffPerGpuHour(kind, strike, average) * 100);
           QCOMPARE(cash(kBuyer), p.paid);
         }
@@ -332,7 +338,8 @@ class OptionMarketTest : public QObject {
     const OptionSeries s = janSeries(OptionKind::Put, 2 * kDollar);
     m.submit(order(1, kWriter, Side::Sell, s, 300, 150'000), kNow, cash(kWriter), out);
     m.submit(order(2, kBuyer, Side::Buy, s, 100, 150'000), kNow, cash(kBuyer), out);
-    m.submit(order(3, kBuyer, Side::Buy, janSeries(OptionKind::Call, 2 * kDollar), 100, 50'000), kNow, cash(kBuyer), out);
+    m.submit(order(3, kBuyer, Side::Buy, janSeries(OptionKind::Call, 2 * kDollar), 100, 50'000), kNow, cash(kBuyer),
+             out);
     for (Hour h = kNow + 1; h < kNow + 30; ++h) m.advance(h, flat(2'000'000 + (h % 3) * 10'000), out);
     std::string bytes;
     SnapshotWriter w(bytes);

@@ -55,7 +55,8 @@ class ContractSettlementTest : public QObject {
     QVERIFY(*s.state(1) == ContractState::Settled);
     QCOMPARE(ledger.balance({kProvider, Book::Cash}), Money(64'000'000));
     QCOMPARE(ledger.balance({kBuyer, Book::Escrow}), Money(0));
-    QVERIFY(std::any_of(events.begin(), events.end(), [](const SettlementEvent& e) { return e.state == ContractState::Completed; }));
+    QVERIFY(std::any_of(events.begin(), events.end(),
+                        [](const SettlementEvent& e) { return e.state == ContractState::Completed; }));
     // $64 went into escrow and all of it out to the provider. Fails if the ledger's balances
     // drift from its postings (mutation: `balances_[to] += amount + 1` in SettlementLedger::post).
     const auto audit = auditLedger(ledger);
@@ -103,7 +104,8 @@ class ContractSettlementTest : public QObject {
     QVERIFY(!s.report({1, 0, 4, 0, DeliveryProblem::MissingGpus}));  // nothing delivered
     const Money providerBefore = ledger.balance({kProvider, Book::Cash});
     const auto events = s.advance(4);
-    QVERIFY(std::any_of(events.begin(), events.end(), [](const SettlementEvent& e) { return e.state == ContractState::Failed; }));
+    QVERIFY(std::any_of(events.begin(), events.end(),
+                        [](const SettlementEvent& e) { return e.state == ContractState::Failed; }));
     QCOMPARE(ledger.balance({kProvider, Book::Cash}) - providerBefore, Money(16 * 3'000'000 - 16 * 1'000'000));
   }
 
@@ -165,7 +167,8 @@ class ContractSettlementTest : public QObject {
   void insufficientFundsOpenNothing() {
     fund(kBuyer, 1'000);
     ContractSettlement s(ledger);
-    QVERIFY(*s.open(contract(1, 8, 0, 2, 1'000'000), OfferTerms{}, Book::Cash, 0) == SettlementError::InsufficientFunds);
+    QVERIFY(*s.open(contract(1, 8, 0, 2, 1'000'000), OfferTerms{}, Book::Cash, 0) ==
+            SettlementError::InsufficientFunds);
     QVERIFY(!s.state(1));
     QCOMPARE(ledger.balance({kBuyer, Book::Cash}), Money(1'000));
   }
@@ -178,7 +181,8 @@ class ContractSettlementTest : public QObject {
     auto u = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
     SettlementLedger l;
     ContractSettlement s(l);
-    for (AccountId a = 1; a <= 4; ++a) QVERIFY(!l.post({kExternal, Book::External}, {a, Book::Cash}, 4'000'000'000'000, "deposit"));
+    for (AccountId a = 1; a <= 4; ++a)
+      QVERIFY(!l.post({kExternal, Book::External}, {a, Book::Cash}, 4'000'000'000'000, "deposit"));
     Hour now = 0;
     ContractId next = 1;
     for (int step = 0; step < 400; ++step) {
@@ -209,7 +213,8 @@ class ContractSettlementTest : public QObject {
     for (int round = 0; round < 50; ++round) {
       SettlementLedger l;
       ContractSettlement s(l);
-      for (AccountId a = 1; a <= 6; ++a) QVERIFY(!l.post({kExternal, Book::External}, {a, Book::Cash}, u(0, 2'000'000'000), "deposit"));
+      for (AccountId a = 1; a <= 6; ++a)
+        QVERIFY(!l.post({kExternal, Book::External}, {a, Book::Cash}, u(0, 2'000'000'000), "deposit"));
       Hour now = 0;
       ContractId next = 1;
       Money notionals = 0;  // of the contracts that opened, computed here from their own terms

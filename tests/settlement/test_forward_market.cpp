@@ -13,7 +13,7 @@ using tessera::testing::auditLedger;
 
 namespace {
 constexpr AccountId kExternal = 0, kLong = 1, kShort = 2, kThird = 3;
-constexpr Hour kNow = 1000;             // Thursday 1970-02-11 16:00Z; the next Monday is hour 1104
+constexpr Hour kNow = 1000;  // Thursday 1970-02-11 16:00Z; the next Monday is hour 1104
 const Hour kWeek = nextWeekStart(kNow);
 
 template <typename T>
@@ -199,16 +199,22 @@ class ForwardMarketTest : public QObject {
       out.clear();
       const auto account = static_cast<AccountId>(1 + rng() % 6);
       if (rng() % 10 < 7) {
-        ForwardOrder o{++id, account, rng() % 2 ? Side::Buy : Side::Sell, rng() % 2 ? Accelerator::H100 : Accelerator::A100,
+        ForwardOrder o{++id,
+                       account,
+                       rng() % 2 ? Side::Buy : Side::Sell,
+                       rng() % 2 ? Accelerator::H100 : Accelerator::A100,
                        nextWeekStart(now) + kHoursPerWeek * static_cast<Hour>(rng() % 3),
-                       static_cast<std::int64_t>(1 + rng() % 5000), static_cast<Price>(1'500'000 + rng() % 1'000'000)};
+                       static_cast<std::int64_t>(1 + rng() % 5000),
+                       static_cast<Price>(1'500'000 + rng() % 1'000'000)};
         m.submit(o, now, cash(account), out);
       } else if (rng() % 3 == 0 && id > 0) {
         m.cancel(1 + rng() % id, account, out);
       } else {
         now += static_cast<Hour>(1 + rng() % 12);
-        m.advance(now, {{Accelerator::H100, static_cast<Price>(1'500'000 + rng() % 1'000'000)},
-                        {Accelerator::A100, static_cast<Price>(1'000'000 + rng() % 500'000)}}, out);
+        m.advance(now,
+                  {{Accelerator::H100, static_cast<Price>(1'500'000 + rng() % 1'000'000)},
+                   {Accelerator::A100, static_cast<Price>(1'000'000 + rng() % 500'000)}},
+                  out);
       }
       trades += only<ForwardTrade>(out).size();
       for (const auto& mk : only<ForwardMark>(out)) settled += mk.final;

@@ -75,11 +75,15 @@ class TestHistoryFiles : public QObject {
 
   void badLinesAreReportedAndSkipped() {
     std::stringstream in;
-    in << R"({"type":"clock","now":490992})" << "\n"
+    in << R"({"type":"clock","now":490992})"
+       << "\n"
        << "not json at all\n"
-       << R"({"type":"order","account":"alice","id":1,"side":"buy","cluster":1,"gpus":-3,"start":490993,"end":490995,"limit":2000000})" << "\n"
-       << R"({"type":"cancel","account":"alice","id":7,"time_us":"soon"})" << "\n"
-       << R"({"type":"cancel","account":"alice","id":7})" << "\n";
+       << R"({"type":"order","account":"alice","id":1,"side":"buy","cluster":1,"gpus":-3,"start":490993,"end":490995,"limit":2000000})"
+       << "\n"
+       << R"({"type":"cancel","account":"alice","id":7,"time_us":"soon"})"
+       << "\n"
+       << R"({"type":"cancel","account":"alice","id":7})"
+       << "\n";
     AccountDirectory a;
     auto s = openRw(path("bad.db"));
     auto report = importInputs(in, FileFormat::Jsonl, *s, a);
@@ -113,7 +117,9 @@ class TestHistoryFiles : public QObject {
     std::stringstream jl, csv;
     QCOMPARE(std::get<std::int64_t>(exportEvents(*s, {}, FileFormat::Jsonl, jl)), 2);
     QVERIFY(jl.str().find(R"("input_seq":1)") != std::string::npos);
-    QCOMPARE(std::get<std::int64_t>(exportEvents(*s, {std::nullopt, std::nullopt, 2, std::nullopt}, FileFormat::Csv, csv)), 1);
+    QCOMPARE(
+        std::get<std::int64_t>(exportEvents(*s, {std::nullopt, std::nullopt, 2, std::nullopt}, FileFormat::Csv, csv)),
+        1);
     QVERIFY(csv.str().find("fill,2,") != std::string::npos);
   }
 };

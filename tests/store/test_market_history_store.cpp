@@ -167,7 +167,7 @@ class TestMarketHistoryStore : public QObject {
       QCOMPARE(rows[1].seq, 2);
     }
     auto owner = openOrDie(p, OpenMode::ReadWrite);
-      auto& s = *owner;
+    auto& s = *owner;
     std::vector<RecordedInput> more{{0, 30, ClockAdvance{7}}};
     QVERIFY(!s.appendInputs(more));
     QCOMPARE(more[0].seq, 3);

@@ -1,7 +1,7 @@
 #pragma once
 // What the exchange says about an account (balance: the ledger's cash, reserved and escrow;
-// working orders; positions with each contract's escrow; forward positions with their margin), read by a client of its own, as a
-// second terminal of the account would. For tests that check the terminal against the exchange.
+// working orders; positions with each contract's escrow; forward positions with their margin), read by a client of its
+// own, as a second terminal of the account would. For tests that check the terminal against the exchange.
 #include "core/net/ExchangeClient.h"
 
 #include <QtTest>
@@ -32,7 +32,9 @@ inline std::optional<AccountState> readAccount(std::uint16_t port, const std::st
   o.account = o.key = account;
   o.marketData = false;
   net::ClientCallbacks cb;
-  cb.onConnection = [&](net::ConnectionState st, const std::string&) { loggedOn = st == net::ConnectionState::LoggedOn; };
+  cb.onConnection = [&](net::ConnectionState st, const std::string&) {
+    loggedOn = st == net::ConnectionState::LoggedOn;
+  };
   cb.onBalance = [&](const net::Balance& b) {
     std::lock_guard lock(m);
     s.balance = b;

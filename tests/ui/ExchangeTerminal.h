@@ -37,7 +37,9 @@ class Observer {
     o.account = o.key = "trader";
     o.marketData = false;
     net::ClientCallbacks cb;
-    cb.onConnection = [this](net::ConnectionState s, const std::string&) { loggedOn_ = s == net::ConnectionState::LoggedOn; };
+    cb.onConnection = [this](net::ConnectionState s, const std::string&) {
+      loggedOn_ = s == net::ConnectionState::LoggedOn;
+    };
     cb.onOrder = [this](const net::OrderUpdate& u) {
       std::lock_guard lock(mutex_);
       execs_.push_back(u);
@@ -137,8 +139,9 @@ struct ExchangeTerminal {
   }
   // Connected, clusters known, the grid showing the H100 cluster's book.
   bool ready() const {
-    return session->connection() == ConnectionState::Connected && !session->clusters().empty() && session->now() == kNow &&
-           observer->loggedOn() && !session->watchedClusters().empty() && session->watchedClusters().front() == kH100;
+    return session->connection() == ConnectionState::Connected && !session->clusters().empty() &&
+           session->now() == kNow && observer->loggedOn() && !session->watchedClusters().empty() &&
+           session->watchedClusters().front() == kH100;
   }
 };
 

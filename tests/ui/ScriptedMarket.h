@@ -9,8 +9,8 @@ namespace tessera::ui::testing {
 
 inline constexpr Hour kT0 = 20'000 * kHoursPerDay;  // the exchange clock in these tests
 inline constexpr ClusterId kCluster = 1;
-inline constexpr Price kCheap = 2'000'000;   // 16 GPUs at $2.00
-inline constexpr Price kDear = 2'500'000;    // 8 more at $2.50
+inline constexpr Price kCheap = 2'000'000;  // 16 GPUs at $2.00
+inline constexpr Price kDear = 2'500'000;   // 8 more at $2.50
 inline constexpr Hour kAskStart = kT0 + 2;
 inline constexpr Hour kAskEnd = kT0 + 10;
 
@@ -52,7 +52,9 @@ class ScriptedFeed : public MarketFeed {
   std::string describe() const override { return "scripted test market"; }
 
   static MarketFeedFactory factory() {
-    return [](AccountDirectory& accounts) -> std::unique_ptr<MarketFeed> { return std::make_unique<ScriptedFeed>(accounts); };
+    return [](AccountDirectory& accounts) -> std::unique_ptr<MarketFeed> {
+      return std::make_unique<ScriptedFeed>(accounts);
+    };
   }
 
  private:

@@ -126,7 +126,8 @@ bool liveShots(const QDir& out, int width, int height, const QString& suffix) {
   settle(1000);  // the window laid out, its tab bars with it
   raiseTab(window, "Planner");
   // The user gives the planner the bottom half of the window, as one does to study a plan.
-  if (auto* blotter = window.findChild<QDockWidget*>("blotterDock")) window.resizeDocks({blotter, dock}, {width / 5, width}, Qt::Horizontal);
+  if (auto* blotter = window.findChild<QDockWidget*>("blotterDock"))
+    window.resizeDocks({blotter, dock}, {width / 5, width}, Qt::Horizontal);
   window.resizeDocks({dock}, {height * 55 / 100}, Qt::Vertical);
   auto* box = panel->findChild<QComboBox*>();
   box->setCurrentIndex(box->findText("llm-70b", Qt::MatchStartsWith));

@@ -34,11 +34,10 @@ namespace {
 
 constexpr Hour kStart = kNow + 2;
 constexpr Hour kEnd = kNow + 26;
-constexpr Price kAsk = 2'000'000;     // the house's ask the trader's bid takes: a taker fill
-constexpr Price kRest = 1'500'000;    // the trader's resting bid a later house ask hits: a maker fill
-constexpr Price kBid = 2'200'000;     // the house's bid a sell-back would hit
-constexpr Price kLow = 1'000'000;     // a bid nobody takes, cancelled from the blotter
-
+constexpr Price kAsk = 2'000'000;   // the house's ask the trader's bid takes: a taker fill
+constexpr Price kRest = 1'500'000;  // the trader's resting bid a later house ask hits: a maker fill
+constexpr Price kBid = 2'200'000;   // the house's bid a sell-back would hit
+constexpr Price kLow = 1'000'000;   // a bid nobody takes, cancelled from the blotter
 
 // The rows of a blotter table as shown: column text by header title.
 QString cell(const QAbstractItemModel* m, int row, const QString& header) {
@@ -157,7 +156,8 @@ class TestBlotterHistory : public QObject {
     blotter->tabs()->setCurrentIndex(0);
     QTableView* orders = blotter->ordersView();
     QTRY_COMPARE_WITH_TIMEOUT(orders->model()->rowCount(), 1, 5000);
-    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {}, orders->visualRect(orders->model()->index(0, 0)).center());
+    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {},
+                      orders->visualRect(orders->model()->index(0, 0)).center());
     orders->setFocus();
     QTest::keyClick(orders, Qt::Key_Delete);
     QTRY_VERIFY_WITH_TIMEOUT(t.observer->workingOrders().empty(), 5000);  // gone at the exchange
@@ -212,7 +212,8 @@ class TestBlotterHistory : public QObject {
       QCOMPARE(cell(history, r, "Final state"), id == cancelledOrder ? QString("Cancelled") : QString("Filled"));
       QCOMPARE(cell(history, r, "Ended"), QString("before start"));
     }
-    QCOMPARE(cell(history, rowWhere(history, "Order", QString::number(cancelledOrder)), "Limit $/GPU-h"), formatPrice(kLow));
+    QCOMPARE(cell(history, rowWhere(history, "Order", QString::number(cancelledOrder)), "Limit $/GPU-h"),
+             formatPrice(kLow));
     QCOMPARE(cell(history, rowWhere(history, "Order", QString::number(cancelledOrder)), "Filled GPU-h"), QString("0"));
   }
 
@@ -230,9 +231,8 @@ class TestBlotterHistory : public QObject {
     OrderRequest bid = houseAsk(2, 16, kStart, kEnd, kBid);
     bid.side = Side::Buy;
     t.exchange.inject(bid, "house-mm");
-    QTRY_VERIFY_WITH_TIMEOUT(t.session->book() && t.session->book()->cell(kStart) &&
-                                 !t.session->book()->cell(kStart)->bids.empty(),
-                             5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        t.session->book() && t.session->book()->cell(kStart) && !t.session->book()->cell(kStart)->bids.empty(), 5000);
     BlotterWidget* blotter = t.window->blotter();
     blotter->tabs()->setCurrentIndex(2);
     QTableView* view = blotter->contractsView();

@@ -48,9 +48,7 @@ class TestDepthLadder : public QObject {
   }
 
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_depth_ladder");
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_depth_ladder"); }
 
   void init() {
     t = std::make_unique<ExchangeTerminal>();
@@ -80,8 +78,8 @@ class TestDepthLadder : public QObject {
     QTest::mouseMove(g, g->pointOf(kNow + 6.5, 4).toPoint());
     QTRY_COMPARE_WITH_TIMEOUT(ladder->model().first(), kNow + 6, 3000);
     QCOMPARE(ladder->model().end(), kNow + 7);
-    const std::vector<LadderRow> want = {{2'300'000, Side::Sell, 8, 0}, {2'000'000, Side::Sell, 16, 0},
-                                         {1'800'000, Side::Buy, 4, 0}};
+    const std::vector<LadderRow> want = {
+        {2'300'000, Side::Sell, 8, 0}, {2'000'000, Side::Sell, 16, 0}, {1'800'000, Side::Buy, 4, 0}};
     QTRY_VERIFY_WITH_TIMEOUT(ladder->model().rows() == want, 3000);
     QVERIFY(ladder->findChild<QLabel*>("ladderTitle")->text().contains("us-east-h100-a"));
     // An hour with the second bid.
@@ -135,9 +133,10 @@ class TestDepthLadder : public QObject {
     QCOMPARE(r.end, kNow + 7);
     QCOMPARE(*r.cluster, kH100);
     // The ladder shows it as ours, at its price.
-    QTRY_VERIFY_WITH_TIMEOUT(ladder->rowOf(Side::Buy, 1'800'000) >= 0 &&
-                                 ladder->model().rows()[static_cast<std::size_t>(ladder->rowOf(Side::Buy, 1'800'000))].ownGpus == 8,
-                             5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        ladder->rowOf(Side::Buy, 1'800'000) >= 0 &&
+            ladder->model().rows()[static_cast<std::size_t>(ladder->rowOf(Side::Buy, 1'800'000))].ownGpus == 8,
+        5000);
   }
 
   // The ladder follows the ticket being written: its hours as they are set with the keyboard,
@@ -168,8 +167,10 @@ class TestDepthLadder : public QObject {
     QCOMPARE(ticket->end(), kNow + 5);
     QCOMPARE(ladder->model().first(), kNow + 3);
     QCOMPARE(ladder->model().end(), kNow + 5);
-    const std::vector<LadderRow> want = {{2'300'000, Side::Sell, 8, 0}, {2'000'000, Side::Sell, 16, 0},
-                                         {1'900'000, Side::Buy, 6, 0}, {1'800'000, Side::Buy, 4, 0}};
+    const std::vector<LadderRow> want = {{2'300'000, Side::Sell, 8, 0},
+                                         {2'000'000, Side::Sell, 16, 0},
+                                         {1'900'000, Side::Buy, 6, 0},
+                                         {1'800'000, Side::Buy, 4, 0}};
     QTRY_VERIFY_WITH_TIMEOUT(ladder->model().rows() == want, 3000);
     // Another cluster on the ticket: the grid and the ladder show its book.
     auto* cluster = ticket->findChild<QComboBox*>("ticketCluster");
@@ -179,8 +180,9 @@ class TestDepthLadder : public QObject {
     const ClusterId other = ticket->clusterId();
     QVERIFY(other != kH100);
     QTRY_VERIFY_WITH_TIMEOUT(t->session->watchedClusters() == std::vector<ClusterId>{other}, 5000);
-    QTRY_VERIFY_WITH_TIMEOUT(ladder->findChild<QLabel*>("ladderTitle")->text().contains(
-                                 QString::fromStdString(t->session->cluster(other)->name)),
+    QTRY_VERIFY_WITH_TIMEOUT(ladder->findChild<QLabel*>("ladderTitle")
+                                 ->text()
+                                 .contains(QString::fromStdString(t->session->cluster(other)->name)),
                              5000);
     QCOMPARE(ladder->model().first(), kNow + 3);
     // The cursor resting on the grid shows its hour again.

@@ -28,9 +28,7 @@ using namespace tessera::ui;
 class TestEmbeddedExchange : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_embedded_exchange", false);
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_embedded_exchange", false); }
 
   void ordersTravelThroughTheExchange() {
     backtest::SimulatedMarketConfig cfg;
@@ -52,8 +50,10 @@ class TestEmbeddedExchange : public QObject {
     t->setKind(TicketKind::DivisibleBuy);
     t->findChild<QLineEdit*>("ticketGpus")->setText(QString::number(3));
     const Hour start = session.now() + 48;
-    t->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch(start * 3600, QTimeZone::utc()));
-    t->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((start + 5) * 3600, QTimeZone::utc()));
+    t->findChild<QDateTimeEdit*>("ticketStart")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch(start * 3600, QTimeZone::utc()));
+    t->findChild<QDateTimeEdit*>("ticketEnd")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch((start + 5) * 3600, QTimeZone::utc()));
     t->findChild<QLineEdit*>("ticketLimit")->setText(QString::number(0.05, 'f', 2));  // far below every ask: it rests
     t->submit();
     QTableView* orders = w.blotter()->ordersView();
@@ -106,27 +106,37 @@ class TestEmbeddedExchange : public QObject {
     OrderTicket* t = w.ticket();
     t->setKind(TicketKind::DivisibleBuy);
     t->findChild<QLineEdit*>("ticketGpus")->setText(QString::number(1));
-    t->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch(*hour * 3600, QTimeZone::utc()));
-    t->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((*hour + 1) * 3600, QTimeZone::utc()));
+    t->findChild<QDateTimeEdit*>("ticketStart")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch(*hour * 3600, QTimeZone::utc()));
+    t->findChild<QDateTimeEdit*>("ticketEnd")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch((*hour + 1) * 3600, QTimeZone::utc()));
     t->findChild<QLineEdit*>("ticketLimit")->setText(QString::number(90, 'f', 2));
     QStringList problems;
     connect(&session, &TradingSession::orderRejected, &w, [&](OrderId, const QString& why) { problems << why; });
     connect(&session, &TradingSession::errorOccurred, &w, [&](const QString& why) { problems << why; });
     connect(t, &OrderTicket::invalidOrder, &w, [&](const QString& why) { problems << why; });
     t->submit();
-    QTRY_VERIFY2_WITH_TIMEOUT(!session.contracts().empty(), qPrintable(problems.join("; ") + QString(" working %1 fills %2 cluster %3 watched %4").arg(session.workingOrders().size()).arg(session.fills().size()).arg(t->clusterId()).arg(session.watchedClusters().front())), 10000);
+    QTRY_VERIFY2_WITH_TIMEOUT(!session.contracts().empty(),
+                              qPrintable(problems.join("; ") + QString(" working %1 fills %2 cluster %3 watched %4")
+                                                                   .arg(session.workingOrders().size())
+                                                                   .arg(session.fills().size())
+                                                                   .arg(t->clusterId())
+                                                                   .arg(session.watchedClusters().front())),
+                              10000);
     const ContractId id = session.contracts().front().id;
     // Escrow is paid at fill and the exchange says so.
     QTRY_VERIFY_WITH_TIMEOUT(session.statusOf(id) != nullptr, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(!session.settlementNotes().empty(), 10000);
     QVERIFY(session.settlementNotes().front().contract == id);
     QTRY_VERIFY_WITH_TIMEOUT(w.blotter()->settlementNotes().rowCount() > 0, 5000);
-    QTRY_VERIFY_WITH_TIMEOUT(w.blotter()->contracts().index(0, ContractsModel::State).data().toString() != "awaiting status", 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w.blotter()->contracts().index(0, ContractsModel::State).data().toString() != "awaiting status", 5000);
     // Once its hour is over the contract is delivered and settled, the escrow empty.
     QTRY_VERIFY_WITH_TIMEOUT(session.statusOf(id) && session.statusOf(id)->state == ContractState::Settled, 30000);
     // The notice brings the state; the escrow figure comes with the next positions reply.
     QTRY_COMPARE_WITH_TIMEOUT(session.statusOf(id)->escrow, Money{0}, 10000);
-    QTRY_COMPARE_WITH_TIMEOUT(w.blotter()->contracts().index(0, ContractsModel::State).data().toString(), QString("settled"), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.blotter()->contracts().index(0, ContractsModel::State).data().toString(),
+                              QString("settled"), 5000);
     // The simulated market trades, so the index has values by now.
     QTRY_VERIFY_WITH_TIMEOUT(!session.index().empty(), 10000);
   }

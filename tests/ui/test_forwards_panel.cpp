@@ -69,11 +69,11 @@ class TestForwardsPanel : public QObject {
                     {3, true, Accelerator::A100, 1104, 1'000, 1'000'000, "settled", 0, 1'500'000}});
     m.setIndex(Accelerator::H100, 2'100'000);
     QCOMPARE(m.data(m.index(0, ForwardPositionsModel::Pnl), ForwardPositionsModel::SortRole).toLongLong(),
-             qlonglong(100'000'000));   // long: +0.10 x 1,000
+             qlonglong(100'000'000));  // long: +0.10 x 1,000
     QCOMPARE(m.data(m.index(1, ForwardPositionsModel::Pnl), ForwardPositionsModel::SortRole).toLongLong(),
-             qlonglong(100'000'000));   // short at 2.20: +0.10 x 1,000
+             qlonglong(100'000'000));  // short at 2.20: +0.10 x 1,000
     QCOMPARE(m.data(m.index(2, ForwardPositionsModel::Pnl), ForwardPositionsModel::SortRole).toLongLong(),
-             qlonglong(500'000'000));   // settled: at its final mark
+             qlonglong(500'000'000));  // settled: at its final mark
     QCOMPARE(m.totalOpenPnl(), Money(200'000'000));
   }
 };

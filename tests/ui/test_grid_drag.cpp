@@ -163,8 +163,10 @@ class TestGridDrag : public QObject {
   void ownOrdersAreSelectedAmendedAndCancelledFromTheGrid() {
     OrderTicket* ticket = t->window->ticket();
     ticket->setKind(TicketKind::DivisibleBuy);
-    ticket->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 6) * 3600, QTimeZone::utc()));
-    ticket->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 12) * 3600, QTimeZone::utc()));
+    ticket->findChild<QDateTimeEdit*>("ticketStart")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 6) * 3600, QTimeZone::utc()));
+    ticket->findChild<QDateTimeEdit*>("ticketEnd")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 12) * 3600, QTimeZone::utc()));
     ticket->findChild<QLineEdit*>("ticketGpus")->setText("4");
     ticket->findChild<QLineEdit*>("ticketLimit")->setText("1.00");
     ticket->submit();
@@ -181,7 +183,8 @@ class TestGridDrag : public QObject {
     auto menuAction = [&](const QString& starts) -> QAction* {
       QTest::mouseClick(g, Qt::RightButton, Qt::NoModifier, edge);
       QMenu* menu = nullptr;
-      for (int i = 0; i < 300 && !((menu = g->findChild<QMenu*>("gridOrderMenu")) && menu->isVisible()); ++i) QTest::qWait(10);
+      for (int i = 0; i < 300 && !((menu = g->findChild<QMenu*>("gridOrderMenu")) && menu->isVisible()); ++i)
+        QTest::qWait(10);
       if (!menu) return nullptr;
       for (QAction* a : menu->actions())
         if (a->text().startsWith(starts)) return a;
@@ -204,7 +207,8 @@ class TestGridDrag : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(limitAtExchange(), Price{1'100'000}, 5000);
     if (auto* m = g->findChild<QMenu*>("gridOrderMenu")) m->close();
 
-    QTRY_COMPARE_WITH_TIMEOUT(orders->model()->index(0, WorkingOrdersModel::Limit).data().toString(), QString("$1.10"), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(orders->model()->index(0, WorkingOrdersModel::Limit).data().toString(), QString("$1.10"),
+                              5000);
     QAction* cancel = menuAction("Cancel order #");
     QVERIFY(cancel);
     cancel->trigger();
@@ -243,7 +247,8 @@ class TestGridDrag : public QObject {
     // All or none: 24 GPUs would cost $2.33 on average, above the typed $2.10, so the bid rests.
     auto restingAtExchange = [&] {
       const auto w = t->observer->workingOrders();
-      return w.size() == 1 ? std::pair{w.front().request.limit, w.front().request.gpus} : std::pair{Price{0}, GpuCount{0}};
+      return w.size() == 1 ? std::pair{w.front().request.limit, w.front().request.gpus}
+                           : std::pair{Price{0}, GpuCount{0}};
     };
     QTRY_COMPARE_WITH_TIMEOUT(restingAtExchange(), (std::pair{Price{2'100'000}, GpuCount{24}}), 5000);
   }
@@ -254,15 +259,18 @@ class TestGridDrag : public QObject {
   void anOrderIsAmendedFromTheBlotter() {
     OrderTicket* ticket = t->window->ticket();
     ticket->setKind(TicketKind::DivisibleBuy);
-    ticket->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 6) * 3600, QTimeZone::utc()));
-    ticket->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 12) * 3600, QTimeZone::utc()));
+    ticket->findChild<QDateTimeEdit*>("ticketStart")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 6) * 3600, QTimeZone::utc()));
+    ticket->findChild<QDateTimeEdit*>("ticketEnd")
+        ->setDateTime(QDateTime::fromSecsSinceEpoch((kNow + 12) * 3600, QTimeZone::utc()));
     ticket->findChild<QLineEdit*>("ticketGpus")->setText("8");
     ticket->findChild<QLineEdit*>("ticketLimit")->setText("1.00");
     ticket->submit();
     QTableView* orders = t->window->blotter()->ordersView();
     t->window->blotter()->tabs()->setCurrentIndex(0);
     QTRY_COMPARE_WITH_TIMEOUT(orders->model()->rowCount(), 1, 5000);
-    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {}, orders->visualRect(orders->model()->index(0, 0)).center());
+    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {},
+                      orders->visualRect(orders->model()->index(0, 0)).center());
     orders->setFocus();
     QTest::keyClick(orders, Qt::Key_F2, Qt::ShiftModifier);
     QDialog* dialog = nullptr;
@@ -281,7 +289,8 @@ class TestGridDrag : public QObject {
     // The blotter shows the amended order (its list is refreshed from the exchange); then cancel
     // it from the blotter (its row, then the Cancel button).
     QTRY_COMPARE_WITH_TIMEOUT(orders->model()->index(0, WorkingOrdersModel::Gpus).data().toInt(), 5, 5000);
-    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {}, orders->visualRect(orders->model()->index(0, 0)).center());
+    QTest::mouseClick(orders->viewport(), Qt::LeftButton, {},
+                      orders->visualRect(orders->model()->index(0, 0)).center());
     QPushButton* cancel = nullptr;
     for (QPushButton* b : t->window->blotter()->findChildren<QPushButton*>())
       if (b->text().startsWith("Cancel (Del)")) cancel = b;

@@ -43,8 +43,9 @@ class TestHeldPositions : public QObject {
  private slots:
   void aPartialSellBackLeavesAStep() {
     // 21 GPUs for [100, 124) at $2.00; 10 sold back for [106, 112) at $2.50.
-    const auto p = heldPositions({contract(1, true, 1, 21, 100, 124, 2'000'000), contract(2, false, 1, 10, 106, 112, 2'500'000)},
-                                 kMe, 100, markAt);
+    const auto p =
+        heldPositions({contract(1, true, 1, 21, 100, 124, 2'000'000), contract(2, false, 1, 10, 106, 112, 2'500'000)},
+                      kMe, 100, markAt);
     QCOMPARE(p.contracts.size(), std::size_t{1});
     const HeldContract& h = p.contracts.front();
     const std::vector<HeldStep> want = {{100, 106, 21}, {106, 112, 11}, {112, 124, 21}};
@@ -55,8 +56,9 @@ class TestHeldPositions : public QObject {
     QCOMPARE(h.heldGpusAt(107), 11);
     QCOMPARE(p.totals.realisedPnl, Money{60 * 500'000});
     // From hour 110 on: two sold hours are left, and 2 x 11 + 12 x 21 held GPU-hours.
-    const auto later = heldPositions({contract(1, true, 1, 21, 100, 124, 2'000'000), contract(2, false, 1, 10, 106, 112, 2'500'000)},
-                                     kMe, 110, markAt);
+    const auto later =
+        heldPositions({contract(1, true, 1, 21, 100, 124, 2'000'000), contract(2, false, 1, 10, 106, 112, 2'500'000)},
+                      kMe, 110, markAt);
     QCOMPARE(later.totals.soldOnCost, Money{2 * 10 * 2'000'000});
     QCOMPARE(later.totals.remainingCost, Money{(2 * 11 + 12 * 21) * 2'000'000});
   }
@@ -73,8 +75,8 @@ class TestHeldPositions : public QObject {
 
   // Mutation: dropping the "bought before the sale" condition fails it.
   void aSaleBeforeAPurchaseIsOwnCapacity() {
-    const auto p = heldPositions({contract(1, false, 1, 4, 0, 5, 2'000'000), contract(2, true, 1, 8, 0, 5, 3'000'000)}, kMe, 0,
-                                 markAt);
+    const auto p = heldPositions({contract(1, false, 1, 4, 0, 5, 2'000'000), contract(2, true, 1, 8, 0, 5, 3'000'000)},
+                                 kMe, 0, markAt);
     QCOMPARE(p.contracts.front().soldGpuHours, std::int64_t{0});
     QCOMPARE(p.contracts.front().held.front().gpus, 8);
     QCOMPARE(p.totals.realisedPnl, Money{4 * 5 * 2'000'000});  // a grant's GPU-hours cost nothing

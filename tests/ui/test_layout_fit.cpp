@@ -59,7 +59,10 @@ class TestLayoutFit : public QObject {
     QTest::qWait(600);  // the first start's dock sizing runs on its timers
     QString needs;
     for (QDockWidget* d : t.window->docks())
-      needs += QStringLiteral(" %1 min %2x%3;").arg(d->objectName()).arg(d->minimumSizeHint().width()).arg(d->minimumSizeHint().height());
+      needs += QStringLiteral(" %1 min %2x%3;")
+                   .arg(d->objectName())
+                   .arg(d->minimumSizeHint().width())
+                   .arg(d->minimumSizeHint().height());
     QVERIFY2(screen.contains(t.window->frameGeometry()), qPrintable(describe(t.window.get()) + needs));
     t.window->close();
     QSettings().clear();
@@ -81,7 +84,8 @@ class TestLayoutFit : public QObject {
       big.window->resizeDocks({clusters, ticket}, {760, 760}, Qt::Horizontal);
       big.window->resizeDocks({blotter}, {640}, Qt::Vertical);
       QTest::qWait(50);
-      QVERIFY2(clusters->width() >= 600 && ticket->width() >= 600, qPrintable(describe(clusters) + " " + describe(ticket)));
+      QVERIFY2(clusters->width() >= 600 && ticket->width() >= 600,
+               qPrintable(describe(clusters) + " " + describe(ticket)));
       big.window->close();  // saves the layout
     }
     QCOMPARE(QSettings().value("window/geometry").isValid(), true);
@@ -94,8 +98,8 @@ class TestLayoutFit : public QObject {
     int shown = 0;
     for (QDockWidget* d : small.window->docks()) {
       // QMainWindow parks a dock behind another's tab above and left of the window.
-      const bool behindTab = d->geometry().right() < 0 && d->geometry().bottom() < 0 &&
-                             !small.window->tabifiedDockWidgets(d).isEmpty();
+      const bool behindTab =
+          d->geometry().right() < 0 && d->geometry().bottom() < 0 && !small.window->tabifiedDockWidgets(d).isEmpty();
       if (!d->isVisible() || d->isFloating() || behindTab) continue;
       ++shown;
       QVERIFY2(inside.contains(d->geometry()), qPrintable(describe(d) + " outside " + describe(small.window.get())));

@@ -28,7 +28,8 @@ using namespace tessera::ui::testing;
 namespace {
 
 void setWindow(OrderTicket& t, Hour start, Hour end) {
-  t.findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch(start * 3600, QTimeZone::utc()));
+  t.findChild<QDateTimeEdit*>("ticketStart")
+      ->setDateTime(QDateTime::fromSecsSinceEpoch(start * 3600, QTimeZone::utc()));
   t.findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch(end * 3600, QTimeZone::utc()));
 }
 
@@ -79,9 +80,7 @@ QByteArray why(const std::variant<OrderRequest, QString>& o) {
 class TestListingTerms : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_listing_terms", false);
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_listing_terms", false); }
   void init() { QSettings().clear(); }
 
   void termsSectionShowsForNewListingsOnly() {

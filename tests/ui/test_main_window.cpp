@@ -34,16 +34,15 @@ std::unique_ptr<MarketBackend> backend() {
 class TestMainWindow : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_main_window");
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_main_window"); }
 
   void frequentActionsHaveShortcuts() {
     TradingSession session(backend());
     MainWindow w(session);
     QStringList keys;
     for (QAction* a : w.shortcutActions()) keys << a->shortcut().toString();
-    for (const char* k : {"F1", "F2", "F3", "F4", "Ctrl+K", "Ctrl+Shift+K", "Ctrl+E", "Ctrl+T", "Ctrl+1", "Ctrl+F", "Home"})
+    for (const char* k :
+         {"F1", "F2", "F3", "F4", "Ctrl+K", "Ctrl+Shift+K", "Ctrl+E", "Ctrl+T", "Ctrl+1", "Ctrl+F", "Home"})
       QVERIFY2(keys.contains(k), qPrintable(QString("%1 missing from %2").arg(k, keys.join(' '))));
     QCOMPARE(keys.size(), QSet<QString>(keys.begin(), keys.end()).size());  // no shortcut twice
   }

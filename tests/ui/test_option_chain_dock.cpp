@@ -36,7 +36,9 @@ struct Member {
     o.account = o.key = account;
     o.marketData = false;
     net::ClientCallbacks cb;
-    cb.onConnection = [this](net::ConnectionState s, const std::string&) { loggedOn = s == net::ConnectionState::LoggedOn; };
+    cb.onConnection = [this](net::ConnectionState s, const std::string&) {
+      loggedOn = s == net::ConnectionState::LoggedOn;
+    };
     cb.onOptionPositions = [this](const std::vector<net::OptionPositionView>& p) {
       std::lock_guard lock(mutex);
       positions = p;
@@ -77,7 +79,8 @@ class TestOptionChainDock : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 10'000);
     publishIndexAtTwoDollars(t);
     const auto first = indexoptions::listedPeriods(kNow + 1).front();
-    const indexoptions::OptionSeries call{Accelerator::H100, indexoptions::OptionKind::Call, first.kind, first.start, 2'000'000};
+    const indexoptions::OptionSeries call{Accelerator::H100, indexoptions::OptionKind::Call, first.kind, first.start,
+                                          2'000'000};
     // The forward dealer's account writes 100 GPU-hours of the $2.00 call at $0.40.
     Member writer(t.exchange.port(), std::string(net::kForwardDealerAccount));
     QTRY_VERIFY_WITH_TIMEOUT(writer.loggedOn, 5'000);
@@ -162,11 +165,13 @@ class TestOptionChainDock : public QObject {
                               .arg(table->viewport()->height());
     QVERIFY2(panel->isVisible(), qPrintable(where));
     // The first start gives the dock about 550 pixels beside the blotter: the panel needs less.
-    QVERIFY2(panel->minimumSizeHint().width() <= 540, qPrintable(where + QStringLiteral(", needs %1").arg(panel->minimumSizeHint().width())));
+    QVERIFY2(panel->minimumSizeHint().width() <= 540,
+             qPrintable(where + QStringLiteral(", needs %1").arg(panel->minimumSizeHint().width())));
     QVERIFY2(table->horizontalScrollBar()->maximum() == 0, qPrintable(where));
     QVERIFY2(table->viewport()->height() >= 6 * table->rowHeight(0), qPrintable(where));
-    for (QWidget* w : std::initializer_list<QWidget*>{panel->findChildren<QComboBox*>().at(2), panel->findChild<QDoubleSpinBox*>(),
-                                                      panel->findChild<QSpinBox*>()})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{panel->findChildren<QComboBox*>().at(2), panel->findChild<QDoubleSpinBox*>(),
+                                         panel->findChild<QSpinBox*>()})
       QVERIFY2(w->isVisible() && w->width() >= w->sizeHint().width(), qPrintable(where));
     for (auto* w : panel->findChildren<QWidget*>()) {
       if (!w->isVisible() || w->parentWidget() != panel) continue;

@@ -52,7 +52,11 @@ QString mismatch(const OrderBookGridModel& grid, const Matcher& engine, ClusterI
       const auto levels = engine.depth(cluster, h, side, kLevels);
       const auto& segs = side == Side::Sell ? col->asks : col->bids;
       if (levels.size() != segs.size())
-        return QString("hour %1 side %2: %3 levels in engine, %4 in grid").arg(h).arg(int(side)).arg(levels.size()).arg(segs.size());
+        return QString("hour %1 side %2: %3 levels in engine, %4 in grid")
+            .arg(h)
+            .arg(int(side))
+            .arg(levels.size())
+            .arg(segs.size());
       GpuCount at = 0;
       for (std::size_t i = 0; i < levels.size(); ++i) {
         if (segs[i].price != levels[i].price || segs[i].from != at || segs[i].to != at + levels[i].gpus ||
@@ -123,7 +127,8 @@ class TestOrderBookGridModel : public QObject {
     o.publishMs = 30;
     o.maxLevels = kLevels;
     TradingSession session(std::make_unique<LocalMarketBackend>(
-        [](AccountDirectory& a) -> std::unique_ptr<MarketFeed> { return std::make_unique<BoundedFeed>(a, kSteps); }, "trader", o));
+        [](AccountDirectory& a) -> std::unique_ptr<MarketFeed> { return std::make_unique<BoundedFeed>(a, kSteps); },
+        "trader", o));
     OrderBookGridView view;
     connect(&session, &TradingSession::bookChanged, &view, [&] { view.setSnapshot(session.book()); });
     session.start();

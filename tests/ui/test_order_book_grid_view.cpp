@@ -135,9 +135,9 @@ class TestOrderBookGridView : public QObject {
     scale.setRange(1'500'000, 2'500'000);  // the book's prices, to the cent
     QCOMPARE(at(kAskStart + 0.5, 8.7), scale.colour(kCheap));
     QCOMPARE(at(kAskStart + 0.5, 21.3), scale.colour(kDear));  // off the grid lines
-    QVERIFY(at(kAskStart + 0.5, -3) != background);  // the bids below the axis
-    QCOMPARE(at(kAskStart + 0.5, 27), background);   // above the 24 GPUs offered
-    QCOMPARE(at(kAskStart + 0.5, -8), background);   // below the 6 GPUs bid
+    QVERIFY(at(kAskStart + 0.5, -3) != background);            // the bids below the axis
+    QCOMPARE(at(kAskStart + 0.5, 27), background);             // above the 24 GPUs offered
+    QCOMPARE(at(kAskStart + 0.5, -8), background);             // below the 6 GPUs bid
   }
 
   // One order far from the market (an own bid's outline, a stray ask at $50) does not stretch
@@ -163,7 +163,8 @@ class TestOrderBookGridView : public QObject {
     const int apart = std::abs(cheap.red() - dear.red()) + std::abs(cheap.green() - dear.green()) +
                       std::abs(cheap.blue() - dear.blue());
     QVERIFY2(apart > 150, qPrintable(QString::number(apart)));
-    QVERIFY2(v.legendText().contains("$1.50 to $2.50") && v.legendText().contains("beyond"), qPrintable(v.legendText()));
+    QVERIFY2(v.legendText().contains("$1.50 to $2.50") && v.legendText().contains("beyond"),
+             qPrintable(v.legendText()));
   }
 
   void zoomKeepsTheHourUnderTheCursor() {
@@ -185,7 +186,8 @@ class TestOrderBookGridView : public QObject {
     w.resize(1500, 950);
     w.show();
     session.start();
-    QTRY_VERIFY_WITH_TIMEOUT(w.grid()->model().column(kAskStart) && w.grid()->model().column(kAskStart)->askDepth() == 24, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w.grid()->model().column(kAskStart) && w.grid()->model().column(kAskStart)->askDepth() == 24, 5000);
     OrderBookGridView* g = w.grid();
     g->setVisibleHours(kT0, 24);
     // Two nodes (16 GPUs) over hours kT0+2 .. kT0+5.

@@ -34,13 +34,14 @@ constexpr Money kCash = 10'000'000LL * kMicrosPerDollar;
 struct Terminal {
   TradingSession session;
   MainWindow window;
-  explicit Terminal(LocalMarketOptions o = [] {
-    LocalMarketOptions x;
-    x.tickMs = 20;
-    x.publishMs = 20;
-    x.startingCash = kCash;
-    return x;
-  }())
+  explicit Terminal(LocalMarketOptions o =
+                        [] {
+                          LocalMarketOptions x;
+                          x.tickMs = 20;
+                          x.publishMs = 20;
+                          x.startingCash = kCash;
+                          return x;
+                        }())
       : session(std::make_unique<LocalMarketBackend>(ScriptedFeed::factory(), "trader", o)), window(session) {
     window.resize(1500, 950);
     window.show();
@@ -51,7 +52,8 @@ struct Terminal {
 void fillTicket(OrderTicket* t, TicketKind kind, int gpus, Hour start, Hour end, double limit) {
   t->setKind(kind);
   t->findChild<QLineEdit*>("ticketGpus")->setText(QString::number(gpus));
-  t->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(QDateTime::fromSecsSinceEpoch(start * 3600, QTimeZone::utc()));
+  t->findChild<QDateTimeEdit*>("ticketStart")
+      ->setDateTime(QDateTime::fromSecsSinceEpoch(start * 3600, QTimeZone::utc()));
   t->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(QDateTime::fromSecsSinceEpoch(end * 3600, QTimeZone::utc()));
   t->findChild<QLineEdit*>("ticketLimit")->setText(QString::number(limit, 'f', 2));
 }
@@ -63,9 +65,7 @@ QString cell(QTableView* v, int row, int col) { return v->model()->index(row, co
 class TestOrderEntry : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_order_entry", false);
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_order_entry", false); }
 
   void restingBidShowsInTheBlotterAndCancelsFromItsRow() {
     Terminal t;

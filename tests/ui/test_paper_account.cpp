@@ -45,7 +45,8 @@ constexpr int kStepMs = 250;  // a simulated hour a second: the bought hours sta
 struct Terminal {
   EmbeddedExchangeBackend* backend = nullptr;  // owned by the session
   std::unique_ptr<TradingSession> session;
-  explicit Terminal(const QString& journal, backtest::SimulatedMarketConfig market = marketConfig(), int stepMs = kStepMs) {
+  explicit Terminal(const QString& journal, backtest::SimulatedMarketConfig market = marketConfig(),
+                    int stepMs = kStepMs) {
     auto b = std::make_unique<EmbeddedExchangeBackend>(market, "trader", stepMs, std::string(), journal.toStdString());
     backend = b.get();
     session = std::make_unique<TradingSession>(std::move(b));
@@ -66,7 +67,8 @@ bool sameOrders(std::vector<net::WorkingOrder> a, std::vector<net::WorkingOrder>
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].orderId != b[i].orderId || a[i].clOrdId != b[i].clOrdId || a[i].leavesGpuHours != b[i].leavesGpuHours ||
         a[i].filledGpuHours != b[i].filledGpuHours || a[i].request.limit != b[i].request.limit ||
-        a[i].request.gpus != b[i].request.gpus || a[i].request.start != b[i].request.start || a[i].request.end != b[i].request.end)
+        a[i].request.gpus != b[i].request.gpus || a[i].request.start != b[i].request.start ||
+        a[i].request.end != b[i].request.end)
       return false;
   }
   return true;
@@ -77,9 +79,7 @@ bool sameOrders(std::vector<net::WorkingOrder> a, std::vector<net::WorkingOrder>
 class TestPaperAccount : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_paper_account", false);
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_paper_account", false); }
 
   // Fails when the embedded exchange journals to ":memory:" again (EmbeddedExchangeBackend
   // ignoring journalPath: cash back to $1,000,000, no orders or contracts); when the feeder
@@ -189,7 +189,10 @@ class TestPaperAccount : public QObject {
     PaperAccount second(journal);
     QString told;
     // Refused: the terminal does not run.
-    QVERIFY(!chooseJournal(second, false, [&](const QString& why) { told = why; return false; }));
+    QVERIFY(!chooseJournal(second, false, [&](const QString& why) {
+      told = why;
+      return false;
+    }));
     QVERIFY2(told.contains("another Tessera"), qPrintable(told));
     QVERIFY(told.contains(journal));
     // Accepted: a temporary account in memory, $1,000,000, while the first keeps its file.

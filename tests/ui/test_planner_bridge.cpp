@@ -81,9 +81,7 @@ struct LiveTerminal {
 class TestPlannerBridge : public QObject {
   Q_OBJECT
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_planner_bridge", false);
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_planner_bridge", false); }
 
   // Until the market has loaded the planner says it is waiting, never that nothing fits; the
   // first answer it shows is a ranking. Fails if the bridge lets the panel answer from the book
@@ -99,8 +97,7 @@ class TestPlannerBridge : public QObject {
     connect(t.rows(), &QAbstractItemModel::modelReset, this, record);
     connect(t.rows(), &QAbstractItemModel::dataChanged, this, record);
     QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
-    for (const QString& text : shown)
-      QVERIFY2(!text.startsWith("No cluster can place"), qPrintable(shown.join("\n")));
+    for (const QString& text : shown) QVERIFY2(!text.startsWith("No cluster can place"), qPrintable(shown.join("\n")));
     QVERIFY(t.panel->summary()->text().contains("ranked by effective cost"));
     QVERIFY(!t.panel->waitingForMarket());
   }
@@ -130,7 +127,8 @@ class TestPlannerBridge : public QObject {
     t.chooseWorkload("llm-70b-pretrain");
     QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
     QCoreApplication::processEvents();
-    QVERIFY2(t.panel->minimumSizeHint().height() <= 330, qPrintable(QString::number(t.panel->minimumSizeHint().height())));
+    QVERIFY2(t.panel->minimumSizeHint().height() <= 330,
+             qPrintable(QString::number(t.panel->minimumSizeHint().height())));
     QVERIFY2(t.panel->height() < 560, qPrintable(QString::number(t.panel->height())));
     QVERIFY(!t.panel->questionToggle()->isChecked());  // folded by itself in the short dock
     const auto whole = [&](QWidget* w) {

@@ -42,9 +42,9 @@ namespace {
 
 constexpr Money kDeposit = 1'000'000 * kMicrosPerDollar;
 constexpr Hour kStart = kNow + 2;
-constexpr Hour kEnd = kNow + 26;       // bought: 16 GPUs x [kStart, kEnd) at $2.00
+constexpr Hour kEnd = kNow + 26;  // bought: 16 GPUs x [kStart, kEnd) at $2.00
 constexpr Hour kSoldFrom = kNow + 8;
-constexpr Hour kSoldTo = kNow + 14;    // sold back: 8 GPUs x [kSoldFrom, kSoldTo) at $2.50
+constexpr Hour kSoldTo = kNow + 14;  // sold back: 8 GPUs x [kSoldFrom, kSoldTo) at $2.50
 constexpr Price kBuy = 2'000'000;
 constexpr Price kSell = 2'500'000;
 constexpr Price kRestingBid = 2'200'000;  // the house's bid under everything: the mark
@@ -53,7 +53,6 @@ constexpr Price kRestingBid = 2'200'000;  // the house's bid under everything: t
 constexpr Hour kWeek = 96 + 168 * ((kNow - 96) / 168 + 1);
 constexpr Price kForwardPrice = 2'400'000;
 constexpr std::int64_t kForwardGpuHours = 1000;
-
 
 OrderRequest houseBid(OrderId id, GpuCount gpus, Hour start, Hour end, Price price) {
   OrderRequest b = houseAsk(id, gpus, start, end, price);
@@ -84,9 +83,9 @@ class TestPositions : public QObject {
   std::string journal() const { return dir.filePath("exchange.db").toStdString(); }
   ContractId bought = 0;
   ContractId sold = 0;
-  const QStringList kFigures = {"accountCash",       "accountReserved",   "accountEscrow",        "accountSoldOn",
-                                "accountProceeds",   "accountUnrealised", "accountForwardMargin", "accountForwardPnl",
-                                "accountTotal",      "accountRealised"};
+  const QStringList kFigures = {"accountCash",     "accountReserved",   "accountEscrow",        "accountSoldOn",
+                                "accountProceeds", "accountUnrealised", "accountForwardMargin", "accountForwardPnl",
+                                "accountTotal",    "accountRealised"};
   QStringList before;
   QString shapeBefore;
 
@@ -259,17 +258,20 @@ class TestPositions : public QObject {
       net::ExchangeClient dealer(o, cb);
       dealer.start();
       QTRY_VERIFY_WITH_TIMEOUT(on, 5000);
-      dealer.placeForward(net::ForwardNewOrder{"", Side::Sell, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
+      dealer.placeForward(
+          net::ForwardNewOrder{"", Side::Sell, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
       // The offer rests at the exchange before the trader takes it.
       QTRY_VERIFY_WITH_TIMEOUT((dealer.requestForwardOrders(), QTest::qWait(20), resting == 1), 5000);
       dealer.stop();
     }
-    t.session->submitForward(net::ForwardNewOrder{"", Side::Buy, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
+    t.session->submitForward(
+        net::ForwardNewOrder{"", Side::Buy, Accelerator::H100, kWeek, kForwardGpuHours, kForwardPrice});
     QTRY_COMPARE_WITH_TIMEOUT(t.session->forwardPositions().size(), std::size_t{1}, 5000);
 
     checkFigures(t, kNow);
     if (QTest::currentTestFailed()) return;
-    QCOMPARE(label(t, "accountForwardMargin"), formatMoney(kForwardPrice * kForwardGpuHours * 15 / 100));  // initial margin
+    QCOMPARE(label(t, "accountForwardMargin"),
+             formatMoney(kForwardPrice * kForwardGpuHours * 15 / 100));  // initial margin
 
     // The clock delivers [kStart, kNow + 10): the ledger pays the provider from our escrow and
     // us from the buyer's; every figure follows.

@@ -40,7 +40,9 @@ class TestPriceChart : public QObject {
     const int room = w.plot()->axisRect()->width();
     for (const QString& line : note->text().split('\n'))
       QVERIFY2(fm.horizontalAdvance(line) <= room, qPrintable(QStringLiteral("'%1' is %2 px wide, the plot %3 px")
-                                                                   .arg(line).arg(fm.horizontalAdvance(line)).arg(room)));
+                                                                  .arg(line)
+                                                                  .arg(fm.horizontalAdvance(line))
+                                                                  .arg(room)));
     QVERIFY(!w.plot()->xAxis->tickLabels());
     QVERIFY(!w.plot()->yAxis->tickLabels());
   }
@@ -53,7 +55,8 @@ class TestPriceChart : public QObject {
     w.setClusters({7}, QStringLiteral("aurora-us-east-h100-a"));
     std::deque<ui::TradePrint> trades;
     trades.push_back(ui::TradePrint{1, 7, 8, kNow + 2, kNow + 6, 2'500'000, kNow, Side::Buy, false});
-    trades.push_back(ui::TradePrint{2, 9, 8, kNow + 2, kNow + 6, 9'000'000, kNow, Side::Buy, false});  // another cluster
+    trades.push_back(
+        ui::TradePrint{2, 9, 8, kNow + 2, kNow + 6, 9'000'000, kNow, Side::Buy, false});  // another cluster
     w.setTrades(trades);
     QCOMPARE(w.pointCount(Tenor::NextDay), 1);
     QVERIFY(!emptyNote(w)->visible());

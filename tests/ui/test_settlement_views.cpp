@@ -49,8 +49,10 @@ Contract contract(ContractId id, AccountId buyer, AccountId seller, ContractId r
   return c;
 }
 
-ContractSettlementStatus status(ContractId id, const char* state, std::int64_t delivered, Money escrow, ContractId replaces = 0) {
-  return ContractSettlementStatus{id, parseContractState(state), QString::fromLatin1(state), delivered, escrow, replaces};
+ContractSettlementStatus status(ContractId id, const char* state, std::int64_t delivered, Money escrow,
+                                ContractId replaces = 0) {
+  return ContractSettlementStatus{id,      parseContractState(state), QString::fromLatin1(state), delivered, escrow,
+                                  replaces};
 }
 
 QString text(const QAbstractItemModel& m, int row, int col) { return m.index(row, col).data().toString(); }
@@ -87,8 +89,8 @@ class TestSettlementViews : public QObject {
   void noticesListNewestFirstWithStateText() {
     SettlementNotesModel m;
     QCOMPARE(m.columnCount(), int(SettlementNotesModel::ColumnCount));
-    m.addNotes({note(3, "pending_start", "paid $64.00 into escrow", kT0),
-                note(3, "delivering", "delivery started", kT0 + 1)});
+    m.addNotes(
+        {note(3, "pending_start", "paid $64.00 into escrow", kT0), note(3, "delivering", "delivery started", kT0 + 1)});
     m.addNotes({note(3, "partly_delivered", "4 of 32 GPU-hours not delivered", kT0 + 5)});
     QCOMPARE(m.rowCount(), 3);
     QCOMPARE(text(m, 0, SettlementNotesModel::State), QString("partly delivered"));
@@ -99,14 +101,17 @@ class TestSettlementViews : public QObject {
     // Trouble is red; a normal step is not coloured.
     QVERIFY(m.index(0, SettlementNotesModel::State).data(Qt::ForegroundRole).value<QBrush>().color().red() > 200);
     QVERIFY(!m.index(1, SettlementNotesModel::State).data(Qt::ForegroundRole).isValid());
-    QCOMPARE(m.headerData(SettlementNotesModel::What, Qt::Horizontal, Qt::DisplayRole).toString(), QString("What happened"));
+    QCOMPARE(m.headerData(SettlementNotesModel::What, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QString("What happened"));
   }
 
   void noticesExportAsCsv() {
     SettlementNotesModel m;
     m.addNotes({note(12, "settled", "credit $2.00 to buyer, escrow empty", kT0 + 7)});
-    QCOMPARE(csv(m), QString("Exchange time (UTC),Contract,State,What happened\r\n%1,12,settled,\"credit $2.00 to buyer, "
-                             "escrow empty\"\r\n").arg(formatHour(kT0 + 7)));
+    QCOMPARE(csv(m),
+             QString("Exchange time (UTC),Contract,State,What happened\r\n%1,12,settled,\"credit $2.00 to buyer, "
+                     "escrow empty\"\r\n")
+                 .arg(formatHour(kT0 + 7)));
   }
 
   void noticesKeepTheNewestWhenFull() {
@@ -125,7 +130,8 @@ class TestSettlementViews : public QObject {
   void contractsShowWhereTheyStandInSettlement() {
     ContractsModel m([](ClusterId) { return QString("c"); });
     m.setContracts({contract(1, kMe, 9), contract(2, 9, kMe), contract(3, kMe, 9, 1)}, {}, kMe);
-    m.setSettlement({{1, status(1, "failed", 0, 0)}, {2, status(2, "delivering", 8, 192'000'000)},
+    m.setSettlement({{1, status(1, "failed", 0, 0)},
+                     {2, status(2, "delivering", 8, 192'000'000)},
                      {3, status(3, "pending_start", 0, 256'000'000)}},
                     {1}, true);
     QCOMPARE(text(m, 0, ContractsModel::State), QString("failed"));
@@ -136,8 +142,10 @@ class TestSettlementViews : public QObject {
     QCOMPARE(text(m, 2, ContractsModel::Replaces), QString("Replaces #1"));
     QVERIFY(text(m, 1, ContractsModel::Replaces).isEmpty());
     // The failed contract and the replacement stand out; the others do not.
-    QVERIFY(m.index(0, ContractsModel::Id).data(Qt::BackgroundRole).value<QBrush>().color() == ContractsModel::shortfallTint());
-    QVERIFY(m.index(2, ContractsModel::Id).data(Qt::BackgroundRole).value<QBrush>().color() == ContractsModel::replacementTint());
+    QVERIFY(m.index(0, ContractsModel::Id).data(Qt::BackgroundRole).value<QBrush>().color() ==
+            ContractsModel::shortfallTint());
+    QVERIFY(m.index(2, ContractsModel::Id).data(Qt::BackgroundRole).value<QBrush>().color() ==
+            ContractsModel::replacementTint());
     QVERIFY(!m.index(1, ContractsModel::Id).data(Qt::BackgroundRole).isValid());
     QVERIFY(m.index(0, ContractsModel::State).data(Qt::DecorationRole).isValid());
 
@@ -192,7 +200,8 @@ class TestSettlementViews : public QObject {
     QTableView* v = b.contractsView();
     auto select = [v](const QString& side) {
       for (int r = 0; r < v->model()->rowCount(); ++r) {
-        if (v->model()->index(r, ContractsModel::Side).data().toString() == side) v->setCurrentIndex(v->model()->index(r, 0));
+        if (v->model()->index(r, ContractsModel::Side).data().toString() == side)
+          v->setCurrentIndex(v->model()->index(r, 0));
       }
     };
     select("Held (bought)");  // not ours to report

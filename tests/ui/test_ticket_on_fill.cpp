@@ -32,7 +32,6 @@ constexpr Hour kStart = kNow + 3;
 constexpr Hour kEnd = kNow + 9;
 constexpr Price kAsk = 1'500'000;
 
-
 }  // namespace
 
 class TestTicketOnFill : public QObject {
@@ -52,7 +51,8 @@ class TestTicketOnFill : public QObject {
   }
 
   void enable(ExchangeTerminal& t) {
-    t.window->enableOnFill(statePath(), "trader", [port = t.exchange.port()] { return QStringLiteral("127.0.0.1:%1").arg(port); });
+    t.window->enableOnFill(statePath(), "trader",
+                           [port = t.exchange.port()] { return QStringLiteral("127.0.0.1:%1").arg(port); });
     QVERIFY(t.window->onFillWatcher());
     QVERIFY2(t.window->onFillWatcher()->error().isEmpty(), qPrintable(t.window->onFillWatcher()->error()));
   }
@@ -66,11 +66,12 @@ class TestTicketOnFill : public QObject {
     QSettings().clear();
     QFile s(script());
     QVERIFY(s.open(QIODevice::WriteOnly));
-    s.write(QStringLiteral("#!/bin/sh\n"
-                           "echo \"$TESSERA_CONTRACT_ID $TESSERA_ORDER_ID $TESSERA_GPUS $TESSERA_CLUSTER $TESSERA_START "
-                           "$TESSERA_END $TESSERA_CL_ORD_ID $TESSERA_ACCOUNT\" >> '%1'\n")
-                .arg(outPath())
-                .toUtf8());
+    s.write(
+        QStringLiteral("#!/bin/sh\n"
+                       "echo \"$TESSERA_CONTRACT_ID $TESSERA_ORDER_ID $TESSERA_GPUS $TESSERA_CLUSTER $TESSERA_START "
+                       "$TESSERA_END $TESSERA_CL_ORD_ID $TESSERA_ACCOUNT\" >> '%1'\n")
+            .arg(outPath())
+            .toUtf8());
     s.close();
     QVERIFY(s.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
   }
@@ -174,8 +175,13 @@ class TestTicketOnFill : public QObject {
     for (QWidget* w : {static_cast<QWidget*>(onFill), label}) {
       const QRect r(w->mapTo(area->viewport(), QPoint(0, 0)), w->size());
       QVERIFY2(viewport.contains(r), qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 outside the %6x%7 dock")
-                                                   .arg(w->objectName()).arg(r.x()).arg(r.y()).arg(r.width())
-                                                   .arg(r.height()).arg(viewport.width()).arg(viewport.height())));
+                                                    .arg(w->objectName())
+                                                    .arg(r.x())
+                                                    .arg(r.y())
+                                                    .arg(r.width())
+                                                    .arg(r.height())
+                                                    .arg(viewport.width())
+                                                    .arg(viewport.height())));
     }
     QVERIFY(label->width() >= label->sizeHint().width());
     QVERIFY(onFill->width() >= onFill->fontMetrics().horizontalAdvance(onFill->placeholderText()) / 2);

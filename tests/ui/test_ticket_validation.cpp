@@ -47,9 +47,7 @@ class TestTicketValidation : public QObject {
   }
 
  private slots:
-  void initTestCase() {
-    tessera::ui::testing::useTestSettings("test_ticket_validation");
-  }
+  void initTestCase() { tessera::ui::testing::useTestSettings("test_ticket_validation"); }
 
   void init() {
     t = std::make_unique<ExchangeTerminal>();
@@ -71,16 +69,36 @@ class TestTicketValidation : public QObject {
     QTest::addColumn<QString>("fieldName");
     QTest::addColumn<QString>("typed");
     QTest::addColumn<QString>("says");
-    QTest::newRow("0 GPUs") << "ticketGpus" << "0" << "at least 1";
-    QTest::newRow("negative GPUs") << "ticketGpus" << "-8" << "negative";
-    QTest::newRow("letters for GPUs") << "ticketGpus" << "8x" << "not a whole number";
-    QTest::newRow("huge GPUs") << "ticketGpus" << "99999999999" << "more than the cluster has";
-    QTest::newRow("more GPUs than the cluster") << "ticketGpus" << "257" << "more than the cluster has (256)";
-    QTest::newRow("negative price") << "ticketLimit" << "-5" << "above $0.00";
-    QTest::newRow("zero price") << "ticketLimit" << "0" << "cannot trade";
-    QTest::newRow("letters for a price") << "ticketLimit" << "abc" << "not a price";
-    QTest::newRow("huge price") << "ticketLimit" << "99999999999" << "maximum of $100.00";
-    QTest::newRow("fraction of a cent") << "ticketLimit" << "2.505" << "whole cents";
+    QTest::newRow("0 GPUs") << "ticketGpus"
+                            << "0"
+                            << "at least 1";
+    QTest::newRow("negative GPUs") << "ticketGpus"
+                                   << "-8"
+                                   << "negative";
+    QTest::newRow("letters for GPUs") << "ticketGpus"
+                                      << "8x"
+                                      << "not a whole number";
+    QTest::newRow("huge GPUs") << "ticketGpus"
+                               << "99999999999"
+                               << "more than the cluster has";
+    QTest::newRow("more GPUs than the cluster") << "ticketGpus"
+                                                << "257"
+                                                << "more than the cluster has (256)";
+    QTest::newRow("negative price") << "ticketLimit"
+                                    << "-5"
+                                    << "above $0.00";
+    QTest::newRow("zero price") << "ticketLimit"
+                                << "0"
+                                << "cannot trade";
+    QTest::newRow("letters for a price") << "ticketLimit"
+                                         << "abc"
+                                         << "not a price";
+    QTest::newRow("huge price") << "ticketLimit"
+                                << "99999999999"
+                                << "maximum of $100.00";
+    QTest::newRow("fraction of a cent") << "ticketLimit"
+                                        << "2.505"
+                                        << "whole cents";
   }
 
   // Mutations that make it fail (each checked): OrderTicket::validate() leaving Submit
@@ -108,9 +126,12 @@ class TestTicketValidation : public QObject {
     // notSentWhy_ check keeps it under a valid ticket).
     auto* status = ticket->findChild<QLabel*>("ticketStatus");
     QVERIFY(status->isVisible() && status->text().startsWith("Not sent"));
-    if (fieldName == "ticketGpus") retype(f, "8");
-    else if (fieldName == "ticketLimit") retype(f, "1.25");
-    else return;
+    if (fieldName == "ticketGpus")
+      retype(f, "8");
+    else if (fieldName == "ticketLimit")
+      retype(f, "1.25");
+    else
+      return;
     QVERIFY2(submitButton()->isEnabled(), qPrintable(ticket->problem()));
     QVERIFY2(!status->isVisible(), qPrintable(status->text()));
   }
@@ -240,7 +261,8 @@ class TestTicketValidation : public QObject {
     const QString text = box->text();
     box->close();
     QVERIFY2(text.contains("You do not own or hold these GPU-hours"), qPrintable(text));
-    QVERIFY2(!text.contains("insufficient_holdings") && !text.contains(QRegularExpression("\\d{7,}")), qPrintable(text));
+    QVERIFY2(!text.contains("insufficient_holdings") && !text.contains(QRegularExpression("\\d{7,}")),
+             qPrintable(text));
     QVERIFY2(text.contains("Sell 8 GPUs on us-east-h100-a"), qPrintable(text));
   }
 };

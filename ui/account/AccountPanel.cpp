@@ -50,9 +50,10 @@ AccountPanel::AccountPanel(QWidget* parent) : QWidget(parent) {
                      "paid to your cash hour by hour as the hours are delivered."));
   forwardMargin_ = row(tr("+ Forward margin"), "accountForwardMargin",
                        tr("Margin your open forward positions hold (returned to cash when they settle)."));
-  unrealised_ = row(tr("+ Unrealised P&&L"), "accountUnrealised",
-                    tr("Unrealised P&L of contracts: held GPU-hours still to come (after what you sold) at the best bid now\n"
-                       "(the last trade on the cluster when there is no bid), less what they cost."));
+  unrealised_ =
+      row(tr("+ Unrealised P&&L"), "accountUnrealised",
+          tr("Unrealised P&L of contracts: held GPU-hours still to come (after what you sold) at the best bid now\n"
+             "(the last trade on the cluster when there is no bid), less what they cost."));
   forwardPnl_ = row(tr("+ Forwards' P&&L"), "accountForwardPnl",
                     tr("Open forward positions marked to the next-day price index of their class."));
   total_ = row(tr("= Total"), "accountTotal");
@@ -82,9 +83,10 @@ void AccountPanel::setAccount(const AccountSummary& a, const ForwardFigures& f, 
     soldOn_->setText(formatMoney(a.soldOnCost));
     proceeds_->setText(formatMoney(a.proceedsDue));
     credits_->setText(formatMoney(a.credits));
-    total_->setToolTip(tr("Cash + escrow - escrow for hours sold on + proceeds due + forward margin\n"
-                          "+ unrealised P&L + forwards' P&L: what the account is worth with held hours at\n"
-                          "the book's marks and forwards at the index."));
+    total_->setToolTip(
+        tr("Cash + escrow - escrow for hours sold on + proceeds due + forward margin\n"
+           "+ unrealised P&L + forwards' P&L: what the account is worth with held hours at\n"
+           "the book's marks and forwards at the index."));
   } else if (a.name.isEmpty()) {
     for (QLabel* l : {escrow_, soldOn_, proceeds_, credits_}) l->setText(QStringLiteral("-"));  // nothing heard yet
   } else {
@@ -93,7 +95,8 @@ void AccountPanel::setAccount(const AccountSummary& a, const ForwardFigures& f, 
       l->setText(tr("<i>n/a (in-process)</i>"));
       l->setToolTip(tr("The in-process engine has no settlement: purchases and sales are paid in cash at the fill."));
     }
-    total_->setToolTip(tr("Cash + held hours at the book's marks (in-process, sales and purchases are paid in cash at the fill)."));
+    total_->setToolTip(
+        tr("Cash + held hours at the book's marks (in-process, sales and purchases are paid in cash at the fill)."));
   }
   forwardMargin_->setText(formatMoney(f.margin));
   unrealised_->setText(signedMoney(a.unrealizedPnl()));

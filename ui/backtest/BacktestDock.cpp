@@ -131,7 +131,8 @@ BacktestDock::BacktestDock(QWidget* parent)
   layout->addWidget(status_);
   layout->addWidget(split, 1);
 
-  connect(runner_, &BacktestRunner::progress, this, [this](double f) { progress_->setValue(static_cast<int>(f * 1000)); });
+  connect(runner_, &BacktestRunner::progress, this,
+          [this](double f) { progress_->setValue(static_cast<int>(f * 1000)); });
   connect(runner_, &BacktestRunner::finished, this, &BacktestDock::onFinished);
   connect(runner_, &BacktestRunner::failed, this, [this](const QString& m) {
     onEnded(tr("Failed: %1").arg(m));
@@ -213,7 +214,8 @@ void BacktestDock::onFinished(std::shared_ptr<BacktestOutcome> outcome) {
   summary_->setResult(last_->result, last_->seconds);
   summaryView_->resizeColumnsToContents();
   const auto specs = backtest::reportCharts(last_->result);
-  for (int i = 0; i < 3 && i < static_cast<int>(specs.size()); ++i) drawChart(*plots_[i], specs[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < 3 && i < static_cast<int>(specs.size()); ++i)
+    drawChart(*plots_[i], specs[static_cast<std::size_t>(i)]);
   saveButton_->setEnabled(true);
   onEnded(tr("Done: %1 inputs replayed in %2 s, %3 fills.")
               .arg(last_->result.inputs)

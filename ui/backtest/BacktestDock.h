@@ -33,7 +33,7 @@ class BacktestDock : public QWidget {
 
   void setHistoryPath(const QString& path);
   QString historyPath() const;
-  void setStrategy(const QString& name);       // also loads its example parameters
+  void setStrategy(const QString& name);  // also loads its example parameters
   void setParameters(const QString& json);
   bool isRunning() const;
   // The last completed run, or null.
@@ -46,7 +46,7 @@ class BacktestDock : public QWidget {
   QString saveReport(const QString& dir);
 
  signals:
-  void runFinished();   // a run completed and the charts show it
+  void runFinished();  // a run completed and the charts show it
   void runFailed(QString message);
   void runCancelled();
 

@@ -13,7 +13,8 @@ void drawChart(QCustomPlot& plot, const backtest::ChartSpec& spec) {
     plot.plotLayout()->simplify();
   }
   plot.plotLayout()->insertRow(0);
-  auto* title = new QCPTextElement(&plot, QString::fromStdString(spec.title), QFont(QApplication::font().family(), 11, QFont::Bold));
+  auto* title = new QCPTextElement(&plot, QString::fromStdString(spec.title),
+                                   QFont(QApplication::font().family(), 11, QFont::Bold));
   plot.plotLayout()->addElement(0, 0, title);
   plot.xAxis->setLabel(QString::fromStdString(spec.xLabel));
   plot.yAxis->setLabel(QString::fromStdString(spec.yLabel));
@@ -45,8 +46,10 @@ void drawChart(QCustomPlot& plot, const backtest::ChartSpec& spec) {
     plot.rescaleAxes();
     // A flat line (e.g. no trades) still gets a readable axis.
     const QCPRange yr = plot.yAxis->range();
-    if (yr.size() < 1e-9) plot.yAxis->setRange(yr.lower - 1, yr.upper + 1);
-    else plot.yAxis->scaleRange(1.1, yr.center());
+    if (yr.size() < 1e-9)
+      plot.yAxis->setRange(yr.lower - 1, yr.upper + 1);
+    else
+      plot.yAxis->scaleRange(1.1, yr.center());
   }
   plot.replot();
 }

@@ -47,11 +47,11 @@ bool BacktestRunner::start(const BacktestRequest& request) {
     cfg.cancel = flag.get();
     const auto t0 = std::chrono::steady_clock::now();
     auto outcome = std::make_shared<BacktestOutcome>();
-    auto streamed = backtest::runBacktest(history, *std::get<std::unique_ptr<backtest::Strategy>>(made), cfg,
-                                          [this](double f) {
-                                            QMetaObject::invokeMethod(this, [this, f] { emit progress(f); },
-                                                                      Qt::QueuedConnection);
-                                          });
+    auto streamed =
+        backtest::runBacktest(history, *std::get<std::unique_ptr<backtest::Strategy>>(made), cfg, [this](double f) {
+          QMetaObject::invokeMethod(
+              this, [this, f] { emit progress(f); }, Qt::QueuedConnection);
+        });
     if (auto* e = std::get_if<store::StoreError>(&streamed)) return fail(QString::fromStdString(e->message));
     outcome->result = std::move(std::get<backtest::BacktestResult>(streamed));
     outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -75,9 +75,12 @@ void BacktestRunner::threadDone() {
   thread_->deleteLater();
   thread_ = nullptr;
   const auto ending = std::move(ending_);
-  if (ending->outcome) emit finished(ending->outcome);
-  else if (!ending->error.isEmpty()) emit failed(ending->error);
-  else emit cancelled();
+  if (ending->outcome)
+    emit finished(ending->outcome);
+  else if (!ending->error.isEmpty())
+    emit failed(ending->error);
+  else
+    emit cancelled();
 }
 
 }  // namespace tessera::ui

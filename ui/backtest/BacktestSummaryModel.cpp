@@ -8,7 +8,8 @@ namespace {
 QString usd(Money micros) { return QString::fromStdString(toDollars(micros)); }
 QString count(std::int64_t n) { return QString::fromStdString(withThousands(n)); }
 QString perHour(qint64 micros) {
-  return micros == 0 ? QStringLiteral("n/a") : QStringLiteral("$%1/GPU-h").arg(static_cast<double>(micros) / 1e6, 0, 'f', 4);
+  return micros == 0 ? QStringLiteral("n/a")
+                     : QStringLiteral("$%1/GPU-h").arg(static_cast<double>(micros) / 1e6, 0, 'f', 4);
 }
 }  // namespace
 
@@ -26,7 +27,8 @@ void BacktestSummaryModel::setResult(const backtest::BacktestResult& r, double s
       {tr("Average paid"), perHour(s.averagePaid)},
       {tr("Market VWAP (same clusters)"), perHour(s.marketVwap)},
       {tr("Effective cost per useful GPU-h"), perHour(s.effectiveCostPerUsefulGpuHour)},
-      {tr("Unfilled demand"), QStringLiteral("%1 of %2 GPU-h").arg(count(s.unfilledDemandGpuHours), count(s.demandGpuHours))},
+      {tr("Unfilled demand"),
+       QStringLiteral("%1 of %2 GPU-h").arg(count(s.unfilledDemandGpuHours), count(s.demandGpuHours))},
       {tr("Replay"), QStringLiteral("%1 inputs in %2 s").arg(count(r.inputs)).arg(seconds, 0, 'f', 2)},
   };
   endResetModel();

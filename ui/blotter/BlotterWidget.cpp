@@ -45,7 +45,8 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   notesView_ = makeView(notes_, &notesProxy_);
   notesView_->setObjectName("settlementView");
   notesView_->sortByColumn(SettlementNotesModel::ExchangeHour, Qt::DescendingOrder);
-  for (auto [col, w] : {std::pair{SettlementNotesModel::ExchangeHour, 124}, {SettlementNotesModel::Contract, 64},
+  for (auto [col, w] : {std::pair{SettlementNotesModel::ExchangeHour, 124},
+                        {SettlementNotesModel::Contract, 64},
                         {SettlementNotesModel::State, 112}})
     notesView_->setColumnWidth(col, w);
   contractsView_->setColumnWidth(ContractsModel::Id, 76);
@@ -92,7 +93,8 @@ BlotterWidget::BlotterWidget(ClusterNames names, QWidget* parent)
   connect(sellBack, &QPushButton::clicked, this, [this] {
     const QModelIndex i = contractsView_->currentIndex();
     if (!i.isValid()) return;
-    if (const Contract* c = contracts_->contractAt(contractsProxy_->mapToSource(i).row())) emit sellBackRequested(c->id);
+    if (const Contract* c = contracts_->contractAt(contractsProxy_->mapToSource(i).row()))
+      emit sellBackRequested(c->id);
   });
 
   auto* del = new QAction(tr("Cancel order"), ordersView_);
@@ -162,12 +164,14 @@ void BlotterWidget::setSettlementAvailable(bool settles) {
 
 void BlotterWidget::updateSettlementHint() {
   if (!settles_) {
-    settlementHint_->setText(tr("This market does not settle contracts (the in-process engine has no escrow, delivery "
-                                "or remedies), so there are no settlement notices. Run the terminal on an exchange, "
-                                "the default, to see them."));
+    settlementHint_->setText(
+        tr("This market does not settle contracts (the in-process engine has no escrow, delivery "
+           "or remedies), so there are no settlement notices. Run the terminal on an exchange, "
+           "the default, to see them."));
     settlementHint_->show();
   } else if (notes_->rowCount() == 0) {
-    settlementHint_->setText(tr("No settlement steps yet: they appear here as your contracts start, deliver and settle."));
+    settlementHint_->setText(
+        tr("No settlement steps yet: they appear here as your contracts start, deliver and settle."));
     settlementHint_->show();
   } else {
     settlementHint_->hide();
@@ -252,12 +256,13 @@ bool BlotterWidget::selectOrder(OrderId id) {
 }
 
 void BlotterWidget::exportShown() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(tabs_->tabText(tabs_->currentIndex())),
-                                                    tabs_->tabText(tabs_->currentIndex()).toLower().replace(' ', '-') + ".csv",
-                                                    tr("CSV files (*.csv)"));
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export %1").arg(tabs_->tabText(tabs_->currentIndex())),
+      tabs_->tabText(tabs_->currentIndex()).toLower().replace(' ', '-') + ".csv", tr("CSV files (*.csv)"));
   if (path.isEmpty()) return;
   const QString error = exportCsv(shownModel(), path);
-  if (!error.isEmpty()) QMessageBox::critical(this, tr("Export failed"), tr("Could not write %1:\n%2").arg(path, error));
+  if (!error.isEmpty())
+    QMessageBox::critical(this, tr("Export failed"), tr("Could not write %1:\n%2").arg(path, error));
 }
 
 }  // namespace tessera::ui

@@ -34,8 +34,8 @@ void addSteps(QCPGraph* g, const std::vector<HeldStep>& steps) {
 
 }  // namespace
 
-ContractDetailDialog::ContractDetailDialog(const Contract& c, const ContractMark* held, Hour now, const ClusterNames& names,
-                                           QWidget* parent)
+ContractDetailDialog::ContractDetailDialog(const Contract& c, const ContractMark* held, Hour now,
+                                           const ClusterNames& names, QWidget* parent)
     : QDialog(parent) {
   setObjectName("contractDetail");
   setWindowTitle(tr("Contract #%1").arg(c.id));
@@ -46,8 +46,12 @@ ContractDetailDialog::ContractDetailDialog(const Contract& c, const ContractMark
   const bool bought = held != nullptr;
   facts->addRow(tr("Side"), new QLabel(bought ? tr("Held (bought)") : tr("Sold"), this));
   facts->addRow(tr("Cluster"), new QLabel(names(c.cluster), this));
-  facts->addRow(tr("Window"), new QLabel(tr("%1 to %2 (%3 h)").arg(formatHour(c.start), formatHour(c.end)).arg(c.end - c.start), this));
-  facts->addRow(tr("Contracted"), new QLabel(tr("%1 GPUs at %2/GPU-h, %3").arg(c.gpus).arg(formatPrice(c.price), formatMoney(c.notional())), this));
+  facts->addRow(
+      tr("Window"),
+      new QLabel(tr("%1 to %2 (%3 h)").arg(formatHour(c.start), formatHour(c.end)).arg(c.end - c.start), this));
+  facts->addRow(
+      tr("Contracted"),
+      new QLabel(tr("%1 GPUs at %2/GPU-h, %3").arg(c.gpus).arg(formatPrice(c.price), formatMoney(c.notional())), this));
   auto* terms = new QLabel(describeTerms(c.terms), this);
   terms->setWordWrap(true);
   facts->addRow(tr("Terms"), terms);
@@ -56,7 +60,8 @@ ContractDetailDialog::ContractDetailDialog(const Contract& c, const ContractMark
     shape->setObjectName("contractHeldShape");
     shape->setWordWrap(true);
     facts->addRow(tr("Held now"), shape);
-    facts->addRow(tr("GPU-hours sold from it"), new QLabel(QLocale().toString(static_cast<qlonglong>(held->soldGpuHours)), this));
+    facts->addRow(tr("GPU-hours sold from it"),
+                  new QLabel(QLocale().toString(static_cast<qlonglong>(held->soldGpuHours)), this));
     auto* realised = new QLabel(formatMoney(held->realisedPnl), this);
     realised->setObjectName("contractRealised");
     facts->addRow(tr("Realised P&&L on them"), realised);

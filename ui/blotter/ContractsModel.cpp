@@ -21,7 +21,8 @@ const QColor& ContractsModel::replacementTint() {
   return c;
 }
 
-void ContractsModel::setContracts(std::vector<Contract> contracts, const std::vector<ContractMark>& marks, AccountId me) {
+void ContractsModel::setContracts(std::vector<Contract> contracts, const std::vector<ContractMark>& marks,
+                                  AccountId me) {
   beginResetModel();
   contracts_ = std::move(contracts);
   marks_.clear();
@@ -30,8 +31,8 @@ void ContractsModel::setContracts(std::vector<Contract> contracts, const std::ve
   endResetModel();
 }
 
-void ContractsModel::setSettlement(std::map<ContractId, ContractSettlementStatus> status, std::set<ContractId> shortfall,
-                                   bool settles) {
+void ContractsModel::setSettlement(std::map<ContractId, ContractSettlementStatus> status,
+                                   std::set<ContractId> shortfall, bool settles) {
   status_ = std::move(status);
   shortfall_ = std::move(shortfall);
   settles_ = settles;
@@ -98,7 +99,9 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
     if (shortfall) t += tr("\nNot everything contracted was delivered: the remedy applies.");
     if (replaces) t += tr("\nA replacement for contract #%1, which failed.").arg(replaces);
     if (marked && mark->second.soldGpuHours > 0)
-      t += tr("\nHeld after sales: %1 (%2 GPU-hours sold).").arg(shapeText(*c, mark->second)).arg(mark->second.soldGpuHours);
+      t += tr("\nHeld after sales: %1 (%2 GPU-hours sold).")
+               .arg(shapeText(*c, mark->second))
+               .arg(mark->second.soldGpuHours);
     if (c->buyer == me_) t += tr("\nDouble-click for its shape over the hours.");
     return t;
   }
@@ -113,7 +116,8 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
     case Held: {
       if (!marked) return {};
       const ContractMark& h = mark->second;
-      if (sort) return QVariant::fromValue<qlonglong>(static_cast<qlonglong>(c->gpus) * (c->end - c->start) - h.soldGpuHours);
+      if (sort)
+        return QVariant::fromValue<qlonglong>(static_cast<qlonglong>(c->gpus) * (c->end - c->start) - h.soldGpuHours);
       return shapeText(*c, h);
     }
     case Start: return sort ? QVariant::fromValue<qlonglong>(c->start) : QVariant(formatHour(c->start));
@@ -140,22 +144,25 @@ QVariant ContractsModel::data(const QModelIndex& index, int role) const {
       return sort ? QVariant::fromValue<qulonglong>(replaces) : QVariant(tr("Replaces #%1").arg(replaces));
     case Mark:
       if (!marked) return {};
-      return sort ? QVariant::fromValue<qlonglong>(mark->second.markValue) : QVariant(formatMoney(mark->second.markValue));
+      return sort ? QVariant::fromValue<qlonglong>(mark->second.markValue)
+                  : QVariant(formatMoney(mark->second.markValue));
     case Pnl:
       if (!marked) return {};
       return sort ? QVariant::fromValue<qlonglong>(mark->second.pnl()) : QVariant(formatMoney(mark->second.pnl()));
     case Realised:
       if (!marked || mark->second.soldGpuHours == 0) return {};
-      return sort ? QVariant::fromValue<qlonglong>(mark->second.realisedPnl) : QVariant(formatMoney(mark->second.realisedPnl));
+      return sort ? QVariant::fromValue<qlonglong>(mark->second.realisedPnl)
+                  : QVariant(formatMoney(mark->second.realisedPnl));
   }
   return {};
 }
 
 QVariant ContractsModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Contract", "State", "Side", "Cluster", "GPUs", "Held now", "Start", "End",
-                                "Price $/GPU-h", "Notional", "Delivered GPU-h", "Escrow", "Remedy", "Replaces",
-                                "Mark (remaining)", "P&L (remaining)", "Realised P&L"};
+  static const char* names[] = {"Contract",        "State",       "Side",   "Cluster",       "GPUs",
+                                "Held now",        "Start",       "End",    "Price $/GPU-h", "Notional",
+                                "Delivered GPU-h", "Escrow",      "Remedy", "Replaces",      "Mark (remaining)",
+                                "P&L (remaining)", "Realised P&L"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -19,8 +19,24 @@ class ContractsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column {
-    Id, State, Side, Cluster, Gpus, Held, Start, End, Price, Notional, Delivered, Escrow, Remedy, Replaces,
-    Mark, Pnl, Realised, ColumnCount
+    Id,
+    State,
+    Side,
+    Cluster,
+    Gpus,
+    Held,
+    Start,
+    End,
+    Price,
+    Notional,
+    Delivered,
+    Escrow,
+    Remedy,
+    Replaces,
+    Mark,
+    Pnl,
+    Realised,
+    ColumnCount
   };
   static constexpr int SortRole = Qt::UserRole;
 

@@ -18,7 +18,9 @@ const Fill* FillsModel::fillAt(int row) const {
   return row >= 0 && row < n ? &fills_[static_cast<std::size_t>(n - 1 - row)] : nullptr;
 }
 
-int FillsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(fills_.size()); }
+int FillsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(fills_.size());
+}
 int FillsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant FillsModel::data(const QModelIndex& index, int role) const {
@@ -43,8 +45,8 @@ QVariant FillsModel::data(const QModelIndex& index, int role) const {
 
 QVariant FillsModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Trade", "Order", "Side", "Cluster", "GPUs", "Start", "End",
-                                "Price $/GPU-h", "Notional", "Role"};
+  static const char* names[] = {"Trade", "Order", "Side",          "Cluster",  "GPUs",
+                                "Start", "End",   "Price $/GPU-h", "Notional", "Role"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -68,8 +68,8 @@ QVariant OrderHistoryModel::data(const QModelIndex& index, int role) const {
 
 QVariant OrderHistoryModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Order", "Ended", "Final state", "Side", "Cluster", "GPUs",
-                                "Start", "End", "Limit $/GPU-h", "Filled GPU-h"};
+  static const char* names[] = {"Order", "Ended", "Final state", "Side",          "Cluster",
+                                "GPUs",  "Start", "End",         "Limit $/GPU-h", "Filled GPU-h"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

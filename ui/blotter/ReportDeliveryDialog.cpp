@@ -49,7 +49,8 @@ ReportDeliveryDialog::ReportDeliveryDialog(const Contract& contract, Hour now, Q
   form->addRow(tr("&Until"), to_);
   problem_ = new QComboBox(this);
   problem_->setObjectName("reportProblem");
-  for (DeliveryProblem p : {DeliveryProblem::MissingGpus, DeliveryProblem::LinkDegraded, DeliveryProblem::PowerCurtailed})
+  for (DeliveryProblem p :
+       {DeliveryProblem::MissingGpus, DeliveryProblem::LinkDegraded, DeliveryProblem::PowerCurtailed})
     problem_->addItem(deliveryProblemLabel(p), static_cast<int>(p));
   form->addRow(tr("&Problem"), problem_);
   usable_ = new QSpinBox(this);
@@ -88,9 +89,9 @@ std::variant<DeliveryReport, QString> ReportDeliveryDialog::report() const {
   r.problem = static_cast<DeliveryProblem>(problem_->currentData().toInt());
   if (r.end <= r.start) return tr("The end must be after the start.");
   if (r.start < contract_.start || r.end > contract_.end)
-    return tr("The hours must lie within the contract, %1 to %2.").arg(formatHour(contract_.start), formatHour(contract_.end));
-  if (r.start < now_)
-    return tr("Hours before %1 are already settled; report from %1 on.").arg(formatHour(now_));
+    return tr("The hours must lie within the contract, %1 to %2.")
+        .arg(formatHour(contract_.start), formatHour(contract_.end));
+  if (r.start < now_) return tr("Hours before %1 are already settled; report from %1 on.").arg(formatHour(now_));
   if (r.problem == DeliveryProblem::MissingGpus && r.usableGpus >= contract_.gpus)
     return tr("With GPUs missing, fewer than all %1 are usable.").arg(contract_.gpus);
   return r;

@@ -37,7 +37,8 @@ int SettlementNotesModel::columnCount(const QModelIndex& parent) const { return 
 QVariant SettlementNotesModel::data(const QModelIndex& index, int role) const {
   const SettlementNote* n = noteAt(index.row());
   if (!n) return {};
-  if (role == Qt::ForegroundRole && index.column() == State && isShortfall(n->state)) return QBrush(QColor(235, 80, 80));
+  if (role == Qt::ForegroundRole && index.column() == State && isShortfall(n->state))
+    return QBrush(QColor(235, 80, 80));
   if (role == Qt::ToolTipRole && index.column() == What) return n->what;
   if (role != Qt::DisplayRole && role != SortRole) return {};
   const bool sort = role == SortRole;

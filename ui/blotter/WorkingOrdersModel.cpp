@@ -55,8 +55,8 @@ QVariant WorkingOrdersModel::data(const QModelIndex& index, int role) const {
 
 QVariant WorkingOrdersModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Order", "Side", "Type", "Cluster", "GPUs", "Start", "End", "Hours",
-                                "Limit $/GPU-h", "Filled GPU-h", "Leaves GPU-h", "TIF"};
+  static const char* names[] = {"Order", "Side",  "Type",          "Cluster",      "GPUs",         "Start",
+                                "End",   "Hours", "Limit $/GPU-h", "Filled GPU-h", "Leaves GPU-h", "TIF"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -27,9 +27,7 @@ tessera::Price ForwardPositionsModel::markOf(const net::ForwardPositionView& p) 
   return it != index_.end() && it->second > 0 ? it->second : p.lastMark;
 }
 
-Money ForwardPositionsModel::pnlOf(const net::ForwardPositionView& p) const {
-  return p.pnlAt(markOf(p));
-}
+Money ForwardPositionsModel::pnlOf(const net::ForwardPositionView& p) const { return p.pnlAt(markOf(p)); }
 
 Money ForwardPositionsModel::totalOpenPnl() const {
   Money total = 0;
@@ -68,8 +66,8 @@ QVariant ForwardPositionsModel::data(const QModelIndex& index, int role) const {
 
 QVariant ForwardPositionsModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Position", "Side", "Class", "Week of", "GPU-h", "Price $/GPU-h",
-                                "Index mark", "P&L", "Margin", "Status"};
+  static const char* names[] = {"Position",      "Side",       "Class", "Week of", "GPU-h",
+                                "Price $/GPU-h", "Index mark", "P&L",   "Margin",  "Status"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -86,8 +86,9 @@ ForwardsPanel::ForwardsPanel(QWidget* parent) : QWidget(parent) {
   buy_->setShortcut(QKeySequence(tr("Ctrl+Alt+B")));
   sell_->setShortcut(QKeySequence(tr("Ctrl+Alt+S")));
   buy_->setToolTip(tr("Buy the forward: gains when the week's mean next-day index ends above your price (Ctrl+Alt+B)"));
-  sell_->setToolTip(tr("Sell the forward: gains when the week's mean next-day index ends below your price; "
-                       "a provider's hedge (Ctrl+Alt+S)"));
+  sell_->setToolTip(
+      tr("Sell the forward: gains when the week's mean next-day index ends below your price; "
+         "a provider's hedge (Ctrl+Alt+S)"));
 
   auto* ticketBox = new QGroupBox(tr("Forward ticket"), this);
   auto* form = new QFormLayout(ticketBox);
@@ -121,7 +122,8 @@ ForwardsPanel::ForwardsPanel(QWidget* parent) : QWidget(parent) {
   pnl_ = new QLabel(this);
   auto* positionsTab = new QWidget(this);
   auto* positionsLayout = new QVBoxLayout(positionsTab);
-  positionsLayout->addWidget(new QLabel(tr("Marked to the next-day index; settled at the mean index of the week."), this));
+  positionsLayout->addWidget(
+      new QLabel(tr("Marked to the next-day index; settled at the mean index of the week."), this));
   positionsLayout->addWidget(positionsView_);
   positionsLayout->addWidget(pnl_);
 
@@ -194,8 +196,8 @@ void ForwardsPanel::selectionChanged() {
   auto idx = index_.find(key.first);
   indexLabel_->setText(idx == index_.end()
                            ? tr("next-day index: no trades yet")
-                           : tr("next-day index %1%2").arg(formatPrice(idx->second.first),
-                                                           idx->second.second ? tr(" (stale)") : QString()));
+                           : tr("next-day index %1%2")
+                                 .arg(formatPrice(idx->second.first), idx->second.second ? tr(" (stale)") : QString()));
   if (key.second > 0) emit bookWanted(key.first, key.second);
   updateTicket();
 }

@@ -16,15 +16,15 @@ struct GridSegment {
 };
 
 struct GridColumn {
-  std::vector<GridSegment> asks;   // cheapest first, from 0 upward
-  std::vector<GridSegment> bids;   // dearest first, from 0 downward
+  std::vector<GridSegment> asks;  // cheapest first, from 0 upward
+  std::vector<GridSegment> bids;  // dearest first, from 0 downward
   GpuCount askDepth() const { return asks.empty() ? 0 : asks.back().to; }
   GpuCount bidDepth() const { return bids.empty() ? 0 : bids.back().to; }
 };
 
 struct GridHit {
   Hour hour = 0;
-  Side side = Side::Sell;          // Sell: an ask level, Buy: a bid level
+  Side side = Side::Sell;  // Sell: an ask level, Buy: a bid level
   GridSegment segment;
 };
 

@@ -25,7 +25,7 @@ namespace {
 constexpr double kLeft = 64;
 constexpr double kRight = 96;
 constexpr double kTop = 28;
-constexpr double kBottom = 58;   // time labels, axis title, scrollbar
+constexpr double kBottom = 58;  // time labels, axis title, scrollbar
 constexpr int kScrollHeight = 14;
 constexpr qint64 kFlashMs = 1500;
 constexpr double kMinViewHours = 6;
@@ -307,7 +307,8 @@ void OrderBookGridView::paintColumns(QPainter& p, const QRectF& plot) const {
     const GridColumn* c = model_.column(h);
     if (!c) continue;
     const int x0 = static_cast<int>(std::lround(pointOf(static_cast<double>(h), 0).x() - ox));
-    const int x1 = std::max(x0 + 1, static_cast<int>(std::lround(pointOf(static_cast<double>(h + 1), 0).x() - ox)) - gap);
+    const int x1 =
+        std::max(x0 + 1, static_cast<int>(std::lround(pointOf(static_cast<double>(h + 1), 0).x() - ox)) - gap);
     ladder(c->asks, x0, x1, true, 255);
     ladder(c->bids, x0, x1, false, 170);  // bids a little paler, so the sides read apart
   }
@@ -335,7 +336,8 @@ void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
     fill.setAlpha(c.buyer == me_ ? 110 : 50);
     std::vector<HeldStep> steps{HeldStep{c.start, c.end, c.gpus}};
     if (c.buyer == me_) {
-      const auto h = std::find_if(held_.begin(), held_.end(), [&](const ContractMark& m) { return m.contract == c.id; });
+      const auto h =
+          std::find_if(held_.begin(), held_.end(), [&](const ContractMark& m) { return m.contract == c.id; });
       if (h != held_.end()) steps = h->held;  // what is left after sales
     }
     for (const HeldStep& s : steps) {
@@ -351,7 +353,7 @@ void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
   for (const OrderView& o : ownOrders_) {
     const OrderRequest& r = o.request;
     if (auto snap = model_.snapshot(); !snap || (r.cluster && std::find(snap->clusters.begin(), snap->clusters.end(),
-                                                                         *r.cluster) == snap->clusters.end()))
+                                                                        *r.cluster) == snap->clusters.end()))
       continue;
     p.setPen(QPen(QColor(255, 80, 220), 2.5, r.duration ? Qt::DashLine : Qt::SolidLine));
     p.setBrush(Qt::NoBrush);
@@ -376,7 +378,8 @@ void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
   // The rectangle being dragged: exactly the order it will open.
   if (selecting_) {
     const GridSelection& sel = current_;
-    const QRectF r = sel.side == Side::Buy ? rectOf(sel.start, sel.end, 0, sel.gpus) : rectOf(sel.start, sel.end, -sel.gpus, 0);
+    const QRectF r =
+        sel.side == Side::Buy ? rectOf(sel.start, sel.end, 0, sel.gpus) : rectOf(sel.start, sel.end, -sel.gpus, 0);
     QColor fill = palette().color(QPalette::Text);
     fill.setAlpha(40);
     p.setBrush(fill);
@@ -394,8 +397,8 @@ void OrderBookGridView::paintOverlays(QPainter& p, const QRectF& plot) const {
     const QFontMetrics fm(font());
     QRectF box = fm.boundingRect(QRect(0, 0, 600, 100), Qt::AlignLeft, label).adjusted(-5, -3, 5, 3);
     box.moveTopLeft(QPointF(std::clamp(r.left() + 4, plot.left() + 2, plot.right() - box.width() - 2),
-                            std::clamp(sel.side == Side::Buy ? r.top() - box.height() - 4 : r.bottom() + 4, plot.top() + 2,
-                                       plot.bottom() - box.height() - 2)));
+                            std::clamp(sel.side == Side::Buy ? r.top() - box.height() - 4 : r.bottom() + 4,
+                                       plot.top() + 2, plot.bottom() - box.height() - 2)));
     QColor bg = palette().color(QPalette::Base);
     bg.setAlpha(225);
     p.setPen(QPen(palette().color(QPalette::Text), 1));
@@ -430,7 +433,8 @@ void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
   p.save();
   p.translate(12, plot.center().y());
   p.rotate(-90);
-  p.drawText(QRectF(-plot.height() / 2, -8, plot.height(), 16), Qt::AlignCenter, tr("GPUs   (bids below | asks above)"));
+  p.drawText(QRectF(-plot.height() / 2, -8, plot.height(), 16), Qt::AlignCenter,
+             tr("GPUs   (bids below | asks above)"));
   p.restore();
 
   // Time axis: pick a step that leaves room for the labels.
@@ -457,9 +461,9 @@ void OrderBookGridView::paintAxes(QPainter& p, const QRectF& plot) const {
   p.setFont(font());
   // The longest caption that fits the plot's width.
   QString caption;
-  for (const QString& c : {tr("Delivery hour (UTC)   -   red dashed line: exchange time %1").arg(formatHour(now_)),
-                           tr("Delivery hour (UTC); red dashed line: now, %1").arg(formatHour(now_)),
-                           tr("Delivery hour (UTC)")}) {
+  for (const QString& c :
+       {tr("Delivery hour (UTC)   -   red dashed line: exchange time %1").arg(formatHour(now_)),
+        tr("Delivery hour (UTC); red dashed line: now, %1").arg(formatHour(now_)), tr("Delivery hour (UTC)")}) {
     caption = c;
     if (p.fontMetrics().horizontalAdvance(c) <= plot.width()) break;
   }
@@ -490,8 +494,11 @@ void OrderBookGridView::paintLegend(QPainter& p, const QRectF& plot) const {
     const double y = bar.bottom() - t * bar.height();
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
     // The ends say when prices beyond them share their colour.
-    const QString prefix = i == 0 && clippedBelow_ ? QStringLiteral("≤") : i == 4 && clippedAbove_ ? QStringLiteral("≥") : QString();
-    p.drawText(QRectF(bar.right() + 6, y - 8, kRight - 36, 16), Qt::AlignLeft | Qt::AlignVCenter, prefix + formatPrice(price));
+    const QString prefix = i == 0 && clippedBelow_   ? QStringLiteral("≤")
+                           : i == 4 && clippedAbove_ ? QStringLiteral("≥")
+                                                     : QString();
+    p.drawText(QRectF(bar.right() + 6, y - 8, kRight - 36, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               prefix + formatPrice(price));
   }
   p.drawText(QRectF(plot.right() + 4, bar.bottom() + 4, kRight - 4, 16), Qt::AlignLeft, legendNote());
 }
@@ -519,13 +526,14 @@ std::optional<OrderId> OrderBookGridView::ownOrderAt(QPointF pos) const {
   double bestDistance = 6;  // pixels from the outline that still count as on it
   for (const OrderView& o : ownOrders_) {
     const OrderRequest& r = o.request;
-    if (!snap || (r.cluster && std::find(snap->clusters.begin(), snap->clusters.end(), *r.cluster) == snap->clusters.end()))
+    if (!snap ||
+        (r.cluster && std::find(snap->clusters.begin(), snap->clusters.end(), *r.cluster) == snap->clusters.end()))
       continue;
     const QRectF rr = r.side == Side::Sell ? rectOf(r.start, r.end, 0, r.gpus) : rectOf(r.start, r.end, -r.gpus, 0);
     if (!rr.adjusted(-bestDistance, -bestDistance, bestDistance, bestDistance).contains(pos)) continue;
     // Inside counts too (a thin order is mostly outline); the nearest edge wins.
-    const double d = std::min({std::abs(pos.x() - rr.left()), std::abs(pos.x() - rr.right()), std::abs(pos.y() - rr.top()),
-                               std::abs(pos.y() - rr.bottom())});
+    const double d = std::min({std::abs(pos.x() - rr.left()), std::abs(pos.x() - rr.right()),
+                               std::abs(pos.y() - rr.top()), std::abs(pos.y() - rr.bottom())});
     if (!best || d < bestDistance || rr.contains(pos)) {
       best = r.id;
       bestDistance = std::min(bestDistance, d);
@@ -561,7 +569,8 @@ void OrderBookGridView::mousePressEvent(QMouseEvent* e) {
 void OrderBookGridView::mouseMoveEvent(QMouseEvent* e) {
   if (selecting_) {
     const QRectF r = frame_.plot;
-    selectTo_ = QPointF(std::clamp(e->position().x(), r.left(), r.right()), std::clamp(e->position().y(), r.top(), r.bottom()));
+    selectTo_ =
+        QPointF(std::clamp(e->position().x(), r.left(), r.right()), std::clamp(e->position().y(), r.top(), r.bottom()));
     current_ = selectionOf(selectFrom_, selectTo_, e->modifiers() & Qt::ShiftModifier);
     if (current_.end > current_.start) noteHoursUnderCursor(current_.start, current_.end);
     update();
@@ -590,8 +599,10 @@ void OrderBookGridView::mouseReleaseEvent(QMouseEvent* e) {
     updateScales();
     syncScrollBar();
     update();
-    if (dragged) emit selectionMade(chosen);
-    else if (const auto id = ownOrderAt(selectFrom_)) emit ownOrderClicked(*id);
+    if (dragged)
+      emit selectionMade(chosen);
+    else if (const auto id = ownOrderAt(selectFrom_))
+      emit ownOrderClicked(*id);
   } else if (panning_) {
     panning_ = false;
     unsetCursor();
@@ -680,15 +691,18 @@ void OrderBookGridView::setCallAuction(const CallAuctionView& view, ClusterId sh
     connect(callTimer_, &QTimer::timeout, this, qOverload<>(&QWidget::update));
   }
   if (callTimer_) {
-    if (callMode_) callTimer_->start(1000);
-    else callTimer_->stop();
+    if (callMode_)
+      callTimer_->start(1000);
+    else
+      callTimer_->stop();
   }
   update();
 }
 
 QString OrderBookGridView::callBanner() const {
   if (!callMode_) return {};
-  const QString when = tr("next call %1").arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
+  const QString when =
+      tr("next call %1").arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
   QString what = tr("nothing would trade");
   if (calls_.indicative) {
     int hours = 0;
@@ -727,13 +741,15 @@ void OrderBookGridView::paintCall(QPainter& p, const QRectF& plot) const {
       const QString text = formatPrice(c.price);
       if (fm.horizontalAdvance(text) + 4 < cell.width()) {
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(QRectF(cell.left(), cell.bottom() - 4 - fm.height(), cell.width(), fm.height()), Qt::AlignCenter, text);
+        p.drawText(QRectF(cell.left(), cell.bottom() - 4 - fm.height(), cell.width(), fm.height()), Qt::AlignCenter,
+                   text);
       }
     }
   }
   // The countdown, in the plot's top-left corner.
   const QString banner = callBanner();
-  const QRectF box(plot.left() + 6, plot.top() + 6, std::min(plot.width() - 12, 12.0 + QFontMetrics(font()).horizontalAdvance(banner)),
+  const QRectF box(plot.left() + 6, plot.top() + 6,
+                   std::min(plot.width() - 12, 12.0 + QFontMetrics(font()).horizontalAdvance(banner)),
                    QFontMetrics(font()).height() + 6);
   QColor back = palette().color(QPalette::Base);
   back.setAlpha(220);
@@ -750,8 +766,10 @@ bool OrderBookGridView::event(QEvent* e) {
     // Over the colour legend: what its range is.
     const QRectF plot = plotRect();
     const QString t = he->pos().x() > plot.right() + 8 ? legendText() : describeAt(he->pos());
-    if (t.isEmpty()) QToolTip::hideText();
-    else QToolTip::showText(he->globalPos(), t, this);
+    if (t.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(he->globalPos(), t, this);
     return true;
   }
   return QWidget::event(e);

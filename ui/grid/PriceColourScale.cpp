@@ -18,7 +18,10 @@ QColor PriceColourScale::colour(Price p) const { return colourAt(position(p)); }
 
 QColor PriceColourScale::colourAt(double t) {
   // A perceptually ordered ramp that stays readable on dark and light backgrounds.
-  struct Stop { double at; int r, g, b; };
+  struct Stop {
+    double at;
+    int r, g, b;
+  };
   static constexpr std::array<Stop, 6> stops{{{0.0, 40, 90, 200},
                                               {0.25, 30, 160, 210},
                                               {0.5, 60, 185, 90},

@@ -104,14 +104,19 @@ int DepthLadder::rowOf(Side side, Price price) const {
 
 void DepthLadder::refresh() {
   model_->setState(book_, own_, first_, end_);
-  const QString hours = end_ - first_ <= 1 ? formatHour(first_)
-                                           : tr("%1 to %2 (%3 h)").arg(formatHour(first_), formatHour(end_)).arg(end_ - first_);
-  title_->setText(name_.isEmpty() ? tr("Depth ladder")
-                                  : tr("<b>%1</b>  %2%3").arg(name_, hours, ticket_ ? tr("  (the ticket's hours)") : QString()));
+  const QString hours = end_ - first_ <= 1
+                            ? formatHour(first_)
+                            : tr("%1 to %2 (%3 h)").arg(formatHour(first_), formatHour(end_)).arg(end_ - first_);
+  title_->setText(name_.isEmpty()
+                      ? tr("Depth ladder")
+                      : tr("<b>%1</b>  %2%3").arg(name_, hours, ticket_ ? tr("  (the ticket's hours)") : QString()));
   QString why;
-  if (!book_ || name_.isEmpty()) why = tr("No book yet: select a cluster in the Clusters list.");
-  else if (end_ <= first_) why = tr("Point at an hour on the grid to see its price levels.");
-  else if (!model_->covered()) why = tr("The grid's book does not cover these hours (they are past, or not loaded yet).");
+  if (!book_ || name_.isEmpty())
+    why = tr("No book yet: select a cluster in the Clusters list.");
+  else if (end_ <= first_)
+    why = tr("Point at an hour on the grid to see its price levels.");
+  else if (!model_->covered())
+    why = tr("The grid's book does not cover these hours (they are past, or not loaded yet).");
   else if (model_->rowCount() == 0)
     why = end_ - first_ <= 1 ? tr("Nobody bids or offers in this hour.")
                              : tr("No price is offered or bid in every one of these hours.");

@@ -43,16 +43,20 @@ std::vector<LadderRow> DepthLadderModel::rowsOf(const BookSnapshot& book, const 
   std::map<std::pair<Side, Price>, GpuCount> mine;
   for (const OrderView& o : own) {
     const OrderRequest& r = o.request;
-    if (!r.cluster || std::find(book.clusters.begin(), book.clusters.end(), *r.cluster) == book.clusters.end()) continue;
+    if (!r.cluster || std::find(book.clusters.begin(), book.clusters.end(), *r.cluster) == book.clusters.end())
+      continue;
     if (r.end <= first || r.start >= end) continue;
     mine[{r.side, r.limit}] += r.gpus;
   }
   std::vector<LadderRow> rows;
   for (const auto& [key, gpus] : levels) rows.push_back(LadderRow{key.second, key.first, gpus, 0});
   for (const auto& [key, gpus] : mine) {
-    auto it = std::find_if(rows.begin(), rows.end(), [&](const LadderRow& r) { return r.side == key.first && r.price == key.second; });
-    if (it != rows.end()) it->ownGpus = gpus;
-    else rows.push_back(LadderRow{key.second, key.first, 0, gpus});
+    auto it = std::find_if(rows.begin(), rows.end(),
+                           [&](const LadderRow& r) { return r.side == key.first && r.price == key.second; });
+    if (it != rows.end())
+      it->ownGpus = gpus;
+    else
+      rows.push_back(LadderRow{key.second, key.first, 0, gpus});
   }
   // Highest price first; at one price the ask above the bid.
   std::sort(rows.begin(), rows.end(), [](const LadderRow& a, const LadderRow& b) {
@@ -79,7 +83,9 @@ const LadderRow* DepthLadderModel::rowAt(int row) const {
   return row >= 0 && row < static_cast<int>(rows_.size()) ? &rows_[static_cast<std::size_t>(row)] : nullptr;
 }
 
-int DepthLadderModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int DepthLadderModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
 int DepthLadderModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant DepthLadderModel::data(const QModelIndex& index, int role) const {
@@ -119,7 +125,8 @@ QVariant DepthLadderModel::headerData(int section, Qt::Orientation o, int role) 
   if (o != Qt::Horizontal) return {};
   if (role == Qt::ToolTipRole) {
     static const char* tips[] = {"GPUs of your working bids at this price", "GPUs bid at this price",
-                                 "Price per GPU-hour", "GPUs offered at this price", "GPUs of your working offers at this price"};
+                                 "Price per GPU-hour", "GPUs offered at this price",
+                                 "GPUs of your working offers at this price"};
     return section >= 0 && section < ColumnCount ? tr(tips[section]) : QVariant();
   }
   if (role != Qt::DisplayRole) return {};

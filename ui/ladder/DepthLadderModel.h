@@ -11,9 +11,9 @@ namespace tessera::ui {
 
 struct LadderRow {
   Price price = 0;
-  Side side = Side::Sell;   // which side of the book the level is on
-  GpuCount gpus = 0;        // in the book at this price (every hour of the range)
-  GpuCount ownGpus = 0;     // the account's working orders at this price and side
+  Side side = Side::Sell;  // which side of the book the level is on
+  GpuCount gpus = 0;       // in the book at this price (every hour of the range)
+  GpuCount ownGpus = 0;    // the account's working orders at this price and side
   bool operator==(const LadderRow&) const = default;
 };
 
@@ -38,8 +38,8 @@ class DepthLadderModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
   // The rows for hours [first, end) of `book` (pure; what setState shows).
-  [[nodiscard]] static std::vector<LadderRow> rowsOf(const BookSnapshot& book, const std::vector<OrderView>& own, Hour first,
-                                                     Hour end);
+  [[nodiscard]] static std::vector<LadderRow> rowsOf(const BookSnapshot& book, const std::vector<OrderView>& own,
+                                                     Hour first, Hour end);
 
  private:
   std::vector<LadderRow> rows_;

@@ -18,7 +18,7 @@ namespace {
 
 // One colour per accelerator class, the same whatever the tenor.
 QColor classColour(Accelerator a) {
-  static const QColor colours[] = {QColor(120, 170, 240), QColor(60, 200, 120), QColor(240, 150, 40),
+  static const QColor colours[] = {QColor(120, 170, 240), QColor(60, 200, 120),  QColor(240, 150, 40),
                                    QColor(220, 80, 160),  QColor(170, 120, 240), QColor(230, 70, 60),
                                    QColor(40, 190, 200),  QColor(200, 200, 70)};
   return colours[static_cast<std::size_t>(a) % std::size(colours)];
@@ -128,7 +128,9 @@ void PriceIndexWidget::setSource(IndexSource source) {
   source_ = source;
   switch (source_) {
     case IndexSource::Exchange: source_label_->setText(tr("published by the exchange")); break;
-    case IndexSource::ComputedLocally: source_label_->setText(tr("computed in the terminal (in-process market)")); break;
+    case IndexSource::ComputedLocally:
+      source_label_->setText(tr("computed in the terminal (in-process market)"));
+      break;
     case IndexSource::None: source_label_->setText(tr("not published by this market")); break;
   }
   updateNote();
@@ -152,7 +154,8 @@ void PriceIndexWidget::updateNote() {
   } else if (lines_.empty()) {
     text = tr("No value in this tenor yet: the index starts with the first trades of the tenor.");
     if (source_ == IndexSource::ComputedLocally)
-      text += QLatin1Char(' ') + tr("In-process, the terminal computes it from the trades it sees, by the exchange's method.");
+      text += QLatin1Char(' ') +
+              tr("In-process, the terminal computes it from the trades it sees, by the exchange's method.");
   } else {
     Hour asOf = 0;
     for (const IndexLine& l : lines_) asOf = std::max(asOf, l.latest.asOf);
@@ -215,8 +218,9 @@ void PriceIndexWidget::rebuild() {
     cls->setForeground(classColour(l.accelerator));
     auto* price = new QTableWidgetItem(formatPrice(s.price) + (s.stale ? tr(" (stale)") : QString()));
     price->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    price->setToolTip(s.stale ? tr("No trade in the last 24 h: the value as of %1 UTC, carried forward.").arg(formatHour(s.asOf + 1))
-                              : tr("As of %1 UTC").arg(formatHour(s.asOf + 1)));
+    price->setToolTip(
+        s.stale ? tr("No trade in the last 24 h: the value as of %1 UTC, carried forward.").arg(formatHour(s.asOf + 1))
+                : tr("As of %1 UTC").arg(formatHour(s.asOf + 1)));
     auto* volume = new QTableWidgetItem(QString::number(s.gpuHours));
     volume->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     auto* trades = new QTableWidgetItem(QString::number(s.trades));

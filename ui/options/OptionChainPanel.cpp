@@ -56,8 +56,9 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
     if (c != Strike) header->setToolTip((call ? tr("Call: ") : tr("Put: ")) + header->text());
     table_->setHorizontalHeaderItem(c, header);
   }
-  table_->setToolTip(tr("Dollars per GPU-hour of notional. Value: the exchange's Black-76 reference value; IV: the "
-                        "implied volatility of the book's mid. Click a price to fill the ticket."));
+  table_->setToolTip(
+      tr("Dollars per GPU-hour of notional. Value: the exchange's Black-76 reference value; IV: the "
+         "implied volatility of the book's mid. Click a price to fill the ticket."));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
@@ -143,7 +144,8 @@ void OptionChainPanel::setChain(const net::OptionChainView& chain) {
   {
     const QSignalBlocker block(period_);
     period_->clear();
-    for (const auto& p : chain.periods) period_->addItem(QString::fromStdString(p.name), QVariant::fromValue(p.period.start));
+    for (const auto& p : chain.periods)
+      period_->addItem(QString::fromStdString(p.name), QVariant::fromValue(p.period.start));
     const int at = period_->findText(keep);
     period_->setCurrentIndex(at >= 0 ? at : 0);
   }
@@ -159,7 +161,8 @@ void OptionChainPanel::fillTable() {
     return;
   }
   const auto& period = chain_.periods[static_cast<std::size_t>(index)];
-  curve_->setText(tr("Forward %1 · vol %2 · calls left, puts right").arg(money(period.forward), percent(chain_.volatility)));
+  curve_->setText(
+      tr("Forward %1 · vol %2 · calls left, puts right").arg(money(period.forward), percent(chain_.volatility)));
   curve_->setToolTip(curve_->text());
   period_->setToolTip(tr("Delivery %1 to %2 UTC: the option settles on the mean next-day index over it")
                           .arg(QString::fromStdString(isoHour(period.period.start)).left(10),

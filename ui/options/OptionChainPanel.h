@@ -32,7 +32,20 @@ class OptionChainPanel : public QWidget {
   // The order the ticket would send now for `side`.
   net::OptionNewOrder orderFor(Side side) const;
   // The chain table's columns: the call's five, the strike, the put's five.
-  enum Column { CallBid, CallAsk, CallValue, CallIv, CallDelta, Strike, PutBid, PutAsk, PutValue, PutIv, PutDelta, Columns };
+  enum Column {
+    CallBid,
+    CallAsk,
+    CallValue,
+    CallIv,
+    CallDelta,
+    Strike,
+    PutBid,
+    PutAsk,
+    PutValue,
+    PutIv,
+    PutDelta,
+    Columns
+  };
 
  signals:
   void chainWanted(tessera::Accelerator accelerator);

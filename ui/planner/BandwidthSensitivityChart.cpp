@@ -30,14 +30,14 @@ std::vector<SensitivityPoint> bandwidthSweep(const cost::WorkloadProfile& w, con
   return out;
 }
 
-BandwidthSensitivityChart::BandwidthSensitivityChart(QWidget* parent)
-    : QWidget(parent), plot_(new QCustomPlot(this)) {
+BandwidthSensitivityChart::BandwidthSensitivityChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
   plot_->setMinimumSize(320, 260);  // fits the planner dock on a 1366 x 768 screen
   plot_->plotLayout()->insertRow(0);
-  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, "Time and cost vs inter-node bandwidth", QFont("sans", 11, QFont::Bold)));
+  plot_->plotLayout()->addElement(
+      0, 0, new QCPTextElement(plot_, "Time and cost vs inter-node bandwidth", QFont("sans", 11, QFont::Bold)));
 
   days_ = plot_->addGraph(plot_->xAxis, plot_->yAxis);
   days_->setName("wall-clock time (days, left)");
@@ -48,7 +48,8 @@ BandwidthSensitivityChart::BandwidthSensitivityChart(QWidget* parent)
   marker_ = plot_->addGraph(plot_->xAxis, plot_->yAxis);
   marker_->setName("this cluster");
   marker_->setLineStyle(QCPGraph::lsNone);
-  marker_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), QColor(0xff, 0xeb, 0x3b), 11));
+  marker_->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), QColor(0xff, 0xeb, 0x3b), 11));
 
   plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
   auto log = QSharedPointer<QCPAxisTickerLog>::create();

@@ -15,7 +15,7 @@ namespace tessera::planner {
 struct SensitivityPoint {
   double gbytesPerSecPerGpu = 0;  // inter-node bandwidth per GPU
   double wallClockDays = 0;
-  double effectiveCost = 0;       // dollars
+  double effectiveCost = 0;  // dollars
 };
 
 // Evaluates the workload with the topology's per-rail bandwidth set so that each GPU gets

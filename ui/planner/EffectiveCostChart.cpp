@@ -68,7 +68,8 @@ EffectiveCostChart::EffectiveCostChart(QWidget* parent) : QWidget(parent), plot_
   rate_ = plot_->addGraph(plot_->xAxis, plot_->yAxis2);
   rate_->setName("hourly rate ($/GPU-h, right axis)");
   rate_->setLineStyle(QCPGraph::lsNone);
-  rate_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QColor(0xff, 0xeb, 0x3b), 13));
+  rate_->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(Qt::black, 1.5), QColor(0xff, 0xeb, 0x3b), 13));
 
   plot_->yAxis2->setVisible(true);
   plot_->yAxis2->setLabel("hourly rate ($ per GPU-hour)");
@@ -242,17 +243,22 @@ void EffectiveCostChart::setOffers(const std::vector<ChartOffer>& offers, const 
     double saved = -1;
     for (int t = 0; t < kCostTermCount; ++t) {
       const double d = termValue(*b, static_cast<CostTerm>(t)) - termValue(*a, static_cast<CostTerm>(t));
-      if (d > saved) { saved = d; term = t; }
+      if (d > saved) {
+        saved = d;
+        term = t;
+      }
     }
     why_ = QString("%1 is cheapest: its %2 is %3 less than on %4")
                .arg(labels[cheapestReal_], QString::fromUtf8(costTermName(static_cast<CostTerm>(term))),
                     moneyText(saved), labels[second]);
     if (a->mfu && b->mfu)
       why_ += QString("\n(MFU %1% vs %2%, %3 vs %4 per GPU-hour)")
-                  .arg(100 * *a->mfu, 0, 'f', 1).arg(100 * *b->mfu, 0, 'f', 1)
+                  .arg(100 * *a->mfu, 0, 'f', 1)
+                  .arg(100 * *b->mfu, 0, 'f', 1)
                   .arg(rateText(a->pricePerGpuHour), rateText(b->pricePerGpuHour));
     for (const auto& note : a->notes)
-      if (note.rfind("compute scaled", 0) == 0 || note.rfind("throughput scaled", 0) == 0) why_ += "; " + QString::fromStdString(note);
+      if (note.rfind("compute scaled", 0) == 0 || note.rfind("throughput scaled", 0) == 0)
+        why_ += "; " + QString::fromStdString(note);
   }
   status_ = shown_ == 0 ? (emptyText.isEmpty() ? QStringLiteral("No offer to show.") : emptyText) : why_;
   xLabel_ = workloadName.isEmpty() ? "offer" : "offers for " + workloadName;

@@ -43,10 +43,10 @@ class EffectiveCostChart : public QWidget {
   QString statusLine() const;
   // The terminal's plot style (theme); called now and for every later replot's look.
   void setPlotStyle(const std::function<void(QCustomPlot*)>& style);
-  int barCount() const { return shown_; }                 // offers drawn
+  int barCount() const { return shown_; }                  // offers drawn
   int cheapestRateIndex() const { return cheapestRate_; }  // among drawn offers, -1 if none
   int cheapestRealIndex() const { return cheapestReal_; }
-  double stackedTotal(int index) const;                   // sum of the bars at `index`
+  double stackedTotal(int index) const;  // sum of the bars at `index`
   QCPTextElement* titleElement() const { return title_; }
   QCPTextElement* whyElement() const { return whyLine_; }
 

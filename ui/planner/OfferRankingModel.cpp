@@ -9,8 +9,7 @@ namespace tessera::planner {
 
 OfferRankingModel::OfferRankingModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void OfferRankingModel::setScenario(const cost::WorkloadProfile& w,
-                                    std::vector<cost::CandidateOffer> candidates) {
+void OfferRankingModel::setScenario(const cost::WorkloadProfile& w, std::vector<cost::CandidateOffer> candidates) {
   beginResetModel();
   candidates_ = std::move(candidates);
   ranked_ = cost::rankByEffectiveCost(w, candidates_);
@@ -21,9 +20,7 @@ int OfferRankingModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(ranked_.size());
 }
 
-int OfferRankingModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
+int OfferRankingModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 const cost::CandidateOffer& OfferRankingModel::candidateAt(int row) const {
   return candidates_.at(ranked_.at(row).candidate);
@@ -63,7 +60,8 @@ QVariant OfferRankingModel::data(const QModelIndex& index, int role) const {
       return raw ? QVariant(*b->mfu) : QVariant(QString::number(100 * *b->mfu, 'f', 1) + "%");
     case CostPerUnit:
       if (!b) return {};
-      return raw ? QVariant(b->costPerUnit) : QVariant(moneyText(b->costPerUnit) + " / " + QString::fromStdString(b->unit));
+      return raw ? QVariant(b->costPerUnit)
+                 : QVariant(moneyText(b->costPerUnit) + " / " + QString::fromStdString(b->unit));
     case Detail:
       if (!b) return QString::fromStdString(std::get<cost::CostError>(r).message);
       if (!b->fitsWindow)

@@ -166,8 +166,7 @@ QVariant PlacementTableModel::data(const QModelIndex& idx, int role) const {
       return raw ? QVariant(p->cost.terms.total()) : QVariant(moneyText(p->cost.terms.total()));
     case EffectiveRate:
       if (!p) return {};
-      return raw ? QVariant(p->cost.effectivePricePerGpuHour)
-                 : QVariant(rateText(p->cost.effectivePricePerGpuHour));
+      return raw ? QVariant(p->cost.effectivePricePerGpuHour) : QVariant(rateText(p->cost.effectivePricePerGpuHour));
     case Mfu:
       if (!p || !p->cost.mfu) return raw ? QVariant() : QVariant(QStringLiteral("–"));
       return raw ? QVariant(*p->cost.mfu) : QVariant(QString::number(100 * *p->cost.mfu, 'f', 1) + "%");
@@ -190,7 +189,8 @@ QVariant PlacementTableModel::headerData(int section, Qt::Orientation o, int rol
       case Start: return "The cheapest start in the range asked for";
       case Days: return "The window the order would occupy: the job's wall clock on this cluster, in whole hours";
       case AskRate: return "Average ask over the window for these GPUs (what an all-or-none bid pays per GPU-hour)";
-      case EffectiveCost: return "Cost of the completed work: instance + storage and egress + orchestration + failed work + restarts";
+      case EffectiveCost:
+        return "Cost of the completed work: instance + storage and egress + orchestration + failed work + restarts";
       case EffectiveRate: return "Effective cost per GPU-hour of pure compute";
       case Change: return "What moved since the table was ranked";
     }

@@ -20,7 +20,20 @@ class PlacementTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Rank, Cluster, Gpus, Start, Days, AskRate, EffectiveCost, EffectiveRate, Mfu, Change, Detail, ColumnCount };
+  enum Column {
+    Rank,
+    Cluster,
+    Gpus,
+    Start,
+    Days,
+    AskRate,
+    EffectiveCost,
+    EffectiveRate,
+    Mfu,
+    Change,
+    Detail,
+    ColumnCount
+  };
 
   explicit PlacementTableModel(QObject* parent = nullptr);
 

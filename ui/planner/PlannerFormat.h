@@ -13,10 +13,10 @@ namespace tessera::planner {
 
 QString bandwidthText(double gbytesPerSec);
 QString countText(long long n, const char* one, const char* many);
-QString hourText(Hour h);                   // "Tue 06 Jan 14:00 UTC"
-QString moneyText(double dollars);          // "$2,160,412.50", "-$12.00"
-QString rateText(double dollarsPerGpuHour); // "$2.413" (an average ask keeps its tenth of a cent)
-QString durationText(double hours);         // "13 d 4 h", "14 d", "20 h"
-QString flopsText(double flops);            // "360 PFLOP", "3.6 EFLOP"
+QString hourText(Hour h);                    // "Tue 06 Jan 14:00 UTC"
+QString moneyText(double dollars);           // "$2,160,412.50", "-$12.00"
+QString rateText(double dollarsPerGpuHour);  // "$2.413" (an average ask keeps its tenth of a cent)
+QString durationText(double hours);          // "13 d 4 h", "14 d", "20 h"
+QString flopsText(double flops);             // "360 PFLOP", "3.6 EFLOP"
 
 }  // namespace tessera::planner

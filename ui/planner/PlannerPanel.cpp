@@ -113,7 +113,10 @@ PlannerPanel::PlannerPanel(QWidget* parent)
     QAction* act = kindsMenu->addAction(QString::fromUtf8(toString(a).data()));
     act->setCheckable(true);
     act->setData(static_cast<int>(a));
-    connect(act, &QAction::toggled, this, [this] { setKinds(question() ? question()->kinds : std::vector<Accelerator>{}); askQuestion(true); });
+    connect(act, &QAction::toggled, this, [this] {
+      setKinds(question() ? question()->kinds : std::vector<Accelerator>{});
+      askQuestion(true);
+    });
   }
   kinds_->setMenu(kindsMenu);
   kinds_->setPopupMode(QToolButton::InstantPopup);
@@ -158,8 +161,9 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   legend_->setWordWrap(true);
   legend_->setVisible(false);
   legend_->setText(tr("▲▼ moved · grey: cannot serve"));
-  legend_->setToolTip(tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
-                         "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
+  legend_->setToolTip(
+      tr("Rows keep their places while prices update: ▲ ▼ mark effective costs that moved since "
+         "ranked; Re-rank sorts again. Grey rows cannot serve: the last column says why."));
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -190,7 +194,8 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   buy_->setVisible(false);
   // The table keeps at least a header and a row, the views a chart; the splitter
   // gives a quarter to the table and the rest to the views, and neither can be collapsed away.
-  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + table_->verticalHeader()->defaultSectionSize() +
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
+                           table_->verticalHeader()->defaultSectionSize() +
                            table_->horizontalScrollBar()->sizeHint().height() + 2 * table_->frameWidth());
   splitter_->addWidget(tableBox);
   tabs_->addTab(costChart_, "Effective cost");
@@ -324,8 +329,10 @@ void PlannerPanel::setCandidateSource(CandidateSource source) {
 }
 
 void PlannerPanel::refresh() {
-  if (planMode()) askQuestion(false);
-  else recompute();
+  if (planMode())
+    askQuestion(false);
+  else
+    recompute();
 }
 
 void PlannerPanel::setPlanRunner(PlanRunner runner) {
@@ -335,9 +342,9 @@ void PlannerPanel::setPlanRunner(PlanRunner runner) {
     table_->setModel(placements_);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current, const QModelIndex&) {
-            topologyPinned_ = false;
-            showSelected(current.row());
-          });
+              topologyPinned_ = false;
+              showSelected(current.row());
+            });
   }
   questionToggle_->setVisible(true);
   updateQuestionToggle();
@@ -393,8 +400,8 @@ void PlannerPanel::setWaitingForMarket(bool waiting) {
 void PlannerPanel::showWaiting(const QString& workload, int gpus) {
   placements_->setPlan({});
   costChart_->setOffers({}, workload, tr("Waiting for the market…"));
-  summary_->setText(tr("Waiting for the market… %1 (%2 GPUs) is ranked as soon as the market has loaded.")
-                        .arg(workload).arg(gpus));
+  summary_->setText(
+      tr("Waiting for the market… %1 (%2 GPUs) is ranked as soon as the market has loaded.").arg(workload).arg(gpus));
   updateButtons();
 }
 
@@ -432,7 +439,8 @@ void PlannerPanel::askQuestion(bool newQuestion) {
   } else if (newQuestion) {
     placements_->setPlan({});
     summary_->setText(tr("Pricing %1 (%2 GPUs) on the live book...")
-                          .arg(QString::fromStdString(q->workload.name)).arg(q->workload.gpus()));
+                          .arg(QString::fromStdString(q->workload.name))
+                          .arg(q->workload.gpus()));
   }
   const quint64 generation = questionGeneration_;
   QPointer<PlannerPanel> self(this);
@@ -468,21 +476,25 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
     // nothing about whether the workload fits.
     summary_->setText(tr("Waiting for the market… no cluster is listed yet."));
   } else if (result.placements.empty()) {
-    QString earliest = result.earliestFeasible
-                           ? tr("The earliest feasible start is %1 on %2.")
-                                 .arg(hourText(result.earliestFeasible->start),
-                                      QString::fromStdString(result.earliestFeasible->cluster.name))
-                           : tr("No cluster has the supply within %1 days after the latest start.")
-                                 .arg(asked.lookAheadHours / kHoursPerDay);
+    QString earliest = result.earliestFeasible ? tr("The earliest feasible start is %1 on %2.")
+                                                     .arg(hourText(result.earliestFeasible->start),
+                                                          QString::fromStdString(result.earliestFeasible->cluster.name))
+                                               : tr("No cluster has the supply within %1 days after the latest start.")
+                                                     .arg(asked.lookAheadHours / kHoursPerDay);
     summary_->setText(tr("No cluster can place %1 (%2 GPUs) %3: each cluster's reason is in the table. %4")
-                          .arg(name).arg(asked.workload.gpus()).arg(range, earliest));
+                          .arg(name)
+                          .arg(asked.workload.gpus())
+                          .arg(range, earliest));
   } else {
     // Short enough for two lines of a narrow dock: the workload and its GPUs are in the combo box.
     QString text = tr("%1 of %2 clusters can place it %3, ranked by effective cost of the completed work.")
-                       .arg(result.placements.size()).arg(clusters.size()).arg(range);
+                       .arg(result.placements.size())
+                       .arg(clusters.size())
+                       .arg(range);
     if (result.earliestFeasible)
       text += tr(" Earliest start: %1 on %2.")
-                  .arg(hourText(result.earliestFeasible->start), QString::fromStdString(result.earliestFeasible->cluster.name));
+                  .arg(hourText(result.earliestFeasible->start),
+                       QString::fromStdString(result.earliestFeasible->cluster.name));
     summary_->setText(text);
   }
   const ClusterId selected = placements_->clusterAt(table_->currentIndex().row());
@@ -499,8 +511,9 @@ void PlannerPanel::showPlan(const cost::PlanRequest& asked, cost::PlanResult res
     if (selected != 0 && !topologyPinned_) showSelected(placements_->rowOf(selected));
   }
   costChart_->setOffers(offers, name,
-                        clusters.empty() ? tr("Waiting for the market…")
-                                         : tr("No cluster can place %1 in the range asked: the table says why.").arg(name));
+                        clusters.empty()
+                            ? tr("Waiting for the market…")
+                            : tr("No cluster can place %1 in the range asked: the table says why.").arg(name));
   updateButtons();
 }
 
@@ -579,8 +592,11 @@ void PlannerPanel::recompute() {
   table_->resizeColumnsToContents();
   int served = 0;
   for (const auto& r : model_->ranked()) served += std::holds_alternative<cost::CostBreakdown>(r.result);
-  summary_->setText(QString("%1 of %2 offers can serve %3; ranked by effective cost (the hourly rate is only one term).")
-                        .arg(served).arg(model_->rowCount()).arg(QString::fromStdString(w.name)));
+  summary_->setText(
+      QString("%1 of %2 offers can serve %3; ranked by effective cost (the hourly rate is only one term).")
+          .arg(served)
+          .arg(model_->rowCount())
+          .arg(QString::fromStdString(w.name)));
   if (model_->rowCount() > 0) selectOffer(0);
 }
 
@@ -610,8 +626,10 @@ void PlannerPanel::showSelected(int row) {
   const int index = workloadBox_->currentIndex();
   if (index < 0 || index >= static_cast<int>(workloads_.size())) return;
   const cost::WorkloadProfile& w = workloads_[index];
-  if (c.placement) topologyMap_->setPlacement(*c.placement);
-  else if (auto p = cost::packPlacement(c.topology, w.gpus())) topologyMap_->setPlacement(*p);
+  if (c.placement)
+    topologyMap_->setPlacement(*c.placement);
+  else if (auto p = cost::packPlacement(c.topology, w.gpus()))
+    topologyMap_->setPlacement(*p);
   bandwidthChart_->setScenario(w, c.topology, c.offer);
 }
 

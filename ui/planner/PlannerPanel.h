@@ -117,7 +117,6 @@ class PlannerPanel : public QWidget {
   void buyPlacementRequested(const tessera::cost::PlannedPlacement& placement, const QString& workload);
 
  public:
-
   OfferRankingModel* model() const { return model_; }
   EffectiveCostChart* costChart() const { return costChart_; }
   BandwidthSensitivityChart* bandwidthChart() const { return bandwidthChart_; }

@@ -25,15 +25,13 @@ struct Anchor {
 
 // Longest prefix wins, so "eu-north" beats "eu".
 const Anchor kAnchors[] = {
-    {"us-west", {60, 110}},      {"us-central", {150, 195}}, {"us-east", {250, 135}},
-    {"us-south", {190, 250}},    {"us", {160, 160}},         {"ca", {170, 70}},
-    {"sa", {290, 380}},          {"br", {310, 370}},         {"eu-west", {470, 120}},
-    {"eu-north", {530, 60}},     {"eu-central", {545, 125}}, {"eu-south", {535, 175}},
-    {"eu", {520, 120}},          {"uk", {470, 95}},          {"me", {640, 215}},
-    {"af", {540, 320}},          {"in", {720, 240}},         {"ap-south", {720, 240}},
-    {"ap-southeast", {800, 300}}, {"sg", {800, 300}},        {"ap-east", {810, 200}},
-    {"cn", {790, 170}},          {"ap-northeast", {880, 150}}, {"jp", {890, 150}},
-    {"kr", {860, 150}},          {"au", {880, 420}},         {"ap", {820, 230}},
+    {"us-west", {60, 110}},  {"us-central", {150, 195}}, {"us-east", {250, 135}},      {"us-south", {190, 250}},
+    {"us", {160, 160}},      {"ca", {170, 70}},          {"sa", {290, 380}},           {"br", {310, 370}},
+    {"eu-west", {470, 120}}, {"eu-north", {530, 60}},    {"eu-central", {545, 125}},   {"eu-south", {535, 175}},
+    {"eu", {520, 120}},      {"uk", {470, 95}},          {"me", {640, 215}},           {"af", {540, 320}},
+    {"in", {720, 240}},      {"ap-south", {720, 240}},   {"ap-southeast", {800, 300}}, {"sg", {800, 300}},
+    {"ap-east", {810, 200}}, {"cn", {790, 170}},         {"ap-northeast", {880, 150}}, {"jp", {890, 150}},
+    {"kr", {860, 150}},      {"au", {880, 420}},         {"ap", {820, 230}},
 };
 
 struct Landmass {
@@ -42,9 +40,8 @@ struct Landmass {
 };
 
 const Landmass kLand[] = {
-    {{30, 40, 290, 230}, "North America"}, {{230, 290, 130, 170}, "South America"},
-    {{430, 30, 170, 170}, "Europe"},       {{460, 220, 150, 190}, "Africa"},
-    {{610, 30, 320, 310}, "Asia"},         {{820, 370, 130, 90}, "Oceania"},
+    {{30, 40, 290, 230}, "North America"}, {{230, 290, 130, 170}, "South America"}, {{430, 30, 170, 170}, "Europe"},
+    {{460, 220, 150, 190}, "Africa"},      {{610, 30, 320, 310}, "Asia"},           {{820, 370, 130, 90}, "Oceania"},
 };
 
 const QPointF kElsewhere(60, 500);
@@ -126,8 +123,8 @@ void RegionMapView::setClusters(const std::vector<Cluster>& clusters) {
     at += QPointF(known ? 0 : taken, known ? taken + radius : 0);
     taken += known ? step : 2 * radius + 8;
     const QColor colour = acceleratorColor(c.accelerator);
-    auto* dot = s->addEllipse(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius,
-                              QPen(colour.darker(140), 1.2), colour);
+    auto* dot =
+        s->addEllipse(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius, QPen(colour.darker(140), 1.2), colour);
     dot->setZValue(1);
     dot->setToolTip(QString("%1 (%2): %3 x %4, %5")
                         .arg(QString::fromStdString(c.name), QString::fromStdString(c.region))

@@ -52,8 +52,8 @@ struct MapColours {
 };
 
 // A label; with a background colour it sits on an opaque box of it above the links.
-QGraphicsSimpleTextItem* addLabel(QGraphicsScene* scene, const QString& text, QPointF at,
-                                  int pointSize, const QColor& color, bool centred = true,
+QGraphicsSimpleTextItem* addLabel(QGraphicsScene* scene, const QString& text, QPointF at, int pointSize,
+                                  const QColor& color, bool centred = true,
                                   std::optional<QColor> background = std::nullopt) {
   auto* item = scene->addSimpleText(text);
   QFont f = item->font();
@@ -98,8 +98,10 @@ void TopologyMapView::setTopology(const cost::Topology& topology) {
 }
 
 void TopologyMapView::setPlacement(const cost::Placement& placement) {
-  if (cost::validate(topology_, placement)) placement_.reset();
-  else placement_ = placement;
+  if (cost::validate(topology_, placement))
+    placement_.reset();
+  else
+    placement_ = placement;
   applyHighlight();
 }
 
@@ -222,7 +224,8 @@ void TopologyMapView::rebuild() {
       spineCentres.push_back({cx, kSpineY + spineH});
       ++switches_;
     }
-    addLabel(s, QString::fromStdString(t.sites[site].name) + "  (" + countText(t.sites[site].nodes, "node", "nodes") + ")",
+    addLabel(s,
+             QString::fromStdString(t.sites[site].name) + "  (" + countText(t.sites[site].nodes, "node", "nodes") + ")",
              {siteX + siteW / 2, kSpineY - 40}, 11, colours.text, true, colours.background);
     siteSpineCentres.push_back({siteX + siteW / 2, kSpineY - 14});
 
@@ -249,7 +252,11 @@ void TopologyMapView::rebuild() {
       const double gridBottom = gridTop + rows * (nodeH + kNodeGap);
       s->addLine(QLineF(cx, kLeafY + leafH, cx, gridTop - 6), linkPen)->setZValue(kLinkZ);
       s->addLine(QLineF(lx + 10, gridTop - 6, lx + leafColumnW - 20, gridTop - 6), linkPen)->setZValue(kLinkZ);
-      addLabel(s, QString("%1 x %2 Gb/s = %3 per node").arg(t.fabric.railsPerNode).arg(t.fabric.gbpsPerRail, 0, 'g', 4).arg(bandwidth(nodeFabric)),
+      addLabel(s,
+               QString("%1 x %2 Gb/s = %3 per node")
+                   .arg(t.fabric.railsPerNode)
+                   .arg(t.fabric.gbpsPerRail, 0, 'g', 4)
+                   .arg(bandwidth(nodeFabric)),
                {cx, (kLeafY + leafH + gridTop) / 2}, 10, colours.muted, true, colours.background);
       ++linkLabels_;
       Q_UNUSED(gridBottom);
@@ -264,7 +271,10 @@ void TopologyMapView::rebuild() {
         const double nx = lx + 10 + (k % nodeCols) * (nodeW + kNodeGap);
         const double ny = gridTop + (k / nodeCols) * (nodeH + kNodeGap);
         auto* box = s->addRect(nx, ny, nodeW, nodeH, QPen(accel.darker(130), 1), colours.nodeFill);
-        box->setToolTip(QString("node %1 (%2 x %3)").arg(node).arg(t.gpusPerNode).arg(QString::fromUtf8(toString(t.accelerator).data())));
+        box->setToolTip(QString("node %1 (%2 x %3)")
+                            .arg(node)
+                            .arg(t.gpusPerNode)
+                            .arg(QString::fromUtf8(toString(t.accelerator).data())));
         nodeItems_[node] = box;
         nodeRects[node] = box->rect();
         addLabel(s, QString("n%1").arg(node), {nx + 3, ny + 1}, 6, colours.muted, false);
@@ -308,15 +318,19 @@ void TopologyMapView::rebuild() {
   if (undrawnNodes_ > 0)
     addLabel(s, QString("%1 more nodes not drawn (the map draws the first %2)").arg(undrawnNodes_).arg(kMaxDrawnNodes),
              {all.left(), all.bottom() + 54}, 9, dark ? QColor(0xef, 0x9a, 0x9a) : QColor(Qt::darkRed), false);
-  addLabel(s, QString::fromStdString(t.name) + QString("  —  %1 x %2 GPUs, %3 fabric")
-                  .arg(countText(t.nodeCount(), "node", "nodes")).arg(t.gpusPerNode).arg(QString::fromUtf8(toString(t.fabric.fabricClass).data())),
+  addLabel(s,
+           QString::fromStdString(t.name) + QString("  —  %1 x %2 GPUs, %3 fabric")
+                                                .arg(countText(t.nodeCount(), "node", "nodes"))
+                                                .arg(t.gpusPerNode)
+                                                .arg(QString::fromUtf8(toString(t.fabric.fabricClass).data())),
            {all.left(), kSpineY - 80}, 13, colours.text, false);
 
   // Site interconnect.
   for (std::size_t i = 1; i < siteSpineCentres.size(); ++i) {
     const QPointF a = siteSpineCentres[i - 1], b = siteSpineCentres[i];
     s->addLine(QLineF(a, b), QPen(QColor(0xd8, 0x1b, 0x60), 3, Qt::DashDotLine))->setZValue(kLinkZ - 1);
-    addLabel(s, QString("inter-site %1, %2 ms").arg(bandwidth(t.interSite.gbps / 8)).arg(t.interSite.latencyMs, 0, 'g', 3),
+    addLabel(s,
+             QString("inter-site %1, %2 ms").arg(bandwidth(t.interSite.gbps / 8)).arg(t.interSite.latencyMs, 0, 'g', 3),
              {(a.x() + b.x()) / 2, a.y() - 14}, 10, dark ? QColor(0xf4, 0x8f, 0xb1) : QColor(0xad, 0x14, 0x57), true,
              colours.background);
     ++linkLabels_;

@@ -23,8 +23,9 @@ namespace tessera::planner {
 
 namespace {
 
-constexpr Accelerator kAccelerators[] = {Accelerator::H100, Accelerator::H200, Accelerator::B200, Accelerator::GB200,
-                                         Accelerator::MI300X, Accelerator::A100, Accelerator::L40S, Accelerator::RTX4090};
+constexpr Accelerator kAccelerators[] = {Accelerator::H100,  Accelerator::H200,   Accelerator::B200,
+                                         Accelerator::GB200, Accelerator::MI300X, Accelerator::A100,
+                                         Accelerator::L40S,  Accelerator::RTX4090};
 
 QLineEdit* numberField(QWidget* parent, const char* objectName, const QString& placeholder) {
   auto* e = new QLineEdit(parent);
@@ -90,13 +91,16 @@ WorkloadEditor::WorkloadEditor(QString folder, QWidget* parent)
   data_->setObjectName("workloadData");
   tensor_->setObjectName("workloadTensor");
   pipeline_->setObjectName("workloadPipeline");
-  tolerance_->addItem(tr("restart from checkpoint (synchronous)"), static_cast<int>(cost::InterruptionTolerance::RestartFromCheckpoint));
-  tolerance_->addItem(tr("elastic (only the failed node's work is redone)"), static_cast<int>(cost::InterruptionTolerance::Elastic));
+  tolerance_->addItem(tr("restart from checkpoint (synchronous)"),
+                      static_cast<int>(cost::InterruptionTolerance::RestartFromCheckpoint));
+  tolerance_->addItem(tr("elastic (only the failed node's work is redone)"),
+                      static_cast<int>(cost::InterruptionTolerance::Elastic));
   dataRegion_->setObjectName("workloadDataRegion");
   dataRegion_->setPlaceholderText(tr("e.g. us-east; blank: next to the cluster"));
 
   auto* parallel = new QHBoxLayout;
-  for (auto [label, box] : {std::pair{tr("data"), data_}, std::pair{tr("tensor"), tensor_}, std::pair{tr("pipeline"), pipeline_}}) {
+  for (auto [label, box] :
+       {std::pair{tr("data"), data_}, std::pair{tr("tensor"), tensor_}, std::pair{tr("pipeline"), pipeline_}}) {
     parallel->addWidget(new QLabel(label, this));
     parallel->addWidget(box);
   }
@@ -148,9 +152,11 @@ WorkloadEditor::WorkloadEditor(QString folder, QWidget* parent)
 
 void WorkloadEditor::updateVisibility() {
   const bool inference = static_cast<cost::WorkloadKind>(kind_->currentData().toInt()) == cost::WorkloadKind::Inference;
-  for (QWidget* w : std::initializer_list<QWidget*>{tokensPerStep_, steps_, totalTokens_, flopsPerStep_, kernelEfficiency_, commOverlap_})
+  for (QWidget* w : std::initializer_list<QWidget*>{tokensPerStep_, steps_, totalTokens_, flopsPerStep_,
+                                                    kernelEfficiency_, commOverlap_})
     form_->setRowVisible(w, !inference);
-  for (QWidget* w : std::initializer_list<QWidget*>{inferenceTokens_, tokensPerSecond_, latencyMs_}) form_->setRowVisible(w, inference);
+  for (QWidget* w : std::initializer_list<QWidget*>{inferenceTokens_, tokensPerSecond_, latencyMs_})
+    form_->setRowVisible(w, inference);
 }
 
 void WorkloadEditor::load(const cost::WorkloadProfile& w) {
@@ -164,7 +170,8 @@ void WorkloadEditor::load(const cost::WorkloadProfile& w) {
   tokensPerStep_->setText(w.tokensPerStep > 0 ? plain(w.tokensPerStep) : QString());
   steps_->setText(w.steps > 0 ? plain(w.steps) : QString());
   totalTokens_->clear();
-  const double flops = w.peakComputeSecondsPerStep * w.gpus() * cost::specOf(w.referenceAccelerator).denseBf16Tflops * 1e12;
+  const double flops =
+      w.peakComputeSecondsPerStep * w.gpus() * cost::specOf(w.referenceAccelerator).denseBf16Tflops * 1e12;
   flopsPerStep_->setText(flops > 0 ? plain(flops) : QString());
   kernelEfficiency_->setText(plain(w.kernelEfficiency));
   commOverlap_->setText(plain(w.commOverlap));
@@ -194,13 +201,20 @@ std::variant<cost::WorkloadProfile, QString> WorkloadEditor::workload() const {
   j["parallelism"] = {{"data", data_->value()}, {"tensor", tensor_->value()}, {"pipeline", pipeline_->value()}};
   // Every typed number, or the first one that is not a number.
   std::map<const QLineEdit*, std::optional<double>> n;
-  const std::pair<const QLineEdit*, QString> fields[] = {
-      {params_, tr("Model size")}, {tokensPerStep_, tr("Tokens per step")}, {steps_, tr("Steps")},
-      {totalTokens_, tr("Total tokens")}, {flopsPerStep_, tr("FLOPs per step")}, {kernelEfficiency_, tr("Kernel efficiency")},
-      {commOverlap_, tr("Sync hidden by compute")}, {inferenceTokens_, tr("Tokens to serve")},
-      {tokensPerSecond_, tr("Tokens/s per GPU")}, {latencyMs_, tr("Latency target")},
-      {checkpointHours_, tr("Checkpoint every")}, {checkpointGb_, tr("Checkpoint size")}, {dataGb_, tr("Dataset")},
-      {outputGb_, tr("Results out")}};
+  const std::pair<const QLineEdit*, QString> fields[] = {{params_, tr("Model size")},
+                                                         {tokensPerStep_, tr("Tokens per step")},
+                                                         {steps_, tr("Steps")},
+                                                         {totalTokens_, tr("Total tokens")},
+                                                         {flopsPerStep_, tr("FLOPs per step")},
+                                                         {kernelEfficiency_, tr("Kernel efficiency")},
+                                                         {commOverlap_, tr("Sync hidden by compute")},
+                                                         {inferenceTokens_, tr("Tokens to serve")},
+                                                         {tokensPerSecond_, tr("Tokens/s per GPU")},
+                                                         {latencyMs_, tr("Latency target")},
+                                                         {checkpointHours_, tr("Checkpoint every")},
+                                                         {checkpointGb_, tr("Checkpoint size")},
+                                                         {dataGb_, tr("Dataset")},
+                                                         {outputGb_, tr("Results out")}};
   for (const auto& [field, label] : fields) {
     auto v = numberIn(field, label);
     if (const QString* why = std::get_if<QString>(&v)) return *why;
@@ -215,13 +229,19 @@ std::variant<cost::WorkloadProfile, QString> WorkloadEditor::workload() const {
     if (n[latencyMs_]) j["inference"]["latency_target_ms"] = *n[latencyMs_];
   } else {
     if (n[tokensPerStep_]) j["tokens_per_step"] = *n[tokensPerStep_];
-    if (n[steps_]) j["steps"] = *n[steps_];
-    else if (n[totalTokens_]) j["total_tokens"] = *n[totalTokens_];
-    else return tr("Steps: give the number of steps, or total tokens with tokens per step.");
+    if (n[steps_])
+      j["steps"] = *n[steps_];
+    else if (n[totalTokens_])
+      j["total_tokens"] = *n[totalTokens_];
+    else
+      return tr("Steps: give the number of steps, or total tokens with tokens per step.");
     double flops = 0;
-    if (n[flopsPerStep_]) flops = *n[flopsPerStep_];
-    else if (n[params_] && n[tokensPerStep_]) flops = 6.0 * *n[params_] * 1e9 * *n[tokensPerStep_];
-    else return tr("FLOPs per step: give it, or the model size and tokens per step (6 x parameters x tokens).");
+    if (n[flopsPerStep_])
+      flops = *n[flopsPerStep_];
+    else if (n[params_] && n[tokensPerStep_])
+      flops = 6.0 * *n[params_] * 1e9 * *n[tokensPerStep_];
+    else
+      return tr("FLOPs per step: give it, or the model size and tokens per step (6 x parameters x tokens).");
     if (!(flops > 0)) return tr("FLOPs per step: must be positive.");
     j["peak_compute_seconds_per_step"] = flops / (gpus * cost::specOf(reference).denseBf16Tflops * 1e12);
     if (n[kernelEfficiency_]) j["kernel_efficiency"] = *n[kernelEfficiency_];
@@ -230,7 +250,8 @@ std::variant<cost::WorkloadProfile, QString> WorkloadEditor::workload() const {
   j["checkpoint"] = nlohmann::json::object();
   if (n[checkpointHours_]) j["checkpoint"]["interval_hours"] = *n[checkpointHours_];
   if (n[checkpointGb_]) j["checkpoint"]["size_gb"] = *n[checkpointGb_];
-  j["interruption_tolerance"] = std::string(cost::toString(static_cast<cost::InterruptionTolerance>(tolerance_->currentData().toInt())));
+  j["interruption_tolerance"] =
+      std::string(cost::toString(static_cast<cost::InterruptionTolerance>(tolerance_->currentData().toInt())));
   j["data"] = {{"region", dataRegion_->text().trimmed().toStdString()}};
   if (n[dataGb_]) j["data"]["size_gb"] = *n[dataGb_];
   if (n[outputGb_]) j["data"]["output_gb"] = *n[outputGb_];

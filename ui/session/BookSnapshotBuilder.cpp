@@ -8,8 +8,8 @@ namespace {
 
 // Merges `more` into `into`, both best first for `side`, keeping at most `maxLevels`.
 // A linear merge of two sorted ladders: this runs for every cell of a cluster group.
-void mergeLevels(std::vector<BookLevel>& into, const std::vector<BookLevel>& more, Side side,
-                 std::size_t maxLevels, std::vector<BookLevel>& scratch) {
+void mergeLevels(std::vector<BookLevel>& into, const std::vector<BookLevel>& more, Side side, std::size_t maxLevels,
+                 std::vector<BookLevel>& scratch) {
   if (more.empty()) return;
   if (into.empty()) {
     into = more;
@@ -35,8 +35,8 @@ void mergeLevels(std::vector<BookLevel>& into, const std::vector<BookLevel>& mor
 
 }  // namespace
 
-BookSnapshot takeBookSnapshot(const Matcher& book, const std::vector<ClusterId>& clusters,
-                              Hour firstHour, int hours, std::size_t maxLevels) {
+BookSnapshot takeBookSnapshot(const Matcher& book, const std::vector<ClusterId>& clusters, Hour firstHour, int hours,
+                              std::size_t maxLevels) {
   BookSnapshot s;
   s.clusters = clusters;
   s.firstHour = firstHour;

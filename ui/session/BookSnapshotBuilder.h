@@ -5,7 +5,7 @@
 
 namespace tessera::ui {
 
-BookSnapshot takeBookSnapshot(const Matcher& book, const std::vector<ClusterId>& clusters,
-                              Hour firstHour, int hours, std::size_t maxLevels);
+BookSnapshot takeBookSnapshot(const Matcher& book, const std::vector<ClusterId>& clusters, Hour firstHour, int hours,
+                              std::size_t maxLevels);
 
 }  // namespace tessera::ui

@@ -11,8 +11,8 @@
 
 namespace tessera::ui {
 
-EmbeddedExchangeBackend::EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs,
-                                                 std::string recordPath, std::string journalPath)
+EmbeddedExchangeBackend::EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account,
+                                                 int stepMs, std::string recordPath, std::string journalPath)
     : ExchangeBackend(endpointFor(account)),
       config_(market),
       stepMs_(stepMs),
@@ -37,7 +37,8 @@ ExchangeEndpoint EmbeddedExchangeBackend::endpointFor(const std::string& account
 
 bool EmbeddedExchangeBackend::startExchange() {
   auto open = [this] {
-    net::ExchangeConfig c = net::EmbeddedExchange::feederConfig(config_.start, endpoint().account, endpoint().key, journalPath_);
+    net::ExchangeConfig c =
+        net::EmbeddedExchange::feederConfig(config_.start, endpoint().account, endpoint().key, journalPath_);
     c.recordPath = recordPath_;
     exchange_ = std::make_unique<net::EmbeddedExchange>(c);
     exchange_->start();
@@ -59,15 +60,17 @@ bool EmbeddedExchangeBackend::startExchange() {
       return fail(QString::fromUtf8(unreadable.what()));
     const SetAside aside = setJournalAside(journal);
     if (!aside.error.isEmpty())
-      return fail(tr("%1; it could not be kept aside for a fresh start (%2)").arg(QString::fromUtf8(unreadable.what()), aside.error));
+      return fail(tr("%1; it could not be kept aside for a fresh start (%2)")
+                      .arg(QString::fromUtf8(unreadable.what()), aside.error));
     try {
       open();
     } catch (const std::exception& ex) {
       return fail(QString::fromUtf8(ex.what()));
     }
-    emit errorOccurred(tr("The paper account could not be read (%1).\n\nNothing was deleted: the old journal is kept as\n%2\n\n"
-                          "A new paper account has started.")
-                           .arg(QString::fromUtf8(unreadable.what()), aside.path));
+    emit errorOccurred(
+        tr("The paper account could not be read (%1).\n\nNothing was deleted: the old journal is kept as\n%2\n\n"
+           "A new paper account has started.")
+            .arg(QString::fromUtf8(unreadable.what()), aside.path));
     return true;
   } catch (const std::exception& ex) {
     return fail(QString::fromUtf8(ex.what()));

@@ -53,7 +53,7 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
   // grants before it go hour by hour, so the hours it granted are refused and the rest taken.
   Hour grantedByEarlierRun_ = 0;
   std::unique_ptr<net::EmbeddedExchange> exchange_;
-  std::unique_ptr<net::ForwardDealer> dealer_;  // quotes index forwards in the demo market
+  std::unique_ptr<net::ForwardDealer> dealer_;       // quotes index forwards in the demo market
   std::unique_ptr<net::OptionDealer> optionDealer_;  // and index options
   AccountDirectory feederAccounts_;
   std::unique_ptr<backtest::SimulatedMarket> market_;

@@ -11,7 +11,8 @@ namespace tessera::ui {
 namespace {
 
 std::int64_t steadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // Merges one cluster's levels into a ladder, best first.
@@ -58,54 +59,77 @@ void ExchangeBackend::start() {
   // Callbacks arrive on the client's io thread: hop to ours before touching anything.
   net::ClientCallbacks cb;
   cb.onConnection = [this](net::ConnectionState s, const std::string& d) {
-    QMetaObject::invokeMethod(this, [this, s, d] { onConnection(s, d); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, s, d] { onConnection(s, d); }, Qt::QueuedConnection);
   };
   cb.onBook = [this](const std::vector<net::BookCell>&, bool) {
-    QMetaObject::invokeMethod(this, [this] {
-      if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
-      bookDirty_ = true;
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+          if (!bookDirty_) dirtySinceNs_ = steadyNowNs();
+          bookDirty_ = true;
+        },
+        Qt::QueuedConnection);
   };
-  cb.onTrade = [this](const net::Trade& t) { QMetaObject::invokeMethod(this, [this, t] { onTrade(t); }, Qt::QueuedConnection); };
-  cb.onOrder = [this](const net::OrderUpdate& u) { QMetaObject::invokeMethod(this, [this, u] { onOrder(u); }, Qt::QueuedConnection); };
+  cb.onTrade = [this](const net::Trade& t) {
+    QMetaObject::invokeMethod(
+        this, [this, t] { onTrade(t); }, Qt::QueuedConnection);
+  };
+  cb.onOrder = [this](const net::OrderUpdate& u) {
+    QMetaObject::invokeMethod(
+        this, [this, u] { onOrder(u); }, Qt::QueuedConnection);
+  };
   cb.onBalance = [this](const net::Balance& b) {
-    QMetaObject::invokeMethod(this, [this, b] {
-      balance_ = b;
-      accountDirty_ = true;
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, b] {
+          balance_ = b;
+          accountDirty_ = true;
+        },
+        Qt::QueuedConnection);
   };
   cb.onOrders = [this](const std::vector<net::WorkingOrder>& w) {
-    QMetaObject::invokeMethod(this, [this, w] {
-      working_.clear();
-      for (const net::WorkingOrder& x : w) {
-        OrderView v;
-        v.request = x.request;
-        v.request.id = x.orderId;  // cancels go by the exchange's id
-        v.request.account = kMe;
-        v.filledGpuHours = x.filledGpuHours;
-        v.leavesGpuHours = x.leavesGpuHours;
-        working_.push_back(v);
-      }
-      emit workingOrdersChanged(working_);
-      accountDirty_ = true;
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, w] {
+          working_.clear();
+          for (const net::WorkingOrder& x : w) {
+            OrderView v;
+            v.request = x.request;
+            v.request.id = x.orderId;  // cancels go by the exchange's id
+            v.request.account = kMe;
+            v.filledGpuHours = x.filledGpuHours;
+            v.leavesGpuHours = x.leavesGpuHours;
+            working_.push_back(v);
+          }
+          emit workingOrdersChanged(working_);
+          accountDirty_ = true;
+        },
+        Qt::QueuedConnection);
   };
   cb.onPositions = [this](const std::vector<Contract>& c) {
-    QMetaObject::invokeMethod(this, [this, c] { onPositions(c); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, c] { onPositions(c); }, Qt::QueuedConnection);
   };
   cb.onError = [this](const net::RequestError& e) {
-    QMetaObject::invokeMethod(this, [this, e] {
-      emit errorOccurred(tr("The exchange refused a %1 request (%2): %3")
-                             .arg(QString::fromStdString(e.requestType), QString::fromStdString(e.code),
-                                  QString::fromStdString(e.reason)));
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, e] {
+          emit errorOccurred(tr("The exchange refused a %1 request (%2): %3")
+                                 .arg(QString::fromStdString(e.requestType), QString::fromStdString(e.code),
+                                      QString::fromStdString(e.reason)));
+        },
+        Qt::QueuedConnection);
   };
   cb.onClock = [this](Hour h) {
-    QMetaObject::invokeMethod(this, [this, h] {
-      now_ = h;
-      emit clockChanged(h);
-      accountDirty_ = true;
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, h] {
+          now_ = h;
+          emit clockChanged(h);
+          accountDirty_ = true;
+        },
+        Qt::QueuedConnection);
   };
   cb.onSettlement = [this](const net::SettlementNotice& n) {
     SettlementNote note;
@@ -114,14 +138,17 @@ void ExchangeBackend::start() {
     note.stateName = QString::fromStdString(n.state);
     note.what = QString::fromStdString(n.what);
     note.exchangeHour = n.now;
-    QMetaObject::invokeMethod(this, [this, note] {
-      emit settlementNoted({note});
-      // The notice moved money (escrow, credits): the balance and positions say how much.
-      if (client_) {
-        client_->requestBalance();
-        client_->requestPositions();
-      }
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, note] {
+          emit settlementNoted({note});
+          // The notice moved money (escrow, credits): the balance and positions say how much.
+          if (client_) {
+            client_->requestBalance();
+            client_->requestPositions();
+          }
+        },
+        Qt::QueuedConnection);
   };
   cb.onIndex = [this](const std::vector<net::IndexPoint>& points) {
     // Reference values move with the index: the chain on screen is asked for again.
@@ -131,8 +158,8 @@ void ExchangeBackend::start() {
     samples.reserve(points.size());
     for (const net::IndexPoint& p : points)
       samples.push_back(IndexSample{p.accelerator, p.tenor, p.asOf, p.price, p.gpuHours, p.trades, p.stale});
-    QMetaObject::invokeMethod(this, [this, samples = std::move(samples)] { emit indexPublished(samples); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, samples = std::move(samples)] { emit indexPublished(samples); }, Qt::QueuedConnection);
   };
   // Forward callbacks carry plain values: signals queued straight to the session.
   cb.onForwardBook = [this](const net::ForwardBookView& b) { emit forwardBookChanged(b); };
@@ -145,7 +172,9 @@ void ExchangeBackend::start() {
     chainAsked_ = false;
     emit optionChainChanged(c);
   };
-  cb.onOptionEvent = [this](const std::string&, const std::string& text) { emit optionNoted(QString::fromStdString(text)); };
+  cb.onOptionEvent = [this](const std::string&, const std::string& text) {
+    emit optionNoted(QString::fromStdString(text));
+  };
   cb.onOptionMarketData = [this](const std::string&) {
     const int a = optionClass_;
     if (a >= 0 && client_ && !chainAsked_.exchange(true)) client_->requestOptionChain(static_cast<Accelerator>(a));
@@ -157,35 +186,45 @@ void ExchangeBackend::start() {
       out.push_back(ContractSettlementStatus{x.contract, parseContractState(x.state), QString::fromStdString(x.state),
                                              x.deliveredGpuHours, x.escrow, x.replaces});
     }
-    QMetaObject::invokeMethod(this, [this, out = std::move(out), status] {
-      restoreFills(status);
-      escrowOf_.clear();
-      for (const ContractSettlementStatus& x : out) escrowOf_[x.contract] = x.escrow;
-      accountDirty_ = true;
-      emit contractStatusChanged(out);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, out = std::move(out), status] {
+          restoreFills(status);
+          escrowOf_.clear();
+          for (const ContractSettlementStatus& x : out) escrowOf_[x.contract] = x.escrow;
+          accountDirty_ = true;
+          emit contractStatusChanged(out);
+        },
+        Qt::QueuedConnection);
   };
   cb.onCall = [this](const net::CallReport& report, bool indicative) {
-    QMetaObject::invokeMethod(this, [this, report, indicative] {
-      if (!client_) return;
-      if (indicative) {
-        callView_.indicative = report;
-      } else {
-        // The call changed the waiting orders: what the next one would clear is asked again.
-        callView_.indicative.reset();
-        client_->requestIndicative();
-      }
-      callView_.last = client_->lastCall();
-      callView_.schedule = client_->callSchedule();
-      emit callAuctionChanged(callView_);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, report, indicative] {
+          if (!client_) return;
+          if (indicative) {
+            callView_.indicative = report;
+          } else {
+            // The call changed the waiting orders: what the next one would clear is asked again.
+            callView_.indicative.reset();
+            client_->requestIndicative();
+          }
+          callView_.last = client_->lastCall();
+          callView_.schedule = client_->callSchedule();
+          emit callAuctionChanged(callView_);
+        },
+        Qt::QueuedConnection);
   };
-  cb.onRoundTrip = [this](std::chrono::nanoseconds rtt) { emit roundTripMeasured(static_cast<double>(rtt.count()) / 1e6); };
+  cb.onRoundTrip = [this](std::chrono::nanoseconds rtt) {
+    emit roundTripMeasured(static_cast<double>(rtt.count()) / 1e6);
+  };
   cb.onOrderStatus = [this](const net::OrderStatusReply& r) {
-    QMetaObject::invokeMethod(this, [this, r] { onOrderStatus(r); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, r] { onOrderStatus(r); }, Qt::QueuedConnection);
   };
   cb.onOrderHistory = [this](const std::vector<net::OrderStatusReply>& orders) {
-    QMetaObject::invokeMethod(this, [this, orders] { onOrderHistory(orders); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, orders] { onOrderHistory(orders); }, Qt::QueuedConnection);
   };
   emit connectionChanged(ConnectionState::Connecting,
                          tr("connecting to %1:%2").arg(QString::fromStdString(endpoint_.host)).arg(endpoint_.port));
@@ -235,10 +274,12 @@ void ExchangeBackend::onConnection(net::ConnectionState s, const std::string& de
       if (callView_.any()) client_->requestIndicative();
       break;
     case net::ConnectionState::Disconnected:
-      emit connectionChanged(ConnectionState::Disconnected, tr("lost %1 (%2), reconnecting").arg(where, QString::fromStdString(detail)));
+      emit connectionChanged(ConnectionState::Disconnected,
+                             tr("lost %1 (%2), reconnecting").arg(where, QString::fromStdString(detail)));
       break;
     case net::ConnectionState::AuthFailed:
-      emit connectionChanged(ConnectionState::Disconnected, tr("%1 refused account %2").arg(where, QString::fromStdString(endpoint_.account)));
+      emit connectionChanged(ConnectionState::Disconnected,
+                             tr("%1 refused account %2").arg(where, QString::fromStdString(endpoint_.account)));
       emit errorOccurred(tr("The exchange at %1 refused the credentials of account '%2': %3")
                              .arg(where, QString::fromStdString(endpoint_.account), QString::fromStdString(detail)));
       break;
@@ -411,7 +452,8 @@ void ExchangeBackend::onOrderHistory(const std::vector<net::OrderStatusReply>& o
   for (const net::OrderStatusReply& r : orders) {
     if (r.status == "working" || !r.orderId || finished_.count(r.orderId)) continue;
     filledOf_[r.orderId] = r.filledGpuHours;
-    finish(r.orderId, r.order, r.status == "filled" ? FinishedState::Filled : FinishedState::Cancelled, {}, std::nullopt);
+    finish(r.orderId, r.order, r.status == "filled" ? FinishedState::Filled : FinishedState::Cancelled, {},
+           std::nullopt);
   }
 }
 
@@ -461,8 +503,10 @@ void ExchangeBackend::publish() {
     for (ClusterId c : watched_) {
       for (int i = 0; i < watchHours_; ++i) {
         const Hour h = watchFirst_ + i;
-        if (const auto* a = book.levels({c, h, Side::Sell})) mergeInto(s->cells[static_cast<std::size_t>(i)].asks, *a, Side::Sell);
-        if (const auto* b = book.levels({c, h, Side::Buy})) mergeInto(s->cells[static_cast<std::size_t>(i)].bids, *b, Side::Buy);
+        if (const auto* a = book.levels({c, h, Side::Sell}))
+          mergeInto(s->cells[static_cast<std::size_t>(i)].asks, *a, Side::Sell);
+        if (const auto* b = book.levels({c, h, Side::Buy}))
+          mergeInto(s->cells[static_cast<std::size_t>(i)].bids, *b, Side::Buy);
       }
     }
     emit bookChanged(std::move(s));
@@ -474,9 +518,11 @@ void ExchangeBackend::publish() {
       ClusterQuote q;
       q.cluster = c.id;
       for (Hour h = now_; h < now_ + kHoursPerDay; ++h) {
-        if (const auto* a = book.levels({c.id, h, Side::Sell}); a && !a->empty() && (!q.bestAsk || a->front().price < *q.bestAsk))
+        if (const auto* a = book.levels({c.id, h, Side::Sell});
+            a && !a->empty() && (!q.bestAsk || a->front().price < *q.bestAsk))
           q.bestAsk = a->front().price;
-        if (const auto* b = book.levels({c.id, h, Side::Buy}); b && !b->empty() && (!q.bestBid || b->front().price > *q.bestBid))
+        if (const auto* b = book.levels({c.id, h, Side::Buy});
+            b && !b->empty() && (!q.bestBid || b->front().price > *q.bestBid))
           q.bestBid = b->front().price;
       }
       if (auto it = lastTrade_.find(c.id); it != lastTrade_.end()) q.lastTrade = it->second;

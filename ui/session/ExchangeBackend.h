@@ -21,7 +21,7 @@ struct ExchangeEndpoint {
   std::uint16_t port = 0;
   std::string account;
   std::string key;
-  bool tls = false;    // verify the exchange's certificate against caFile (or the system's roots)
+  bool tls = false;  // verify the exchange's certificate against caFile (or the system's roots)
   std::string caFile;
 };
 
@@ -53,7 +53,8 @@ class ExchangeBackend : public MarketBackend {
   void stop() override;
   void submit(tessera::OrderRequest order) override;
   void cancel(tessera::OrderId order) override;
-  void amend(tessera::OrderId order, std::optional<tessera::Price> limit, std::optional<tessera::GpuCount> gpus) override;
+  void amend(tessera::OrderId order, std::optional<tessera::Price> limit,
+             std::optional<tessera::GpuCount> gpus) override;
   void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) override;
   void reportDelivery(tessera::DeliveryReport report) override;
   void submitForward(tessera::net::ForwardNewOrder order) override;
@@ -99,9 +100,9 @@ class ExchangeBackend : public MarketBackend {
   std::map<OrderId, OrderRequest> byExchangeId_;  // our orders the exchange numbered
   std::map<OrderId, OrderId> sessionIdOf_;        // exchange id -> the session's id
   std::set<TradeId> ourTrades_;
-  CallAuctionView callView_;  // the call mode as last heard
+  CallAuctionView callView_;                  // the call mode as last heard
   std::map<OrderId, std::int64_t> filledOf_;  // GPU-hours filled of each of our orders
-  std::set<OrderId> finished_;                 // in the order history already, or asked about
+  std::set<OrderId> finished_;                // in the order history already, or asked about
   std::vector<FinishedOrder> pendingFinished_;
   std::vector<Contract> contracts_;
   std::map<ContractId, Money> escrowOf_;  // what each contract's buyer still has in escrow

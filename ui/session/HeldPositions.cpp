@@ -16,11 +16,14 @@ const HeldContract* HeldPositions::find(ContractId id) const {
   return it != contracts.end() && it->contract == id ? &*it : nullptr;
 }
 
-HeldPositions heldPositions(const std::vector<Contract>& contracts, AccountId me, Hour now, const MarkPrice& markPrice) {
+HeldPositions heldPositions(const std::vector<Contract>& contracts, AccountId me, Hour now,
+                            const MarkPrice& markPrice) {
   std::vector<const Contract*> bought, sold;
   for (const Contract& c : contracts) {
-    if (c.buyer == me) bought.push_back(&c);
-    else if (c.seller == me) sold.push_back(&c);
+    if (c.buyer == me)
+      bought.push_back(&c);
+    else if (c.seller == me)
+      sold.push_back(&c);
   }
   const auto byId = [](const Contract* a, const Contract* b) { return a->id < b->id; };
   std::sort(bought.begin(), bought.end(), byId);
@@ -61,8 +64,10 @@ HeldPositions heldPositions(const std::vector<Contract>& contracts, AccountId me
     HeldContract& hc = out.contracts[i];
     for (Hour h = b.start; h < b.end; ++h) {
       const GpuCount g = perHour[i][static_cast<std::size_t>(h - b.start)];
-      if (!hc.held.empty() && hc.held.back().gpus == g) hc.held.back().end = h + 1;
-      else hc.held.push_back(HeldStep{h, h + 1, g});
+      if (!hc.held.empty() && hc.held.back().gpus == g)
+        hc.held.back().end = h + 1;
+      else
+        hc.held.push_back(HeldStep{h, h + 1, g});
       if (h >= now && g > 0) {
         hc.markValue += static_cast<Money>(g) * markPrice(b.cluster, h, b.price);
         hc.remainingCost += static_cast<Money>(g) * b.price;

@@ -26,21 +26,21 @@ struct HeldStep {
 
 struct HeldContract {
   ContractId contract = 0;
-  std::vector<HeldStep> held;          // over the whole window, runs of equal GPUs; 0 GPUs where all was sold
-  std::int64_t soldGpuHours = 0;       // taken out of this contract by sales
-  Money realisedPnl = 0;               // (sale price - contract price) over the GPU-hours sold from it
-  Money markValue = 0;                 // held GPU-hours still to come (hours >= now) at the book's marks
-  Money remainingCost = 0;             // the same GPU-hours at the contract price
-  Money soldOnCost = 0;                // GPU-hours still to come that were sold on, at the contract price
+  std::vector<HeldStep> held;     // over the whole window, runs of equal GPUs; 0 GPUs where all was sold
+  std::int64_t soldGpuHours = 0;  // taken out of this contract by sales
+  Money realisedPnl = 0;          // (sale price - contract price) over the GPU-hours sold from it
+  Money markValue = 0;            // held GPU-hours still to come (hours >= now) at the book's marks
+  Money remainingCost = 0;        // the same GPU-hours at the contract price
+  Money soldOnCost = 0;           // GPU-hours still to come that were sold on, at the contract price
   GpuCount heldGpusAt(Hour h) const;
   Money pnl() const { return markValue - remainingCost; }
 };
 
 struct HeldPositionsTotals {
-  Money realisedPnl = 0;     // every sale, including sales of own capacity
+  Money realisedPnl = 0;  // every sale, including sales of own capacity
   Money markValue = 0;
   Money remainingCost = 0;
-  Money soldOnCost = 0;      // what the account's escrow still pays for GPU-hours it sold on
+  Money soldOnCost = 0;  // what the account's escrow still pays for GPU-hours it sold on
 };
 
 struct HeldPositions {

@@ -13,13 +13,13 @@ namespace tessera::ui {
 namespace {
 
 std::int64_t steadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
 
-LocalMarketBackend::LocalMarketBackend(MarketFeedFactory feed, QString accountName,
-                                       LocalMarketOptions options)
+LocalMarketBackend::LocalMarketBackend(MarketFeedFactory feed, QString accountName, LocalMarketOptions options)
     : makeFeed_(std::move(feed)),
       matcher_(makeMatchingEngine()),
       accountName_(std::move(accountName)),
@@ -125,8 +125,7 @@ void LocalMarketBackend::handle(const Event& e) {
           }
         } else if constexpr (std::is_same_v<T, OrderRejected>) {
           if (ev.account == me_) {
-            QString why = QString::fromUtf8(toString(ev.reason).data(),
-                                            static_cast<int>(toString(ev.reason).size()));
+            QString why = QString::fromUtf8(toString(ev.reason).data(), static_cast<int>(toString(ev.reason).size()));
             if (!ev.detail.empty()) why += ": " + QString::fromStdString(ev.detail);
             emit orderRejected(ev.order, why);
           }
@@ -148,8 +147,7 @@ void LocalMarketBackend::handle(const Event& e) {
             if (const Cluster* c = matcher_->cluster(ev.cluster))
               index_.record(tessera::TradePrint{t.exchangeTime, c->accelerator, ev.start,
                                                 static_cast<std::int64_t>(ev.gpus) * (ev.end - ev.start), ev.price});
-          } else if (ev.account == me_ && !pendingTrades_.empty() &&
-                     pendingTrades_.back().trade == ev.trade) {
+          } else if (ev.account == me_ && !pendingTrades_.empty() && pendingTrades_.back().trade == ev.trade) {
             pendingTrades_.back().mine = true;
           }
           if (ev.account == me_) {
@@ -165,16 +163,18 @@ void LocalMarketBackend::handle(const Event& e) {
         } else if constexpr (std::is_same_v<T, OrderCancelled>) {
           if (ev.account == me_) {
             ordersDirty_ = true;
-            const QString why = QString::fromUtf8(toString(ev.reason).data(), static_cast<int>(toString(ev.reason).size()));
+            const QString why =
+                QString::fromUtf8(toString(ev.reason).data(), static_cast<int>(toString(ev.reason).size()));
             if (ev.leavesGpuHours == 0)
-              finish(ev.order, ev.reason == CancelReason::Expired ? FinishedState::Expired : FinishedState::Cancelled, why);
+              finish(ev.order, ev.reason == CancelReason::Expired ? FinishedState::Expired : FinishedState::Cancelled,
+                     why);
             emit orderCancelled(ev.order, why);
           }
         } else if constexpr (std::is_same_v<T, OrderAmended>) {
           if (ev.account == me_) ordersDirty_ = true;
         } else if constexpr (std::is_same_v<T, ClockAdvanced>) {
-          ordersDirty_ = true;     // expiry may have removed hours of our orders
-          contractsDirty_ = true;  // marks cover the remaining hours only
+          ordersDirty_ = true;       // expiry may have removed hours of our orders
+          contractsDirty_ = true;    // marks cover the remaining hours only
           publishIndex(ev.now - 1);  // the hour before the clock is over
         }
       },
@@ -270,9 +270,9 @@ void LocalMarketBackend::publish(bool force) {
   if (accountDue) {
     contractsDirty_ = false;
     std::vector<Contract> contracts = matcher_->contractsOf(me_);
-    HeldPositions held = heldPositions(contracts, me_, matcher_->now(), [this](ClusterId cluster, Hour h, Price fallback) {
-      return markPrice(cluster, h, fallback);
-    });
+    HeldPositions held =
+        heldPositions(contracts, me_, matcher_->now(),
+                      [this](ClusterId cluster, Hour h, Price fallback) { return markPrice(cluster, h, fallback); });
     AccountSummary a;
     a.name = accountName_;
     a.id = me_;

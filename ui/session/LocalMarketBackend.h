@@ -17,18 +17,17 @@ class QTimer;
 namespace tessera::ui {
 
 struct LocalMarketOptions {
-  int tickMs = 50;               // how often the feed is stepped
+  int tickMs = 50;  // how often the feed is stepped
   int feedStepsPerTick = 1;
-  int publishMs = 100;           // how often book snapshots are sent to the GUI at most
-  std::size_t maxLevels = 64;    // levels per hour and side in snapshots
+  int publishMs = 100;         // how often book snapshots are sent to the GUI at most
+  std::size_t maxLevels = 64;  // levels per hour and side in snapshots
   Money startingCash = 10'000'000LL * kMicrosPerDollar;
 };
 
 class LocalMarketBackend : public MarketBackend {
   Q_OBJECT
  public:
-  LocalMarketBackend(MarketFeedFactory feed, QString accountName,
-                     LocalMarketOptions options = {});
+  LocalMarketBackend(MarketFeedFactory feed, QString accountName, LocalMarketOptions options = {});
   ~LocalMarketBackend() override;
   bool runOnBook(std::function<void(const tessera::Matcher&)> job) override;
   // The engine alone has no settlement; the index is computed here from the trades seen,
@@ -40,7 +39,8 @@ class LocalMarketBackend : public MarketBackend {
   void stop() override;
   void submit(tessera::OrderRequest order) override;
   void cancel(tessera::OrderId order) override;
-  void amend(tessera::OrderId order, std::optional<tessera::Price> limit, std::optional<tessera::GpuCount> gpus) override;
+  void amend(tessera::OrderId order, std::optional<tessera::Price> limit,
+             std::optional<tessera::GpuCount> gpus) override;
   void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) override;
   // Applies inputs as if they came from the feed; for tests and replays.
   void inject(std::vector<tessera::InputEvent> inputs);

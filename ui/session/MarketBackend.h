@@ -50,7 +50,6 @@ class MarketBackend : public QObject {
   std::atomic<bool> bookInFlight_{false};
 
  public:
-
  public slots:
   virtual void start() = 0;
   virtual void stop() = 0;
@@ -58,7 +57,8 @@ class MarketBackend : public QObject {
   virtual void submit(tessera::OrderRequest order) = 0;
   virtual void cancel(tessera::OrderId order) = 0;
   // Amend a working order's limit and/or GPUs (`order` as the working orders name it).
-  virtual void amend(tessera::OrderId order, std::optional<tessera::Price> limit, std::optional<tessera::GpuCount> gpus) = 0;
+  virtual void amend(tessera::OrderId order, std::optional<tessera::Price> limit,
+                     std::optional<tessera::GpuCount> gpus) = 0;
   // Which clusters and delivery hours the book snapshots cover.
   virtual void watch(std::vector<tessera::ClusterId> clusters, tessera::Hour firstHour, int hours) = 0;
   // Provider side: for hours [start, end) only `usableGpus` of a contract we sold worked. A
@@ -66,8 +66,9 @@ class MarketBackend : public QObject {
   // Index forwards (a market that trades them: tradesForwards()).
   virtual void submitForward(tessera::net::ForwardNewOrder order) {
     (void)order;
-    emit errorOccurred(tr("This market has no forward market (the in-process engine trades only capacity; "
-                          "run the terminal on an exchange)."));
+    emit errorOccurred(
+        tr("This market has no forward market (the in-process engine trades only capacity; "
+           "run the terminal on an exchange)."));
   }
   virtual void cancelForward(quint64 orderId) { (void)orderId; }
   // Which forward book the session shows: its updates are asked for and then arrive by themselves.
@@ -79,14 +80,16 @@ class MarketBackend : public QObject {
   // to follow (it arrives, and again after each change of an option book).
   virtual void submitOption(tessera::net::OptionNewOrder order) {
     (void)order;
-    emit errorOccurred(tr("This market has no options (the in-process engine trades only capacity; "
-                          "run the terminal on an exchange)."));
+    emit errorOccurred(
+        tr("This market has no options (the in-process engine trades only capacity; "
+           "run the terminal on an exchange)."));
   }
   virtual void watchOptionChain(tessera::Accelerator accelerator) { (void)accelerator; }
   virtual void reportDelivery(tessera::DeliveryReport report) {
     (void)report;
-    emit errorOccurred(tr("This market does not settle contracts, so it takes no delivery reports "
-                          "(the in-process engine has no settlement; run the terminal on an exchange)."));
+    emit errorOccurred(
+        tr("This market does not settle contracts, so it takes no delivery reports "
+           "(the in-process engine has no settlement; run the terminal on an exchange)."));
   }
 
  signals:
@@ -110,8 +113,7 @@ class MarketBackend : public QObject {
   // Orders of the account that stopped working (filled, cancelled, expired, rejected), and those
   // that had stopped before this terminal connected as far as the market can name them.
   void ordersFinished(std::vector<tessera::ui::FinishedOrder> orders);
-  void contractsChanged(std::vector<tessera::Contract> contracts,
-                        std::vector<tessera::ui::ContractMark> marks);
+  void contractsChanged(std::vector<tessera::Contract> contracts, std::vector<tessera::ui::ContractMark> marks);
   void accountChanged(tessera::ui::AccountSummary account);
   // Settlement (only from a backend that settlesContracts()): steps as they happen, and the
   // status of every contract of the account with each contracts update.

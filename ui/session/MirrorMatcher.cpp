@@ -11,13 +11,9 @@ void MirrorMatcher::apply(const InputEvent&, std::vector<Event>&) {
   throw std::logic_error("MirrorMatcher is a read-only view of a remote book");
 }
 
-void MirrorMatcher::forget(OrderId) {
-  throw std::logic_error("MirrorMatcher holds no orders to forget");
-}
+void MirrorMatcher::forget(OrderId) { throw std::logic_error("MirrorMatcher holds no orders to forget"); }
 
-void MirrorMatcher::forgetContract(ContractId) {
-  throw std::logic_error("MirrorMatcher holds no contracts to forget");
-}
+void MirrorMatcher::forgetContract(ContractId) { throw std::logic_error("MirrorMatcher holds no contracts to forget"); }
 
 const Cluster* MirrorMatcher::cluster(ClusterId id) const {
   for (const Cluster& c : clusters_) {
@@ -29,7 +25,8 @@ const Cluster* MirrorMatcher::cluster(ClusterId id) const {
 std::vector<BookLevel> MirrorMatcher::depth(ClusterId cluster, Hour hour, Side side, std::size_t maxLevels) const {
   const auto* levels = book_.levels({cluster, hour, side});
   if (!levels) return {};
-  std::vector<BookLevel> out(levels->begin(), levels->begin() + static_cast<std::ptrdiff_t>(std::min(maxLevels, levels->size())));
+  std::vector<BookLevel> out(levels->begin(),
+                             levels->begin() + static_cast<std::ptrdiff_t>(std::min(maxLevels, levels->size())));
   return out;
 }
 

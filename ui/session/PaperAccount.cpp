@@ -9,16 +9,24 @@
 namespace tessera::ui {
 
 QString PaperAccount::defaultJournalPath() {
-  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("paper/exchange.db"));
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath(QStringLiteral("paper/exchange.db"));
 }
 
 QStringList PaperAccount::journalFiles(const QString& journalPath) {
   const QString snapshots = journalPath + QStringLiteral(".snapshots");  // core/net/SnapshotStore, SQLite in WAL mode
-  return {journalPath,          journalPath + QStringLiteral("-wal"), journalPath + QStringLiteral("-shm"),
-          onFillStatePath(journalPath), snapshots, snapshots + QStringLiteral("-wal"), snapshots + QStringLiteral("-shm")};
+  return {journalPath,
+          journalPath + QStringLiteral("-wal"),
+          journalPath + QStringLiteral("-shm"),
+          onFillStatePath(journalPath),
+          snapshots,
+          snapshots + QStringLiteral("-wal"),
+          snapshots + QStringLiteral("-shm")};
 }
 
-QString PaperAccount::onFillStatePath(const QString& journalPath) { return journalPath + QStringLiteral("-on-fill.log"); }
+QString PaperAccount::onFillStatePath(const QString& journalPath) {
+  return journalPath + QStringLiteral("-on-fill.log");
+}
 
 PaperAccount::PaperAccount(QString journalPath) : journalPath_(std::move(journalPath)) {}
 
@@ -45,12 +53,15 @@ PaperAccount::Claim PaperAccount::claim() {
     QString host;
     QString app;
     if (lock_->getLockInfo(&pid, &host, &app))
-      problem_ = QStringLiteral("another Tessera (process %1 on %2) is using the paper account %3").arg(pid).arg(host, journalPath_);
+      problem_ = QStringLiteral("another Tessera (process %1 on %2) is using the paper account %3")
+                     .arg(pid)
+                     .arg(host, journalPath_);
     else
       problem_ = QStringLiteral("another Tessera is using the paper account %1").arg(journalPath_);
     return Claim::HeldByAnother;
   }
-  problem_ = QStringLiteral("cannot lock the paper account %1 (%2.lock is not writable)").arg(journalPath_, journalPath_);
+  problem_ =
+      QStringLiteral("cannot lock the paper account %1 (%2.lock is not writable)").arg(journalPath_, journalPath_);
   return Claim::Failed;
 }
 
@@ -90,13 +101,15 @@ std::optional<QString> chooseJournal(PaperAccount& account, bool fresh,
       }
       return account.journalPath();
     case PaperAccount::Claim::HeldByAnother:
-      if (!useMemoryInstead(QStringLiteral("Two terminals cannot share one paper account: %1.\n\nIts orders, contracts and cash are "
-                                           "safe with that terminal.")
-                                .arg(account.problem())))
+      if (!useMemoryInstead(
+              QStringLiteral("Two terminals cannot share one paper account: %1.\n\nIts orders, contracts and cash are "
+                             "safe with that terminal.")
+                  .arg(account.problem())))
         return std::nullopt;
       return QString::fromLatin1(kMemoryJournal);
     case PaperAccount::Claim::Failed:
-      if (!useMemoryInstead(QStringLiteral("The paper account cannot be used: %1.").arg(account.problem()))) return std::nullopt;
+      if (!useMemoryInstead(QStringLiteral("The paper account cannot be used: %1.").arg(account.problem())))
+        return std::nullopt;
       return QString::fromLatin1(kMemoryJournal);
   }
   return std::nullopt;

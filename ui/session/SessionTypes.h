@@ -28,10 +28,10 @@ struct BookCell {
 // The book of the watched cluster (or cluster group, levels merged by price) over an hour range.
 struct BookSnapshot {
   std::vector<ClusterId> clusters;
-  Hour firstHour = 0;                 // cells[i] is delivery hour firstHour + i
+  Hour firstHour = 0;  // cells[i] is delivery hour firstHour + i
   std::vector<BookCell> cells;
   std::vector<OrderView> allOrNoneBids;
-  Hour now = 0;                       // exchange clock when taken
+  Hour now = 0;  // exchange clock when taken
   // steady_clock time (ns) of the oldest book change this snapshot is the first to show:
   // what update-to-screen latency is measured from.
   std::int64_t changedAtNs = 0;
@@ -50,7 +50,7 @@ struct TradePrint {
   Hour start = 0;
   Hour end = 0;
   Price price = 0;
-  Hour exchangeTime = 0;   // the exchange clock when it traded
+  Hour exchangeTime = 0;  // the exchange clock when it traded
   Side aggressor = Side::Buy;
   bool mine = false;
 };
@@ -70,12 +70,12 @@ using ContractMark = HeldContract;
 struct AccountSummary {
   QString name;
   AccountId id = 0;
-  Money balance = 0;    // cash after every fill so far
-  Money reserved = 0;   // cash committed by working buy orders at their limits
+  Money balance = 0;   // cash after every fill so far
+  Money reserved = 0;  // cash committed by working buy orders at their limits
   // Only a backend that settles contracts knows these (settlementKnown).
   bool settlementKnown = false;
-  Money escrow = 0;     // paid for contracted GPU-hours not yet delivered
-  Money credits = 0;    // uptime credits received, cumulative
+  Money escrow = 0;   // paid for contracted GPU-hours not yet delivered
+  Money credits = 0;  // uptime credits received, cumulative
   // What buyers of contracts this account sold still hold in escrow for it: paid to the account
   // hour by hour as the hours are delivered (settlementKnown only).
   Money proceedsDue = 0;
@@ -112,11 +112,11 @@ struct ContractSettlementStatus {
 // An order of the account that no longer works, for the blotter's order history.
 enum class FinishedState { Filled, Cancelled, Expired, Rejected };
 struct FinishedOrder {
-  OrderId order = 0;              // the exchange's number (what the blotter shows); 0 if rejected
-  OrderRequest request;           // as sent (the last amend is known only while it worked)
+  OrderId order = 0;     // the exchange's number (what the blotter shows); 0 if rejected
+  OrderRequest request;  // as sent (the last amend is known only while it worked)
   FinishedState state = FinishedState::Filled;
-  QString why;                    // the exchange's reason code (cancel, reject), may be empty
-  std::optional<Hour> at;         // exchange hour it finished; none: before this terminal started
+  QString why;             // the exchange's reason code (cancel, reject), may be empty
+  std::optional<Hour> at;  // exchange hour it finished; none: before this terminal started
   std::int64_t filledGpuHours = 0;
 };
 

@@ -101,13 +101,13 @@ void TradingSession::connectBackend() {
     noteReply(id);
     emit orderAccepted(id);
   });
-  connect(b, &MarketBackend::orderNumbered, this, [this](OrderId sent, OrderId numbered) { numbered_.insert(sent, numbered); });
+  connect(b, &MarketBackend::orderNumbered, this,
+          [this](OrderId sent, OrderId numbered) { numbered_.insert(sent, numbered); });
   connect(b, &MarketBackend::orderRejected, this, [this](OrderId id, QString why) {
     noteReply(id);
     emit orderRejected(id, why);
   });
-  connect(b, &MarketBackend::orderCancelled, this,
-          [this](OrderId id, QString why) { emit orderCancelled(id, why); });
+  connect(b, &MarketBackend::orderCancelled, this, [this](OrderId id, QString why) { emit orderCancelled(id, why); });
   connect(b, &MarketBackend::workingOrdersChanged, this, [this](std::vector<OrderView> o) {
     working_ = std::move(o);
     emit workingOrdersChanged();
@@ -124,12 +124,11 @@ void TradingSession::connectBackend() {
     finished_.insert(finished_.end(), f.begin(), f.end());
     emit ordersFinished(f);
   });
-  connect(b, &MarketBackend::contractsChanged, this,
-          [this](std::vector<Contract> c, std::vector<ContractMark> m) {
-            contracts_ = std::move(c);
-            marks_ = std::move(m);
-            emit contractsChanged();
-          });
+  connect(b, &MarketBackend::contractsChanged, this, [this](std::vector<Contract> c, std::vector<ContractMark> m) {
+    contracts_ = std::move(c);
+    marks_ = std::move(m);
+    emit contractsChanged();
+  });
   connect(b, &MarketBackend::accountChanged, this, [this](AccountSummary a) {
     account_ = std::move(a);
     emit accountChanged();
@@ -184,7 +183,8 @@ void TradingSession::connectBackend() {
       index_[IndexKey{x.accelerator, x.tenor, x.asOf}] = x;
       latest = std::max(latest, x.asOf);
     }
-    std::erase_if(index_, [cutoff = latest - kIndexDays * kHoursPerDay](const auto& kv) { return kv.second.asOf < cutoff; });
+    std::erase_if(index_,
+                  [cutoff = latest - kIndexDays * kHoursPerDay](const auto& kv) { return kv.second.asOf < cutoff; });
     emit indexChanged();
   });
 }
@@ -195,31 +195,34 @@ const ContractSettlementStatus* TradingSession::statusOf(ContractId id) const {
 }
 
 void TradingSession::reportDelivery(const DeliveryReport& report) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, report] { b->reportDelivery(report); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, report] { b->reportDelivery(report); }, Qt::QueuedConnection);
 }
 
 void TradingSession::submitForward(net::ForwardNewOrder order) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, order = std::move(order)] { b->submitForward(order); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, order = std::move(order)] { b->submitForward(order); }, Qt::QueuedConnection);
 }
 
 void TradingSession::cancelForward(std::uint64_t orderId) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, orderId] { b->cancelForward(orderId); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, orderId] { b->cancelForward(orderId); }, Qt::QueuedConnection);
 }
 
 void TradingSession::submitOption(net::OptionNewOrder order) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, order = std::move(order)] { b->submitOption(order); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, order = std::move(order)] { b->submitOption(order); }, Qt::QueuedConnection);
 }
 
 void TradingSession::watchOptionChain(Accelerator accelerator) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, accelerator] { b->watchOptionChain(accelerator); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, accelerator] { b->watchOptionChain(accelerator); }, Qt::QueuedConnection);
 }
 
 void TradingSession::watchForward(Accelerator accelerator, Hour weekStart) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, accelerator, weekStart] { b->watchForward(accelerator, weekStart); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, accelerator, weekStart] { b->watchForward(accelerator, weekStart); },
+      Qt::QueuedConnection);
 }
 
 std::map<Accelerator, std::pair<Price, bool>> TradingSession::nextDayIndex() const {
@@ -256,16 +259,19 @@ void TradingSession::start() { QMetaObject::invokeMethod(backend_, &MarketBacken
 OrderId TradingSession::submit(OrderRequest order) {
   if (order.id == 0) order.id = nextOrderId_++;
   sentAtNs_.insert(order.id, clock_.nsecsElapsed());
-  QMetaObject::invokeMethod(backend_, [b = backend_, order] { b->submit(order); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, order] { b->submit(order); }, Qt::QueuedConnection);
   return order.id;
 }
 
 void TradingSession::cancel(OrderId order) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, order] { b->cancel(order); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, order] { b->cancel(order); }, Qt::QueuedConnection);
 }
 
 void TradingSession::amend(OrderId order, std::optional<Price> limit, std::optional<GpuCount> gpus) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, order, limit, gpus] { b->amend(order, limit, gpus); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, order, limit, gpus] { b->amend(order, limit, gpus); }, Qt::QueuedConnection);
 }
 
 void TradingSession::cancelAllWorking() {
@@ -275,12 +281,14 @@ void TradingSession::cancelAllWorking() {
 void TradingSession::watch(std::vector<ClusterId> clusters, Hour firstHour, int hours) {
   watched_ = clusters;
   QMetaObject::invokeMethod(
-      backend_, [b = backend_, clusters = std::move(clusters), firstHour, hours] { b->watch(clusters, firstHour, hours); },
+      backend_,
+      [b = backend_, clusters = std::move(clusters), firstHour, hours] { b->watch(clusters, firstHour, hours); },
       Qt::QueuedConnection);
 }
 
 void TradingSession::runOnBook(std::function<void(const Matcher&)> job) {
-  QMetaObject::invokeMethod(backend_, [b = backend_, job = std::move(job)] { b->runOnBook(job); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      backend_, [b = backend_, job = std::move(job)] { b->runOnBook(job); }, Qt::QueuedConnection);
 }
 
 const Cluster* TradingSession::cluster(ClusterId id) const {

@@ -31,9 +31,7 @@ Hour hourOfDateTime(const QDateTime& t) {
 
 Hour currentWallClockHour() { return hourOfDateTime(QDateTime::currentDateTimeUtc()); }
 
-QString formatHour(Hour h) {
-  return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("ddd dd MMM HH:00"));
-}
+QString formatHour(Hour h) { return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("ddd dd MMM HH:00")); }
 QString formatHourShort(Hour h) { return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("HH:00")); }
 QString formatDay(Hour h) { return QLocale::c().toString(dateTimeOfHour(h), QStringLiteral("ddd dd MMM")); }
 

@@ -81,7 +81,8 @@ MainWindow::MainWindow(TradingSession& session, QWidget* parent) : QMainWindow(p
   zoomButton(tr("Month"), 24 * 30);
   auto* nowButton = new QToolButton(centre);
   nowButton->setText(tr("Now"));
-  connect(nowButton, &QToolButton::clicked, this, [this] { grid_->setVisibleHours(session_.now(), grid_->visibleHourCount()); });
+  connect(nowButton, &QToolButton::clicked, this,
+          [this] { grid_->setVisibleHours(session_.now(), grid_->visibleHourCount()); });
   bar->addWidget(nowButton);
   bar->addStretch();
   cl->addLayout(bar);
@@ -99,9 +100,8 @@ MainWindow::MainWindow(TradingSession& session, QWidget* parent) : QMainWindow(p
   restoreLayout();
   keepDockTabsReadable();
   for (QDockWidget* d : docks_) {
-    connect(d, &QDockWidget::dockLocationChanged, this, [this] {
-      QTimer::singleShot(0, this, [this] { keepDockTabsReadable(); });
-    });
+    connect(d, &QDockWidget::dockLocationChanged, this,
+            [this] { QTimer::singleShot(0, this, [this] { keepDockTabsReadable(); }); });
   }
 }
 
@@ -126,7 +126,8 @@ QString MainWindow::watchedTitle() const {
   if (ids.empty()) return tr("no cluster selected");
   if (ids.size() == 1) {
     if (const Cluster* c = session_.cluster(ids.front())) {
-      return tr("%1  -  %2 x %3, %4, %5, %6").arg(QString::fromStdString(c->name))
+      return tr("%1  -  %2 x %3, %4, %5, %6")
+          .arg(QString::fromStdString(c->name))
           .arg(c->totalGpus())
           .arg(toQString(toString(c->accelerator)))
           .arg(QString::fromStdString(c->region))
@@ -182,7 +183,8 @@ void MainWindow::buildDocks() {
   tapeView_->horizontalHeader()->setStretchLastSection(true);
   tapeView_->setSelectionBehavior(QAbstractItemView::SelectRows);
   // Fixed widths: measuring a 2000-row tape on every print would cost more than drawing it.
-  for (auto [col, w] : {std::pair{0, 48}, {1, 64}, {2, 44}, {3, 44}, {4, 118}, {5, 170}}) tapeView_->setColumnWidth(col, w);
+  for (auto [col, w] : {std::pair{0, 48}, {1, 64}, {2, 44}, {3, 44}, {4, 118}, {5, 170}})
+    tapeView_->setColumnWidth(col, w);
   auto* tapeDock = addDock(tr("Trades tape"), "tapeDock", tapeView_, Qt::RightDockWidgetArea);
   splitDockWidget(ticketDock_, tapeDock, Qt::Vertical);
   ladder_ = new DepthLadder(this);
@@ -215,44 +217,48 @@ void MainWindow::buildDocks() {
   if (!problems.isEmpty()) statusBar()->showMessage(problems.join("; "), 15000);
   // No scroll area: the panel fits itself to the dock (splitter, folding question), so its
   // table, chart and buttons are never scrolled out of sight.
-  auto* plannerDock = addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea, false);
+  auto* plannerDock =
+      addDock(tr("Planner: effective cost, topology"), "plannerDock", plannerPanel, Qt::BottomDockWidgetArea, false);
   tabifyDockWidget(chartDock, plannerDock);
   chartDock->raise();
   // "Buy this placement": the ticket gets the plan's all-or-none bid and effective-cost factors.
-  connect(plannerPanel, &planner::PlannerPanel::buyPlacementRequested, this,
-          [this](const cost::PlannedPlacement& p, const QString& workload) {
-            OrderTicket::PlanPrefill plan;
-            plan.cluster = p.cluster.id;
-            plan.window = GridSelection{p.start, p.end, p.gpus, Side::Buy};
-            plan.limit = p.limit;
-            plan.costFactors = {p.costFactor};
-            plan.effectiveCostNote =
-                tr("Plan for %1: effective cost %2 for the completed work (%3 per GPU-hour of compute) "
-                   "against an average ask of %4 per GPU-hour; the bid carries the plan's cost factor (x%5).")
-                    .arg(workload, planner::moneyText(p.cost.terms.total()),
-                         formatPrice(static_cast<Price>(std::llround(p.cost.effectivePricePerGpuHour * kMicrosPerDollar))),
-                         formatPrice(static_cast<Price>(std::llround(p.offer.pricePerGpuHour * kMicrosPerDollar))))
-                    .arg(static_cast<double>(p.costFactor.ppm) / 1e6, 0, 'f', 3);
-            ticket_->prefillPlan(plan);
-            ticketDock_->show();
-            ticketDock_->raise();
-          });
+  connect(
+      plannerPanel, &planner::PlannerPanel::buyPlacementRequested, this,
+      [this](const cost::PlannedPlacement& p, const QString& workload) {
+        OrderTicket::PlanPrefill plan;
+        plan.cluster = p.cluster.id;
+        plan.window = GridSelection{p.start, p.end, p.gpus, Side::Buy};
+        plan.limit = p.limit;
+        plan.costFactors = {p.costFactor};
+        plan.effectiveCostNote =
+            tr("Plan for %1: effective cost %2 for the completed work (%3 per GPU-hour of compute) "
+               "against an average ask of %4 per GPU-hour; the bid carries the plan's cost factor (x%5).")
+                .arg(workload, planner::moneyText(p.cost.terms.total()),
+                     formatPrice(static_cast<Price>(std::llround(p.cost.effectivePricePerGpuHour * kMicrosPerDollar))),
+                     formatPrice(static_cast<Price>(std::llround(p.offer.pricePerGpuHour * kMicrosPerDollar))))
+                .arg(static_cast<double>(p.costFactor.ppm) / 1e6, 0, 'f', 3);
+        ticket_->prefillPlan(plan);
+        ticketDock_->show();
+        ticketDock_->raise();
+      });
   // Right-click a cluster in the cluster list: its topology in the planner dock.
   clusters_->view()->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(clusters_->view(), &QWidget::customContextMenuRequested, this, [this, plannerPanel, plannerDock](const QPoint& pos) {
-    const QModelIndex index = clusters_->view()->indexAt(pos);
-    if (!index.isValid()) return;
-    const auto id = static_cast<ClusterId>(index.data(ClusterListModel::ClusterIdRole).toUInt());
-    const Cluster* c = session_.cluster(id);
-    if (!c) return;
-    QMenu menu(this);
-    menu.addAction(tr("Topology of %1").arg(QString::fromStdString(c->name)), this, [plannerPanel, plannerDock, c = *c] {
-      plannerDock->show();
-      plannerDock->raise();
-      plannerPanel->showClusterTopology(c);
-    });
-    menu.exec(clusters_->view()->viewport()->mapToGlobal(pos));
-  });
+  connect(clusters_->view(), &QWidget::customContextMenuRequested, this,
+          [this, plannerPanel, plannerDock](const QPoint& pos) {
+            const QModelIndex index = clusters_->view()->indexAt(pos);
+            if (!index.isValid()) return;
+            const auto id = static_cast<ClusterId>(index.data(ClusterListModel::ClusterIdRole).toUInt());
+            const Cluster* c = session_.cluster(id);
+            if (!c) return;
+            QMenu menu(this);
+            menu.addAction(tr("Topology of %1").arg(QString::fromStdString(c->name)), this,
+                           [plannerPanel, plannerDock, c = *c] {
+                             plannerDock->show();
+                             plannerDock->raise();
+                             plannerPanel->showClusterTopology(c);
+                           });
+            menu.exec(clusters_->view()->viewport()->mapToGlobal(pos));
+          });
   // Right-click the grid's title: the topology of the watched cluster (each of a group's).
   connect(grid_, &OrderBookGridView::titleMenuRequested, this, [this, plannerPanel, plannerDock](QPoint at) {
     auto* menu = new QMenu(this);
@@ -260,13 +266,16 @@ void MainWindow::buildDocks() {
     menu->setAttribute(Qt::WA_DeleteOnClose);
     for (ClusterId id : session_.watchedClusters())
       if (const Cluster* c = session_.cluster(id))
-        menu->addAction(tr("Topology of %1").arg(QString::fromStdString(c->name)), this, [plannerPanel, plannerDock, c = *c] {
-          plannerDock->show();
-          plannerDock->raise();
-          plannerPanel->showClusterTopology(c);
-        });
-    if (menu->isEmpty()) delete menu;
-    else menu->popup(at);
+        menu->addAction(tr("Topology of %1").arg(QString::fromStdString(c->name)), this,
+                        [plannerPanel, plannerDock, c = *c] {
+                          plannerDock->show();
+                          plannerDock->raise();
+                          plannerPanel->showClusterTopology(c);
+                        });
+    if (menu->isEmpty())
+      delete menu;
+    else
+      menu->popup(at);
   });
   // A contract's "Topology" in the blotter: its cluster with the contract's GPUs highlighted.
   connect(blotter_, &BlotterWidget::topologyRequested, this, [this, plannerPanel, plannerDock](const Contract& k) {
@@ -277,7 +286,9 @@ void MainWindow::buildDocks() {
     plannerPanel->showContractTopology(
         *c, k.gpus,
         tr("contract #%1: %2 GPUs, %3 – %4 (drawn on whole nodes from node 0; the exchange does not name nodes)")
-            .arg(k.id).arg(k.gpus).arg(formatHour(k.start), formatHour(k.end)));
+            .arg(k.id)
+            .arg(k.gpus)
+            .arg(formatHour(k.start), formatHour(k.end)));
   });
   auto* backtestDock = addDock(tr("Backtest"), "backtestDock", new BacktestDock(this), Qt::BottomDockWidgetArea, true);
   tabifyDockWidget(chartDock, backtestDock);
@@ -328,7 +339,8 @@ void MainWindow::buildMenus() {
     const AccountSummary& a = session_.account();
     const QString text =
         tr("Start a new paper account with $1,000,000?\n\nEverything in the current one is lost for good: its cash "
-           "(%1), %2 working orders, %3 contracts, forward positions and settlement history. The journal\n%4\nis deleted "
+           "(%1), %2 working orders, %3 contracts, forward positions and settlement history. The journal\n%4\nis "
+           "deleted "
            "and the terminal restarts.")
             .arg(formatMoney(a.balance))
             .arg(session_.workingOrders().size())
@@ -369,12 +381,18 @@ void MainWindow::buildMenus() {
   add(order, tr("Cancel &all my orders"), QKeySequence(tr("Ctrl+Shift+K")), [this] { confirmCancelAll(); });
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
-  add(viewMenu_, tr("Show &2 days"), QKeySequence(tr("Ctrl+1")), [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 48); });
-  add(viewMenu_, tr("Show a &week"), QKeySequence(tr("Ctrl+2")), [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 24 * 7); });
-  add(viewMenu_, tr("Show a &month"), QKeySequence(tr("Ctrl+3")), [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 24 * 30); });
-  add(viewMenu_, tr("Zoom &in"), QKeySequence::ZoomIn, [this] { grid_->zoomBy(0.8, grid_->visibleFirstHour() + grid_->visibleHourCount() / 2); });
-  add(viewMenu_, tr("Zoom &out"), QKeySequence::ZoomOut, [this] { grid_->zoomBy(1.25, grid_->visibleFirstHour() + grid_->visibleHourCount() / 2); });
-  add(viewMenu_, tr("Go to &now"), QKeySequence(Qt::Key_Home), [this] { grid_->setVisibleHours(session_.now(), grid_->visibleHourCount()); });
+  add(viewMenu_, tr("Show &2 days"), QKeySequence(tr("Ctrl+1")),
+      [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 48); });
+  add(viewMenu_, tr("Show a &week"), QKeySequence(tr("Ctrl+2")),
+      [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 24 * 7); });
+  add(viewMenu_, tr("Show a &month"), QKeySequence(tr("Ctrl+3")),
+      [this] { grid_->setVisibleHours(static_cast<Hour>(grid_->visibleFirstHour()), 24 * 30); });
+  add(viewMenu_, tr("Zoom &in"), QKeySequence::ZoomIn,
+      [this] { grid_->zoomBy(0.8, grid_->visibleFirstHour() + grid_->visibleHourCount() / 2); });
+  add(viewMenu_, tr("Zoom &out"), QKeySequence::ZoomOut,
+      [this] { grid_->zoomBy(1.25, grid_->visibleFirstHour() + grid_->visibleHourCount() / 2); });
+  add(viewMenu_, tr("Go to &now"), QKeySequence(Qt::Key_Home),
+      [this] { grid_->setVisibleHours(session_.now(), grid_->visibleHourCount()); });
   add(viewMenu_, tr("&Find cluster"), QKeySequence::Find, [this] { clusters_->focusSearch(); });
   add(viewMenu_, tr("Focus the &grid"), QKeySequence(tr("Ctrl+G")), [this] { grid_->setFocus(); });
   add(viewMenu_, tr("Toggle dark/light &theme"), QKeySequence(tr("Ctrl+T")),
@@ -386,10 +404,10 @@ void MainWindow::buildMenus() {
   QMenu* settings = menuBar()->addMenu(tr("&Settings"));
   add(settings, tr("&Confirmation threshold..."), QKeySequence(), [this] {
     bool ok = false;
-    const int v = QInputDialog::getInt(this, tr("Confirmation threshold"),
-                                       tr("Ask for confirmation of orders larger than (GPU-hours):"),
-                                       static_cast<int>(std::min<std::int64_t>(ticket_->confirmAboveGpuHours(), 2'000'000'000)), 0,
-                                       2'000'000'000, 100, &ok);
+    const int v = QInputDialog::getInt(
+        this, tr("Confirmation threshold"), tr("Ask for confirmation of orders larger than (GPU-hours):"),
+        static_cast<int>(std::min<std::int64_t>(ticket_->confirmAboveGpuHours(), 2'000'000'000)), 0, 2'000'000'000, 100,
+        &ok);
     if (!ok) return;
     ticket_->setConfirmAboveGpuHours(v);
     QSettings().setValue("ticket/confirmAboveGpuHours", v);
@@ -463,9 +481,10 @@ void MainWindow::buildStatusBar() {
 
 void MainWindow::showLatency() {
   auto ms = [](double v) { return QString::number(v, 'f', v < 10 ? 2 : 0); };
-  QString order = session_.lastLatencyMs() > 0
-                      ? tr("Your last order: %1 ms from sending to the exchange's answer.").arg(ms(session_.lastLatencyMs()))
-                      : tr("No order answered yet.");
+  QString order =
+      session_.lastLatencyMs() > 0
+          ? tr("Your last order: %1 ms from sending to the exchange's answer.").arg(ms(session_.lastLatencyMs()))
+          : tr("No order answered yet.");
   if (!session_.measuresRoundTrip()) {
     latency_->setText(session_.lastLatencyMs() > 0 ? tr("order round trip %1 ms").arg(ms(session_.lastLatencyMs()))
                                                    : tr("in-process market: no network"));
@@ -522,13 +541,15 @@ void MainWindow::updateForwardsAvailability() {
 
 void MainWindow::connectSession() {
   connect(forwards_, &ForwardsPanel::submitRequested, this, [this](const net::ForwardNewOrder& o) {
-    const QString what = tr("%1 %2 GPU-hours of the %3 index, week of %4, at %5/GPU-h (notional %6)")
-                             .arg(o.side == Side::Buy ? tr("Buy (long)") : tr("Sell (short)"))
-                             .arg(QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(o.gpuHours)))
-                             .arg(toQString(toString(o.accelerator)), formatDay(o.weekStart), formatPrice(o.price),
-                                  formatMoney(o.price * o.gpuHours));
+    const QString what =
+        tr("%1 %2 GPU-hours of the %3 index, week of %4, at %5/GPU-h (notional %6)")
+            .arg(o.side == Side::Buy ? tr("Buy (long)") : tr("Sell (short)"))
+            .arg(QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(o.gpuHours)))
+            .arg(toQString(toString(o.accelerator)), formatDay(o.weekStart), formatPrice(o.price),
+                 formatMoney(o.price * o.gpuHours));
     if (o.price * o.gpuHours > confirmForwardAbove_ &&
-        QMessageBox::question(this, tr("Confirm forward order"), tr("Send this forward order?\n\n%1").arg(what)) != QMessageBox::Yes)
+        QMessageBox::question(this, tr("Confirm forward order"), tr("Send this forward order?\n\n%1").arg(what)) !=
+            QMessageBox::Yes)
       return;
     session_.submitForward(o);
     statusBar()->showMessage(tr("Forward order sent: %1").arg(what), 6000);
@@ -580,8 +601,10 @@ void MainWindow::connectSession() {
       if (clusters_->selected().empty()) clusters_->select({session_.clusters().front().id});
     }
   });
-  connect(clusters_, &ClusterListWidget::selectionChanged, this, [this](const std::vector<ClusterId>&) { watchSelected(); });
-  connect(&session_, &TradingSession::clusterQuotesChanged, this, [this] { clusters_->setQuotes(session_.clusterQuotes()); });
+  connect(clusters_, &ClusterListWidget::selectionChanged, this,
+          [this](const std::vector<ClusterId>&) { watchSelected(); });
+  connect(&session_, &TradingSession::clusterQuotesChanged, this,
+          [this] { clusters_->setQuotes(session_.clusterQuotes()); });
   connect(&session_, &TradingSession::bookChanged, this, [this] {
     grid_->setSnapshot(session_.book());
     ticket_->setBook(session_.book());
@@ -600,13 +623,14 @@ void MainWindow::connectSession() {
       clusters_->select({cluster});
     ladder_->showTicketHours(start, end);
   });
-  connect(ladder_, &DepthLadder::levelClicked, this, [this](Side side, Price price, GpuCount gpus, Hour first, Hour end) {
-    const auto ids = session_.watchedClusters();
-    if (ids.empty()) return;
-    ticket_->prefillAtPrice(ids.front(), side, first, end, gpus, price);
-    ticketDock_->show();
-    ticketDock_->raise();
-  });
+  connect(ladder_, &DepthLadder::levelClicked, this,
+          [this](Side side, Price price, GpuCount gpus, Hour first, Hour end) {
+            const auto ids = session_.watchedClusters();
+            if (ids.empty()) return;
+            ticket_->prefillAtPrice(ids.front(), side, first, end, gpus, price);
+            ticketDock_->show();
+            ticketDock_->raise();
+          });
   connect(&session_, &TradingSession::tradesPrinted, this, [this](const std::vector<TradePrint>& t) {
     tape_->addTrades(t);
     grid_->flashTrades(t);
@@ -660,7 +684,8 @@ void MainWindow::connectSession() {
   connect(&session_, &TradingSession::forwardPositionsChanged, this, &MainWindow::refreshAccount);
   connect(&session_, &TradingSession::indexChanged, this, &MainWindow::refreshAccount);
   connect(&session_, &TradingSession::contractStatusChanged, this, [this] {
-    blotter_->contracts().setSettlement(session_.contractStatus(), session_.shortfallContracts(), session_.settlesContracts());
+    blotter_->contracts().setSettlement(session_.contractStatus(), session_.shortfallContracts(),
+                                        session_.settlesContracts());
   });
   connect(&session_, &TradingSession::settlementNoted, this, [this](const std::vector<SettlementNote>& notes) {
     blotter_->settlementNotes().addNotes(notes);
@@ -674,8 +699,9 @@ void MainWindow::connectSession() {
   connect(&session_, &TradingSession::orderAccepted, this, [this, names](OrderId id) {
     const OrderId shown = session_.shownId(id);
     const auto it = pending_.find(id);
-    statusBar()->showMessage(it != pending_.end() ? tr("Order #%1 accepted: %2").arg(shown).arg(describeOrder(it->second, names))
-                                                  : tr("Order #%1 accepted").arg(shown),
+    statusBar()->showMessage(it != pending_.end()
+                                 ? tr("Order #%1 accepted: %2").arg(shown).arg(describeOrder(it->second, names))
+                                 : tr("Order #%1 accepted").arg(shown),
                              8000);
     if (it != pending_.end()) pending_.erase(it);
     ticket_->noteAccepted(id, shown);
@@ -689,8 +715,9 @@ void MainWindow::connectSession() {
     const QString what = it != pending_.end() ? describeOrder(it->second, names) : QString();
     if (it != pending_.end()) pending_.erase(it);
     ticket_->noteRejected(id, plain);
-    showError(tr("Order not accepted"), what.isEmpty() ? tr("The exchange did not accept the order.\n\n%1").arg(plain)
-                                                       : tr("The exchange did not accept the order:\n%1\n\n%2").arg(what, plain));
+    showError(tr("Order not accepted"), what.isEmpty()
+                                            ? tr("The exchange did not accept the order.\n\n%1").arg(plain)
+                                            : tr("The exchange did not accept the order:\n%1\n\n%2").arg(what, plain));
   });
   connect(&session_, &TradingSession::errorOccurred, this, [this](const QString& m) { showError(tr("Error"), m); });
   connect(&session_, &TradingSession::latencyMeasured, this, [this] { showLatency(); });
@@ -714,7 +741,8 @@ void MainWindow::connectSession() {
   connect(blotter_, &BlotterWidget::amendRequested, this, &MainWindow::openAmendDialog);
   connect(grid_, &OrderBookGridView::ownOrderClicked, this, [this](OrderId id) {
     blotter_->selectOrder(id);
-    statusBar()->showMessage(tr("Order #%1 selected in the blotter (right-click it on the grid to amend or cancel)").arg(id), 5000);
+    statusBar()->showMessage(
+        tr("Order #%1 selected in the blotter (right-click it on the grid to amend or cancel)").arg(id), 5000);
   });
   connect(grid_, &OrderBookGridView::amendOrderRequested, this, &MainWindow::openAmendDialog);
   connect(grid_, &OrderBookGridView::cancelOrderRequested, this, [this](OrderId id) { session_.cancel(id); });
@@ -746,7 +774,8 @@ void MainWindow::openAmendDialog(OrderId id) {
   GpuCount most = 1'000'000;
   if (o->request.cluster)
     if (const Cluster* c = session_.cluster(*o->request.cluster)) most = c->totalGpus();
-  auto* d = new AmendDialog(o->request, id, most, describeOrder(o->request, [this](ClusterId c) { return clusterName(c); }), this);
+  auto* d = new AmendDialog(o->request, id, most,
+                            describeOrder(o->request, [this](ClusterId c) { return clusterName(c); }), this);
   d->setAttribute(Qt::WA_DeleteOnClose);
   connect(d, &QDialog::accepted, this, [this, d, id] {
     session_.amend(id, d->newLimit(), d->newGpus());
@@ -762,7 +791,9 @@ void MainWindow::openTicketFromGrid(const GridSelection& selection) {
   ticketDock_->show();
   ticketDock_->raise();
   if (ids.size() > 1)
-    statusBar()->showMessage(tr("The grid shows a group: the ticket is for %1; pick another in the ticket.").arg(clusterName(ids.front())), 8000);
+    statusBar()->showMessage(
+        tr("The grid shows a group: the ticket is for %1; pick another in the ticket.").arg(clusterName(ids.front())),
+        8000);
 }
 
 void MainWindow::refreshAccount() {
@@ -802,7 +833,8 @@ void MainWindow::enableOnFill(const QString& statePath, const QString& account, 
   ticket_->setOnFillAvailable(true);
   connect(onFill_, &OnFillWatcher::commandStarted, this, [this](ContractId contract, const QString& command) {
     qInfo("on-fill: contract %llu: running `%s`", static_cast<unsigned long long>(contract), qPrintable(command));
-    statusBar()->showMessage(tr("Contract #%1 filled: running its on-fill command `%2`").arg(contract).arg(command), 8000);
+    statusBar()->showMessage(tr("Contract #%1 filled: running its on-fill command `%2`").arg(contract).arg(command),
+                             8000);
   });
   connect(onFill_, &OnFillWatcher::commandExited, this, [this](ContractId contract, int status) {
     qInfo("on-fill: contract %llu: exit status %d", static_cast<unsigned long long>(contract), status);
@@ -814,9 +846,10 @@ void MainWindow::enableOnFill(const QString& statePath, const QString& account, 
 void MainWindow::attachOnFill(OrderId sentId, const QString& command) {
   if (command.isEmpty()) return;
   QString why;
-  if (onFill_ && onFill_->watch(sentId, QString::fromStdString(ExchangeBackend::clOrdIdFor(sentId)), command, &why)) return;
-  showError(tr("On-fill command not kept"),
-            tr("The order was sent, but its on-fill command will not run: %1").arg(onFill_ ? why : tr("this market has none")));
+  if (onFill_ && onFill_->watch(sentId, QString::fromStdString(ExchangeBackend::clOrdIdFor(sentId)), command, &why))
+    return;
+  showError(tr("On-fill command not kept"), tr("The order was sent, but its on-fill command will not run: %1")
+                                                .arg(onFill_ ? why : tr("this market has none")));
 }
 
 void MainWindow::showError(const QString& title, const QString& text) {
@@ -920,13 +953,13 @@ void MainWindow::sizeDocksForScreen() {
   if (auto* tape = findChild<QDockWidget*>("tapeDock")) {
     // The whole ticket, Submit included, where the screen allows (its word-wrapped terms and
     // quote make its size hint too short to go by); the tape takes the rest.
-    const int ticketHeight = std::max(std::min(ticket_->sizeHint().height() + 40, height() - 120),
-                                      height() * 68 / 100);
+    const int ticketHeight = std::max(std::min(ticket_->sizeHint().height() + 40, height() - 120), height() * 68 / 100);
     resizeDocks({byName[1], tape}, {ticketHeight, std::max(80, height() - ticketHeight)}, Qt::Vertical);
   }
   resizeDocks({byName[2]}, {height() * 30 / 100}, Qt::Vertical);
   // The account panel takes what its figures need; the cluster list above it the rest.
-  if (auto* account = findChild<QDockWidget*>("accountDock"); account && !tabifiedDockWidgets(byName[0]).contains(account))
+  if (auto* account = findChild<QDockWidget*>("accountDock");
+      account && !tabifiedDockWidgets(byName[0]).contains(account))
     resizeDocks({byName[0], account}, {height(), account->sizeHint().height()}, Qt::Vertical);
   // The blotter's tables need the width more than the chart does; once the window has the
   // size the window system gave it (the extra width would otherwise go to the chart).

@@ -30,7 +30,8 @@ PlannerBridge::PlannerBridge(TradingSession& session, planner::PlannerPanel* pan
 }
 
 void PlannerBridge::updateWaiting() {
-  if (panel_ && marketLoaded_ && session_.connection() == ConnectionState::Connected) panel_->setWaitingForMarket(false);
+  if (panel_ && marketLoaded_ && session_.connection() == ConnectionState::Connected)
+    panel_->setWaitingForMarket(false);
 }
 
 QStringList PlannerBridge::loadWorkloads() {
@@ -52,8 +53,10 @@ QStringList PlannerBridge::loadWorkloads() {
   panel_->setWorkloadFolder(mine);
   for (const QString& f : QDir(mine).entryList({"*.json"}, QDir::Files, QDir::Name)) {
     auto loaded = cost::loadWorkloadFile(QDir(mine).filePath(f).toStdString());
-    if (auto* w = std::get_if<cost::WorkloadProfile>(&loaded)) panel_->addWorkload(*w, false);
-    else problems << QString::fromStdString(std::get<cost::LoadError>(loaded).message);
+    if (auto* w = std::get_if<cost::WorkloadProfile>(&loaded))
+      panel_->addWorkload(*w, false);
+    else
+      problems << QString::fromStdString(std::get<cost::LoadError>(loaded).message);
   }
   return problems;
 }

@@ -107,8 +107,10 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
   };
   auto save = [&](const QPixmap& p, const QString& name) {
     const QString file = QDir(folder).filePath(name);
-    if (p.save(file)) out << file;
-    else out << QStringLiteral("error: could not write %1").arg(file);
+    if (p.save(file))
+      out << file;
+    else
+      out << QStringLiteral("error: could not write %1").arg(file);
   };
   auto raise = [&](const char* dock) {
     if (auto* d = w.findChild<QDockWidget*>(dock)) {
@@ -122,7 +124,9 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
   raise("blotterDock");
   QTabWidget* tabs = w.blotter()->tabs();
   const int shownTab = tabs->currentIndex();
-  for (auto [tab, name] : {std::pair{1, "blotter-fills.png"}, {2, "blotter-contracts.png"}, {3, "blotter-settlement.png"},
+  for (auto [tab, name] : {std::pair{1, "blotter-fills.png"},
+                           {2, "blotter-contracts.png"},
+                           {3, "blotter-settlement.png"},
                            {4, "blotter-history.png"}}) {
     tabs->setCurrentIndex(tab);
     settle();
@@ -135,7 +139,8 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
   OrderTicket* t = w.ticket();
   const TicketKind shownKind = t->kind();
   t->setKind(TicketKind::DivisibleSell);
-  if (t->listingTerms()->tflopsEdit()->text().isEmpty()) t->listingTerms()->tflopsEdit()->setText(QStringLiteral("989"));
+  if (t->listingTerms()->tflopsEdit()->text().isEmpty())
+    t->listingTerms()->tflopsEdit()->setText(QStringLiteral("989"));
   settle();
   if (auto* d = w.findChild<QDockWidget*>("ticketDock")) save(d->grab(), "ticket-sell.png");
   t->setKind(shownKind == TicketKind::DivisibleSell ? TicketKind::AllOrNoneBuy : shownKind);

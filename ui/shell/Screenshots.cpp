@@ -11,8 +11,10 @@ namespace tessera::ui {
 QStringList saveScreenshots(QMainWindow& window, const QString& windowFile, const QString& dockFolder) {
   QStringList out;
   auto save = [&out](QWidget& w, const QString& file) {
-    if (w.grab().save(file)) out << file;
-    else out << QStringLiteral("error: could not write %1").arg(file);
+    if (w.grab().save(file))
+      out << file;
+    else
+      out << QStringLiteral("error: could not write %1").arg(file);
   };
   if (!windowFile.isEmpty()) save(window, windowFile);
   if (!dockFolder.isEmpty()) {

@@ -26,14 +26,21 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   const QCommandLineOption speed("speed", "Simulated hours per wall-clock minute (default: 6).", "hours", "6");
   const QCommandLineOption activity("activity", "Scale of the simulated market's order flow (default: 1).", "x", "1");
   const QCommandLineOption connect("connect", "Trade on a remote exchange instead of the embedded one.", "host:port");
-  const QCommandLineOption ca("ca", "With --connect: speak TLS and verify the exchange's certificate against this CA (PEM).", "file");
-  const QCommandLineOption tls("tls", "With --connect: speak TLS, verifying the exchange's certificate against the system's roots.");
-  const QCommandLineOption key("key", "API key of --account on the remote exchange (default: the account name).", "key");
-  const QCommandLineOption shot("screenshot", "Save a PNG of the main window after a few seconds, then quit.", "file.png");
-  const QCommandLineOption shotDocks("screenshot-docks", "With --screenshot: also save each dock into this folder.", "dir");
-  const QCommandLineOption shotAfter("screenshot-after", "Seconds to wait before the screenshot (default: 4).", "s", "4");
+  const QCommandLineOption ca(
+      "ca", "With --connect: speak TLS and verify the exchange's certificate against this CA (PEM).", "file");
+  const QCommandLineOption tls(
+      "tls", "With --connect: speak TLS, verifying the exchange's certificate against the system's roots.");
+  const QCommandLineOption key("key", "API key of --account on the remote exchange (default: the account name).",
+                               "key");
+  const QCommandLineOption shot("screenshot", "Save a PNG of the main window after a few seconds, then quit.",
+                                "file.png");
+  const QCommandLineOption shotDocks("screenshot-docks", "With --screenshot: also save each dock into this folder.",
+                                     "dir");
+  const QCommandLineOption shotAfter("screenshot-after", "Seconds to wait before the screenshot (default: 4).", "s",
+                                     "4");
   const QCommandLineOption reset("reset-layout", "Ignore the saved window layout.");
-  const QCommandLineOption tour("screenshot-tour", "With --screenshot: place a few real orders first (a bought window, a resting bid).");
+  const QCommandLineOption tour("screenshot-tour",
+                                "With --screenshot: place a few real orders first (a bought window, a resting bid).");
   const QCommandLineOption record("record",
                                   "Record the embedded market's history (every input and its market events) to this "
                                   "file, for tessera-backtest.",
@@ -47,8 +54,8 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
                                  "user's data folder).",
                                  "file.db");
   const QCommandLineOption fresh("fresh", "Start a new paper account without asking: the current one is deleted.");
-  p.addOptions({account, seed, speed, activity, connect, ca, tls, key, shot, shotDocks, shotAfter, reset, inProcess, tour, record,
-                paper, fresh});
+  p.addOptions({account, seed, speed, activity, connect, ca, tls, key, shot, shotDocks, shotAfter, reset, inProcess,
+                tour, record, paper, fresh});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -72,7 +79,8 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   if (!o.connect.isEmpty()) {
     const int colon = o.connect.lastIndexOf(':');
     const int port = colon > 0 ? o.connect.mid(colon + 1).toInt(&ok) : 0;
-    if (colon <= 0 || !ok || port <= 0 || port > 65535) return QStringLiteral("--connect needs host:port, not '%1'").arg(o.connect);
+    if (colon <= 0 || !ok || port <= 0 || port > 65535)
+      return QStringLiteral("--connect needs host:port, not '%1'").arg(o.connect);
   }
   o.screenshot = p.value(shot);
   o.screenshotDocks = p.value(shotDocks);
@@ -84,13 +92,15 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   o.paperAccount = p.value(paper);
   o.fresh = p.isSet(fresh);
   if ((!o.paperAccount.isEmpty() || o.fresh) && !usesPaperAccount(o))
-    return QStringLiteral("--paper-account and --fresh are for the embedded exchange, not with --connect or --in-process");
+    return QStringLiteral(
+        "--paper-account and --fresh are for the embedded exchange, not with --connect or --in-process");
   return o;
 }
 
 bool usesPaperAccount(const TerminalOptions& o) { return o.connect.isEmpty() && !o.inProcess; }
 
-std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& o, const QString& journalPath) {
+std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& o,
+                                                                  const QString& journalPath) {
   if (!o.connect.isEmpty()) {
     const int colon = o.connect.lastIndexOf(':');
     ExchangeEndpoint e;
@@ -114,9 +124,8 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
   lo.publishMs = 100;
   if (!o.inProcess) {
     // Default: the exchange server in this process, traded through the same client as a remote one.
-    std::unique_ptr<MarketBackend> b =
-        std::make_unique<EmbeddedExchangeBackend>(cfg, o.account.toStdString(), lo.tickMs, o.record.toStdString(),
-                                                  journalPath.toStdString());
+    std::unique_ptr<MarketBackend> b = std::make_unique<EmbeddedExchangeBackend>(
+        cfg, o.account.toStdString(), lo.tickMs, o.record.toStdString(), journalPath.toStdString());
     return b;
   }
   std::unique_ptr<MarketBackend> b =

@@ -14,21 +14,21 @@ namespace tessera::ui {
 struct TerminalOptions {
   QString account = QStringLiteral("trader");
   std::uint64_t seed = 7;
-  double simulatedHoursPerMinute = 6;   // pace of the embedded simulated market
+  double simulatedHoursPerMinute = 6;  // pace of the embedded simulated market
   double activity = 1.0;
-  QString connect;                      // host:port of a remote exchange; empty: embedded
-  QString ca;                           // with connect: CA (PEM) to verify the exchange's certificate; implies TLS
-  bool tls = false;                     // with connect: TLS, verified against the system's roots (or ca)
-  QString key;                          // API key of the account on the remote exchange
-  QString screenshot;                   // save the main window here and quit
-  QString screenshotDocks;              // and each dock into this folder
+  QString connect;          // host:port of a remote exchange; empty: embedded
+  QString ca;               // with connect: CA (PEM) to verify the exchange's certificate; implies TLS
+  bool tls = false;         // with connect: TLS, verified against the system's roots (or ca)
+  QString key;              // API key of the account on the remote exchange
+  QString screenshot;       // save the main window here and quit
+  QString screenshotDocks;  // and each dock into this folder
   double screenshotAfterSeconds = 4;
-  bool screenshotTour = false;          // trade a little first, so the pictures show orders
+  bool screenshotTour = false;  // trade a little first, so the pictures show orders
   bool resetLayout = false;
-  bool inProcess = false;               // the engine in this process, without the exchange server
-  QString record;                       // embedded exchange: record the market history to this file
-  QString paperAccount;                 // embedded exchange: its journal; empty: PaperAccount::defaultJournalPath()
-  bool fresh = false;                   // embedded exchange: start a new paper account without asking
+  bool inProcess = false;  // the engine in this process, without the exchange server
+  QString record;          // embedded exchange: record the market history to this file
+  QString paperAccount;    // embedded exchange: its journal; empty: PaperAccount::defaultJournalPath()
+  bool fresh = false;      // embedded exchange: start a new paper account without asking
 };
 
 // The default market: the embedded exchange, whose journal is the paper account.

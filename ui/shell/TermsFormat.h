@@ -13,7 +13,7 @@ QString describeTerms(const OfferTerms& t);
 QString guaranteesText(const OfferTerms& t);
 // "remedy: credit $0.50/GPU-h", "remedy: replacement within 4 h, else credit $0.50/GPU-h"
 QString remedyText(const OfferTerms& t);
-QString billingLabel(BillingBasis b);       // "wall-clock delivered"
-QString uptimePercentText(int ppm);         // "99.0%", "99.95%"
+QString billingLabel(BillingBasis b);  // "wall-clock delivered"
+QString uptimePercentText(int ppm);    // "99.0%", "99.95%"
 
 }  // namespace tessera::ui

@@ -28,7 +28,8 @@ AmendDialog::AmendDialog(const OrderRequest& order, OrderId shownId, GpuCount ma
   form->addRow(tr("Limit $/GPU-h"), limit_);
   form->addRow(tr("GPUs"), gpus_);
   v->addLayout(form);
-  auto* note = new QLabel(tr("Fewer GPUs at the same price keep the order's place in the queue; anything else re-queues it."), this);
+  auto* note = new QLabel(
+      tr("Fewer GPUs at the same price keep the order's place in the queue; anything else re-queues it."), this);
   note->setWordWrap(true);
   v->addWidget(note);
   reason_ = new QLabel(this);
@@ -63,7 +64,8 @@ std::optional<GpuCount> AmendDialog::newGpus() const {
 }
 
 QString AmendDialog::problem() const {
-  if (const auto p = parseLimitPrice(limit_->text()); std::holds_alternative<QString>(p)) return tr("Limit: %1").arg(std::get<QString>(p));
+  if (const auto p = parseLimitPrice(limit_->text()); std::holds_alternative<QString>(p))
+    return tr("Limit: %1").arg(std::get<QString>(p));
   const auto g = parseWholeNumber(gpus_->text(), tr("GPUs"), 1, maxGpus_);
   if (std::holds_alternative<QString>(g)) return tr("GPUs: %1").arg(std::get<QString>(g));
   if (!newLimit() && !newGpus()) return tr("Change the limit or the GPUs to amend.");

@@ -42,8 +42,9 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
   fabric_ = new QCheckBox(tr("Fabric"), guaranteed);
   for (QCheckBox* b : {devices_, location_, fabric_}) gl->addWidget(b);
   gl->addStretch();
-  guaranteed->setToolTip(tr("Guaranteed facts (device count, location, fabric): a shortfall in any of them is a\n"
-                            "breach and earns the remedy."));
+  guaranteed->setToolTip(
+      tr("Guaranteed facts (device count, location, fabric): a shortfall in any of them is a\n"
+         "breach and earns the remedy."));
   form_->addRow(tr("Guaranteed"), guaranteed);
 
   tflops_ = new QLineEdit(this);
@@ -57,9 +58,11 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
   billing_->addItem(tr("Wall-clock delivered"), static_cast<int>(BillingBasis::WallClockDelivered));
   billing_->setItemData(0, tr("The buyer pays for the GPU-hours delivered; the rest is refunded."), Qt::ToolTipRole);
   billing_->addItem(tr("Committed block"), static_cast<int>(BillingBasis::CommittedBlock));
-  billing_->setItemData(1, tr("The buyer pays every contracted hour; a missed promise earns the remedy."), Qt::ToolTipRole);
+  billing_->setItemData(1, tr("The buyer pays every contracted hour; a missed promise earns the remedy."),
+                        Qt::ToolTipRole);
   billing_->addItem(tr("Successful work"), static_cast<int>(BillingBasis::SuccessfulWork));
-  billing_->setItemData(2, tr("As delivered, and hours with a degraded link or power count as not delivered."), Qt::ToolTipRole);
+  billing_->setItemData(2, tr("As delivered, and hours with a degraded link or power count as not delivered."),
+                        Qt::ToolTipRole);
   form_->addRow(tr("Billing"), billing_);
 
   uptime_ = new QDoubleSpinBox(this);
@@ -76,8 +79,9 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
   remedy_->addItem(tr("Credit"), static_cast<int>(Remedy::Credit));
   remedy_->setItemData(0, tr("A credit for every GPU-hour not delivered, at the rate below."), Qt::ToolTipRole);
   remedy_->addItem(tr("Replacement"), static_cast<int>(Remedy::Replacement));
-  remedy_->setItemData(1, tr("The same GPUs on an equal-or-better cluster within the time below; the credit if there are none."),
-                       Qt::ToolTipRole);
+  remedy_->setItemData(
+      1, tr("The same GPUs on an equal-or-better cluster within the time below; the credit if there are none."),
+      Qt::ToolTipRole);
   form_->addRow(tr("Remedy"), remedy_);
 
   credit_ = new QDoubleSpinBox(this);
@@ -96,7 +100,8 @@ ListingTermsEditor::ListingTermsEditor(QWidget* parent) : QGroupBox(tr("Listing 
   form_->addRow(tr("Replace within"), replaceWithin_);
 
   setTerms(defaults());
-  for (QCheckBox* b : {devices_, location_, fabric_}) connect(b, &QCheckBox::toggled, this, &ListingTermsEditor::changed);
+  for (QCheckBox* b : {devices_, location_, fabric_})
+    connect(b, &QCheckBox::toggled, this, &ListingTermsEditor::changed);
   connect(tflops_, &QLineEdit::textChanged, this, &ListingTermsEditor::changed);
   connect(billing_, &QComboBox::currentIndexChanged, this, &ListingTermsEditor::changed);
   connect(uptime_, &QDoubleSpinBox::valueChanged, this, &ListingTermsEditor::changed);
@@ -127,7 +132,9 @@ std::variant<OfferTerms, QString> ListingTermsEditor::terms(Hour windowHours) co
     const int v = tf.toInt(&ok);
     if (!ok || v <= 0 || v > kMaxTflops)
       return tr("The estimated throughput must be a whole number of TFLOPS per GPU from 1 to %1, or empty "
-                "if not stated (not '%2').").arg(kMaxTflops).arg(tf);
+                "if not stated (not '%2').")
+          .arg(kMaxTflops)
+          .arg(tf);
     t.estimatedTflopsPerGpu = v;
   }
   t.billing = static_cast<BillingBasis>(billing_->currentData().toInt());
@@ -136,11 +143,14 @@ std::variant<OfferTerms, QString> ListingTermsEditor::terms(Hour windowHours) co
   t.creditPerUndeliveredGpuHour = priceFromDollars(credit_->value());
   t.replacementWithinHours = replaceWithin_->value();
   if (t.remedy == Remedy::Credit && t.creditPerUndeliveredGpuHour == 0 && t.uptimePromisePpm > 0)
-    return tr("A credit remedy of $0.00 per undelivered GPU-hour gives the buyer nothing when the uptime "
-              "promise is missed: set a credit, or choose replacement.");
+    return tr(
+        "A credit remedy of $0.00 per undelivered GPU-hour gives the buyer nothing when the uptime "
+        "promise is missed: set a credit, or choose replacement.");
   if (t.remedy == Remedy::Replacement && windowHours > 0 && t.replacementWithinHours >= windowHours)
     return tr("Replacement within %1 h cannot arrive before this %2 h listing ends: promise a shorter "
-              "replacement time, or a credit.").arg(t.replacementWithinHours).arg(windowHours);
+              "replacement time, or a credit.")
+        .arg(t.replacementWithinHours)
+        .arg(windowHours);
   return t;
 }
 
@@ -187,7 +197,8 @@ void ListingTermsEditor::load(const QSettings& s) {
   t.billing = parseBillingBasis(s.value(g + "billing").toString().toStdString()).value_or(d.billing);
   t.uptimePromisePpm = std::clamp(s.value(g + "uptimePpm", d.uptimePromisePpm).toInt(), 0, 1'000'000);
   t.remedy = parseRemedy(s.value(g + "remedy").toString().toStdString()).value_or(d.remedy);
-  t.creditPerUndeliveredGpuHour = std::max<qlonglong>(0, s.value(g + "creditMicros", QVariant::fromValue<qlonglong>(d.creditPerUndeliveredGpuHour)).toLongLong());
+  t.creditPerUndeliveredGpuHour = std::max<qlonglong>(
+      0, s.value(g + "creditMicros", QVariant::fromValue<qlonglong>(d.creditPerUndeliveredGpuHour)).toLongLong());
   t.replacementWithinHours = s.value(g + "replaceWithinHours", d.replacementWithinHours).toInt();
   setTerms(t);
 }

@@ -12,7 +12,9 @@ namespace tessera::ui {
 namespace {
 
 QString tr(const char* s) { return QCoreApplication::translate("OrderMessages", s); }
-QString grouped(std::int64_t v) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v)); }
+QString grouped(std::int64_t v) {
+  return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v));
+}
 
 QString tifText(const OrderRequest& o) {
   switch (o.tif) {
@@ -30,18 +32,21 @@ Money orderNotional(const OrderRequest& o) { return o.limit * static_cast<Money>
 
 QString describeOrder(const OrderRequest& o, const ClusterNameOf& clusterName) {
   QString what;
-  if (o.side == Side::Buy) what = o.fill == FillStyle::AllOrNone ? tr("Buy all-or-none") : tr("Buy divisible");
-  else what = o.sellBack ? tr("Sell back (contract #%1)").arg(*o.sellBack) : tr("Sell");
+  if (o.side == Side::Buy)
+    what = o.fill == FillStyle::AllOrNone ? tr("Buy all-or-none") : tr("Buy divisible");
+  else
+    what = o.sellBack ? tr("Sell back (contract #%1)").arg(*o.sellBack) : tr("Sell");
   QString where = o.cluster ? clusterName(*o.cluster) : tr("any cluster matching the constraints");
   // Firm is the default and goes unsaid; interruptible capacity is always named.
-  if (o.interruptible)
-    where += o.cluster ? tr(" (interruptible capacity)") : tr(", firm or interruptible");
+  if (o.interruptible) where += o.cluster ? tr(" (interruptible capacity)") : tr(", firm or interruptible");
   if (o.checkpointHours) where += tr(", checkpointing every %1 h").arg(grouped(*o.checkpointHours));
   const std::int64_t gpuHours = static_cast<std::int64_t>(o.gpus) * o.hours();
   QString window = tr("%1 to %2 UTC").arg(formatHour(o.start), formatHour(o.end));
   if (o.duration)
-    window = tr("%1 consecutive hours between %2 and %3 UTC").arg(grouped(*o.duration), formatHour(o.start), formatHour(o.end));
-  const QString price = o.side == Side::Buy ? tr("at up to %1/GPU-h: at most %2") : tr("at no less than %1/GPU-h: at least %2");
+    window = tr("%1 consecutive hours between %2 and %3 UTC")
+                 .arg(grouped(*o.duration), formatHour(o.start), formatHour(o.end));
+  const QString price =
+      o.side == Side::Buy ? tr("at up to %1/GPU-h: at most %2") : tr("at no less than %1/GPU-h: at least %2");
   return tr("%1 %2 GPUs on %3, %4 (%5 h, %6 GPU-hours) %7, %8%9")
       .arg(what, grouped(o.gpus), where, window, grouped(o.hours()), grouped(gpuHours),
            price.arg(formatPrice(o.limit), formatMoney(orderNotional(o))), tifText(o),
@@ -80,16 +85,20 @@ QString describeReject(const QString& codeAndDetail) {
   QString text = it != plain.end() ? tr(it->second) : tr("The exchange refused the order.");
   // Raw amounts in micro-dollars or long ids are for machines, not for the trader.
   static const QRegularExpression raw(QStringLiteral("\\d{7,}|micro"));
-  if (!detail.isEmpty() && !raw.match(detail).hasMatch()) text += QLatin1Char(' ') + detail.left(1).toUpper() + detail.mid(1);
-  else if (it == plain.end() && !code.isEmpty() && !code.contains(raw)) text += tr(" (%1)").arg(QString(code).replace('_', ' '));
+  if (!detail.isEmpty() && !raw.match(detail).hasMatch())
+    text += QLatin1Char(' ') + detail.left(1).toUpper() + detail.mid(1);
+  else if (it == plain.end() && !code.isEmpty() && !code.contains(raw))
+    text += tr(" (%1)").arg(QString(code).replace('_', ' '));
   return text;
 }
 
 QString describeCancel(const QString& code) {
   if (code == QLatin1String("user")) return tr("cancelled by you");
   if (code == QLatin1String("expired")) return tr("expired");
-  if (code == QLatin1String("ioc") || code == QLatin1String("immediate_or_cancel")) return tr("the unfilled rest of an immediate-or-cancel order");
-  if (code == QLatin1String("fok") || code == QLatin1String("fill_or_kill")) return tr("fill-or-kill could not fill completely");
+  if (code == QLatin1String("ioc") || code == QLatin1String("immediate_or_cancel"))
+    return tr("the unfilled rest of an immediate-or-cancel order");
+  if (code == QLatin1String("fok") || code == QLatin1String("fill_or_kill"))
+    return tr("fill-or-kill could not fill completely");
   if (code == QLatin1String("self_trade")) return tr("it would have traded with your own order");
   return QString(code).replace('_', ' ');
 }

@@ -78,9 +78,9 @@ void showReason(QLabel* label, QWidget* field, const QString& why) {
 
 constexpr Hour kMaxQuotedHours = 24 * 62;  // longer windows are not quoted from the engine's book
 
-constexpr Accelerator kAccelerators[] = {Accelerator::A100,  Accelerator::H100,   Accelerator::H200,
-                                         Accelerator::B200,  Accelerator::GB200,  Accelerator::MI300X,
-                                         Accelerator::L40S,  Accelerator::RTX4090};
+constexpr Accelerator kAccelerators[] = {Accelerator::A100, Accelerator::H100,   Accelerator::H200,
+                                         Accelerator::B200, Accelerator::GB200,  Accelerator::MI300X,
+                                         Accelerator::L40S, Accelerator::RTX4090};
 
 }  // namespace
 
@@ -185,8 +185,9 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   capacity_->setObjectName("ticketCapacity");
   capacity_->addItem(tr("Firm"), false);
   capacity_->addItem(tr("Interruptible (cheaper; the provider may reclaim it with notice)"), true);
-  capacity_->setToolTip(tr("Firm and interruptible capacity trade in separate books. A named cluster is one or the "
-                           "other; constraints with Interruptible also match interruptible clusters."));
+  capacity_->setToolTip(
+      tr("Firm and interruptible capacity trade in separate books. A named cluster is one or the "
+         "other; constraints with Interruptible also match interruptible clusters."));
   form_->addRow(tr("Ca&pacity"), capacity_);
   checkpoint_ = new QLineEdit(QStringLiteral("1"), this);
   checkpoint_->setObjectName("ticketCheckpoint");
@@ -196,9 +197,10 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   onFill_ = new QLineEdit(this);
   onFill_->setObjectName("ticketOnFill");
   onFill_->setPlaceholderText(tr("optional, e.g. sbatch train.sh"));
-  onFill_->setToolTip(tr("A shell command run once for each contract this buy fills, with the contract in "
-                         "TESSERA_* environment variables (TESSERA_CLUSTER, TESSERA_GPUS, TESSERA_START, ...; "
-                         "docs/cli.md \"buy --on-fill\"). Never run twice for one contract, across restarts."));
+  onFill_->setToolTip(
+      tr("A shell command run once for each contract this buy fills, with the contract in "
+         "TESSERA_* environment variables (TESSERA_CLUSTER, TESSERA_GPUS, TESSERA_START, ...; "
+         "docs/cli.md \"buy --on-fill\"). Never run twice for one contract, across restarts."));
   form_->addRow(tr("On &fill run"), onFill_);
 
   terms_ = new ListingTermsEditor(this);
@@ -342,7 +344,8 @@ void OrderTicket::setClusters(const std::vector<Cluster>& clusters) {
   refreshQuote();
 }
 
-void OrderTicket::setContracts(const std::vector<Contract>& contracts, AccountId me, const std::vector<ContractMark>& held) {
+void OrderTicket::setContracts(const std::vector<Contract>& contracts, AccountId me,
+                               const std::vector<ContractMark>& held) {
   const QVariant keep = contract_->currentData();
   held_ = held;
   contracts_.clear();
@@ -372,8 +375,10 @@ void OrderTicket::setContracts(const std::vector<Contract>& contracts, AccountId
 void OrderTicket::sellBack(ContractId id) {
   setKind(TicketKind::SellBack);
   const int i = contract_->findData(QVariant::fromValue<qulonglong>(id));
-  if (i >= 0 && i != contract_->currentIndex()) contract_->setCurrentIndex(i);  // fills from it
-  else fillFromContract();
+  if (i >= 0 && i != contract_->currentIndex())
+    contract_->setCurrentIndex(i);  // fills from it
+  else
+    fillFromContract();
 }
 
 GpuCount OrderTicket::heldThroughout(Hour start, Hour end) const {
@@ -411,7 +416,8 @@ QString OrderTicket::tradingModeText() const {
   if (cluster_->currentIndex() < 0 && !constraints) return {};
   const bool call = constraints ? calls_.schedule.allClusters : calls_.callMode(clusterId());
   if (!call) return tr("Continuously");
-  return tr("In calls: the next call is %1").arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
+  return tr("In calls: the next call is %1")
+      .arg(formatNextCall(calls_.schedule.nextCallUnix, calls_.schedule.periodSeconds));
 }
 
 void OrderTicket::showTradingMode() {
@@ -421,7 +427,8 @@ void OrderTicket::showTradingMode() {
   tradingMode_->setToolTip(text.startsWith(tr("In calls"))
                                ? tr("The order waits for the next call and trades at its clearing price. GTC or GTD "
                                     "only; cancel, do not amend.")
-                               : text.isEmpty() ? QString() : tr("The order trades on arrival and then rests in the book."));
+                           : text.isEmpty() ? QString()
+                                            : tr("The order trades on arrival and then rests in the book."));
 }
 
 void OrderTicket::setNow(Hour now) {
@@ -513,14 +520,17 @@ void OrderTicket::validate() {
   QString startWhy, endWhy;
   if (start() < now_)
     startWhy = tr("The start has been delivered: exchange time is %1 UTC. Choose a later start.").arg(formatHour(now_));
-  if (end() <= start()) endWhy = tr("The end must be after the start (%1 UTC).").arg(formatHour(start()));
-  else if (end() - start() > limits::kMaxWindowHours) endWhy = tr("The window is longer than the exchange allows (five years).");
+  if (end() <= start())
+    endWhy = tr("The end must be after the start (%1 UTC).").arg(formatHour(start()));
+  else if (end() - start() > limits::kMaxWindowHours)
+    endWhy = tr("The window is longer than the exchange allows (five years).");
   showReason(startError_, start_, startWhy);
   showReason(endError_, end_, endWhy);
   QString durationWhy;
   if (k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy) {
     const auto d = parseWholeNumber(duration_->text(), tr("hours"), 1, limits::kMaxWindowHours);
-    if (const auto* why = std::get_if<QString>(&d)) durationWhy = *why;
+    if (const auto* why = std::get_if<QString>(&d))
+      durationWhy = *why;
     else if (end() > start() && std::get<std::int64_t>(d) > end() - start())
       durationWhy = tr("%1 h is longer than the window (%2 h).").arg(std::get<std::int64_t>(d)).arg(end() - start());
   }
@@ -588,8 +598,10 @@ void OrderTicket::prefill(ClusterId cluster, const GridSelection& s) {
   plan_.reset();
   const int i = cluster_->findData(cluster);
   if (i >= 0) cluster_->setCurrentIndex(i);
-  if (s.side == Side::Sell) setKind(TicketKind::DivisibleSell);
-  else if (kind() != TicketKind::DivisibleBuy && kind() != TicketKind::FlexibleBuy) setKind(TicketKind::AllOrNoneBuy);
+  if (s.side == Side::Sell)
+    setKind(TicketKind::DivisibleSell);
+  else if (kind() != TicketKind::DivisibleBuy && kind() != TicketKind::FlexibleBuy)
+    setKind(TicketKind::AllOrNoneBuy);
   if (kind() == TicketKind::FlexibleBuy && parsedDuration().value_or(0) > s.end - s.start)
     duration_->setText(QString::number(s.end - s.start));
   gpus_->setText(QString::number(s.gpus));
@@ -655,7 +667,8 @@ void OrderTicket::offerSellBackLimit(const Contract& c) {
       price = (q.worstPrice / cent) * cent;
       source = q.availableGpuHours < q.wantedGpuHours
                    ? tr("From the book: the best bids take %1 of these GPU-hours, down to %2.")
-                         .arg(QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(q.availableGpuHours)),
+                         .arg(QLocale(QLocale::English, QLocale::UnitedStates)
+                                  .toString(static_cast<qlonglong>(q.availableGpuHours)),
                               formatPrice(price))
                    : tr("From the book: the best bids for these GPUs and hours, down to %1.").arg(formatPrice(price));
     }
@@ -664,9 +677,11 @@ void OrderTicket::offerSellBackLimit(const Contract& c) {
     const auto h = std::find_if(held_.begin(), held_.end(), [&](const ContractMark& m) { return m.contract == c.id; });
     if (h != held_.end() && h->remainingCost > 0 && c.price > 0) {
       // markValue / remainingCost is the mark as a share of the contract's price, hour for hour.
-      const double mark = static_cast<double>(h->markValue) / static_cast<double>(h->remainingCost) * static_cast<double>(c.price);
+      const double mark =
+          static_cast<double>(h->markValue) / static_cast<double>(h->remainingCost) * static_cast<double>(c.price);
       price = (static_cast<Price>(mark) / cent) * cent;
-      if (price > 0) source = tr("No bids for this shape on the grid: the contract's mark, %1.").arg(formatPrice(price));
+      if (price > 0)
+        source = tr("No bids for this shape on the grid: the contract's mark, %1.").arg(formatPrice(price));
     }
   }
   if (price == 0) {
@@ -693,9 +708,9 @@ void OrderTicket::updateVisibility() {
   form_->setRowVisible(terms_, k == TicketKind::DivisibleSell);
   form_->setRowVisible(onFill_, onFillAvailable_ && isBuy(k));
   capacity_->setEnabled(k != TicketKind::SellBack);
-  form_->setRowVisible(checkpointRow_, interruptibleChosen() && (k == TicketKind::AllOrNoneBuy ||
-                                                                 k == TicketKind::FlexibleBuy ||
-                                                                 k == TicketKind::ConstraintBuy));
+  form_->setRowVisible(checkpointRow_,
+                       interruptibleChosen() && (k == TicketKind::AllOrNoneBuy || k == TicketKind::FlexibleBuy ||
+                                                 k == TicketKind::ConstraintBuy));
   form_->setRowVisible(askTerms_, k != TicketKind::DivisibleSell && k != TicketKind::SellBack);
   if (k != TicketKind::SellBack) form_->setRowVisible(limitSource_, false);
 }
@@ -716,7 +731,8 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
   o.postOnly = postOnly_->isChecked();
   if (o.tif == TimeInForce::GTD) {
     o.expireAt = hourOfDateTime(expire_->dateTime());
-    if (*o.expireAt <= now_) return tr("Expires: the expiry must be after the exchange time (%1 UTC).").arg(formatHour(now_));
+    if (*o.expireAt <= now_)
+      return tr("Expires: the expiry must be after the exchange time (%1 UTC).").arg(formatHour(now_));
   }
   if (o.start < now_) return tr("Start: the start has been delivered (exchange time %1 UTC).").arg(formatHour(now_));
   if (o.end <= o.start) return tr("End: the end must be after the start.");
@@ -735,7 +751,8 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
                                 : tr("Capacity: %1 is firm capacity; choose Firm or an interruptible cluster.")
                                       .arg(QString::fromStdString(c->name));
   }
-  if (o.interruptible && (k == TicketKind::AllOrNoneBuy || k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy)) {
+  if (o.interruptible &&
+      (k == TicketKind::AllOrNoneBuy || k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy)) {
     const auto every = parseWholeNumber(checkpoint_->text(), tr("hours"), 1, limits::kMaxWindowHours);
     if (const QString* why = std::get_if<QString>(&every)) return tr("Checkpoint every: %1").arg(*why);
     o.checkpointHours = static_cast<Hour>(std::get<std::int64_t>(every));
@@ -777,13 +794,15 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
       ClusterConstraints c;
       for (int i = 0; i < accelerators_->count(); ++i) {
         const auto* item = accelerators_->item(i);
-        if (item->checkState() == Qt::Checked) c.accelerators.push_back(static_cast<Accelerator>(item->data(Qt::UserRole).toInt()));
+        if (item->checkState() == Qt::Checked)
+          c.accelerators.push_back(static_cast<Accelerator>(item->data(Qt::UserRole).toInt()));
       }
       c.minGpuMemoryGb = minMemory_->value();
       for (const QString& r : regions_->text().split(',', Qt::SkipEmptyParts)) {
         if (!r.trimmed().isEmpty()) c.regions.push_back(r.trimmed().toStdString());
       }
-      if (minFabric_->currentData().toInt() >= 0) c.minFabric = static_cast<FabricClass>(minFabric_->currentData().toInt());
+      if (minFabric_->currentData().toInt() >= 0)
+        c.minFabric = static_cast<FabricClass>(minFabric_->currentData().toInt());
       if (maxCarbon_->value() > 0) c.maxCarbonGramsPerKwh = maxCarbon_->value();
       c.acceptsInterruptible = o.interruptible;
       o.constraints = c;
@@ -823,7 +842,9 @@ std::optional<FillQuote> OrderTicket::quote() const {
 }
 
 QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, const QString& where) const {
-  auto gh = [](std::int64_t v) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v)); };
+  auto gh = [](std::int64_t v) {
+    return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v));
+  };
   const QString good = QStringLiteral("<span style='color:#3a3'>%1</span>");
   const QString bad = QStringLiteral("<span style='color:#e5484d'>%1</span>");
   QString t;
@@ -836,7 +857,8 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
       t = good.arg(tr("Would sell %1 of %2 GPU-hours now for <b>%3</b> (average %4/GPU-h)%5.")
                        .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), formatMoney(q.total),
                             formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
-      if (q.availableGpuHours < q.wantedGpuHours) t += tr(" The other %1 GPU-hours would rest as an ask.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
+      if (q.availableGpuHours < q.wantedGpuHours)
+        t += tr(" The other %1 GPU-hours would rest as an ask.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
     }
   } else if (r.fill == FillStyle::Divisible) {
     if (q.availableGpuHours == 0) {
@@ -846,7 +868,8 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
       t = good.arg(tr("Would buy %1 of %2 GPU-hours now for <b>%3</b> (average %4/GPU-h)%5.")
                        .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), formatMoney(q.total),
                             formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
-      if (q.availableGpuHours < q.wantedGpuHours) t += tr(" The other %1 GPU-hours would rest as a bid.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
+      if (q.availableGpuHours < q.wantedGpuHours)
+        t += tr(" The other %1 GPU-hours would rest as a bid.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
     }
   } else {
     // All-or-none: every GPU of every hour, with the limit bounding the average price.
@@ -855,10 +878,12 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
     const QString window = r.duration ? tr(" in %1 to %2").arg(formatHour(q.start), formatHour(q.end)) : QString();
     if (all && avg && *avg <= static_cast<double>(r.limit)) {
       t = good.arg(tr("Can fill all-or-none now%1%2: <b>%3</b>, average %4/GPU-h, within your %5 limit.")
-                       .arg(window, where, formatMoney(q.total), formatPrice(static_cast<Price>(std::ceil(*avg))), formatPrice(r.limit)));
+                       .arg(window, where, formatMoney(q.total), formatPrice(static_cast<Price>(std::ceil(*avg))),
+                            formatPrice(r.limit)));
     } else if (all && avg) {
-      t = bad.arg(tr("Cannot fill now: the whole rectangle%1%2 averages %3/GPU-h, above your %4 limit. It would rest as a bid.")
-                      .arg(window, where, formatPrice(static_cast<Price>(std::ceil(*avg))), formatPrice(r.limit)));
+      t = bad.arg(
+          tr("Cannot fill now: the whole rectangle%1%2 averages %3/GPU-h, above your %4 limit. It would rest as a bid.")
+              .arg(window, where, formatPrice(static_cast<Price>(std::ceil(*avg))), formatPrice(r.limit)));
     } else {
       t = bad.arg(tr("Cannot fill all-or-none now: %1 of the %2 GPU-hours are offered%3%4. It would rest as a bid.")
                       .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), window, where));
@@ -866,7 +891,8 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
   }
   if (r.tif == TimeInForce::IOC) t += tr("<br>IOC: whatever does not trade at once is cancelled.");
   if (r.tif == TimeInForce::FOK) t += tr("<br>FOK: unless it fills completely at once, nothing trades.");
-  if (r.postOnly && q.availableGpuHours > 0) t += bad.arg(tr("<br>Post only: it would trade now, so the exchange would reject it."));
+  if (r.postOnly && q.availableGpuHours > 0)
+    t += bad.arg(tr("<br>Post only: it would trade now, so the exchange would reject it."));
   if (!q.complete) t += tr("<br><i>Part of the window is beyond the hours the book shows.</i>");
   return t;
 }
@@ -887,7 +913,8 @@ QString OrderTicket::quoteText() const {
   if (bookQuote_ && bookQuote_->order == r) {
     if (!bookQuote_->quote) {
       if (r.constraints)
-        return t + tr("<span style='color:#e5484d'>No cluster matches the constraints (%1 looked at).</span>").arg(bookQuote_->candidates);
+        return t + tr("<span style='color:#e5484d'>No cluster matches the constraints (%1 looked at).</span>")
+                       .arg(bookQuote_->candidates);
       return t + tr("<i>Cannot quote this window (longer than %1 days).</i>").arg(kMaxQuotedHours / 24);
     }
     QString where;
@@ -916,7 +943,8 @@ void OrderTicket::requestBookQuote() {
     out.order = r;
     if (r.end - r.start <= kMaxQuotedHours) {
       for (const Cluster& c : m.clusters()) {
-        if (r.cluster ? c.id != *r.cluster : !(r.constraints && r.constraints->matches(c) && c.totalGpus() >= r.gpus)) continue;
+        if (r.cluster ? c.id != *r.cluster : !(r.constraints && r.constraints->matches(c) && c.totalGpus() >= r.gpus))
+          continue;
         ++out.candidates;
         BookSnapshot snap;
         snap.clusters = {c.id};
@@ -942,14 +970,17 @@ void OrderTicket::requestBookQuote() {
         }
       }
     }
-    QMetaObject::invokeMethod(self.data(), [self, out] {
-      if (!self) return;
-      self->bookQuote_ = out;
-      // The limit offered for a ticket just opened, once the market has quoted it.
-      if (self->proposeLimit_ && !self->limitTouched_) self->refreshQuote();
-      self->quote_->setText(self->quoteText());
-      emit self->quoteChanged();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, out] {
+          if (!self) return;
+          self->bookQuote_ = out;
+          // The limit offered for a ticket just opened, once the market has quoted it.
+          if (self->proposeLimit_ && !self->limitTouched_) self->refreshQuote();
+          self->quote_->setText(self->quoteText());
+          emit self->quoteChanged();
+        },
+        Qt::QueuedConnection);
   });
 }
 
@@ -970,8 +1001,10 @@ QString OrderTicket::askTermsText() const {
     if (cell->asks.empty()) continue;
     const OfferTerms& t = cell->asks.front().terms;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == t; });
-    if (it == groups.end()) groups.emplace_back(t, 1);
-    else ++it->second;
+    if (it == groups.end())
+      groups.emplace_back(t, 1);
+    else
+      ++it->second;
   }
   if (groups.empty()) return tr("<i>Nothing offered in this window: no terms to show.</i>");
   std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -992,7 +1025,8 @@ void OrderTicket::refreshQuote() {
     // Until the trader types a limit, offer the one that would fill now (shown, and sent as shown).
     if (const auto q = quote(); q && q->availableGpuHours > 0) {
       const Price cent = kMicrosPerDollar / 100;
-      const bool aon = kind() == TicketKind::AllOrNoneBuy || kind() == TicketKind::FlexibleBuy || kind() == TicketKind::ConstraintBuy;
+      const bool aon = kind() == TicketKind::AllOrNoneBuy || kind() == TicketKind::FlexibleBuy ||
+                       kind() == TicketKind::ConstraintBuy;
       const Price p = aon ? static_cast<Price>(std::ceil(*q->averagePrice())) : q->worstPrice;
       const bool buy = kind() != TicketKind::DivisibleSell && kind() != TicketKind::SellBack;
       const Price rounded = buy ? ((p + cent - 1) / cent) * cent : (p / cent) * cent;

@@ -13,7 +13,9 @@ namespace {
 
 QString tr(const char* s) { return QCoreApplication::translate("TicketInput", s); }
 
-QString grouped(std::int64_t v) { return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v)); }
+QString grouped(std::int64_t v) {
+  return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v));
+}
 
 // Digits with optional thousands separators (every group of three), nothing else.
 const QRegularExpression& wholeRe() {
@@ -54,7 +56,8 @@ std::variant<Price, QString> parseLimitPrice(const QString& text) {
   if (cents.size() > 2) return tr("Prices are in whole cents: %1 has more than two decimals.").arg(text.trimmed());
   QString whole = m.captured(1);
   whole.remove(',');
-  if (whole.size() > 9) return tr("%1 is above the exchange's maximum of %2/GPU-h.").arg(text.trimmed(), formatPrice(limits::kMaxPrice));
+  if (whole.size() > 9)
+    return tr("%1 is above the exchange's maximum of %2/GPU-h.").arg(text.trimmed(), formatPrice(limits::kMaxPrice));
   const std::int64_t dollarsPart = whole.isEmpty() ? 0 : whole.toLongLong();
   const std::int64_t centsPart = (cents + QStringLiteral("00")).left(2).toLongLong();
   const Price p = dollarsPart * kMicrosPerDollar + centsPart * (kMicrosPerDollar / 100);
