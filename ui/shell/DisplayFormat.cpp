@@ -22,6 +22,10 @@ QString formatPrice(Price p) {
 
 QString formatMoney(Money m) { return QString::fromStdString(toDollars(m)); }
 
+QString formatCount(std::int64_t n) {
+  return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(n));
+}
+
 QDateTime dateTimeOfHour(Hour h) { return QDateTime::fromSecsSinceEpoch(h * 3600, QTimeZone::utc()); }
 
 Hour hourOfDateTime(const QDateTime& t) {

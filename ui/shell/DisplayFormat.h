@@ -10,6 +10,7 @@ namespace tessera::ui {
 
 QString formatPrice(Price p);             // "$2.41"
 QString formatMoney(Money m);             // "$1,234,567.89", "-$12.00"
+QString formatCount(std::int64_t n);      // GPUs, GPU-hours, orders: "1,234,567"
 QString formatHour(Hour h);               // "Wed 02 Dec 14:00"
 QString formatHourShort(Hour h);          // "14:00"
 QString formatDay(Hour h);                // "Wed 02 Dec"

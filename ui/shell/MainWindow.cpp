@@ -541,12 +541,11 @@ void MainWindow::updateForwardsAvailability() {
 
 void MainWindow::connectSession() {
   connect(forwards_, &ForwardsPanel::submitRequested, this, [this](const net::ForwardNewOrder& o) {
-    const QString what =
-        tr("%1 %2 GPU-hours of the %3 index, week of %4, at %5/GPU-h (notional %6)")
-            .arg(o.side == Side::Buy ? tr("Buy (long)") : tr("Sell (short)"))
-            .arg(QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(o.gpuHours)))
-            .arg(toQString(toString(o.accelerator)), formatDay(o.weekStart), formatPrice(o.price),
-                 formatMoney(o.price * o.gpuHours));
+    const QString what = tr("%1 %2 GPU-hours of the %3 index, week of %4, at %5/GPU-h (notional %6)")
+                             .arg(o.side == Side::Buy ? tr("Buy (long)") : tr("Sell (short)"))
+                             .arg(formatCount(o.gpuHours))
+                             .arg(toQString(toString(o.accelerator)), formatDay(o.weekStart), formatPrice(o.price),
+                                  formatMoney(o.price * o.gpuHours));
     if (o.price * o.gpuHours > confirmForwardAbove_ &&
         QMessageBox::question(this, tr("Confirm forward order"), tr("Send this forward order?\n\n%1").arg(what)) !=
             QMessageBox::Yes)

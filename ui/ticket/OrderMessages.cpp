@@ -11,17 +11,19 @@
 namespace tessera::ui {
 namespace {
 
-QString tr(const char* s) { return QCoreApplication::translate("OrderMessages", s); }
-QString grouped(std::int64_t v) {
-  return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v));
-}
+// The texts' translation context (lupdate reads Q_DECLARE_TR_FUNCTIONS).
+struct OrderMessagesText {
+  Q_DECLARE_TR_FUNCTIONS(OrderMessages)
+};
 
 QString tifText(const OrderRequest& o) {
   switch (o.tif) {
-    case TimeInForce::GTC: return tr("good till cancelled");
-    case TimeInForce::GTD: return tr("good till %1 UTC").arg(o.expireAt ? formatHour(*o.expireAt) : tr("(no date)"));
-    case TimeInForce::IOC: return tr("immediate or cancel");
-    case TimeInForce::FOK: return tr("fill or kill");
+    case TimeInForce::GTC: return OrderMessagesText::tr("good till cancelled");
+    case TimeInForce::GTD:
+      return OrderMessagesText::tr("good till %1 UTC")
+          .arg(o.expireAt ? formatHour(*o.expireAt) : OrderMessagesText::tr("(no date)"));
+    case TimeInForce::IOC: return OrderMessagesText::tr("immediate or cancel");
+    case TimeInForce::FOK: return OrderMessagesText::tr("fill or kill");
   }
   return {};
 }
@@ -33,24 +35,29 @@ Money orderNotional(const OrderRequest& o) { return o.limit * static_cast<Money>
 QString describeOrder(const OrderRequest& o, const ClusterNameOf& clusterName) {
   QString what;
   if (o.side == Side::Buy)
-    what = o.fill == FillStyle::AllOrNone ? tr("Buy all-or-none") : tr("Buy divisible");
+    what = o.fill == FillStyle::AllOrNone ? OrderMessagesText::tr("Buy all-or-none")
+                                          : OrderMessagesText::tr("Buy divisible");
   else
-    what = o.sellBack ? tr("Sell back (contract #%1)").arg(*o.sellBack) : tr("Sell");
-  QString where = o.cluster ? clusterName(*o.cluster) : tr("any cluster matching the constraints");
+    what =
+        o.sellBack ? OrderMessagesText::tr("Sell back (contract #%1)").arg(*o.sellBack) : OrderMessagesText::tr("Sell");
+  QString where = o.cluster ? clusterName(*o.cluster) : OrderMessagesText::tr("any cluster matching the constraints");
   // Firm is the default and goes unsaid; interruptible capacity is always named.
-  if (o.interruptible) where += o.cluster ? tr(" (interruptible capacity)") : tr(", firm or interruptible");
-  if (o.checkpointHours) where += tr(", checkpointing every %1 h").arg(grouped(*o.checkpointHours));
+  if (o.interruptible)
+    where += o.cluster ? OrderMessagesText::tr(" (interruptible capacity)")
+                       : OrderMessagesText::tr(", firm or interruptible");
+  if (o.checkpointHours)
+    where += OrderMessagesText::tr(", checkpointing every %1 h").arg(formatCount(*o.checkpointHours));
   const std::int64_t gpuHours = static_cast<std::int64_t>(o.gpus) * o.hours();
-  QString window = tr("%1 to %2 UTC").arg(formatHour(o.start), formatHour(o.end));
+  QString window = OrderMessagesText::tr("%1 to %2 UTC").arg(formatHour(o.start), formatHour(o.end));
   if (o.duration)
-    window = tr("%1 consecutive hours between %2 and %3 UTC")
-                 .arg(grouped(*o.duration), formatHour(o.start), formatHour(o.end));
-  const QString price =
-      o.side == Side::Buy ? tr("at up to %1/GPU-h: at most %2") : tr("at no less than %1/GPU-h: at least %2");
-  return tr("%1 %2 GPUs on %3, %4 (%5 h, %6 GPU-hours) %7, %8%9")
-      .arg(what, grouped(o.gpus), where, window, grouped(o.hours()), grouped(gpuHours),
+    window = OrderMessagesText::tr("%1 consecutive hours between %2 and %3 UTC")
+                 .arg(formatCount(*o.duration), formatHour(o.start), formatHour(o.end));
+  const QString price = o.side == Side::Buy ? OrderMessagesText::tr("at up to %1/GPU-h: at most %2")
+                                            : OrderMessagesText::tr("at no less than %1/GPU-h: at least %2");
+  return OrderMessagesText::tr("%1 %2 GPUs on %3, %4 (%5 h, %6 GPU-hours) %7, %8%9")
+      .arg(what, formatCount(o.gpus), where, window, formatCount(o.hours()), formatCount(gpuHours),
            price.arg(formatPrice(o.limit), formatMoney(orderNotional(o))), tifText(o),
-           o.postOnly ? tr(", post only") : QString());
+           o.postOnly ? OrderMessagesText::tr(", post only") : QString());
 }
 
 QString describeReject(const QString& codeAndDetail) {
@@ -82,24 +89,25 @@ QString describeReject(const QString& codeAndDetail) {
       {"rate_limited", "Too many messages at once: the exchange dropped this one. Try again."},
   };
   const auto it = plain.find(code);
-  QString text = it != plain.end() ? tr(it->second) : tr("The exchange refused the order.");
+  QString text =
+      it != plain.end() ? OrderMessagesText::tr(it->second) : OrderMessagesText::tr("The exchange refused the order.");
   // Raw amounts in micro-dollars or long ids are for machines, not for the trader.
   static const QRegularExpression raw(QStringLiteral("\\d{7,}|micro"));
   if (!detail.isEmpty() && !raw.match(detail).hasMatch())
     text += QLatin1Char(' ') + detail.left(1).toUpper() + detail.mid(1);
   else if (it == plain.end() && !code.isEmpty() && !code.contains(raw))
-    text += tr(" (%1)").arg(QString(code).replace('_', ' '));
+    text += OrderMessagesText::tr(" (%1)").arg(QString(code).replace('_', ' '));
   return text;
 }
 
 QString describeCancel(const QString& code) {
-  if (code == QLatin1String("user")) return tr("cancelled by you");
-  if (code == QLatin1String("expired")) return tr("expired");
+  if (code == QLatin1String("user")) return OrderMessagesText::tr("cancelled by you");
+  if (code == QLatin1String("expired")) return OrderMessagesText::tr("expired");
   if (code == QLatin1String("ioc") || code == QLatin1String("immediate_or_cancel"))
-    return tr("the unfilled rest of an immediate-or-cancel order");
+    return OrderMessagesText::tr("the unfilled rest of an immediate-or-cancel order");
   if (code == QLatin1String("fok") || code == QLatin1String("fill_or_kill"))
-    return tr("fill-or-kill could not fill completely");
-  if (code == QLatin1String("self_trade")) return tr("it would have traded with your own order");
+    return OrderMessagesText::tr("fill-or-kill could not fill completely");
+  if (code == QLatin1String("self_trade")) return OrderMessagesText::tr("it would have traded with your own order");
   return QString(code).replace('_', ' ');
 }
 

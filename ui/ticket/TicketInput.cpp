@@ -11,11 +11,10 @@
 namespace tessera::ui {
 namespace {
 
-QString tr(const char* s) { return QCoreApplication::translate("TicketInput", s); }
-
-QString grouped(std::int64_t v) {
-  return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v));
-}
+// The texts' translation context (lupdate reads Q_DECLARE_TR_FUNCTIONS).
+struct TicketInputText {
+  Q_DECLARE_TR_FUNCTIONS(TicketInput)
+};
 
 // Digits with optional thousands separators (every group of three), nothing else.
 const QRegularExpression& wholeRe() {
@@ -28,17 +27,18 @@ const QRegularExpression& wholeRe() {
 std::variant<std::int64_t, QString> parseWholeNumber(const QString& text, const QString& noun, std::int64_t min,
                                                      std::int64_t max) {
   const QString t = text.trimmed();
-  if (t.isEmpty()) return tr("Enter the number of %1.").arg(noun);
-  if (t.startsWith('-')) return tr("%1 cannot be negative (you typed %2).").arg(noun, t);
-  if (!wholeRe().match(t).hasMatch()) return tr("\"%1\" is not a whole number of %2.").arg(t, noun);
+  if (t.isEmpty()) return TicketInputText::tr("Enter the number of %1.").arg(noun);
+  if (t.startsWith('-')) return TicketInputText::tr("%1 cannot be negative (you typed %2).").arg(noun, t);
+  if (!wholeRe().match(t).hasMatch()) return TicketInputText::tr("\"%1\" is not a whole number of %2.").arg(t, noun);
   QString digits = t;
   digits.remove(',');
   bool ok = false;
   const qlonglong v = digits.size() <= 15 ? digits.toLongLong(&ok) : 0;
-  if (!ok || v > max) return tr("%1 %2 is more than the %3 allowed here.").arg(t, noun, grouped(max));
+  if (!ok || v > max)
+    return TicketInputText::tr("%1 %2 is more than the %3 allowed here.").arg(t, noun, formatCount(max));
   if (v < min) {
-    if (v == 0) return tr("0 %1: enter at least %2.").arg(noun, grouped(min));
-    return tr("%1 %2 is fewer than the %3 needed here.").arg(t, noun, grouped(min));
+    if (v == 0) return TicketInputText::tr("0 %1: enter at least %2.").arg(noun, formatCount(min));
+    return TicketInputText::tr("%1 %2 is fewer than the %3 needed here.").arg(t, noun, formatCount(min));
   }
   return static_cast<std::int64_t>(v);
 }
@@ -46,24 +46,28 @@ std::variant<std::int64_t, QString> parseWholeNumber(const QString& text, const 
 std::variant<Price, QString> parseLimitPrice(const QString& text) {
   QString t = text.trimmed();
   if (t.startsWith('$')) t = t.mid(1).trimmed();
-  if (t.isEmpty()) return tr("Enter a limit price in dollars per GPU-hour, e.g. 2.50.");
-  if (t.startsWith('-')) return tr("The limit must be above $0.00 (you typed %1).").arg(text.trimmed());
+  if (t.isEmpty()) return TicketInputText::tr("Enter a limit price in dollars per GPU-hour, e.g. 2.50.");
+  if (t.startsWith('-'))
+    return TicketInputText::tr("The limit must be above $0.00 (you typed %1).").arg(text.trimmed());
   static const QRegularExpression re(QStringLiteral("^(\\d+|\\d{1,3}(,\\d{3})+)?(\\.(\\d*))?$"));
   const auto m = re.match(t);
   if (!m.hasMatch() || t == QStringLiteral("."))
-    return tr("\"%1\" is not a price: type dollars per GPU-hour, e.g. 2.50.").arg(text.trimmed());
+    return TicketInputText::tr("\"%1\" is not a price: type dollars per GPU-hour, e.g. 2.50.").arg(text.trimmed());
   const QString cents = m.captured(4);
-  if (cents.size() > 2) return tr("Prices are in whole cents: %1 has more than two decimals.").arg(text.trimmed());
+  if (cents.size() > 2)
+    return TicketInputText::tr("Prices are in whole cents: %1 has more than two decimals.").arg(text.trimmed());
   QString whole = m.captured(1);
   whole.remove(',');
   if (whole.size() > 9)
-    return tr("%1 is above the exchange's maximum of %2/GPU-h.").arg(text.trimmed(), formatPrice(limits::kMaxPrice));
+    return TicketInputText::tr("%1 is above the exchange's maximum of %2/GPU-h.")
+        .arg(text.trimmed(), formatPrice(limits::kMaxPrice));
   const std::int64_t dollarsPart = whole.isEmpty() ? 0 : whole.toLongLong();
   const std::int64_t centsPart = (cents + QStringLiteral("00")).left(2).toLongLong();
   const Price p = dollarsPart * kMicrosPerDollar + centsPart * (kMicrosPerDollar / 100);
-  if (p <= 0) return tr("A limit of $0.00 cannot trade: enter a price above $0.00.");
+  if (p <= 0) return TicketInputText::tr("A limit of $0.00 cannot trade: enter a price above $0.00.");
   if (p > limits::kMaxPrice)
-    return tr("%1 is above the exchange's maximum of %2/GPU-h.").arg(text.trimmed(), formatPrice(limits::kMaxPrice));
+    return TicketInputText::tr("%1 is above the exchange's maximum of %2/GPU-h.")
+        .arg(text.trimmed(), formatPrice(limits::kMaxPrice));
   return p;
 }
 
