@@ -44,9 +44,9 @@ struct Member {
       positions = p;
       ++positionReplies;
     };
-    cb.onOptionEvent = [this](const std::string& type, const std::string&) {
+    cb.onOptionEvent = [this](const net::OptionEventView& e) {
       std::lock_guard lock(mutex);
-      events.push_back(type);
+      events.push_back(e.type);
     };
     client = std::make_unique<net::ExchangeClient>(o, cb);
     client->start();
