@@ -10,6 +10,7 @@
 #include "backtest/live/LiveStrategyRunner.h"
 
 #include <pybind11/numpy.h>
+#include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -88,6 +89,7 @@ class PyStrategy final : public Strategy {
     onOrder_ = bound("on_order_event");
     onTimer_ = bound("on_timer");
     onFinish_ = bound("on_finish");
+    onOption_ = bound("on_option_event");
     name_ =
         py::hasattr(obj_, "name") ? obj_.attr("name")().cast<std::string>() : type.attr("__name__").cast<std::string>();
     if (py::hasattr(obj_, "demand_gpu_hours")) demand_ = obj_.attr("demand_gpu_hours")().cast<std::int64_t>();
@@ -97,8 +99,8 @@ class PyStrategy final : public Strategy {
   ~PyStrategy() override {
     py::gil_scoped_acquire gil;
     ctx_ = nullptr;
-    for (py::object* o :
-         {&obj_, &onStart_, &onClock_, &onBook_, &onTrade_, &onFill_, &onOrder_, &onTimer_, &onFinish_, &ctxObj_})
+    for (py::object* o : {&obj_, &onStart_, &onClock_, &onBook_, &onTrade_, &onFill_, &onOrder_, &onTimer_, &onFinish_,
+                          &onOption_, &ctxObj_})
       *o = py::object();
   }
 
@@ -121,6 +123,7 @@ class PyStrategy final : public Strategy {
   void onOwnFill(StrategyContext& c, const Fill& f) override { callWith(onFill_, c, f); }
   void onOrderEvent(StrategyContext& c, const Event& e) override { callWith(onOrder_, c, e); }
   void onTimer(StrategyContext& c, int id) override { callWith(onTimer_, c, id); }
+  void onOptionEvent(StrategyContext& c, const OptionUpdate& u) override { callWith(onOption_, c, u); }
   void onFinish(StrategyContext& c) override {
     if (!onFinish_) return;
     py::gil_scoped_acquire gil;
@@ -148,7 +151,7 @@ class PyStrategy final : public Strategy {
   }
 
   py::object obj_;
-  py::object onStart_, onClock_, onBook_, onTrade_, onFill_, onOrder_, onTimer_, onFinish_;
+  py::object onStart_, onClock_, onBook_, onTrade_, onFill_, onOrder_, onTimer_, onFinish_, onOption_;
   py::object ctxObj_;
   StrategyContextRef* ctx_ = nullptr;
   std::string name_;
@@ -572,6 +575,89 @@ PYBIND11_MODULE(_tessera, m) {
   py::class_<ContractCreated>(m, "ContractCreated").def_readonly("contract", &ContractCreated::contract);
   py::class_<ClockAdvanced>(m, "ClockAdvanced").def_readonly("now", &ClockAdvanced::now);
 
+  // Options on the price index (core/options, docs/settlement.md "Options").
+  py::enum_<indexoptions::OptionKind>(m, "OptionKind")
+      .value("Call", indexoptions::OptionKind::Call)
+      .value("Put", indexoptions::OptionKind::Put);
+  py::enum_<indexoptions::PeriodKind>(m, "PeriodKind")
+      .value("Month", indexoptions::PeriodKind::Month)
+      .value("Quarter", indexoptions::PeriodKind::Quarter)
+      .value("Year", indexoptions::PeriodKind::Year);
+  py::class_<indexoptions::DeliveryPeriod>(m, "DeliveryPeriod")
+      .def_readonly("kind", &indexoptions::DeliveryPeriod::kind)
+      .def_readonly("start", &indexoptions::DeliveryPeriod::start)
+      .def_readonly("end", &indexoptions::DeliveryPeriod::end)
+      .def_property_readonly("name", [](const indexoptions::DeliveryPeriod& p) { return indexoptions::periodName(p); })
+      .def("__repr__", [](const indexoptions::DeliveryPeriod& p) {
+        return "<DeliveryPeriod " + indexoptions::periodName(p) + ">";
+      });
+  m.def("listed_periods", &indexoptions::listedPeriods, py::arg("now"),
+        "The delivery periods open for option trading at hour `now`, by start then kind.");
+  m.def(
+      "period_starting",
+      [](indexoptions::PeriodKind kind, Hour start) {
+        auto p = indexoptions::periodStarting(kind, start);
+        if (!p) throw py::value_error("hour " + std::to_string(start) + " begins no " + std::string(toString(kind)));
+        return *p;
+      },
+      py::arg("kind"), py::arg("start"));
+  py::class_<indexoptions::OptionSeries>(m, "OptionSeries")
+      .def(py::init([](Accelerator a, indexoptions::OptionKind kind, indexoptions::PeriodKind period, Hour start,
+                       Price strike) {
+             if (!indexoptions::periodStarting(period, start))
+               throw py::value_error("start " + std::to_string(start) + " begins no " + std::string(toString(period)));
+             if (strike <= 0 || strike % indexoptions::kStrikeTick != 0)
+               throw py::value_error("strike is micro-dollars per GPU-hour in whole cents, above 0");
+             return indexoptions::OptionSeries{a, kind, period, start, strike};
+           }),
+           py::kw_only(), py::arg("accelerator"), py::arg("kind"), py::arg("period"), py::arg("start"),
+           py::arg("strike"))
+      .def_readonly("accelerator", &indexoptions::OptionSeries::accelerator)
+      .def_readonly("kind", &indexoptions::OptionSeries::kind)
+      .def_readonly("period", &indexoptions::OptionSeries::periodKind)
+      .def_readonly("start", &indexoptions::OptionSeries::start)
+      .def_readonly("strike", &indexoptions::OptionSeries::strike)
+      .def_property_readonly("name", [](const indexoptions::OptionSeries& s) { return indexoptions::seriesName(s); })
+      .def(py::self == py::self)
+      .def("__hash__",
+           [](const indexoptions::OptionSeries& s) {
+             return py::hash(py::make_tuple(static_cast<int>(s.accelerator), static_cast<int>(s.kind),
+                                            static_cast<int>(s.periodKind), s.start, s.strike));
+           })
+      .def("__repr__",
+           [](const indexoptions::OptionSeries& s) { return "<OptionSeries " + indexoptions::seriesName(s) + ">"; });
+  py::class_<OptionOrderRequest>(m, "OptionOrder")
+      .def(py::init([](Side side, const indexoptions::OptionSeries& series, std::int64_t gpuHours, Price premium) {
+             if (gpuHours <= 0) throw py::value_error("gpu_hours must be positive");
+             if (premium <= 0) throw py::value_error("premium must be positive (micro-dollars per GPU-hour)");
+             return OptionOrderRequest{side, series, gpuHours, premium};
+           }),
+           py::kw_only(), py::arg("side"), py::arg("series"), py::arg("gpu_hours"), py::arg("premium"))
+      .def_readonly("side", &OptionOrderRequest::side)
+      .def_readonly("series", &OptionOrderRequest::series)
+      .def_readonly("gpu_hours", &OptionOrderRequest::gpuHours)
+      .def_readonly("premium", &OptionOrderRequest::premium);
+  py::class_<OptionQuote>(m, "OptionQuote")
+      .def_readonly("bid", &OptionQuote::bid)
+      .def_readonly("ask", &OptionQuote::ask)
+      .def_readonly("value", &OptionQuote::value);
+  py::enum_<OptionUpdate::Kind>(m, "OptionUpdateKind")
+      .value("Accepted", OptionUpdate::Kind::Accepted)
+      .value("Rejected", OptionUpdate::Kind::Rejected)
+      .value("Filled", OptionUpdate::Kind::Filled)
+      .value("Cancelled", OptionUpdate::Kind::Cancelled)
+      .value("Notice", OptionUpdate::Kind::Notice);
+  py::class_<OptionUpdate>(m, "OptionUpdate")
+      .def_readonly("kind", &OptionUpdate::kind)
+      .def_readonly("order", &OptionUpdate::order)
+      .def_readonly("position", &OptionUpdate::position)
+      .def_readonly("is_long", &OptionUpdate::isLong)
+      .def_readonly("series", &OptionUpdate::series)
+      .def_readonly("gpu_hours", &OptionUpdate::gpuHours)
+      .def_readonly("premium", &OptionUpdate::premium)
+      .def_readonly("amount", &OptionUpdate::amount)
+      .def_readonly("text", &OptionUpdate::text);
+
   py::class_<StrategyContextRef>(m, "Context")
       .def("now", [](const StrategyContextRef& c) { return c.get().now(); })
       .def("time_micros", [](const StrategyContextRef& c) { return c.get().timeMicros(); })
@@ -596,7 +682,12 @@ PYBIND11_MODULE(_tessera, m) {
       .def(
           "set_timer",
           [](const StrategyContextRef& c, std::int64_t atMicros, int id) { c.get().setTimer(atMicros, id); },
-          py::arg("at_micros"), py::arg("timer_id"));
+          py::arg("at_micros"), py::arg("timer_id"))
+      .def("place_option",
+           [](const StrategyContextRef& c, const OptionOrderRequest& o) { return c.get().placeOption(o); })
+      .def("cancel_option", [](const StrategyContextRef& c, std::uint64_t id) { c.get().cancelOption(id); })
+      .def("option_quote",
+           [](const StrategyContextRef& c, const indexoptions::OptionSeries& s) { return c.get().optionQuote(s); });
 
   m.def("require_cluster", [](const std::vector<Cluster>& clusters, const std::string& name) {
     auto c = requireCluster(clusters, name);

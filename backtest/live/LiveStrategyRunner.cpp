@@ -41,7 +41,7 @@ LiveStrategyRunner::LiveStrategyRunner(Strategy& strategy, net::ClientOptions op
     if (started_ && !stopping_) client_->requestPositions();
   };
   cb.onOptionOrders = [this](const std::vector<net::OptionWorkingOrder>& w, Money) { onOptionOrders(w); };
-  cb.onOptionEvent = [this](const std::string& type, const std::string& text) { onOptionEvent(type, text); };
+  cb.onOptionEvent = [this](const net::OptionEventView& e) { onOptionEvent(e); };
   cb.onOptionChain = [this](const net::OptionChainView& chain) {
     std::lock_guard lock(mutex_);
     for (auto it = optionChain_.begin(); it != optionChain_.end();)
@@ -323,6 +323,7 @@ std::uint64_t LiveStrategyRunner::placeOption(OptionOrderRequest order) {
   o.series = order.series;
   o.gpuHours = order.gpuHours;
   o.premium = order.premium;
+  optionSeries_[id] = order.series;
   optionByClOrdId_[client_->placeOption(o)] = id;
   return id;
 }
@@ -352,21 +353,52 @@ void LiveStrategyRunner::onOptionOrders(const std::vector<net::OptionWorkingOrde
   }
 }
 
-void LiveStrategyRunner::onOptionEvent(const std::string& type, const std::string& text) {
+void LiveStrategyRunner::onOptionEvent(const net::OptionEventView& e) {
   std::lock_guard lock(mutex_);
   if (stopping_ || !started_) return;
-  // The client gives each option reply or notice as the exchange's line for a person; the
-  // strategy gets its kind and that line.
-  static const std::map<std::string, OptionUpdate::Kind> kinds{{"option_accepted", OptionUpdate::Kind::Accepted},
-                                                               {"option_rejected", OptionUpdate::Kind::Rejected},
-                                                               {"option_fill", OptionUpdate::Kind::Filled},
-                                                               {"option_cancelled", OptionUpdate::Kind::Cancelled},
-                                                               {"option_notice", OptionUpdate::Kind::Notice}};
-  auto k = kinds.find(type);
-  if (k == kinds.end()) return;
+  // The same OptionUpdate the backtester's OptionReplay gives, from the exchange's reply or
+  // notice: the strategy's own order ids, the series, and the cash each fill or close moved.
   OptionUpdate u;
-  u.kind = k->second;
-  u.text = text;
+  const auto local = optionByClOrdId_.find(e.clOrdId);
+  const std::uint64_t order = local != optionByClOrdId_.end() ? local->second : 0;
+  u.order = order;
+  if (e.series) u.series = *e.series;
+  u.text = e.reason;
+  if (e.type == "option_accepted") {
+    u.kind = OptionUpdate::Kind::Accepted;
+    if (order) {
+      if (auto s = optionSeries_.find(order); s != optionSeries_.end()) u.series = s->second;
+      // The exchange's id is known: a cancel waiting for it goes now.
+      optionExchangeId_[order] = e.orderId;
+      if (optionCancelsHeld_.erase(order)) client_->cancelOption(e.orderId);
+    }
+  } else if (e.type == "option_rejected") {
+    u.kind = OptionUpdate::Kind::Rejected;
+    u.text = e.code + ": " + e.reason;
+    if (auto s = optionSeries_.find(order); s != optionSeries_.end()) u.series = s->second;
+  } else if (e.type == "option_fill") {
+    u.kind = OptionUpdate::Kind::Filled;
+    u.isLong = e.side == Side::Buy;
+    u.position = e.position;
+    u.gpuHours = e.gpuHours;
+    u.premium = e.premium;
+    u.amount = (u.isLong ? -1 : 1) * e.premium * e.gpuHours;
+  } else if (e.type == "option_cancelled") {
+    u.kind = OptionUpdate::Kind::Cancelled;
+    u.gpuHours = e.gpuHours;
+    if (auto s = optionSeries_.find(order); s != optionSeries_.end()) u.series = s->second;
+  } else if (e.type == "option_notice") {
+    u.kind = OptionUpdate::Kind::Notice;
+    u.position = e.position;
+    u.isLong = e.side == Side::Buy;
+    u.gpuHours = e.gpuHours;
+    u.premium = e.premium;
+    // A margin call moves the writer's cash into its margin, not to anybody: no P&L.
+    if (!e.status.empty() && e.status != "open" && optionClosedSeen_.insert(e.position).second)
+      u.amount = (u.isLong ? 1 : -1) * e.paid;
+  } else {
+    return;
+  }
   strategy_.onOptionEvent(*this, u);
 }
 

@@ -76,7 +76,7 @@ class LiveStrategyRunner : private StrategyContext {
   OptionQuote optionQuote(const indexoptions::OptionSeries& series) const override;
 
   void onOptionOrders(const std::vector<net::OptionWorkingOrder>& working);
-  void onOptionEvent(const std::string& type, const std::string& text);
+  void onOptionEvent(const net::OptionEventView& e);
   void onBook(const std::vector<net::BookCell>& changed, bool snapshot);
   void onTrade(const net::Trade& t);
   void onOrder(const net::OrderUpdate& u);
@@ -108,6 +108,10 @@ class LiveStrategyRunner : private StrategyContext {
   std::map<std::string, std::uint64_t> optionByClOrdId_;
   std::map<std::uint64_t, std::uint64_t> optionExchangeId_;
   std::set<std::uint64_t> optionCancelsHeld_;
+  std::map<std::uint64_t, indexoptions::OptionSeries> optionSeries_;  // strategy id -> its series
+  // Positions whose close (settled, closed out, netted) has been told the strategy with the cash
+  // it moved: a later notice of the same position moves none (as OptionReplay).
+  std::set<std::uint64_t> optionClosedSeen_;
   std::map<indexoptions::OptionSeries, OptionQuote> optionChain_;
   mutable std::set<Accelerator> optionChainsAsked_;
   std::unordered_map<ClusterId, Price> lastPrice_;

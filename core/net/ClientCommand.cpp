@@ -1069,7 +1069,9 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     };
   }
   if (command.rfind("option", 0) == 0) {
-    cb.onOptionEvent = [&](const std::string& type, const std::string& text) {
+    cb.onOptionEvent = [&](const OptionEventView& e) {
+      const std::string& type = e.type;
+      const std::string& text = e.text;
       {
         std::lock_guard lock(outMu);
         out << (json ? nlohmann::json{{"event", type}, {"text", text}}.dump() : text) << "\n";

@@ -509,7 +509,7 @@ class ExchangeClient::Impl {
       return true;
     }
     if (isOptionEventType(type)) {
-      if (callbacks.onOptionEvent) callbacks.onOptionEvent(type, optionEventText(j, type));
+      if (callbacks.onOptionEvent) callbacks.onOptionEvent(optionEventFrom(j, type));
       // What changed is asked for again rather than patched, as for forwards.
       if (callbacks.onOptionOrders) request("option_orders", "{\"type\":\"option_orders\"}");
       if (callbacks.onOptionPositions && type != "option_accepted")

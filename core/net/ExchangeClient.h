@@ -200,7 +200,7 @@ struct ClientCallbacks {
   std::function<void(const OptionChainView&)> onOptionChain;
   std::function<void(const std::vector<OptionWorkingOrder>&, Money held)> onOptionOrders;
   std::function<void(const std::vector<OptionPositionView>&)> onOptionPositions;
-  std::function<void(const std::string& type, const std::string& text)> onOptionEvent;
+  std::function<void(const OptionEventView& event)> onOptionEvent;
   std::function<void(const std::string& type)> onOptionMarketData;
   // The call mode (docs/protocol.md "Call mode"): a call's result (md_call_result,
   // `indicative` false) or the answer to requestIndicative() (`indicative` true: what the next

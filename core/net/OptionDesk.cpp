@@ -275,10 +275,23 @@ void OptionDesk::apply(const std::vector<OptionMarketEvent>& events, OptionDeskO
                                                       {"reason", c->reason}}));
       clOrdIds_.erase(c->order);
     } else if (const auto* n = std::get_if<OptionNotice>(&e)) {
-      if (out)
-        for (AccountId who : {n->buyer, n->writer})
-          out->toAccount.emplace_back(who,
-                                      line({{"type", "option_notice"}, {"position", n->position}, {"what", n->what}}));
+      if (out) {
+        // Each party hears the position as it holds it (long or short), with its state after
+        // the notice, so a client needs no second request to act on it.
+        const auto p = market_.positions().position(n->position);
+        for (AccountId who : {n->buyer, n->writer}) {
+          json notice{{"type", "option_notice"}, {"position", n->position}, {"what", n->what}};
+          if (p) {
+            notice["side"] = p->buyer == who ? "long" : "short";
+            putOptionSeries(notice, p->series);
+            notice["gpu_hours"] = p->gpuHours;
+            notice["premium"] = p->premium;
+            notice["status"] = std::string(toString(p->status));
+            notice["paid"] = p->paid;
+          }
+          out->toAccount.emplace_back(who, line(notice));
+        }
+      }
     } else if (const auto* s = std::get_if<OptionSettlement>(&e)) {
       if (out)
         out->marketData.push_back(json{

@@ -110,6 +110,26 @@ std::string optionEventText(const json& j, const std::string& type) {
   return "option position " + std::to_string(maybe<std::uint64_t>(j, "position").value_or(0)) + ": " + text(j, "what");
 }
 
+OptionEventView optionEventFrom(const json& j, const std::string& type) {
+  OptionEventView v;
+  v.type = type;
+  v.text = optionEventText(j, type);
+  v.orderId = maybe<std::uint64_t>(j, "order_id").value_or(0);
+  v.clOrdId = text(j, "cl_ord_id");
+  v.position = maybe<std::uint64_t>(j, "position").value_or(0);
+  const std::string side = text(j, "side");
+  if (side == "buy" || side == "long") v.side = Side::Buy;
+  if (side == "sell" || side == "short") v.side = Side::Sell;
+  v.series = seriesFrom(j);
+  v.gpuHours = maybe<std::int64_t>(j, "gpu_hours").value_or(0);
+  v.premium = maybe<Price>(j, "premium").value_or(0);
+  v.code = text(j, "code");
+  v.reason = type == "option_notice" ? text(j, "what") : text(j, "reason");
+  v.status = text(j, "status");
+  v.paid = maybe<Money>(j, "paid").value_or(0);
+  return v;
+}
+
 std::string optionOrderLine(const OptionNewOrder& o) {
   json j{{"type", "option_order"},
          {"cl_ord_id", o.clOrdId},

@@ -58,6 +58,27 @@ std::vector<OptionPositionView> optionPositionsFrom(const nlohmann::json& j);
 // person, in dollars ("bought 100 GPU-h of H100 2027-01 call $2.30 at $0.21 (position 4)").
 bool isOptionEventType(const std::string& type);
 std::string optionEventText(const nlohmann::json& j, const std::string& type);
+
+// One option reply or notice to this account (docs/protocol.md, "Options"), its fields read from
+// the exchange's line and `text` its line for a person.
+struct OptionEventView {
+  std::string type;  // option_accepted, option_rejected, option_fill, option_cancelled, option_notice
+  std::string text;
+  std::uint64_t orderId = 0;
+  std::string clOrdId;
+  std::uint64_t position = 0;  // fill, notice
+  // Fill: the side this account traded (Sell = wrote); notice: Buy when this account holds the
+  // position long.
+  std::optional<Side> side;
+  std::optional<indexoptions::OptionSeries> series;  // fill, notice
+  std::int64_t gpuHours = 0;                         // fill, cancelled, notice (the position's)
+  Price premium = 0;                                 // fill, notice
+  std::string code;                                  // rejected
+  std::string reason;                                // rejected, cancelled; notice: its `what`
+  std::string status;                                // notice: open, closed_out, settled, netted
+  Money paid = 0;                                    // notice: what the writer has paid the buyer
+};
+OptionEventView optionEventFrom(const nlohmann::json& j, const std::string& type);
 // The option_order request for `o` (its cl_ord_id must be set).
 std::string optionOrderLine(const OptionNewOrder& o);
 

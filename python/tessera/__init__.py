@@ -6,14 +6,18 @@ Prices and money are integers in micro-dollars, as in the engine: ``dollars()`` 
 """
 from . import _tessera
 from ._tessera import (Accelerator, BookChange, BookLevel, CancelReason, Cluster, ClusterConstraints, Context,
-                       Contract, FabricClass, Fill, FillStyle, History, Order, OrderAccepted, OrderAmended,
-                       OrderCancelled, OrderRejected, RejectReason, Side, TimeInForce, require_cluster)
+                       Contract, DeliveryPeriod, FabricClass, Fill, FillStyle, History, OptionKind, OptionOrder,
+                       OptionQuote, OptionSeries, OptionUpdate, OptionUpdateKind, Order, OrderAccepted,
+                       OrderAmended, OrderCancelled, OrderRejected, PeriodKind, RejectReason, Side, TimeInForce,
+                       listed_periods, period_starting, require_cluster)
 
 __all__ = [
     "Accelerator", "BookChange", "BookLevel", "CancelReason", "Cluster", "ClusterConstraints", "Context", "Contract",
-    "FabricClass", "Fill", "FillStyle", "History", "Order", "OrderAccepted", "OrderAmended", "OrderCancelled",
-    "OrderRejected", "RejectReason", "Side", "TimeInForce", "Result", "SweepResult", "LiveResult", "Strategy",
-    "dollars", "open_history", "require_cluster", "run", "run_live", "strategies", "sweep",
+    "DeliveryPeriod", "FabricClass", "Fill", "FillStyle", "History", "OptionKind", "OptionOrder", "OptionQuote",
+    "OptionSeries", "OptionUpdate", "OptionUpdateKind", "Order", "OrderAccepted", "OrderAmended", "OrderCancelled",
+    "OrderRejected", "PeriodKind", "RejectReason", "Side", "TimeInForce", "Result", "SweepResult", "LiveResult",
+    "Strategy", "dollars", "listed_periods", "open_history", "period_starting", "require_cluster", "run",
+    "run_live", "strategies", "sweep",
 ]
 
 MICROS_PER_DOLLAR = 1_000_000
@@ -41,6 +45,8 @@ class Strategy:
     onOrderEvent(ctx, e)      on_order_event(ctx, event)    (OrderAccepted, OrderRejected,
                                                              OrderCancelled, OrderAmended)
     onTimer(ctx, id)          on_timer(ctx, timer_id)
+    onOptionEvent(ctx, u)     on_option_event(ctx, update)  (OptionUpdate: its kind, order,
+                                                             position, series, amount...)
     onFinish(ctx)             on_finish(ctx)
     name()                    name()               (default: the class name)
     demandGpuHours()          demand_gpu_hours()   (default 0)
@@ -78,6 +84,9 @@ class Strategy:
         pass
 
     def on_timer(self, ctx, timer_id):
+        pass
+
+    def on_option_event(self, ctx, update):
         pass
 
     def on_finish(self, ctx):

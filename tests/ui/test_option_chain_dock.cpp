@@ -1,74 +1,25 @@
 // The option chain dock on a real exchange: once the H100 index is published the dock shows the
 // first listed month's strikes with reference values in dollars; a click on a call's ask fills
-// the ticket with that series and the writer's premium, and a click on Buy trades it: checked
-// at the exchange, where the trader now holds the option (a second client asks for positions).
+// the order ticket with that series and the writer's premium and puts the focus on its notional,
+// and Enter there trades it:
+// checked at the exchange, where the trader now holds the option (a second client asks for
+// positions).
 #include "ExchangeTerminal.h"
 #include "OffscreenScreen.h"
+#include "OptionMember.h"
 #include "ui/options/OptionChainPanel.h"
+#include "ui/ticket/OrderTicket.h"
 
 #include <QComboBox>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QRegularExpression>
 #include <QScrollBar>
-#include <QSpinBox>
-#include <QPushButton>
 #include <QTableWidget>
 #include <QtTest>
 
 using namespace tessera;
 using namespace tessera::ui;
 using namespace tessera::ui::testing;
-
-namespace {
-
-// A member session over the protocol (the writer, or the trader's second look at the exchange).
-struct Member {
-  std::unique_ptr<net::ExchangeClient> client;
-  std::atomic<bool> loggedOn = false;
-  std::mutex mutex;
-  std::vector<net::OptionPositionView> positions;
-  int positionReplies = 0;
-  std::vector<std::string> events;
-  Member(std::uint16_t port, const std::string& account) {
-    net::ClientOptions o;
-    o.port = port;
-    o.account = o.key = account;
-    o.marketData = false;
-    net::ClientCallbacks cb;
-    cb.onConnection = [this](net::ConnectionState s, const std::string&) {
-      loggedOn = s == net::ConnectionState::LoggedOn;
-    };
-    cb.onOptionPositions = [this](const std::vector<net::OptionPositionView>& p) {
-      std::lock_guard lock(mutex);
-      positions = p;
-      ++positionReplies;
-    };
-    cb.onOptionEvent = [this](const std::string& type, const std::string&) {
-      std::lock_guard lock(mutex);
-      events.push_back(type);
-    };
-    client = std::make_unique<net::ExchangeClient>(o, cb);
-    client->start();
-  }
-  ~Member() { client->stop(); }
-  bool heard(const std::string& type) {
-    std::lock_guard lock(mutex);
-    return std::find(events.begin(), events.end(), type) != events.end();
-  }
-};
-
-// An H100 trade one hour before delivery sets the next-day index at $2.00; the next hour
-// publishes it and gives the options their curve.
-void publishIndexAtTwoDollars(ExchangeTerminal& t) {
-  t.exchange.inject(houseAsk(1, 8, kNow + 1, kNow + 2, 2'000'000), "house-provider");
-  OrderRequest bid = houseAsk(2, 8, kNow + 1, kNow + 2, 2'000'000);
-  bid.side = Side::Buy;
-  t.exchange.inject(bid, "house-mm");
-  t.exchange.inject(ClockAdvance{kNow + 1});
-}
-
-}  // namespace
 
 class TestOptionChainDock : public QObject {
   Q_OBJECT
@@ -82,7 +33,7 @@ class TestOptionChainDock : public QObject {
     const indexoptions::OptionSeries call{Accelerator::H100, indexoptions::OptionKind::Call, first.kind, first.start,
                                           2'000'000};
     // The forward dealer's account writes 100 GPU-hours of the $2.00 call at $0.40.
-    Member writer(t.exchange.port(), std::string(net::kForwardDealerAccount));
+    OptionMember writer(t.exchange.port(), std::string(net::kForwardDealerAccount));
     QTRY_VERIFY_WITH_TIMEOUT(writer.loggedOn, 5'000);
     net::OptionNewOrder offer;
     offer.side = Side::Sell;
@@ -113,18 +64,23 @@ class TestOptionChainDock : public QObject {
     QCOMPARE(period->currentText(), QString::fromStdString(indexoptions::periodName(first)));
     QVERIFY(table->item(row, OptionChainPanel::CallValue)->text().startsWith("$0."));
     QVERIFY(table->item(row, OptionChainPanel::CallIv)->text().endsWith("%"));
-    // A click on the ask, then on Buy.
+    // A click on the ask fills the order ticket; Enter there sends it.
+    QApplication::setActiveWindow(t.window.get());
+    QVERIFY(QTest::qWaitForWindowActive(t.window.get()));
     const QRect cell = table->visualItemRect(table->item(row, OptionChainPanel::CallAsk));
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
-    QPushButton* buy = nullptr;
-    for (auto* b : panel->findChildren<QPushButton*>())
-      if (b->text() == "Buy") buy = b;
-    QVERIFY(buy && buy->isEnabled());
-    QTest::mouseClick(buy, Qt::LeftButton);
+    OrderTicket* ticket = t.window->ticket();
+    QCOMPARE(ticket->kind(), TicketKind::Option);
+    QVERIFY2(ticket->canSubmit(), qPrintable(ticket->problem()));
+    // The focus is on the notional (the one thing the click did not choose): Enter sends.
+    auto* notional = ticket->findChild<QLineEdit*>("optionGpuHours");
+    QVERIFY(notional && notional->isVisible());
+    QTRY_COMPARE(QApplication::focusWidget(), notional);
+    QTest::keyClick(notional, Qt::Key_Return);
 
     // At the exchange: the ticket's 1,000 GPU-hours met the writer's 100 (the rest bids on), so
     // the trader is long 100 GPU-hours of the call at $0.40.
-    Member trader(t.exchange.port(), "trader");
+    OptionMember trader(t.exchange.port(), "trader");
     QTRY_VERIFY_WITH_TIMEOUT(([&] {
                                trader.client->requestOptionPositions();
                                QTest::qWait(100);
@@ -142,9 +98,7 @@ class TestOptionChainDock : public QObject {
 
   // On a 1366 x 768 laptop screen, with the dock where the terminal puts it (the bottom, beside
   // the blotter): every column of the chain without scrolling sideways, at least six strikes in
-  // view, each field and button of the ticket at its full size inside the panel, and every
-  // price in dollars and cents. Fails with the ticket's six fields and buttons in one row (wider
-  // than the dock), or as a form group box beside or under the chain (the strikes get two rows).
+  // view, each control at its full size inside the panel, and every price in dollars and cents.
   void readableOnALaptopScreen() {
     ExchangeTerminal t(QSize(1366, 768));
     QTRY_VERIFY_WITH_TIMEOUT(t.ready(), 10'000);
@@ -169,14 +123,10 @@ class TestOptionChainDock : public QObject {
              qPrintable(where + QStringLiteral(", needs %1").arg(panel->minimumSizeHint().width())));
     QVERIFY2(table->horizontalScrollBar()->maximum() == 0, qPrintable(where));
     QVERIFY2(table->viewport()->height() >= 6 * table->rowHeight(0), qPrintable(where));
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{panel->findChildren<QComboBox*>().at(2), panel->findChild<QDoubleSpinBox*>(),
-                                         panel->findChild<QSpinBox*>()})
-      QVERIFY2(w->isVisible() && w->width() >= w->sizeHint().width(), qPrintable(where));
     for (auto* w : panel->findChildren<QWidget*>()) {
       if (!w->isVisible() || w->parentWidget() != panel) continue;
       QVERIFY2(panel->rect().contains(w->geometry()), qPrintable(where + ", " + w->metaObject()->className()));
-      if (qobject_cast<QAbstractButton*>(w) || qobject_cast<QAbstractSpinBox*>(w))
+      if (qobject_cast<QComboBox*>(w))
         QVERIFY2(w->width() >= w->sizeHint().width(), qPrintable(where + ", " + w->metaObject()->className()));
     }
     const QRegularExpression dollars(QStringLiteral("^(\\$[0-9,]+\\.[0-9]{2}|–)$"));

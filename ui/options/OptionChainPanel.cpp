@@ -3,18 +3,13 @@
 #include "core/settlement/ContractSettlement.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
-#include <QPushButton>
-#include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include <cmath>
 #include <map>
 
 namespace tessera::ui {
@@ -56,53 +51,15 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
     if (c != Strike) header->setToolTip((call ? tr("Call: ") : tr("Put: ")) + header->text());
     table_->setHorizontalHeaderItem(c, header);
   }
-  table_->setToolTip(
-      tr("Dollars per GPU-hour of notional. Value: the exchange's Black-76 reference value; IV: the "
-         "implied volatility of the book's mid. Click a price to fill the ticket."));
+  table_->setToolTip(tr(
+      "Dollars per GPU-hour of notional. Value: the exchange's Black-76 reference value; IV: the "
+      "implied volatility of the book's mid. Click a price to fill the order ticket: an ask to buy, a bid to write."));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->setWordWrap(false);
-
-  kind_ = new QComboBox(this);
-  kind_->addItem(tr("Call"), static_cast<int>(OptionKind::Call));
-  kind_->addItem(tr("Put"), static_cast<int>(OptionKind::Put));
-  strike_ = new QDoubleSpinBox(this);
-  strike_->setRange(0.01, 100);
-  strike_->setDecimals(2);
-  strike_->setPrefix("$");
-  gpuHours_ = new QSpinBox(this);
-  gpuHours_->setRange(1, 1'000'000'000);
-  gpuHours_->setGroupSeparatorShown(true);
-  gpuHours_->setValue(1'000);
-  premium_ = new QDoubleSpinBox(this);
-  premium_->setRange(0.01, 100);
-  premium_->setDecimals(2);
-  premium_->setPrefix("$");
-  buy_ = new QPushButton(tr("Buy"), this);
-  write_ = new QPushButton(tr("Write"), this);
-  buy_->setToolTip(tr("Buy the option: pay the premium now, receive the payoff at the end of the period"));
-  write_->setToolTip(tr("Write (sell) the option: receive the premium, post the scenario margin, pay the payoff"));
-  // The ticket is two rows under the chain: the dock shares the bottom of a laptop screen with
-  // the blotter (about 550 pixels wide at 1366 x 768), so every other line of height goes to the
-  // strikes. The labels ride in the fields.
-  kind_->setToolTip(tr("Call or put"));
-  strike_->setPrefix(tr("strike $"));
-  strike_->setToolTip(tr("Strike, dollars per GPU-hour"));
-  gpuHours_->setSuffix(tr(" GPU-h"));
-  gpuHours_->setToolTip(tr("Notional in GPU-hours"));
-  premium_->setPrefix(tr("premium $"));
-  premium_->setToolTip(tr("Premium limit, dollars per GPU-hour"));
-  auto* ticket = new QGridLayout;
-  ticket->addWidget(kind_, 0, 0);
-  ticket->addWidget(strike_, 0, 1);
-  ticket->addWidget(premium_, 0, 2);
-  ticket->addWidget(gpuHours_, 1, 0);
-  ticket->addWidget(buy_, 1, 1);
-  ticket->addWidget(write_, 1, 2);
-  ticket->setColumnStretch(3, 1);
 
   // The exchange's last word on an option order or position; the earlier ones in the tooltip.
   notices_ = new QListWidget(this);
@@ -114,23 +71,26 @@ OptionChainPanel::OptionChainPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(pick);
   layout->addWidget(status_);
   layout->addWidget(table_, 1);
-  layout->addLayout(ticket);
   layout->addWidget(notices_);
 
   connect(accelerator_, &QComboBox::currentIndexChanged, this, [this] { emit chainWanted(selectedAccelerator()); });
   connect(period_, &QComboBox::currentIndexChanged, this, [this] { fillTable(); });
   connect(table_, &QTableWidget::cellClicked, this, [this](int row, int column) { pickCell(row, column); });
-  connect(buy_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Buy)); });
-  connect(write_, &QPushButton::clicked, this, [this] { emit submitRequested(orderFor(Side::Sell)); });
   setAvailable(false, tr("Waiting for the exchange…"));
 }
 
 void OptionChainPanel::setAvailable(bool available, const QString& whyNot) {
   available_ = available;
-  buy_->setEnabled(available && period_->count() > 0);
-  write_->setEnabled(available && period_->count() > 0);
   status_->setText(available ? QString() : whyNot);
   status_->setVisible(!available);
+}
+
+void OptionChainPanel::showAccelerator(Accelerator a) {
+  const int i = accelerator_->findData(static_cast<int>(a));
+  if (i == accelerator_->currentIndex())
+    emit chainWanted(a);
+  else
+    accelerator_->setCurrentIndex(i);
 }
 
 Accelerator OptionChainPanel::selectedAccelerator() const {
@@ -190,9 +150,6 @@ void OptionChainPanel::fillTable() {
       set(first + 4, fraction(r->delta));
     }
     set(Strike, QString::fromStdString(toDollars(strike)), Qt::AlignCenter);
-    // The ticket starts at the strike nearest the forward.
-    if (strike_->value() <= strike_->minimum() && period.forward && std::llabs(strike - *period.forward) < 50'000)
-      strike_->setValue(static_cast<double>(strike) / 1e6);
     QFont bold = table_->item(row, Strike)->font();
     bold.setBold(true);
     table_->item(row, Strike)->setFont(bold);
@@ -202,44 +159,23 @@ void OptionChainPanel::fillTable() {
 }
 
 void OptionChainPanel::pickCell(int row, int column) {
-  if (column == Strike || !table_->item(row, Strike)) return;
-  const bool call = column < Strike;
-  kind_->setCurrentIndex(call ? 0 : 1);
-  strike_->setValue(table_->item(row, Strike)->data(Qt::UserRole).toLongLong() / 1e6);
-  // The price clicked, or the reference value when the cell has none.
-  const int first = call ? CallBid : PutBid;
-  for (int c : {column, first + 2}) {
-    const int index = period_->currentIndex();
-    const auto& period = chain_.periods[static_cast<std::size_t>(index)];
-    const Price strike = table_->item(row, Strike)->data(Qt::UserRole).toLongLong();
-    for (const auto& r : chain_.rows) {
-      if (r.series.periodKind != period.period.kind || r.series.start != period.period.start ||
-          r.series.strike != strike || (r.series.kind == OptionKind::Call) != call)
-        continue;
-      const std::optional<Price> p = c - first == 0 ? r.bid : c - first == 1 ? r.ask : r.value;
-      if (p) {
-        premium_->setValue(std::max<double>(0.01, std::round(*p / 1e4) / 100.0));
-        return;
-      }
-    }
-  }
-}
-
-net::OptionNewOrder OptionChainPanel::orderFor(Side side) const {
-  net::OptionNewOrder o;
-  o.side = side;
   const int index = period_->currentIndex();
-  if (index >= 0 && index < static_cast<int>(chain_.periods.size())) {
-    const auto& period = chain_.periods[static_cast<std::size_t>(index)].period;
-    o.series.periodKind = period.kind;
-    o.series.start = period.start;
+  if (column == Strike || !table_->item(row, Strike) || index < 0 || index >= static_cast<int>(chain_.periods.size()))
+    return;
+  const bool call = column < Strike;
+  const int offset = column - (call ? CallBid : PutBid);
+  const auto& period = chain_.periods[static_cast<std::size_t>(index)].period;
+  const Price strike = table_->item(row, Strike)->data(Qt::UserRole).toLongLong();
+  for (const auto& r : chain_.rows) {
+    if (r.series.periodKind != period.kind || r.series.start != period.start || r.series.strike != strike ||
+        (r.series.kind == OptionKind::Call) != call)
+      continue;
+    // A bid is there to be written to; an ask, or any other cell, to be bought.
+    const Side side = offset == 0 ? Side::Sell : Side::Buy;
+    const std::optional<Price> at = offset == 0 ? r.bid : offset == 1 ? r.ask : std::nullopt;
+    emit seriesPicked(r.series, side, at ? at : r.value);
+    return;
   }
-  o.series.accelerator = selectedAccelerator();
-  o.series.kind = static_cast<OptionKind>(kind_->currentData().toInt());
-  o.series.strike = std::llround(strike_->value() * 100) * kStrikeTick;
-  o.gpuHours = gpuHours_->value();
-  o.premium = std::llround(premium_->value() * 100) * 10'000;
-  return o;
 }
 
 void OptionChainPanel::addNotice(const QString& text) {

@@ -2,19 +2,17 @@
 // The option chain dock: options on the price index (docs/settlement.md, "Options"). Pick an
 // accelerator class and a delivery period (month, quarter, year); the table lists the strikes
 // with the bid, ask, reference value, implied volatility and delta of the call on the left and
-// the put on the right, in dollars per GPU-hour. Clicking a call or put cell fills the ticket
-// with that series and its price; Buy pays the premium, Write sells the option and posts the
-// scenario margin. The panel only shows and asks; TradingSession does the rest.
+// the put on the right, in dollars per GPU-hour. Clicking a call or put cell picks that series
+// for the order ticket (OrderTicket's option mode): an ask to buy at it, a bid to write at it,
+// any other cell to buy at the reference value. The panel only shows and asks; TradingSession
+// and the ticket do the rest.
 #include "core/net/OptionViews.h"
 
 #include <QWidget>
 
 class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
 class QListWidget;
-class QPushButton;
-class QSpinBox;
 class QTableWidget;
 
 namespace tessera::ui {
@@ -29,8 +27,8 @@ class OptionChainPanel : public QWidget {
   void addNotice(const QString& text);
 
   Accelerator selectedAccelerator() const;
-  // The order the ticket would send now for `side`.
-  net::OptionNewOrder orderFor(Side side) const;
+  // Shows the chain of `a` (asks the exchange for it when the class changes).
+  void showAccelerator(Accelerator a);
   // The chain table's columns: the call's five, the strike, the put's five.
   enum Column {
     CallBid,
@@ -49,7 +47,10 @@ class OptionChainPanel : public QWidget {
 
  signals:
   void chainWanted(tessera::Accelerator accelerator);
-  void submitRequested(tessera::net::OptionNewOrder order);
+  // A cell was clicked: the series, the side a trader takes against that price, and the price
+  // (the cell's, else the reference value; none when the series has neither).
+  void seriesPicked(const tessera::indexoptions::OptionSeries& series, tessera::Side side,
+                    std::optional<tessera::Price> premium);
 
  private:
   void fillTable();
@@ -60,16 +61,9 @@ class OptionChainPanel : public QWidget {
   QLabel* curve_;
   QLabel* status_;
   QTableWidget* table_;
-  QComboBox* kind_;
-  QDoubleSpinBox* strike_;
-  QSpinBox* gpuHours_;
-  QDoubleSpinBox* premium_;
-  QPushButton* buy_;
-  QPushButton* write_;
   QListWidget* notices_;
   net::OptionChainView chain_;
   bool available_ = false;
 };
 
 }  // namespace tessera::ui
-Q_DECLARE_METATYPE(tessera::net::OptionNewOrder)

@@ -172,9 +172,7 @@ void ExchangeBackend::start() {
     chainAsked_ = false;
     emit optionChainChanged(c);
   };
-  cb.onOptionEvent = [this](const std::string&, const std::string& text) {
-    emit optionNoted(QString::fromStdString(text));
-  };
+  cb.onOptionEvent = [this](const net::OptionEventView& e) { emit optionNoted(QString::fromStdString(e.text)); };
   cb.onOptionMarketData = [this](const std::string&) {
     const int a = optionClass_;
     if (a >= 0 && client_ && !chainAsked_.exchange(true)) client_->requestOptionChain(static_cast<Accelerator>(a));

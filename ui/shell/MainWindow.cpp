@@ -567,17 +567,28 @@ void MainWindow::connectSession() {
     statusBar()->showMessage(text, 6000);
   });
   connect(options_, &OptionChainPanel::chainWanted, this, [this](Accelerator a) { session_.watchOptionChain(a); });
-  connect(options_, &OptionChainPanel::submitRequested, this, [this](const net::OptionNewOrder& o) {
+  // A click on the chain fills the order ticket's option mode; the ticket sends the order.
+  connect(options_, &OptionChainPanel::seriesPicked, this,
+          [this](const indexoptions::OptionSeries& s, Side side, std::optional<Price> premium) {
+            ticket_->prefillOption(s, side, premium);
+            ticketDock_->show();
+            ticketDock_->raise();
+          });
+  connect(ticket_, &OrderTicket::optionSubmitRequested, this, [this](const net::OptionNewOrder& o) {
     session_.submitOption(o);
     statusBar()->showMessage(tr("Option order sent: %1 %2 GPU-h of %3 at %4/GPU-h")
                                  .arg(o.side == Side::Buy ? tr("buy") : tr("write"))
                                  .arg(QLocale().toString(static_cast<qlonglong>(o.gpuHours)))
                                  .arg(QString::fromStdString(indexoptions::seriesName(o.series)))
-                                 .arg(QString::fromStdString(toDollars(o.premium))),
+                                 .arg(formatPrice(o.premium)),
                              6000);
   });
-  connect(&session_, &TradingSession::optionChainChanged, this,
-          [this](const net::OptionChainView& c) { options_->setChain(c); });
+  // The exchange follows one class's chain: the chain dock shows the class the ticket prices.
+  connect(ticket_, &OrderTicket::optionChainWanted, this, [this](Accelerator a) { options_->showAccelerator(a); });
+  connect(&session_, &TradingSession::optionChainChanged, this, [this](const net::OptionChainView& c) {
+    options_->setChain(c);
+    ticket_->setOptionChain(c);
+  });
   connect(&session_, &TradingSession::optionNoted, this, [this](const QString& text) {
     options_->addNotice(QStringLiteral("%1  %2").arg(formatHour(session_.now()), text));
     statusBar()->showMessage(text, 6000);

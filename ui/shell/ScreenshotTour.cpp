@@ -159,6 +159,17 @@ QStringList saveTourShots(MainWindow& w, const QString& folder) {
     gpus->setText(keepGpus);
     limit->setText(keepLimit);
   }
+  // The ticket's option mode on the nearest strike of the first listed month, with what the
+  // exchange's chain says of it.
+  {
+    const TicketKind keepKind = t->kind();
+    t->setKind(TicketKind::Option);
+    settle();
+    if (auto* d = w.findChild<QDockWidget*>("ticketDock")) save(d->grab(), "ticket-option.png");
+    save(w.grab(), "window-ticket-option.png");
+    t->setKind(keepKind);
+    settle();
+  }
 
   // The depth ladder of the hour with the most price levels, bids and asks both, in the next two days.
   raise("ladderDock");

@@ -5,6 +5,7 @@
 #include "ui/shell/DisplayFormat.h"
 #include "ui/shell/TermsFormat.h"
 #include "ui/ticket/ListingTermsEditor.h"
+#include "ui/ticket/OptionTicketForm.h"
 #include "ui/ticket/OrderMessages.h"
 #include "ui/ticket/TicketInput.h"
 
@@ -38,7 +39,10 @@
 namespace tessera::ui {
 namespace {
 
-bool isBuy(TicketKind k) { return k != TicketKind::DivisibleSell && k != TicketKind::SellBack; }
+// Capacity bought (an option is neither: its side is the option form's).
+bool isBuy(TicketKind k) {
+  return k != TicketKind::DivisibleSell && k != TicketKind::SellBack && k != TicketKind::Option;
+}
 
 QDateTimeEdit* hourEdit(QWidget* parent) {
   auto* e = new QDateTimeEdit(parent);
@@ -46,34 +50,6 @@ QDateTimeEdit* hourEdit(QWidget* parent) {
   e->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:00 'UTC'"));
   e->setCalendarPopup(true);
   return e;
-}
-
-// A field with its reason under it: the reason is shown only while the value cannot be sent.
-QWidget* fieldWithReason(QWidget* parent, QWidget* field, QLabel** reason, const QString& name,
-                         const QString& prefix = {}, const QString& suffix = {}) {
-  auto* box = new QWidget(parent);
-  auto* v = new QVBoxLayout(box);
-  v->setContentsMargins(0, 0, 0, 0);
-  v->setSpacing(2);
-  auto* h = new QHBoxLayout;
-  h->setContentsMargins(0, 0, 0, 0);
-  if (!prefix.isEmpty()) h->addWidget(new QLabel(prefix, box));
-  h->addWidget(field, 1);
-  if (!suffix.isEmpty()) h->addWidget(new QLabel(suffix, box));
-  v->addLayout(h);
-  *reason = new QLabel(box);
-  (*reason)->setObjectName(name);
-  (*reason)->setWordWrap(true);
-  (*reason)->setStyleSheet(QStringLiteral("color:#e5484d; font-weight:600;"));
-  (*reason)->hide();
-  v->addWidget(*reason);
-  return box;
-}
-
-void showReason(QLabel* label, QWidget* field, const QString& why) {
-  label->setText(why);
-  label->setVisible(!why.isEmpty());
-  field->setStyleSheet(why.isEmpty() ? QString() : QStringLiteral("border:1px solid #e5484d;"));
 }
 
 constexpr Hour kMaxQuotedHours = 24 * 62;  // longer windows are not quoted from the engine's book
@@ -98,7 +74,10 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   kind_->addItem(tr("Buy flexible window (all-or-none)"), static_cast<int>(TicketKind::FlexibleBuy));
   kind_->addItem(tr("Buy any cluster matching constraints"), static_cast<int>(TicketKind::ConstraintBuy));
   kind_->addItem(tr("Sell back part of a held contract"), static_cast<int>(TicketKind::SellBack));
+  kind_->addItem(tr("Option on the price index (call or put)"), static_cast<int>(TicketKind::Option));
   form_->addRow(tr("&Order type"), kind_);
+  options_ = new OptionTicketForm(this);
+  form_->addRow(options_);
 
   cluster_ = new QComboBox(this);
   cluster_->setObjectName("ticketCluster");
@@ -308,6 +287,10 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   connect(minFabric_, &QComboBox::currentIndexChanged, this, requote);
   connect(maxCarbon_, &QSpinBox::valueChanged, this, requote);
   connect(terms_, &ListingTermsEditor::changed, this, requote);
+  connect(options_, &OptionTicketForm::changed, this, [this] {
+    if (kind() == TicketKind::Option) validate();
+  });
+  connect(options_, &OptionTicketForm::chainWanted, this, &OrderTicket::optionChainWanted);
 
   // A provisional window from the wall clock; the exchange's clock, when it first comes, sets
   // the real one (a paper account's simulated clock is often days ahead of the wall clock).
@@ -435,6 +418,7 @@ void OrderTicket::setNow(Hour now) {
   if (now == now_) return;
   const bool first = now_ == 0;
   now_ = now;
+  options_->setNow(now);
   if (first) showWindowFrom(now);
   // The window never moves by itself: a start the clock has passed is shown as a reason.
   refreshQuote();
@@ -506,6 +490,7 @@ void OrderTicket::setLimitText(Price p) {
 
 void OrderTicket::validate() {
   if (planNote_) planNote_->setVisible(planApplies());
+  if (kind() == TicketKind::Option) return validateOption();
   const TicketKind k = kind();
   const auto g = parseWholeNumber(gpus_->text(), tr("GPUs"), 1, maxGpus());
   QString gpusWhy = std::holds_alternative<QString>(g) ? std::get<QString>(g) : QString();
@@ -537,14 +522,7 @@ void OrderTicket::validate() {
   showReason(durationError_, duration_, durationWhy);
   // A form that still describes the order last sent is not sent again.
   const auto o = order();
-  // "Not sent" stays only while the reason it gives is still the ticket's problem.
-  if (!notSentWhy_.isEmpty()) {
-    const QString* why = std::get_if<QString>(&o);
-    if (!why || *why != notSentWhy_) {
-      notSentWhy_.clear();
-      status_->hide();
-    }
-  }
+  forgetNotSent(std::get_if<QString>(&o));
   if (sentContent_ && (!std::holds_alternative<OrderRequest>(o) || std::get<OrderRequest>(o) != *sentContent_)) {
     sentContent_.reset();
     sentId_ = shownId_ = 0;
@@ -554,12 +532,70 @@ void OrderTicket::validate() {
 }
 
 QString OrderTicket::problem() const {
+  if (kind() == TicketKind::Option) {
+    const auto o = options_->order();
+    if (const QString* why = std::get_if<QString>(&o)) return *why;
+    return {};
+  }
   const auto o = order();
   if (const QString* why = std::get_if<QString>(&o)) return *why;
   return {};
 }
 
-bool OrderTicket::canSubmit() const { return problem().isEmpty() && !sentContent_; }
+bool OrderTicket::canSubmit() const {
+  return problem().isEmpty() && !(kind() == TicketKind::Option ? sentOption_.has_value() : sentContent_.has_value());
+}
+
+void OrderTicket::validateOption() {
+  options_->validate();
+  const auto o = options_->order();
+  forgetNotSent(std::get_if<QString>(&o));
+  auto same = [](const net::OptionNewOrder& a, const net::OptionNewOrder& b) {
+    return a.side == b.side && a.series == b.series && a.gpuHours == b.gpuHours && a.premium == b.premium;
+  };
+  if (sentOption_ &&
+      (!std::holds_alternative<net::OptionNewOrder>(o) || !same(std::get<net::OptionNewOrder>(o), *sentOption_))) {
+    sentOption_.reset();
+    status_->hide();
+  }
+  submit_->setEnabled(canSubmit());
+}
+
+void OrderTicket::setOptionChain(const net::OptionChainView& chain) { options_->setChain(chain); }
+
+void OrderTicket::prefillOption(const indexoptions::OptionSeries& series, Side side, std::optional<Price> premium) {
+  setKind(TicketKind::Option);
+  options_->prefill(series, side, premium);
+  validate();
+}
+
+void OrderTicket::submitOption() {
+  validate();
+  if (sentOption_) {
+    status_->setText(tr("Already sent. Change any field to send another option order."));
+    status_->show();
+    return;
+  }
+  const auto o = options_->order();
+  if (const QString* why = std::get_if<QString>(&o)) return refuse(*why);
+  const net::OptionNewOrder order = std::get<net::OptionNewOrder>(o);
+  const QString what = tr("%1 %2 GPU-h of %3 at %4/GPU-h")
+                           .arg(order.side == Side::Buy ? tr("Buy") : tr("Write"))
+                           .arg(QLocale().toString(static_cast<qlonglong>(order.gpuHours)))
+                           .arg(QString::fromStdString(indexoptions::seriesName(order.series)))
+                           .arg(formatPrice(order.premium));
+  if (order.gpuHours > confirmAbove_ &&
+      QMessageBox::question(this, tr("Confirm large option order"), tr("Send this option order?\n\n%1").arg(what)) !=
+          QMessageBox::Yes)
+    return;
+  sentOption_ = order;
+  submit_->setEnabled(false);
+  status_->setText(tr("Sent: %1. The exchange's answer shows in the option chain dock. Change any field to send "
+                      "another order.")
+                       .arg(what));
+  status_->show();
+  emit optionSubmitRequested(order);
+}
 
 std::optional<OrderId> OrderTicket::sentOrderId() const {
   if (!sentContent_) return std::nullopt;
@@ -697,13 +733,20 @@ void OrderTicket::offerSellBackLimit(const Contract& c) {
 
 void OrderTicket::updateVisibility() {
   const TicketKind k = kind();
+  const bool option = k == TicketKind::Option;
   showTradingMode();
-  form_->setRowVisible(cluster_, k != TicketKind::ConstraintBuy);
+  form_->setRowVisible(options_, option);
+  // An option order has none of the capacity rows.
+  for (QWidget* row : std::initializer_list<QWidget*>{tradingMode_, gpusRow_, startRow_, endRow_, limitRow_, tif_,
+                                                      postOnly_, capacity_})
+    form_->setRowVisible(row, !option);
+  quote_->setVisible(!option);
+  form_->setRowVisible(cluster_, k != TicketKind::ConstraintBuy && !option);
   cluster_->setEnabled(k != TicketKind::SellBack);
   form_->setRowVisible(contract_, k == TicketKind::SellBack);
   form_->setRowVisible(constraints_, k == TicketKind::ConstraintBuy);
   form_->setRowVisible(durationRow_, k == TicketKind::FlexibleBuy || k == TicketKind::ConstraintBuy);
-  form_->setRowVisible(expire_, static_cast<TimeInForce>(tif_->currentData().toInt()) == TimeInForce::GTD);
+  form_->setRowVisible(expire_, !option && static_cast<TimeInForce>(tif_->currentData().toInt()) == TimeInForce::GTD);
   // A new listing states its terms; a sell-back passes on those of the contract it resells.
   form_->setRowVisible(terms_, k == TicketKind::DivisibleSell);
   form_->setRowVisible(onFill_, onFillAvailable_ && isBuy(k));
@@ -711,7 +754,7 @@ void OrderTicket::updateVisibility() {
   form_->setRowVisible(checkpointRow_,
                        interruptibleChosen() && (k == TicketKind::AllOrNoneBuy || k == TicketKind::FlexibleBuy ||
                                                  k == TicketKind::ConstraintBuy));
-  form_->setRowVisible(askTerms_, k != TicketKind::DivisibleSell && k != TicketKind::SellBack);
+  form_->setRowVisible(askTerms_, k != TicketKind::DivisibleSell && k != TicketKind::SellBack && !option);
   if (k != TicketKind::SellBack) form_->setRowVisible(limitSource_, false);
 }
 
@@ -764,6 +807,9 @@ std::variant<OrderRequest, QString> OrderTicket::order() const {
     return static_cast<Hour>(std::get<std::int64_t>(d));
   };
   switch (k) {
+    case TicketKind::Option:
+      // An option is no capacity order: OptionTicketForm::order() reads it.
+      return tr("This is an option ticket.");
     case TicketKind::AllOrNoneBuy:
       o.side = Side::Buy;
       o.fill = FillStyle::AllOrNone;
@@ -1021,6 +1067,11 @@ QString OrderTicket::askTermsText() const {
 }
 
 void OrderTicket::refreshQuote() {
+  if (kind() == TicketKind::Option) {
+    validate();
+    emit quoteChanged();
+    return;
+  }
   if (!limitTouched_ && proposeLimit_) {
     // Until the trader types a limit, offer the one that would fill now (shown, and sent as shown).
     if (const auto q = quote(); q && q->availableGpuHours > 0) {
@@ -1046,7 +1097,23 @@ void OrderTicket::refreshQuote() {
   emit quoteChanged();
 }
 
+void OrderTicket::refuse(const QString& why) {
+  // The reason is already shown next to the field; say it once more where the eye is.
+  status_->setText(tr("Not sent. %1").arg(why));
+  status_->show();
+  notSentWhy_ = why;
+  emit invalidOrder(why);
+}
+
+void OrderTicket::forgetNotSent(const QString* why) {
+  // "Not sent" stays only while the reason it gives is still the ticket's problem.
+  if (notSentWhy_.isEmpty() || (why && *why == notSentWhy_)) return;
+  notSentWhy_.clear();
+  status_->hide();
+}
+
 void OrderTicket::submit() {
+  if (kind() == TicketKind::Option) return submitOption();
   validate();
   if (sentContent_) {
     // The same ticket again: nothing new is sent (Enter pressed twice, Submit clicked twice).
@@ -1056,14 +1123,7 @@ void OrderTicket::submit() {
     return;
   }
   const auto o = order();
-  if (const QString* why = std::get_if<QString>(&o)) {
-    // The reason is already shown next to the field; say it once more where the eye is.
-    status_->setText(tr("Not sent. %1").arg(*why));
-    status_->show();
-    notSentWhy_ = *why;
-    emit invalidOrder(*why);
-    return;
-  }
+  if (const QString* why = std::get_if<QString>(&o)) return refuse(*why);
   OrderRequest r = std::get<OrderRequest>(o);
   const std::int64_t gpuHours = static_cast<std::int64_t>(r.gpus) * r.hours();
   if (gpuHours > confirmAbove_) {

@@ -3,7 +3,10 @@
 // the order type and its limit into account, Enter to submit, Escape to cancel, and a
 // confirmation above a configurable size. The ticket is the order: every field is read exactly
 // as typed (no clamping, no dropped characters); a value that cannot be sent shows its reason
-// under the field and disables Submit; a sent ticket is not sent again until it changes.
+// under the field and disables Submit; a sent ticket is not sent again until it changes. The
+// Option kind trades options on the price index (OptionTicketForm) through the same Enter,
+// Escape, confirmation and send-once rules.
+#include "core/net/OptionViews.h"
 #include "ui/grid/OrderBookGridView.h"
 #include "ui/session/FillQuote.h"
 
@@ -32,8 +35,9 @@ class Matcher;
 namespace tessera::ui {
 
 class ListingTermsEditor;
+class OptionTicketForm;
 
-enum class TicketKind { AllOrNoneBuy, DivisibleBuy, DivisibleSell, FlexibleBuy, ConstraintBuy, SellBack };
+enum class TicketKind { AllOrNoneBuy, DivisibleBuy, DivisibleSell, FlexibleBuy, ConstraintBuy, SellBack, Option };
 
 class OrderTicket : public QWidget {
   Q_OBJECT
@@ -95,6 +99,12 @@ class OrderTicket : public QWidget {
   void setKind(TicketKind kind);
   TicketKind kind() const;
 
+  // Options on the price index: the exchange's chain of a class (its reference values, delta and
+  // book show beside the order), and a series picked on the option chain dock.
+  void setOptionChain(const net::OptionChainView& chain);
+  void prefillOption(const indexoptions::OptionSeries& series, Side side, std::optional<Price> premium);
+  OptionTicketForm* optionForm() const { return options_; }
+
   // The order the form describes, or what is wrong with it.
   std::variant<OrderRequest, QString> order() const;
   // The quote for the current form, if the book shows its cluster.
@@ -127,6 +137,9 @@ class OrderTicket : public QWidget {
 
  signals:
   void submitRequested(const tessera::OrderRequest& order);
+  void optionSubmitRequested(const tessera::net::OptionNewOrder& order);
+  // The option form's class: its chain is wanted (the option chain dock follows it).
+  void optionChainWanted(tessera::Accelerator accelerator);
   void cancelled();
   void invalidOrder(const QString& why);
   void quoteChanged();
@@ -199,6 +212,15 @@ class OrderTicket : public QWidget {
   QPushButton* submit_;
   QPushButton* cancel_;
   QFormLayout* form_;
+  OptionTicketForm* options_;
+  // The option order last sent: the same content is not sent again.
+  std::optional<net::OptionNewOrder> sentOption_;
+  void submitOption();
+  void validateOption();
+  // Says why the form was not sent (status line, invalidOrder); forgetNotSent hides that line
+  // once the form's problem (`why`, none when it can be sent) is another.
+  void refuse(const QString& why);
+  void forgetNotSent(const QString* why);
 
   std::vector<Cluster> clusters_;
   std::vector<Contract> contracts_;

@@ -5,8 +5,11 @@
 #include "core/engine/MarketLimits.h"
 
 #include <QCoreApplication>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QLocale>
 #include <QRegularExpression>
+#include <QVBoxLayout>
 
 namespace tessera::ui {
 namespace {
@@ -72,5 +75,32 @@ std::variant<Price, QString> parseLimitPrice(const QString& text) {
 }
 
 QString limitText(Price p) { return formatMoney(p).mid(1); }
+
+QWidget* fieldWithReason(QWidget* parent, QWidget* field, QLabel** reason, const QString& name, const QString& prefix,
+                         const QString& suffix) {
+  auto* box = new QWidget(parent);
+  auto* v = new QVBoxLayout(box);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(2);
+  auto* h = new QHBoxLayout;
+  h->setContentsMargins(0, 0, 0, 0);
+  if (!prefix.isEmpty()) h->addWidget(new QLabel(prefix, box));
+  h->addWidget(field, 1);
+  if (!suffix.isEmpty()) h->addWidget(new QLabel(suffix, box));
+  v->addLayout(h);
+  *reason = new QLabel(box);
+  (*reason)->setObjectName(name);
+  (*reason)->setWordWrap(true);
+  (*reason)->setStyleSheet(QStringLiteral("color:#e5484d; font-weight:600;"));
+  (*reason)->hide();
+  v->addWidget(*reason);
+  return box;
+}
+
+void showReason(QLabel* label, QWidget* field, const QString& why) {
+  label->setText(why);
+  label->setVisible(!why.isEmpty());
+  field->setStyleSheet(why.isEmpty() ? QString() : QStringLiteral("border:1px solid #e5484d;"));
+}
 
 }  // namespace tessera::ui

@@ -5,6 +5,9 @@
 
 #include <QString>
 
+class QLabel;
+class QWidget;
+
 #include <variant>
 
 namespace tessera::ui {
@@ -17,5 +20,12 @@ namespace tessera::ui {
 [[nodiscard]] std::variant<Price, QString> parseLimitPrice(const QString& text);
 // The text a price is written as in a ticket field: "2.50", "1,000.00".
 QString limitText(Price p);
+
+// A field with its reason under it (`reason`, named `name` for tests): the reason is shown only
+// while the value cannot be sent. `prefix` and `suffix` are short labels beside the field ("$").
+QWidget* fieldWithReason(QWidget* parent, QWidget* field, QLabel** reason, const QString& name,
+                         const QString& prefix = {}, const QString& suffix = {});
+// Shows `why` under the field and outlines the field, or hides both when `why` is empty.
+void showReason(QLabel* label, QWidget* field, const QString& why);
 
 }  // namespace tessera::ui
