@@ -888,9 +888,6 @@ std::optional<FillQuote> OrderTicket::quote() const {
 }
 
 QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, const QString& where) const {
-  auto gh = [](std::int64_t v) {
-    return QLocale(QLocale::English, QLocale::UnitedStates).toString(static_cast<qlonglong>(v));
-  };
   const QString good = QStringLiteral("<span style='color:#3a3'>%1</span>");
   const QString bad = QStringLiteral("<span style='color:#e5484d'>%1</span>");
   QString t;
@@ -901,10 +898,10 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
               .arg(formatPrice(r.limit), where);
     } else {
       t = good.arg(tr("Would sell %1 of %2 GPU-hours now for <b>%3</b> (average %4/GPU-h)%5.")
-                       .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), formatMoney(q.total),
+                       .arg(formatCount(q.availableGpuHours), formatCount(q.wantedGpuHours), formatMoney(q.total),
                             formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
       if (q.availableGpuHours < q.wantedGpuHours)
-        t += tr(" The other %1 GPU-hours would rest as an ask.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
+        t += tr(" The other %1 GPU-hours would rest as an ask.").arg(formatCount(q.wantedGpuHours - q.availableGpuHours));
     }
   } else if (r.fill == FillStyle::Divisible) {
     if (q.availableGpuHours == 0) {
@@ -912,10 +909,10 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
               .arg(formatPrice(r.limit), where);
     } else {
       t = good.arg(tr("Would buy %1 of %2 GPU-hours now for <b>%3</b> (average %4/GPU-h)%5.")
-                       .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), formatMoney(q.total),
+                       .arg(formatCount(q.availableGpuHours), formatCount(q.wantedGpuHours), formatMoney(q.total),
                             formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
       if (q.availableGpuHours < q.wantedGpuHours)
-        t += tr(" The other %1 GPU-hours would rest as a bid.").arg(gh(q.wantedGpuHours - q.availableGpuHours));
+        t += tr(" The other %1 GPU-hours would rest as a bid.").arg(formatCount(q.wantedGpuHours - q.availableGpuHours));
     }
   } else {
     // All-or-none: every GPU of every hour, with the limit bounding the average price.
@@ -932,7 +929,7 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
               .arg(window, where, formatPrice(static_cast<Price>(std::ceil(*avg))), formatPrice(r.limit)));
     } else {
       t = bad.arg(tr("Cannot fill all-or-none now: %1 of the %2 GPU-hours are offered%3%4. It would rest as a bid.")
-                      .arg(gh(q.availableGpuHours), gh(q.wantedGpuHours), window, where));
+                      .arg(formatCount(q.availableGpuHours), formatCount(q.wantedGpuHours), window, where));
     }
   }
   if (r.tif == TimeInForce::IOC) t += tr("<br>IOC: whatever does not trade at once is cancelled.");
