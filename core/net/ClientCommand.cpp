@@ -1307,14 +1307,6 @@ int watchFills(CommandState& st, ExchangeClient& client, const Args& args, const
                std::chrono::seconds timeout) {
   std::ostream& out = *st.out;
   std::ostream& err = *st.err;
-  Waiter& positionsReady = st.positionsReady;
-  std::mutex& outMu = st.outMu;
-  auto& placedClOrdId = st.placedClOrdId;
-  auto& contracts = st.contracts;
-  auto& ourOrder = st.ourOrder;
-  auto& ourOrderDone = st.ourOrderDone;
-  auto& ourOrderMoves = st.ourOrderMoves;
-  auto& ourOrderMoved = st.ourOrderMoved;
   OnFillState state(defaultOnFillStatePath(args.endpoint, args.account));
   if (state.error()) {
     err << "tessera-cli: --on-fill: " << *state.error() << "\n";
@@ -1324,9 +1316,9 @@ int watchFills(CommandState& st, ExchangeClient& client, const Args& args, const
   OrderId order;
   std::string clOrdId;
   {
-    std::lock_guard lock(outMu);
-    order = ourOrder;
-    clOrdId = placedClOrdId;
+    std::lock_guard lock(st.outMu);
+    order = st.ourOrder;
+    clOrdId = st.placedClOrdId;
     out << "on-fill: watching order " << order << "; `" << args.onFill
         << "` runs once for each contract it fills (state: " << state.path() << ")\n"
         << std::flush;
@@ -1335,20 +1327,20 @@ int watchFills(CommandState& st, ExchangeClient& client, const Args& args, const
     bool doneBefore;
     std::uint64_t movesBefore;
     {
-      std::lock_guard lock(outMu);
-      doneBefore = ourOrderDone;
-      movesBefore = ourOrderMoves;
+      std::lock_guard lock(st.outMu);
+      doneBefore = st.ourOrderDone;
+      movesBefore = st.ourOrderMoves;
     }
-    positionsReady.reset();
+    st.positionsReady.reset();
     client.requestPositions();
-    if (!positionsReady.wait(timeout) || positionsReady.failed) {
-      err << "tessera-cli: --on-fill: could not list the account's contracts (" << positionsReady.failure
+    if (!st.positionsReady.wait(timeout) || st.positionsReady.failed) {
+      err << "tessera-cli: --on-fill: could not list the account's contracts (" << st.positionsReady.failure
           << "); trying again\n";
     } else {
       std::vector<Contract> filled;
       {
-        std::lock_guard lock(outMu);
-        for (const Contract& c : contracts)
+        std::lock_guard lock(st.outMu);
+        for (const Contract& c : st.contracts)
           if (c.buyer == kOwnAccount && c.buyOrder == order && !state.started(c.id)) filled.push_back(c);
       }
       for (const Contract& c : filled) {
@@ -1359,7 +1351,7 @@ int watchFills(CommandState& st, ExchangeClient& client, const Args& args, const
           return 1;
         }
         {
-          std::lock_guard lock(outMu);
+          std::lock_guard lock(st.outMu);
           out << "on-fill: contract " << c.id << " (" << withThousands(c.gpus) << " GPUs on cluster " << c.cluster
               << ", " << isoHour(c.start) << " to " << isoHour(c.end) << " UTC): running `" << args.onFill << "`\n"
               << std::flush;
@@ -1367,7 +1359,7 @@ int watchFills(CommandState& st, ExchangeClient& client, const Args& args, const
         const int status = runOnFillCommand(
             args.onFill, OnFillContract{c, clusterName(clusters, c.cluster), clOrdId, args.account, args.endpoint});
         state.markExited(c.id, status);
-        std::lock_guard lock(outMu);
+        std::lock_guard lock(st.outMu);
         out << "on-fill: contract " << c.id << ": the command "
             << (status < 0 ? std::string("could not be started") : "exited with status " + std::to_string(status))
             << "\n"
@@ -1375,11 +1367,11 @@ int watchFills(CommandState& st, ExchangeClient& client, const Args& args, const
       }
       if (doneBefore) break;
     }
-    std::unique_lock lock(outMu);
-    ourOrderMoved.wait_for(lock, std::chrono::seconds(5), [&] { return ourOrderMoves != movesBefore; });
+    std::unique_lock lock(st.outMu);
+    st.ourOrderMoved.wait_for(lock, std::chrono::seconds(5), [&] { return st.ourOrderMoves != movesBefore; });
   }
   {
-    std::lock_guard lock(outMu);
+    std::lock_guard lock(st.outMu);
     out << "on-fill: order " << order << " is done; every contract it filled has had its command\n";
   }
   client.stop();
@@ -1463,33 +1455,18 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   st.json = json;
   st.out = &out;
   st.err = &err;
-  // The shared state under the names the steps below use.
-  Waiter& w = st.w;
-  Waiter& bookReady = st.bookReady;
-  Waiter& positionsReady = st.positionsReady;
-  Waiter& ratesReady = st.ratesReady;
-  Waiter& statusW = st.statusW;
-  std::mutex& outMu = st.outMu;
-  auto& reclaimRates = st.reclaimRates;
-  auto& placedClOrdId = st.placedClOrdId;
-  auto& contracts = st.contracts;
-  auto& contractStatus = st.contractStatus;
-  auto& ourOrder = st.ourOrder;
-  auto& ourOrderDone = st.ourOrderDone;
-  auto& precheck = st.precheck;
-  auto& existing = st.existing;
   ExchangeClient client(options, commandCallbacks(st));
   st.client = &client;
   client.start();
   {
-    std::unique_lock lock(w.mu);
-    if (!w.cv.wait_for(lock, timeout, [&] { return w.loggedOn || w.done; })) {
+    std::unique_lock lock(st.w.mu);
+    if (!st.w.cv.wait_for(lock, timeout, [&] { return st.w.loggedOn || st.w.done; })) {
       err << "tessera-cli: could not log on to " << args.endpoint << " within " << timeout.count() << " s\n";
       return 1;
     }
     // Done already is a failure only if it failed: a book snapshot can beat this wake-up.
-    if (w.done && w.failed) {
-      err << "tessera-cli: " << w.failure << "\n";
+    if (st.w.done && st.w.failed) {
+      err << "tessera-cli: " << st.w.failure << "\n";
       return 1;
     }
   }
@@ -1512,7 +1489,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   if (command == "book" && parser.given("--cluster")) bookCluster = args.cluster;
 
   if (command == "plan") {
-    if (!bookReady.wait(timeout)) {
+    if (!st.bookReady.wait(timeout)) {
       err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
       return 1;
     }
@@ -1535,15 +1512,15 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     const OrderRequest order = std::get<OrderRequest>(parsed);
     if (order.cluster && !knownCluster(*order.cluster)) return unknownCluster(*order.cluster);
     {
-      std::lock_guard lock(outMu);
-      placedClOrdId = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+      std::lock_guard lock(st.outMu);
+      st.placedClOrdId = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
       // The times as resolved, so "tomorrow 9am" can be checked against what was meant.
       if (!json)
         out << "order: " << toString(order.side) << " " << order.gpus << " GPUs, " << isoHour(order.start) << " to "
             << isoHour(order.end) << " UTC, limit $" << dollars(order.limit) << "/GPU-h, client order id "
-            << placedClOrdId << "\n";
+            << st.placedClOrdId << "\n";
     }
-    client.placeOrder(order, placedClOrdId);
+    client.placeOrder(order, st.placedClOrdId);
   } else if (quoting) {
     const Side side = command == "buy"    ? Side::Buy
                       : command == "sell" ? Side::Sell
@@ -1553,14 +1530,14 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     std::optional<Window> fallback;
     if (sellBack) {
       client.requestPositions();
-      if (!positionsReady.wait(timeout) || positionsReady.failed) {
-        err << "tessera-cli: could not list the account's contracts: " << positionsReady.failure << "\n";
+      if (!st.positionsReady.wait(timeout) || st.positionsReady.failed) {
+        err << "tessera-cli: could not list the account's contracts: " << st.positionsReady.failure << "\n";
         return 1;
       }
       std::optional<Contract> held;
       {
-        std::lock_guard lock(outMu);
-        for (const Contract& c : contracts)
+        std::lock_guard lock(st.outMu);
+        for (const Contract& c : st.contracts)
           if (c.id == args.sellBack && c.buyer == kOwnAccount) held = c;
       }
       if (!held) return usageError("you hold no contract " + std::to_string(args.sellBack));
@@ -1612,27 +1589,27 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     bool restartedWatcher = false;  // buy --on-fill run again for an order already placed
     if (command != "quote") {
       {
-        std::lock_guard lock(outMu);
-        placedClOrdId = id;
-        precheck = true;
+        std::lock_guard lock(st.outMu);
+        st.placedClOrdId = id;
+        st.precheck = true;
       }
       client.requestOrderStatus(id);
-      if (!statusW.wait(timeout)) {
+      if (!st.statusW.wait(timeout)) {
         err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
         return 1;
       }
-      std::lock_guard lock(outMu);
-      precheck = false;
-      if (existing) {
-        printExisting(out, json, *existing);
+      std::lock_guard lock(st.outMu);
+      st.precheck = false;
+      if (st.existing) {
+        printExisting(out, json, *st.existing);
         if (args.onFill.empty()) return 0;
-        ourOrder = existing->orderId;
-        ourOrderDone = existing->status != "working";
+        st.ourOrder = st.existing->orderId;
+        st.ourOrderDone = st.existing->status != "working";
         restartedWatcher = true;
       }
     }
     if (restartedWatcher) return watchFills(st, client, args, clusters, timeout);
-    if (!bookReady.wait(timeout)) {
+    if (!st.bookReady.wait(timeout)) {
       err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
       return 1;
     }
@@ -1664,15 +1641,15 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       });
       if (anyInterruptible) {
         client.requestReclaimRates();
-        if (!ratesReady.wait(timeout)) {
+        if (!st.ratesReady.wait(timeout)) {
           err << "tessera-cli: no reclaim rates from the exchange within " << timeout.count() << " s\n";
           return 1;
         }
       }
       auto observedPerDay = [&](const Cluster& c) {
-        std::lock_guard lock(outMu);
-        const auto it = reclaimRates.find(c.id);
-        if (it == reclaimRates.end()) return cost::reclaimsPerDay({});
+        std::lock_guard lock(st.outMu);
+        const auto it = st.reclaimRates.find(c.id);
+        if (it == st.reclaimRates.end()) return cost::reclaimsPerDay({});
         return cost::reclaimsPerDay({it->second.reclaimedContracts, static_cast<double>(it->second.contractedHours)});
       };
       auto ranking = cost::rankClustersByEffectiveCost(*replica, *workload, constraints.value_or(ClusterConstraints{}),
@@ -1682,7 +1659,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       });
       factors = cost::effectiveCostFactors(ranking);
       {
-        std::lock_guard lock(outMu);
+        std::lock_guard lock(st.outMu);
         printEffectiveCost(out, json, *workload, quote, ranking);
       }
       if (constraints && !ranking.empty() && std::holds_alternative<cost::CostBreakdown>(ranking.front().result) &&
@@ -1692,7 +1669,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       }
     }
     {
-      std::lock_guard lock(outMu);
+      std::lock_guard lock(st.outMu);
       if (constraints && !json) {
         out << "matching clusters:";
         for (ClusterId id : candidates) out << " " << id << " " << clusterName(clusters, id);
@@ -1722,7 +1699,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     order.limit = *limit;
     order.costFactors = factors;
     if (!json) {
-      std::lock_guard lock(outMu);
+      std::lock_guard lock(st.outMu);
       out << "order: " << command << " " << gpus << " GPUs on "
           << (constraints ? "the best matching cluster" : "cluster " + std::to_string(cluster)) << ", "
           << isoHour(order.start) << " to " << isoHour(order.end) << " UTC";
@@ -1774,7 +1751,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     } else {
       for (const Cluster& c : clusters) out << toJson(c).dump() << "\n";
     }
-    w.finish(true);
+    st.w.finish(true);
   } else if (command == "book") {
     if (bookCluster && !knownCluster(*bookCluster)) return unknownCluster(*bookCluster);
     // The snapshot arrives by itself after logon.
@@ -1823,30 +1800,30 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   } else if (command == "option-chain") {
     client.requestOptionChain(*accelerator);
   }
-  if (!w.wait(timeout)) {
+  if (!st.w.wait(timeout)) {
     err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
     if (trading) {
-      std::lock_guard lock(outMu);
+      std::lock_guard lock(st.outMu);
       err << "The order may or may not have reached the exchange. Running the same command again is safe:\n"
              "it sends the same client order id ("
-          << placedClOrdId << "), which the exchange cannot accept twice.\n";
+          << st.placedClOrdId << "), which the exchange cannot accept twice.\n";
     }
     return 1;
   }
   // Fills that follow an acknowledgement immediately are printed too.
   if ((trading || command == "report-delivery" || command == "outage" || command == "reclaim" ||
        command == "forward") &&
-      !w.failed)
+      !st.w.failed)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
-  if (command == "buy" && !args.onFill.empty() && !w.failed) return watchFills(st, client, args, clusters, timeout);
+  if (command == "buy" && !args.onFill.empty() && !st.w.failed) return watchFills(st, client, args, clusters, timeout);
   client.stop();
-  if (w.failed) {
-    err << "tessera-cli: " << w.failure << "\n";
+  if (st.w.failed) {
+    err << "tessera-cli: " << st.w.failure << "\n";
     return 1;
   }
   if (command == "positions" || command == "contracts")
-    printContracts(out, json, command == "contracts", contracts, contractStatus);
-  if (command == "contracts" && !json) printHeldShape(out, clusters, contracts, contractStatus);
+    printContracts(out, json, command == "contracts", st.contracts, st.contractStatus);
+  if (command == "contracts" && !json) printHeldShape(out, clusters, st.contracts, st.contractStatus);
   if (command == "book") printBook(out, json, client.book().cells(), bookCluster);
   return 0;
 }
