@@ -401,7 +401,7 @@ class TestExchangeSettlement : public QObject {
       std::string audit = "not run";  // the ledger audit's problems
     };
     auto run = [&](bool restart) -> Result {
-      auto d = std::make_unique<Driver>(journalPath());
+      auto d = std::make_unique<Driver>(settlementConfig(), journalPath());
       const ContractId a = trade(*d, "alice", 8, kNow, kNow + 8, kDollar,
                                  terms("\"remedy\":\"replacement\",\"credit_per_gpu_hour\":400000"));
       const ContractId c = trade(*d, "carol", 4, kNow + 1, kNow + 6, 1'200'000,
