@@ -8,6 +8,7 @@
 #include "backtest/StrategyRegistry.h"
 #include "backtest/Sweep.h"
 #include "core/cli/Checks.h"
+#include "core/domain/JsonFile.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/CountText.h"
 #include "core/engine/Matcher.h"
@@ -276,18 +277,14 @@ std::unique_ptr<store::MarketHistoryStore> openStore(const std::string& path, st
   return std::move(std::get<std::unique_ptr<store::MarketHistoryStore>>(r));
 }
 
-std::optional<nlohmann::json> readJsonFile(const std::string& path, std::ostream& err) {
-  std::ifstream in(path);
-  if (!in) {
-    err << "cannot read '" << path << "'\n";
+// A JSON file the command names (--params, --grid); its problem goes to `err`.
+std::optional<nlohmann::json> readJsonArgument(const std::string& path, std::ostream& err) {
+  auto read = readJsonFile(path);
+  if (auto* e = std::get_if<JsonFileError>(&read)) {
+    err << e->message << '\n';
     return std::nullopt;
   }
-  auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) {
-    err << "'" << path << "' is not valid JSON\n";
-    return std::nullopt;
-  }
-  return j;
+  return std::move(std::get<nlohmann::json>(read));
 }
 
 int generate(const Args& a, std::ostream& out, std::ostream& err) {
@@ -462,7 +459,7 @@ std::optional<nlohmann::json> paramsOf(const Args& a, std::ostream& err) {
     }
     return j;
   }
-  if (a.has("params")) return readJsonFile(a.get("params"), err);
+  if (a.has("params")) return readJsonArgument(a.get("params"), err);
   return nlohmann::json::object();
 }
 
@@ -579,7 +576,7 @@ int sweepCmd(const Args& a, std::ostream& out, std::ostream& err) {
     err << "sweep: needs --strategy NAME, --grid g.json and --out shard.jsonl\n";
     return 2;
   }
-  const auto gj = readJsonFile(gridPath, err);
+  const auto gj = readJsonArgument(gridPath, err);
   if (!gj) return 2;
   auto grid = parseSweepGrid(*gj);
   if (auto* e = std::get_if<std::string>(&grid)) {

@@ -9,6 +9,36 @@ store::StoreError noInputs(const std::string& path, bool ranged) {
                            store::StoreErrorKind::Empty};
 }
 
+using InputVisitor = std::function<bool(const store::RecordedInput&)>;
+
+// The one replay loop of both histories (loaded whole, or streamed in chunks): `inputs` hands
+// each input to the visitor until it returns false; each is fed after the outages recorded
+// before it, progress is reported every hundredth of `total`, and the outages recorded up to
+// `lastSeq` follow the last input unless the replay stopped first.
+std::variant<BacktestResult, store::StoreError> replayInputs(
+    Replay& replay, std::int64_t total, std::optional<std::int64_t> lastSeq,
+    const std::vector<store::RecordedOutage>& outages, const ProgressFn& progress,
+    const std::function<std::optional<store::StoreError>(const InputVisitor&)>& inputs) {
+  total = std::max<std::int64_t>(1, total);
+  const std::int64_t every = std::max<std::int64_t>(1, total / 100);
+  std::int64_t fed = 0;
+  std::size_t nextOutage = 0;
+  bool stopped = false;
+  if (auto e = inputs([&](const store::RecordedInput& in) {
+        if (!feedAfterOutages(replay, in, outages, nextOutage)) {
+          stopped = true;
+          return false;
+        }
+        if (progress && ++fed % every == 0) progress(static_cast<double>(fed) / static_cast<double>(total));
+        return true;
+      }))
+    return *e;
+  if (!stopped && lastSeq) applyTrailingOutages(replay, outages, nextOutage, *lastSeq);
+  BacktestResult r = replay.finish();
+  if (progress && !r.cancelled) progress(1.0);
+  return r;
+}
+
 }  // namespace
 
 bool feedAfterOutages(Replay& replay, const store::RecordedInput& in, const std::vector<store::RecordedOutage>& outages,
@@ -45,21 +75,15 @@ std::variant<History, store::StoreError> loadHistory(const std::string& path, co
 BacktestResult runBacktest(const History& history, Strategy& strategy, const ReplayConfig& config,
                            const ProgressFn& progress) {
   Replay replay(strategy, history.accounts, config);
-  const std::size_t n = history.inputs.size();
-  const std::size_t every = std::max<std::size_t>(1, n / 100);
-  std::size_t nextOutage = 0;
-  bool stopped = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!feedAfterOutages(replay, history.inputs[i], history.outages, nextOutage)) {
-      stopped = true;
-      break;
-    }
-    if (progress && (i + 1) % every == 0) progress(static_cast<double>(i + 1) / static_cast<double>(n));
-  }
-  if (!stopped && n > 0) applyTrailingOutages(replay, history.outages, nextOutage, history.inputs.back().seq);
-  BacktestResult r = replay.finish();
-  if (progress && !r.cancelled) progress(1.0);
-  return r;
+  const auto n = static_cast<std::int64_t>(history.inputs.size());
+  const std::optional<std::int64_t> lastSeq =
+      history.inputs.empty() ? std::nullopt : std::optional(history.inputs.back().seq);
+  auto r = replayInputs(replay, n, lastSeq, history.outages, progress, [&](const InputVisitor& visit) {
+    for (const store::RecordedInput& in : history.inputs)
+      if (!visit(in)) break;
+    return std::optional<store::StoreError>();
+  });
+  return std::get<BacktestResult>(std::move(r));  // a history in memory has no read errors
 }
 
 std::variant<HistoryStream, store::StoreError> HistoryStream::open(const std::string& path, std::int64_t chunkInputs) {
@@ -117,26 +141,14 @@ std::optional<store::StoreError> HistoryStream::forEachChunk(
 std::variant<BacktestResult, store::StoreError> runBacktest(const HistoryStream& history, Strategy& strategy,
                                                             const ReplayConfig& config, const ProgressFn& progress) {
   Replay replay(strategy, history.accounts(), config);
-  const std::int64_t total = std::max<std::int64_t>(1, history.inputs());
-  const std::int64_t every = std::max<std::int64_t>(1, total / 100);
-  std::int64_t fed = 0;
-  std::size_t nextOutage = 0;
-  bool stopped = false;
-  if (auto e = history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
-        for (const store::RecordedInput& in : inputs) {
-          if (!feedAfterOutages(replay, in, history.outages(), nextOutage)) {
-            stopped = true;
-            return false;
-          }
-          if (progress && ++fed % every == 0) progress(static_cast<double>(fed) / static_cast<double>(total));
-        }
-        return true;
-      }))
-    return *e;
-  if (!stopped) applyTrailingOutages(replay, history.outages(), nextOutage, history.summary().lastInputSeq);
-  BacktestResult r = replay.finish();
-  if (progress && !r.cancelled) progress(1.0);
-  return r;
+  return replayInputs(replay, history.inputs(), history.summary().lastInputSeq, history.outages(), progress,
+                      [&](const InputVisitor& visit) {
+                        return history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
+                          for (const store::RecordedInput& in : inputs)
+                            if (!visit(in)) return false;
+                          return true;
+                        });
+                      });
 }
 
 std::variant<BacktestResult, store::StoreError> runBacktestFromStore(const store::MarketHistoryStore& s,

@@ -4,6 +4,7 @@
 #include "backtest/StrategyRegistry.h"
 #include "backtest/live/LiveStrategyRunner.h"
 #include "core/cli/Checks.h"
+#include "core/domain/JsonFile.h"
 #include "core/cli/Parse.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/CountText.h"
@@ -47,12 +48,12 @@ int runLiveCommand(int argc, char** argv, std::ostream& out, std::ostream& err) 
   if (auto code = cli::parseOrExit(app, argc - 1, argv + 1, out, err)) return *code;
   nlohmann::json params = nlohmann::json::object();
   if (!paramsFile.empty()) {
-    std::ifstream f(paramsFile);
-    params = nlohmann::json::parse(f, nullptr, false);
-    if (!f || params.is_discarded()) {
-      err << "live: cannot read JSON parameters from '" << paramsFile << "'\n";
+    auto read = readJsonFile(paramsFile);
+    if (auto* e = std::get_if<JsonFileError>(&read)) {
+      err << "live: --params: " << e->message << '\n';
       return 2;
     }
+    params = std::move(std::get<nlohmann::json>(read));
   }
   if (!strategyLib.empty()) {
     auto loaded = loadStrategyLibrary(strategyLib);

@@ -23,6 +23,8 @@
 #include "core/engine/EventJson.h"
 #include "core/engine/Matcher.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

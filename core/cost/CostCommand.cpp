@@ -7,6 +7,8 @@
 #include "core/cli/Checks.h"
 #include "core/cli/Parse.h"
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>

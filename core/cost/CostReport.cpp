@@ -1,5 +1,7 @@
 #include "core/cost/CostReport.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <iomanip>
 #include <sstream>

@@ -2,7 +2,7 @@
 // Presenting cost breakdowns: a plain-text table for people and JSON for scripts.
 #include "core/cost/EffectiveCostModel.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <ostream>
 #include <string>

@@ -7,6 +7,8 @@
 #include "core/cli/Checks.h"
 #include "core/cli/Parse.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iomanip>
 #include <iostream>
 #include <optional>

@@ -1,9 +1,8 @@
 #include "core/cost/TopologyJson.h"
 
 #include "core/cost/JsonFieldReader.h"
+#include "core/domain/JsonFile.h"
 #include "core/engine/EventJson.h"
-
-#include <fstream>
 
 namespace tessera::cost {
 
@@ -116,14 +115,9 @@ nlohmann::json toJson(const Topology& t) {
 }
 
 std::variant<Topology, LoadError> loadTopologyFile(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return LoadError{file.string() + ": cannot open file"};
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const nlohmann::json::parse_error& e) {
-    return LoadError{file.string() + ": not valid JSON (" + e.what() + ")"};
-  }
+  auto read = readJsonFile(file);
+  if (auto* err = std::get_if<JsonFileError>(&read)) return LoadError{err->message};
+  const nlohmann::json& j = std::get<nlohmann::json>(read);
   // A topology file always has "sites" and "intra_node"; anything else is tried as a cluster.
   if (j.is_object() && !j.contains("sites") && !j.contains("intra_node")) {
     auto cluster = clusterFromJson(j);

@@ -2,7 +2,7 @@
 // The topology file format (documented in docs/cost-model.md, examples in resources/topologies/).
 #include "core/cost/Topology.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
 #include <string>

@@ -1,8 +1,7 @@
 #include "core/cost/WorkloadJson.h"
 
 #include "core/cost/JsonFieldReader.h"
-
-#include <fstream>
+#include "core/domain/JsonFile.h"
 
 namespace tessera::cost {
 
@@ -105,15 +104,9 @@ nlohmann::json toJson(const WorkloadProfile& w) {
 }
 
 std::variant<WorkloadProfile, LoadError> loadWorkloadFile(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return LoadError{file.string() + ": cannot open file"};
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const nlohmann::json::parse_error& e) {
-    return LoadError{file.string() + ": not valid JSON (" + e.what() + ")"};
-  }
-  auto w = workloadFromJson(j);
+  auto read = readJsonFile(file);
+  if (auto* err = std::get_if<JsonFileError>(&read)) return LoadError{err->message};
+  auto w = workloadFromJson(std::get<nlohmann::json>(read));
   if (auto* err = std::get_if<LoadError>(&w)) return LoadError{file.string() + ": " + err->message};
   return w;
 }

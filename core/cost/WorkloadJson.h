@@ -3,7 +3,7 @@
 #include "core/cost/TopologyJson.h"
 #include "core/cost/WorkloadProfile.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
 #include <variant>

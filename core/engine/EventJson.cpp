@@ -1,5 +1,7 @@
 #include "core/engine/EventJson.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <limits>
 #include <cstring>

@@ -4,7 +4,7 @@
 #include "core/domain/AccountDirectory.h"
 #include "core/engine/Events.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <limits>

@@ -1,5 +1,7 @@
 #include "core/engine/InputLineReader.h"
 
+#include <nlohmann/json.hpp>
+
 #include <istream>
 
 namespace tessera {

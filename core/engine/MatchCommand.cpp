@@ -5,6 +5,8 @@
 #include "core/engine/Matcher.h"
 #include "core/cli/Parse.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 #include <string>
 

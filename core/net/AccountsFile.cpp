@@ -1,5 +1,7 @@
 #include "core/net/AccountsFile.h"
 
+#include "core/domain/JsonFile.h"
+
 #include "core/net/Utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -24,16 +26,13 @@ using ojson = nlohmann::ordered_json;
 std::variant<ojson, AccountsFileError> readFile(const std::string& path, bool mayBeMissing) {
   std::error_code ec;
   if (mayBeMissing && !std::filesystem::exists(path, ec)) return ojson{{"accounts", ojson::array()}};
-  std::ifstream in(path);
-  if (!in) return AccountsFileError{"cannot open '" + path + "'"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  ojson j = ojson::parse(ss.str(), nullptr, false);
-  if (j.is_discarded()) return AccountsFileError{"'" + path + "' is not valid JSON"};
+  auto read = readJsonFile<ojson>(path);
+  if (auto* err = std::get_if<JsonFileError>(&read)) return AccountsFileError{err->message};
+  ojson& j = std::get<ojson>(read);
   if (!j.is_object()) return AccountsFileError{"'" + path + "' must hold a JSON object"};
   if (!j.contains("accounts")) j["accounts"] = ojson::array();
   if (!j["accounts"].is_array()) return AccountsFileError{path + ": 'accounts' must be an array"};
-  return j;
+  return std::move(j);
 }
 
 bool named(const ojson& account, const std::string& name) {

@@ -698,16 +698,233 @@ std::optional<long long> parseSecondsText(const std::string& text) {
   return n * scale;
 }
 
-int runChecked(const Args& args, const Parser& parser, std::istream& in, std::ostream& out, std::ostream& err) {
-  const std::string command = parser.command();
-  const bool quoting = command == "quote" || command == "buy" || command == "sell";
-  const bool trading = command == "place" || command == "buy" || command == "sell";
+// An order's news (accepted, filled, cancelled, ...) as one line of text or JSON.
+void printOrderUpdate(std::ostream& out, bool json, const OrderUpdate& u) {
+  if (json) {
+    nlohmann::json j{{"state", stateName(u.state)}, {"order_id", u.orderId}, {"cl_ord_id", u.clOrdId}};
+    if (u.state == OrderState::Rejected) j.update({{"code", u.code}, {"reason", u.reason}});
+    if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled)
+      j.update({{"cluster", u.cluster},
+                {"gpus", u.gpus},
+                {"start", u.start},
+                {"end", u.end},
+                {"price_usd", usd(u.price)},
+                {"leaves_gpu_hours", u.leavesGpuHours}});
+    if (u.state == OrderState::Cancelled) j["code"] = u.code;
+    if (u.state == OrderState::Amended) j.update({{"limit_usd", usd(u.limit)}, {"gpus", u.gpus}});
+    out << j.dump() << "\n";
+  } else {
+    out << stateName(u.state) << " order_id=" << u.orderId << " cl_ord_id=" << u.clOrdId;
+    if (u.state == OrderState::Rejected) out << " code=" << u.code << " reason=\"" << u.reason << "\"";
+    if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled) {
+      out << " gpus=" << u.gpus << " hours=[" << u.start << "," << u.end << ") price=$" << dollars(u.price)
+          << " leaves_gpu_hours=" << u.leavesGpuHours;
+    }
+    if (u.state == OrderState::Cancelled) out << " code=" << u.code;
+    if (u.state == OrderState::Amended) out << " limit=$" << dollars(u.limit) << " gpus=" << u.gpus;
+    out << "\n";
+  }
+}
+
+// The account's resting forward orders and the margin they hold.
+void printForwardOrders(std::ostream& out, bool json, const std::vector<ForwardWorkingOrder>& list, Money held) {
+  if (json) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const ForwardWorkingOrder& o : list)
+      a.push_back({{"order_id", o.orderId},
+                   {"cl_ord_id", o.clOrdId},
+                   {"side", std::string(toString(o.side))},
+                   {"accelerator", std::string(toString(o.accelerator))},
+                   {"week_start", o.weekStart},
+                   {"leaves_gpu_hours", o.leavesGpuHours},
+                   {"price_usd", usd(o.price)}});
+    out << nlohmann::json{{"orders", a}, {"margin_held_usd", usd(held)}}.dump() << "\n";
+  } else {
+    for (const ForwardWorkingOrder& o : list)
+      out << "order_id=" << o.orderId << " cl_ord_id=" << o.clOrdId << " " << toString(o.side) << " "
+          << toString(o.accelerator) << " week_start=" << o.weekStart << " leaves_gpu_hours=" << o.leavesGpuHours
+          << " price=$" << dollars(o.price) << "\n";
+    out << "margin held by resting orders: $" << dollars(held) << "\n";
+  }
+}
+
+// The account's forward positions.
+void printForwardPositions(std::ostream& out, bool json, const std::vector<ForwardPositionView>& list) {
+  if (json) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const ForwardPositionView& p : list)
+      a.push_back({{"position", p.position},
+                   {"side", p.isLong ? "long" : "short"},
+                   {"accelerator", std::string(toString(p.accelerator))},
+                   {"week_start", p.weekStart},
+                   {"gpu_hours", p.gpuHours},
+                   {"price_usd", usd(p.price)},
+                   {"status", p.status},
+                   {"margin_usd", usd(p.margin)},
+                   {"last_mark_usd", usd(p.lastMark)}});
+    out << a.dump() << "\n";
+  } else {
+    for (const ForwardPositionView& p : list)
+      out << "position=" << p.position << " " << (p.isLong ? "long" : "short") << " " << toString(p.accelerator)
+          << " week_start=" << p.weekStart << " gpu_hours=" << p.gpuHours << " price=$" << dollars(p.price)
+          << " status=" << p.status << " margin=$" << dollars(p.margin) << " last_mark=$" << dollars(p.lastMark)
+          << "\n";
+    if (list.empty()) out << "no forward positions\n";
+  }
+}
+
+// The account's resting option orders and what they hold.
+void printOptionOrders(std::ostream& out, bool json, const std::vector<OptionWorkingOrder>& list, Money held) {
+  for (const OptionWorkingOrder& o : list)
+    out << (json ? nlohmann::json{{"order_id", o.orderId},
+                                  {"cl_ord_id", o.clOrdId},
+                                  {"side", std::string(toString(o.side))},
+                                  {"series", indexoptions::seriesName(o.series)},
+                                  {"leaves_gpu_hours", o.leavesGpuHours},
+                                  {"premium_usd", usd(o.premium)}}
+                       .dump()
+                 : "order_id=" + std::to_string(o.orderId) + " " + std::string(toString(o.side)) + " " +
+                       indexoptions::seriesName(o.series) + " leaves_gpu_hours=" + std::to_string(o.leavesGpuHours) +
+                       " premium=" + toDollars(o.premium))
+        << "\n";
+  if (!json) out << "held by resting option orders: " << toDollars(held) << "\n";
+}
+
+// The account's option positions.
+void printOptionPositions(std::ostream& out, bool json, const std::vector<OptionPositionView>& list) {
+  for (const OptionPositionView& p : list)
+    out << (json ? nlohmann::json{{"position", p.position},
+                                  {"side", p.isLong ? "long" : "short"},
+                                  {"series", indexoptions::seriesName(p.series)},
+                                  {"gpu_hours", p.gpuHours},
+                                  {"premium_usd", usd(p.premium)},
+                                  {"status", p.status},
+                                  {"margin_usd", usd(p.margin)},
+                                  {"value_usd", usd(p.value)},
+                                  {"paid_usd", usd(p.paid)},
+                                  {"unpaid_usd", usd(p.unpaid)}}
+                       .dump()
+                 : "position=" + std::to_string(p.position) + " " + (p.isLong ? "long " : "short ") +
+                       indexoptions::seriesName(p.series) + " gpu_hours=" + std::to_string(p.gpuHours) +
+                       " premium=" + toDollars(p.premium) + " status=" + p.status + " margin=" + toDollars(p.margin) +
+                       " value=" + toDollars(p.value))
+        << "\n";
+  if (list.empty() && !json) out << "no option positions\n";
+}
+
+// An accelerator's option chain: each listed series with its bid, ask, reference value and greeks.
+void printOptionChain(std::ostream& out, bool json, const OptionChainView& chain) {
+  auto cell = [](const std::optional<Price>& p) { return p ? toDollars(*p) : std::string("-"); };
+  for (const OptionChainRow& r : chain.rows) {
+    if (json) {
+      nlohmann::json row{{"series", indexoptions::seriesName(r.series)}};
+      if (r.bid) row["bid_usd"] = usd(*r.bid);
+      if (r.ask) row["ask_usd"] = usd(*r.ask);
+      if (r.value) row["value_usd"] = usd(*r.value);
+      if (r.iv) row["iv"] = *r.iv;
+      if (r.delta) row["delta"] = *r.delta;
+      out << row.dump() << "\n";
+    } else {
+      char greek[64];
+      std::snprintf(greek, sizeof greek, " iv=%s delta=%s",
+                    r.iv ? (std::to_string(std::llround(*r.iv * 100)) + "%").c_str() : "-",
+                    r.delta ? std::to_string(*r.delta).substr(0, 6).c_str() : "-");
+      out << indexoptions::seriesName(r.series) << " bid=" << cell(r.bid) << " ask=" << cell(r.ask)
+          << " value=" << cell(r.value) << greek << "\n";
+    }
+  }
+  if (chain.rows.empty() && !json) out << "no listed option series have a reference value yet\n";
+}
+
+// The account's cash, reserved, available, escrow and credits.
+void printBalance(std::ostream& out, bool json, const Balance& b) {
+  if (json) {
+    out << nlohmann::json{{"cash_usd", usd(b.cash)},
+                          {"reserved_usd", usd(b.reserved)},
+                          {"available_usd", usd(b.available())},
+                          {"escrow_usd", usd(b.escrow)},
+                          {"credits_usd", usd(b.credits)}}
+               .dump()
+        << "\n";
+  } else {
+    out << "cash=$" << dollars(b.cash) << " reserved=$" << dollars(b.reserved) << " available=$"
+        << dollars(b.available()) << " escrow=$" << dollars(b.escrow) << " credits=$" << dollars(b.credits) << "\n";
+  }
+}
+
+// --effective-cost: what the workload costs on each candidate cluster, best first.
+void printEffectiveCost(std::ostream& out, bool json, const cost::WorkloadProfile& workload, const FillQuote& quote,
+                        const std::vector<cost::ClusterRanking>& ranking) {
+  nlohmann::json rows = nlohmann::json::array();
+  if (!json)
+    out << "effective cost of " << workload.name << " (" << workload.gpus() << " GPUs), " << isoHour(quote.start)
+        << " to " << isoHour(quote.end) << " UTC:\n";
+  for (const cost::ClusterRanking& r : ranking) {
+    const auto* b = std::get_if<cost::CostBreakdown>(&r.result);
+    if (json) {
+      nlohmann::json row{{"cluster", r.cluster.id}};
+      if (b)
+        row.update({{"ask_usd", b->pricePerGpuHour},
+                    {"effective_usd", b->effectivePricePerGpuHour},
+                    {"factor_ppm", b->pricePerGpuHour > 0 ? cost::costFactorPpm(*b) : 0}});
+      else
+        row["cannot"] = std::get<cost::CostError>(r.result).message;
+      rows.push_back(row);
+    } else if (b) {
+      char line[200];
+      std::snprintf(line, sizeof line, "  cluster %u (%s): ask $%.4f/GPU-h, $%.4f per GPU-hour of compute (x%.3f)\n",
+                    static_cast<unsigned>(r.cluster.id), r.cluster.name.c_str(), b->pricePerGpuHour,
+                    b->effectivePricePerGpuHour,
+                    b->pricePerGpuHour > 0 ? b->effectivePricePerGpuHour / b->pricePerGpuHour : 0.0);
+      out << line;
+    } else {
+      out << "  cluster " << r.cluster.id << " (" << r.cluster.name
+          << "): " << std::get<cost::CostError>(r.result).message << "\n";
+    }
+  }
+  if (json) out << nlohmann::json{{"effective_cost", rows}}.dump() << "\n";
+}
+
+// place's order as the engine's JSON (from --json, or from the options; the window is resolved
+// after logon, against the exchange's clock); nullopt after saying what is missing.
+std::optional<nlohmann::json> placeRequest(const Args& args, const Parser& parser, std::ostream& err) {
+  nlohmann::json j;
+  if (parser.given("--json")) {
+    j = nlohmann::json::parse(args.orderJson, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      err << "tessera-cli: --json is not a JSON object\n";
+      return std::nullopt;
+    }
+  } else {
+    for (const char* required : {"--side", "--cluster", "--gpus", "--start", "--end", "--limit-usd"}) {
+      if (!parser.given(required)) {
+        err << "tessera-cli: place needs " << required << " (or --json)\n";
+        return std::nullopt;
+      }
+    }
+    j["side"] = args.side;
+    j["cluster"] = args.cluster;
+    j["gpus"] = args.gpus;
+    j["limit"] = std::llround(args.limitUsd * kMicrosPerDollar);
+    if (parser.given("--fill")) j["fill"] = args.fill;
+    if (parser.given("--tif")) j["tif"] = args.tif;
+    if (parser.given("--duration")) j["duration"] = args.duration;
+    if (args.interruptible) j["interruptible"] = true;
+    if (parser.given("--checkpoint-hours")) j["checkpoint_hours"] = args.checkpointHours;
+  }
+  return j;
+}
+
+// Where and how to connect (--connect HOST:PORT, account, key, TLS); nullopt after saying
+// what is wrong with the endpoint.
+std::optional<ClientOptions> clientOptions(const Args& args, const std::string& command, bool quoting,
+                                           std::ostream& err) {
   const auto colon = args.endpoint.rfind(':');
   char* portEnd = nullptr;
   const long port = colon == std::string::npos ? 0 : std::strtol(args.endpoint.c_str() + colon + 1, &portEnd, 10);
   if (colon == std::string::npos || colon == 0 || *portEnd != '\0' || port <= 0 || port > 65535) {
     err << "tessera-cli: --connect wants HOST:PORT, got '" << args.endpoint << "'\n";
-    return 2;
+    return std::nullopt;
   }
   ClientOptions options;
   options.host = args.endpoint.substr(0, colon);
@@ -718,182 +935,154 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   options.backoffMax = std::chrono::milliseconds(500);
   options.tls = args.tls || !args.caFile.empty();
   options.caFile = args.caFile;
-  const std::chrono::seconds timeout(args.timeoutSeconds);
-  const bool json = args.json;
+  return options;
+}
 
-  // What can be checked before connecting is checked before connecting: a bad command never
-  // costs a logon.
-  std::optional<nlohmann::json> placeJson;
-  if (command == "place") {
-    nlohmann::json j;
-    if (parser.given("--json")) {
-      j = nlohmann::json::parse(args.orderJson, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) {
-        err << "tessera-cli: --json is not a JSON object\n";
-        return 2;
-      }
-    } else {
-      for (const char* required : {"--side", "--cluster", "--gpus", "--start", "--end", "--limit-usd"}) {
-        if (!parser.given(required)) {
-          err << "tessera-cli: place needs " << required << " (or --json)\n";
-          return 2;
-        }
-      }
-      j["side"] = args.side;
-      j["cluster"] = args.cluster;
-      j["gpus"] = args.gpus;
-      j["limit"] = std::llround(args.limitUsd * kMicrosPerDollar);
-      if (parser.given("--fill")) j["fill"] = args.fill;
-      if (parser.given("--tif")) j["tif"] = args.tif;
-      if (parser.given("--duration")) j["duration"] = args.duration;
-      if (args.interruptible) j["interruptible"] = true;
-      if (parser.given("--checkpoint-hours")) j["checkpoint_hours"] = args.checkpointHours;
-    }
-    placeJson = std::move(j);
-  }
-  const bool sellBack = command == "sell" && parser.given("--contract");
+// The constraints of a buy by constraints (--accelerator, --region, ...; nothing when none is
+// given) and the options quote, buy, sell and scale need beside them; nullopt after saying what
+// is wrong.
+std::optional<std::optional<ClusterConstraints>> readConstraints(const Args& args, const Parser& parser,
+                                                                 const std::string& command, bool sellBack,
+                                                                 std::ostream& err) {
   std::optional<ClusterConstraints> constraints;
-  if (quoting || command == "scale") {
-    ClusterConstraints c;
-    for (const std::string& name : args.accelerators) {
-      auto a = parseAccelerator(name);
-      if (!a) {
-        err << "tessera-cli: unknown accelerator '" << name << "'\n";
-        return 2;
-      }
-      c.accelerators.push_back(*a);
+  ClusterConstraints c;
+  for (const std::string& name : args.accelerators) {
+    auto a = parseAccelerator(name);
+    if (!a) {
+      err << "tessera-cli: unknown accelerator '" << name << "'\n";
+      return std::nullopt;
     }
-    c.regions = args.regions;
-    if (parser.given("--min-fabric")) c.minFabric = parseFabricClass(args.minFabric);
-    if (parser.given("--max-carbon")) c.maxCarbonGramsPerKwh = args.maxCarbon;
-    c.minGpuMemoryGb = args.minGpuMemory;
-    if (!(c == ClusterConstraints{})) constraints = c;
-    if (constraints) constraints->acceptsInterruptible = args.interruptible;
-    if (constraints && parser.given("--cluster")) {
-      err << "tessera-cli: give --cluster or constraints (--accelerator, --region, ...), not both\n";
-      return 2;
-    }
-    if (constraints && command == "quote" && args.side == "sell") {
-      err << "tessera-cli: constraints are for buying; a sell names its --cluster\n";
-      return 2;
-    }
-    if (constraints && args.fill == "divisible") {
-      err << "tessera-cli: a buy by constraints is all-or-none (it takes one whole cluster)\n";
-      return 2;
-    }
-    std::vector<const char*> required;
-    if (!parser.given("--effective-cost")) required.push_back("--gpus");  // else the workload's
-    if (!constraints) required.push_back("--cluster");
-    for (const char* option : sellBack ? std::vector<const char*>{} : required) {
-      if (!parser.given(option)) {
-        err << "tessera-cli: " << command << " needs " << option
-            << (std::string_view(option) == "--cluster" ? " (or constraints: --accelerator, --region, ...)" : "")
-            << "\n";
-        return 2;
-      }
+    c.accelerators.push_back(*a);
+  }
+  c.regions = args.regions;
+  if (parser.given("--min-fabric")) c.minFabric = parseFabricClass(args.minFabric);
+  if (parser.given("--max-carbon")) c.maxCarbonGramsPerKwh = args.maxCarbon;
+  c.minGpuMemoryGb = args.minGpuMemory;
+  if (!(c == ClusterConstraints{})) constraints = c;
+  if (constraints) constraints->acceptsInterruptible = args.interruptible;
+  if (constraints && parser.given("--cluster")) {
+    err << "tessera-cli: give --cluster or constraints (--accelerator, --region, ...), not both\n";
+    return std::nullopt;
+  }
+  if (constraints && command == "quote" && args.side == "sell") {
+    err << "tessera-cli: constraints are for buying; a sell names its --cluster\n";
+    return std::nullopt;
+  }
+  if (constraints && args.fill == "divisible") {
+    err << "tessera-cli: a buy by constraints is all-or-none (it takes one whole cluster)\n";
+    return std::nullopt;
+  }
+  std::vector<const char*> required;
+  if (!parser.given("--effective-cost")) required.push_back("--gpus");  // else the workload's
+  if (!constraints) required.push_back("--cluster");
+  for (const char* option : sellBack ? std::vector<const char*>{} : required) {
+    if (!parser.given(option)) {
+      err << "tessera-cli: " << command << " needs " << option
+          << (std::string_view(option) == "--cluster" ? " (or constraints: --accelerator, --region, ...)" : "") << "\n";
+      return std::nullopt;
     }
   }
-  // The workload of --effective-cost and plan, read before connecting.
-  std::optional<cost::WorkloadProfile> workload;
-  if (!args.workloadFile.empty()) {
-    auto loaded = cost::loadWorkloadFile(args.workloadFile);
-    if (auto* e = std::get_if<cost::LoadError>(&loaded)) {
-      err << "tessera-cli: " << e->message << "\n";
+  return constraints;
+}
+
+// tessera-cli scale: the target from the options, then rounds of buying and selling towards it.
+int runScaleCommand(const Args& args, const Parser& parser, const std::optional<ClusterConstraints>& constraints,
+                    const ClientOptions& options, std::ostream& out, std::ostream& err) {
+  const bool json = args.json;
+  const std::chrono::seconds timeout(args.timeoutSeconds);
+  ScaleSettings s;
+  s.target.gpus = static_cast<GpuCount>(args.gpus);
+  if (constraints)
+    s.target.constraints = *constraints;
+  else
+    s.target.cluster = args.cluster;
+  for (auto [text, into, name] : {std::tuple{&args.horizonText, &s.target.horizonHours, "--horizon"},
+                                  std::tuple{&args.leadText, &s.target.leadHours, "--lead"}}) {
+    // A lead may be nothing; a horizon may not (parseHoursText wants a positive span).
+    if (std::string_view(name) == "--lead" && (*text == "0" || *text == "0h")) {
+      *into = 0;
+      continue;
+    }
+    auto hours = parseHoursText(*text);
+    if (auto* e = std::get_if<HourTextError>(&hours)) {
+      err << "tessera-cli: " << name << ": " << e->message << "\n";
       return 2;
     }
-    workload = std::get<cost::WorkloadProfile>(loaded);
-    if (workload->name.empty()) workload->name = args.workloadFile;
-    if (quoting && parser.given("--gpus") && args.gpus != workload->gpus()) {
-      err << "tessera-cli: the workload runs on " << workload->gpus() << " GPUs; --gpus says " << args.gpus << "\n";
-      return 2;
-    }
-    if (command == "buy" && !constraints && args.fill != "all_or_none") {
-      err << "tessera-cli: --effective-cost ranks the clusters of an all-or-none buy: give constraints "
-             "(--accelerator, --region, ...) or --fill all_or_none\n";
-      return 2;
-    }
+    *into = std::get<Hour>(hours);
   }
-  cost::PlanRequest planRequest;
-  if (command == "plan") {
-    for (const std::string& name : args.kinds) {
-      auto a = parseAccelerator(name);
-      if (!a) {
-        err << "tessera-cli: unknown accelerator '" << name << "' in --kinds\n";
-        return 2;
-      }
-      planRequest.accelerators.push_back(*a);
-    }
-    planRequest.workload = *workload;
-    if (parser.given("--budget")) planRequest.budgetDollars = args.budgetUsd;
-  }
-  if (command == "amend" && !parser.given("--limit-usd") && !parser.given("--gpus")) {
-    err << "tessera-cli: amend needs --limit-usd and/or --gpus\n";
+  if (s.target.horizonHours <= 0 || s.target.horizonHours > 24 * 366) {
+    err << "tessera-cli: --horizon: between 1 hour and a year\n";
     return 2;
   }
-  if (command == "scale") {
-    ScaleSettings s;
-    s.target.gpus = static_cast<GpuCount>(args.gpus);
-    if (constraints)
-      s.target.constraints = *constraints;
-    else
-      s.target.cluster = args.cluster;
-    for (auto [text, into, name] : {std::tuple{&args.horizonText, &s.target.horizonHours, "--horizon"},
-                                    std::tuple{&args.leadText, &s.target.leadHours, "--lead"}}) {
-      // A lead may be nothing; a horizon may not (parseHoursText wants a positive span).
-      if (std::string_view(name) == "--lead" && (*text == "0" || *text == "0h")) {
-        *into = 0;
-        continue;
-      }
-      auto hours = parseHoursText(*text);
-      if (auto* e = std::get_if<HourTextError>(&hours)) {
-        err << "tessera-cli: " << name << ": " << e->message << "\n";
-        return 2;
-      }
-      *into = std::get<Hour>(hours);
-    }
-    if (s.target.horizonHours <= 0 || s.target.horizonHours > 24 * 366) {
-      err << "tessera-cli: --horizon: between 1 hour and a year\n";
+  s.target.limit = std::llround(args.limitUsd * kMicrosPerDollar);
+  if (parser.given("--sell-floor-usd")) s.target.sellFloor = std::llround(args.sellFloorUsd * kMicrosPerDollar);
+  if (parser.given("--every")) {
+    auto seconds = parseSecondsText(args.everyText);
+    if (!seconds) {
+      err << "tessera-cli: --every: a length such as 30s, 10m or 1h was expected, got '" << args.everyText << "'\n";
       return 2;
     }
-    s.target.limit = std::llround(args.limitUsd * kMicrosPerDollar);
-    if (parser.given("--sell-floor-usd")) s.target.sellFloor = std::llround(args.sellFloorUsd * kMicrosPerDollar);
-    if (parser.given("--every")) {
-      auto seconds = parseSecondsText(args.everyText);
-      if (!seconds) {
-        err << "tessera-cli: --every: a length such as 30s, 10m or 1h was expected, got '" << args.everyText << "'\n";
-        return 2;
-      }
-      s.every = std::chrono::seconds(*seconds);
-    }
-    s.rounds = args.rounds;
-    s.json = json;
-    s.timeout = timeout;
-    return runScale(options, s, out, err);
+    s.every = std::chrono::seconds(*seconds);
   }
-  std::optional<Accelerator> accelerator;
-  if (command == "forward" || command == "option" || command == "option-chain") {
-    accelerator = parseAccelerator(args.accelerator);
-    if (!accelerator) {
-      err << "tessera-cli: unknown accelerator '" << args.accelerator << "'\n";
-      return 2;
-    }
-  }
+  s.rounds = args.rounds;
+  s.json = json;
+  s.timeout = timeout;
+  return runScale(options, s, out, err);
+}
 
+// What a command's run shares between the client's io thread (the callbacks) and the command's
+// own thread: the waiters of the answers it wants, and what the answers brought.
+struct CommandState {
+  std::string command;
+  bool trading = false;  // place, buy, sell: an order goes under placedClOrdId
+  bool json = false;
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
   Waiter w;               // the command's answer
   Waiter bookReady;       // the first book snapshot (book, quote, buy, sell)
   Waiter positionsReady;  // the contracts and their status (positions, contracts, sell --contract)
   Waiter ratesReady;      // the observed reclaim rates (--effective-cost with interruptible candidates)
+  Waiter statusW;         // buy/sell's order_status of their own id (precheck)
   std::map<ClusterId, ReclaimRate> reclaimRates;
   std::mutex outMu;
   std::string placedClOrdId;        // the id the order goes under; guarded by outMu
   std::vector<Contract> contracts;  // positions: the contracts, then their status
   std::map<ContractId, ContractStatus> contractStatus;
-  ExchangeClient* clientPtr = nullptr;    // for the duplicate's order_status, from the io thread
+  ExchangeClient* client = nullptr;       // set before the client starts; callbacks run only after
   OrderId ourOrder = 0;                   // --on-fill: the order watched; guarded by outMu
   bool ourOrderDone = false;              // filled completely, cancelled or refused; guarded by outMu
   std::uint64_t ourOrderMoves = 0;        // fills and ends seen; guarded by outMu
   std::condition_variable ourOrderMoved;  // a fill or the end of the order (with outMu)
+  // buy/sell ask for their order by id before quoting (precheck); a duplicate's status comes after.
+  bool precheck = false;  // guarded by outMu
+  std::optional<OrderStatusReply> existing;
+};
 
+// The client's callbacks for the command: each prints what its answer brought (under outMu) and
+// wakes the waiter the command waits on.
+ClientCallbacks commandCallbacks(CommandState& st) {
+  const std::string& command = st.command;
+  const bool& trading = st.trading;
+  const bool& json = st.json;
+  std::ostream& out = *st.out;
+  std::ostream& err = *st.err;
+  // The shared state under the names the callbacks use (each lambda captures these references).
+  Waiter& w = st.w;
+  Waiter& bookReady = st.bookReady;
+  Waiter& positionsReady = st.positionsReady;
+  Waiter& ratesReady = st.ratesReady;
+  Waiter& statusW = st.statusW;
+  std::mutex& outMu = st.outMu;
+  auto& reclaimRates = st.reclaimRates;
+  auto& placedClOrdId = st.placedClOrdId;
+  auto& contracts = st.contracts;
+  auto& contractStatus = st.contractStatus;
+  auto& ourOrder = st.ourOrder;
+  auto& ourOrderDone = st.ourOrderDone;
+  auto& ourOrderMoves = st.ourOrderMoves;
+  auto& ourOrderMoved = st.ourOrderMoved;
+  auto& precheck = st.precheck;
+  auto& existing = st.existing;
   ClientCallbacks cb;
   cb.onConnection = [&](ConnectionState s, const std::string& detail) {
     if (s == ConnectionState::LoggedOn) {
@@ -915,7 +1104,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     }
     // The copy of an order already placed: report the order that exists instead.
     if (ours && u.state == OrderState::Rejected && u.code == "duplicate_cl_ord_id") {
-      clientPtr->requestOrderStatus(u.clOrdId);
+      st.client->requestOrderStatus(u.clOrdId);
       return;
     }
     if (ours) {
@@ -929,30 +1118,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     }
     {
       std::lock_guard lock(outMu);
-      if (json) {
-        nlohmann::json j{{"state", stateName(u.state)}, {"order_id", u.orderId}, {"cl_ord_id", u.clOrdId}};
-        if (u.state == OrderState::Rejected) j.update({{"code", u.code}, {"reason", u.reason}});
-        if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled)
-          j.update({{"cluster", u.cluster},
-                    {"gpus", u.gpus},
-                    {"start", u.start},
-                    {"end", u.end},
-                    {"price_usd", usd(u.price)},
-                    {"leaves_gpu_hours", u.leavesGpuHours}});
-        if (u.state == OrderState::Cancelled) j["code"] = u.code;
-        if (u.state == OrderState::Amended) j.update({{"limit_usd", usd(u.limit)}, {"gpus", u.gpus}});
-        out << j.dump() << "\n";
-      } else {
-        out << stateName(u.state) << " order_id=" << u.orderId << " cl_ord_id=" << u.clOrdId;
-        if (u.state == OrderState::Rejected) out << " code=" << u.code << " reason=\"" << u.reason << "\"";
-        if (u.state == OrderState::Filled || u.state == OrderState::PartiallyFilled) {
-          out << " gpus=" << u.gpus << " hours=[" << u.start << "," << u.end << ") price=$" << dollars(u.price)
-              << " leaves_gpu_hours=" << u.leavesGpuHours;
-        }
-        if (u.state == OrderState::Cancelled) out << " code=" << u.code;
-        if (u.state == OrderState::Amended) out << " limit=$" << dollars(u.limit) << " gpus=" << u.gpus;
-        out << "\n";
-      }
+      printOrderUpdate(out, json, u);
     }
     if (ours && (u.state == OrderState::Accepted || u.state == OrderState::Rejected)) {
       w.finish(u.state == OrderState::Accepted, u.reason);
@@ -962,10 +1128,6 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       w.finish(true);
     }
   };
-  // buy/sell ask for their order by id before quoting (precheck); a duplicate's status comes after.
-  bool precheck = false;  // guarded by outMu
-  std::optional<OrderStatusReply> existing;
-  Waiter statusW;
   cb.onOrderStatus = [&](const OrderStatusReply& s) {
     {
       std::lock_guard lock(outMu);
@@ -1018,24 +1180,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       if (command != "forward-orders") return;
       {
         std::lock_guard lock(outMu);
-        if (json) {
-          nlohmann::json a = nlohmann::json::array();
-          for (const ForwardWorkingOrder& o : list)
-            a.push_back({{"order_id", o.orderId},
-                         {"cl_ord_id", o.clOrdId},
-                         {"side", std::string(toString(o.side))},
-                         {"accelerator", std::string(toString(o.accelerator))},
-                         {"week_start", o.weekStart},
-                         {"leaves_gpu_hours", o.leavesGpuHours},
-                         {"price_usd", usd(o.price)}});
-          out << nlohmann::json{{"orders", a}, {"margin_held_usd", usd(held)}}.dump() << "\n";
-        } else {
-          for (const ForwardWorkingOrder& o : list)
-            out << "order_id=" << o.orderId << " cl_ord_id=" << o.clOrdId << " " << toString(o.side) << " "
-                << toString(o.accelerator) << " week_start=" << o.weekStart << " leaves_gpu_hours=" << o.leavesGpuHours
-                << " price=$" << dollars(o.price) << "\n";
-          out << "margin held by resting orders: $" << dollars(held) << "\n";
-        }
+        printForwardOrders(out, json, list, held);
       }
       w.finish(true);
     };
@@ -1043,27 +1188,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       if (command != "forward-positions") return;
       {
         std::lock_guard lock(outMu);
-        if (json) {
-          nlohmann::json a = nlohmann::json::array();
-          for (const ForwardPositionView& p : list)
-            a.push_back({{"position", p.position},
-                         {"side", p.isLong ? "long" : "short"},
-                         {"accelerator", std::string(toString(p.accelerator))},
-                         {"week_start", p.weekStart},
-                         {"gpu_hours", p.gpuHours},
-                         {"price_usd", usd(p.price)},
-                         {"status", p.status},
-                         {"margin_usd", usd(p.margin)},
-                         {"last_mark_usd", usd(p.lastMark)}});
-          out << a.dump() << "\n";
-        } else {
-          for (const ForwardPositionView& p : list)
-            out << "position=" << p.position << " " << (p.isLong ? "long" : "short") << " " << toString(p.accelerator)
-                << " week_start=" << p.weekStart << " gpu_hours=" << p.gpuHours << " price=$" << dollars(p.price)
-                << " status=" << p.status << " margin=$" << dollars(p.margin) << " last_mark=$" << dollars(p.lastMark)
-                << "\n";
-          if (list.empty()) out << "no forward positions\n";
-        }
+        printForwardPositions(out, json, list);
       }
       w.finish(true);
     };
@@ -1086,19 +1211,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       if (command != "option-orders") return;
       {
         std::lock_guard lock(outMu);
-        for (const OptionWorkingOrder& o : list)
-          out << (json ? nlohmann::json{{"order_id", o.orderId},
-                                        {"cl_ord_id", o.clOrdId},
-                                        {"side", std::string(toString(o.side))},
-                                        {"series", indexoptions::seriesName(o.series)},
-                                        {"leaves_gpu_hours", o.leavesGpuHours},
-                                        {"premium_usd", usd(o.premium)}}
-                             .dump()
-                       : "order_id=" + std::to_string(o.orderId) + " " + std::string(toString(o.side)) + " " +
-                             indexoptions::seriesName(o.series) + " leaves_gpu_hours=" +
-                             std::to_string(o.leavesGpuHours) + " premium=" + toDollars(o.premium))
-              << "\n";
-        if (!json) out << "held by resting option orders: " << toDollars(held) << "\n";
+        printOptionOrders(out, json, list, held);
       }
       w.finish(true);
     };
@@ -1106,24 +1219,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       if (command != "option-positions") return;
       {
         std::lock_guard lock(outMu);
-        for (const OptionPositionView& p : list)
-          out << (json ? nlohmann::json{{"position", p.position},
-                                        {"side", p.isLong ? "long" : "short"},
-                                        {"series", indexoptions::seriesName(p.series)},
-                                        {"gpu_hours", p.gpuHours},
-                                        {"premium_usd", usd(p.premium)},
-                                        {"status", p.status},
-                                        {"margin_usd", usd(p.margin)},
-                                        {"value_usd", usd(p.value)},
-                                        {"paid_usd", usd(p.paid)},
-                                        {"unpaid_usd", usd(p.unpaid)}}
-                             .dump()
-                       : "position=" + std::to_string(p.position) + " " + (p.isLong ? "long " : "short ") +
-                             indexoptions::seriesName(p.series) + " gpu_hours=" + std::to_string(p.gpuHours) +
-                             " premium=" + toDollars(p.premium) + " status=" + p.status +
-                             " margin=" + toDollars(p.margin) + " value=" + toDollars(p.value))
-              << "\n";
-        if (list.empty() && !json) out << "no option positions\n";
+        printOptionPositions(out, json, list);
       }
       w.finish(true);
     };
@@ -1131,26 +1227,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       if (command != "option-chain") return;
       {
         std::lock_guard lock(outMu);
-        auto cell = [](const std::optional<Price>& p) { return p ? toDollars(*p) : std::string("-"); };
-        for (const OptionChainRow& r : chain.rows) {
-          if (json) {
-            nlohmann::json row{{"series", indexoptions::seriesName(r.series)}};
-            if (r.bid) row["bid_usd"] = usd(*r.bid);
-            if (r.ask) row["ask_usd"] = usd(*r.ask);
-            if (r.value) row["value_usd"] = usd(*r.value);
-            if (r.iv) row["iv"] = *r.iv;
-            if (r.delta) row["delta"] = *r.delta;
-            out << row.dump() << "\n";
-          } else {
-            char greek[64];
-            std::snprintf(greek, sizeof greek, " iv=%s delta=%s",
-                          r.iv ? (std::to_string(std::llround(*r.iv * 100)) + "%").c_str() : "-",
-                          r.delta ? std::to_string(*r.delta).substr(0, 6).c_str() : "-");
-            out << indexoptions::seriesName(r.series) << " bid=" << cell(r.bid) << " ask=" << cell(r.ask)
-                << " value=" << cell(r.value) << greek << "\n";
-          }
-        }
-        if (chain.rows.empty() && !json) out << "no listed option series have a reference value yet\n";
+        printOptionChain(out, json, chain);
       }
       w.finish(true);
     };
@@ -1163,14 +1240,13 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       out << "settlement contract=" << n.contract << " state=" << n.state << " " << n.what << "\n";
     }
   };
-  ExchangeClient* clientRef = nullptr;  // the client below; callbacks run only after its start()
   cb.onCall = [&](const CallReport& report, bool indicative) {
     if (command != "call" || !indicative || w.isDone()) return;
     {
       std::lock_guard lock(outMu);
-      printCall(out, json, report, clientRef ? clientRef->lastCall() : std::nullopt,
-                clientRef ? clientRef->callSchedule() : CallSchedule{},
-                clientRef ? clientRef->clusters() : std::vector<Cluster>{});
+      printCall(out, json, report, st.client ? st.client->lastCall() : std::nullopt,
+                st.client ? st.client->callSchedule() : CallSchedule{},
+                st.client ? st.client->clusters() : std::vector<Cluster>{});
     }
     w.finish(true);
   };
@@ -1178,18 +1254,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (command != "balance" || w.isDone()) return;  // the answer, not a later push
     {
       std::lock_guard lock(outMu);
-      if (json) {
-        out << nlohmann::json{{"cash_usd", usd(b.cash)},
-                              {"reserved_usd", usd(b.reserved)},
-                              {"available_usd", usd(b.available())},
-                              {"escrow_usd", usd(b.escrow)},
-                              {"credits_usd", usd(b.credits)}}
-                   .dump()
-            << "\n";
-      } else {
-        out << "cash=$" << dollars(b.cash) << " reserved=$" << dollars(b.reserved) << " available=$"
-            << dollars(b.available()) << " escrow=$" << dollars(b.escrow) << " credits=$" << dollars(b.credits) << "\n";
-      }
+      printBalance(out, json, b);
     }
     w.finish(true);
   };
@@ -1234,19 +1299,176 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     if (command == "book") w.finish(true);
   };
 
-  ExchangeClient client(options, cb);
-  clientRef = &client;
-  clientPtr = &client;
+  return cb;
+}
+
+// buy --on-fill: after the order is placed (or found placed by an earlier run), list the
+// account's contracts after every fill (and every few seconds) and run the command once for
+// each contract of the order that the state file has not seen, until the order is done.
+int watchFills(CommandState& st, ExchangeClient& client, const Args& args, const std::vector<Cluster>& clusters,
+               std::chrono::seconds timeout) {
+  std::ostream& out = *st.out;
+  std::ostream& err = *st.err;
+  OnFillState state(defaultOnFillStatePath(args.endpoint, args.account));
+  if (state.error()) {
+    err << "tessera-cli: --on-fill: " << *state.error() << "\n";
+    client.stop();
+    return 1;
+  }
+  OrderId order;
+  std::string clOrdId;
+  {
+    std::lock_guard lock(st.outMu);
+    order = st.ourOrder;
+    clOrdId = st.placedClOrdId;
+    out << "on-fill: watching order " << order << "; `" << args.onFill
+        << "` runs once for each contract it fills (state: " << state.path() << ")\n"
+        << std::flush;
+  }
+  for (;;) {
+    bool doneBefore;
+    std::uint64_t movesBefore;
+    {
+      std::lock_guard lock(st.outMu);
+      doneBefore = st.ourOrderDone;
+      movesBefore = st.ourOrderMoves;
+    }
+    st.positionsReady.reset();
+    client.requestPositions();
+    if (!st.positionsReady.wait(timeout) || st.positionsReady.failed) {
+      err << "tessera-cli: --on-fill: could not list the account's contracts (" << st.positionsReady.failure
+          << "); trying again\n";
+    } else {
+      std::vector<Contract> filled;
+      {
+        std::lock_guard lock(st.outMu);
+        for (const Contract& c : st.contracts)
+          if (c.buyer == kOwnAccount && c.buyOrder == order && !state.started(c.id)) filled.push_back(c);
+      }
+      for (const Contract& c : filled) {
+        if (!state.markStarted(c.id)) {
+          err << "tessera-cli: --on-fill: cannot write " << state.path() << "; the command was not run for contract "
+              << c.id << "\n";
+          client.stop();
+          return 1;
+        }
+        {
+          std::lock_guard lock(st.outMu);
+          out << "on-fill: contract " << c.id << " (" << withThousands(c.gpus) << " GPUs on cluster " << c.cluster
+              << ", " << isoHour(c.start) << " to " << isoHour(c.end) << " UTC): running `" << args.onFill << "`\n"
+              << std::flush;
+        }
+        const int status = runOnFillCommand(
+            args.onFill, OnFillContract{c, clusterName(clusters, c.cluster), clOrdId, args.account, args.endpoint});
+        state.markExited(c.id, status);
+        std::lock_guard lock(st.outMu);
+        out << "on-fill: contract " << c.id << ": the command "
+            << (status < 0 ? std::string("could not be started") : "exited with status " + std::to_string(status))
+            << "\n"
+            << std::flush;
+      }
+      if (doneBefore) break;
+    }
+    std::unique_lock lock(st.outMu);
+    st.ourOrderMoved.wait_for(lock, std::chrono::seconds(5), [&] { return st.ourOrderMoves != movesBefore; });
+  }
+  {
+    std::lock_guard lock(st.outMu);
+    out << "on-fill: order " << order << " is done; every contract it filled has had its command\n";
+  }
+  client.stop();
+  return 0;
+}
+
+int runChecked(const Args& args, const Parser& parser, std::istream& in, std::ostream& out, std::ostream& err) {
+  const std::string command = parser.command();
+  const bool quoting = command == "quote" || command == "buy" || command == "sell";
+  const bool trading = command == "place" || command == "buy" || command == "sell";
+  const auto connect = clientOptions(args, command, quoting, err);
+  if (!connect) return 2;
+  const ClientOptions& options = *connect;
+  const std::chrono::seconds timeout(args.timeoutSeconds);
+  const bool json = args.json;
+
+  // What can be checked before connecting is checked before connecting: a bad command never
+  // costs a logon.
+  std::optional<nlohmann::json> placeJson;
+  if (command == "place") {
+    placeJson = placeRequest(args, parser, err);
+    if (!placeJson) return 2;
+  }
+  const bool sellBack = command == "sell" && parser.given("--contract");
+  std::optional<ClusterConstraints> constraints;
+  if (quoting || command == "scale") {
+    auto read = readConstraints(args, parser, command, sellBack, err);
+    if (!read) return 2;
+    constraints = *read;
+  }
+  // The workload of --effective-cost and plan, read before connecting.
+  std::optional<cost::WorkloadProfile> workload;
+  if (!args.workloadFile.empty()) {
+    auto loaded = cost::loadWorkloadFile(args.workloadFile);
+    if (auto* e = std::get_if<cost::LoadError>(&loaded)) {
+      err << "tessera-cli: " << e->message << "\n";
+      return 2;
+    }
+    workload = std::get<cost::WorkloadProfile>(loaded);
+    if (workload->name.empty()) workload->name = args.workloadFile;
+    if (quoting && parser.given("--gpus") && args.gpus != workload->gpus()) {
+      err << "tessera-cli: the workload runs on " << workload->gpus() << " GPUs; --gpus says " << args.gpus << "\n";
+      return 2;
+    }
+    if (command == "buy" && !constraints && args.fill != "all_or_none") {
+      err << "tessera-cli: --effective-cost ranks the clusters of an all-or-none buy: give constraints "
+             "(--accelerator, --region, ...) or --fill all_or_none\n";
+      return 2;
+    }
+  }
+  cost::PlanRequest planRequest;
+  if (command == "plan") {
+    for (const std::string& name : args.kinds) {
+      auto a = parseAccelerator(name);
+      if (!a) {
+        err << "tessera-cli: unknown accelerator '" << name << "' in --kinds\n";
+        return 2;
+      }
+      planRequest.accelerators.push_back(*a);
+    }
+    planRequest.workload = *workload;
+    if (parser.given("--budget")) planRequest.budgetDollars = args.budgetUsd;
+  }
+  if (command == "amend" && !parser.given("--limit-usd") && !parser.given("--gpus")) {
+    err << "tessera-cli: amend needs --limit-usd and/or --gpus\n";
+    return 2;
+  }
+  if (command == "scale") return runScaleCommand(args, parser, constraints, options, out, err);
+  std::optional<Accelerator> accelerator;
+  if (command == "forward" || command == "option" || command == "option-chain") {
+    accelerator = parseAccelerator(args.accelerator);
+    if (!accelerator) {
+      err << "tessera-cli: unknown accelerator '" << args.accelerator << "'\n";
+      return 2;
+    }
+  }
+
+  CommandState st;
+  st.command = command;
+  st.trading = trading;
+  st.json = json;
+  st.out = &out;
+  st.err = &err;
+  ExchangeClient client(options, commandCallbacks(st));
+  st.client = &client;
   client.start();
   {
-    std::unique_lock lock(w.mu);
-    if (!w.cv.wait_for(lock, timeout, [&] { return w.loggedOn || w.done; })) {
+    std::unique_lock lock(st.w.mu);
+    if (!st.w.cv.wait_for(lock, timeout, [&] { return st.w.loggedOn || st.w.done; })) {
       err << "tessera-cli: could not log on to " << args.endpoint << " within " << timeout.count() << " s\n";
       return 1;
     }
     // Done already is a failure only if it failed: a book snapshot can beat this wake-up.
-    if (w.done && w.failed) {
-      err << "tessera-cli: " << w.failure << "\n";
+    if (st.w.done && st.w.failed) {
+      err << "tessera-cli: " << st.w.failure << "\n";
       return 1;
     }
   }
@@ -1268,83 +1490,8 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   std::optional<ClusterId> bookCluster;
   if (command == "book" && parser.given("--cluster")) bookCluster = args.cluster;
 
-  // buy --on-fill: after the order is placed (or found placed by an earlier run), list the
-  // account's contracts after every fill (and every few seconds) and run the command once for
-  // each contract of the order that the state file has not seen, until the order is done.
-  auto watchFills = [&]() -> int {
-    OnFillState state(defaultOnFillStatePath(args.endpoint, args.account));
-    if (state.error()) {
-      err << "tessera-cli: --on-fill: " << *state.error() << "\n";
-      client.stop();
-      return 1;
-    }
-    OrderId order;
-    std::string clOrdId;
-    {
-      std::lock_guard lock(outMu);
-      order = ourOrder;
-      clOrdId = placedClOrdId;
-      out << "on-fill: watching order " << order << "; `" << args.onFill
-          << "` runs once for each contract it fills (state: " << state.path() << ")\n"
-          << std::flush;
-    }
-    for (;;) {
-      bool doneBefore;
-      std::uint64_t movesBefore;
-      {
-        std::lock_guard lock(outMu);
-        doneBefore = ourOrderDone;
-        movesBefore = ourOrderMoves;
-      }
-      positionsReady.reset();
-      client.requestPositions();
-      if (!positionsReady.wait(timeout) || positionsReady.failed) {
-        err << "tessera-cli: --on-fill: could not list the account's contracts (" << positionsReady.failure
-            << "); trying again\n";
-      } else {
-        std::vector<Contract> filled;
-        {
-          std::lock_guard lock(outMu);
-          for (const Contract& c : contracts)
-            if (c.buyer == kOwnAccount && c.buyOrder == order && !state.started(c.id)) filled.push_back(c);
-        }
-        for (const Contract& c : filled) {
-          if (!state.markStarted(c.id)) {
-            err << "tessera-cli: --on-fill: cannot write " << state.path() << "; the command was not run for contract "
-                << c.id << "\n";
-            client.stop();
-            return 1;
-          }
-          {
-            std::lock_guard lock(outMu);
-            out << "on-fill: contract " << c.id << " (" << withThousands(c.gpus) << " GPUs on cluster " << c.cluster
-                << ", " << isoHour(c.start) << " to " << isoHour(c.end) << " UTC): running `" << args.onFill << "`\n"
-                << std::flush;
-          }
-          const int status = runOnFillCommand(
-              args.onFill, OnFillContract{c, clusterName(clusters, c.cluster), clOrdId, args.account, args.endpoint});
-          state.markExited(c.id, status);
-          std::lock_guard lock(outMu);
-          out << "on-fill: contract " << c.id << ": the command "
-              << (status < 0 ? std::string("could not be started") : "exited with status " + std::to_string(status))
-              << "\n"
-              << std::flush;
-        }
-        if (doneBefore) break;
-      }
-      std::unique_lock lock(outMu);
-      ourOrderMoved.wait_for(lock, std::chrono::seconds(5), [&] { return ourOrderMoves != movesBefore; });
-    }
-    {
-      std::lock_guard lock(outMu);
-      out << "on-fill: order " << order << " is done; every contract it filled has had its command\n";
-    }
-    client.stop();
-    return 0;
-  };
-
   if (command == "plan") {
-    if (!bookReady.wait(timeout)) {
+    if (!st.bookReady.wait(timeout)) {
       err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
       return 1;
     }
@@ -1367,15 +1514,15 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     const OrderRequest order = std::get<OrderRequest>(parsed);
     if (order.cluster && !knownCluster(*order.cluster)) return unknownCluster(*order.cluster);
     {
-      std::lock_guard lock(outMu);
-      placedClOrdId = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
+      std::lock_guard lock(st.outMu);
+      st.placedClOrdId = parser.given("--cl-ord-id") ? args.clOrdId : clOrdIdFor(args.account, order);
       // The times as resolved, so "tomorrow 9am" can be checked against what was meant.
       if (!json)
         out << "order: " << toString(order.side) << " " << order.gpus << " GPUs, " << isoHour(order.start) << " to "
             << isoHour(order.end) << " UTC, limit $" << dollars(order.limit) << "/GPU-h, client order id "
-            << placedClOrdId << "\n";
+            << st.placedClOrdId << "\n";
     }
-    client.placeOrder(order, placedClOrdId);
+    client.placeOrder(order, st.placedClOrdId);
   } else if (quoting) {
     const Side side = command == "buy"    ? Side::Buy
                       : command == "sell" ? Side::Sell
@@ -1385,14 +1532,14 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     std::optional<Window> fallback;
     if (sellBack) {
       client.requestPositions();
-      if (!positionsReady.wait(timeout) || positionsReady.failed) {
-        err << "tessera-cli: could not list the account's contracts: " << positionsReady.failure << "\n";
+      if (!st.positionsReady.wait(timeout) || st.positionsReady.failed) {
+        err << "tessera-cli: could not list the account's contracts: " << st.positionsReady.failure << "\n";
         return 1;
       }
       std::optional<Contract> held;
       {
-        std::lock_guard lock(outMu);
-        for (const Contract& c : contracts)
+        std::lock_guard lock(st.outMu);
+        for (const Contract& c : st.contracts)
           if (c.id == args.sellBack && c.buyer == kOwnAccount) held = c;
       }
       if (!held) return usageError("you hold no contract " + std::to_string(args.sellBack));
@@ -1444,27 +1591,27 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     bool restartedWatcher = false;  // buy --on-fill run again for an order already placed
     if (command != "quote") {
       {
-        std::lock_guard lock(outMu);
-        placedClOrdId = id;
-        precheck = true;
+        std::lock_guard lock(st.outMu);
+        st.placedClOrdId = id;
+        st.precheck = true;
       }
       client.requestOrderStatus(id);
-      if (!statusW.wait(timeout)) {
+      if (!st.statusW.wait(timeout)) {
         err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
         return 1;
       }
-      std::lock_guard lock(outMu);
-      precheck = false;
-      if (existing) {
-        printExisting(out, json, *existing);
+      std::lock_guard lock(st.outMu);
+      st.precheck = false;
+      if (st.existing) {
+        printExisting(out, json, *st.existing);
         if (args.onFill.empty()) return 0;
-        ourOrder = existing->orderId;
-        ourOrderDone = existing->status != "working";
+        st.ourOrder = st.existing->orderId;
+        st.ourOrderDone = st.existing->status != "working";
         restartedWatcher = true;
       }
     }
-    if (restartedWatcher) return watchFills();
-    if (!bookReady.wait(timeout)) {
+    if (restartedWatcher) return watchFills(st, client, args, clusters, timeout);
+    if (!st.bookReady.wait(timeout)) {
       err << "tessera-cli: no book from the exchange within " << timeout.count() << " s\n";
       return 1;
     }
@@ -1496,15 +1643,15 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       });
       if (anyInterruptible) {
         client.requestReclaimRates();
-        if (!ratesReady.wait(timeout)) {
+        if (!st.ratesReady.wait(timeout)) {
           err << "tessera-cli: no reclaim rates from the exchange within " << timeout.count() << " s\n";
           return 1;
         }
       }
       auto observedPerDay = [&](const Cluster& c) {
-        std::lock_guard lock(outMu);
-        const auto it = reclaimRates.find(c.id);
-        if (it == reclaimRates.end()) return cost::reclaimsPerDay({});
+        std::lock_guard lock(st.outMu);
+        const auto it = st.reclaimRates.find(c.id);
+        if (it == st.reclaimRates.end()) return cost::reclaimsPerDay({});
         return cost::reclaimsPerDay({it->second.reclaimedContracts, static_cast<double>(it->second.contractedHours)});
       };
       auto ranking = cost::rankClustersByEffectiveCost(*replica, *workload, constraints.value_or(ClusterConstraints{}),
@@ -1513,36 +1660,10 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
         return std::find(candidates.begin(), candidates.end(), r.cluster.id) == candidates.end();
       });
       factors = cost::effectiveCostFactors(ranking);
-      nlohmann::json rows = nlohmann::json::array();
-      std::lock_guard lock(outMu);
-      if (!json)
-        out << "effective cost of " << workload->name << " (" << workload->gpus() << " GPUs), " << isoHour(quote.start)
-            << " to " << isoHour(quote.end) << " UTC:\n";
-      for (const cost::ClusterRanking& r : ranking) {
-        const auto* b = std::get_if<cost::CostBreakdown>(&r.result);
-        if (json) {
-          nlohmann::json row{{"cluster", r.cluster.id}};
-          if (b)
-            row.update({{"ask_usd", b->pricePerGpuHour},
-                        {"effective_usd", b->effectivePricePerGpuHour},
-                        {"factor_ppm", b->pricePerGpuHour > 0 ? cost::costFactorPpm(*b) : 0}});
-          else
-            row["cannot"] = std::get<cost::CostError>(r.result).message;
-          rows.push_back(row);
-        } else if (b) {
-          char line[200];
-          std::snprintf(line, sizeof line,
-                        "  cluster %u (%s): ask $%.4f/GPU-h, $%.4f per GPU-hour of compute (x%.3f)\n",
-                        static_cast<unsigned>(r.cluster.id), r.cluster.name.c_str(), b->pricePerGpuHour,
-                        b->effectivePricePerGpuHour,
-                        b->pricePerGpuHour > 0 ? b->effectivePricePerGpuHour / b->pricePerGpuHour : 0.0);
-          out << line;
-        } else {
-          out << "  cluster " << r.cluster.id << " (" << r.cluster.name
-              << "): " << std::get<cost::CostError>(r.result).message << "\n";
-        }
+      {
+        std::lock_guard lock(st.outMu);
+        printEffectiveCost(out, json, *workload, quote, ranking);
       }
-      if (json) out << nlohmann::json{{"effective_cost", rows}}.dump() << "\n";
       if (constraints && !ranking.empty() && std::holds_alternative<cost::CostBreakdown>(ranking.front().result) &&
           ranking.front().cluster.id != cluster) {
         cluster = ranking.front().cluster.id;
@@ -1550,7 +1671,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
       }
     }
     {
-      std::lock_guard lock(outMu);
+      std::lock_guard lock(st.outMu);
       if (constraints && !json) {
         out << "matching clusters:";
         for (ClusterId id : candidates) out << " " << id << " " << clusterName(clusters, id);
@@ -1580,7 +1701,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     order.limit = *limit;
     order.costFactors = factors;
     if (!json) {
-      std::lock_guard lock(outMu);
+      std::lock_guard lock(st.outMu);
       out << "order: " << command << " " << gpus << " GPUs on "
           << (constraints ? "the best matching cluster" : "cluster " + std::to_string(cluster)) << ", "
           << isoHour(order.start) << " to " << isoHour(order.end) << " UTC";
@@ -1632,7 +1753,7 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
     } else {
       for (const Cluster& c : clusters) out << toJson(c).dump() << "\n";
     }
-    w.finish(true);
+    st.w.finish(true);
   } else if (command == "book") {
     if (bookCluster && !knownCluster(*bookCluster)) return unknownCluster(*bookCluster);
     // The snapshot arrives by itself after logon.
@@ -1681,30 +1802,30 @@ int runChecked(const Args& args, const Parser& parser, std::istream& in, std::os
   } else if (command == "option-chain") {
     client.requestOptionChain(*accelerator);
   }
-  if (!w.wait(timeout)) {
+  if (!st.w.wait(timeout)) {
     err << "tessera-cli: no answer from the exchange within " << timeout.count() << " s\n";
     if (trading) {
-      std::lock_guard lock(outMu);
+      std::lock_guard lock(st.outMu);
       err << "The order may or may not have reached the exchange. Running the same command again is safe:\n"
              "it sends the same client order id ("
-          << placedClOrdId << "), which the exchange cannot accept twice.\n";
+          << st.placedClOrdId << "), which the exchange cannot accept twice.\n";
     }
     return 1;
   }
   // Fills that follow an acknowledgement immediately are printed too.
   if ((trading || command == "report-delivery" || command == "outage" || command == "reclaim" ||
        command == "forward") &&
-      !w.failed)
+      !st.w.failed)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // and the remedy's notices
-  if (command == "buy" && !args.onFill.empty() && !w.failed) return watchFills();
+  if (command == "buy" && !args.onFill.empty() && !st.w.failed) return watchFills(st, client, args, clusters, timeout);
   client.stop();
-  if (w.failed) {
-    err << "tessera-cli: " << w.failure << "\n";
+  if (st.w.failed) {
+    err << "tessera-cli: " << st.w.failure << "\n";
     return 1;
   }
   if (command == "positions" || command == "contracts")
-    printContracts(out, json, command == "contracts", contracts, contractStatus);
-  if (command == "contracts" && !json) printHeldShape(out, clusters, contracts, contractStatus);
+    printContracts(out, json, command == "contracts", st.contracts, st.contractStatus);
+  if (command == "contracts" && !json) printHeldShape(out, clusters, st.contracts, st.contractStatus);
   if (command == "book") printBook(out, json, client.book().cells(), bookCluster);
   return 0;
 }

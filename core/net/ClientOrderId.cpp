@@ -2,6 +2,8 @@
 
 #include "core/engine/EventJson.h"
 
+#include <nlohmann/json.hpp>
+
 #include <sodium.h>
 
 #include <array>

@@ -76,17 +76,6 @@ struct SettlementNotice {
   Hour now = 0;
 };
 
-// A value of the published price index (docs/settlement.md "Price index").
-struct IndexPoint {
-  Accelerator accelerator = Accelerator::H100;
-  Tenor tenor = Tenor::NextDay;
-  Hour asOf = 0;
-  Price price = 0;
-  std::int64_t gpuHours = 0;
-  int trades = 0;
-  bool stale = false;
-};
-
 // Settlement status of one of the account's contracts, from the positions reply.
 struct ContractStatus {
   ContractId contract = 0;

@@ -1,5 +1,6 @@
 #include "core/net/ExchangeConfig.h"
 
+#include "core/domain/JsonFile.h"
 #include "core/engine/EventJson.h"
 #include "core/engine/MarketLimits.h"
 #include "core/net/ExchangeLog.h"
@@ -18,14 +19,10 @@ namespace {
 using nlohmann::json;
 
 std::variant<json, ConfigError> readJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return ConfigError{"cannot open '" + path + "'"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded()) return ConfigError{"'" + path + "' is not valid JSON"};
-  if (!j.is_object()) return ConfigError{"'" + path + "' must hold a JSON object"};
-  return j;
+  auto read = readJsonFile(path);
+  if (auto* err = std::get_if<JsonFileError>(&read)) return ConfigError{err->message};
+  if (!std::get<json>(read).is_object()) return ConfigError{"'" + path + "' must hold a JSON object"};
+  return std::move(std::get<json>(read));
 }
 
 // Reads an optional field of type T, reporting a type mismatch instead of throwing.

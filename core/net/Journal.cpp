@@ -1,6 +1,7 @@
 #include "core/net/Journal.h"
 
 #include "core/net/ExchangeLog.h"
+#include "core/store/Sqlite.h"
 
 #include <spdlog/spdlog.h>
 
@@ -18,21 +19,15 @@ namespace tessera::net {
 
 std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::string& path, bool syncFull) {
   std::unique_ptr<Journal> j(new Journal());
-  if (sqlite3_open_v2(path.c_str(), &j->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
-    std::string msg = "cannot open journal '" + path + "': " + (j->db_ ? sqlite3_errmsg(j->db_) : "out of memory");
-    return msg;
-  }
   // A second process on the same journal waits a little for the lock, then fails clearly.
-  sqlite3_busy_timeout(j->db_, 2000);
+  auto db = store::SqliteDb::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, 2000);
+  if (auto* why = std::get_if<std::string>(&db)) return "cannot open journal '" + path + "': " + *why;
+  j->db_ = std::move(std::get<store::SqliteDb>(db));
   auto formatOf = [&]() -> std::optional<std::string> {
-    sqlite3_stmt* check = nullptr;
-    std::optional<std::string> format;
-    if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='format'", -1, &check, nullptr) == SQLITE_OK &&
-        sqlite3_step(check) == SQLITE_ROW) {
-      format = reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
-    }
-    sqlite3_finalize(check);
-    return format;
+    store::SqliteStatement check(j->db_, "SELECT value FROM meta WHERE key='format'");
+    if (check.ok() && sqlite3_step(check) == SQLITE_ROW)
+      return reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
+    return std::nullopt;
   };
   try {
     j->exec("PRAGMA journal_mode=WAL");
@@ -84,11 +79,9 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
   }
   {
     // The journal's id: made once, by the first open of a journal that has none.
-    sqlite3_stmt* q = nullptr;
-    if (sqlite3_prepare_v2(j->db_, "SELECT value FROM meta WHERE key='id'", -1, &q, nullptr) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
+    if (store::SqliteStatement q(j->db_, "SELECT value FROM meta WHERE key='id'");
+        q.ok() && sqlite3_step(q) == SQLITE_ROW)
       j->id_ = std::stoull(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)));
-    sqlite3_finalize(q);
     if (j->id_ == 0) {
       std::random_device random;
       j->id_ = (std::uint64_t{random()} << 32 | random()) | 1;
@@ -107,13 +100,10 @@ std::variant<std::unique_ptr<Journal>, std::string> Journal::open(const std::str
     // row there. Entries before it (a journal from before the archive) fill theirs as they are
     // replayed.
     const auto valueOf = [&j](const char* sql) -> std::optional<std::uint64_t> {
-      sqlite3_stmt* q = nullptr;
-      std::optional<std::uint64_t> v;
-      if (sqlite3_prepare_v2(j->db_, sql, -1, &q, nullptr) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
-          sqlite3_column_type(q, 0) != SQLITE_NULL)
-        v = static_cast<std::uint64_t>(sqlite3_column_int64(q, 0));
-      sqlite3_finalize(q);
-      return v;
+      store::SqliteStatement q(j->db_, sql);
+      if (q.ok() && sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+        return static_cast<std::uint64_t>(sqlite3_column_int64(q, 0));
+      return std::nullopt;
     };
     if (auto after = valueOf("SELECT CAST(value AS INTEGER) FROM meta WHERE key='finished_orders_complete_after'")) {
       j->finishedOrdersCompleteAfter_ = *after;
@@ -172,14 +162,13 @@ int Journal::onWalCommit(void* journal, sqlite3*, const char*, int frames) {
 
 void Journal::checkpointLoop(std::string path) {
   pthread_setname_np(pthread_self(), "tx-checkpoint");
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+  auto opened = store::SqliteDb::open(path, SQLITE_OPEN_READWRITE, 100);
+  if (auto* why = std::get_if<std::string>(&opened)) {
     exchangeLog()->error("journal {}: cannot open a connection for checkpoints ({}); the WAL will only grow", path,
-                         db ? sqlite3_errmsg(db) : "out of memory");
-    sqlite3_close(db);
+                         *why);
     return;  // without checkpoints the WAL only grows; the journal itself stays correct
   }
-  sqlite3_busy_timeout(db, 100);
+  const store::SqliteDb& db = std::get<store::SqliteDb>(opened);
   std::unique_lock lock(checkpointMutex_);
   while (!closing_) {
     checkpointWake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return checkpointWanted_ || closing_; });
@@ -188,7 +177,7 @@ void Journal::checkpointLoop(std::string path) {
     lock.unlock();
     // A connection learns that the database is in WAL mode on its first read; before that a
     // checkpoint is a silent no-op.
-    sqlite3_exec(db, "SELECT count(*) FROM meta", nullptr, nullptr, nullptr);
+    (void)db.exec("SELECT count(*) FROM meta");  // a failure shows in the checkpoint below
     int frames = 0, copied = 0;
     const auto roundStart = std::chrono::steady_clock::now();
     for (int pass = 0; pass < kUnlockedPasses; ++pass) {
@@ -217,7 +206,6 @@ void Journal::checkpointLoop(std::string path) {
     lock.lock();
     if (!finish) checkpointWanted_ = true;
   }
-  sqlite3_close(db);
 }
 
 Journal::~Journal() {
@@ -248,16 +236,10 @@ Journal::~Journal() {
   sqlite3_finalize(contractPage_);
   sqlite3_finalize(begin_);
   sqlite3_finalize(commit_);
-  sqlite3_close(db_);
 }
 
 void Journal::exec(const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    throw std::runtime_error("journal: " + msg + " (" + sql + ")");
-  }
+  if (auto err = db_.exec(sql)) throw std::runtime_error("journal: " + *err + " (" + sql + ")");
 }
 
 std::uint64_t Journal::replay(const std::function<void(const JournalEntry&)>& f, std::uint64_t afterSeq) {

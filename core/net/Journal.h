@@ -4,6 +4,8 @@
 // thread commits once per batch (group commit); acknowledgements leave only after the commit.
 // Replaying the rows through a fresh engine rebuilds the exact state (the engine is
 // deterministic).
+#include "core/store/Sqlite.h"
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -17,9 +19,6 @@
 #include <string_view>
 #include <variant>
 #include <vector>
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace tessera::net {
 
@@ -124,7 +123,7 @@ class Journal {
   void step(sqlite3_stmt* statement, const char* what);
   void checkpointLoop(std::string path);
   static int onWalCommit(void* journal, sqlite3*, const char*, int frames);
-  sqlite3* db_ = nullptr;
+  store::SqliteDb db_;  // closed after the destructor finalizes the prepared statements
   sqlite3_stmt* insert_ = nullptr;
   sqlite3_stmt* begin_ = nullptr;
   sqlite3_stmt* commit_ = nullptr;

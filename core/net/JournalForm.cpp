@@ -3,6 +3,8 @@
 #include "core/engine/EventJson.h"
 #include "core/net/ServerMessage.h"
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
 
 namespace tessera::net {

@@ -14,15 +14,11 @@ namespace tessera::net {
 namespace {
 constexpr std::size_t kChunkBytes = std::size_t{64} << 20;
 
-struct Statement {
-  sqlite3_stmt* s = nullptr;
-  Statement(sqlite3* db, const char* sql) {
-    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db) + " (" + sql + ")");
+// A prepared statement of the snapshot file; one that does not compile is a bug of this file.
+struct Statement : store::SqliteStatement {
+  Statement(const store::SqliteDb& db, const char* sql) : store::SqliteStatement(db, sql) {
+    if (!ok()) throw std::runtime_error("snapshots: " + db.lastError() + " (" + sql + ")");
   }
-  ~Statement() { sqlite3_finalize(s); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
 };
 
 // A test hook (TESSERA_SNAPSHOT_WRITE_PAUSE_MS): the writer waits this long inside its
@@ -36,9 +32,9 @@ int writePauseMs() {
 
 std::variant<std::unique_ptr<SnapshotStore>, std::string> SnapshotStore::open(const std::string& path) {
   std::unique_ptr<SnapshotStore> st(new SnapshotStore());
-  if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
-    return "cannot open snapshots '" + path + "': " + (st->db_ ? sqlite3_errmsg(st->db_) : "out of memory");
-  sqlite3_busy_timeout(st->db_, 5000);
+  auto db = store::SqliteDb::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, 5000);
+  if (auto* why = std::get_if<std::string>(&db)) return "cannot open snapshots '" + path + "': " + *why;
+  st->db_ = std::move(std::get<store::SqliteDb>(db));
   try {
     st->exec("PRAGMA journal_mode=WAL");
     st->exec("PRAGMA synchronous=FULL");
@@ -63,15 +59,10 @@ std::variant<std::unique_ptr<SnapshotStore>, std::string> SnapshotStore::open(co
   return st;
 }
 
-SnapshotStore::~SnapshotStore() { sqlite3_close(db_); }
+SnapshotStore::~SnapshotStore() = default;
 
 void SnapshotStore::exec(const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    throw std::runtime_error("snapshots: " + msg + " (" + sql + ")");
-  }
+  if (auto err = db_.exec(sql)) throw std::runtime_error("snapshots: " + *err + " (" + sql + ")");
 }
 
 void SnapshotStore::write(std::uint64_t journalSeq, std::uint64_t configFingerprint, const std::string& bytes,
@@ -82,30 +73,29 @@ void SnapshotStore::write(std::uint64_t journalSeq, std::uint64_t configFingerpr
   try {
     {
       Statement ins(db_, "INSERT INTO snapshot(journal_seq, config, format, bytes, checksum) VALUES (?, ?, ?, ?, ?)");
-      sqlite3_bind_int64(ins.s, 1, static_cast<sqlite3_int64>(journalSeq));
-      sqlite3_bind_int64(ins.s, 2, static_cast<sqlite3_int64>(configFingerprint));
-      sqlite3_bind_text(ins.s, 3, kSnapshotFormat, -1, SQLITE_STATIC);
-      sqlite3_bind_int64(ins.s, 4, static_cast<sqlite3_int64>(bytes.size()));
-      sqlite3_bind_int64(ins.s, 5, static_cast<sqlite3_int64>(sum.value()));
-      if (sqlite3_step(ins.s) != SQLITE_DONE)
-        throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db_));
+      sqlite3_bind_int64(ins, 1, static_cast<sqlite3_int64>(journalSeq));
+      sqlite3_bind_int64(ins, 2, static_cast<sqlite3_int64>(configFingerprint));
+      sqlite3_bind_text(ins, 3, kSnapshotFormat, -1, SQLITE_STATIC);
+      sqlite3_bind_int64(ins, 4, static_cast<sqlite3_int64>(bytes.size()));
+      sqlite3_bind_int64(ins, 5, static_cast<sqlite3_int64>(sum.value()));
+      if (sqlite3_step(ins) != SQLITE_DONE) throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db_));
     }
     const sqlite3_int64 id = sqlite3_last_insert_rowid(db_);
     Statement chunk(db_, "INSERT INTO snapshot_chunk(snapshot, n, data) VALUES (?, ?, ?)");
     for (std::size_t off = 0, n = 0; off < bytes.size() || n == 0; off += kChunkBytes, ++n) {
       const std::size_t len = std::min(kChunkBytes, bytes.size() - off);
-      sqlite3_reset(chunk.s);
-      sqlite3_bind_int64(chunk.s, 1, id);
-      sqlite3_bind_int64(chunk.s, 2, static_cast<sqlite3_int64>(n));
-      sqlite3_bind_blob64(chunk.s, 3, bytes.data() + off, len, SQLITE_STATIC);
-      if (sqlite3_step(chunk.s) != SQLITE_DONE)
+      sqlite3_reset(chunk);
+      sqlite3_bind_int64(chunk, 1, id);
+      sqlite3_bind_int64(chunk, 2, static_cast<sqlite3_int64>(n));
+      sqlite3_bind_blob64(chunk, 3, bytes.data() + off, len, SQLITE_STATIC);
+      if (sqlite3_step(chunk) != SQLITE_DONE)
         throw std::runtime_error(std::string("snapshots: ") + sqlite3_errmsg(db_));
       if (off + len >= bytes.size()) break;
     }
     Statement old(db_, "SELECT id FROM snapshot ORDER BY id DESC LIMIT -1 OFFSET ?");
-    sqlite3_bind_int(old.s, 1, keep);
+    sqlite3_bind_int(old, 1, keep);
     std::vector<sqlite3_int64> drop;
-    while (sqlite3_step(old.s) == SQLITE_ROW) drop.push_back(sqlite3_column_int64(old.s, 0));
+    while (sqlite3_step(old) == SQLITE_ROW) drop.push_back(sqlite3_column_int64(old, 0));
     for (sqlite3_int64 d : drop) {
       const std::string del = "DELETE FROM snapshot_chunk WHERE snapshot = " + std::to_string(d) +
                               "; DELETE FROM snapshot WHERE id = " + std::to_string(d);
@@ -114,7 +104,7 @@ void SnapshotStore::write(std::uint64_t journalSeq, std::uint64_t configFingerpr
     if (const int pause = writePauseMs(); pause > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause));
     exec("COMMIT");
   } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    (void)db_.exec("ROLLBACK");  // the error that brought us here is the one to report
     throw;
   }
   // The WAL holds the whole snapshot until it is copied back; copy it now, off the matching
@@ -125,13 +115,13 @@ void SnapshotStore::write(std::uint64_t journalSeq, std::uint64_t configFingerpr
 std::vector<SnapshotInfo> SnapshotStore::list() {
   std::vector<SnapshotInfo> out;
   Statement q(db_, "SELECT id, journal_seq, config, format, written_at FROM snapshot ORDER BY id DESC");
-  while (sqlite3_step(q.s) == SQLITE_ROW) {
+  while (sqlite3_step(q) == SQLITE_ROW) {
     SnapshotInfo i;
-    i.id = sqlite3_column_int64(q.s, 0);
-    i.journalSeq = static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 1));
-    i.configFingerprint = static_cast<std::uint64_t>(sqlite3_column_int64(q.s, 2));
-    i.format = reinterpret_cast<const char*>(sqlite3_column_text(q.s, 3));
-    i.writtenAt = reinterpret_cast<const char*>(sqlite3_column_text(q.s, 4));
+    i.id = sqlite3_column_int64(q, 0);
+    i.journalSeq = static_cast<std::uint64_t>(sqlite3_column_int64(q, 1));
+    i.configFingerprint = static_cast<std::uint64_t>(sqlite3_column_int64(q, 2));
+    i.format = reinterpret_cast<const char*>(sqlite3_column_text(q, 3));
+    i.writtenAt = reinterpret_cast<const char*>(sqlite3_column_text(q, 4));
     out.push_back(std::move(i));
   }
   return out;
@@ -140,20 +130,20 @@ std::vector<SnapshotInfo> SnapshotStore::list() {
 std::variant<std::string, std::string> SnapshotStore::read(std::int64_t id) {
   using Result = std::variant<std::string, std::string>;
   Statement head(db_, "SELECT bytes, checksum FROM snapshot WHERE id = ?");
-  sqlite3_bind_int64(head.s, 1, id);
-  if (sqlite3_step(head.s) != SQLITE_ROW) return Result(std::in_place_index<1>, "no such snapshot");
-  const auto size = static_cast<std::uint64_t>(sqlite3_column_int64(head.s, 0));
-  const auto checksum = static_cast<std::uint64_t>(sqlite3_column_int64(head.s, 1));
+  sqlite3_bind_int64(head, 1, id);
+  if (sqlite3_step(head) != SQLITE_ROW) return Result(std::in_place_index<1>, "no such snapshot");
+  const auto size = static_cast<std::uint64_t>(sqlite3_column_int64(head, 0));
+  const auto checksum = static_cast<std::uint64_t>(sqlite3_column_int64(head, 1));
   std::string bytes;
   bytes.reserve(size);
   Statement chunks(db_, "SELECT n, data FROM snapshot_chunk WHERE snapshot = ? ORDER BY n");
-  sqlite3_bind_int64(chunks.s, 1, id);
+  sqlite3_bind_int64(chunks, 1, id);
   std::int64_t expect = 0;
   int rc;
-  while ((rc = sqlite3_step(chunks.s)) == SQLITE_ROW) {
-    if (sqlite3_column_int64(chunks.s, 0) != expect++) return Result(std::in_place_index<1>, "a chunk is missing");
-    bytes.append(static_cast<const char*>(sqlite3_column_blob(chunks.s, 1)),
-                 static_cast<std::size_t>(sqlite3_column_bytes(chunks.s, 1)));
+  while ((rc = sqlite3_step(chunks)) == SQLITE_ROW) {
+    if (sqlite3_column_int64(chunks, 0) != expect++) return Result(std::in_place_index<1>, "a chunk is missing");
+    bytes.append(static_cast<const char*>(sqlite3_column_blob(chunks, 1)),
+                 static_cast<std::size_t>(sqlite3_column_bytes(chunks, 1)));
   }
   if (rc != SQLITE_DONE) return Result(std::in_place_index<1>, std::string("cannot read: ") + sqlite3_errmsg(db_));
   if (bytes.size() != size)

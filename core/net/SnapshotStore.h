@@ -7,13 +7,13 @@
 // checksum of its bytes; the newest two are kept. A snapshot whose transaction did not commit
 // (the process was killed while writing it) is not there; one whose bytes do not match their
 // checksum is reported as damaged, and its reader falls back to an older one or a full replay.
+#include "core/store/Sqlite.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <variant>
 #include <vector>
-
-struct sqlite3;
 
 namespace tessera::net {
 
@@ -46,7 +46,7 @@ class SnapshotStore {
  private:
   SnapshotStore() = default;
   void exec(const char* sql);
-  sqlite3* db_ = nullptr;
+  store::SqliteDb db_;
 };
 
 }  // namespace tessera::net

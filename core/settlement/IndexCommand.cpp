@@ -6,6 +6,8 @@
 #include "core/cli/Checks.h"
 #include "core/cli/Parse.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 #include <set>
 #include <string>

@@ -44,6 +44,19 @@ struct IndexValue {
   bool operator==(const IndexValue&) const = default;
 };
 
+// A published value of the index of one accelerator class and tenor as of an hour
+// (docs/settlement.md "Price index"): what the exchange sends in md_index, the client hands on,
+// and the terminal charts, whether the value came from the exchange or was computed locally.
+struct IndexPoint {
+  Accelerator accelerator = Accelerator::H100;
+  Tenor tenor = Tenor::NextDay;
+  Hour asOf = 0;
+  Price price = 0;
+  std::int64_t gpuHours = 0;
+  int trades = 0;
+  bool stale = false;  // no trade in the window: the last value carried forward
+};
+
 class PriceIndex {
  public:
   explicit PriceIndex(Hour windowHours = kHoursPerDay) : window_(windowHours) {}

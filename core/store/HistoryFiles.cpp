@@ -5,6 +5,8 @@
 #include "core/engine/EventJson.h"
 #include "core/store/InputRow.h"
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
 #include <istream>
 #include <ostream>

@@ -2,6 +2,8 @@
 
 #include "core/engine/EventJson.h"
 
+#include <nlohmann/json.hpp>
+
 namespace tessera::store {
 namespace {
 

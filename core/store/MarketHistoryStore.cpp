@@ -179,21 +179,16 @@ std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> MarketHistoryStore
   if (readOnly) {
     if (auto e = cutShort(path)) return *e;
   }
-  sqlite3* db = nullptr;
   // Immutable only where nobody can be writing: not writable here and no write-ahead log
   // beside it (a recorder running as another user keeps one while it writes).
   const bool immutable = !writable(path) && !std::filesystem::exists(path + "-wal");
   const std::string name = readOnly ? readOnlyUri(path, immutable) : path;
   const int flags = readOnly ? (SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    StoreError e{"cannot open history '" + path + "': " + (db ? sqlite3_errmsg(db) : "out of memory")};
-    sqlite3_close(db);
-    return e;
-  }
-  sqlite3_busy_timeout(db, 5000);
-  std::unique_ptr<MarketHistoryStore> store(new MarketHistoryStore(db, path, !readOnly));
-  if (readOnly && sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) != SQLITE_OK)
-    return unreadable(db, path);
+  auto opened = SqliteDb::open(name, flags | SQLITE_OPEN_NOMUTEX, 5000);
+  if (auto* why = std::get_if<std::string>(&opened)) return StoreError{"cannot open history '" + path + "': " + *why};
+  std::unique_ptr<MarketHistoryStore> store(
+      new MarketHistoryStore(std::move(std::get<SqliteDb>(opened)), path, !readOnly));
+  if (readOnly && store->db_.exec("SELECT count(*) FROM sqlite_master")) return unreadable(store->db_, path);
   if (mode == OpenMode::ReadWrite) {
     if (auto e = store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")) return *e;
     if (auto e = store->exec(kSchema)) return *e;
@@ -220,13 +215,12 @@ std::variant<std::unique_ptr<MarketHistoryStore>, StoreError> MarketHistoryStore
   return store;
 }
 
-MarketHistoryStore::MarketHistoryStore(sqlite3* db, std::string path, bool writable)
-    : db_(db), path_(std::move(path)), writable_(writable) {}
+MarketHistoryStore::MarketHistoryStore(SqliteDb db, std::string path, bool writable)
+    : db_(std::move(db)), path_(std::move(path)), writable_(writable) {}
 
 MarketHistoryStore::~MarketHistoryStore() {
   sqlite3_finalize(insertInput_);
   sqlite3_finalize(insertEvent_);
-  sqlite3_close(db_);
 }
 
 StoreError MarketHistoryStore::error(const std::string& what) const {
@@ -237,12 +231,7 @@ StoreError MarketHistoryStore::error(const std::string& what) const {
 }
 
 std::optional<StoreError> MarketHistoryStore::exec(const char* sql) const {
-  char* msg = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-    StoreError e{"history '" + path_ + "': " + (msg ? msg : "SQL error")};
-    sqlite3_free(msg);
-    return e;
-  }
+  if (auto msg = db_.exec(sql)) return StoreError{"history '" + path_ + "': " + *msg};
   return std::nullopt;
 }
 

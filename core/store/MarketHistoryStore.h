@@ -4,6 +4,7 @@
 // replay by time range and cluster. WAL mode, prepared statements, one transaction per batch.
 #include "core/domain/AccountDirectory.h"
 #include "core/store/HistoryRecord.h"
+#include "core/store/Sqlite.h"
 
 #include <functional>
 #include <memory>
@@ -13,7 +14,6 @@
 #include <variant>
 #include <vector>
 
-struct sqlite3;
 struct sqlite3_stmt;
 
 namespace tessera::store {
@@ -73,12 +73,12 @@ class MarketHistoryStore {
   const std::string& path() const { return path_; }
 
  private:
-  MarketHistoryStore(sqlite3* db, std::string path, bool writable);
+  MarketHistoryStore(SqliteDb db, std::string path, bool writable);
   std::optional<StoreError> prepareWriters();
   std::optional<StoreError> exec(const char* sql) const;
   StoreError error(const std::string& what) const;
 
-  sqlite3* db_ = nullptr;
+  SqliteDb db_;  // closed after the destructor finalizes the prepared statements
   std::string path_;
   bool writable_ = false;
   sqlite3_stmt* insertInput_ = nullptr;

@@ -4,6 +4,7 @@
 #include "core/engine/SnapshotCodec.h"
 #include "core/net/ExchangeCore.h"
 #include "core/settlement/ForwardMarket.h"
+#include "core/store/Sqlite.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -23,6 +24,13 @@ using nlohmann::json;
 namespace {
 
 constexpr Price kDollar = kMicrosPerDollar;
+
+// A connection to the exchange's journal file, for a test that edits the file between runs.
+store::SqliteDb openSqlite(const std::string& path) {
+  auto db = store::SqliteDb::open(path, SQLITE_OPEN_READWRITE, 5000);
+  if (auto* why = std::get_if<std::string>(&db)) throw std::runtime_error("cannot open " + path + ": " + *why);
+  return std::move(std::get<store::SqliteDb>(db));
+}
 
 }  // namespace
 
@@ -522,13 +530,14 @@ class TestExchangeCore : public QObject {
       const SessionId provider = d.connect("provider");
       QCOMPARE(d.send(provider, order("o1", "sell", 1, 2, kNow + 1, kNow + 3, 2 * kDollar))[0]["state"], "accepted");
     }
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    const std::string update =
-        "UPDATE journal SET cl_ord_id = '" + std::string(kMaxClOrdIdLength + 1, 'x') + "' WHERE cl_ord_id = 'o1'";
-    QCOMPARE(sqlite3_exec(db, update.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-    QCOMPARE(sqlite3_changes(db), 1);
-    sqlite3_close(db);
+    {
+      const store::SqliteDb db = openSqlite(path);
+      const std::string update =
+          "UPDATE journal SET cl_ord_id = '" + std::string(kMaxClOrdIdLength + 1, 'x') + "' WHERE cl_ord_id = 'o1'";
+      const auto err = db.exec(update);
+      QVERIFY2(!err, err ? err->c_str() : "");
+      QCOMPARE(sqlite3_changes(db), 1);
+    }
     auto journal = openJournal(path);
     try {
       ExchangeCore again(marketConfig(), *journal);
@@ -558,13 +567,9 @@ class TestExchangeCore : public QObject {
       before = d.find(d.send(alice, "{\"type\":\"order_history\"}"), "order_history")["orders"];
       QCOMPARE(before.size(), std::size_t(5));
     }
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    QCOMPARE(
-        sqlite3_exec(db, "DELETE FROM finished_orders; DELETE FROM meta WHERE key = 'finished_orders_complete_after'",
-                     nullptr, nullptr, nullptr),
-        SQLITE_OK);
-    sqlite3_close(db);
+    const auto err = openSqlite(path).exec(
+        "DELETE FROM finished_orders; DELETE FROM meta WHERE key = 'finished_orders_complete_after'");
+    QVERIFY2(!err, err ? err->c_str() : "");
     for (int run = 0; run < 2; ++run) {
       Driver again(marketConfig(), path);
       const SessionId alice = again.connect("alice");

@@ -3,6 +3,7 @@
 // nothing is half-applied (cash reserved == what the working bids need).
 #include "NetTestSupport.h"
 #include "../ProgramRun.h"
+#include "core/store/Sqlite.h"
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -335,34 +336,30 @@ class TestExchangeCrash : public QObject {
     }
     // Damage the newest snapshot's bytes: start-up says so and uses the one before it, or the
     // whole journal; never a wrong state.
-    sqlite3* sdb = nullptr;
-    QCOMPARE(sqlite3_open((db + ".snapshots").toUtf8().constData(), &sdb), SQLITE_OK);
-    std::string data;
     {
-      sqlite3_stmt* q = nullptr;
-      QCOMPARE(sqlite3_prepare_v2(
-                   sdb, "SELECT data FROM snapshot_chunk WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0", -1,
-                   &q, nullptr),
-               SQLITE_OK);
-      QCOMPARE(sqlite3_step(q), SQLITE_ROW);
-      data.assign(static_cast<const char*>(sqlite3_column_blob(q, 0)),
-                  static_cast<std::size_t>(sqlite3_column_bytes(q, 0)));
-      sqlite3_finalize(q);
+      auto opened = store::SqliteDb::open((db + ".snapshots").toStdString(), SQLITE_OPEN_READWRITE, 5000);
+      QVERIFY(std::holds_alternative<store::SqliteDb>(opened));
+      const store::SqliteDb& sdb = std::get<store::SqliteDb>(opened);
+      std::string data;
+      {
+        store::SqliteStatement q(
+            sdb, "SELECT data FROM snapshot_chunk WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0");
+        QVERIFY2(q.ok(), sdb.lastError().c_str());
+        QCOMPARE(sqlite3_step(q), SQLITE_ROW);
+        data.assign(static_cast<const char*>(sqlite3_column_blob(q, 0)),
+                    static_cast<std::size_t>(sqlite3_column_bytes(q, 0)));
+      }
+      QVERIFY(data.size() > 1000);
+      data[data.size() / 2] ^= 0x10;  // one bit in the middle
+      {
+        store::SqliteStatement u(
+            sdb, "UPDATE snapshot_chunk SET data = ? WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0");
+        QVERIFY2(u.ok(), sdb.lastError().c_str());
+        sqlite3_bind_blob(u, 1, data.data(), static_cast<int>(data.size()), SQLITE_STATIC);
+        QCOMPARE(sqlite3_step(u), SQLITE_DONE);
+      }
+      QCOMPARE(sqlite3_changes(sdb), 1);
     }
-    QVERIFY(data.size() > 1000);
-    data[data.size() / 2] ^= 0x10;  // one bit in the middle
-    {
-      sqlite3_stmt* u = nullptr;
-      QCOMPARE(sqlite3_prepare_v2(
-                   sdb, "UPDATE snapshot_chunk SET data = ? WHERE snapshot = (SELECT max(id) FROM snapshot) AND n = 0",
-                   -1, &u, nullptr),
-               SQLITE_OK);
-      sqlite3_bind_blob(u, 1, data.data(), static_cast<int>(data.size()), SQLITE_STATIC);
-      QCOMPARE(sqlite3_step(u), SQLITE_DONE);
-      sqlite3_finalize(u);
-    }
-    QCOMPARE(sqlite3_changes(sdb), 1);
-    sqlite3_close(sdb);
     const Digest fullAfter = stateDigest(db, accounts, true);
     const Digest fallback = stateDigest(db, accounts, false);
     QVERIFY2(fallback.log.find("is damaged") != std::string::npos, fallback.log.c_str());

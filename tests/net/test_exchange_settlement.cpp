@@ -2,6 +2,7 @@
 // outage reports with their remedies, conservation of the ledger, restart in the middle of a
 // failure, notices to the parties only, the price index, terms in market data. A real
 // ExchangeCore over a file journal.
+#include "CoreDriver.h"
 #include "LedgerAudit.h"
 #include "NetTestSupport.h"
 #include "backtest/SimulatedMarket.h"
@@ -26,12 +27,6 @@ namespace {
 
 constexpr Price kDollar = kMicrosPerDollar;
 
-std::unique_ptr<Journal> openJournal(const std::string& path) {
-  auto r = Journal::open(path, false);
-  if (auto* e = std::get_if<std::string>(&r)) qFatal("%s", e->c_str());
-  return std::move(std::get<std::unique_ptr<Journal>>(r));
-}
-
 // The test market plus a second H100 cluster in the same region (a replacement candidate) on
 // which the provider also holds 64 GPUs.
 ExchangeConfig settlementConfig() {
@@ -43,109 +38,6 @@ ExchangeConfig settlementConfig() {
   c.grants.push_back(GrantConfig{"provider", "test-h100-b", 64, kNow, kNow + 48});
   return c;
 }
-
-// Drives one core the way the server does (a batch per call, commit, replies), and can destroy
-// and rebuild the core from the same journal file.
-class Driver {
- public:
-  explicit Driver(std::string path, ExchangeConfig config = settlementConfig())
-      : path_(std::move(path)), config_(std::move(config)) {
-    restart();
-  }
-  void restart() {
-    core_.reset();
-    journal_.reset();
-    journal_ = openJournal(path_);
-    core_ = std::make_unique<ExchangeCore>(config_, *journal_);
-    sessions_.clear();
-    pending_.clear();
-  }
-  SessionId connect(const std::string& account) {
-    const SessionId s = next_++;
-    core_->sessionOpened(s);
-    auto r = send(s, "{\"type\":\"logon\",\"account\":\"" + account + "\",\"key\":\"" + account + "-key\"}");
-    if (r.empty() || r[0]["type"] != "logon_ack") qFatal("logon failed");
-    sessions_[account] = s;
-    return s;
-  }
-  SessionId session(const std::string& account) {
-    auto it = sessions_.find(account);
-    return it != sessions_.end() ? it->second : connect(account);
-  }
-  std::vector<json> send(SessionId s, const std::string& line) {
-    Outbox out;
-    auto parsed = parseClientMessage(line);
-    if (auto* m = std::get_if<ClientMessage>(&parsed)) {
-      checkLogonKey(config_, *m);
-      core_->handle(s, *m, out);
-    } else
-      core_->handleParseError(s, std::get<ParseError>(parsed), out);
-    return finish(out, s);
-  }
-  std::vector<json> send(const std::string& account, const std::string& line) { return send(session(account), line); }
-  void clock(Hour h) {
-    Outbox out;
-    core_->inject(ClockAdvance{h}, "", out);
-    finish(out, 0);
-  }
-  // Lines that arrived for `s` as a side effect of other requests.
-  std::vector<json> drain(SessionId s) { return take(s); }
-  // The reply is the last balance line (balances pushed by earlier batches come before it).
-  json balance(const std::string& account) { return all(send(account, "{\"type\":\"balance\"}"), "balance").back(); }
-  json positions(const std::string& account) {
-    return find(send(account, "{\"type\":\"positions\"}"), "positions")["contracts"];
-  }
-  static json find(const std::vector<json>& lines, const std::string& type, const std::string& state = "") {
-    for (const json& j : lines) {
-      if (j["type"] == type && (state.empty() || j.value("state", "") == state)) return j;
-    }
-    return json();
-  }
-  static std::vector<json> all(const std::vector<json>& lines, const std::string& type) {
-    std::vector<json> out;
-    for (const json& j : lines)
-      if (j["type"] == type) out.push_back(j);
-    return out;
-  }
-  // Every line `account`'s session received so far (after the pending ones are taken).
-  std::vector<json> seen(const std::string& account) {
-    const SessionId s = session(account);
-    take(s);
-    return seen_[s];
-  }
-  ExchangeCore& core() { return *core_; }
-  AccountId id(const std::string& account) { return *core_->accounts().find(account); }
-
- private:
-  std::vector<json> finish(Outbox& out, SessionId s) {
-    core_->finishBatch(out);
-    journal_->commit();
-    for (auto& [id, bytes] : out.toSession) pending_[id] += bytes;
-    for (SessionId sub : out.subscribers) pending_[sub] += out.marketData;
-    return s ? take(s) : std::vector<json>{};
-  }
-  std::vector<json> take(SessionId s) {
-    std::vector<json> lines;
-    std::string& mine = pending_[s];
-    std::size_t pos = 0, nl;
-    while ((nl = mine.find('\n', pos)) != std::string::npos) {
-      lines.push_back(json::parse(mine.substr(pos, nl - pos)));
-      seen_[s].push_back(lines.back());
-      pos = nl + 1;
-    }
-    mine.clear();
-    return lines;
-  }
-
-  std::string path_;
-  std::map<SessionId, std::vector<json>> seen_;
-  ExchangeConfig config_;
-  std::unique_ptr<Journal> journal_;
-  std::unique_ptr<ExchangeCore> core_;
-  SessionId next_ = 1;
-  std::map<std::string, SessionId> sessions_;
-  std::unordered_map<SessionId, std::string> pending_;
-};
 
 std::string terms(const std::string& fields) { return ",\"terms\":{" + fields + "}"; }
 
@@ -224,7 +116,7 @@ class TestExchangeSettlement : public QObject {
 
  private slots:
   void escrowAtFillProviderPaidHourly() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const SessionId bob = d.connect("bob");                                    // not a party: must hear nothing
     const ContractId k = trade(d, "alice", 8, kNow + 1, kNow + 5, 1'500'000);  // 32 GPU-h, $48
     QCOMPARE(d.balance("alice")["cash"].get<Money>(), (10'000 - 48) * kDollar);
@@ -278,7 +170,7 @@ class TestExchangeSettlement : public QObject {
     QFETCH(QString, problem);
     QFETCH(qint64, providerPaid);
     QFETCH(qint64, buyerRefund);
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const ContractId k =
         trade(d, "alice", 8, kNow, kNow + 4, kDollar, terms("\"billing\":\"" + billing.toStdString() + "\""));
     const auto r = d.send("provider", report(k, kNow + 1, kNow + 3, 6, problem.toStdString()));
@@ -291,7 +183,7 @@ class TestExchangeSettlement : public QObject {
   }
 
   void onlyTheSellerMayReport() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const ContractId k = trade(d, "alice", 8, kNow + 1, kNow + 5, kDollar);
     for (const char* who : {"alice", "carol"}) {
       const json e = Driver::find(d.send(who, report(k, kNow + 1, kNow + 2, 4)), "error");
@@ -308,7 +200,7 @@ class TestExchangeSettlement : public QObject {
   }
 
   void creditRemedy() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     // $1 credit per undelivered GPU-hour below 99%.
     const ContractId k = trade(d, "alice", 8, kNow, kNow + 4, kDollar, terms("\"credit_per_gpu_hour\":1000000"));
     d.send("provider", report(k, kNow, kNow + 2, 6));  // 4 GPU-hours missing: 87.5% delivered
@@ -324,7 +216,7 @@ class TestExchangeSettlement : public QObject {
   }
 
   void replacementFound() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const std::string replacement = terms("\"remedy\":\"replacement\",\"replacement_within_hours\":2");
     const ContractId k = trade(d, "alice", 8, kNow, kNow + 6, kDollar, replacement);
     offerRest(d, 1, 56);  // no spare GPUs on the failing cluster itself
@@ -355,7 +247,7 @@ class TestExchangeSettlement : public QObject {
   }
 
   void replacementNotFoundFallsBackToCredit() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const std::string replacement =
         terms("\"remedy\":\"replacement\",\"replacement_within_hours\":2,\"credit_per_gpu_hour\":500000");
     const ContractId k = trade(d, "alice", 8, kNow, kNow + 6, kDollar, replacement);
@@ -374,7 +266,7 @@ class TestExchangeSettlement : public QObject {
     // Location guaranteed and the only spare H100 is in another region: no replacement.
     ExchangeConfig cfg = settlementConfig();
     cfg.clusters[2].region = "eu-west";
-    Driver far(journalPath(), cfg);
+    Driver far(cfg, journalPath());
     const ContractId k = trade(far, "alice", 8, kNow, kNow + 6, kDollar, terms("\"remedy\":\"replacement\""));
     const ContractId k2 = trade(far, "alice", 8, kNow, kNow + 6, kDollar,
                                 terms("\"remedy\":\"replacement\",\"guaranteed\":[\"device_count\",\"fabric\"]"));
@@ -388,7 +280,7 @@ class TestExchangeSettlement : public QObject {
   }
 
   void outageSpreadsOverContractsAndHolding() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const ContractId a = trade(d, "alice", 8, kNow, kNow + 4, kDollar);
     const ContractId c = trade(d, "carol", 8, kNow, kNow + 4, kDollar);
     // 64 GPUs: 8 alice, 8 carol, 48 unsold. 16 lost: 2, 2 and 12.
@@ -414,7 +306,7 @@ class TestExchangeSettlement : public QObject {
   // without the cancels in ExchangeCore::onOutage (carol's bid filled against the outage hours).
   void asksForTheOutageHoursAreCancelled() {
     const std::string path = journalPath();
-    Driver d(path);
+    Driver d(settlementConfig(), path);
     trade(d, "alice", 8, kNow, kNow + 4, kDollar);
     auto accepted = [&](const std::vector<json>& r) { return Driver::find(r, "exec", "accepted")["order_id"]; };
     const json during = accepted(d.send("provider", order("during", "sell", 1, 4, kNow + 1, kNow + 3, kDollar)));
@@ -450,7 +342,7 @@ class TestExchangeSettlement : public QObject {
   void ledgerIsConservedOverRandomSequencesWithFailures() {
     std::mt19937_64 rng(7);
     for (int round = 0; round < 4; ++round) {
-      Driver d(journalPath());
+      Driver d(settlementConfig(), journalPath());
       const std::vector<std::string> buyers{"alice", "carol", "bob"};
       std::vector<ContractId> contracts;
       Hour now = kNow;
@@ -509,7 +401,7 @@ class TestExchangeSettlement : public QObject {
       std::string audit = "not run";  // the ledger audit's problems
     };
     auto run = [&](bool restart) -> Result {
-      auto d = std::make_unique<Driver>(journalPath());
+      auto d = std::make_unique<Driver>(settlementConfig(), journalPath());
       const ContractId a = trade(*d, "alice", 8, kNow, kNow + 8, kDollar,
                                  terms("\"remedy\":\"replacement\",\"credit_per_gpu_hour\":400000"));
       const ContractId c = trade(*d, "carol", 4, kNow + 1, kNow + 6, 1'200'000,
@@ -553,11 +445,11 @@ class TestExchangeSettlement : public QObject {
   void nothingIsSentWhileReplaying() {
     const std::string path = journalPath();
     {
-      Driver d(path);
+      Driver d(settlementConfig(), path);
       const ContractId k = trade(d, "alice", 8, kNow, kNow + 4, kDollar);
       d.send("provider", report(k, kNow + 1, kNow + 2, 4));
     }
-    Driver again(path);
+    Driver again(settlementConfig(), path);
     // The rebuilt core knows the report (the hours are taken) and tells nobody on start.
     const SessionId alice = again.connect("alice");
     QVERIFY(Driver::all(again.drain(alice), "settlement").empty());
@@ -566,7 +458,7 @@ class TestExchangeSettlement : public QObject {
   }
 
   void indexPublishedAsComputedByHand() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const SessionId watcher = d.connect("bob");
     d.send(watcher, "{\"type\":\"subscribe\"}");
     // Hour kNow: 16 GPU-h at $2 and 4 GPU-h at $3 on H100 next-day; 6 GPU-h at $5 on H200.
@@ -661,7 +553,7 @@ class TestExchangeSettlement : public QObject {
   }
 
   void mdCellsCarryTerms() {
-    Driver d(journalPath());
+    Driver d(settlementConfig(), journalPath());
     const SessionId watcher = d.connect("bob");
     d.send(watcher, "{\"type\":\"subscribe\"}");
     d.send("provider", order("plain", "sell", 1, 4, kNow + 1, kNow + 2, kDollar));

@@ -25,7 +25,7 @@ using namespace tessera::ui::testing;
 namespace {
 
 void add(IndexHistory& h, Accelerator a, Tenor t, Hour asOf, Price p, bool stale) {
-  h[IndexKey{a, t, asOf}] = IndexSample{a, t, asOf, p, stale ? 0 : 64, stale ? 0 : 2, stale};
+  h[IndexKey{a, t, asOf}] = IndexPoint{a, t, asOf, p, stale ? 0 : 64, stale ? 0 : 2, stale};
 }
 
 // H100 next day: fresh 0-2, stale 3-4, fresh 5; A100 next day: fresh 0-1; H200 next week only.
@@ -141,9 +141,9 @@ class TestPriceIndexChart : public QObject {
     LocalMarketBackend b(ScriptedFeed::factory(), "trader", o);
     QVERIFY(b.indexSource() == IndexSource::ComputedLocally);
     QVERIFY(!b.settlesContracts());
-    std::vector<IndexSample> got;
+    std::vector<IndexPoint> got;
     connect(&b, &MarketBackend::indexPublished, &b,
-            [&got](const std::vector<IndexSample>& s) { got.insert(got.end(), s.begin(), s.end()); });
+            [&got](const std::vector<IndexPoint>& s) { got.insert(got.end(), s.begin(), s.end()); });
     b.start();  // the scripted market: clock kT0, asks from kT0 + 2
     OrderRequest buy;
     buy.id = 100;
@@ -171,7 +171,7 @@ class TestPriceIndexChart : public QObject {
     b.publishNow();
     QCOMPARE(got.size(), 29u);  // hours kT0 + 1 .. kT0 + 29
     int stale = 0;
-    for (const IndexSample& s : got) stale += s.stale ? 1 : 0;
+    for (const IndexPoint& s : got) stale += s.stale ? 1 : 0;
     QCOMPARE(stale, 6);  // the trade at kT0 leaves the 24 h window after hour kT0 + 23
     QCOMPARE(got.back().price, kCheap);
     b.stop();

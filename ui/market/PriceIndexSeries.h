@@ -20,7 +20,7 @@ struct IndexLine {
   QVector<double> staleX, staleY;
   int freshPoints = 0;
   int stalePoints = 0;
-  IndexSample latest;
+  IndexPoint latest;
 };
 
 // One line per accelerator class that has a value in `tenor`, in accelerator order.

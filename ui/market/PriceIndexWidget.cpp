@@ -213,7 +213,7 @@ void PriceIndexWidget::rebuild() {
   table_->setRowCount(static_cast<int>(lines_.size()));
   for (int r = 0; r < static_cast<int>(lines_.size()); ++r) {
     const IndexLine& l = lines_[static_cast<std::size_t>(r)];
-    const IndexSample& s = l.latest;
+    const IndexPoint& s = l.latest;
     auto* cls = new QTableWidgetItem(toQString(toString(l.accelerator)));
     cls->setForeground(classColour(l.accelerator));
     auto* price = new QTableWidgetItem(formatPrice(s.price) + (s.stale ? tr(" (stale)") : QString()));

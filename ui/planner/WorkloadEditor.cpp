@@ -5,6 +5,8 @@
 #include "core/cost/AcceleratorSpecs.h"
 #include "core/cost/WorkloadJson.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>

@@ -150,16 +150,12 @@ void ExchangeBackend::start() {
         },
         Qt::QueuedConnection);
   };
-  cb.onIndex = [this](const std::vector<net::IndexPoint>& points) {
+  cb.onIndex = [this](const std::vector<IndexPoint>& points) {
     // Reference values move with the index: the chain on screen is asked for again.
     if (const int a = optionClass_; a >= 0 && client_ && !chainAsked_.exchange(true))
       client_->requestOptionChain(static_cast<Accelerator>(a));
-    std::vector<IndexSample> samples;
-    samples.reserve(points.size());
-    for (const net::IndexPoint& p : points)
-      samples.push_back(IndexSample{p.accelerator, p.tenor, p.asOf, p.price, p.gpuHours, p.trades, p.stale});
     QMetaObject::invokeMethod(
-        this, [this, samples = std::move(samples)] { emit indexPublished(samples); }, Qt::QueuedConnection);
+        this, [this, points] { emit indexPublished(points); }, Qt::QueuedConnection);
   };
   // Forward callbacks carry plain values: signals queued straight to the session.
   cb.onForwardBook = [this](const net::ForwardBookView& b) { emit forwardBookChanged(b); };

@@ -198,7 +198,7 @@ void LocalMarketBackend::publishIndex(Hour asOf) {
     for (Accelerator a : classes) {
       for (Tenor t : kTenors) {
         if (const auto v = index_.value(a, t, h))
-          pendingIndex_.push_back(IndexSample{a, t, h, v->price, v->gpuHours, v->trades, v->stale});
+          pendingIndex_.push_back(IndexPoint{a, t, h, v->price, v->gpuHours, v->trades, v->stale});
       }
     }
   }

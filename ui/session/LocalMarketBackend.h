@@ -78,7 +78,7 @@ class LocalMarketBackend : public MarketBackend {
   // Our order `id` stopped working: to the order history, as the engine keeps it.
   void finish(OrderId id, FinishedState state, QString why);
   PriceIndex index_;
-  std::vector<IndexSample> pendingIndex_;
+  std::vector<IndexPoint> pendingIndex_;
   Hour indexedUntil_ = -1;  // last hour whose index value was published
   std::map<ClusterId, Price> lastTrade_;
   Money cash_ = 0;

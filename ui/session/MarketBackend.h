@@ -120,7 +120,7 @@ class MarketBackend : public QObject {
   void settlementNoted(std::vector<tessera::ui::SettlementNote> notes);
   void contractStatusChanged(std::vector<tessera::ui::ContractSettlementStatus> status);
   // Price index values, oldest first: the history once, then each published value.
-  void indexPublished(std::vector<tessera::ui::IndexSample> samples);
+  void indexPublished(std::vector<tessera::IndexPoint> samples);
   // The call mode's schedule, the next call's indicative clearing and the last call (a market
   // with call-mode clusters only).
   void callAuctionChanged(tessera::ui::CallAuctionView view);

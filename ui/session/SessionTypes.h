@@ -120,20 +120,9 @@ struct FinishedOrder {
   std::int64_t filledGpuHours = 0;
 };
 
-// A published value of the price index of one accelerator class and tenor.
-struct IndexSample {
-  Accelerator accelerator = Accelerator::H100;
-  Tenor tenor = Tenor::NextDay;
-  Hour asOf = 0;
-  Price price = 0;
-  std::int64_t gpuHours = 0;
-  int trades = 0;
-  bool stale = false;  // no trade in the window: the last value carried forward
-};
-
 // Received index values, one per (class, tenor, hour).
 using IndexKey = std::tuple<Accelerator, Tenor, Hour>;
-using IndexHistory = std::map<IndexKey, IndexSample>;
+using IndexHistory = std::map<IndexKey, IndexPoint>;  // IndexPoint: core/settlement/PriceIndex.h
 
 // Where the index a session shows comes from.
 enum class IndexSource { None, Exchange, ComputedLocally };
@@ -166,6 +155,6 @@ Q_DECLARE_METATYPE(std::vector<tessera::ui::ContractMark>)
 Q_DECLARE_METATYPE(std::vector<tessera::ClusterId>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::SettlementNote>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::ContractSettlementStatus>)
-Q_DECLARE_METATYPE(std::vector<tessera::ui::IndexSample>)
+Q_DECLARE_METATYPE(std::vector<tessera::IndexPoint>)
 Q_DECLARE_METATYPE(std::vector<tessera::ui::FinishedOrder>)
 Q_DECLARE_METATYPE(tessera::ui::CallAuctionView)

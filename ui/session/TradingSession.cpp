@@ -27,7 +27,7 @@ void registerTypes() {
     qRegisterMetaType<std::vector<ClusterId>>();
     qRegisterMetaType<std::vector<SettlementNote>>();
     qRegisterMetaType<std::vector<ContractSettlementStatus>>();
-    qRegisterMetaType<std::vector<IndexSample>>();
+    qRegisterMetaType<std::vector<IndexPoint>>();
     qRegisterMetaType<CallAuctionView>();
     qRegisterMetaType<net::ForwardBookView>();
     qRegisterMetaType<std::vector<net::ForwardWorkingOrder>>();
@@ -177,9 +177,9 @@ void TradingSession::connectBackend() {
     callAuction_ = std::move(v);
     emit callAuctionChanged();
   });
-  connect(b, &MarketBackend::indexPublished, this, [this](std::vector<IndexSample> s) {
+  connect(b, &MarketBackend::indexPublished, this, [this](std::vector<IndexPoint> s) {
     Hour latest = 0;
-    for (const IndexSample& x : s) {
+    for (const IndexPoint& x : s) {
       index_[IndexKey{x.accelerator, x.tenor, x.asOf}] = x;
       latest = std::max(latest, x.asOf);
     }

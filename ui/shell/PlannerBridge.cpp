@@ -37,8 +37,10 @@ void PlannerBridge::updateWaiting() {
 QStringList PlannerBridge::loadWorkloads() {
   QStringList where;
   const QString app = QCoreApplication::applicationDirPath();
-  where << qEnvironmentVariable("TESSERA_RESOURCES") + "/workloads" << app + "/../share/tessera/workloads"
-        << QStringLiteral(TESSERA_SOURCE_RESOURCES) + "/workloads";
+  // $TESSERA_RESOURCES first (the tests set it), then the installed layout (<prefix>/bin beside
+  // <prefix>/share/tessera), then a build folder's (the program beside <build>/resources).
+  if (const QString given = qEnvironmentVariable("TESSERA_RESOURCES"); !given.isEmpty()) where << given + "/workloads";
+  where << app + "/../share/tessera/workloads" << app + "/resources/workloads";
   QStringList problems;
   bool shipped = false;
   for (const QString& dir : where) {
