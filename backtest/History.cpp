@@ -11,15 +11,33 @@ store::StoreError noInputs(const std::string& path, bool ranged) {
 
 }  // namespace
 
-bool feedAfterOutages(Replay& replay, const store::RecordedInput& in, const std::vector<store::RecordedOutage>& outages,
-                      std::size_t& next) {
-  while (next < outages.size() && outages[next].afterInput < in.seq) replay.outage(outages[next++]);
+namespace {
+
+// Applies every report recorded after inputs numbered below `beforeSeq`.
+void applyReports(Replay& replay, const ProviderReports& reports, ReportsApplied& next, std::int64_t beforeSeq) {
+  for (;;) {
+    const bool outage = next.outages < reports.outages.size() && reports.outages[next.outages].afterInput < beforeSeq;
+    const bool reclaim =
+        next.reclaims < reports.reclaims.size() && reports.reclaims[next.reclaims].afterInput < beforeSeq;
+    if (outage && (!reclaim || reports.outages[next.outages].afterInput <= reports.reclaims[next.reclaims].afterInput))
+      replay.outage(reports.outages[next.outages++]);
+    else if (reclaim)
+      replay.reclaim(reports.reclaims[next.reclaims++]);
+    else
+      return;
+  }
+}
+
+}  // namespace
+
+bool feedAfterReports(Replay& replay, const store::RecordedInput& in, const ProviderReports& reports,
+                      ReportsApplied& next) {
+  applyReports(replay, reports, next, in.seq);
   return replay.feed(in);
 }
 
-void applyTrailingOutages(Replay& replay, const std::vector<store::RecordedOutage>& outages, std::size_t next,
-                          std::int64_t lastSeq) {
-  while (next < outages.size() && outages[next].afterInput <= lastSeq) replay.outage(outages[next++]);
+void applyTrailingReports(Replay& replay, const ProviderReports& reports, ReportsApplied next, std::int64_t lastSeq) {
+  applyReports(replay, reports, next, lastSeq + 1);
 }
 
 std::variant<History, store::StoreError> loadHistory(const std::string& path, const store::HistoryQuery& q) {
@@ -39,6 +57,9 @@ std::variant<History, store::StoreError> loadHistory(const std::string& path, co
   auto outages = s.outages();
   if (auto* e = std::get_if<store::StoreError>(&outages)) return *e;
   h.outages = std::move(std::get<std::vector<store::RecordedOutage>>(outages));
+  auto reclaims = s.reclaims();
+  if (auto* e = std::get_if<store::StoreError>(&reclaims)) return *e;
+  h.reclaims = std::move(std::get<std::vector<store::RecordedReclaim>>(reclaims));
   return h;
 }
 
@@ -47,16 +68,17 @@ BacktestResult runBacktest(const History& history, Strategy& strategy, const Rep
   Replay replay(strategy, history.accounts, config);
   const std::size_t n = history.inputs.size();
   const std::size_t every = std::max<std::size_t>(1, n / 100);
-  std::size_t nextOutage = 0;
+  const ProviderReports reports{history.outages, history.reclaims};
+  ReportsApplied next;
   bool stopped = false;
   for (std::size_t i = 0; i < n; ++i) {
-    if (!feedAfterOutages(replay, history.inputs[i], history.outages, nextOutage)) {
+    if (!feedAfterReports(replay, history.inputs[i], reports, next)) {
       stopped = true;
       break;
     }
     if (progress && (i + 1) % every == 0) progress(static_cast<double>(i + 1) / static_cast<double>(n));
   }
-  if (!stopped && n > 0) applyTrailingOutages(replay, history.outages, nextOutage, history.inputs.back().seq);
+  if (!stopped && n > 0) applyTrailingReports(replay, reports, next, history.inputs.back().seq);
   BacktestResult r = replay.finish();
   if (progress && !r.cancelled) progress(1.0);
   return r;
@@ -82,10 +104,14 @@ std::variant<HistoryStream, store::StoreError> HistoryStream::over(const store::
   if (auto* e = std::get_if<store::StoreError>(&sum)) return *e;
   h.summary_ = std::get<store::HistorySummary>(sum);
   if (h.summary_.inputs == 0) return noInputs(s.path(), false);
-  // Outages are few (a node failure now and then): read whole, applied between the inputs.
+  // Outages and reclaims are few (a node failure, a provider taking machines back, now and
+  // then): read whole, applied between the inputs.
   auto outages = s.outages();
   if (auto* e = std::get_if<store::StoreError>(&outages)) return *e;
   h.outages_ = std::move(std::get<std::vector<store::RecordedOutage>>(outages));
+  auto reclaims = s.reclaims();
+  if (auto* e = std::get_if<store::StoreError>(&reclaims)) return *e;
+  h.reclaims_ = std::move(std::get<std::vector<store::RecordedReclaim>>(reclaims));
   return h;
 }
 
@@ -120,11 +146,12 @@ std::variant<BacktestResult, store::StoreError> runBacktest(const HistoryStream&
   const std::int64_t total = std::max<std::int64_t>(1, history.inputs());
   const std::int64_t every = std::max<std::int64_t>(1, total / 100);
   std::int64_t fed = 0;
-  std::size_t nextOutage = 0;
+  const ProviderReports reports{history.outages(), history.reclaims()};
+  ReportsApplied next;
   bool stopped = false;
   if (auto e = history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
         for (const store::RecordedInput& in : inputs) {
-          if (!feedAfterOutages(replay, in, history.outages(), nextOutage)) {
+          if (!feedAfterReports(replay, in, reports, next)) {
             stopped = true;
             return false;
           }
@@ -133,7 +160,7 @@ std::variant<BacktestResult, store::StoreError> runBacktest(const HistoryStream&
         return true;
       }))
     return *e;
-  if (!stopped) applyTrailingOutages(replay, history.outages(), nextOutage, history.summary().lastInputSeq);
+  if (!stopped) applyTrailingReports(replay, reports, next, history.summary().lastInputSeq);
   BacktestResult r = replay.finish();
   if (progress && !r.cancelled) progress(1.0);
   return r;

@@ -563,6 +563,14 @@ void ExchangeCore::takeBackReclaimed(AccountId provider, const ReclaimRequest& m
   // The settlement has refunded the hours: the engine must take them, or the two disagree.
   if (auto rej = applyInput(CapacityReclaim{k.id, provider, k.buyer, m.gpus, m.start, m.end}, "", &out))
     throw std::logic_error("the engine refuses the reclaim the settlement accepted: " + rej->detail);
+  // The market history keeps it as a reclaim a backtest applies to its own contracts (the
+  // capacity_reclaim input just recorded names this market's contract).
+  if (recorder_ && !replay_.replaying()) {
+    const auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    recorder_->recordReclaim({0, micros, provider, k.cluster, m.start, m.end, m.gpus, k.id});
+  }
 }
 
 void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, Outbox& out) {
@@ -662,6 +670,8 @@ void ExchangeCore::finishBatch(Outbox& out) {
 void ExchangeCore::applyFeederOutages(Outbox& out) {
   if (!feederReports_) return;
   for (const auto& [provider, m] : desk_.feederOutages(*feederReports_, out)) recordOutage(provider, m);
+  desk_.feederReclaims(*feederReports_, out,
+                       [&](AccountId provider, const ReclaimRequest& m) { takeBackReclaimed(provider, m, out); });
 }
 
 void ExchangeCore::recordOutage(AccountId provider, const OutageRequest& m) {

@@ -64,6 +64,15 @@ CREATE TABLE IF NOT EXISTS outages(
   start_hour  INTEGER NOT NULL,
   end_hour    INTEGER NOT NULL,
   lost_gpus   INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS reclaims(
+  after_input INTEGER NOT NULL,
+  time_us     INTEGER NOT NULL,
+  account     INTEGER NOT NULL,
+  cluster     INTEGER NOT NULL,
+  start_hour  INTEGER NOT NULL,
+  end_hour    INTEGER NOT NULL,
+  gpus        INTEGER NOT NULL,
+  contract    INTEGER NOT NULL);
 )sql";
 
 // Finalizes on scope exit, so every early return releases the statement.
@@ -410,6 +419,60 @@ std::variant<std::vector<RecordedOutage>, StoreError> MarketHistoryStore::outage
     all.push_back(o);
   }
   if (rc != SQLITE_DONE) return error("cannot read outages");
+  return all;
+}
+
+std::optional<StoreError> MarketHistoryStore::appendReclaims(std::span<const RecordedReclaim> rows) {
+  if (!writable_) return StoreError{"history '" + path_ + "' is open read-only"};
+  Statement st;
+  if (sqlite3_prepare_v2(db_,
+                         "INSERT INTO reclaims(after_input,time_us,account,cluster,start_hour,end_hour,gpus,contract) "
+                         "VALUES(?,?,?,?,?,?,?,?)",
+                         -1, &st.s, nullptr) != SQLITE_OK)
+    return error("cannot prepare the reclaim insert");
+  if (auto e = exec("BEGIN IMMEDIATE")) return e;
+  for (const RecordedReclaim& r : rows) {
+    sqlite3_reset(st.s);
+    const std::int64_t v[] = {r.afterInput, r.timeMicros, r.provider, r.cluster,
+                              r.start,      r.end,        r.gpus,     static_cast<std::int64_t>(r.contract)};
+    for (int i = 0; i < 8; ++i) sqlite3_bind_int64(st.s, i + 1, v[i]);
+    if (sqlite3_step(st.s) != SQLITE_DONE) {
+      StoreError e = error("cannot write a reclaim");
+      exec("ROLLBACK");
+      return e;
+    }
+  }
+  return exec("COMMIT");
+}
+
+std::variant<std::vector<RecordedReclaim>, StoreError> MarketHistoryStore::reclaims() const {
+  std::vector<RecordedReclaim> all;
+  Statement st;
+  // A history written before reclaims were recorded has no such table: it holds none.
+  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='reclaims'", -1, &st.s,
+                         nullptr) != SQLITE_OK)
+    return error("cannot read reclaims");
+  if (sqlite3_step(st.s) != SQLITE_ROW) return all;
+  Statement rows;
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT after_input,time_us,account,cluster,start_hour,end_hour,gpus,contract FROM reclaims "
+                         "ORDER BY after_input,rowid",
+                         -1, &rows.s, nullptr) != SQLITE_OK)
+    return error("cannot read reclaims");
+  int rc;
+  while ((rc = sqlite3_step(rows.s)) == SQLITE_ROW) {
+    RecordedReclaim r;
+    r.afterInput = sqlite3_column_int64(rows.s, 0);
+    r.timeMicros = sqlite3_column_int64(rows.s, 1);
+    r.provider = static_cast<AccountId>(sqlite3_column_int64(rows.s, 2));
+    r.cluster = static_cast<ClusterId>(sqlite3_column_int64(rows.s, 3));
+    r.start = sqlite3_column_int64(rows.s, 4);
+    r.end = sqlite3_column_int64(rows.s, 5);
+    r.gpus = static_cast<GpuCount>(sqlite3_column_int64(rows.s, 6));
+    r.contract = static_cast<ContractId>(sqlite3_column_int64(rows.s, 7));
+    all.push_back(r);
+  }
+  if (rc != SQLITE_DONE) return error("cannot read reclaims");
   return all;
 }
 

@@ -54,6 +54,9 @@ class MarketHistoryStore {
   std::optional<StoreError> appendOutages(std::span<const RecordedOutage> rows);
   // Every outage, in the order they happened (none in a history recorded without them).
   std::variant<std::vector<RecordedOutage>, StoreError> outages() const;
+  // Providers' reclaims of interruptible capacity (table `reclaims`), the same way.
+  std::optional<StoreError> appendReclaims(std::span<const RecordedReclaim> rows);
+  std::variant<std::vector<RecordedReclaim>, StoreError> reclaims() const;
   // Stores every account name of `accounts` (ids are kept).
   std::optional<StoreError> saveAccounts(const AccountDirectory& accounts);
   // Interns the stored names in id order, so ids match the file when `accounts` starts empty.
