@@ -124,7 +124,8 @@ class Strategy {
   // The provider of interruptible capacity took back GPUs of `contract`, which this strategy
   // bought, with the cluster's notice, and refunded them at the contract's price: `reclaimed`
   // is all of that contract's reclaimed hours so far (it replaces what an earlier call said).
-  // The work a job loses to it (since its last checkpoint) is the strategy's to count.
+  // The work a job loses to it (since its last checkpoint) is the strategy's to count. Live, the
+  // same hours arrive in onContracts (OwnContract::reclaimed) after the settlement notice.
   virtual void onContractReclaim(StrategyContext&, ContractId /*contract*/,
                                  const std::vector<LostHours>& /*reclaimed*/) {}
   // Live only: every contract the account holds at the exchange, from this session and earlier

@@ -68,6 +68,7 @@ PlannerPanel::PlannerPanel(QWidget* parent)
       legend_(new QLabel(this)),
       placements_(new PlacementTableModel(this)),
       summary_(new QLabel(this)),
+      capacityChoice_(new QLabel(this)),
       splitter_(new QSplitter(Qt::Vertical, this)),
       table_(new QTableView(this)),
       tabs_(new QTabWidget(this)),
@@ -105,6 +106,9 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   });
   summary_->setWordWrap(true);
   summary_->setObjectName("plannerSummary");
+  capacityChoice_->setWordWrap(true);
+  capacityChoice_->setObjectName("plannerCapacityChoice");
+  capacityChoice_->setVisible(false);
 
   // The question: which kinds, when to start, how much at most.
   auto* kindsMenu = new QMenu(kinds_);
@@ -171,6 +175,7 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(questionRow_);
   layout->addWidget(summary_);
+  layout->addWidget(capacityChoice_);
   layout->addWidget(splitter_, 1);
 
   table_->setModel(model_);
@@ -389,6 +394,11 @@ void PlannerPanel::setKinds(const std::vector<Accelerator>& kinds) {
     if (on) names << a->text();
   }
   kinds_->setText(names.isEmpty() ? tr("any kind") : names.join(", "));
+}
+
+void PlannerPanel::setCapacityChoice(const QString& text) {
+  capacityChoice_->setText(text);
+  capacityChoice_->setVisible(!text.isEmpty());
 }
 
 void PlannerPanel::setWaitingForMarket(bool waiting) {
