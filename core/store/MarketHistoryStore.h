@@ -80,6 +80,12 @@ class MarketHistoryStore {
   std::optional<StoreError> prepareWriters();
   std::optional<StoreError> exec(const char* sql) const;
   StoreError error(const std::string& what) const;
+  // The side tables (outages, reclaims): rows of integers, appended in one transaction (`insert`
+  // binds one ? per value) and read whole (none from a history without `table`).
+  std::optional<StoreError> appendIntegerRows(const char* insert, const char* what,
+                                              const std::vector<std::vector<std::int64_t>>& rows);
+  std::variant<std::vector<std::vector<std::int64_t>>, StoreError> integerRows(const char* table, const char* select,
+                                                                               int columns, const char* what) const;
 
   sqlite3* db_ = nullptr;
   std::string path_;

@@ -215,6 +215,28 @@ void checkLedger(Driver& d, const std::vector<std::string>& accounts) {
 
 }  // namespace
 
+namespace {
+
+// One step of a simulated market into `core`, each input under its feeder account's name, the
+// way EmbeddedExchange feeds it.
+void injectStep(ExchangeCore& core, backtest::SimulatedMarket& market, const AccountDirectory& feeder, Outbox& out) {
+  for (const InputEvent& in : market.step()) {
+    const AccountId id = std::visit(
+        [](const auto& e) -> AccountId {
+          using T = std::decay_t<decltype(e)>;
+          if constexpr (std::is_same_v<T, OrderRequest> || std::is_same_v<T, CancelRequest> ||
+                        std::is_same_v<T, AmendRequest> || std::is_same_v<T, CapacityGrant>)
+            return e.account;
+          else
+            return 0;
+        },
+        in);
+    core.inject(in, id ? feeder.name(id) : std::string(), out);
+  }
+}
+
+}  // namespace
+
 class TestExchangeSettlement : public QObject {
   Q_OBJECT
 
@@ -621,19 +643,7 @@ class TestExchangeSettlement : public QObject {
       backtest::SimulatedMarket market(mc, feeder);
       for (int step = 0; step < 72; ++step) {
         Outbox out;
-        for (const InputEvent& in : market.step()) {
-          const AccountId id = std::visit(
-              [](const auto& e) -> AccountId {
-                using T = std::decay_t<decltype(e)>;
-                if constexpr (std::is_same_v<T, OrderRequest> || std::is_same_v<T, CancelRequest> ||
-                              std::is_same_v<T, AmendRequest> || std::is_same_v<T, CapacityGrant>)
-                  return e.account;
-                else
-                  return 0;
-              },
-              in);
-          core.inject(in, id ? feeder.name(id) : std::string(), out);
-        }
+        injectStep(core, market, feeder, out);
         for (const backtest::SimulatedOutage& o : market.takeOutages()) {
           cfg.feederReports->push({feeder.name(o.provider), o.cluster, o.start, o.end, o.lostGpus});
           ++outages;
@@ -684,19 +694,7 @@ class TestExchangeSettlement : public QObject {
       backtest::SimulatedMarket market(mc, feeder);
       for (int step = 0; step < 96; ++step) {
         Outbox out;
-        for (const InputEvent& in : market.step()) {
-          const AccountId id = std::visit(
-              [](const auto& e) -> AccountId {
-                using T = std::decay_t<decltype(e)>;
-                if constexpr (std::is_same_v<T, OrderRequest> || std::is_same_v<T, CancelRequest> ||
-                              std::is_same_v<T, AmendRequest> || std::is_same_v<T, CapacityGrant>)
-                  return e.account;
-                else
-                  return 0;
-              },
-              in);
-          core.inject(in, id ? feeder.name(id) : std::string(), out);
-        }
+        injectStep(core, market, feeder, out);
         for (const backtest::SimulatedReclaim& r : market.takeReclaims()) {
           cfg.feederReports->push(FeederReclaim{feeder.name(r.provider), r.cluster, r.start, r.end, r.gpus});
           ++reclaims;
