@@ -109,7 +109,6 @@ std::vector<Cluster> interruptibleClusters(const std::vector<Cluster>& firm) {
     Cluster i = c;
     i.id = static_cast<ClusterId>(firm.size() + out.size() + 1);
     i.name = c.name + "-int";
-    i.nodeCount = supply.nodes;
     i.interruptibleOf = c.id;
     i.noticeHours = supply.noticeHours;
     out.push_back(std::move(i));

@@ -34,8 +34,10 @@ struct InterruptibleSupply {
 InterruptibleSupply interruptibleSupplyOf(const Cluster& c);
 
 // The interruptible books of the firm clusters `firm` (ids 1..N) that offer one, with ids N+1,
-// N+2, ... in the order of their firm cluster: named "<firm name>-int", the same machines'
-// specs, `nodeCount` the nodes set aside, `interruptibleOf` and `noticeHours` set.
+// N+2, ... in the order of their firm cluster: named "<firm name>-int", the same machines' specs
+// and size (the engine checks a book's grants, which count on the physical cluster, against the
+// book's own size), `interruptibleOf` and `noticeHours` set. The nodes set aside for it
+// (InterruptibleSupply::nodes) are what its provider is granted there.
 std::vector<Cluster> interruptibleClusters(const std::vector<Cluster>& firm);
 
 // The central price of one GPU-hour on `c` before cycles and noise: the accelerator's public

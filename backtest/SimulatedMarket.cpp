@@ -127,8 +127,9 @@ SimulatedMarket::SimulatedMarket(const SimulatedMarketConfig& config, AccountDir
     // The nodes of an interruptible book are granted there, not to its firm cluster: the two
     // grants together are the machines.
     for (Cluster& i : interruptibleClusters(clusters_)) {
-      granted_[*i.interruptibleOf - 1] -= i.totalGpus();
-      granted_.push_back(i.totalGpus());
+      const GpuCount gpus = interruptibleSupplyOf(clusters_[*i.interruptibleOf - 1]).nodes * i.gpusPerNode;
+      granted_[*i.interruptibleOf - 1] -= gpus;
+      granted_.push_back(gpus);
       clusters_.push_back(std::move(i));
     }
   }
@@ -505,7 +506,8 @@ void SimulatedMarket::addInterruptibleListing(std::vector<InputEvent>& out, cons
   const Hour len = kLengths[static_cast<std::size_t>(spotRng_.between(0, kLengths.size() - 1))];
   const Hour start = now_ + c.noticeHours + spotRng_.between(0, std::max<Hour>(1, 72 - len));
   const GpuCount free = unlisted(c.id, start, start + len);
-  GpuCount gpus = c.gpusPerNode * static_cast<GpuCount>(spotRng_.between(1, std::max(1, c.nodeCount / 2)));
+  const int nodes = granted_[c.id - 1] / c.gpusPerNode;  // the nodes set aside for the book
+  GpuCount gpus = c.gpusPerNode * static_cast<GpuCount>(spotRng_.between(1, std::max(1, nodes / 2)));
   gpus = std::min(gpus, free - free % c.gpusPerNode);
   if (gpus <= 0) return;
   markListed(c.id, start, start + len, gpus);
@@ -535,7 +537,8 @@ void SimulatedMarket::addInterruptibleBid(std::vector<InputEvent>& out, const Cl
   if (spotRng_.chance(0.25)) {
     // A training run that checkpoints every one to four hours: all-or-none, whole nodes.
     o.account = trainingBuyers_[static_cast<std::size_t>(spotRng_.between(0, trainingBuyers_.size() - 1))];
-    o.gpus = c.gpusPerNode * static_cast<GpuCount>(spotRng_.between(1, std::max(1, c.nodeCount / 3)));
+    o.gpus =
+        c.gpusPerNode * static_cast<GpuCount>(spotRng_.between(1, std::max(1, granted_[c.id - 1] / c.gpusPerNode / 3)));
     o.end = o.start + spotRng_.between(8, 24);
     o.fill = FillStyle::AllOrNone;
     o.tif = TimeInForce::GTD;
@@ -543,7 +546,7 @@ void SimulatedMarket::addInterruptibleBid(std::vector<InputEvent>& out, const Cl
     o.checkpointHours = spotRng_.between(1, 4);
   } else {
     o.account = inferenceBuyers_[static_cast<std::size_t>(spotRng_.between(0, inferenceBuyers_.size() - 1))];
-    o.gpus = std::min<GpuCount>(c.totalGpus(), static_cast<GpuCount>(spotRng_.between(2, 32)));
+    o.gpus = std::min<GpuCount>(granted_[c.id - 1], static_cast<GpuCount>(spotRng_.between(2, 32)));
     o.end = o.start + spotRng_.between(2, 24);
     o.fill = FillStyle::Divisible;
     o.tif = spotRng_.chance(0.2) ? TimeInForce::IOC : TimeInForce::GTC;

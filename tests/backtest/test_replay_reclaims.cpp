@@ -40,7 +40,8 @@ class InterruptibleBuyer final : public Strategy {
   OrderRequest order_;
 };
 
-// Firm cluster 1 (4 nodes) and its interruptible book 2 (2 nodes, 1 hour's notice), both p1's;
+// Firm cluster 1 (4 nodes) and its interruptible book 2 (the same machines, 1 hour's notice), p1
+// granted 16 GPUs in each;
 // p1 lists 16 interruptible GPUs for hours [2, 12) at $1.50; the strategy's bid (placed at the
 // first listing) takes 8, then "other" takes the other 8 (a later contract).
 HandMadeHistory market() {
@@ -54,7 +55,6 @@ HandMadeHistory market() {
   Cluster book = firm;
   book.id = 2;
   book.name = "c1-int";
-  book.nodeCount = 2;
   book.interruptibleOf = 1;
   book.noticeHours = 1;
   const Hour s = HandMadeHistory::kStart;
