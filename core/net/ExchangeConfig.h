@@ -95,7 +95,7 @@ class FeederReports {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(o));
   }
-  void push(FeederReclaim r) {
+  void pushReclaim(FeederReclaim r) {
     std::lock_guard lock(mutex_);
     reclaims_.push_back(std::move(r));
   }

@@ -696,7 +696,7 @@ class TestExchangeSettlement : public QObject {
         Outbox out;
         injectStep(core, market, feeder, out);
         for (const backtest::SimulatedReclaim& r : market.takeReclaims()) {
-          cfg.feederReports->push(FeederReclaim{feeder.name(r.provider), r.cluster, r.start, r.end, r.gpus});
+          cfg.feederReports->pushReclaim(FeederReclaim{feeder.name(r.provider), r.cluster, r.start, r.end, r.gpus});
           ++reclaims;
         }
         core.finishBatch(out);
