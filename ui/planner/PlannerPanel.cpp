@@ -106,7 +106,9 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   });
   summary_->setWordWrap(true);
   summary_->setObjectName("plannerSummary");
-  capacityChoice_->setWordWrap(true);
+  // One line, whatever its length (the whole of it in the tooltip).
+  capacityChoice_->setWordWrap(false);
+  capacityChoice_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   capacityChoice_->setObjectName("plannerCapacityChoice");
   capacityChoice_->setVisible(false);
 
@@ -398,7 +400,8 @@ void PlannerPanel::setKinds(const std::vector<Accelerator>& kinds) {
 
 void PlannerPanel::setCapacityChoice(const QString& text) {
   capacityChoice_->setText(text);
-  capacityChoice_->setVisible(!text.isEmpty());
+  capacityChoice_->setToolTip(text);
+  updateQuestionToggle();
 }
 
 void PlannerPanel::setWaitingForMarket(bool waiting) {
@@ -418,11 +421,15 @@ void PlannerPanel::showWaiting(const QString& workload, int gpus) {
 void PlannerPanel::updateQuestionToggle() {
   const bool shown = questionToggle_->isChecked();
   questionRow_->setVisible(planMode() && shown);
+  // The firm-or-interruptible line folds with the question: a short dock keeps its room for the
+  // table and the charts (the line is then in the toggle's tooltip).
+  capacityChoice_->setVisible(planMode() && shown && !capacityChoice_->text().isEmpty());
   questionToggle_->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
   QString text = kinds_->text() + tr(", start in %1–%2 days").arg(earliest_->value()).arg(latest_->value());
   text += budget_->value() > 0 ? tr(", budget %1").arg(moneyText(budget_->value() * 1e6)) : tr(", no budget");
   questionToggle_->setText(tr("Question"));
-  questionToggle_->setToolTip(tr("Show or hide the question (%1)").arg(text));
+  questionToggle_->setToolTip(tr("Show or hide the question (%1)").arg(text) +
+                              (capacityChoice_->text().isEmpty() ? QString() : "\n" + capacityChoice_->text()));
 }
 
 void PlannerPanel::resizeEvent(QResizeEvent* event) {
