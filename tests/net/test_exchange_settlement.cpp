@@ -675,8 +675,8 @@ class TestExchangeSettlement : public QObject {
     // EmbeddedExchange feeds them: each reclaim is spread over the provider's contracts and
     // applied like its reclaim message (refund through the ledger, hours out of the buyer's
     // holding); the ledger stays balanced and a rebuild from the journal gives the same one.
-    // Fails if SettlementDesk::feederReclaims is not called (no refunds) or its parts are not
-    // taken from the engine (the rebuild's journal replays a capacity_reclaim it never saw).
+    // Meant to fail if ExchangeCore does not call SettlementDesk::feederReclaims (no refunds);
+    // that mutation has not been run yet.
     backtest::SimulatedMarketConfig mc;
     mc.seed = 3;
     mc.clusterCount = 8;  // four firm clusters with interruptible books among them

@@ -146,9 +146,8 @@ class TestPlannerBridge : public QObject {
   // interruptible book with exactly the reclaimed contracts and contracted hours of one of the
   // exchange's md_reclaim_rates for it, and the rate (reclaims + 1) / (days + 1) from them; a
   // second client's reclaim_rates lists that book as interruptible capacity of its provider.
-  // Mutations seen failing: PlannerBridge::run passing no observed rates to the comparison (the
-  // line says no reclaims are observed); ExchangeCore::onClock not publishing md_reclaim_rates
-  // (the session never has a rate).
+  // Seen failing with PlannerBridge::run passing no observed rates to the comparison (the line
+  // says no reclaims are observed yet).
   void capacityChoiceUsesTheExchangesReclaimRates() {
     LiveTerminal t(QStringLiteral(":memory:"), 10, 240.0, 4);
     std::set<std::tuple<ClusterId, std::int64_t, std::int64_t>> published;  // every md_reclaim_rates seen
