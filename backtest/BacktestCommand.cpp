@@ -327,7 +327,7 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
   const std::int64_t steps = 1 + hours * cfg.ticksPerHour;
   std::vector<Event> events;
   std::int64_t trades = 0;
-  std::int64_t outages = 0, lastMicros = 0;
+  std::int64_t outages = 0, reclaims = 0, lastMicros = 0;
   for (std::int64_t i = 0; i < steps; ++i) {
     for (const TimedInput& t : market.stepTimed()) {
       events.clear();
@@ -345,6 +345,11 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
       recorder.recordOutage({0, lastMicros, o.provider, o.cluster, o.start, o.end, o.lostGpus});
       ++outages;
     }
+    // So do the providers' reclaims of interruptible capacity (they name no contract).
+    for (const SimulatedReclaim& r : market.takeReclaims()) {
+      recorder.recordReclaim({0, lastMicros, r.provider, r.cluster, r.start, r.end, r.gpus, 0});
+      ++reclaims;
+    }
     bar(static_cast<double>(i + 1) / static_cast<double>(steps));
   }
   if (auto e = recorder.flush()) {
@@ -359,7 +364,8 @@ int generate(const Args& a, std::ostream& out, std::ostream& err) {
     store->setMeta("burst",
                    std::to_string(cfg.burstSize) + " arrivals " + std::to_string(cfg.burstGapMicros) + " us apart");
   out << "wrote " << recorder.recordedInputs() << " inputs (" << trades << " trades, " << outages
-      << " provider outages) over " << hours << " hours to " << path << '\n';
+      << " provider outages, " << reclaims << " reclaims of interruptible capacity) over " << hours << " hours to "
+      << path << '\n';
   return 0;
 }
 
@@ -565,6 +571,10 @@ int runCmd(const Args& a, std::ostream& out, std::ostream& err) {
                 static_cast<double>(s.effectiveCostPerUsefulGpuHour) / 1e6,
                 withThousands(s.unfilledDemandGpuHours).c_str());
   out << line;
+  // Interruptible capacity the providers took back: the hours are gone, their price refunded.
+  if (s.reclaimedGpuHours > 0)
+    out << "reclaimed: " << withThousands(s.reclaimedGpuHours) << " GPU-h of interruptible capacity, refunded "
+        << toDollars(s.reclaimRefunds) << "\n";
   for (const std::string& note : r.notes) out << note << "\n";
   out << "report: " << dir << "/report.html\n";
   return 0;

@@ -74,12 +74,16 @@ struct BacktestSummary {
   Money slippageVsMid = 0;                  // buys: (price - mid at order) x GPU-hours; sells: (mid - price)
   std::int64_t midGpuHours = 0;             // GPU-hours of fills whose order saw a two-sided book
   Money fees = 0;                           // exchange fees paid on sales (fee_ppm)
-  std::int64_t usefulGpuHours = 0;          // bought minus sold back
-  Price effectiveCostPerUsefulGpuHour = 0;  // (spent - received) / useful; 0 if none
+  std::int64_t usefulGpuHours = 0;          // bought minus sold back minus reclaimed
+  Price effectiveCostPerUsefulGpuHour = 0;  // (spent - received - reclaim refunds) / useful; 0 if none
   std::int64_t demandGpuHours = 0;
   std::int64_t unfilledDemandGpuHours = 0;
   std::int64_t lostGpuHours = 0;  // of bought contracts, taken by providers' outages
-  OptionSummary options;          // options on the price index; in finalCash and finalEquity too
+  // Of bought interruptible contracts, taken back by their providers with notice, and the
+  // refund for them at each contract's price (in finalCash; spent stays what the fills cost).
+  std::int64_t reclaimedGpuHours = 0;
+  Money reclaimRefunds = 0;
+  OptionSummary options;  // options on the price index; in finalCash and finalEquity too
 };
 
 struct BacktestResult {

@@ -12,20 +12,19 @@ store::StoreError noInputs(const std::string& path, bool ranged) {
 using InputVisitor = std::function<bool(const store::RecordedInput&)>;
 
 // The one replay loop of both histories (loaded whole, or streamed in chunks): `inputs` hands
-// each input to the visitor until it returns false; each is fed after the outages recorded
-// before it, progress is reported every hundredth of `total`, and the outages recorded up to
-// `lastSeq` follow the last input unless the replay stopped first.
+// each input to the visitor until it returns false; each is fed after the providers' reports
+// (outages, reclaims) recorded before it, progress is reported every hundredth of `total`, and
+// the reports recorded up to `lastSeq` follow the last input unless the replay stopped first.
 std::variant<BacktestResult, store::StoreError> replayInputs(
-    Replay& replay, std::int64_t total, std::optional<std::int64_t> lastSeq,
-    const std::vector<store::RecordedOutage>& outages, const ProgressFn& progress,
-    const std::function<std::optional<store::StoreError>(const InputVisitor&)>& inputs) {
+    Replay& replay, std::int64_t total, std::optional<std::int64_t> lastSeq, const ProviderReports& reports,
+    const ProgressFn& progress, const std::function<std::optional<store::StoreError>(const InputVisitor&)>& inputs) {
   total = std::max<std::int64_t>(1, total);
   const std::int64_t every = std::max<std::int64_t>(1, total / 100);
   std::int64_t fed = 0;
-  std::size_t nextOutage = 0;
+  ReportsApplied next;
   bool stopped = false;
   if (auto e = inputs([&](const store::RecordedInput& in) {
-        if (!feedAfterOutages(replay, in, outages, nextOutage)) {
+        if (!feedAfterReports(replay, in, reports, next)) {
           stopped = true;
           return false;
         }
@@ -33,23 +32,37 @@ std::variant<BacktestResult, store::StoreError> replayInputs(
         return true;
       }))
     return *e;
-  if (!stopped && lastSeq) applyTrailingOutages(replay, outages, nextOutage, *lastSeq);
+  if (!stopped && lastSeq) applyTrailingReports(replay, reports, next, *lastSeq);
   BacktestResult r = replay.finish();
   if (progress && !r.cancelled) progress(1.0);
   return r;
 }
 
+// Applies every report recorded after inputs numbered below `beforeSeq`.
+void applyReports(Replay& replay, const ProviderReports& reports, ReportsApplied& next, std::int64_t beforeSeq) {
+  for (;;) {
+    const bool outage = next.outages < reports.outages.size() && reports.outages[next.outages].afterInput < beforeSeq;
+    const bool reclaim =
+        next.reclaims < reports.reclaims.size() && reports.reclaims[next.reclaims].afterInput < beforeSeq;
+    if (outage && (!reclaim || reports.outages[next.outages].afterInput <= reports.reclaims[next.reclaims].afterInput))
+      replay.outage(reports.outages[next.outages++]);
+    else if (reclaim)
+      replay.reclaim(reports.reclaims[next.reclaims++]);
+    else
+      return;
+  }
+}
+
 }  // namespace
 
-bool feedAfterOutages(Replay& replay, const store::RecordedInput& in, const std::vector<store::RecordedOutage>& outages,
-                      std::size_t& next) {
-  while (next < outages.size() && outages[next].afterInput < in.seq) replay.outage(outages[next++]);
+bool feedAfterReports(Replay& replay, const store::RecordedInput& in, const ProviderReports& reports,
+                      ReportsApplied& next) {
+  applyReports(replay, reports, next, in.seq);
   return replay.feed(in);
 }
 
-void applyTrailingOutages(Replay& replay, const std::vector<store::RecordedOutage>& outages, std::size_t next,
-                          std::int64_t lastSeq) {
-  while (next < outages.size() && outages[next].afterInput <= lastSeq) replay.outage(outages[next++]);
+void applyTrailingReports(Replay& replay, const ProviderReports& reports, ReportsApplied next, std::int64_t lastSeq) {
+  applyReports(replay, reports, next, lastSeq + 1);
 }
 
 std::variant<History, store::StoreError> loadHistory(const std::string& path, const store::HistoryQuery& q) {
@@ -69,6 +82,9 @@ std::variant<History, store::StoreError> loadHistory(const std::string& path, co
   auto outages = s.outages();
   if (auto* e = std::get_if<store::StoreError>(&outages)) return *e;
   h.outages = std::move(std::get<std::vector<store::RecordedOutage>>(outages));
+  auto reclaims = s.reclaims();
+  if (auto* e = std::get_if<store::StoreError>(&reclaims)) return *e;
+  h.reclaims = std::move(std::get<std::vector<store::RecordedReclaim>>(reclaims));
   return h;
 }
 
@@ -78,11 +94,12 @@ BacktestResult runBacktest(const History& history, Strategy& strategy, const Rep
   const auto n = static_cast<std::int64_t>(history.inputs.size());
   const std::optional<std::int64_t> lastSeq =
       history.inputs.empty() ? std::nullopt : std::optional(history.inputs.back().seq);
-  auto r = replayInputs(replay, n, lastSeq, history.outages, progress, [&](const InputVisitor& visit) {
-    for (const store::RecordedInput& in : history.inputs)
-      if (!visit(in)) break;
-    return std::optional<store::StoreError>();
-  });
+  auto r = replayInputs(replay, n, lastSeq, ProviderReports{history.outages, history.reclaims}, progress,
+                        [&](const InputVisitor& visit) {
+                          for (const store::RecordedInput& in : history.inputs)
+                            if (!visit(in)) break;
+                          return std::optional<store::StoreError>();
+                        });
   return std::get<BacktestResult>(std::move(r));  // a history in memory has no read errors
 }
 
@@ -106,10 +123,14 @@ std::variant<HistoryStream, store::StoreError> HistoryStream::over(const store::
   if (auto* e = std::get_if<store::StoreError>(&sum)) return *e;
   h.summary_ = std::get<store::HistorySummary>(sum);
   if (h.summary_.inputs == 0) return noInputs(s.path(), false);
-  // Outages are few (a node failure now and then): read whole, applied between the inputs.
+  // Outages and reclaims are few (a node failure, a provider taking machines back, now and
+  // then): read whole, applied between the inputs.
   auto outages = s.outages();
   if (auto* e = std::get_if<store::StoreError>(&outages)) return *e;
   h.outages_ = std::move(std::get<std::vector<store::RecordedOutage>>(outages));
+  auto reclaims = s.reclaims();
+  if (auto* e = std::get_if<store::StoreError>(&reclaims)) return *e;
+  h.reclaims_ = std::move(std::get<std::vector<store::RecordedReclaim>>(reclaims));
   return h;
 }
 
@@ -141,8 +162,8 @@ std::optional<store::StoreError> HistoryStream::forEachChunk(
 std::variant<BacktestResult, store::StoreError> runBacktest(const HistoryStream& history, Strategy& strategy,
                                                             const ReplayConfig& config, const ProgressFn& progress) {
   Replay replay(strategy, history.accounts(), config);
-  return replayInputs(replay, history.inputs(), history.summary().lastInputSeq, history.outages(), progress,
-                      [&](const InputVisitor& visit) {
+  return replayInputs(replay, history.inputs(), history.summary().lastInputSeq,
+                      ProviderReports{history.outages(), history.reclaims()}, progress, [&](const InputVisitor& visit) {
                         return history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
                           for (const store::RecordedInput& in : inputs)
                             if (!visit(in)) return false;

@@ -24,7 +24,8 @@ namespace tessera::backtest {
 struct History {
   AccountDirectory accounts;
   std::vector<store::RecordedInput> inputs;
-  std::vector<store::RecordedOutage> outages;  // providers' outages, applied between the inputs
+  std::vector<store::RecordedOutage> outages;    // providers' outages, applied between the inputs
+  std::vector<store::RecordedReclaim> reclaims;  // providers' reclaims of interruptible capacity, likewise
 };
 
 std::variant<History, store::StoreError> loadHistory(const std::string& path, const store::HistoryQuery& q = {});
@@ -59,6 +60,8 @@ class HistoryStream {
   std::int64_t chunkInputs() const { return chunk_; }
   // The provider outages recorded in the history, in order (read whole: they are few).
   const std::vector<store::RecordedOutage>& outages() const { return outages_; }
+  // ... and its reclaims of interruptible capacity.
+  const std::vector<store::RecordedReclaim>& reclaims() const { return reclaims_; }
 
   // Hands each chunk to `chunk` (which returns false to stop the pass); a read error ends the pass.
   // Copies of a stream share its connection and may run passes on several threads at once: each
@@ -74,16 +77,27 @@ class HistoryStream {
   AccountDirectory accounts_;
   store::HistorySummary summary_;
   std::vector<store::RecordedOutage> outages_;
+  std::vector<store::RecordedReclaim> reclaims_;
   std::int64_t chunk_ = kDefaultChunkInputs;
 };
 
-// Feeds `in` to the replay after the outages recorded before it (`next`: the first outage not
-// applied yet). Returns false once the replay stops.
-bool feedAfterOutages(Replay& replay, const store::RecordedInput& in, const std::vector<store::RecordedOutage>& outages,
-                      std::size_t& next);
-// Applies the outages recorded up to the last input replayed (`lastSeq`), from `next` on.
-void applyTrailingOutages(Replay& replay, const std::vector<store::RecordedOutage>& outages, std::size_t next,
-                          std::int64_t lastSeq);
+// What a history records beside its inputs, applied between them: providers' outages and
+// reclaims, and how far a replay has applied each (the first not applied yet).
+struct ProviderReports {
+  const std::vector<store::RecordedOutage>& outages;
+  const std::vector<store::RecordedReclaim>& reclaims;
+};
+struct ReportsApplied {
+  std::size_t outages = 0;
+  std::size_t reclaims = 0;
+};
+
+// Feeds `in` to the replay after the reports recorded before it (outages before reclaims
+// recorded after the same input). Returns false once the replay stops.
+bool feedAfterReports(Replay& replay, const store::RecordedInput& in, const ProviderReports& reports,
+                      ReportsApplied& next);
+// Applies the reports recorded up to the last input replayed (`lastSeq`), from `next` on.
+void applyTrailingReports(Replay& replay, const ProviderReports& reports, ReportsApplied next, std::int64_t lastSeq);
 
 // Replays a stream with one strategy: memory is bounded by a chunk, not by the history.
 std::variant<BacktestResult, store::StoreError> runBacktest(const HistoryStream& history, Strategy& strategy,

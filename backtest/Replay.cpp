@@ -4,6 +4,7 @@
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/ExchangeFee.h"
 #include "core/settlement/OutageRule.h"
+#include "core/settlement/ReclaimRule.h"
 
 #include <algorithm>
 
@@ -24,6 +25,18 @@ bool isSetup(const InputEvent& in) {
 }
 
 constexpr Money kUnlimitedOptionCash = Money{1'000'000'000'000} * 1'000'000;  // $1tn
+
+// Runs of equal GPUs over consecutive hours, as positions list lost and reclaimed hours.
+std::vector<LostHours> runsOf(const std::map<Hour, GpuCount>& perHour) {
+  std::vector<LostHours> runs;
+  for (const auto& [h, gpus] : perHour) {
+    if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus)
+      runs.back().end = h + 1;
+    else
+      runs.push_back({h, h + 1, gpus});
+  }
+  return runs;
+}
 
 Price vwap(Money notional, std::int64_t gpuHours) { return gpuHours > 0 ? notional / gpuHours : 0; }
 
@@ -76,7 +89,9 @@ bool Replay::feed(const store::RecordedInput& in) {
   }
   deliverUpTo(in.timeMicros, false);
   time_ = std::max(time_, in.timeMicros);
-  apply(in.event, false);
+  // A recorded capacity_reclaim names a contract of the recorded market; the replay applies the
+  // reclaims table's row after it to its own contracts instead (reclaim()).
+  if (!std::holds_alternative<CapacityReclaim>(in.event)) apply(in.event, false);
   ++result_.inputs;
   return true;
 }
@@ -109,15 +124,75 @@ void Replay::outage(const store::RecordedOutage& o) {
   }
   std::optional<std::int64_t> ackAt;
   for (ContractId id : touched) {
-    std::vector<LostHours> runs;
-    for (const auto& [h, gpus] : lost_[id]) {
-      if (!runs.empty() && runs.back().end == h && runs.back().gpus == gpus)
-        runs.back().end = h + 1;
-      else
-        runs.push_back({h, h + 1, gpus});
-    }
     notify(ackAt, ackChannel_, config_.latency.ack.isZero(),
-           [this, id, runs] { strategy_.onContractLoss(*this, id, runs); });
+           [this, id, runs = runsOf(lost_[id])] { strategy_.onContractLoss(*this, id, runs); });
+  }
+}
+
+void Replay::reclaim(const store::RecordedReclaim& r) {
+  if (result_.cancelled || !result_.setupError.empty()) return;
+  deliverUpTo(r.timeMicros, false);
+  time_ = std::max(time_, r.timeMicros);
+  const Cluster* cluster = engine_->cluster(r.cluster);
+  const Hour from = std::max(r.start, engine_->now());
+  if (!cluster || !cluster->interruptible() || from >= r.end || r.gpus <= 0) return;
+  std::vector<Contract> contracts;
+  for (const Contract& k : engine_->contractsOf(r.provider))
+    if (k.seller == r.provider && k.buyer != r.provider && k.cluster == r.cluster && k.start < r.end && k.end > from)
+      contracts.push_back(k);
+  // The contract the exchange reclaimed, when this replay made the same one.
+  if (auto same =
+          std::find_if(contracts.begin(), contracts.end(), [&](const Contract& k) { return k.id == r.contract; });
+      r.contract != 0 && same != contracts.end())
+    contracts = {*same};
+  // What a contract can give in every hour: its GPUs less earlier reclaims, and no more than
+  // its buyer holds (the strategy's asks on them are cancelled below, as the exchange does;
+  // another buyer's offered hours are not taken).
+  auto takeable = [&](const Contract& k, Hour s, Hour e) {
+    GpuCount most = k.gpus;
+    const auto& taken = reclaimed_[k.id];
+    for (Hour h = s; h < e; ++h) {
+      const auto t = taken.find(h);
+      const Holding held = engine_->holding(k.buyer, k.cluster, h);
+      const GpuCount free = k.buyer == account_ ? held.held : held.held - held.offered;
+      most = std::min({most, k.gpus - (t == taken.end() ? 0 : t->second), free});
+    }
+    return most;
+  };
+  std::optional<std::int64_t> ackAt;
+  for (const ReclaimShare& share : spreadReclaim(contracts, r.gpus, from, r.end, takeable)) {
+    const Contract& k =
+        *std::find_if(contracts.begin(), contracts.end(), [&](const Contract& c) { return c.id == share.contract; });
+    if (k.buyer == account_) {
+      bool short_ = false;
+      for (Hour h = share.start; h < share.end && !short_; ++h) {
+        const Holding held = engine_->holding(account_, k.cluster, h);
+        short_ = held.held - held.offered < share.gpus;
+      }
+      if (short_)
+        for (const OrderView& v : engine_->workingOrders(account_))
+          if (v.request.side == Side::Sell && v.request.cluster == k.cluster && v.request.start < share.end &&
+              v.request.end > share.start)
+            apply(CancelRequest{v.request.id, account_}, false);
+    }
+    const InputEvent in{CapacityReclaim{k.id, r.provider, k.buyer, share.gpus, share.start, share.end}};
+    out_.clear();
+    engine_->apply(in, out_);
+    if (std::any_of(out_.begin(), out_.end(), [](const Event& e) { return std::holds_alternative<OrderRejected>(e); }))
+      continue;
+    if (config_.onApply) config_.onApply(time_, in, false, out_);
+    std::map<Hour, GpuCount>& taken = reclaimed_[k.id];
+    for (Hour h = share.start; h < share.end; ++h) taken[h] += share.gpus;
+    if (k.buyer != account_) continue;
+    const std::int64_t gpuHours = static_cast<std::int64_t>(share.gpus) * (share.end - share.start);
+    // The settlement's refund: the reclaimed GPU-hours at the contract's price, from escrow.
+    const Money refund = k.price * gpuHours;
+    cash_ += refund;
+    result_.summary.reclaimedGpuHours += gpuHours;
+    result_.summary.reclaimRefunds += refund;
+    for (Hour h = share.start; h < share.end; ++h) position_[{h, k.cluster}] -= share.gpus;
+    notify(ackAt, ackChannel_, config_.latency.ack.isZero(),
+           [this, id = k.id, runs = runsOf(taken)] { strategy_.onContractReclaim(*this, id, runs); });
   }
 }
 
@@ -157,8 +232,9 @@ BacktestResult Replay::finish() {
   for (const auto& p : result_.series) s.maxDrawdown = std::min(s.maxDrawdown, p.drawdown);
   s.averagePaid = vwap(s.spent, s.boughtGpuHours);
   s.marketVwap = weightedMarketVwap();
-  s.usefulGpuHours = std::max<std::int64_t>(0, s.boughtGpuHours - s.soldGpuHours);
-  s.effectiveCostPerUsefulGpuHour = s.usefulGpuHours > 0 ? (s.spent - s.received) / s.usefulGpuHours : 0;
+  s.usefulGpuHours = std::max<std::int64_t>(0, s.boughtGpuHours - s.soldGpuHours - s.reclaimedGpuHours);
+  s.effectiveCostPerUsefulGpuHour =
+      s.usefulGpuHours > 0 ? (s.spent - s.received - s.reclaimRefunds) / s.usefulGpuHours : 0;
   s.demandGpuHours = strategy_.demandGpuHours();
   s.unfilledDemandGpuHours = std::max<std::int64_t>(0, s.demandGpuHours - s.usefulGpuHours);
   s.options = options_->summary();

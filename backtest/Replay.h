@@ -60,6 +60,13 @@ class Replay : private StrategyContext {
   // provider's outage report (core/settlement/OutageRule): the share of the strategy's contracts
   // reaches it through onContractLoss, an acknowledgement latency later.
   void outage(const store::RecordedOutage& o);
+  // Applies a provider's reclaim of interruptible capacity recorded after the last input fed
+  // (core/settlement/ReclaimRule: the recorded contract when the replay has it, else the
+  // provider's contracts on the cluster, lowest id first): the hours leave the buyer's holding
+  // (the engine's capacity_reclaim), the strategy's share is refunded at the contract's price
+  // and reaches it through onContractReclaim, an acknowledgement latency later. The history's
+  // own capacity_reclaim inputs are the recorded market's resolution of these and are not fed.
+  void reclaim(const store::RecordedReclaim& r);
   // Delivers the strategy's last actions, calls onFinish and returns the result.
   BacktestResult finish();
 
@@ -131,6 +138,9 @@ class Replay : private StrategyContext {
   BacktestResult result_;
   // GPUs of the strategy's bought contracts that outages took, per contract and hour.
   std::unordered_map<ContractId, std::map<Hour, GpuCount>> lost_;
+  // GPUs of interruptible contracts their providers reclaimed, per contract and hour (every
+  // buyer's: a later reclaim takes only what is left).
+  std::unordered_map<ContractId, std::map<Hour, GpuCount>> reclaimed_;
 
   // Metrics state.
   std::unordered_map<ClusterId, Price> lastPrice_;

@@ -50,6 +50,8 @@ nlohmann::json summaryJson(const BacktestSummary& s) {
           {"demand_gpu_hours", s.demandGpuHours},
           {"unfilled_demand_gpu_hours", s.unfilledDemandGpuHours},
           {"lost_gpu_hours", s.lostGpuHours},
+          {"reclaimed_gpu_hours", s.reclaimedGpuHours},
+          {"reclaim_refunds", s.reclaimRefunds},
           {"options",
            {{"orders", s.options.orders},
             {"rejected", s.options.rejected},
@@ -190,6 +192,10 @@ std::optional<std::string> writeReport(const BacktestResult& r, const RunInfo& i
   row("useful GPU-hours", withThousands(s.usefulGpuHours));
   row("demand / unfilled demand GPU-hours",
       withThousands(s.demandGpuHours) + " / " + withThousands(s.unfilledDemandGpuHours));
+  if (s.lostGpuHours > 0) row("GPU-hours lost to providers' outages", withThousands(s.lostGpuHours));
+  if (s.reclaimedGpuHours > 0)
+    row("interruptible GPU-hours reclaimed / refunded",
+        withThousands(s.reclaimedGpuHours) + " / " + toDollars(s.reclaimRefunds));
   if (s.options.fills > 0) {
     const OptionSummary& o = s.options;
     row("options bought / written GPU-hours",

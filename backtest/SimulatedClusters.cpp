@@ -92,6 +92,30 @@ ClusterSupply supplyOf(const Cluster& c) {
   return {};
 }
 
+InterruptibleSupply interruptibleSupplyOf(const Cluster& c) {
+  // A quarter of the nodes of two H100 sites, an A100 site and an MI300X site, with one or two
+  // hours' notice: what spot and preemptible offers look like at GPU clouds today.
+  const int quarter = std::max(1, c.nodeCount / 4);
+  if (c.name == "aurora-us-east-h100-a" || c.name == "fjord-us-central-mi300x-a") return {1, quarter};
+  if (c.name == "cobalt-us-west-a100-a" || c.name == "harbor-us-west-h100-b") return {2, quarter};
+  return {};
+}
+
+std::vector<Cluster> interruptibleClusters(const std::vector<Cluster>& firm) {
+  std::vector<Cluster> out;
+  for (const Cluster& c : firm) {
+    const InterruptibleSupply supply = interruptibleSupplyOf(c);
+    if (supply.noticeHours <= 0 || c.interruptible()) continue;
+    Cluster i = c;
+    i.id = static_cast<ClusterId>(firm.size() + out.size() + 1);
+    i.name = c.name + "-int";
+    i.interruptibleOf = c.id;
+    i.noticeHours = supply.noticeHours;
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
 Price referencePrice(const Cluster& c) {
   // Dollars per GPU-hour around public on-demand and marketplace figures (H100 about $1.50 to
   // $3.00, newer parts dearer, older and inference parts cheaper).

@@ -24,6 +24,22 @@ struct ClusterSupply {
 // By cluster name; a name this generator did not make sells as Flow.
 ClusterSupply supplyOf(const Cluster& c);
 
+// The providers that also sell part of their machines as interruptible capacity: the notice
+// they give before taking GPUs back (hours, 0: this cluster is sold firm only) and the share of
+// its nodes set aside for the interruptible book.
+struct InterruptibleSupply {
+  Hour noticeHours = 0;
+  int nodes = 0;
+};
+InterruptibleSupply interruptibleSupplyOf(const Cluster& c);
+
+// The interruptible books of the firm clusters `firm` (ids 1..N) that offer one, with ids N+1,
+// N+2, ... in the order of their firm cluster: named "<firm name>-int", the same machines' specs
+// and size (the engine checks a book's grants, which count on the physical cluster, against the
+// book's own size), `interruptibleOf` and `noticeHours` set. The nodes set aside for it
+// (InterruptibleSupply::nodes) are what its provider is granted there.
+std::vector<Cluster> interruptibleClusters(const std::vector<Cluster>& firm);
+
 // The central price of one GPU-hour on `c` before cycles and noise: the accelerator's public
 // price level, adjusted for region and fabric. In micro-dollars.
 Price referencePrice(const Cluster& c);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -79,6 +80,16 @@ Price roundToTick(double micros) {
   const auto ticks = static_cast<std::int64_t>(micros / 1000.0 + 0.5);
   return std::max<Price>(1000, ticks * 1000);
 }
+// Arrivals in a tick with mean `mean`, drawn from `rng`.
+std::int64_t arrivalsFrom(SeededRandom& rng, double mean) {
+  if (mean <= 0) return 0;
+  // Irwin-Hall approximation of a normal: no transcendental functions, so reproducible.
+  double z = -6.0;
+  for (int i = 0; i < 12; ++i) z += rng.unit();
+  const double n = mean + std::sqrt(mean) * z * 0.8 + rng.unit() - 0.5;
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(n + 0.5));
+}
+
 bool trainingGrade(const Cluster& c) {
   return c.accelerator != Accelerator::L40S && c.accelerator != Accelerator::RTX4090 &&
          c.fabric != FabricClass::Ethernet;
@@ -106,10 +117,22 @@ double SimulatedMarket::priceCycle(Hour hour) {
 }
 
 SimulatedMarket::SimulatedMarket(const SimulatedMarketConfig& config, AccountDirectory& accounts)
-    : config_(config), accounts_(accounts), rng_(config.seed) {
+    : config_(config), accounts_(accounts), rng_(config.seed), spotRng_(config.seed ^ 0x1A7E5C0FFEE5EEDULL) {
   config_.ticksPerHour = std::max(1, config_.ticksPerHour);
   config_.horizonHours = std::max<Hour>(48, config_.horizonHours);
   clusters_ = simulatedClusters(config_.clusterCount);
+  firmCount_ = clusters_.size();
+  for (const Cluster& c : clusters_) granted_.push_back(c.totalGpus());
+  if (config_.interruptibleSupply) {
+    // The nodes of an interruptible book are granted there, not to its firm cluster: the two
+    // grants together are the machines.
+    for (Cluster& i : interruptibleClusters(clusters_)) {
+      const GpuCount gpus = interruptibleSupplyOf(clusters_[*i.interruptibleOf - 1]).nodes * i.gpusPerNode;
+      granted_[*i.interruptibleOf - 1] -= gpus;
+      granted_.push_back(gpus);
+      clusters_.push_back(std::move(i));
+    }
+  }
   for (const Cluster& c : clusters_) providers_.push_back(accounts_.intern(c.provider));
   for (int i = 1; i <= 24; ++i) {
     inferenceBuyers_.push_back(accounts_.intern("infer-" + std::string(i < 10 ? "0" : "") + std::to_string(i)));
@@ -123,7 +146,7 @@ SimulatedMarket::SimulatedMarket(const SimulatedMarketConfig& config, AccountDir
     const GpuCount nodes = c.nodeCount / std::max(1, supply.blocks);
     for (int b = 0; b < supply.blocks; ++b) leases_.push_back({c.id, nodes * c.gpusPerNode, config_.start});
   }
-  drift_.assign(clusters_.size(), 1.0);
+  drift_.assign(firmCount_, 1.0);  // an interruptible book moves with its firm cluster
   for (double& d : drift_) d = rng_.uniform(0.93, 1.07);
   listed_.assign(clusters_.size(), {});
   now_ = config_.start;
@@ -173,6 +196,7 @@ void SimulatedMarket::open(std::vector<InputEvent>& out) {
   const std::int64_t opening = static_cast<std::int64_t>(clusters_.size()) * 12;
   for (std::int64_t i = 0; i < opening; ++i) addListing(out, true);
   listLeases(out);
+  tradeInterruptible(out, true);
 }
 
 Hour SimulatedMarket::grantAheadHours() const {
@@ -212,24 +236,18 @@ void SimulatedMarket::trade(std::vector<InputEvent>& out) {
   }
   cancelAndAmend(out);
   if (rng_.chance(config_.failuresPerDay / kHoursPerDay / config_.ticksPerHour)) failNodes(out);
+  tradeInterruptible(out, false);
 }
 
 void SimulatedMarket::grantUpTo(Hour until, std::vector<InputEvent>& out) {
   const Hour from = std::max(grantedUntil_, config_.start);
   if (until <= from) return;
   for (std::size_t i = 0; i < clusters_.size(); ++i)
-    out.emplace_back(CapacityGrant{providers_[i], clusters_[i].id, clusters_[i].totalGpus(), from, until});
+    out.emplace_back(CapacityGrant{providers_[i], clusters_[i].id, granted_[i], from, until});
   grantedUntil_ = until;
 }
 
-std::int64_t SimulatedMarket::arrivals(double mean) {
-  if (mean <= 0) return 0;
-  // Irwin-Hall approximation of a normal: no transcendental functions, so reproducible.
-  double z = -6.0;
-  for (int i = 0; i < 12; ++i) z += rng_.unit();
-  const double n = mean + std::sqrt(mean) * z * 0.8 + rng_.unit() - 0.5;
-  return std::max<std::int64_t>(0, static_cast<std::int64_t>(n + 0.5));
-}
+std::int64_t SimulatedMarket::arrivals(double mean) { return arrivalsFrom(rng_, mean); }
 
 void SimulatedMarket::driftPrices() {
   for (double& d : drift_) {
@@ -239,12 +257,14 @@ void SimulatedMarket::driftPrices() {
 }
 
 Price SimulatedMarket::fairPrice(ClusterId cluster, Hour start, Hour end) const {
-  const Cluster& c = clusters_[cluster - 1];
+  // An interruptible book is priced from its firm cluster (the discount is the caller's).
+  const Cluster& book = clusters_[cluster - 1];
+  const Cluster& c = clusters_[book.interruptibleOf.value_or(book.id) - 1];
   double cycle = 0;
   const Hour span = std::min<Hour>(end - start, 48);
   for (Hour h = start; h < start + span; ++h) cycle += priceCycle(h);
   cycle /= static_cast<double>(std::max<Hour>(1, span));
-  return static_cast<Price>(static_cast<double>(referencePrice(c)) * drift_[cluster - 1] * cycle);
+  return static_cast<Price>(static_cast<double>(referencePrice(c)) * drift_[c.id - 1] * cycle);
 }
 
 GpuCount SimulatedMarket::unlisted(ClusterId cluster, Hour start, Hour end) const {
@@ -254,7 +274,7 @@ GpuCount SimulatedMarket::unlisted(ClusterId cluster, Hour start, Hour end) cons
     const auto i = static_cast<std::size_t>(h - config_.start);
     if (i < row.size()) most = std::max(most, row[i]);
   }
-  return clusters_[cluster - 1].totalGpus() - most;
+  return granted_[cluster - 1] - most;
 }
 
 void SimulatedMarket::markListed(ClusterId cluster, Hour start, Hour end, GpuCount gpus) {
@@ -268,7 +288,7 @@ const Cluster& SimulatedMarket::pickCluster(bool training) {
   double total = 0;
   // The flow never names a cluster that is leased whole (a constraint bid may still match one).
   auto eligible = [training](const Cluster& c) {
-    return supplyOf(c).style == SupplyStyle::Flow && (!training || trainingGrade(c));
+    return !c.interruptible() && supplyOf(c).style == SupplyStyle::Flow && (!training || trainingGrade(c));
   };
   for (const Cluster& c : clusters_) {
     if (!eligible(c)) continue;
@@ -434,7 +454,7 @@ void SimulatedMarket::cancelAndAmend(std::vector<InputEvent>& out) {
 
 void SimulatedMarket::failNodes(std::vector<InputEvent>& out) {
   // A node failure: the provider withdraws whatever it listed for the next day on that cluster.
-  const Cluster& c = clusters_[static_cast<std::size_t>(rng_.between(0, clusters_.size() - 1))];
+  const Cluster& c = clusters_[static_cast<std::size_t>(rng_.between(0, static_cast<std::int64_t>(firmCount_) - 1))];
   std::erase_if(listings_, [&](const Listing& l) {
     if (l.cluster != c.id || l.start >= now_ + kHoursPerDay) return false;
     out.emplace_back(CancelRequest{l.id, l.account});
@@ -447,5 +467,92 @@ void SimulatedMarket::failNodes(std::vector<InputEvent>& out) {
 }
 
 std::vector<SimulatedOutage> SimulatedMarket::takeOutages() { return std::exchange(outages_, {}); }
+
+std::vector<SimulatedReclaim> SimulatedMarket::takeReclaims() { return std::exchange(reclaims_, {}); }
+
+void SimulatedMarket::tradeInterruptible(std::vector<InputEvent>& out, bool opening) {
+  const std::span<const Cluster> books(clusters_.data() + firmCount_, clusters_.size() - firmCount_);
+  if (books.empty()) return;
+  auto pick = [&]() -> const Cluster& {
+    return books[static_cast<std::size_t>(spotRng_.between(0, static_cast<std::int64_t>(books.size()) - 1))];
+  };
+  if (opening) {
+    for (const Cluster& c : books)
+      for (int i = 0; i < 6; ++i) addInterruptibleListing(out, c, true);
+    return;
+  }
+  const double perTick = config_.activity / config_.ticksPerHour;
+  for (std::int64_t n = arrivalsFrom(spotRng_, config_.interruptibleListingsPerHour * perTick); n > 0; --n)
+    addInterruptibleListing(out, pick(), false);
+  for (std::int64_t n = arrivalsFrom(spotRng_, config_.interruptibleBidsPerHour * perTick * demandCycle(now_)); n > 0;
+       --n)
+    addInterruptibleBid(out, pick());
+  // Reclaims: a provider needs some of its machines back (a firm customer, maintenance) and
+  // takes one or two nodes' worth for a few hours, with the notice it promised.
+  for (const Cluster& c : books) {
+    if (!spotRng_.chance(config_.reclaimsPerDay / kHoursPerDay / config_.ticksPerHour)) continue;
+    SimulatedReclaim r;
+    r.provider = providers_[c.id - 1];
+    r.cluster = c.id;
+    r.start = now_ + c.noticeHours + spotRng_.between(0, 2);
+    r.end = r.start + spotRng_.between(2, 8);
+    r.gpus = c.gpusPerNode * static_cast<GpuCount>(spotRng_.between(1, 2));
+    reclaims_.push_back(r);
+  }
+}
+
+void SimulatedMarket::addInterruptibleListing(std::vector<InputEvent>& out, const Cluster& c, bool opening) {
+  static constexpr std::array<Hour, 6> kLengths = {4, 8, 12, 24, 24, 48};
+  const Hour len = kLengths[static_cast<std::size_t>(spotRng_.between(0, kLengths.size() - 1))];
+  const Hour start = now_ + c.noticeHours + spotRng_.between(0, std::max<Hour>(1, 72 - len));
+  const GpuCount free = unlisted(c.id, start, start + len);
+  const int nodes = granted_[c.id - 1] / c.gpusPerNode;  // the nodes set aside for the book
+  GpuCount gpus = c.gpusPerNode * static_cast<GpuCount>(spotRng_.between(1, std::max(1, nodes / 2)));
+  gpus = std::min(gpus, free - free % c.gpusPerNode);
+  if (gpus <= 0) return;
+  markListed(c.id, start, start + len, gpus);
+  OrderRequest o;
+  o.id = nextOrder_++;
+  o.account = providers_[c.id - 1];
+  o.side = Side::Sell;
+  o.cluster = c.id;
+  o.interruptible = true;
+  o.gpus = gpus;
+  o.start = start;
+  o.end = start + len;
+  o.limit = roundToTick(static_cast<double>(fairPrice(c.id, o.start, o.end)) * (1.0 - config_.interruptibleDiscount) *
+                        spotRng_.uniform(opening ? 1.0 : 0.97, opening ? 1.12 : 1.08));
+  o.fill = FillStyle::Divisible;
+  out.emplace_back(o);
+}
+
+void SimulatedMarket::addInterruptibleBid(std::vector<InputEvent>& out, const Cluster& c) {
+  OrderRequest o;
+  o.id = nextOrder_++;
+  o.side = Side::Buy;
+  o.cluster = c.id;
+  o.interruptible = true;
+  o.start = now_ + c.noticeHours + spotRng_.between(0, 36);
+  const double discount = 1.0 - config_.interruptibleDiscount;
+  if (spotRng_.chance(0.25)) {
+    // A training run that checkpoints every one to four hours: all-or-none, whole nodes.
+    o.account = trainingBuyers_[static_cast<std::size_t>(spotRng_.between(0, trainingBuyers_.size() - 1))];
+    o.gpus =
+        c.gpusPerNode * static_cast<GpuCount>(spotRng_.between(1, std::max(1, granted_[c.id - 1] / c.gpusPerNode / 3)));
+    o.end = o.start + spotRng_.between(8, 24);
+    o.fill = FillStyle::AllOrNone;
+    o.tif = TimeInForce::GTD;
+    o.expireAt = o.start;
+    o.checkpointHours = spotRng_.between(1, 4);
+  } else {
+    o.account = inferenceBuyers_[static_cast<std::size_t>(spotRng_.between(0, inferenceBuyers_.size() - 1))];
+    o.gpus = std::min<GpuCount>(granted_[c.id - 1], static_cast<GpuCount>(spotRng_.between(2, 32)));
+    o.end = o.start + spotRng_.between(2, 24);
+    o.fill = FillStyle::Divisible;
+    o.tif = spotRng_.chance(0.2) ? TimeInForce::IOC : TimeInForce::GTC;
+  }
+  o.limit = roundToTick(static_cast<double>(fairPrice(c.id, o.start, o.end)) * discount * spotRng_.uniform(0.88, 1.10));
+  out.emplace_back(o);
+}
 
 }  // namespace tessera::backtest

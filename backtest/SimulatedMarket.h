@@ -37,6 +37,15 @@ struct SimulatedMarketConfig {
   double inferenceBidsPerHour = 55;
   double trainingBidsPerHour = 4;
   double failuresPerDay = 1.5;  // node failures: a provider withdraws its near-term listings
+  // Interruptible capacity (SimulatedClusters.h, interruptibleSupplyOf): a few providers sell a
+  // quarter of their nodes in an interruptible book of their own, at `interruptibleDiscount`
+  // below the firm price, and take GPUs back with the cluster's notice `reclaimsPerDay` times a
+  // day per interruptible cluster (a separate channel, as outages). Off: firm clusters only.
+  bool interruptibleSupply = true;
+  double interruptibleDiscount = 0.30;
+  double interruptibleListingsPerHour = 4;
+  double interruptibleBidsPerHour = 6;
+  double reclaimsPerDay = 0.5;
   // Burst mode, for stepTimed() (0: off, arrivals evenly spaced over the tick): a tick's
   // arrivals come in bursts of `burstSize`, `burstGapMicros` apart within a burst, the bursts
   // evenly spread over the tick, so orders arrive microseconds apart and race. Only the times
@@ -57,6 +66,20 @@ struct SimulatedOutage {
   bool operator==(const SimulatedOutage&) const = default;
 };
 
+// A provider taking back interruptible capacity: `gpus` of what it sold on the interruptible
+// cluster `cluster` for hours [start, end), which start at least the cluster's notice after the
+// clock. It names no contract (the generator never reads the engine's output): an exchange
+// spreads it over the provider's contracts there (core/settlement/ReclaimRule), as it does when
+// the embedded exchange's simulated providers send it, and a replay applies it the same way.
+struct SimulatedReclaim {
+  AccountId provider = 0;
+  ClusterId cluster = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount gpus = 0;
+  bool operator==(const SimulatedReclaim&) const = default;
+};
+
 // One generated input with the simulated time it reaches the exchange.
 struct TimedInput {
   std::int64_t timeMicros = 0;  // microseconds since the epoch, within the input's tick
@@ -72,6 +95,8 @@ class SimulatedMarket {
   std::vector<TimedInput> stepTimed();
   // The outages of the node failures of the steps since the last call, in order.
   std::vector<SimulatedOutage> takeOutages();
+  // The reclaims of interruptible capacity of the steps since the last call, in order.
+  std::vector<SimulatedReclaim> takeReclaims();
 
   // The exchange clock after the last step (the start hour after the first).
   Hour now() const { return now_; }
@@ -119,6 +144,11 @@ class SimulatedMarket {
   void addTrainingBid(std::vector<InputEvent>& out);
   void cancelAndAmend(std::vector<InputEvent>& out);
   void failNodes(std::vector<InputEvent>& out);
+  // Interruptible capacity: listings, bids that accept it, and the providers' reclaims, drawn
+  // from their own generator so the firm market's draws are the same with or without them.
+  void tradeInterruptible(std::vector<InputEvent>& out, bool opening);
+  void addInterruptibleListing(std::vector<InputEvent>& out, const Cluster& c, bool opening);
+  void addInterruptibleBid(std::vector<InputEvent>& out, const Cluster& c);
   void driftPrices();
   std::int64_t arrivals(double meanPerTick);
   Price fairPrice(ClusterId cluster, Hour start, Hour end) const;
@@ -130,7 +160,11 @@ class SimulatedMarket {
   SimulatedMarketConfig config_;
   AccountDirectory& accounts_;
   SeededRandom rng_;
-  std::vector<Cluster> clusters_;
+  std::vector<Cluster> clusters_;  // the firm clusters, then their interruptible books
+  std::size_t firmCount_ = 0;
+  std::vector<GpuCount> granted_;  // per cluster: GPUs its provider is granted in every hour
+  SeededRandom spotRng_;
+  std::vector<SimulatedReclaim> reclaims_;
   std::vector<AccountId> providers_;  // per cluster (index = id - 1)
   std::vector<AccountId> inferenceBuyers_;
   std::vector<AccountId> trainingBuyers_;

@@ -23,7 +23,8 @@ struct BookChange {
 };
 
 // Hours of a contract the strategy bought that a provider's outage took and nothing replaced
-// (the exchange's positions call them "lost"): `gpus` missing in every hour of [start, end).
+// (the exchange's positions call them "lost"), or that the provider of interruptible capacity
+// reclaimed ("reclaimed"): `gpus` missing in every hour of [start, end).
 struct LostHours {
   Hour start = 0;
   Hour end = 0;
@@ -36,6 +37,7 @@ struct OwnContract {
   Contract contract;            // the account is its buyer or seller (StrategyContext::account()), the other party 0
   bool bought = true;           // false: the account sold it (a sell-back)
   std::vector<LostHours> lost;  // bought: hours an outage took and nothing replaced
+  std::vector<LostHours> reclaimed;  // interruptible: hours its provider took back (refunded)
 };
 
 // An order on an option on the price index (core/options, docs/settlement.md "Options"): buy
@@ -119,6 +121,13 @@ class Strategy {
   // A provider's outage took GPUs of `contract`, which this strategy bought: `lost` is all of
   // that contract's lost hours so far (it replaces what an earlier call said).
   virtual void onContractLoss(StrategyContext&, ContractId /*contract*/, const std::vector<LostHours>& /*lost*/) {}
+  // The provider of interruptible capacity took back GPUs of `contract`, which this strategy
+  // bought, with the cluster's notice, and refunded them at the contract's price: `reclaimed`
+  // is all of that contract's reclaimed hours so far (it replaces what an earlier call said).
+  // The work a job loses to it (since its last checkpoint) is the strategy's to count. Live, the
+  // same hours arrive in onContracts (OwnContract::reclaimed) after the settlement notice.
+  virtual void onContractReclaim(StrategyContext&, ContractId /*contract*/,
+                                 const std::vector<LostHours>& /*reclaimed*/) {}
   // Live only: every contract the account holds at the exchange, from this session and earlier
   // ones, once after logon (before onStart) and again after each settlement notice (an outage,
   // a delivery report, a replacement). A strategy that keeps a holding takes it from here, so a

@@ -105,7 +105,7 @@ std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history,
     std::unique_ptr<Strategy> strategy;
     std::unique_ptr<Replay> replay;
     bool feeding = true;
-    std::size_t nextOutage = 0;  // the first of the history's outages not applied yet
+    ReportsApplied nextReport;  // the first of the history's outages and reclaims not applied yet
   };
   HistoryDigest digest;
   bool digested = false;  // the first pass digests the history, even if no point of it runs
@@ -131,10 +131,10 @@ std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history,
     }
     if (lanes.empty() && digested) continue;
     std::int64_t fed = 0;
-    const std::vector<store::RecordedOutage>& outages = history.outages();
-    auto feed = [&outages](Lane& lane, const std::vector<store::RecordedInput>& inputs) {
+    const ProviderReports reports{history.outages(), history.reclaims()};
+    auto feed = [&reports](Lane& lane, const std::vector<store::RecordedInput>& inputs) {
       for (const store::RecordedInput& in : inputs)
-        if (!(lane.feeding = feedAfterOutages(*lane.replay, in, outages, lane.nextOutage))) return;
+        if (!(lane.feeding = feedAfterReports(*lane.replay, in, reports, lane.nextReport))) return;
     };
     auto error = history.forEachChunk([&](const std::vector<store::RecordedInput>& inputs) {
       if (!digested)
@@ -153,7 +153,7 @@ std::variant<SweepRun, store::StoreError> runSweep(const HistoryStream& history,
     if (cancel && cancel->load()) break;
     digested = true;
     for (Lane& lane : lanes) {
-      if (lane.feeding) applyTrailingOutages(*lane.replay, outages, lane.nextOutage, history.summary().lastInputSeq);
+      if (lane.feeding) applyTrailingReports(*lane.replay, reports, lane.nextReport, history.summary().lastInputSeq);
       const BacktestResult r = lane.replay->finish();
       if (r.cancelled) break;
       SweepPoint& p = *lane.point;

@@ -226,12 +226,14 @@ void LiveStrategyRunner::onContracts(const std::vector<net::ContractStatus>& sta
   if (stopping_) return;
   std::vector<OwnContract> own;
   for (const Contract& k : positions_) {
-    OwnContract c{k, k.buyer == net::kOwnAccount, {}};
+    OwnContract c{k, k.buyer == net::kOwnAccount, {}, {}};
     c.contract.buyer = c.bought ? account() : 0;
     c.contract.seller = c.bought ? 0 : account();
-    for (const net::ContractStatus& st : status)
-      if (st.contract == k.id)
-        for (const auto& l : st.lost) c.lost.push_back({l.start, l.end, l.gpus});
+    for (const net::ContractStatus& st : status) {
+      if (st.contract != k.id) continue;
+      for (const auto& l : st.lost) c.lost.push_back({l.start, l.end, l.gpus});
+      for (const auto& l : st.reclaimed) c.reclaimed.push_back({l.start, l.end, l.gpus});
+    }
     own.push_back(std::move(c));
   }
   if (started_) {

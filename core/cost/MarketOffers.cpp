@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tessera::cost {
 
@@ -73,6 +74,65 @@ std::vector<ClusterRanking> rankClustersByEffectiveCost(const Matcher& book, con
     ranked.push_back({clusters[r.candidate], candidates[r.candidate].offer, std::move(r.result)});
   ranked.insert(ranked.end(), out.begin(), out.end());
   return ranked;
+}
+
+namespace {
+
+// The mean best ask of `cluster` over [start, start + hours), in dollars per GPU-hour; nullopt
+// when no hour has one.
+std::optional<double> meanBestAsk(const Matcher& book, ClusterId cluster, Hour start, Hour hours) {
+  double sum = 0;
+  int n = 0;
+  for (Hour h = start; h < start + hours; ++h) {
+    const auto best = book.depth(cluster, h, Side::Sell, 1);
+    if (best.empty()) continue;
+    sum += static_cast<double>(best.front().price);
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n / kMicrosPerDollar;
+}
+
+// The cost of the cheaper capacity, for ordering (infinite when neither can run it).
+double cheaperCost(const CapacityChoice& c) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const CostResult* r : {&c.firm, &c.interruptible})
+    if (const auto* b = std::get_if<CostBreakdown>(r); b && b->fitsWindow) best = std::min(best, b->terms.total());
+  return best;
+}
+
+}  // namespace
+
+std::vector<CapacityComparison> compareCapacityOnBook(const Matcher& book, const WorkloadProfile& w,
+                                                      const std::vector<Accelerator>& kinds, Hour start,
+                                                      const std::function<double(const Cluster&)>& reclaimsPerDayOf,
+                                                      const std::function<Topology(const Cluster&)>& topologyOf) {
+  std::vector<CapacityComparison> out;
+  for (const Cluster& c : book.clusters()) {
+    if (!c.interruptible()) continue;
+    if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), c.accelerator) == kinds.end()) continue;
+    const Cluster* firm = book.cluster(*c.interruptibleOf);
+    if (!firm) continue;
+    const auto firmAsk = meanBestAsk(book, firm->id, start, kHoursPerDay);
+    const auto spotAsk = meanBestAsk(book, c.id, start, kHoursPerDay);
+    if (!firmAsk || !spotAsk) continue;
+    CapacityComparison k;
+    k.firm = *firm;
+    k.interruptible = c;
+    k.firmOffer.label = firm->name;
+    k.firmOffer.pricePerGpuHour = *firmAsk;
+    k.firmOffer.gpus = w.gpus();
+    k.interruptibleOffer = k.firmOffer;
+    k.interruptibleOffer.label = c.name;
+    k.interruptibleOffer.pricePerGpuHour = *spotAsk;
+    k.reclaimsPerDay = reclaimsPerDayOf ? reclaimsPerDayOf(c) : reclaimsPerDay({});
+    k.choice = chooseCapacity(w, topologyOf(*firm), k.firmOffer, k.interruptibleOffer, k.reclaimsPerDay);
+    out.push_back(std::move(k));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const CapacityComparison& a, const CapacityComparison& b) {
+    return cheaperCost(a.choice) < cheaperCost(b.choice);
+  });
+  return out;
 }
 
 std::vector<ClusterCostFactor> effectiveCostFactors(const std::vector<ClusterRanking>& ranking) {

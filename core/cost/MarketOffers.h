@@ -2,6 +2,7 @@
 // The cost model applied to the live book: what the asks on a cluster would cost a workload
 // in completed work, and which clusters a constraint order should prefer.
 #include "core/cost/EffectiveCostModel.h"
+#include "core/cost/Interruption.h"
 #include "core/domain/Order.h"
 #include "core/engine/Matcher.h"
 
@@ -40,6 +41,25 @@ std::vector<ClusterRanking> rankClustersByEffectiveCost(
     const Matcher& book, const WorkloadProfile& w, const ClusterConstraints& constraints, Hour start, Hour end,
     const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology,
     const std::function<double(const Cluster&)>& reclaimsPerDayOf = {});
+
+// Firm or interruptible for one workload at the book's asks: each interruptible cluster of the
+// book (of an accelerator in `kinds`; empty: any) against its firm cluster, both priced at the
+// mean best ask over the 24 hours from `start` (a pair with no ask on either side is left out),
+// for the workload's GPUs on the firm cluster's topology, the interruptible one reclaimed
+// `reclaimsPerDayOf(cluster)` times a day (cost/Interruption.h's chooseCapacity). Cheapest
+// first (by the cost of the cheaper capacity; pairs neither can run last).
+struct CapacityComparison {
+  Cluster firm;
+  Cluster interruptible;
+  Offer firmOffer;
+  Offer interruptibleOffer;
+  double reclaimsPerDay = 0;
+  CapacityChoice choice;
+};
+std::vector<CapacityComparison> compareCapacityOnBook(
+    const Matcher& book, const WorkloadProfile& w, const std::vector<Accelerator>& kinds, Hour start,
+    const std::function<double(const Cluster&)>& reclaimsPerDayOf,
+    const std::function<Topology(const Cluster&)>& topologyOf = deriveTopology);
 
 // Effective-cost factors for an all-or-none order (docs/matching.md): for each ranked cluster
 // that can serve the workload, its effective price per GPU-hour over its hourly price, in ppm,

@@ -19,6 +19,7 @@ EmbeddedExchange::EmbeddedExchange(ExchangeConfig config)
     : server_(std::make_unique<ExchangeServer>(withFeederReports(std::move(config), reports_))) {}
 
 void EmbeddedExchange::reportOutage(FeederOutage outage) { reports_->push(std::move(outage)); }
+void EmbeddedExchange::reportReclaim(FeederReclaim reclaim) { reports_->pushReclaim(std::move(reclaim)); }
 
 EmbeddedExchange::~EmbeddedExchange() { stop(); }
 

@@ -44,6 +44,9 @@ class EmbeddedExchange {
   // Applied exactly like that provider's `outage` message (journaled, remedies, notices), on
   // the matching thread before the next injected input. Thread-safe.
   void reportOutage(FeederOutage outage);
+  // A reclaim of interruptible capacity from the feeder's provider, spread over its contracts
+  // on the cluster and applied like that provider's `reclaim` messages. Thread-safe.
+  void reportReclaim(FeederReclaim reclaim);
 
   // A ready market: three H100/H200/MI300X clusters, house accounts "house-mm" and
   // "house-provider" (capacity granted on every cluster for a week from `now`), and a trader

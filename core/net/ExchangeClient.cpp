@@ -366,13 +366,7 @@ class ExchangeClient::Impl {
     }
     if (type == "indicative") return onCallReport(j, true);
     if (type == "reclaim_rates") {
-      std::vector<ReclaimRate> rates;
-      if (auto it = j.find("clusters"); it != j.end() && it->is_array())
-        for (const json& c : *it)
-          rates.push_back({num<ClusterId>(c, "cluster"), num<std::int64_t>(c, "sold_gpu_hours"),
-                           num<std::int64_t>(c, "reclaimed_gpu_hours"), c.value("rate", 0.0),
-                           num<std::int64_t>(c, "contracted_hours"), num<std::int64_t>(c, "reclaimed_contracts")});
-      if (callbacks.onReclaimRates) callbacks.onReclaimRates(rates);
+      if (callbacks.onReclaimRates) callbacks.onReclaimRates(reclaimRatesFrom(j));
       return;
     }
     if (type == "index_history") {
@@ -459,6 +453,10 @@ class ExchangeClient::Impl {
         if (r == BookMirror::Result::Applied && added) clusterList.push_back(*added);
       }
       afterSequenced(r, [] {});
+    } else if (type == "md_reclaim_rates") {
+      afterSequenced(advanceSequence(j), [&] {
+        if (callbacks.onReclaimRates) callbacks.onReclaimRates(reclaimRatesFrom(j));
+      });
     } else if (type == "md_call_result") {
       afterSequenced(advanceSequence(j), [&] { onCallReport(j, false); });
     } else if (type == "md_index") {
@@ -481,6 +479,17 @@ class ExchangeClient::Impl {
       return false;
     }
     return true;
+  }
+
+  // The clusters of a reclaim_rates reply or an md_reclaim_rates line.
+  static std::vector<ReclaimRate> reclaimRatesFrom(const json& j) {
+    std::vector<ReclaimRate> rates;
+    if (auto it = j.find("clusters"); it != j.end() && it->is_array())
+      for (const json& c : *it)
+        rates.push_back({num<ClusterId>(c, "cluster"), num<std::int64_t>(c, "sold_gpu_hours"),
+                         num<std::int64_t>(c, "reclaimed_gpu_hours"), c.value("rate", 0.0),
+                         num<std::int64_t>(c, "contracted_hours"), num<std::int64_t>(c, "reclaimed_contracts")});
+    return rates;
   }
 
   // An option reply, event or market-data line; false if `type` is none.

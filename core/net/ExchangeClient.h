@@ -7,6 +7,7 @@
 #include "core/net/ForwardDesk.h"
 #include "core/net/ForwardViews.h"
 #include "core/net/OptionViews.h"
+#include "core/net/ReclaimRate.h"
 #include "core/settlement/ContractSettlement.h"
 #include "core/settlement/PriceIndex.h"
 
@@ -88,17 +89,6 @@ struct ContractStatus {
   std::vector<ContractSettlement::LostRun> lost;
   // Either side of an interruptible contract: GPUs its provider took back (and refunded).
   std::vector<ContractSettlement::LostRun> reclaimed;
-};
-
-// The reclaim rate observed on one interruptible cluster (the reclaim_rates reply, over the
-// contracts not yet settled).
-struct ReclaimRate {
-  ClusterId cluster = 0;
-  std::int64_t soldGpuHours = 0;
-  std::int64_t reclaimedGpuHours = 0;
-  double rate = 0;                      // reclaimed over sold GPU-hours
-  std::int64_t contractedHours = 0;     // the contracts' hours, summed
-  std::int64_t reclaimedContracts = 0;  // contracts that lost hours to a reclaim
 };
 
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the

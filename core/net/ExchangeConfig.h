@@ -74,23 +74,44 @@ struct FeederOutage {
   DeliveryProblem problem = DeliveryProblem::MissingGpus;
 };
 
-// Hands feeder outages from the feeder's thread to the matching thread, which takes them before
-// the next input it processes (ExchangeCore::inject and finishBatch), so an outage queued before
-// an injected input is applied before it.
+// A reclaim of interruptible capacity by a feeder's `provider`: `gpus` of what it sold on the
+// interruptible cluster `cluster`, for hours [start, end). It names no contract: the exchange
+// spreads it over the provider's contracts there (core/settlement/ReclaimRule) and applies each
+// part exactly like that provider's `reclaim` message (notice, refund, journal, recording).
+struct FeederReclaim {
+  std::string provider;
+  ClusterId cluster = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount gpus = 0;
+};
+
+// Hands feeder outages and reclaims from the feeder's thread to the matching thread, which
+// takes them before the next input it processes (ExchangeCore::inject and finishBatch), so a
+// report queued before an injected input is applied before it (outages before reclaims).
 class FeederReports {
  public:
   void push(FeederOutage o) {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(o));
   }
+  void pushReclaim(FeederReclaim r) {
+    std::lock_guard lock(mutex_);
+    reclaims_.push_back(std::move(r));
+  }
   std::vector<FeederOutage> take() {
     std::lock_guard lock(mutex_);
     return std::exchange(pending_, {});
+  }
+  std::vector<FeederReclaim> takeReclaims() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(reclaims_, {});
   }
 
  private:
   std::mutex mutex_;
   std::vector<FeederOutage> pending_;
+  std::vector<FeederReclaim> reclaims_;
 };
 
 // The call-auction mode (docs/matching.md, "Call mode at the exchange"): which clusters trade in

@@ -431,6 +431,25 @@ void ExchangeCore::onIndexHistory(SessionId s, std::optional<std::uint64_t> req,
 }
 
 void ExchangeCore::onReclaimRates(SessionId s, std::optional<std::uint64_t> req, Outbox& out) {
+  std::string& o = out.toSession[s];
+  o += "{\"type\":\"reclaim_rates\",\"window\":\"open_contracts\",\"clusters\":" + reclaimRates().dump();
+  appendReq(o, req);
+  o += "}\n";
+}
+
+void ExchangeCore::publishReclaimRates(Outbox* out) {
+  // Market data carries them too (md_reclaim_rates), every hour and after each reclaim, so a
+  // subscriber's planner prices interruptible capacity at what is observed without asking.
+  if (!out) return;
+  nlohmann::json rates = reclaimRates();
+  if (rates.empty()) return;
+  marketData_.publishUnnumbered(
+      {nlohmann::json{{"type", "md_reclaim_rates"}, {"window", "open_contracts"}, {"clusters", std::move(rates)}}
+           .dump()},
+      out);
+}
+
+nlohmann::json ExchangeCore::reclaimRates() const {
   // Observed over the contracts not yet settled (the settlement keeps their reclaimed hours):
   // per interruptible cluster, what was sold there and what its provider took back.
   struct Seen {
@@ -460,10 +479,7 @@ void ExchangeCore::onReclaimRates(SessionId s, std::optional<std::uint64_t> req,
                     {"contracted_hours", s.contractedHours},
                     {"reclaimed_contracts", s.reclaimedContracts}});
   }
-  std::string& o = out.toSession[s];
-  o += "{\"type\":\"reclaim_rates\",\"window\":\"open_contracts\",\"clusters\":" + list.dump();
-  appendReq(o, req);
-  o += "}\n";
+  return list;
 }
 
 void ExchangeCore::onSubscribe(SessionId s, ExchangeSession& session, const Subscribe& m, Outbox& out) {
@@ -563,6 +579,15 @@ void ExchangeCore::takeBackReclaimed(AccountId provider, const ReclaimRequest& m
   // The settlement has refunded the hours: the engine must take them, or the two disagree.
   if (auto rej = applyInput(CapacityReclaim{k.id, provider, k.buyer, m.gpus, m.start, m.end}, "", &out))
     throw std::logic_error("the engine refuses the reclaim the settlement accepted: " + rej->detail);
+  // The market history keeps it as a reclaim a backtest applies to its own contracts (the
+  // capacity_reclaim input just recorded names this market's contract).
+  if (recorder_ && !replay_.replaying()) {
+    const auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    recorder_->recordReclaim({0, micros, provider, k.cluster, m.start, m.end, m.gpus, k.id});
+  }
+  publishReclaimRates(&out);
 }
 
 void ExchangeCore::inject(const InputEvent& e, const std::string& accountName, Outbox& out) {
@@ -662,6 +687,8 @@ void ExchangeCore::finishBatch(Outbox& out) {
 void ExchangeCore::applyFeederOutages(Outbox& out) {
   if (!feederReports_) return;
   for (const auto& [provider, m] : desk_.feederOutages(*feederReports_, out)) recordOutage(provider, m);
+  desk_.feederReclaims(*feederReports_, out,
+                       [&](AccountId provider, const ReclaimRequest& m) { takeBackReclaimed(provider, m, out); });
 }
 
 void ExchangeCore::recordOutage(AccountId provider, const OutageRequest& m) {
@@ -782,6 +809,7 @@ void ExchangeCore::onClock(Hour now, Outbox* out) {
   desk_.settleTo(now, out);
   settledContracts_.retireSettled(*engine_);
   marketData_.publishIndex(now, out);
+  publishReclaimRates(out);
   // Forwards are marked (and weeks settled) against the next-day index just published.
   desk_.markForwards(now, marketData_.nextDayPrices(), out);
   // A call at each clock step runs once the step's input is done (never on replay: the journal

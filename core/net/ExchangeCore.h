@@ -158,6 +158,10 @@ class ExchangeCore {
                    Outbox& out);
   void onIndexHistory(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
   void onReclaimRates(SessionId s, std::optional<std::uint64_t> req, Outbox& out);
+  // Per interruptible cluster, what was sold and reclaimed over the open contracts (the
+  // reclaim_rates reply's and md_reclaim_rates' "clusters"), and its market-data line.
+  nlohmann::json reclaimRates() const;
+  void publishReclaimRates(Outbox* out);
   void onSubscribe(SessionId s, ExchangeSession& session, const Subscribe& m, Outbox& out);
   void onDeliveryReport(SessionId s, const ExchangeAccount& a, const DeliveryReportRequest& m,
                         std::optional<std::uint64_t> req, Outbox& out);

@@ -3,6 +3,7 @@
 // and refunds the buyer through ContractSettlement.
 #include "core/engine/MarketLimits.h"
 #include "core/net/SettlementDesk.h"
+#include "core/settlement/ReclaimRule.h"
 
 #include <nlohmann/json.hpp>
 
@@ -61,6 +62,34 @@ std::variant<Money, std::string> SettlementDesk::reclaim(AccountId provider, con
               std::to_string(m.start) + ".." + std::to_string(m.end) + "; refunded buyer " + toDollars(refunded)},
          out);
   return refunded;
+}
+
+void SettlementDesk::feederReclaims(FeederReports& reports, Outbox& out,
+                                    const std::function<void(AccountId, const ReclaimRequest&)>& accepted) {
+  for (const FeederReclaim& f : reports.takeReclaims()) {
+    const Cluster* cluster = engine_.cluster(f.cluster);
+    if (!cluster || !cluster->interruptible()) continue;
+    const AccountId provider = accounts_.named(f.provider).id;
+    const Hour from = std::max(f.start, engine_.now() + cluster->noticeHours);
+    std::vector<Contract> sold;
+    for (const Contract& k : engine_.contractsOf(provider))
+      if (k.seller == provider && k.buyer != provider && k.cluster == f.cluster && k.start < f.end && k.end > from)
+        sold.push_back(k);
+    // What each contract can give: its GPUs less earlier reclaims, and what its buyer holds.
+    auto takeable = [&](const Contract& k, Hour s, Hour e) {
+      std::map<Hour, GpuCount> taken;
+      for (const auto& run : settlement_.reclaimedRuns(k.id))
+        for (Hour h = run.start; h < run.end; ++h) taken[h] += run.gpus;
+      GpuCount most = k.gpus;
+      for (Hour h = s; h < e; ++h)
+        most = std::min({most, k.gpus - taken[h], engine_.holding(k.buyer, k.cluster, h).held});
+      return most;
+    };
+    for (const ReclaimShare& share : spreadReclaim(std::move(sold), f.gpus, from, f.end, takeable)) {
+      const ReclaimRequest m{share.contract, share.start, share.end, share.gpus};
+      if (std::holds_alternative<Money>(reclaim(provider, m, &out))) accepted(provider, m);
+    }
+  }
 }
 
 }  // namespace tessera::net

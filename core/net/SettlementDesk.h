@@ -88,6 +88,12 @@ class SettlementDesk {
   // Outages a feeder reported since the last call (ones the market cannot apply are dropped:
   // a feeder has no one to tell). Returns those applied, with their provider.
   std::vector<std::pair<AccountId, OutageRequest>> feederOutages(FeederReports& reports, Outbox& out);
+  // Reclaims a feeder reported since the last call, spread over each provider's contracts on the
+  // cluster (core/settlement/ReclaimRule; hours inside the notice are not taken) and applied
+  // part by part as reclaim() does; `accepted` takes each accepted part's hours out of the
+  // buyer's holding before the next part is checked. Parts the market refuses are dropped.
+  void feederReclaims(FeederReports& reports, Outbox& out,
+                      const std::function<void(AccountId, const ReclaimRequest&)>& accepted);
 
   const std::vector<bool>& buyerTook() const { return buyerTook_; }
 

@@ -31,6 +31,23 @@ struct RecordedOutage {
   bool operator==(const RecordedOutage&) const = default;
 };
 
+// A provider's reclaim of interruptible capacity: `gpus` of its GPUs sold on the interruptible
+// cluster `cluster`, taken back for hours [start, end) with the cluster's notice. Not an engine
+// input as recorded here: a replay spreads it over the provider's contracts on the cluster
+// (core/settlement/ReclaimRule), preferring `contract` (the one the exchange reclaimed; 0 for
+// a simulated reclaim, which names none), after the input numbered `afterInput`.
+struct RecordedReclaim {
+  std::int64_t afterInput = 0;
+  std::int64_t timeMicros = 0;
+  AccountId provider = 0;
+  ClusterId cluster = 0;
+  Hour start = 0;
+  Hour end = 0;
+  GpuCount gpus = 0;
+  ContractId contract = 0;
+  bool operator==(const RecordedReclaim&) const = default;
+};
+
 // One market-data event the engine produced. Stored with its search keys as columns and its
 // full JSON form (core/engine/EventJson.h), which is what export and analysis read.
 struct RecordedEvent {

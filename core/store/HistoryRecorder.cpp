@@ -98,6 +98,11 @@ void HistoryRecorder::recordOutage(RecordedOutage outage) {
   outages_.push_back(outage);
 }
 
+void HistoryRecorder::recordReclaim(RecordedReclaim reclaim) {
+  reclaim.afterInput = nextSeq_ - 1;
+  reclaims_.push_back(reclaim);
+}
+
 std::optional<StoreError> HistoryRecorder::flush() {
   if (failed_) return failed_;
   if (!inputs_.empty()) {
@@ -120,6 +125,13 @@ std::optional<StoreError> HistoryRecorder::flush() {
       return e;
     }
     outages_.clear();
+  }
+  if (!reclaims_.empty()) {
+    if (auto e = store_.appendReclaims(reclaims_)) {
+      failed_ = e;
+      return e;
+    }
+    reclaims_.clear();
   }
   return store_.saveAccounts(accounts_);
 }

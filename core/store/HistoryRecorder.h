@@ -24,6 +24,8 @@ class HistoryRecorder {
   std::int64_t recordInput(std::int64_t timeMicros, const InputEvent& in);
   // A provider's outage, after the last input recorded (its afterInput is set here).
   void recordOutage(RecordedOutage outage);
+  // A provider's reclaim of interruptible capacity, the same way.
+  void recordReclaim(RecordedReclaim reclaim);
   std::optional<StoreError> flush();
 
   std::int64_t recordedInputs() const { return recorded_; }
@@ -37,6 +39,7 @@ class HistoryRecorder {
   std::vector<RecordedInput> inputs_;
   std::vector<RecordedEvent> events_;
   std::vector<RecordedOutage> outages_;
+  std::vector<RecordedReclaim> reclaims_;
   std::optional<StoreError> failed_;
 };
 

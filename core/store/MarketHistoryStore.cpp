@@ -64,6 +64,15 @@ CREATE TABLE IF NOT EXISTS outages(
   start_hour  INTEGER NOT NULL,
   end_hour    INTEGER NOT NULL,
   lost_gpus   INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS reclaims(
+  after_input INTEGER NOT NULL,
+  time_us     INTEGER NOT NULL,
+  account     INTEGER NOT NULL,
+  cluster     INTEGER NOT NULL,
+  start_hour  INTEGER NOT NULL,
+  end_hour    INTEGER NOT NULL,
+  gpus        INTEGER NOT NULL,
+  contract    INTEGER NOT NULL);
 )sql";
 
 // Finalizes on scope exit, so every early return releases the statement.
@@ -350,21 +359,18 @@ std::optional<StoreError> MarketHistoryStore::saveAccounts(const AccountDirector
   return exec("COMMIT");
 }
 
-std::optional<StoreError> MarketHistoryStore::appendOutages(std::span<const RecordedOutage> rows) {
+std::optional<StoreError> MarketHistoryStore::appendIntegerRows(const char* insert, const char* what,
+                                                                const std::vector<std::vector<std::int64_t>>& rows) {
   if (!writable_) return StoreError{"history '" + path_ + "' is open read-only"};
   Statement st;
-  if (sqlite3_prepare_v2(db_,
-                         "INSERT INTO outages(after_input,time_us,account,cluster,start_hour,end_hour,lost_gpus) "
-                         "VALUES(?,?,?,?,?,?,?)",
-                         -1, &st.s, nullptr) != SQLITE_OK)
-    return error("cannot prepare the outage insert");
+  if (sqlite3_prepare_v2(db_, insert, -1, &st.s, nullptr) != SQLITE_OK)
+    return error(std::string("cannot prepare to write ") + what);
   if (auto e = exec("BEGIN IMMEDIATE")) return e;
-  for (const RecordedOutage& o : rows) {
+  for (const std::vector<std::int64_t>& row : rows) {
     sqlite3_reset(st.s);
-    const std::int64_t v[] = {o.afterInput, o.timeMicros, o.provider, o.cluster, o.start, o.end, o.lostGpus};
-    for (int i = 0; i < 7; ++i) sqlite3_bind_int64(st.s, i + 1, v[i]);
+    for (std::size_t i = 0; i < row.size(); ++i) sqlite3_bind_int64(st.s, static_cast<int>(i) + 1, row[i]);
     if (sqlite3_step(st.s) != SQLITE_DONE) {
-      StoreError e = error("cannot write an outage");
+      StoreError e = error(std::string("cannot write ") + what);
       exec("ROLLBACK");
       return e;
     }
@@ -372,33 +378,71 @@ std::optional<StoreError> MarketHistoryStore::appendOutages(std::span<const Reco
   return exec("COMMIT");
 }
 
-std::variant<std::vector<RecordedOutage>, StoreError> MarketHistoryStore::outages() const {
-  std::vector<RecordedOutage> all;
+std::variant<std::vector<std::vector<std::int64_t>>, StoreError> MarketHistoryStore::integerRows(
+    const char* table, const char* select, int columns, const char* what) const {
+  std::vector<std::vector<std::int64_t>> all;
   Statement st;
-  // A history written before outages were recorded has no such table: it holds none.
-  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='outages'", -1, &st.s,
-                         nullptr) != SQLITE_OK)
-    return error("cannot read outages");
+  // A history written before the table existed has none: it holds no such rows.
+  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &st.s, nullptr) !=
+      SQLITE_OK)
+    return error(std::string("cannot read ") + what);
+  sqlite3_bind_text(st.s, 1, table, -1, SQLITE_STATIC);
   if (sqlite3_step(st.s) != SQLITE_ROW) return all;
   Statement rows;
-  if (sqlite3_prepare_v2(db_,
-                         "SELECT after_input,time_us,account,cluster,start_hour,end_hour,lost_gpus FROM outages "
-                         "ORDER BY after_input,rowid",
-                         -1, &rows.s, nullptr) != SQLITE_OK)
-    return error("cannot read outages");
+  if (sqlite3_prepare_v2(db_, select, -1, &rows.s, nullptr) != SQLITE_OK)
+    return error(std::string("cannot read ") + what);
   int rc;
   while ((rc = sqlite3_step(rows.s)) == SQLITE_ROW) {
-    RecordedOutage o;
-    o.afterInput = sqlite3_column_int64(rows.s, 0);
-    o.timeMicros = sqlite3_column_int64(rows.s, 1);
-    o.provider = static_cast<AccountId>(sqlite3_column_int64(rows.s, 2));
-    o.cluster = static_cast<ClusterId>(sqlite3_column_int64(rows.s, 3));
-    o.start = sqlite3_column_int64(rows.s, 4);
-    o.end = sqlite3_column_int64(rows.s, 5);
-    o.lostGpus = static_cast<GpuCount>(sqlite3_column_int64(rows.s, 6));
-    all.push_back(o);
+    std::vector<std::int64_t>& row = all.emplace_back(static_cast<std::size_t>(columns));
+    for (int i = 0; i < columns; ++i) row[static_cast<std::size_t>(i)] = sqlite3_column_int64(rows.s, i);
   }
-  if (rc != SQLITE_DONE) return error("cannot read outages");
+  if (rc != SQLITE_DONE) return error(std::string("cannot read ") + what);
+  return all;
+}
+
+std::optional<StoreError> MarketHistoryStore::appendOutages(std::span<const RecordedOutage> rows) {
+  std::vector<std::vector<std::int64_t>> values;
+  for (const RecordedOutage& o : rows)
+    values.push_back({o.afterInput, o.timeMicros, o.provider, o.cluster, o.start, o.end, o.lostGpus});
+  return appendIntegerRows(
+      "INSERT INTO outages(after_input,time_us,account,cluster,start_hour,end_hour,lost_gpus) VALUES(?,?,?,?,?,?,?)",
+      "an outage", values);
+}
+
+std::variant<std::vector<RecordedOutage>, StoreError> MarketHistoryStore::outages() const {
+  auto rows = integerRows("outages",
+                          "SELECT after_input,time_us,account,cluster,start_hour,end_hour,lost_gpus FROM outages "
+                          "ORDER BY after_input,rowid",
+                          7, "outages");
+  if (auto* e = std::get_if<StoreError>(&rows)) return *e;
+  std::vector<RecordedOutage> all;
+  for (const auto& v : std::get<std::vector<std::vector<std::int64_t>>>(rows))
+    all.push_back({v[0], v[1], static_cast<AccountId>(v[2]), static_cast<ClusterId>(v[3]), v[4], v[5],
+                   static_cast<GpuCount>(v[6])});
+  return all;
+}
+
+std::optional<StoreError> MarketHistoryStore::appendReclaims(std::span<const RecordedReclaim> rows) {
+  std::vector<std::vector<std::int64_t>> values;
+  for (const RecordedReclaim& r : rows)
+    values.push_back({r.afterInput, r.timeMicros, r.provider, r.cluster, r.start, r.end, r.gpus,
+                      static_cast<std::int64_t>(r.contract)});
+  return appendIntegerRows(
+      "INSERT INTO reclaims(after_input,time_us,account,cluster,start_hour,end_hour,gpus,contract) "
+      "VALUES(?,?,?,?,?,?,?,?)",
+      "a reclaim", values);
+}
+
+std::variant<std::vector<RecordedReclaim>, StoreError> MarketHistoryStore::reclaims() const {
+  auto rows = integerRows("reclaims",
+                          "SELECT after_input,time_us,account,cluster,start_hour,end_hour,gpus,contract FROM reclaims "
+                          "ORDER BY after_input,rowid",
+                          8, "reclaims");
+  if (auto* e = std::get_if<StoreError>(&rows)) return *e;
+  std::vector<RecordedReclaim> all;
+  for (const auto& v : std::get<std::vector<std::vector<std::int64_t>>>(rows))
+    all.push_back({v[0], v[1], static_cast<AccountId>(v[2]), static_cast<ClusterId>(v[3]), v[4], v[5],
+                   static_cast<GpuCount>(v[6]), static_cast<ContractId>(v[7])});
   return all;
 }
 

@@ -54,6 +54,9 @@ class MarketHistoryStore {
   std::optional<StoreError> appendOutages(std::span<const RecordedOutage> rows);
   // Every outage, in the order they happened (none in a history recorded without them).
   std::variant<std::vector<RecordedOutage>, StoreError> outages() const;
+  // Providers' reclaims of interruptible capacity (table `reclaims`), the same way.
+  std::optional<StoreError> appendReclaims(std::span<const RecordedReclaim> rows);
+  std::variant<std::vector<RecordedReclaim>, StoreError> reclaims() const;
   // Stores every account name of `accounts` (ids are kept).
   std::optional<StoreError> saveAccounts(const AccountDirectory& accounts);
   // Interns the stored names in id order, so ids match the file when `accounts` starts empty.
@@ -77,6 +80,12 @@ class MarketHistoryStore {
   std::optional<StoreError> prepareWriters();
   std::optional<StoreError> exec(const char* sql) const;
   StoreError error(const std::string& what) const;
+  // The side tables (outages, reclaims): rows of integers, appended in one transaction (`insert`
+  // binds one ? per value) and read whole (none from a history without `table`).
+  std::optional<StoreError> appendIntegerRows(const char* insert, const char* what,
+                                              const std::vector<std::vector<std::int64_t>>& rows);
+  std::variant<std::vector<std::vector<std::int64_t>>, StoreError> integerRows(const char* table, const char* select,
+                                                                               int columns, const char* what) const;
 
   SqliteDb db_;  // closed after the destructor finalizes the prepared statements
   std::string path_;

@@ -95,7 +95,7 @@ class TestProcureStrategy : public QObject {
   // A provider's outage takes the strategy's GPUs for three hours (the whole cluster is down, so
   // the outage rule gives its contract all six); the replay tells the strategy, as the
   // exchange's positions would, and the next round buys those hours again on the other cluster.
-  // Fails if the replay does not apply outages (History.cpp: feedAfterOutages skipping
+  // Fails if the replay does not apply outages (History.cpp: feedAfterReports skipping
   // replay.outage) or procure ignores onContractLoss: nothing is bought on cluster 2.
   void buysBackWhatAnOutageTook() {
     HandMadeHistory m;

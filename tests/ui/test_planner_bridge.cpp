@@ -13,6 +13,7 @@
 #include "ui/shell/MainWindow.h"
 #include "ui/ticket/OrderTicket.h"
 
+#include "core/net/ExchangeClient.h"
 #include "core/net/Journal.h"
 
 #include <QComboBox>
@@ -35,6 +36,11 @@
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
+#include <atomic>
+#include <mutex>
+#include <tuple>
+
+#include <set>
 
 using namespace tessera;
 using namespace tessera::ui;
@@ -45,12 +51,16 @@ struct LiveTerminal {
   std::unique_ptr<TradingSession> session;
   std::unique_ptr<MainWindow> window;
   planner::PlannerPanel* panel = nullptr;
+  EmbeddedExchangeBackend* backend = nullptr;  // owned by the session
 
-  LiveTerminal(const QString& journal, int tickMs) {
+  LiveTerminal(const QString& journal, int tickMs, std::optional<double> reclaimsPerDay = std::nullopt,
+               int ticksPerHour = 60) {
     backtest::SimulatedMarketConfig cfg;  // the terminal's market (TerminalOptions), at a fixed start
-    cfg.ticksPerHour = 60;
-    session = std::make_unique<TradingSession>(
-        std::make_unique<EmbeddedExchangeBackend>(cfg, "trader", tickMs, "", journal.toStdString()));
+    cfg.ticksPerHour = ticksPerHour;
+    if (reclaimsPerDay) cfg.reclaimsPerDay = *reclaimsPerDay;
+    auto made = std::make_unique<EmbeddedExchangeBackend>(cfg, "trader", tickMs, "", journal.toStdString());
+    backend = made.get();
+    session = std::make_unique<TradingSession>(std::move(made));
     window = std::make_unique<MainWindow>(*session);
     window->resize(1600, 1000);
     window->show();
@@ -76,6 +86,34 @@ struct LiveTerminal {
   }
 };
 
+// The exchange's reclaim_rates reply, asked by a client of its own (a second terminal).
+std::vector<net::ReclaimRate> askReclaimRates(std::uint16_t port) {
+  std::atomic<bool> loggedOn = false, answered = false;
+  std::vector<net::ReclaimRate> rates;
+  std::mutex m;
+  net::ClientOptions o;
+  o.port = port;
+  o.account = o.key = "trader";
+  o.marketData = false;
+  net::ClientCallbacks cb;
+  cb.onConnection = [&](net::ConnectionState st, const std::string&) {
+    loggedOn = st == net::ConnectionState::LoggedOn;
+  };
+  cb.onReclaimRates = [&](const std::vector<net::ReclaimRate>& r) {
+    std::lock_guard lock(m);
+    rates = r;
+    answered = true;
+  };
+  net::ExchangeClient client(o, cb);
+  client.start();
+  for (int i = 0; i < 1000 && !loggedOn; ++i) QTest::qWait(10);
+  client.requestReclaimRates();
+  for (int i = 0; i < 1000 && !answered; ++i) QTest::qWait(10);
+  client.stop();
+  std::lock_guard lock(m);
+  return rates;
+}
+
 }  // namespace
 
 class TestPlannerBridge : public QObject {
@@ -100,6 +138,56 @@ class TestPlannerBridge : public QObject {
     for (const QString& text : shown) QVERIFY2(!text.startsWith("No cluster can place"), qPrintable(shown.join("\n")));
     QVERIFY(t.panel->summary()->text().contains("ranked by effective cost"));
     QVERIFY(!t.panel->waitingForMarket());
+  }
+
+  // The planner's firm-or-interruptible line for the user's workload comes from the reclaim
+  // rates the exchange publishes in market data: the simulated providers reclaim often here, the
+  // user picks a workload with the keyboard (the planner asks again), and the line names an
+  // interruptible book with exactly the reclaimed contracts and contracted hours of one of the
+  // exchange's md_reclaim_rates for it, and the rate (reclaims + 1) / (days + 1) from them; a
+  // second client's reclaim_rates lists that book as interruptible capacity of its provider.
+  // Seen failing with PlannerBridge::run passing no observed rates to the comparison (the line
+  // says no reclaims are observed yet).
+  void capacityChoiceUsesTheExchangesReclaimRates() {
+    LiveTerminal t(QStringLiteral(":memory:"), 10, 240.0, 4);
+    std::set<std::tuple<ClusterId, std::int64_t, std::int64_t>> published;  // every md_reclaim_rates seen
+    connect(t.session.get(), &TradingSession::reclaimRatesChanged, this, [&] {
+      for (const auto& [id, r] : t.session->reclaimRates())
+        published.insert({id, r.reclaimedContracts, r.contractedHours});
+    });
+    const auto reclaimed = [&] {
+      for (const auto& [id, r] : t.session->reclaimRates())
+        if (r.reclaimedContracts > 0) return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(reclaimed(), 60000);
+    auto* box = t.panel->findChild<QComboBox*>();
+    box->setFocus();
+    QTest::keyClicks(box, "inference");
+    QVERIFY(box->currentText().startsWith("inference"));
+    t.panel->setCapacityChoice({});  // what follows is the answer to the question just asked
+    const QRegularExpression line(
+        "(\\S+-int) is reclaimed ([0-9.]+) times a day as the exchange observes it \\(([0-9,]+) of its open contracts "
+        "over ([0-9,]+) contracted hours");
+    QTRY_VERIFY_WITH_TIMEOUT(line.match(t.panel->capacityChoice()->text()).hasMatch(), 30000);
+    const QString text = t.panel->capacityChoice()->text();
+    // Shown with the question (it folds with it in a short dock).
+    QCOMPARE(t.panel->capacityChoice()->isHidden(), !t.panel->questionToggle()->isChecked());
+    QVERIFY2(text.contains("is cheaper") && text.contains("Each reclaim loses the work since the last checkpoint"),
+             qPrintable(text));
+    const QRegularExpressionMatch got = line.match(text);
+    const std::string book = got.captured(1).toStdString();
+    const std::int64_t contracts = QString(got.captured(3)).remove(',').toLongLong();
+    const std::int64_t hours = QString(got.captured(4)).remove(',').toLongLong();
+    std::optional<Cluster> cluster;
+    for (const Cluster& c : t.session->clusters())
+      if (c.name == book) cluster = c;
+    QVERIFY2(cluster && cluster->interruptible(), book.c_str());
+    QVERIFY2(published.count({cluster->id, contracts, hours}) == 1, qPrintable(text));
+    QCOMPARE(got.captured(2), QString::number((contracts + 1.0) / (hours / 24.0 + 1.0), 'f', 2));
+    const auto rates = askReclaimRates(t.backend->exchangePort());
+    QVERIFY(
+        std::any_of(rates.begin(), rates.end(), [&](const net::ReclaimRate& r) { return r.cluster == cluster->id; }));
   }
 
   // On a 1366 x 768 screen the docked planner shows its workload, question button, summary,

@@ -68,6 +68,7 @@ PlannerPanel::PlannerPanel(QWidget* parent)
       legend_(new QLabel(this)),
       placements_(new PlacementTableModel(this)),
       summary_(new QLabel(this)),
+      capacityChoice_(new QLabel(this)),
       splitter_(new QSplitter(Qt::Vertical, this)),
       table_(new QTableView(this)),
       tabs_(new QTabWidget(this)),
@@ -105,6 +106,11 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   });
   summary_->setWordWrap(true);
   summary_->setObjectName("plannerSummary");
+  // One line, whatever its length (the whole of it in the tooltip).
+  capacityChoice_->setWordWrap(false);
+  capacityChoice_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  capacityChoice_->setObjectName("plannerCapacityChoice");
+  capacityChoice_->setVisible(false);
 
   // The question: which kinds, when to start, how much at most.
   auto* kindsMenu = new QMenu(kinds_);
@@ -171,6 +177,7 @@ PlannerPanel::PlannerPanel(QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(questionRow_);
   layout->addWidget(summary_);
+  layout->addWidget(capacityChoice_);
   layout->addWidget(splitter_, 1);
 
   table_->setModel(model_);
@@ -391,6 +398,12 @@ void PlannerPanel::setKinds(const std::vector<Accelerator>& kinds) {
   kinds_->setText(names.isEmpty() ? tr("any kind") : names.join(", "));
 }
 
+void PlannerPanel::setCapacityChoice(const QString& text) {
+  capacityChoice_->setText(text);
+  capacityChoice_->setToolTip(text);
+  updateQuestionToggle();
+}
+
 void PlannerPanel::setWaitingForMarket(bool waiting) {
   if (waiting == waitingForMarket_) return;
   waitingForMarket_ = waiting;
@@ -408,11 +421,15 @@ void PlannerPanel::showWaiting(const QString& workload, int gpus) {
 void PlannerPanel::updateQuestionToggle() {
   const bool shown = questionToggle_->isChecked();
   questionRow_->setVisible(planMode() && shown);
+  // The firm-or-interruptible line folds with the question: a short dock keeps its room for the
+  // table and the charts (the line is then in the toggle's tooltip).
+  capacityChoice_->setVisible(planMode() && shown && !capacityChoice_->text().isEmpty());
   questionToggle_->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
   QString text = kinds_->text() + tr(", start in %1–%2 days").arg(earliest_->value()).arg(latest_->value());
   text += budget_->value() > 0 ? tr(", budget %1").arg(moneyText(budget_->value() * 1e6)) : tr(", no budget");
   questionToggle_->setText(tr("Question"));
-  questionToggle_->setToolTip(tr("Show or hide the question (%1)").arg(text));
+  questionToggle_->setToolTip(tr("Show or hide the question (%1)").arg(text) +
+                              (capacityChoice_->text().isEmpty() ? QString() : "\n" + capacityChoice_->text()));
 }
 
 void PlannerPanel::resizeEvent(QResizeEvent* event) {

@@ -95,6 +95,10 @@ class PlannerPanel : public QWidget {
   QPushButton* buyButton() const { return buy_; }
   QPushButton* rerankButton() const { return rerank_; }
   QLabel* summary() const { return summary_; }
+  // Firm or interruptible for the workload (the caller's text: which is cheaper and why, from
+  // the reclaim rates the exchange observes); hidden while empty.
+  void setCapacityChoice(const QString& text);
+  QLabel* capacityChoice() const { return capacityChoice_; }
   QToolButton* questionToggle() const { return questionToggle_; }
   // The terminal's chart style (its theme) for the planner's charts.
   void setPlotStyle(const std::function<void(QCustomPlot*)>& style);
@@ -164,6 +168,7 @@ class PlannerPanel : public QWidget {
   QLabel* legend_;
   PlacementTableModel* placements_;
   QLabel* summary_;
+  QLabel* capacityChoice_;
   QSplitter* splitter_;
   QTableView* table_;
   QTabWidget* tabs_;

@@ -123,6 +123,9 @@ void EmbeddedExchangeBackend::step() {
   // market shows delivery problems and their remedies.
   for (const backtest::SimulatedOutage& o : market_->takeOutages())
     exchange_->reportOutage({feederAccounts_.name(o.provider), o.cluster, o.start, o.end, o.lostGpus});
+  // Providers of interruptible capacity take machines back with notice: buyers are refunded.
+  for (const backtest::SimulatedReclaim& r : market_->takeReclaims())
+    exchange_->reportReclaim({feederAccounts_.name(r.provider), r.cluster, r.start, r.end, r.gpus});
 }
 
 }  // namespace tessera::ui

@@ -157,6 +157,7 @@ void ExchangeBackend::start() {
     QMetaObject::invokeMethod(
         this, [this, points] { emit indexPublished(points); }, Qt::QueuedConnection);
   };
+  cb.onReclaimRates = [this](const std::vector<net::ReclaimRate>& rates) { emit reclaimRatesChanged(rates); };
   // Forward callbacks carry plain values: signals queued straight to the session.
   cb.onForwardBook = [this](const net::ForwardBookView& b) { emit forwardBookChanged(b); };
   cb.onForwardOrders = [this](const std::vector<net::ForwardWorkingOrder>& o, Money) { emit forwardOrdersChanged(o); };

@@ -8,6 +8,7 @@
 #include "core/net/ForwardDesk.h"
 #include "core/net/ForwardViews.h"
 #include "core/net/OptionViews.h"
+#include "core/net/ReclaimRate.h"
 
 #include <QObject>
 
@@ -130,6 +131,8 @@ class MarketBackend : public QObject {
   void forwardNoted(QString text);
   void optionChainChanged(tessera::net::OptionChainView chain);
   void optionNoted(QString text);
+  // The reclaim rates the exchange observes on its interruptible clusters (md_reclaim_rates).
+  void reclaimRatesChanged(std::vector<tessera::net::ReclaimRate> rates);
   // The round trip to the market and back, measured every few seconds (measuresRoundTrip()).
   void roundTripMeasured(double ms);
   // A problem the user must hear about that is not about one order.
@@ -140,5 +143,6 @@ class MarketBackend : public QObject {
 
 Q_DECLARE_METATYPE(tessera::net::ForwardBookView)
 Q_DECLARE_METATYPE(tessera::net::OptionChainView)
+Q_DECLARE_METATYPE(std::vector<tessera::net::ReclaimRate>)
 Q_DECLARE_METATYPE(std::vector<tessera::net::ForwardWorkingOrder>)
 Q_DECLARE_METATYPE(std::vector<tessera::net::ForwardPositionView>)

@@ -34,6 +34,7 @@ void registerTypes() {
     qRegisterMetaType<std::vector<net::ForwardPositionView>>();
     qRegisterMetaType<net::ForwardNewOrder>();
     qRegisterMetaType<net::OptionChainView>();
+    qRegisterMetaType<std::vector<net::ReclaimRate>>();
     qRegisterMetaType<tessera::OrderId>("tessera::OrderId");
     qRegisterMetaType<tessera::Hour>("tessera::Hour");
     qRegisterMetaType<tessera::ClusterId>("tessera::ClusterId");
@@ -155,6 +156,10 @@ void TradingSession::connectBackend() {
       status_[x.contract] = std::move(x);
     }
     emit contractStatusChanged();
+  });
+  connect(b, &MarketBackend::reclaimRatesChanged, this, [this](std::vector<net::ReclaimRate> rates) {
+    for (const net::ReclaimRate& r : rates) reclaimRates_[r.cluster] = r;
+    emit reclaimRatesChanged();
   });
   connect(b, &MarketBackend::forwardBookChanged, this, [this](net::ForwardBookView book) {
     forwardBooks_[{book.accelerator, book.weekStart}] = book;

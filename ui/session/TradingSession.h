@@ -50,6 +50,8 @@ class TradingSession : public QObject {
   const std::map<std::pair<Accelerator, Hour>, net::ForwardBookView>& forwardBooks() const { return forwardBooks_; }
   const std::vector<net::ForwardWorkingOrder>& forwardOrders() const { return forwardOrders_; }
   const std::vector<net::ForwardPositionView>& forwardPositions() const { return forwardPositions_; }
+  // The reclaim rate the exchange observes on each interruptible cluster (md_reclaim_rates).
+  const std::map<ClusterId, net::ReclaimRate>& reclaimRates() const { return reclaimRates_; }
   // The latest next-day index per accelerator class (for marking forwards), and whether stale.
   std::map<Accelerator, std::pair<Price, bool>> nextDayIndex() const;
   // Open forward positions: the margin they hold and their P&L at the next-day index (at their
@@ -128,6 +130,7 @@ class TradingSession : public QObject {
   void forwardNoted(const QString& text);
   void optionChainChanged(const tessera::net::OptionChainView& chain);
   void optionNoted(const QString& text);
+  void reclaimRatesChanged();
 
  private:
   void connectBackend();
@@ -166,6 +169,7 @@ class TradingSession : public QObject {
   CallAuctionView callAuction_;
   bool forwards_ = false;
   std::map<std::pair<Accelerator, Hour>, net::ForwardBookView> forwardBooks_;
+  std::map<ClusterId, net::ReclaimRate> reclaimRates_;
   std::vector<net::ForwardWorkingOrder> forwardOrders_;
   std::vector<net::ForwardPositionView> forwardPositions_;
 };

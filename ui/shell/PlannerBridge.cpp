@@ -2,6 +2,8 @@
 
 #include "core/cost/PlanSearch.h"
 #include "core/cost/WorkloadJson.h"
+#include "core/settlement/ContractSettlement.h"
+#include "core/settlement/CountText.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -82,19 +84,79 @@ void PlannerBridge::run() {
   r.latestStart = session_.now() + q.latestAhead;
   r.budgetDollars = q.budgetDollars;
   QPointer<PlannerBridge> self(this);
-  session_.runOnBook([self, r, done = std::move(done)](const Matcher& book) mutable {
+  // The exchange's observed reclaim rates, as market data last gave them (copied: the search
+  // runs on the backend's thread).
+  std::map<ClusterId, net::ReclaimRate> observed = session_.reclaimRates();
+  session_.runOnBook([self, r, observed = std::move(observed), done = std::move(done)](const Matcher& book) mutable {
     // On the backend's thread: the search reads the book, nothing else.
     cost::PlanResult result = cost::planPlacements(book, r);
+    auto perDay = [&observed](const Cluster& c) {
+      const auto it = observed.find(c.id);
+      if (it == observed.end()) return cost::reclaimsPerDay({});
+      return cost::reclaimsPerDay({it->second.reclaimedContracts, static_cast<double>(it->second.contractedHours)});
+    };
+    std::vector<cost::CapacityComparison> compared =
+        cost::compareCapacityOnBook(book, r.workload, r.accelerators, r.earliestStart, perDay);
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),
-        [self, r = std::move(r), result = std::move(result), done = std::move(done)]() mutable {
+        [self, r = std::move(r), result = std::move(result), compared = std::move(compared),
+         observed = std::move(observed), done = std::move(done)]() mutable {
           if (!self) return;
           self->running_ = false;
+          if (self->panel_) self->panel_->setCapacityChoice(capacityChoiceText(r.workload, compared, observed));
           done(r, std::move(result));
           self->run();
         },
         Qt::QueuedConnection);
   });
+}
+
+QString PlannerBridge::capacityChoiceText(const cost::WorkloadProfile& workload,
+                                          const std::vector<cost::CapacityComparison>& compared,
+                                          const std::map<ClusterId, net::ReclaimRate>& observed) {
+  if (compared.empty()) return {};
+  const cost::CapacityComparison& k = compared.front();
+  const cost::CapacityChoice& c = k.choice;
+  const QString spot = QString::fromStdString(k.interruptible.name), firm = QString::fromStdString(k.firm.name);
+  auto dollars = [](double d) { return QString::fromStdString(toDollars(static_cast<Money>(d * 1e6 + 0.5))); };
+  const auto* f = std::get_if<cost::CostBreakdown>(&c.firm);
+  const auto* i = std::get_if<cost::CostBreakdown>(&c.interruptible);
+  QString verdict;
+  if (!c.cheaper) {
+    verdict = tr("Firm or interruptible: neither %1 nor %2 can run %3.")
+                  .arg(firm, spot, QString::fromStdString(workload.name));
+  } else if (f && i && f->fitsWindow && i->fitsWindow) {
+    const bool spotWins = *c.cheaper == cost::CapacityKind::Interruptible;
+    verdict =
+        tr("Firm or interruptible for %1: %2 is cheaper, %3 on %4 against %5 on %6 (saves %7).")
+            .arg(QString::fromStdString(workload.name), spotWins ? tr("interruptible") : tr("firm"),
+                 dollars(spotWins ? i->terms.total() : f->terms.total()), spotWins ? spot : firm,
+                 dollars(spotWins ? f->terms.total() : i->terms.total()), spotWins ? firm : spot, dollars(c.saving));
+  } else {
+    verdict = tr("Firm or interruptible for %1: %2 (%3 against %4).")
+                  .arg(QString::fromStdString(workload.name), QString::fromStdString(c.reason), firm, spot);
+  }
+  // Why: the rate and where it comes from, then what each reclaim costs this workload.
+  QString rate;
+  const QString perDay = QString::number(k.reclaimsPerDay, 'f', 2);
+  if (const auto it = observed.find(k.interruptible.id); it != observed.end() && it->second.contractedHours > 0)
+    rate = tr("%1 is reclaimed %2 times a day as the exchange observes it (%3 of its open contracts over %4 "
+              "contracted hours; %5 of %6 GPU-hours taken back).")
+               .arg(spot, perDay, QString::fromStdString(withThousands(it->second.reclaimedContracts)))
+               .arg(QString::fromStdString(withThousands(it->second.contractedHours)),
+                    QString::fromStdString(withThousands(it->second.reclaimedGpuHours)),
+                    QString::fromStdString(withThousands(it->second.soldGpuHours)));
+  else
+    rate = tr("%1 has no reclaims observed yet: %2 a day is assumed.").arg(spot, perDay);
+  QString loss;
+  if (i && i->fitsWindow)
+    loss = tr(" Each reclaim loses the work since the last checkpoint (every %1 h) and a %2-minute restart: "
+              "%3 over %4 expected reclaims and failures.")
+               .arg(QString::number(workload.checkpointIntervalHours, 'g', 3))
+               .arg(QString::number(workload.restartMinutes, 'g', 3))
+               .arg(dollars(i->terms.failedWork + i->terms.migrationOrRestart))
+               .arg(QString::number(i->expectedInterruptions, 'f', 1));
+  return verdict + " " + rate + loss;
 }
 
 }  // namespace tessera::ui

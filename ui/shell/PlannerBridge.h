@@ -8,10 +8,14 @@
 
 #include "ui/planner/PlannerPanel.h"
 
+#include "core/cost/MarketOffers.h"
+#include "core/net/ReclaimRate.h"
+
 #include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 
+#include <map>
 #include <optional>
 
 namespace tessera::ui {
@@ -29,6 +33,16 @@ class PlannerBridge : public QObject {
   void run();
   void updateWaiting();
 
+ public:
+  // The planner's "firm or interruptible" line for `workload` from the comparisons of the book
+  // (cost::compareCapacityOnBook) and the exchange's observed reclaim rates: the cheapest pair's
+  // verdict and why (the rate and what it is observed over, the work lost since a checkpoint
+  // and the restart, in dollars). Empty when the book has no interruptible pair to compare.
+  static QString capacityChoiceText(const cost::WorkloadProfile& workload,
+                                    const std::vector<cost::CapacityComparison>& compared,
+                                    const std::map<ClusterId, net::ReclaimRate>& observed);
+
+ private:
   TradingSession& session_;
   QPointer<planner::PlannerPanel> panel_;
   // One search at a time on the backend's thread; a question asked meanwhile waits here, and
