@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   }
   const auto& options = std::get<tessera::ui::TerminalOptions>(parsed);
   if (options.resetLayout) QSettings().remove("window");
+  // --market-mode is remembered, as the Settings menu's choice is.
+  if (options.callMode) tessera::ui::setEmbeddedCallMode(*options.callMode);
 
   // The paper account stays locked by this process across a restart for a new one.
   std::unique_ptr<tessera::ui::PaperAccount> paper;
@@ -57,16 +59,23 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tessera: %s\n", qPrintable(*error));
       return 1;
     }
-    bool startOver = false;
+    bool startOver = false;  // a new paper account
+    bool restart = false;    // the same paper account, in the market mode now chosen
     {
       const std::function<QString()> exchange = tessera::ui::exchangeAddress(options, *std::get<0>(backend));
       tessera::ui::TradingSession session(std::move(std::get<0>(backend)));
       tessera::ui::MainWindow window(session);
       if (paper && paper->owned() && journal == paper->journalPath()) window.setPaperAccount(journal);
+      if (tessera::ui::usesPaperAccount(options)) window.setEmbeddedMarketMode(tessera::ui::embeddedCallMode());
       if (const QString onFill = tessera::ui::onFillStatePath(options, journal); !onFill.isEmpty())
         window.enableOnFill(onFill, options.account, exchange);
       QObject::connect(&window, &tessera::ui::MainWindow::newPaperAccountRequested, &window, [&] {
         startOver = true;
+        window.close();
+        QApplication::quit();
+      });
+      QObject::connect(&window, &tessera::ui::MainWindow::embeddedRestartRequested, &window, [&] {
+        restart = true;
         window.close();
         QApplication::quit();
       });
@@ -86,8 +95,8 @@ int main(int argc, char** argv) {
         });
       }
       const int rc = QApplication::exec();
-      if (!startOver) return rc;
+      if (!startOver && !restart) return rc;
     }  // the session stops the exchange and closes its journal here
-    fresh = true;
+    fresh = startOver;
   }
 }

@@ -22,16 +22,15 @@ std::optional<CallResult> CallMarket::apply(const InputEvent& in) {
   } else if (const auto* a = std::get_if<AmendRequest>(&in)) {
     auto it = index_.find(a->id);
     if (it == index_.end() || working_[it->second].request.account != a->account) return std::nullopt;
-    CallEntry& e = working_[it->second];
-    if (a->limit) e.request.limit = *a->limit;
-    if (a->gpus && *a->gpus > 0) {
-      // As in continuous trading: each hour's remaining changes by the difference, not below 0.
-      if (e.request.fill == FillStyle::Divisible) {
-        if (e.remaining.empty())
-          e.remaining.assign(static_cast<std::size_t>(e.request.end - e.request.start), e.request.gpus);
-        for (GpuCount& g : e.remaining) g = std::max(0, g + *a->gpus - e.request.gpus);
-      }
-      e.request.gpus = *a->gpus;
+    CallEntry e = amended(working_[it->second], a->limit, a->gpus);
+    const bool keep = keepsPlace(working_[it->second].request, e.request);
+    if (keep) {
+      working_[it->second] = std::move(e);
+    } else {
+      working_.erase(working_.begin() + static_cast<std::ptrdiff_t>(it->second));
+      working_.push_back(std::move(e));
+      index_.clear();
+      for (std::size_t i = 0; i < working_.size(); ++i) index_[working_[i].request.id] = i;
     }
   } else if (const auto* k = std::get_if<ClockAdvance>(&in)) {
     if (k->now <= now_) return std::nullopt;
@@ -39,6 +38,24 @@ std::optional<CallResult> CallMarket::apply(const InputEvent& in) {
     return call();
   }
   return std::nullopt;
+}
+
+CallEntry CallMarket::amended(CallEntry e, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  if (limit) e.request.limit = *limit;
+  if (gpus && *gpus > 0) {
+    // As in continuous trading: each hour's remaining changes by the difference, not below 0.
+    if (e.request.fill == FillStyle::Divisible) {
+      if (e.remaining.empty())
+        e.remaining.assign(static_cast<std::size_t>(e.request.end - e.request.start), e.request.gpus);
+      for (GpuCount& g : e.remaining) g = std::max(0, g + *gpus - e.request.gpus);
+    }
+    e.request.gpus = *gpus;
+  }
+  return e;
+}
+
+bool CallMarket::keepsPlace(const OrderRequest& before, const OrderRequest& after) {
+  return after.limit == before.limit && after.gpus <= before.gpus;
 }
 
 CallResult CallMarket::call() {

@@ -33,6 +33,13 @@ class CallMarket {
   const CallEntry* find(OrderId id) const;
   void setClock(Hour now) { now_ = std::max(now_, now); }
   [[nodiscard]] CallResult clear() const;
+  // Entry `e` after an amend to `limit` and/or `gpus` (as in continuous trading: a divisible
+  // order's wanted GPUs change by the difference in every hour, not below 0; an all-or-none
+  // order's block takes the new size). apply(AmendRequest) makes exactly this change.
+  static CallEntry amended(CallEntry e, std::optional<Price> limit, std::optional<GpuCount> gpus);
+  // Whether an amend keeps the order's place in arrival order (which breaks ties in a call):
+  // price unchanged and GPUs not growing; otherwise it moves behind every working order.
+  static bool keepsPlace(const OrderRequest& before, const OrderRequest& after);
   void carry(const CallResult& r);
   void restore(Hour now, std::vector<CallEntry> working);
 

@@ -134,6 +134,9 @@ void CallDesk::registerJournalEntries() {
     accounts_.recordReplayed(o, clOrdId);
     accept(o, clOrdId, nullptr);
   });
+  journal_.registerEntry("call_amend", [this](const json& j) {
+    (void)applyAmend(j.at("id").get<OrderId>(), j.at("limit").get<Price>(), j.at("gpus").get<GpuCount>());
+  });
   journal_.registerEntry("call_cancel", [this](const json& j) {
     cancel(j.at("id").get<OrderId>(), j.at("reason") == "expired" ? CancelReason::Expired : CancelReason::User,
            nullptr);
@@ -142,7 +145,17 @@ void CallDesk::registerJournalEntries() {
     market_.setClock(j.at("clock").get<Hour>());
     syncClusters();
     record(resultFromJson(j.at("result")), j.at("call").get<std::uint64_t>());
+    legsOf_ = calls_;
   });
+  journal_.registerEntry("call_legs", [this](const json&) { legsOf_ = 0; });
+}
+
+bool CallDesk::replayingLeg(std::string_view clOrdId) {
+  if (legsOf_ == 0) return false;
+  const std::string prefix = "call-" + std::to_string(legsOf_) + "-";
+  if (clOrdId.substr(0, prefix.size()) == prefix) return true;
+  legsOf_ = 0;
+  return false;
 }
 
 bool CallDesk::inCallMode(ClusterId c) const {
@@ -157,7 +170,10 @@ bool CallDesk::inCallMode(const OrderRequest& o) const {
   return o.cluster && inCallMode(*o.cluster);
 }
 
-std::optional<Refusal> CallDesk::check(const OrderRequest& o) const {
+std::optional<Refusal> CallDesk::check(const OrderRequest& o) const { return check(auction::CallEntry{o, {}}, {}); }
+
+std::optional<Refusal> CallDesk::check(const auction::CallEntry& entry, std::optional<OrderId> except) const {
+  const OrderRequest& o = entry.request;
   auto refuse = [](RejectReason r, std::string d) { return Refusal{std::string(codeOf(r)), std::move(d)}; };
   const Hour now = engine_.now();
   if (o.tif == TimeInForce::IOC || o.tif == TimeInForce::FOK)
@@ -190,14 +206,18 @@ std::optional<Refusal> CallDesk::check(const OrderRequest& o) const {
       return refuse(RejectReason::Unsupported, "an ask for a call names its cluster and a fixed window");
     for (Hour h = std::max(o.start, now); h < o.end; ++h) {
       const Holding held = engine_.holding(o.account, *o.cluster, h);
+      auto want = [h](const auction::CallEntry& e) {
+        return e.remaining.empty() ? e.request.gpus : e.remaining[static_cast<std::size_t>(h - e.request.start)];
+      };
       GpuCount waiting = 0;
       for (const auction::CallEntry& e : market_.working()) {
         const OrderRequest& w = e.request;
-        if (w.side != Side::Sell || w.account != o.account || w.cluster != o.cluster || h < w.start || h >= w.end)
+        if (w.side != Side::Sell || w.account != o.account || w.cluster != o.cluster || h < w.start || h >= w.end ||
+            w.id == except)
           continue;
-        waiting += e.remaining.empty() ? w.gpus : e.remaining[static_cast<std::size_t>(h - w.start)];
+        waiting += want(e);
       }
-      if (held.held - held.offered - waiting < o.gpus)
+      if (held.held - held.offered - waiting < want(entry))
         return refuse(RejectReason::InsufficientHoldings, "you do not hold " + std::to_string(o.gpus) +
                                                               " GPUs free of offers in hour " + std::to_string(h));
     }
@@ -245,16 +265,78 @@ void CallDesk::cancel(OrderId id, CancelReason why, Outbox* out) {
     journal_.append(
         json{{"type", "call_cancel"}, {"id", id}, {"reason", why == CancelReason::Expired ? "expired" : "user"}}
             .dump());
+  const OrderRequest request = e->request;
+  const std::string clOrdId = accounts_.order(id).clOrdId;
   (void)market_.apply(CancelRequest{id, account});
+  finish(request, OrderStatus::Cancelled);
+  indicative_.reset();
+  if (!out) return;
+  std::string line;
+  appendCancelled(line, OrderCancelled{id, account, why, leaves, 0}, clOrdId);
+  accounts_.toAccount(account, *out, line);
+}
+
+std::optional<Refusal> CallDesk::amend(const ExchangeAccount& a, OrderId id, const AmendOrder& m, Outbox* out) {
+  const auction::CallEntry* e = market_.find(id);
+  if (!e || e->request.account != a.id) return Refusal{"unknown_order", "no such order of yours"};
+  auto refuse = [](RejectReason r, std::string d) { return Refusal{std::string(codeOf(r)), std::move(d)}; };
+  const auction::CallEntry after = auction::CallMarket::amended(*e, m.limit, m.gpus);
+  if (after.request.limit == e->request.limit && after.request.gpus == e->request.gpus)
+    return refuse(RejectReason::NothingToAmend, "the amend changes nothing");
+  if (auto refused = check(after, id)) return refused;
+  const std::int64_t leaves = leavesOf(after);
+  if (leaves == 0)
+    return refuse(RejectReason::InvalidGpuCount, "the amended order would want nothing in any hour still ahead");
+  OrderRecord& info = accounts_.order(id);
+  if (info.side == Side::Buy) {
+    // Exactly the reservation the amended bid will hold; what it holds now counts as available.
+    const Money needed = after.request.limit * leaves;
+    const Money available = info.reserved + accounts_.spendable(a);
+    if (needed > available)
+      return Refusal{"insufficient_cash", "the amended bid needs " + toDollars(needed) + ", " +
+                                              toDollars(std::max<Money>(available, 0)) + " is available"};
+  }
+  const Price limit = after.request.limit;
+  const GpuCount gpus = after.request.gpus;
+  journal_.append(json{{"type", "call_amend"}, {"id", id}, {"limit", limit}, {"gpus", gpus}}.dump());
+  const bool kept = applyAmend(id, limit, gpus);
+  if (!out) return std::nullopt;
+  std::string line;
+  appendAmended(line, OrderAmended{id, a.id, limit, gpus, kept}, info.clOrdId);
+  accounts_.toAccount(a.id, *out, line);
+  return std::nullopt;
+}
+
+bool CallDesk::applyAmend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus) {
+  const auction::CallEntry* e = market_.find(id);
+  if (!e) throw std::runtime_error("call_amend: order " + std::to_string(id) + " is not waiting for a call");
+  const OrderRequest before = e->request;
+  (void)market_.apply(AmendRequest{id, before.account, limit, gpus});
+  const auction::CallEntry* after = market_.find(id);
+  OrderRecord& info = accounts_.order(id);
+  info.limit = after->request.limit;
+  accounts_.syncCallReservation(info, leavesOf(*after));
+  indicative_.reset();
+  return auction::CallMarket::keepsPlace(before, after->request);
+}
+
+void CallDesk::withdrawStranded() {
+  std::vector<OrderId> stranded;
+  for (const auction::CallEntry& e : market_.working())
+    if (!inCallMode(e.request)) stranded.push_back(e.request.id);
+  for (OrderId id : stranded) cancel(id, CancelReason::Expired, nullptr);
+}
+
+void CallDesk::finish(const OrderRequest& request, OrderStatus status) {
+  const OrderId id = request.id;
+  const auto f = filled_.find(id);
+  const std::int64_t filled = f == filled_.end() ? 0 : f->second;
   filled_.erase(id);
   OrderRecord& info = accounts_.order(id);
   accounts_.close(info);
   accounts_.syncCallReservation(info, 0);
-  indicative_.reset();
-  if (!out) return;
-  std::string line;
-  appendCancelled(line, OrderCancelled{id, account, why, leaves, 0}, info.clOrdId);
-  accounts_.toAccount(account, *out, line);
+  // Nothing still works: leaves 0, as the engine describes a finished order.
+  if (archive_ && archive_->archive(OrderView{request, status, filled, 0}, info.clOrdId)) accounts_.retire(id);
 }
 
 std::optional<OrderView> CallDesk::view(OrderId id) const {
@@ -332,21 +414,26 @@ CallReport CallDesk::record(const auction::CallResult& r, std::uint64_t call) {
   CallReport report = reportOf(r);
   report.call = call;
   calls_ = call;
-  for (const auction::CallFill& f : r.fills) filled_[f.order] += std::int64_t{f.gpus} * (f.end - f.start);
-  std::vector<OrderId> touched;
-  for (const auction::CallEntry& e : market_.working()) touched.push_back(e.request.id);
+  std::map<OrderId, std::int64_t> traded;  // GPU-hours each order trades in this call
+  for (const auction::CallFill& f : r.fills) traded[f.order] += std::int64_t{f.gpus} * (f.end - f.start);
+  for (const auto& [id, n] : traded) filled_[id] += n;
+  // Every order that waited, as it stood, with what it wanted at the call's clock.
+  std::vector<std::pair<OrderRequest, std::int64_t>> touched;
+  for (const auction::CallEntry& e : market_.working()) touched.emplace_back(e.request, leavesOf(e));
   market_.carry(r);
   // Every order that waited: its reservation follows what it still wants (the clock may have
-  // moved too); one the call finished is closed.
-  for (OrderId id : touched) {
-    OrderRecord& info = accounts_.order(id);
+  // moved too); one the call finished is archived, filled if the call traded all it still
+  // wanted, else cancelled (expired, or its window passed).
+  for (const auto& [request, leaves] : touched) {
+    const OrderId id = request.id;
     if (const auction::CallEntry* e = market_.find(id)) {
-      accounts_.syncCallReservation(info, leavesOf(*e));
-    } else {
-      accounts_.close(info);
-      accounts_.syncCallReservation(info, 0);
-      filled_.erase(id);
+      accounts_.syncCallReservation(accounts_.order(id), leavesOf(*e));
+      continue;
     }
+    const auto t = traded.find(id);
+    const bool expired = std::find(r.expired.begin(), r.expired.end(), id) != r.expired.end();
+    const bool filled = !expired && t != traded.end() && t->second >= leaves;
+    finish(request, filled ? OrderStatus::Filled : OrderStatus::Cancelled);
   }
   last_ = report;
   indicative_.reset();
@@ -402,10 +489,12 @@ void CallDesk::executeLegs(const auction::CallResult& r,
     f.leavesGpuHours = leaves[order] -= std::int64_t{f.gpus} * (f.end - f.start);
     if (!out) return;
     std::string line;
-    appendFill(line, f, accounts_.clOrdIdOf(order));
+    appendFill(line, f, accounts_.clOrdIdOf(order), calls_);
     accounts_.toAccount(account, *out, line);
   };
   std::size_t k = 0;
+  legsOf_ = calls_;
+  bool legs = false;  // whether any leg was journaled (then "call_legs" ends them)
   for (const Pairing& p : pairFills(r.fills)) {
     ++k;
     Fill f{0, 0, 0, 0, Side::Buy, false, p.cluster, p.gpus, p.start, p.end, p.price, 0};
@@ -435,6 +524,7 @@ void CallDesk::executeLegs(const auction::CallResult& r,
     buy.terms = {};
     const std::string leg = "call-" + std::to_string(calls_) + "-" + std::to_string(k);
     InputEvent sellIn = sell;
+    legs = true;
     auto sold = execute_(sellIn, leg + "s", out);
     if (!sold) {
       exchangeLog()->error("call {}: the ask leg of orders {} and {} was rejected; no contract", calls_, p.buy, p.sell);
@@ -457,6 +547,8 @@ void CallDesk::executeLegs(const auction::CallResult& r,
     report(*buyFill, p.buy, p.buyer);
     report(*sellFill, p.sell, p.seller);
   }
+  legsOf_ = 0;
+  if (legs) journal_.append(json{{"type", "call_legs"}, {"call", calls_}}.dump());
   if (!out) return;
   for (OrderId id : r.expired) {
     const auto it = before.find(id);

@@ -21,6 +21,7 @@
 #include "core/net/CallReport.h"
 #include "core/net/ExchangeAccounts.h"
 #include "core/net/ExchangeConfig.h"
+#include "core/net/FinishedOrderArchive.h"
 #include "core/net/JournalReplay.h"
 #include "core/net/MarketDataFeed.h"
 #include "core/net/Outbox.h"
@@ -29,6 +30,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera {
@@ -49,6 +51,10 @@ class CallDesk {
   CallDesk(const Matcher& engine, ExchangeAccounts& accounts, MarketDataFeed& marketData, JournalReplay& journal,
            const CallModeConfig& config, LegExecutor execute);
   void registerJournalEntries();
+  // Where a finished call order (filled, cancelled, expired, or left unfilled when its window
+  // passed) is archived, as the engine's finished orders are (FinishedOrderArchive), so that
+  // order_status and order_history find it.
+  void useArchive(FinishedOrderArchive& archive) { archive_ = &archive; }
 
   bool enabled() const { return config_.any(); }
   // Whether `o` waits for a call: it names a call-mode cluster, or every cluster trades in calls.
@@ -61,6 +67,14 @@ class CallDesk {
   bool waiting(OrderId id) const { return market_.find(id) != nullptr; }
   // Withdraws a waiting order (journaled) and sends its `cancelled`.
   void cancel(OrderId id, CancelReason why, Outbox* out);
+  // Amends a waiting order of account `a` (docs/matching.md "Call mode at the exchange",
+  // Amend): the amended order passes the entry checks again and a bid's reservation becomes
+  // exactly the new limit x what it then wants, refused if the account cannot cover it. On
+  // success the amend is journaled and `amended` sent; a refusal changes nothing.
+  [[nodiscard]] std::optional<Refusal> amend(const ExchangeAccount& a, OrderId id, const AmendOrder& m, Outbox* out);
+  // Orders waiting for a call on a cluster that no longer trades in calls (a restart with
+  // another call_mode) are cancelled as expired, journaled, so their reservations are released.
+  void withdrawStranded();
   // A waiting order as the engine would describe it (order_status, orders).
   std::optional<OrderView> view(OrderId id) const;
   std::vector<OrderId> waitingOf(AccountId account, std::optional<ClusterId> cluster) const;
@@ -76,6 +90,14 @@ class CallDesk {
   // What the next call would clear if it ran now (changes nothing).
   CallReport indicative();
   const std::optional<CallReport>& lastCall() const { return last_; }
+  // The call whose legs are being applied (0: none): live while the call makes its contracts;
+  // on replay from the "call" entry to its "call_legs" entry, the legs being exactly the inputs
+  // journaled between the two. A leg's trade is the call's: nobody took liquidity in it.
+  std::uint64_t legsOf() const { return legsOf_; }
+  // On replay, before a journaled engine input: whether it is a leg of the call being replayed.
+  // An input between a "call" and its "call_legs" entry is one; a journal without "call_legs"
+  // entries ends the legs at the first input whose client id is not one of the call's leg ids.
+  bool replayingLeg(std::string_view clOrdId);
 
   // For the state digest: the waiting orders and what they still want, the calls so far, the
   // last call's report.
@@ -85,6 +107,15 @@ class CallDesk {
 
  private:
   std::int64_t leavesOf(const auction::CallEntry& e) const;
+  // The entry checks of `e` (what it wants per hour for an ask's cover); `except`: an order
+  // whose waiting ask does not count against the cover (the one being amended).
+  [[nodiscard]] std::optional<Refusal> check(const auction::CallEntry& e, std::optional<OrderId> except) const;
+  // Applies an amend (live and on replay): the order, its record's limit, its reservation.
+  // Returns whether it kept its place in arrival order.
+  bool applyAmend(OrderId id, std::optional<Price> limit, std::optional<GpuCount> gpus);
+  // An order that left the call market: its record closed, its reservation released, archived
+  // with what it traded in all its calls (and, when the archive retires, its record dropped).
+  void finish(const OrderRequest& request, OrderStatus status);
   // Applies a call's result to the waiting orders and their records (live and on replay).
   CallReport record(const auction::CallResult& r, std::uint64_t call);
   // Turns the call's trades into contracts (legs) and reports them to the orders; `before` is
@@ -103,12 +134,14 @@ class CallDesk {
   JournalReplay& journal_;
   CallModeConfig config_;
   LegExecutor execute_;
+  FinishedOrderArchive* archive_ = nullptr;
   auction::CallMarket market_;
   std::map<OrderId, std::int64_t> filled_;  // GPU-hours each waiting order traded in earlier calls
   std::uint64_t calls_ = 0;
   std::optional<CallReport> last_;
   std::optional<CallReport> indicative_;  // until the waiting orders or the clock change
   std::int64_t nextCallUnix_ = 0;
+  std::uint64_t legsOf_ = 0;
 };
 
 }  // namespace tessera::net

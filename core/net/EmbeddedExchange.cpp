@@ -59,6 +59,15 @@ ExchangeConfig EmbeddedExchange::feederConfig(Hour start, std::string_view trade
   return c;
 }
 
+CallModeConfig EmbeddedExchange::demoCallMode() {
+  CallModeConfig c;
+  c.allClusters = true;
+  c.periodSeconds = 30;
+  c.nodeLimit = 20'000;
+  c.seconds = 1.0;
+  return c;
+}
+
 ExchangeConfig EmbeddedExchange::demoConfig(Hour now, std::string_view trader, std::string_view traderKey,
                                             std::string_view journalPath) {
   ExchangeConfig c;

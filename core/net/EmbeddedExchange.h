@@ -61,6 +61,12 @@ class EmbeddedExchange {
   static ExchangeConfig feederConfig(Hour start, std::string_view trader = "trader",
                                      std::string_view traderKey = "trader", std::string_view journalPath = ":memory:");
 
+  // The call mode the terminal's embedded exchange trades in when the user chooses calls
+  // (Settings, tessera --market-mode calls): every cluster, constraint orders included, in calls
+  // every 30 seconds of wall time, each call's solver bounded to one second so the market
+  // stays lively.
+  static CallModeConfig demoCallMode();
+
   ExchangeServer& server();
 
  private:

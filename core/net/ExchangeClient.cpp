@@ -427,7 +427,9 @@ class ExchangeClient::Impl {
         t.start = num<Hour>(j, "start");
         t.end = num<Hour>(j, "end");
         t.price = num<Price>(j, "price");
-        t.aggressor = sideOf(j, "aggressor").value_or(Side::Buy);
+        t.call = j.value("call", std::uint64_t{0});
+        // "none" (a call's trade) is no side.
+        t.aggressor = sideOf(j, "aggressor");
         if (callbacks.onTrade) callbacks.onTrade(t);
       });
     } else if (type == "md_clock") {
@@ -728,6 +730,7 @@ class ExchangeClient::Impl {
     u.price = num<Price>(j, "price");
     u.leavesGpuHours = num<std::int64_t>(j, "leaves_gpu_hours");
     u.aggressor = j.value("aggressor", false);
+    u.call = j.value("call", std::uint64_t{0});
     u.limit = num<Price>(j, "limit");
     if (callbacks.onOrder) callbacks.onOrder(u);
   }
@@ -800,7 +803,7 @@ class ExchangeClient::Impl {
         status.push_back(ContractStatus{num<ContractId>(c, "contract"), str(c, "state"),
                                         num<std::int64_t>(c, "delivered_gpu_hours"), num<Money>(c, "escrow"),
                                         num<ContractId>(c, "replaces"), c.value("aggressor", false), lostHoursFrom(c),
-                                        lostHoursFrom(c, "reclaimed")});
+                                        lostHoursFrom(c, "reclaimed"), c.value("in_call", false)});
         Contract k;
         k.replaces = num<ContractId>(c, "replaces");
         k.id = num<ContractId>(c, "contract");

@@ -46,6 +46,7 @@ struct OrderUpdate {
   Price price = 0;
   std::int64_t leavesGpuHours = 0;
   bool aggressor = false;  // a fill: this account's order was the incoming one (it took liquidity)
+  std::uint64_t call = 0;  // a fill made by that call (then nobody took liquidity); 0: continuous
   // Amended
   Price limit = 0;
 };
@@ -58,7 +59,8 @@ struct Trade {
   Hour start = 0;
   Hour end = 0;
   Price price = 0;
-  Side aggressor = Side::Buy;
+  std::optional<Side> aggressor;  // the incoming order's side; none: a call's trade
+  std::uint64_t call = 0;         // the call that made the trade (0: continuous trading)
 };
 
 struct Balance {
@@ -89,6 +91,7 @@ struct ContractStatus {
   std::vector<ContractSettlement::LostRun> lost;
   // Either side of an interruptible contract: GPUs its provider took back (and refunded).
   std::vector<ContractSettlement::LostRun> reclaimed;
+  bool inCall = false;  // made by a call: nobody took liquidity (aggressor false on both sides)
 };
 
 // In the contracts of onPositions the logged-on account is this id, as buyer or seller (the

@@ -58,6 +58,7 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
       settledContracts_(journal, config.retireSettledContracts) {
   // The parts that reach the archive and the option desk, before a snapshot loads into them.
   accounts_.useArchive(archive_);
+  calls_.useArchive(archive_);
   settledContracts_.attach(settlement_);
   desk_.useSettledContracts(settledContracts_);
   accounts_.useOptions(options_);
@@ -102,6 +103,16 @@ ExchangeCore::ExchangeCore(const ExchangeConfig& config, Journal& journal, const
     throw JournalUnreadable(std::string("the journal cannot be replayed: ") + e.what());
   }
   if (replayed_ == 0 && !from) openMarket(config);
+  // Orders of the other mode, left by a run with another call_mode, are cancelled, journaled,
+  // once: orders waiting for calls that no longer come (their cash released), and orders
+  // resting in the book of a cluster that now trades in calls (they could trade with a call's
+  // legs).
+  calls_.withdrawStranded();
+  if (calls_.enabled())
+    for (AccountId a = 1; a <= directory_.size(); ++a)
+      for (const OrderView& v : engine_->workingOrders(a))
+        if (calls_.inCallMode(v.request))
+          (void)applyInput(CancelRequest{v.request.id, a}, accounts_.clOrdIdOf(v.request.id), nullptr);
   journal_.commit();       // what the replay archived (nothing new unless the journal lacked it)
   accounts_.clearDirty();  // nobody is connected yet: there is nobody to tell
 }
@@ -157,7 +168,11 @@ void ExchangeCore::replayInput(const JournalEntry& e, InputEvent&& in) {
     }
     accounts_.recordReplayed(*o, e.clOrdId);
   }
-  if (auto rej = applyInput(in, e.clOrdId, nullptr)) {
+  // A call's leg, as it was live: its trade is the call's (CallDesk::legsOf).
+  legging_ = calls_.replayingLeg(e.clOrdId);
+  auto rej = applyInput(in, e.clOrdId, nullptr);
+  legging_ = false;
+  if (rej) {
     throw std::runtime_error("journal entry " + std::to_string(e.seq) + " is rejected on replay (" + rej->detail +
                              "): the journal does not match this engine");
   }
@@ -294,10 +309,11 @@ void ExchangeCore::onAmend(SessionId s, ExchangeAccount& a, const AmendOrder& m,
   auto id = accounts_.resolve(a, m.ref);
   auto view = id ? engine_->order(*id) : std::nullopt;
   if (!id) return sessions_.replyError(s, out, "unknown_order", "no such order of yours", "amend", req);
-  if (calls_.waiting(*id))
-    return sessions_.replyError(s, out, "unsupported",
-                                "an order waiting for a call is not amended: cancel it and enter a new one", "amend",
-                                req);
+  if (calls_.waiting(*id)) {
+    if (auto refused = calls_.amend(a, *id, m, &out))
+      sessions_.replyError(s, out, refused->code, refused->reason, "amend", req);
+    return;
+  }
   if (!view || view->status != OrderStatus::Working) {
     // A finished order, in memory or retired to the archive: the engine says it does not work.
     if (auto rej = applyInput(AmendRequest{*id, a.id, m.limit, m.gpus}, accounts_.clOrdIdOf(*id), &out))
@@ -407,6 +423,8 @@ void ExchangeCore::onPositions(SessionId s, const ExchangeAccount& a, const Posi
                     {"escrow", settlement_.escrow(c.id)},
                     {"replaces", c.replaces},
                     {"aggressor", desk_.tookLiquidity(c, a.id)}});
+    // A call's contract: nobody took liquidity (aggressor false on both sides).
+    if (desk_.madeByCall(c)) list.back()["in_call"] = true;
     // The buyer's hours an outage took and nothing replaced: not held (tessera-cli scale buys them again).
     if (auto lost = settlement_.unreplacedShortfallRuns(c.id); !lost.empty() && c.buyer == a.id)
       list.back()["lost"] = lostHoursJson(lost);
@@ -764,7 +782,7 @@ void ExchangeCore::onFill(const Fill& f, Outbox* out) {
   OrderRecord& info = accounts_.order(f.order);
   // Money moves with the contract (ContractCreated: escrow) and its delivery, not here.
   if (f.side == Side::Buy) {
-    desk_.recordTaker(f);
+    desk_.recordTaker(f, legging_);
     marketData_.recordPrint(f);
   }
   accounts_.markDirty(f.account);
@@ -778,7 +796,7 @@ void ExchangeCore::onFill(const Fill& f, Outbox* out) {
     appendFill(scratch_, f, info.clOrdId);
     accounts_.toAccount(f.account, *out, scratch_);
   }
-  if (f.side == Side::Buy) marketData_.publishTrade(f, out);
+  if (f.side == Side::Buy) marketData_.publishTrade(f, out, legging_ ? calls_.legsOf() : 0);
 }
 
 void ExchangeCore::onCancelled(const OrderCancelled& c, Outbox* out) {
@@ -873,7 +891,8 @@ std::uint64_t ExchangeCore::stateDigest() const {
     }
   }
   // Who took liquidity in each contract's trade (the positions reply says it).
-  for (bool took : desk_.buyerTook()) h.add(took ? "t" : "m");
+  for (SettlementDesk::Taker t : desk_.takers())
+    h.add(t == SettlementDesk::Taker::Buyer ? "t" : t == SettlementDesk::Taker::Seller ? "m" : "c");
   h.add("\n");
   Hour lastHour = engine.now();
   for (AccountId a = 1; a <= directory_.size(); ++a) {

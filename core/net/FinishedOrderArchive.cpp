@@ -32,14 +32,17 @@ void FinishedOrderArchive::finishedIn(const std::vector<Event>& events, std::vec
 bool FinishedOrderArchive::archive(Matcher& engine, OrderId id, AccountId account, std::string_view clOrdId) {
   const auto v = engine.order(id);
   if (!v || v->status == OrderStatus::Working) return false;  // already archived, or still working
-  if (!journal_.replayingEntryWithArchivedOrders()) {
-    ArchivedOrder o = describe(*v, clOrdId);
-    o.account = account;
-    journal_.archive(o);
-  }
-  if (!retire_) return false;
+  OrderView finished = *v;
+  finished.request.account = account;
+  if (!archive(finished, clOrdId)) return false;
   engine.forget(id);
   return true;
+}
+
+bool FinishedOrderArchive::archive(const OrderView& v, std::string_view clOrdId) {
+  // Replaying an entry written with its archive rows: the row is there already.
+  if (!journal_.replayingEntryWithArchivedOrders()) journal_.archive(describe(v, clOrdId));
+  return retire_;
 }
 
 ArchivedOrder FinishedOrderArchive::describe(const OrderView& v, std::string_view clOrdId) {

@@ -30,6 +30,9 @@ class FinishedOrderArchive {
   // Archives order `id` (finished, as the engine holds it) and, when retiring, makes the engine
   // forget it. True when the caller is to drop its own record of the order too.
   bool archive(Matcher& engine, OrderId id, AccountId account, std::string_view clOrdId);
+  // Archives an order that finished outside the engine (a call order, CallDesk) as `v` describes
+  // it, by the same rule. True when the caller is to drop its own record of the order too.
+  bool archive(const OrderView& v, std::string_view clOrdId);
 
   // An order as order_status shows it: from the engine (working or not yet retired) ...
   static ArchivedOrder describe(const OrderView& v, std::string_view clOrdId);

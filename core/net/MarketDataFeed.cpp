@@ -87,10 +87,10 @@ void MarketDataFeed::recordPrint(const Fill& f) {
   }
 }
 
-void MarketDataFeed::publishTrade(const Fill& f, Outbox* out) {
+void MarketDataFeed::publishTrade(const Fill& f, Outbox* out, std::uint64_t call) {
   std::string line;
   const std::uint64_t seq = ++seq_;
-  appendTrade(line, seq, f, f.aggressor ? Side::Buy : Side::Sell);
+  appendTrade(line, seq, f, f.aggressor ? Side::Buy : Side::Sell, call);
   publish(out, std::move(line));
 }
 

@@ -49,8 +49,8 @@ class MarketDataFeed {
 
   // A buy-side fill: its print feeds the price index.
   void recordPrint(const Fill& buySide);
-  // The md_trade line of a buy-side fill.
-  void publishTrade(const Fill& buySide, Outbox* out);
+  // The md_trade line of a buy-side fill; `call` nonzero: of that call, with no aggressor.
+  void publishTrade(const Fill& buySide, Outbox* out, std::uint64_t call = 0);
   // The clock reached `now`: cells before it are cleared, hours that came within the horizon
   // are marked, and the md_clock line goes out.
   void clockAdvanced(Hour now, Outbox* out);

@@ -126,7 +126,7 @@ void appendRejected(std::string& out, std::string_view clOrdId, std::string_view
   out += "}\n";
 }
 
-void appendFill(std::string& out, const Fill& f, std::string_view clOrdId) {
+void appendFill(std::string& out, const Fill& f, std::string_view clOrdId, std::uint64_t call) {
   out += "{\"type\":\"exec\",\"state\":\"";
   out += f.leavesGpuHours == 0 ? "filled" : "partially_filled";
   out += '"';
@@ -144,6 +144,7 @@ void appendFill(std::string& out, const Fill& f, std::string_view clOrdId) {
   field(out, "end", f.end);
   field(out, "price", f.price);
   field(out, "leaves_gpu_hours", f.leavesGpuHours);
+  if (call) fieldU(out, "call", call);
   out += "}\n";
 }
 
@@ -246,7 +247,7 @@ void appendCell(std::string& out, std::uint64_t seq, const BookCell& cell) {
   out += "}\n";
 }
 
-void appendTrade(std::string& out, std::uint64_t seq, const Fill& f, Side aggressor) {
+void appendTrade(std::string& out, std::uint64_t seq, const Fill& f, Side aggressor, std::uint64_t call) {
   out += "{\"type\":\"trade\"";
   fieldU(out, "seq", seq);
   fieldU(out, "trade", f.trade);
@@ -256,8 +257,10 @@ void appendTrade(std::string& out, std::uint64_t seq, const Fill& f, Side aggres
   field(out, "end", f.end);
   field(out, "price", f.price);
   out += ",\"aggressor\":\"";
-  out += sideName(aggressor);
-  out += "\"}\n";
+  out += call ? std::string_view("none") : sideName(aggressor);
+  out += '"';
+  if (call) fieldU(out, "call", call);
+  out += "}\n";
 }
 
 void appendClock(std::string& out, std::uint64_t seq, Hour now) {

@@ -25,7 +25,9 @@ void appendError(std::string& out, std::string_view code, std::string_view reaso
 void appendThrottled(std::string& out, std::int64_t retryAfterMs, std::optional<std::uint64_t> req);
 void appendAccepted(std::string& out, OrderId id, std::string_view clOrdId);
 void appendRejected(std::string& out, std::string_view clOrdId, std::string_view code, std::string_view reason);
-void appendFill(std::string& out, const Fill& f, std::string_view clOrdId);
+// `call`: the number of the call that made the fill (0: continuous trading), written as
+// "call" so a client tells a call's fill (no aggressor) from a passive one.
+void appendFill(std::string& out, const Fill& f, std::string_view clOrdId, std::uint64_t call = 0);
 void appendCancelled(std::string& out, const OrderCancelled& c, std::string_view clOrdId);
 void appendAmended(std::string& out, const OrderAmended& a, std::string_view clOrdId);
 struct BalanceFigures {
@@ -52,7 +54,8 @@ void appendIndex(std::string& out, std::uint64_t seq, const IndexPublication& p)
 void appendLevels(std::string& out, const std::vector<BookLevel>& levels);
 
 void appendCell(std::string& out, std::uint64_t seq, const BookCell& cell);
-void appendTrade(std::string& out, std::uint64_t seq, const Fill& buySide, Side aggressor);
+// `call` nonzero: a call's trade, with "aggressor":"none" and the call's number.
+void appendTrade(std::string& out, std::uint64_t seq, const Fill& buySide, Side aggressor, std::uint64_t call = 0);
 void appendClock(std::string& out, std::uint64_t seq, Hour now);
 
 std::string_view codeOf(RejectReason r);  // snake_case wire code, e.g. "insufficient_holdings"

@@ -93,14 +93,19 @@ void SettlementDesk::contractCreated(const Contract& k, Outbox* out) {
          out);
 }
 
-void SettlementDesk::recordTaker(const Fill& f) {
+void SettlementDesk::recordTaker(const Fill& f, bool inCall) {
   if (f.contract == 0) return;
-  if (buyerTook_.size() < f.contract) buyerTook_.resize(f.contract, false);
-  buyerTook_[f.contract - 1] = f.aggressor;
+  if (takers_.size() < f.contract) takers_.resize(f.contract, Taker::Seller);
+  takers_[f.contract - 1] = inCall ? Taker::Nobody : f.aggressor ? Taker::Buyer : Taker::Seller;
 }
 
 bool SettlementDesk::tookLiquidity(const Contract& c, AccountId viewer) const {
-  return c.trade != 0 && c.id <= buyerTook_.size() && buyerTook_[c.id - 1] == (c.buyer == viewer);
+  return c.trade != 0 && c.id <= takers_.size() &&
+         takers_[c.id - 1] == (c.buyer == viewer ? Taker::Buyer : Taker::Seller);
+}
+
+bool SettlementDesk::madeByCall(const Contract& c) const {
+  return c.trade != 0 && c.id <= takers_.size() && takers_[c.id - 1] == Taker::Nobody;
 }
 
 void SettlementDesk::settleTo(Hour now, Outbox* out) {
@@ -161,8 +166,8 @@ std::vector<std::pair<AccountId, OutageRequest>> SettlementDesk::feederOutages(F
 }
 
 void SettlementDesk::save(SnapshotWriter& w) const {
-  w.pod<std::uint64_t>(buyerTook_.size());
-  for (bool took : buyerTook_) w.pod(took);
+  w.pod<std::uint64_t>(takers_.size());
+  for (Taker t : takers_) w.pod(static_cast<std::uint8_t>(t));
   ledger_.save(w);
   settlement_.save(w);
   forwards_.save(w);
@@ -170,7 +175,11 @@ void SettlementDesk::save(SnapshotWriter& w) const {
 }
 
 void SettlementDesk::load(SnapshotReader& r) {
-  for (std::size_t n = r.count(1); n > 0; --n) buyerTook_.push_back(r.pod<bool>());
+  for (std::size_t n = r.count(1); n > 0; --n) {
+    const auto t = r.pod<std::uint8_t>();
+    if (t > static_cast<std::uint8_t>(Taker::Nobody)) throw SnapshotCorrupt("a contract's taker is out of range");
+    takers_.push_back(static_cast<Taker>(t));
+  }
   ledger_.load(r);
   settlement_.load(r);
   forwards_.load(r);

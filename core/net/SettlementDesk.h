@@ -57,10 +57,16 @@ class SettlementDesk {
   // A contract the engine made: its escrow is taken (a replacement takes over the escrow of the
   // contract it replaces).
   void contractCreated(const Contract& k, Outbox* out);
-  // A buy-side fill: whether the buyer took liquidity (the positions reply says it).
-  void recordTaker(const Fill& buySide);
+  // Who took liquidity in a contract's trade: the incoming order's side, or nobody (a call's
+  // trade: every order waited for the call and trades at the hour's clearing price).
+  enum class Taker : std::uint8_t { Seller = 0, Buyer = 1, Nobody = 2 };
+  // A buy-side fill: whether the buyer took liquidity, or (`inCall`) nobody did (the positions
+  // reply says it).
+  void recordTaker(const Fill& buySide, bool inCall);
   // Whether `viewer` took liquidity in contract k's trade.
   bool tookLiquidity(const Contract& k, AccountId viewer) const;
+  // Whether contract k was made by a call (CallDesk), where nobody takes liquidity.
+  bool madeByCall(const Contract& k) const;
   // The clock reached `now`: hours before it settle.
   void settleTo(Hour now, Outbox* out);
   // Forwards are marked (and weeks settled) against `nextDay` (the next-day index just published).
@@ -95,7 +101,7 @@ class SettlementDesk {
   void feederReclaims(FeederReports& reports, Outbox& out,
                       const std::function<void(AccountId, const ReclaimRequest&)>& accepted);
 
-  const std::vector<bool>& buyerTook() const { return buyerTook_; }
+  const std::vector<Taker>& takers() const { return takers_; }
 
   // The snapshot form: who took liquidity, the ledger, the contracts, the forwards.
   void save(SnapshotWriter& w) const;
@@ -123,9 +129,8 @@ class SettlementDesk {
   MarketDataFeed& marketData_;
   JournalReplay& journal_;
   ApplyTransfer applyTransfer_;
-  // Whether the buyer of contract id (index id - 1; contract ids are dense from 1) was the
-  // incoming order of its trade.
-  std::vector<bool> buyerTook_;
+  // Who took liquidity in contract id's trade (index id - 1; contract ids are dense from 1).
+  std::vector<Taker> takers_;
 };
 
 }  // namespace tessera::net

@@ -81,19 +81,24 @@ class TestSettlementDesk : public QObject {
     QCOMPARE(m.journal->lastSeq(), std::uint64_t{0});  // nothing refused is journaled
   }
 
+  // A call's contract (a leg's fill, inCall) has no taker: neither party took liquidity.
+  // Mutation seen failing: recordTaker ignoring inCall (the buyer took the second contract).
   void whoTookLiquidityIsKeptPerContract() {
     TwoContracts m;
-    // The buyer's bid arrived last: it took liquidity in both trades, and the provider did not.
+    // The buyer's bid arrived last: it took liquidity in the first trade; the second is a call's.
+    bool inCall = false;
     for (const Contract& k : m.engine->contractsOf(m.buyer)) {
       Fill f;
       f.side = Side::Buy;
       f.contract = k.id;
       f.aggressor = true;
-      m.desk.recordTaker(f);
-      QVERIFY(m.desk.tookLiquidity(k, m.buyer));
+      m.desk.recordTaker(f, inCall);
+      QCOMPARE(m.desk.tookLiquidity(k, m.buyer), !inCall);
       QVERIFY(!m.desk.tookLiquidity(k, m.provider));
+      QCOMPARE(m.desk.madeByCall(k), inCall);
+      inCall = true;
     }
-    QCOMPARE(m.desk.buyerTook().size(), std::size_t{2});
+    QCOMPARE(m.desk.takers().size(), std::size_t{2});
   }
 };
 

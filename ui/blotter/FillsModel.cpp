@@ -13,6 +13,11 @@ void FillsModel::addFills(const std::vector<Fill>& fills) {
   endInsertRows();
 }
 
+void FillsModel::markCallTrades(const std::vector<TradeId>& trades) {
+  callTrades_.insert(trades.begin(), trades.end());
+  if (!fills_.empty()) emit dataChanged(index(0, Aggressor), index(rowCount() - 1, Aggressor));
+}
+
 const Fill* FillsModel::fillAt(int row) const {
   const int n = static_cast<int>(fills_.size());
   return row >= 0 && row < n ? &fills_[static_cast<std::size_t>(n - 1 - row)] : nullptr;
@@ -38,7 +43,9 @@ QVariant FillsModel::data(const QModelIndex& index, int role) const {
     case End: return sort ? QVariant::fromValue<qlonglong>(f->end) : QVariant(formatHour(f->end));
     case Price: return sort ? QVariant::fromValue<qlonglong>(f->price) : QVariant(formatPrice(f->price));
     case Notional: return sort ? QVariant::fromValue<qlonglong>(notional) : QVariant(formatMoney(notional));
-    case Aggressor: return f->aggressor ? tr("taker") : tr("maker");
+    case Aggressor:
+      if (callTrades_.count(f->trade)) return tr("at call");
+      return f->aggressor ? tr("taker") : tr("maker");
   }
   return {};
 }

@@ -6,6 +6,9 @@
 
 #include <QAbstractTableModel>
 
+#include <set>
+#include <vector>
+
 namespace tessera::ui {
 
 class FillsModel : public QAbstractTableModel {
@@ -16,6 +19,8 @@ class FillsModel : public QAbstractTableModel {
 
   explicit FillsModel(ClusterNames names, QObject* parent = nullptr);
   void addFills(const std::vector<Fill>& fills);
+  // Fills of these trades were made by a call: their role is "at call", neither taker nor maker.
+  void markCallTrades(const std::vector<TradeId>& trades);
   const Fill* fillAt(int row) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -26,6 +31,7 @@ class FillsModel : public QAbstractTableModel {
  private:
   ClusterNames names_;
   std::vector<Fill> fills_;  // oldest first; rows show newest first
+  std::set<TradeId> callTrades_;
 };
 
 }  // namespace tessera::ui

@@ -42,7 +42,8 @@ QVariant TradesTapeModel::data(const QModelIndex& index, int role) const {
     return f;
   }
   if (role == Qt::ForegroundRole && index.column() == Price) {
-    return QBrush(t->aggressor == Side::Buy ? QColor(40, 170, 70) : QColor(220, 60, 60));
+    if (!t->aggressor) return QBrush(QColor(60, 110, 200));  // a call's price: neither side took
+    return QBrush(*t->aggressor == Side::Buy ? QColor(40, 170, 70) : QColor(220, 60, 60));
   }
   if (role == Qt::TextAlignmentRole && (index.column() == Price || index.column() == Gpus || index.column() == Hours))
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -53,7 +54,11 @@ QVariant TradesTapeModel::data(const QModelIndex& index, int role) const {
         .arg(names_(t->cluster))
         .arg(t->end - t->start)
         .arg(formatHour(t->start), formatPrice(t->price),
-             t->aggressor == Side::Buy ? tr("the buyer took the offer") : tr("the seller hit the bid"));
+             !t->aggressor ? tr("cleared at call %1: every order waited for the call and trades at the "
+                                "hour's clearing price, so nobody took liquidity")
+                                 .arg(t->call)
+             : *t->aggressor == Side::Buy ? tr("the buyer took the offer")
+                                          : tr("the seller hit the bid"));
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
@@ -63,7 +68,9 @@ QVariant TradesTapeModel::data(const QModelIndex& index, int role) const {
     case Start: return formatHour(t->start);
     case Hours: return QVariant::fromValue<qlonglong>(t->end - t->start);
     case Price: return formatPrice(t->price);
-    case Aggressor: return t->aggressor == Side::Buy ? tr("buyer took") : tr("seller hit");
+    case Aggressor:
+      if (!t->aggressor) return tr("at call %1").arg(t->call);
+      return *t->aggressor == Side::Buy ? tr("buyer took") : tr("seller hit");
   }
   return {};
 }

@@ -12,12 +12,14 @@
 namespace tessera::ui {
 
 EmbeddedExchangeBackend::EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account,
-                                                 int stepMs, std::string recordPath, std::string journalPath)
+                                                 int stepMs, std::string recordPath, std::string journalPath,
+                                                 bool callMode)
     : ExchangeBackend(endpointFor(account)),
       config_(market),
       stepMs_(stepMs),
       recordPath_(std::move(recordPath)),
-      journalPath_(journalPath.empty() ? std::string(kMemoryJournal) : std::move(journalPath)) {}
+      journalPath_(journalPath.empty() ? std::string(kMemoryJournal) : std::move(journalPath)),
+      callMode_(callMode) {}
 
 EmbeddedExchangeBackend::~EmbeddedExchangeBackend() {
   // The client goes first (in ~ExchangeBackend it would outlive the server it talks to).
@@ -40,6 +42,7 @@ bool EmbeddedExchangeBackend::startExchange() {
     net::ExchangeConfig c =
         net::EmbeddedExchange::feederConfig(config_.start, endpoint().account, endpoint().key, journalPath_);
     c.recordPath = recordPath_;
+    if (callMode_) c.callMode = net::EmbeddedExchange::demoCallMode();
     exchange_ = std::make_unique<net::EmbeddedExchange>(c);
     exchange_->start();
   };

@@ -22,8 +22,10 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
   // A journal with entries is replayed and the simulated market resumes at its clock; one
   // that cannot be replayed is kept aside (setJournalAside) and a fresh account starts, with
   // errorOccurred saying where the old file went.
+  // `callMode`: every cluster trades in calls (net::EmbeddedExchange::demoCallMode), so the
+  // grid shows the next call's indicative clearing and its countdown; else continuously.
   EmbeddedExchangeBackend(backtest::SimulatedMarketConfig market, std::string account, int stepMs,
-                          std::string recordPath = {}, std::string journalPath = {});
+                          std::string recordPath = {}, std::string journalPath = {}, bool callMode = false);
   ~EmbeddedExchangeBackend() override;
 
   // The exchange's loopback port once it started (0 before): for another client of it.
@@ -44,6 +46,7 @@ class EmbeddedExchangeBackend : public ExchangeBackend {
   int stepMs_;
   std::string recordPath_;
   std::string journalPath_;
+  bool callMode_ = false;
   std::atomic<std::uint16_t> exchangePort_ = 0;
   // The feeder's order ids are client order ids of its accounts, which an exchange never lets
   // an account use twice: each run numbers from its own base (wall-clock seconds << 24, as the

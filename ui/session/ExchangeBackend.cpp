@@ -368,6 +368,7 @@ void ExchangeBackend::onOrder(const net::OrderUpdate& u) {
       f.price = u.price;
       f.leavesGpuHours = u.leavesGpuHours;
       f.aggressor = u.aggressor;
+      if (u.call) pendingCallTrades_.push_back(u.trade);
       pendingFills_.push_back(f);
       filledOf_[u.orderId] += static_cast<std::int64_t>(u.gpus) * (u.end - u.start);
       if (u.leavesGpuHours == 0)
@@ -409,8 +410,11 @@ void ExchangeBackend::finish(OrderId exchangeId, const OrderRequest& request, Fi
 
 void ExchangeBackend::restoreFills(const std::vector<net::ContractStatus>& status) {
   if (!client_) return;
-  std::map<ContractId, bool> took;
-  for (const net::ContractStatus& s : status) took[s.contract] = s.aggressor;
+  std::map<ContractId, bool> took, inCall;
+  for (const net::ContractStatus& s : status) {
+    took[s.contract] = s.aggressor;
+    inCall[s.contract] = s.inCall;
+  }
   std::set<OrderId> working;
   for (const OrderView& w : working_) working.insert(w.request.id);
   for (const Contract& c : contracts_) {
@@ -422,6 +426,7 @@ void ExchangeBackend::restoreFills(const std::vector<net::ContractStatus>& statu
     f.side = c.buyer == kMe ? Side::Buy : Side::Sell;
     f.order = f.side == Side::Buy ? c.buyOrder : c.sellOrder;
     f.aggressor = took[c.id];
+    if (inCall[c.id]) pendingCallTrades_.push_back(c.trade);
     f.cluster = c.cluster;
     f.gpus = c.gpus;
     f.start = c.start;
@@ -462,6 +467,7 @@ void ExchangeBackend::onTrade(const net::Trade& t) {
   p.price = t.price;
   p.exchangeTime = now_;
   p.aggressor = t.aggressor;
+  p.call = t.call;
   p.mine = ourTrades_.count(t.trade) > 0;
   lastTrade_[t.cluster] = t.price;
   pendingTrades_.push_back(p);
@@ -526,6 +532,7 @@ void ExchangeBackend::publish() {
     emit clusterQuotesChanged(std::move(quotes));
   }
   if (!pendingTrades_.empty()) emit tradesPrinted(std::exchange(pendingTrades_, {}));
+  if (!pendingCallTrades_.empty()) emit callTradesNoted(std::exchange(pendingCallTrades_, {}));
   if (!pendingFills_.empty()) emit ownFills(std::exchange(pendingFills_, {}));
   if (!pendingFinished_.empty()) emit ordersFinished(std::exchange(pendingFinished_, {}));
   if (accountDirty_) {

@@ -95,6 +95,7 @@ class ExchangeBackend : public MarketBackend {
   std::int64_t dirtySinceNs_ = 0;
   std::vector<TradePrint> pendingTrades_;
   std::vector<Fill> pendingFills_;
+  std::vector<TradeId> pendingCallTrades_;  // of pendingFills_ and restored fills: a call's
   std::map<ClusterId, Price> lastTrade_;
   std::map<std::string, OrderRequest> sent_;      // by client order id
   std::map<OrderId, OrderRequest> byExchangeId_;  // our orders the exchange numbered

@@ -111,6 +111,9 @@ class MarketBackend : public QObject {
   // Fills of the account: as they happen, and (a market that can say) those made before this
   // terminal connected, once, after logon.
   void ownFills(std::vector<tessera::Fill> fills);
+  // Trades of the account's fills that a call made (nobody took liquidity in them); sent before
+  // the fills themselves.
+  void callTradesNoted(std::vector<tessera::TradeId> trades);
   // Orders of the account that stopped working (filled, cancelled, expired, rejected), and those
   // that had stopped before this terminal connected as far as the market can name them.
   void ordersFinished(std::vector<tessera::ui::FinishedOrder> orders);

@@ -51,8 +51,10 @@ struct TradePrint {
   Hour end = 0;
   Price price = 0;
   Hour exchangeTime = 0;  // the exchange clock when it traded
-  Side aggressor = Side::Buy;
+  // The incoming order's side; none in a call's trade, where every order waited for the call.
+  std::optional<Side> aggressor = Side::Buy;
   bool mine = false;
+  std::uint64_t call = 0;  // the call that made it (0: continuous trading)
 };
 
 // Best prices of a cluster over the next day, for the cluster list's price column and filter.

@@ -21,6 +21,7 @@ void registerTypes() {
     qRegisterMetaType<std::vector<OrderView>>();
     qRegisterMetaType<std::vector<Contract>>();
     qRegisterMetaType<std::vector<Fill>>();
+    qRegisterMetaType<std::vector<TradeId>>();
     qRegisterMetaType<std::vector<TradePrint>>();
     qRegisterMetaType<std::vector<ClusterQuote>>();
     qRegisterMetaType<std::vector<ContractMark>>();
@@ -113,6 +114,8 @@ void TradingSession::connectBackend() {
     working_ = std::move(o);
     emit workingOrdersChanged();
   });
+  connect(b, &MarketBackend::callTradesNoted, this,
+          [this](std::vector<TradeId> trades) { emit callTradesNoted(trades); });
   connect(b, &MarketBackend::ownFills, this, [this](std::vector<Fill> f) {
     fills_.insert(fills_.end(), f.begin(), f.end());
     emit fillsAdded(f);

@@ -114,6 +114,7 @@ class TradingSession : public QObject {
   void orderCancelled(tessera::OrderId order, const QString& reason);
   void workingOrdersChanged();
   void fillsAdded(const std::vector<tessera::Fill>& fills);
+  void callTradesNoted(const std::vector<tessera::TradeId>& trades);
   void ordersFinished(const std::vector<tessera::ui::FinishedOrder>& orders);
   void contractsChanged();
   void accountChanged();

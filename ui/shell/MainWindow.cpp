@@ -25,6 +25,7 @@
 #include "ui/planner/PlannerFormat.h"
 #include "ui/planner/PlannerPanel.h"
 #include "ui/shell/PlannerBridge.h"
+#include "ui/shell/TerminalOptions.h"
 
 #include <QAction>
 #include <QApplication>
@@ -412,6 +413,27 @@ void MainWindow::buildMenus() {
     ticket_->setConfirmAboveGpuHours(v);
     QSettings().setValue("ticket/confirmAboveGpuHours", v);
   });
+  embeddedCallMode_ = settings->addAction(tr("Embedded exchange trades in &calls"));
+  embeddedCallMode_->setObjectName("embeddedCallModeAction");
+  embeddedCallMode_->setCheckable(true);
+  embeddedCallMode_->setToolTip(
+      tr("Every cluster of the embedded exchange clears in a call every 30 seconds instead of trading "
+         "continuously; the grid shows the next call's indicative prices and a countdown"));
+  embeddedCallMode_->setVisible(false);
+  connect(embeddedCallMode_, &QAction::triggered, this, [this](bool calls) {
+    setEmbeddedCallMode(calls);
+    const QString mode = calls ? tr("in calls") : tr("continuously");
+    const auto answer = QMessageBox::question(
+        this, tr("Market mode"),
+        tr("The embedded exchange will trade %1.\n\nRestart it now? Your paper account (cash, contracts, orders) "
+           "is kept; working orders of the other mode are cancelled (their cash released).")
+            .arg(mode),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer == QMessageBox::Yes)
+      emit embeddedRestartRequested();
+    else
+      statusBar()->showMessage(tr("The embedded exchange trades %1 from the next start").arg(mode), 8000);
+  });
 
   QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
   add(helpMenu, tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1), [this] { showShortcuts(); });
@@ -668,6 +690,8 @@ void MainWindow::connectSession() {
   });
   connect(&session_, &TradingSession::ordersFinished, this,
           [this](const std::vector<FinishedOrder>& f) { blotter_->orderHistory().add(f); });
+  connect(&session_, &TradingSession::callTradesNoted, this,
+          [this](const std::vector<TradeId>& t) { blotter_->fills().markCallTrades(t); });
   connect(&session_, &TradingSession::fillsAdded, this, [this](const std::vector<Fill>& f) {
     blotter_->fills().addFills(f);
     for (const Fill& x : f) {
@@ -830,6 +854,11 @@ void MainWindow::openDeliveryReport(const Contract& contract) {
 void MainWindow::setPaperAccount(const QString& journalPath) {
   paperAccountPath_ = journalPath;
   newPaperAccount_->setVisible(!journalPath.isEmpty());
+}
+
+void MainWindow::setEmbeddedMarketMode(bool calls) {
+  embeddedCallMode_->setChecked(calls);
+  embeddedCallMode_->setVisible(true);
 }
 
 void MainWindow::enableOnFill(const QString& statePath, const QString& account, std::function<QString()> exchange) {

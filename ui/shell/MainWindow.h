@@ -69,6 +69,10 @@ class MainWindow : public QMainWindow {
   // The market is the paper account journaled at `journalPath`: File > New paper account...
   // is offered (it asks, then emits newPaperAccountRequested).
   void setPaperAccount(const QString& journalPath);
+  // The market is the embedded exchange, trading in calls (`calls`) or continuously: Settings >
+  // "Embedded exchange trades in calls" is offered; choosing it remembers the mode
+  // (setEmbeddedCallMode) and, if the user agrees, emits embeddedRestartRequested.
+  void setEmbeddedMarketMode(bool calls);
   // The ticket offers "On fill run" for buys: commands kept in `statePath` (ui/session
   // OnFillWatcher), told `account` and `exchange()`. Shows why in the status bar if the file
   // cannot be used. Only for a market that is an exchange (ExchangeBackend's client order ids).
@@ -79,6 +83,9 @@ class MainWindow : public QMainWindow {
   // The user confirmed starting over: whoever owns the session closes it, deletes the journal
   // and starts again.
   void newPaperAccountRequested();
+  // The user changed the embedded exchange's market mode and wants it now: whoever owns the
+  // session closes it and starts the embedded exchange again on the same paper account.
+  void embeddedRestartRequested();
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -129,6 +136,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* ticketDock_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QAction* newPaperAccount_ = nullptr;
+  QAction* embeddedCallMode_ = nullptr;
   QString paperAccountPath_;
   QList<QAction*> actions_;
   QLabel* connection_ = nullptr;

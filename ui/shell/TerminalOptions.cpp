@@ -10,6 +10,7 @@
 #include "ui/session/PaperAccount.h"
 
 #include <QCommandLineParser>
+#include <QSettings>
 #include <QStandardPaths>
 
 #include <cmath>
@@ -54,8 +55,14 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
                                  "user's data folder).",
                                  "file.db");
   const QCommandLineOption fresh("fresh", "Start a new paper account without asking: the current one is deleted.");
+  const QCommandLineOption marketMode(
+      "market-mode",
+      "How the embedded exchange trades: 'calls' (every cluster clears in a call every 30 seconds; the grid shows "
+      "the next call's indicative prices and a countdown) or 'continuous'. Remembered for the next starts, like the "
+      "Settings menu's choice (default: continuous).",
+      "calls|continuous");
   p.addOptions({account, seed, speed, activity, connect, ca, tls, key, shot, shotDocks, shotAfter, reset, inProcess,
-                tour, record, paper, fresh});
+                tour, record, paper, fresh, marketMode});
   if (!p.parse(arguments)) return p.errorText();
   if (p.isSet("help")) return p.helpText();
   if (p.isSet("version")) return QStringLiteral("tessera ") + QStringLiteral(TESSERA_VERSION);
@@ -91,11 +98,26 @@ std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& a
   o.screenshotTour = p.isSet(tour);
   o.paperAccount = p.value(paper);
   o.fresh = p.isSet(fresh);
-  if ((!o.paperAccount.isEmpty() || o.fresh) && !usesPaperAccount(o))
+  if (p.isSet(marketMode)) {
+    const QString mode = p.value(marketMode).trimmed().toLower();
+    if (mode != QLatin1String("calls") && mode != QLatin1String("continuous"))
+      return QStringLiteral("--market-mode is 'calls' or 'continuous', not '%1'").arg(p.value(marketMode));
+    o.callMode = mode == QLatin1String("calls");
+  }
+  if ((!o.paperAccount.isEmpty() || o.fresh || o.callMode) && !usesPaperAccount(o))
     return QStringLiteral(
-        "--paper-account and --fresh are for the embedded exchange, not with --connect or --in-process");
+        "--paper-account, --fresh and --market-mode are for the embedded exchange, not with --connect or "
+        "--in-process");
   return o;
 }
+
+namespace {
+constexpr const char* kMarketModeKey = "embeddedExchange/marketMode";
+}
+
+bool embeddedCallMode() { return QSettings().value(kMarketModeKey).toString() == QLatin1String("calls"); }
+
+void setEmbeddedCallMode(bool calls) { QSettings().setValue(kMarketModeKey, calls ? "calls" : "continuous"); }
 
 bool usesPaperAccount(const TerminalOptions& o) { return o.connect.isEmpty() && !o.inProcess; }
 
@@ -125,7 +147,7 @@ std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const Terminal
   if (!o.inProcess) {
     // Default: the exchange server in this process, traded through the same client as a remote one.
     std::unique_ptr<MarketBackend> b = std::make_unique<EmbeddedExchangeBackend>(
-        cfg, o.account.toStdString(), lo.tickMs, o.record.toStdString(), journalPath.toStdString());
+        cfg, o.account.toStdString(), lo.tickMs, o.record.toStdString(), journalPath.toStdString(), embeddedCallMode());
     return b;
   }
   std::unique_ptr<MarketBackend> b =

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <variant>
 
 namespace tessera::ui {
@@ -29,7 +30,16 @@ struct TerminalOptions {
   QString record;          // embedded exchange: record the market history to this file
   QString paperAccount;    // embedded exchange: its journal; empty: PaperAccount::defaultJournalPath()
   bool fresh = false;      // embedded exchange: start a new paper account without asking
+  // --market-mode: the embedded exchange trades every cluster in calls (true) or continuously;
+  // none: as remembered (embeddedCallMode).
+  std::optional<bool> callMode;
 };
+
+// The embedded exchange's market mode, kept in QSettings (Settings > "Embedded exchange trades
+// in calls", or --market-mode, which the terminal remembers): whether every cluster trades in
+// calls. Continuous unless chosen.
+bool embeddedCallMode();
+void setEmbeddedCallMode(bool calls);
 
 // The default market: the embedded exchange, whose journal is the paper account.
 bool usesPaperAccount(const TerminalOptions& options);
@@ -38,7 +48,8 @@ bool usesPaperAccount(const TerminalOptions& options);
 std::variant<TerminalOptions, QString> parseTerminalOptions(const QStringList& arguments);
 
 // The backend the options ask for, or why it cannot be made. `journalPath`: the embedded
-// exchange's journal (see chooseJournal); empty: in memory.
+// exchange's journal (see chooseJournal); empty: in memory. The embedded exchange trades in the
+// mode embeddedCallMode() says.
 std::variant<std::unique_ptr<MarketBackend>, QString> makeBackend(const TerminalOptions& options,
                                                                   const QString& journalPath = {});
 
