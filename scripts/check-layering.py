@@ -30,12 +30,13 @@ ALLOWED = {
     "core/net": ["core/domain", "core/cli", "core/engine", "core/store", "core/auction", "core/settlement",
                  "core/cost", "core/options", "core/procure"],
     "backtest": ["core"],
-    "ui": ["core/domain", "core/engine", "core/settlement", "core/cost", "core/net", "backtest"],
+    "ui": ["core/domain", "core/engine", "core/settlement", "core/cost", "core/options", "core/net", "backtest"],
     "app": ["core", "backtest", "ui"],
 }
 # The core/net headers ui/ may include: what a client of the exchange sees.
 UI_NET_HEADERS = {"BookMirror.h", "CallReport.h", "EmbeddedExchange.h", "ExchangeClient.h", "ForwardDealer.h",
-                  "ForwardDesk.h", "ForwardViews.h", "Journal.h", "OnFill.h", "OptionDealer.h", "OptionViews.h"}
+                  "ForwardDesk.h", "ForwardViews.h", "Journal.h", "OnFill.h", "OptionDealer.h", "OptionViews.h",
+                  "ReclaimRate.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
 
 

@@ -2,6 +2,14 @@
 
 namespace tessera {
 
+GpuCount MarketState::physicalSize(const Cluster& c) const {
+  // An interruptible book's grants count on its firm cluster, so they are bounded by its size
+  // (docs/matching.md, "Interruptible capacity"); validateCluster makes sure it exists.
+  if (c.interruptibleOf)
+    if (const Cluster* firm = clusters.find(*c.interruptibleOf)) return firm->totalGpus();
+  return c.totalGpus();
+}
+
 bool MarketState::applyNonOrder(const InputEvent& in, std::vector<Event>& out) {
   if (const auto* c = std::get_if<Cluster>(&in)) {
     if (auto r = validateCluster(*c, clusters)) {
@@ -16,7 +24,7 @@ bool MarketState::applyNonOrder(const InputEvent& in, std::vector<Event>& out) {
     if (auto r = validateGrant(*g, view())) {
       out.emplace_back(std::move(*r));
     } else if (const Cluster* c = clusters.find(g->cluster); !inventory.grant(
-                   g->account, g->cluster, g->start, g->end, g->gpus, c->totalGpus(), c->interruptibleOf)) {
+                   g->account, g->cluster, g->start, g->end, g->gpus, physicalSize(*c), c->interruptibleOf)) {
       out.emplace_back(OrderRejected{0, g->account, RejectReason::ExceedsClusterSize,
                                      "grant would put more GPUs on the market than the cluster has"});
     } else {

@@ -27,6 +27,10 @@ struct MarketState {
 
   // Handles the inputs that do not touch a book. Returns false for an order input.
   bool applyNonOrder(const InputEvent& in, std::vector<Event>& out);
+
+  // The GPUs a cluster's grants are bounded by: its own, or for an interruptible book its firm
+  // cluster's, which both books' grants share.
+  GpuCount physicalSize(const Cluster& c) const;
 };
 
 // Placements of an all-or-none bid are ranked by hourly cost times the buyer's cost factor for

@@ -172,6 +172,19 @@ bool CallDesk::inCallMode(const OrderRequest& o) const {
 
 std::optional<Refusal> CallDesk::check(const OrderRequest& o) const { return check(auction::CallEntry{o, {}}, {}); }
 
+std::optional<Refusal> CallDesk::checkContinuous(const OrderRequest& o) const {
+  if (!enabled() || config_.allClusters || o.cluster || !o.constraints) return std::nullopt;
+  ClusterConstraints candidates = *o.constraints;
+  candidates.acceptsInterruptible = o.interruptible;  // as the engine's validation reads them
+  for (const Cluster& c : engine_.clusters())
+    if (inCallMode(c.id) && candidates.matches(c))
+      return Refusal{std::string(codeOf(RejectReason::Unsupported)),
+                     "the constraints include " + c.name +
+                         ", which trades in calls: name a cluster, or narrow the constraints to clusters that "
+                         "trade continuously"};
+  return std::nullopt;
+}
+
 std::optional<Refusal> CallDesk::check(const auction::CallEntry& entry, std::optional<OrderId> except) const {
   const OrderRequest& o = entry.request;
   auto refuse = [](RejectReason r, std::string d) { return Refusal{std::string(codeOf(r)), std::move(d)}; };

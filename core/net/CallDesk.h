@@ -62,6 +62,10 @@ class CallDesk {
   bool inCallMode(ClusterId c) const;
   // The checks a call order passes besides the account's (ExchangeAccounts::admit).
   [[nodiscard]] std::optional<Refusal> check(const OrderRequest& o) const;
+  // When only some clusters trade in calls, a continuous order that names no cluster may not
+  // have a call-mode cluster among its candidates: resting in the engine, it would trade with a
+  // call's legs while the call runs (docs/matching.md, "Call auction").
+  [[nodiscard]] std::optional<Refusal> checkContinuous(const OrderRequest& o) const;
   // An admitted order joins the next call: journaled, its bid reservation held, `accepted` sent.
   void accept(const OrderRequest& o, const std::string& clOrdId, Outbox* out);
   bool waiting(OrderId id) const { return market_.find(id) != nullptr; }

@@ -288,6 +288,10 @@ void ExchangeCore::onNewOrder(ExchangeAccount& a, const NewOrder& m, Outbox& out
     }
     return calls_.accept(o, m.clOrdId, &out);
   }
+  if (auto refused = calls_.checkContinuous(o)) {
+    accounts_.withdraw(a, o.id, m.clOrdId);
+    return reject(refused->code, refused->reason);
+  }
   if (auto rej = applyInput(o, m.clOrdId, &out)) {
     accounts_.withdraw(a, o.id, m.clOrdId);
     reject(codeOf(rej->reason), rej->detail);
@@ -506,6 +510,10 @@ void ExchangeCore::onSubscribe(SessionId s, ExchangeSession& session, const Subs
     // md_snapshot's forward_books value, then the option books as a field of their own.
     return forwards_.booksJson() + ",\"option_books\":" + options_.booksJson();
   });
+  // The reclaim rates observed so far follow the snapshot (as the reclaim_rates reply: they are
+  // not part of the sequenced feed), so a new subscriber's planner has them before the next
+  // md_reclaim_rates.
+  if (!reclaimRates().empty()) onReclaimRates(s, std::nullopt, out);
 }
 
 void ExchangeCore::onDeliveryReport(SessionId s, const ExchangeAccount& a, const DeliveryReportRequest& m,

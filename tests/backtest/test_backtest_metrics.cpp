@@ -116,6 +116,7 @@ class TestBacktestMetrics : public QObject {
     History h;
     SimulatedMarketConfig cfg;
     cfg.seed = 11;
+    cfg.interruptibleSupply = false;  // the firm book this market maker quotes on, as it is without them
     SimulatedMarket sim(cfg, h.accounts);
     std::int64_t seq = 0;
     for (int i = 0; i < 48; ++i)

@@ -2,6 +2,8 @@
 
 #include "core/engine/EventJson.h"
 
+#include <nlohmann/json.hpp>
+
 namespace tessera::testing {
 
 std::string describe(const Event& e) { return toJson(e, AccountDirectory{}).dump(); }

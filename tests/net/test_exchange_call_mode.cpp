@@ -429,6 +429,27 @@ class TestExchangeCallMode : public QObject {
         d.find(d.send(alice, order("x", "buy", 2, 4, kNow + 1, kNow + 3, 1 * kDollar)), "exec", "filled").is_object());
   }
 
+  // An order naming no cluster trades continuously; with a call-mode cluster among its
+  // candidates it is refused before it can rest beside a call's legs.
+  // Mutation seen failing: ExchangeCore::onNewOrder without the checkContinuous refusal (the
+  // H100 constraint bid is accepted and rests).
+  void constraintOrdersStayOffCallClusters() {
+    Driver d(callConfig());
+    const SessionId alice = d.connect("alice");
+    const auto bid = [&](const std::string& cl, const std::string& accelerator) {
+      return d.send(alice, "{\"type\":\"new_order\",\"cl_ord_id\":\"" + cl +
+                               "\",\"side\":\"buy\",\"fill\":\"all_or_none\",\"gpus\":8,\"start\":" +
+                               std::to_string(kNow + 1) + ",\"end\":" + std::to_string(kNow + 3) +
+                               ",\"limit\":3000000,\"constraints\":{\"accelerators\":[\"" + accelerator + "\"]}}");
+    };
+    const json refused = d.find(bid("h100", "H100"), "exec", "rejected");
+    QCOMPARE(refused["code"].get<std::string>(), std::string("unsupported"));
+    QVERIFY(refused["reason"].get<std::string>().find("test-h100") != std::string::npos);
+    QCOMPARE(d.balance(alice)["reserved"].get<Money>(), Money(0));
+    // Only the continuous H200 cluster meets these: the bid rests in the engine.
+    QVERIFY(d.find(bid("h200", "H200"), "exec", "accepted").is_object());
+  }
+
   // The indicative clearing is what the call would do now, and changes nothing.
   // Mutation seen failing: CallDesk::indicative returning the last call's report.
   void indicativeShowsTheNextCallWithoutTrading() {

@@ -211,6 +211,24 @@ class TestInterruptibleCapacity : public QObject {
     ev.clear();
     engine->apply(CapacityGrant{8, 1, 1, 5, 6}, ev);
     QVERIFY(rejectedFor(ev, RejectReason::ExceedsClusterSize));
+    // A book smaller than its firm cluster shares the firm cluster's size: with 40 firm GPUs
+    // granted, 16 on a 16-GPU book fit in the 64 (fails if grants are bounded by the book's
+    // own size, as MarketState::applyNonOrder did with c->totalGpus()).
+    {
+      auto small = makeMatchingEngine();
+      ExchangeConfig sc = interruptibleConfig();
+      sc.clusters.back().nodeCount = 2;
+      QCOMPARE(sc.clusters.back().totalGpus(), GpuCount(16));
+      for (const Cluster& cl : sc.clusters) small->apply(cl, ev);
+      ev.clear();
+      small->apply(CapacityGrant{7, 1, 40, 0, 10}, ev);
+      small->apply(CapacityGrant{7, kSpot, 16, 0, 10}, ev);
+      QCOMPARE(ev.size(), std::size_t(2));
+      QVERIFY(std::holds_alternative<CapacityAdded>(ev[1]));
+      ev.clear();
+      small->apply(CapacityGrant{8, kSpot, 9, 0, 10}, ev);
+      QVERIFY(rejectedFor(ev, RejectReason::ExceedsClusterSize));
+    }
     // The clusters' own rules: the interruptible book of a firm cluster only, with a notice.
     Cluster bad = c.clusters.back();
     bad.id = 9;
@@ -366,6 +384,11 @@ class TestInterruptibleCapacity : public QObject {
     QCOMPARE(spot["rate"].get<double>(), 0.25);
     QCOMPARE(spot["contracted_hours"].get<std::int64_t>(), std::int64_t(4));
     QCOMPARE(spot["reclaimed_contracts"].get<std::int64_t>(), std::int64_t(1));
+    // A new subscriber gets the same rates after its snapshot, not only at the next hour (fails
+    // if ExchangeCore::onSubscribe leaves them out).
+    const json pushed = Market::line(m.send("bob", R"({"type":"subscribe"})"), "reclaim_rates");
+    QVERIFY(!pushed.is_null());
+    QCOMPARE(pushed["clusters"], rates["clusters"]);
   }
 
   void replayAndSnapshotsRestoreReclaims() {
