@@ -22,7 +22,6 @@ std::string text(const json& j, const char* key) {
 }
 
 std::optional<OptionSeries> seriesFrom(const json& j, std::optional<Accelerator> accelerator = std::nullopt) {
-  OptionSeries s;
   const auto a = accelerator ? accelerator : parseAccelerator(text(j, "accelerator"));
   const auto kind = parseOptionKind(text(j, "kind"));
   const auto period = parsePeriodKind(text(j, "period"));

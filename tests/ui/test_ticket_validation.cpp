@@ -6,7 +6,8 @@
 // - what is sent is what the fields show, and the order carries the exchange's id in the
 //   ticket, the status bar and the blotter alike;
 // - Enter twice sends one order;
-// - the window does not move when the exchange clock passes its start;
+// - a window somebody set does not move when the exchange clock passes its start; the one the
+//   ticket offers by itself follows the clock;
 // - the quote takes the order type and the limit into account (all-or-none, sell, constraint);
 // - a reject reads in plain words.
 #include "TestSettings.h"
@@ -160,6 +161,34 @@ class TestTicketValidation : public QObject {
     QCOMPARE(ticket->end(), kNow + 5);
     QVERIFY(!submitButton()->isEnabled());
     QVERIFY(ticket->findChild<QLabel*>("ticketStartError")->isVisible());
+  }
+
+  // The window the ticket offers by itself (nobody typed, dragged or picked one) follows the
+  // exchange clock, so a ticket left open does not turn red; the order sent has that window.
+  // Mutation (named, not yet run): setNow() moving the window only at the first clock (the start
+  // stays delivered and Enter sends nothing).
+  void theOfferedWindowFollowsTheClock() {
+    t.reset();
+    t = std::make_unique<ExchangeTerminal>();
+    QTRY_VERIFY_WITH_TIMEOUT(t->ready(), 10000);
+    QApplication::setActiveWindow(t->window.get());
+    QVERIFY(QTest::qWaitForWindowActive(t->window.get()));
+    ticket = t->window->ticket();
+    ticket->setKind(TicketKind::DivisibleBuy);
+    QCOMPARE(ticket->start(), kNow + 1);
+    const Hour length = ticket->end() - ticket->start();
+    t->exchange.inject(ClockAdvance{kNow + 3});
+    QTRY_COMPARE_WITH_TIMEOUT(t->session->now(), kNow + 3, 5000);
+    QCOMPARE(ticket->start(), kNow + 4);
+    QCOMPARE(ticket->end() - ticket->start(), length);
+    retype(field("ticketGpus"), "8");
+    retype(field("ticketLimit"), "1.25");
+    QLineEdit* gpus = field("ticketGpus");
+    gpus->setFocus();
+    QTest::keyClick(gpus, Qt::Key_Return);
+    QTRY_COMPARE_WITH_TIMEOUT(t->observer->workingOrders().size(), std::size_t{1}, 5000);
+    QCOMPARE(t->observer->workingOrders().front().request.start, kNow + 4);
+    QCOMPARE(t->observer->workingOrders().front().request.end, kNow + 4 + length);
   }
 
   // F2 ("New buy ticket") on a ticket whose start the clock has passed starts the window at the

@@ -266,6 +266,8 @@ OrderTicket::OrderTicket(QWidget* parent) : QWidget(parent) {
   connect(gpus_, &QLineEdit::textChanged, this, requote);
   connect(start_, &QDateTimeEdit::dateTimeChanged, this, rewindow);
   connect(end_, &QDateTimeEdit::dateTimeChanged, this, rewindow);
+  connect(start_, &QDateTimeEdit::dateTimeChanged, this, [this] { windowChosen_ = true; });
+  connect(end_, &QDateTimeEdit::dateTimeChanged, this, [this] { windowChosen_ = true; });
   connect(duration_, &QLineEdit::textChanged, this, requote);
   connect(limit_, &QLineEdit::textChanged, this, [this] {
     if (!settingLimit_) {
@@ -384,6 +386,7 @@ void OrderTicket::setBook(BookSnapshotPtr book) {
 
 void OrderTicket::showWindowFrom(Hour now, Hour hours) {
   QSignalBlocker a(start_), b(end_), c(expire_);
+  windowChosen_ = false;
   start_->setDateTime(dateTimeOfHour(now + 1));
   end_->setDateTime(dateTimeOfHour(now + 1 + hours));
   expire_->setDateTime(dateTimeOfHour(now + 24));
@@ -419,8 +422,12 @@ void OrderTicket::setNow(Hour now) {
   const bool first = now_ == 0;
   now_ = now;
   options_->setNow(now);
-  if (first) showWindowFrom(now);
-  // The window never moves by itself: a start the clock has passed is shown as a reason.
+  // The ticket's own offer starts at the next hour; a chosen window stays where it is.
+  if (first)
+    showWindowFrom(now);
+  else if (!windowChosen_)
+    showWindowFrom(now, std::max<Hour>(end() - start(), 1));
+  validate();
   refreshQuote();
 }
 
@@ -901,7 +908,8 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
                        .arg(formatCount(q.availableGpuHours), formatCount(q.wantedGpuHours), formatMoney(q.total),
                             formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
       if (q.availableGpuHours < q.wantedGpuHours)
-        t += tr(" The other %1 GPU-hours would rest as an ask.").arg(formatCount(q.wantedGpuHours - q.availableGpuHours));
+        t += tr(" The other %1 GPU-hours would rest as an ask.")
+                 .arg(formatCount(q.wantedGpuHours - q.availableGpuHours));
     }
   } else if (r.fill == FillStyle::Divisible) {
     if (q.availableGpuHours == 0) {
@@ -912,7 +920,8 @@ QString OrderTicket::describeQuote(const OrderRequest& r, const FillQuote& q, co
                        .arg(formatCount(q.availableGpuHours), formatCount(q.wantedGpuHours), formatMoney(q.total),
                             formatPrice(static_cast<Price>(std::llround(*q.averagePrice()))), where));
       if (q.availableGpuHours < q.wantedGpuHours)
-        t += tr(" The other %1 GPU-hours would rest as a bid.").arg(formatCount(q.wantedGpuHours - q.availableGpuHours));
+        t +=
+            tr(" The other %1 GPU-hours would rest as a bid.").arg(formatCount(q.wantedGpuHours - q.availableGpuHours));
     }
   } else {
     // All-or-none: every GPU of every hour, with the limit bounding the average price.

@@ -230,8 +230,12 @@ class OrderTicket : public QWidget {
   BookSnapshotPtr book_;
   Hour now_ = 0;
   QString notSentWhy_;  // the reason the status line gives for a refused submit, while shown
-  // Start at the hour after `now`, for `hours`; the expiry a day after `now`.
+  // Start at the hour after `now`, for `hours`; the expiry a day after `now`. The window is then
+  // the ticket's own offer, which follows the exchange clock until somebody sets one.
   void showWindowFrom(Hour now, Hour hours = 24);
+  // The window was set by the trader, or for them (a grid drag, a plan, a contract): it never
+  // moves by itself, and a start the clock has passed is shown as a reason.
+  bool windowChosen_ = false;
   std::int64_t confirmAbove_ = 100'000;
   bool limitTouched_ = false;
   // A limit may be offered from the book once, when a ticket is opened (a grid drag, F2/F3):
