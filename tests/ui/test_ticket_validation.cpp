@@ -39,6 +39,16 @@ class TestTicketValidation : public QObject {
   QLineEdit* field(const char* name) { return ticket->findChild<QLineEdit*>(name); }
   QPushButton* submitButton() { return ticket->findChild<QPushButton*>("ticketSubmit"); }
 
+  // A terminal on a fresh exchange, active, its ticket a divisible buy with the window it offers.
+  void openTerminal() {
+    t = std::make_unique<ExchangeTerminal>();
+    QTRY_VERIFY_WITH_TIMEOUT(t->ready(), 10000);
+    QApplication::setActiveWindow(t->window.get());
+    QVERIFY(QTest::qWaitForWindowActive(t->window.get()));
+    ticket = t->window->ticket();
+    ticket->setKind(TicketKind::DivisibleBuy);
+  }
+
   // Enter in the field, Ctrl+Return (the menu's submit) and a click on Submit.
   void trySending(QWidget* focus) {
     focus->setFocus();
@@ -51,12 +61,8 @@ class TestTicketValidation : public QObject {
   void initTestCase() { tessera::ui::testing::useTestSettings("test_ticket_validation"); }
 
   void init() {
-    t = std::make_unique<ExchangeTerminal>();
-    QTRY_VERIFY_WITH_TIMEOUT(t->ready(), 10000);
-    QApplication::setActiveWindow(t->window.get());
-    QVERIFY(QTest::qWaitForWindowActive(t->window.get()));
-    ticket = t->window->ticket();
-    ticket->setKind(TicketKind::DivisibleBuy);
+    openTerminal();
+    if (QTest::currentTestFailed()) return;
     ticket->findChild<QDateTimeEdit*>("ticketStart")->setDateTime(at(kNow + 10));
     ticket->findChild<QDateTimeEdit*>("ticketEnd")->setDateTime(at(kNow + 14));
     retype(field("ticketGpus"), "8");
@@ -169,12 +175,8 @@ class TestTicketValidation : public QObject {
   // stays delivered and Enter sends nothing).
   void theOfferedWindowFollowsTheClock() {
     t.reset();
-    t = std::make_unique<ExchangeTerminal>();
-    QTRY_VERIFY_WITH_TIMEOUT(t->ready(), 10000);
-    QApplication::setActiveWindow(t->window.get());
-    QVERIFY(QTest::qWaitForWindowActive(t->window.get()));
-    ticket = t->window->ticket();
-    ticket->setKind(TicketKind::DivisibleBuy);
+    openTerminal();
+    if (QTest::currentTestFailed()) return;
     QCOMPARE(ticket->start(), kNow + 1);
     const Hour length = ticket->end() - ticket->start();
     t->exchange.inject(ClockAdvance{kNow + 3});
