@@ -287,7 +287,7 @@ class TestPlannerBridge : public QObject {
     ticket->setConfirmAboveGpuHours(std::int64_t{1} << 40);
     QTest::mouseClick(t.panel->buyButton(), Qt::LeftButton);
     QTest::keyClick(ticket->findChild<QLineEdit*>("ticketGpus"), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(!t.session->contracts().empty(), 60000);  // slow on a loaded 2-core CI machine
+    QTRY_VERIFY_WITH_TIMEOUT(!t.session->contracts().empty(), 20000);
     const Contract k = t.session->contracts().front();
     const std::string name = t.session->cluster(k.cluster)->name;
     // Show another cluster first, so that the map has to move.

@@ -171,8 +171,8 @@ class TestTicketValidation : public QObject {
 
   // The window the ticket offers by itself (nobody typed, dragged or picked one) follows the
   // exchange clock, so a ticket left open does not turn red; the order sent has that window.
-  // Mutation (named, not yet run): setNow() moving the window only at the first clock (the start
-  // stays delivered and Enter sends nothing).
+  // Mutation seen failing: setNow() moving the window only at the first clock (the start stays
+  // at kNow + 1, delivered).
   void theOfferedWindowFollowsTheClock() {
     t.reset();
     openTerminal();
