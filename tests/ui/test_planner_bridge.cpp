@@ -54,9 +54,10 @@ struct LiveTerminal {
   EmbeddedExchangeBackend* backend = nullptr;  // owned by the session
 
   LiveTerminal(const QString& journal, int tickMs, std::optional<double> reclaimsPerDay = std::nullopt,
-               int ticksPerHour = 60) {
+               int ticksPerHour = 60, bool interruptibleSupply = true) {
     backtest::SimulatedMarketConfig cfg;  // the terminal's market (TerminalOptions), at a fixed start
     cfg.ticksPerHour = ticksPerHour;
+    cfg.interruptibleSupply = interruptibleSupply;
     if (reclaimsPerDay) cfg.reclaimsPerDay = *reclaimsPerDay;
     auto made = std::make_unique<EmbeddedExchangeBackend>(cfg, "trader", tickMs, "", journal.toStdString());
     backend = made.get();
@@ -279,7 +280,9 @@ class TestPlannerBridge : public QObject {
   // on it while prices update. Fails if the menu entry or its wiring is missing, or if the map
   // jumps back to the selected row (mutation tried: showPlan ignoring the pin).
   void topologyFromAContract() {
-    LiveTerminal t(QStringLiteral(":memory:"), 5);
+    // Firm supply only: the plan's all-or-none bid buys on a firm cluster, whose listings the
+    // interruptible books would thin (with them it often found nothing to fill under load).
+    LiveTerminal t(QStringLiteral(":memory:"), 5, std::nullopt, 60, false);
     t.chooseWorkload("finetune-8b");
     QTRY_VERIFY_WITH_TIMEOUT(!t.rows()->plan().placements.empty(), 30000);
     t.clickRow(0);
